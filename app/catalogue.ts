@@ -1,0 +1,33 @@
+import type { AnyPlugin } from '../kernel/define-plugin.ts';
+import auditApi from '../plugins/audit-api/index.ts';
+import auditSinkSqlite from '../plugins/audit-sink/knex/sqlite.ts';
+import auditSinkStdout from '../plugins/audit-sink/stdout/index.ts';
+import authDev from '../plugins/auth/dev/index.ts';
+import journalSqlite from '../plugins/journal/knex/sqlite.ts';
+import journalMemory from '../plugins/journal/memory/index.ts';
+import keys from '../plugins/keys/index.ts';
+import policyDev from '../plugins/policy/dev/index.ts';
+import rootOfTrustLocal from '../plugins/root-of-trust/local/index.ts';
+
+/** A port whose implementation the configuration picks by kind (OpenBao's static kind -> factory map). */
+export interface Selectable {
+  configKey: string;
+  env: string;
+  plugins: AnyPlugin[];
+}
+
+export const SELECTABLE: Selectable[] = [
+  { configKey: 'journal.kind', env: 'SVC_JOURNAL_KIND', plugins: [journalMemory, journalSqlite] },
+  { configKey: 'crypto.kind', env: 'SVC_CRYPTO_KIND', plugins: [rootOfTrustLocal] },
+  { configKey: 'auth.kind', env: 'SVC_AUTH_KIND', plugins: [authDev] },
+  { configKey: 'policy.kind', env: 'SVC_POLICY_KIND', plugins: [policyDev] },
+  { configKey: 'audit.kind', env: 'SVC_AUDIT_KIND', plugins: [auditSinkStdout, auditSinkSqlite] },
+];
+
+/** Feature plugins wired in every deployment. */
+export const ALWAYS: AnyPlugin[] = [keys, auditApi];
+
+export const BUILTIN: AnyPlugin[] = [...SELECTABLE.flatMap((s) => s.plugins), ...ALWAYS];
+
+/** Ports a plugin from `plugins:` may provide. */
+export const EXTENSION_PORTS = new Set(['auditFanout', 'routes']);

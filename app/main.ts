@@ -1,0 +1,38 @@
+import { PreflightRefused } from '../kernel/boot.ts';
+import { createStderrLogger } from '../kernel/logger.ts';
+import { resolveConfiguration, startService } from './start.ts';
+
+/** The process entry point: `npm start [-- --config FILE] [-- --print-config]`. */
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const logger = createStderrLogger();
+  if (argv.includes('--print-config')) {
+    const { config } = await resolveConfiguration(argv, process.env);
+    process.stdout.write(`${config.redacted()}\n`);
+    return;
+  }
+  const kernel = await startService({ argv, env: process.env, logger });
+  logger.info('listening', { host: kernel.address.address, port: kernel.address.port });
+
+  let signalled = false;
+  const shutdown = (signal: string) => {
+    if (signalled) return; // a second signal while stopping changes nothing
+    signalled = true;
+    logger.info('shutting down', { signal });
+    kernel.stop().then(
+      () => process.exit(0),
+      (err) => {
+        logger.error('shutdown failed', { error: (err as Error).message });
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  const message = err instanceof PreflightRefused ? 'boot refused by preflight (see the findings above)' : (err as Error).message;
+  process.stderr.write(`svc-kms: ${message}\n`);
+  process.exit(1);
+});

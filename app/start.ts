@@ -1,0 +1,55 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { configFilePath, readConfigFile } from '../config/file.ts';
+import { loadConfig } from '../config/load.ts';
+import { baseSchema } from '../config/schema.ts';
+import { stitchSchema } from '../config/stitch.ts';
+import { bootKernel, type RunningKernel } from '../kernel/boot.ts';
+import { createStderrLogger } from '../kernel/logger.ts';
+import { loadThirdPartyPlugins } from '../kernel/plugin-loader.ts';
+import { systemClock, type Clock } from '../kernel/ports/clock.ts';
+import type { Logger } from '../kernel/ports/logger.ts';
+import type { PreflightMode } from '../kernel/preflight.ts';
+import { BUILTIN, EXTENSION_PORTS } from './catalogue.ts';
+import { selectPlugins } from './compose.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const VERSION: string = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
+
+export interface StartOptions {
+  argv: string[];
+  env: NodeJS.ProcessEnv;
+  logger?: Logger;
+  clock?: Clock;
+  print?: (text: string) => void;
+}
+
+/** Everything the config decides, before anything starts: the validated values and the schema they came from. */
+export async function resolveConfiguration(argv: string[], env: NodeJS.ProcessEnv) {
+  const file = readConfigFile(configFilePath(argv, env));
+  const baseDir = file.path ? path.dirname(file.path) : process.cwd();
+  const thirdParty = await loadThirdPartyPlugins(file.values.plugins, baseDir, EXTENSION_PORTS);
+  const fragments = [...BUILTIN, ...thirdParty.map((t) => t.manifest)].flatMap((p) => (p.config ? [{ owner: p.id, fragment: p.config }] : []));
+  const schema = stitchSchema(baseSchema, fragments);
+  return { schema, config: loadConfig(schema, file, env), thirdParty };
+}
+
+/** load config -> pick plugins -> preflight -> start -> listen. Throws with an operator-readable message. */
+export async function startService(opts: StartOptions): Promise<RunningKernel> {
+  const logger = opts.logger ?? createStderrLogger();
+  const print = opts.print ?? ((text: string) => process.stderr.write(`${text}\n`));
+  const { config, thirdParty } = await resolveConfiguration(opts.argv, opts.env);
+  const values = config.values as Record<string, any>;
+  const plugins = selectPlugins(values, thirdParty);
+  return bootKernel({
+    config: values,
+    plugins,
+    http: values.http,
+    preflightMode: values.security.preflight as PreflightMode,
+    logger,
+    clock: opts.clock ?? systemClock,
+    version: VERSION,
+    print,
+  });
+}

@@ -1,0 +1,40 @@
+/**
+ * The one catalogue of error codes a client can see (SPEC 7 + DECISIONS). Every error body is
+ * `{error: code, message}`; docs/errors.md is written from this table.
+ */
+export const ERROR_CATALOGUE = {
+  BadRequest: { status: 400, when: 'malformed JSON, or a body failing its schema (missing field, wrong type)' },
+  InvalidField: { status: 400, when: 'a well-formed field with a bad value (unknown enum, bad base64, out of range, blank)' },
+  DecryptionFailed: { status: 400, when: 'decrypt or unwrap failed: wrong context, tampered or foreign ciphertext' },
+  Unauthorized: { status: 401, when: 'missing or invalid credential, revoked token' },
+  StepUpRequired: { status: 401, when: 'the risk decision asks for a stronger credential' },
+  PermissionDenied: { status: 403, when: 'policy refusal, risk Deny (message prefix "risk: "), non-human on a human-only endpoint' },
+  KeyNotFound: { status: 404, when: 'unknown key id (any id that is not a UUID included)' },
+  NotFound: { status: 404, when: 'unknown route' },
+  MethodNotAllowed: { status: 405, when: 'the route exists but not for this method' },
+  IllegalOperation: { status: 409, when: "the operation is not allowed in the key's state" },
+  PayloadTooLarge: { status: 413, when: 'request body over http.maxBodyBytes' },
+  UnsupportedMediaType: { status: 415, when: 'a body-carrying route called without Content-Type: application/json' },
+  InternalError: { status: 500, when: 'unexpected failure, including a failed write to the primary audit sink' },
+  FeatureNotSupported: { status: 501, when: 'audit query, advisor or agent issuer not wired' },
+  ServiceUnavailable: { status: 503, when: 'a backing store is unreachable; retry later' },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+/** An error meant for the client: its message must never carry key material, plaintext or tokens. */
+export class SvcError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+
+  constructor(code: ErrorCode, message: string) {
+    super(message);
+    this.name = 'SvcError';
+    this.code = code;
+    this.status = ERROR_CATALOGUE[code].status;
+  }
+}
+
+export function isSvcError(err: unknown): err is SvcError {
+  return err instanceof SvcError;
+}

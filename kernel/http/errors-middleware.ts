@@ -1,0 +1,41 @@
+import { randomUUID } from 'node:crypto';
+import type { Middleware } from 'koa';
+import { isSvcError, SvcError } from '../errors.ts';
+import type { Logger } from '../ports/logger.ts';
+
+const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+
+/** Maps what Koa, @koa/router and koa-body throw onto the catalogue; anything else is InternalError. */
+export function toSvcError(err: unknown): SvcError {
+  if (isSvcError(err)) return err;
+  const status = (err as { status?: number }).status;
+  if (status === 413) return new SvcError('PayloadTooLarge', 'request body is larger than the configured limit');
+  if (status === 415) return new SvcError('UnsupportedMediaType', 'request body must be sent as Content-Type: application/json');
+  if (status === 405) return new SvcError('MethodNotAllowed', (err as Error).message || 'method not allowed on this route');
+  if (status === 400) return new SvcError('BadRequest', 'request body is not valid JSON');
+  return new SvcError('InternalError', 'internal error; the service log has details under this request id');
+}
+
+/**
+ * The outermost middleware: keeps or makes the request id (DECISIONS "Correlation") and turns every
+ * error into `{error, message}` with the catalogue's status.
+ */
+export function requestIdAndErrors(logger: Logger): Middleware {
+  return async (ctx, next) => {
+    const incoming = ctx.get('X-Request-Id');
+    const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.set('X-Request-Id', requestId);
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw new SvcError('NotFound', `no route ${ctx.method} ${ctx.path}`);
+    } catch (err) {
+      const mapped = toSvcError(err);
+      if (mapped.code === 'InternalError' && !isSvcError(err)) {
+        logger.error('unhandled error', { requestId, path: ctx.path, error: (err as Error)?.stack ?? String(err) });
+      }
+      ctx.status = mapped.status;
+      ctx.body = { error: mapped.code, message: mapped.message };
+    }
+  };
+}

@@ -1,0 +1,90 @@
+import type { Middleware } from 'koa';
+import type { AuditPipeline } from '../audit/pipeline.ts';
+import { isSvcError, SvcError } from '../errors.ts';
+import type { Principal } from '../model/index.ts';
+import type { KmsMetrics } from '../observability/metrics.ts';
+import { endOperationSpan, startOperationSpan } from '../observability/tracing.ts';
+import type { Authenticator } from '../ports/authenticator.ts';
+import type { Logger } from '../ports/logger.ts';
+import type { Policy } from '../ports/policy.ts';
+import type { GuardedRoute, RouteRequest } from './route.ts';
+import { compileValidator } from './validation.ts';
+
+export interface GuardDeps {
+  authenticator: Authenticator;
+  policy: Policy;
+  audit: AuditPipeline;
+  metrics: KmsMetrics;
+  logger: Logger;
+}
+
+/**
+ * The fixed chain every KMS operation runs through (DESIGN "The request path"): authenticate,
+ * human-only rule, authorize, validate, handle, then one audit record (fail closed), metrics and the
+ * span. A request without a valid credential has no principal and so no audit row; it is counted.
+ */
+export function guardRoute(route: GuardedRoute, deps: GuardDeps): Middleware {
+  const validateBody = route.body ? compileValidator(route.body) : undefined;
+  const validateQuery = route.query ? compileValidator(route.query) : undefined;
+  const { operation } = route;
+
+  return async (ctx) => {
+    const started = performance.now();
+    const span = startOperationSpan(operation);
+    const requestId = ctx.state.requestId as string;
+    let principal: Principal | undefined;
+    let req: RouteRequest | undefined;
+    let outcome = 'Success';
+    let failure: unknown;
+    let result: { status?: number; body: unknown } | undefined;
+    try {
+      principal = await deps.authenticator.authenticate({ header: (name) => ctx.get(name) || undefined });
+      req = {
+        principal,
+        params: ctx.params as Record<string, string>,
+        query: ctx.query as Record<string, string>,
+        body: (ctx.request as { body?: unknown }).body,
+        requestId,
+        sourceIp: ctx.req.socket.remoteAddress ?? '',
+        audit: { context: {} },
+      };
+      if (route.humanOnly && principal.kind !== 'Human') {
+        throw new SvcError('PermissionDenied', `${operation} on ${route.path} is for human principals only; ${principal.kind} callers are refused`);
+      }
+      const decision = deps.policy.authorize(principal, operation, route.resource(req));
+      if (!decision.allowed) throw new SvcError('PermissionDenied', decision.reason);
+      validateQuery?.(req.query, 'query');
+      validateBody?.(req.body, 'body');
+      result = await route.handler(req);
+    } catch (err) {
+      failure = err;
+      outcome = isSvcError(err) ? err.code : 'InternalError';
+    }
+
+    if (principal && req) {
+      const resource = req.audit.resource ?? route.resource(req);
+      try {
+        await deps.audit.record({
+          occurredAt: new Date().toISOString(),
+          principal: { subject: principal.subject, kind: principal.kind },
+          operation,
+          resource,
+          outcome: failure ? outcome : (req.audit.outcome ?? outcome),
+          context: { ...req.audit.context, 'source.ip': req.sourceIp },
+          correlationId: requestId,
+        });
+      } catch (err) {
+        // Fail closed: without its audit record the caller gets no result, not even a success.
+        deps.logger.error('primary audit sink write failed; request refused', { requestId, operation, error: (err as Error).message });
+        failure = new SvcError('InternalError', 'the audit record could not be written; the operation result is withheld');
+        outcome = 'InternalError';
+      }
+    }
+
+    deps.metrics.observe(operation, outcome, (performance.now() - started) / 1000);
+    endOperationSpan(span, principal, ctx.params?.id, outcome, failure instanceof Error ? failure.message : undefined);
+    if (failure) throw failure;
+    ctx.status = result!.status ?? route.successStatus ?? 200;
+    ctx.body = result!.body;
+  };
+}

@@ -1,0 +1,20 @@
+import type { KeySpec } from './key-spec.ts';
+
+/**
+ * The journal's events. They carry metadata only: key material lives in the material store under a
+ * random materialId that the event names, so a writer that loses a race leaves only an orphan row and
+ * can never replace the material of a committed version.
+ */
+export type KeyEvent =
+  | { type: 'KeyCreated'; at: string; spec: KeySpec; by: string; materialId: string }
+  | { type: 'KeyActivated'; at: string; by: string }
+  | { type: 'Rotated'; at: string; by: string; newVersion: number; materialId: string; policy: string; reason?: string }
+  | { type: 'Revoked'; at: string; by: string; reason?: string }
+  | { type: 'Compromised'; at: string; by: string; reason: string }
+  | { type: 'Destroyed'; at: string; by: string };
+
+export interface StoredEvent {
+  keyId: string;
+  seq: number;
+  event: KeyEvent;
+}

@@ -1,0 +1,24 @@
+import type { KeySpec } from './key-spec.ts';
+
+export const KEY_STATES = ['PreActive', 'Active', 'Deactivated', 'Compromised', 'Destroyed'] as const;
+export type KeyState = (typeof KEY_STATES)[number];
+
+/** The current state of one key, folded from its journal events. */
+export interface ManagedKey {
+  id: string;
+  spec: KeySpec;
+  state: KeyState;
+  currentVersion: number;
+  createdAt: string;
+  activatedAt?: string;
+  rotatedAt?: string;
+  revokedAt?: string;
+  compromisedAt?: string;
+  destroyedAt?: string;
+  reason?: string;
+  rotationPolicy: string;
+  /** Each version's creation time and material; TimeBased rotation measures from the current one. */
+  versions: Record<number, { createdAt: string; materialId: string }>;
+  /** The sequence number of the last event folded in; the next append expects seq + 1. */
+  seq: number;
+}

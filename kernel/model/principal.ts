@@ -1,0 +1,26 @@
+import type { Operation } from './operation.ts';
+
+export type PrincipalKind = 'Human' | 'Service' | 'Agent';
+
+/** Who is asking. There is no anonymous principal: an unauthenticated request never reaches a handler. */
+export type Principal =
+  | { kind: 'Human'; subject: string; groups: string[]; credential?: Credential }
+  | { kind: 'Service'; subject: string; tenant?: string; groups: string[]; credential?: Credential }
+  | {
+      kind: 'Agent';
+      subject: string; // the agentId
+      parent: string;
+      purpose: string;
+      allowedOperations: Operation[];
+      credential?: Credential;
+    };
+
+/** What the token said about itself; used by revocation and the risk step, never logged. */
+export interface Credential {
+  jti: string;
+  issuedAt?: number; // epoch seconds
+  expiresAt?: number; // epoch seconds
+}
+
+/** The principal the auto-responder and other internal actors write audit rows as (SPEC 6). */
+export const SYSTEM_PRINCIPAL: Principal = { kind: 'Service', subject: 'svc-system', groups: [] };

@@ -1,0 +1,36 @@
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { createPortRef } from '../ports/port-ref.ts';
+
+/** The service's Prometheus registry and the three KMS operation metrics of SPEC 6. */
+export class KmsMetrics {
+  readonly registry = new Registry();
+  private readonly ops: Counter<'operation'>;
+  private readonly duration: Histogram<'operation' | 'outcome'>;
+  private readonly errors: Counter<'operation' | 'code'>;
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+    this.ops = new Counter({ name: 'svc_keys_op_total', help: 'KMS operations handled.', labelNames: ['operation'], registers: [this.registry] });
+    this.duration = new Histogram({
+      name: 'svc_keys_op_duration_seconds',
+      help: 'KMS operation latency, from authentication to the audit write.',
+      labelNames: ['operation', 'outcome'],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [this.registry],
+    });
+    this.errors = new Counter({ name: 'svc_keys_op_errors_total', help: 'KMS operations that failed, by error code.', labelNames: ['operation', 'code'], registers: [this.registry] });
+  }
+
+  observe(operation: string, outcome: string, seconds: number): void {
+    this.ops.inc({ operation });
+    this.duration.observe({ operation, outcome: outcome === 'Success' ? 'success' : 'error' }, seconds);
+    if (outcome !== 'Success') this.errors.inc({ operation, code: outcome });
+  }
+
+  /** Last in the shutdown order (SPEC 1): nothing is scraped after this. */
+  clear(): void {
+    this.registry.clear();
+  }
+}
+
+export const metricsPort = createPortRef<KmsMetrics>('metrics');

@@ -1,0 +1,33 @@
+import type { KeyEvent, StoredEvent } from '../model/index.ts';
+import type { Lifecycle } from './lifecycle.ts';
+import { createPortRef } from './port-ref.ts';
+
+/**
+ * Where key state lives: an append-only event log per key, plus a material store kept apart from the
+ * events so that destroy can erase material while the events stay as a tombstone.
+ *
+ * Contract (test/contracts/journal.ts runs it on every backend):
+ * - `append` writes events with seq = expectedSeq + 1, +2, ... atomically, or none of them. When
+ *   another writer already used one of those numbers it throws a `JournalConflict` and writes nothing.
+ * - `load` returns a key's events ordered by seq (an empty list for an unknown key).
+ * - material is stored already wrapped by the root of trust; the journal never sees plain material.
+ * - `eraseMaterial` removes every version of a key's material for good and is idempotent.
+ */
+export interface KeyJournal extends Lifecycle {
+  append(keyId: string, expectedSeq: number, events: KeyEvent[]): Promise<void>;
+  load(keyId: string): Promise<StoredEvent[]>;
+  /** Every key id, oldest first; background work (time-based rotation) walks it at start. */
+  keyIds(): Promise<string[]>;
+  putMaterial(keyId: string, materialId: string, wrapped: Buffer): Promise<void>;
+  getMaterial(keyId: string, materialId: string): Promise<Buffer | undefined>;
+  eraseMaterial(keyId: string): Promise<void>;
+}
+
+export class JournalConflict extends Error {
+  constructor(keyId: string, seq: number) {
+    super(`journal: sequence ${seq} of key ${keyId} was already written by another writer`);
+    this.name = 'JournalConflict';
+  }
+}
+
+export const journalPort = createPortRef<KeyJournal>('journal');

@@ -1,0 +1,40 @@
+import type { KeyEvent, StoredEvent } from '../../../kernel/model/index.ts';
+import { JournalConflict, type KeyJournal } from '../../../kernel/ports/journal.ts';
+
+/** Process-local journal: everything is lost on restart. Same contract as the SQL journals. */
+export class MemoryJournal implements KeyJournal {
+  private readonly events = new Map<string, StoredEvent[]>();
+  private readonly material = new Map<string, Map<string, Buffer>>();
+
+  async append(keyId: string, expectedSeq: number, events: KeyEvent[]): Promise<void> {
+    const log = this.events.get(keyId) ?? [];
+    if (log.length !== expectedSeq) throw new JournalConflict(keyId, expectedSeq + 1);
+    log.push(...events.map((event, i) => ({ keyId, seq: expectedSeq + 1 + i, event: structuredClone(event) })));
+    this.events.set(keyId, log);
+  }
+
+  async load(keyId: string): Promise<StoredEvent[]> {
+    return structuredClone(this.events.get(keyId) ?? []);
+  }
+
+  async keyIds(): Promise<string[]> {
+    return [...this.events.keys()];
+  }
+
+  async putMaterial(keyId: string, materialId: string, wrapped: Buffer): Promise<void> {
+    const versions = this.material.get(keyId) ?? new Map<string, Buffer>();
+    versions.set(materialId, Buffer.from(wrapped));
+    this.material.set(keyId, versions);
+  }
+
+  async getMaterial(keyId: string, materialId: string): Promise<Buffer | undefined> {
+    return this.material.get(keyId)?.get(materialId);
+  }
+
+  async eraseMaterial(keyId: string): Promise<void> {
+    for (const buf of this.material.get(keyId)?.values() ?? []) buf.fill(0);
+    this.material.delete(keyId);
+  }
+
+  async probe(): Promise<void> {}
+}

@@ -1,0 +1,81 @@
+import { constants, createHmac, sign as nodeSign, timingSafeEqual, verify as nodeVerify } from 'node:crypto';
+import { SvcError } from '../../../kernel/errors.ts';
+import type { KeySpec } from '../../../kernel/model/index.ts';
+import type { ParsedMaterial } from './material.ts';
+
+interface SigAlg {
+  family: 'RSA-PSS' | 'RSA-PKCS1' | 'EC' | 'EdDSA' | 'HMAC';
+  hash: 'sha256' | 'sha384' | 'sha512' | null;
+  digestBytes?: number;
+  curve?: string;
+  macBits?: number;
+}
+
+export const SIG_ALGORITHMS: Record<string, SigAlg> = {
+  RsaPssSha256: { family: 'RSA-PSS', hash: 'sha256', digestBytes: 32 },
+  RsaPssSha384: { family: 'RSA-PSS', hash: 'sha384', digestBytes: 48 },
+  RsaPssSha512: { family: 'RSA-PSS', hash: 'sha512', digestBytes: 64 },
+  RsaPkcs1Sha256: { family: 'RSA-PKCS1', hash: 'sha256' },
+  EcdsaSha256: { family: 'EC', hash: 'sha256' },
+  EcdsaSha384: { family: 'EC', hash: 'sha384' },
+  EcdsaSha512: { family: 'EC', hash: 'sha512' },
+  Ed25519: { family: 'EdDSA', hash: null, curve: 'Ed25519' },
+  Ed448: { family: 'EdDSA', hash: null, curve: 'Ed448' },
+  HmacSha256: { family: 'HMAC', hash: 'sha256', macBits: 256 },
+  HmacSha384: { family: 'HMAC', hash: 'sha384', macBits: 384 },
+  HmacSha512: { family: 'HMAC', hash: 'sha512', macBits: 512 },
+};
+
+export const SIG_ALGORITHM_NAMES = Object.keys(SIG_ALGORITHMS);
+
+/** The algorithm used when a sign or verify request names none (DECISIONS). */
+export function defaultSigAlgorithm(spec: KeySpec): string {
+  switch (spec.algorithm) {
+    case 'RSA': return 'RsaPssSha256';
+    case 'EC': return spec.curve === 'P-384' ? 'EcdsaSha384' : spec.curve === 'P-521' ? 'EcdsaSha512' : 'EcdsaSha256';
+    case 'EdDSA': return spec.curve!;
+    case 'HMAC': return `HmacSha${spec.sizeBits}`;
+    default: throw new SvcError('InvalidField', `${spec.algorithm} keys do not sign; use an RSA, EC, EdDSA or HMAC key`);
+  }
+}
+
+/** Resolves the requested algorithm and checks it fits the key (DECISIONS "Algorithm fit"). */
+export function resolveSigAlgorithm(spec: KeySpec, requested: string | undefined): string {
+  const name = requested ?? defaultSigAlgorithm(spec);
+  const alg = SIG_ALGORITHMS[name];
+  if (!alg) throw new SvcError('InvalidField', `algorithm must be one of ${SIG_ALGORITHM_NAMES.join(', ')}`);
+  const fits =
+    ((alg.family === 'RSA-PSS' || alg.family === 'RSA-PKCS1') && spec.algorithm === 'RSA') ||
+    (alg.family === 'EC' && spec.algorithm === 'EC') ||
+    (alg.family === 'EdDSA' && spec.algorithm === 'EdDSA' && spec.curve === alg.curve) ||
+    (alg.family === 'HMAC' && spec.algorithm === 'HMAC' && spec.sizeBits === alg.macBits);
+  if (!fits) throw new SvcError('InvalidField', `algorithm ${name} does not fit a ${spec.algorithm}${spec.curve ? ` ${spec.curve}` : ` ${spec.sizeBits}`} key`);
+  return name;
+}
+
+function rsaOptions(alg: SigAlg) {
+  return alg.family === 'RSA-PSS'
+    ? { padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: alg.digestBytes }
+    : { padding: constants.RSA_PKCS1_PADDING };
+}
+
+export function signMessage(algorithm: string, key: ParsedMaterial, message: Buffer): Buffer {
+  const alg = SIG_ALGORITHMS[algorithm]!;
+  if (alg.family === 'HMAC') return createHmac(alg.hash!, key.secret!).update(message).digest();
+  if (alg.family === 'RSA-PSS' || alg.family === 'RSA-PKCS1') return nodeSign(alg.hash, message, { key: key.privateKey!, ...rsaOptions(alg) });
+  return nodeSign(alg.hash, message, key.privateKey!);
+}
+
+export function verifySignature(algorithm: string, key: ParsedMaterial, message: Buffer, signature: Buffer): boolean {
+  const alg = SIG_ALGORITHMS[algorithm]!;
+  if (alg.family === 'HMAC') {
+    const expected = createHmac(alg.hash!, key.secret!).update(message).digest();
+    return expected.length === signature.length && timingSafeEqual(expected, signature);
+  }
+  try {
+    if (alg.family === 'RSA-PSS' || alg.family === 'RSA-PKCS1') return nodeVerify(alg.hash, message, { key: key.publicKey!, ...rsaOptions(alg) }, signature);
+    return nodeVerify(alg.hash, message, key.publicKey!, signature);
+  } catch {
+    return false; // a malformed signature (bad DER) is simply not valid
+  }
+}

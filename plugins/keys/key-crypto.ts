@@ -1,0 +1,114 @@
+import { SvcError } from '../../kernel/errors.ts';
+import type { ManagedKey } from '../../kernel/model/index.ts';
+import { envelopeVersion, open, seal } from './crypto/envelope.ts';
+import { unwrapKey, wrapKey, wrappedVersion } from './crypto/key-wrap.ts';
+import { resolveSigAlgorithm, signMessage, verifySignature } from './crypto/signatures.ts';
+import { requireUsable } from './key-state.ts';
+import type { KeyStore } from './key-store.ts';
+
+const MAX_PLAINTEXT = 64 * 1024;
+// One message for every decrypt/unwrap failure after the state checks, so errors are no oracle.
+const DECRYPTION_FAILED = 'the ciphertext could not be decrypted with this key and context';
+
+/** Hooks of the rotation scheduler: a due TimeBased key rotates before use; OpCountBased counts uses. */
+export interface RotationHooks {
+  beforeUse(key: ManagedKey): Promise<ManagedKey>;
+  afterProduce(key: ManagedKey): void;
+}
+
+function requireAes(key: ManagedKey, operation: string): void {
+  if (key.spec.algorithm !== 'AES') throw new SvcError('InvalidField', `${operation} needs an AES key; key ${key.id} is ${key.spec.algorithm}`);
+}
+
+function checkDek(dek: Buffer): void {
+  if (dek.length < 16 || dek.length > 512 || dek.length % 8 !== 0) {
+    throw new SvcError('InvalidField', 'the data key must be 16..512 bytes and a multiple of 8 (RFC 3394)');
+  }
+}
+
+/** Sign, verify, encrypt, decrypt, wrap and unwrap under a key, with SPEC 3's state rules. */
+export class KeyCrypto {
+  constructor(
+    private readonly store: KeyStore,
+    private readonly rotation: RotationHooks,
+  ) {}
+
+  private async producing(id: string, operation: string): Promise<ManagedKey> {
+    const key = await this.store.get(id);
+    requireUsable(key, 'produce', operation);
+    return this.rotation.beforeUse(key);
+  }
+
+  private async consuming(id: string, operation: string): Promise<ManagedKey> {
+    const key = await this.store.get(id);
+    requireUsable(key, 'consume', operation);
+    return key;
+  }
+
+  async sign(id: string, message: Buffer, requested: string | undefined) {
+    const key = await this.producing(id, 'Sign');
+    const algorithm = resolveSigAlgorithm(key.spec, requested);
+    const signature = signMessage(algorithm, await this.store.materialOf(key, key.currentVersion), message);
+    this.rotation.afterProduce(key);
+    return { signature, algorithm, keyVersion: key.currentVersion };
+  }
+
+  /** Checks the given version, or every version newest first; valid:false is an answer, not an error. */
+  async verify(id: string, message: Buffer, signature: Buffer, requested: string | undefined, version: number | undefined) {
+    const key = await this.consuming(id, 'Verify');
+    const algorithm = resolveSigAlgorithm(key.spec, requested);
+    if (version !== undefined && !key.versions[version]) throw new SvcError('InvalidField', `keyVersion must be between 1 and ${key.currentVersion}`);
+    const candidates = version !== undefined ? [version] : Array.from({ length: key.currentVersion }, (_, i) => key.currentVersion - i);
+    for (const v of candidates) {
+      if (verifySignature(algorithm, await this.store.materialOf(key, v), message, signature)) return { valid: true, algorithm, keyVersion: v };
+    }
+    return { valid: false, algorithm };
+  }
+
+  async encrypt(id: string, plaintext: Buffer, context: Record<string, string>) {
+    if (plaintext.length > MAX_PLAINTEXT) throw new SvcError('InvalidField', `plaintext must be at most ${MAX_PLAINTEXT} bytes; use wrap for envelope encryption of larger data`);
+    const key = await this.producing(id, 'Encrypt');
+    requireAes(key, 'Encrypt');
+    const { secret } = await this.store.materialOf(key, key.currentVersion);
+    const ciphertext = seal(secret!, key.id, key.currentVersion, context, plaintext);
+    this.rotation.afterProduce(key);
+    return { ciphertext, keyVersion: key.currentVersion, algorithm: `AesGcm${key.spec.sizeBits}` };
+  }
+
+  async decrypt(id: string, ciphertext: Buffer, context: Record<string, string>) {
+    const key = await this.consuming(id, 'Decrypt');
+    requireAes(key, 'Decrypt');
+    const version = envelopeVersion(ciphertext);
+    if (version === undefined || !key.versions[version]) throw new SvcError('DecryptionFailed', DECRYPTION_FAILED);
+    const { secret } = await this.store.materialOf(key, version);
+    try {
+      return { plaintext: open(secret!, key.id, version, context, ciphertext), keyVersion: version };
+    } catch {
+      throw new SvcError('DecryptionFailed', DECRYPTION_FAILED);
+    }
+  }
+
+  async wrap(id: string, dek: Buffer) {
+    checkDek(dek);
+    const key = await this.producing(id, 'Wrap');
+    requireAes(key, 'Wrap');
+    const { secret } = await this.store.materialOf(key, key.currentVersion);
+    const wrapped = wrapKey(secret!, key.currentVersion, dek);
+    this.rotation.afterProduce(key);
+    return { wrapped, keyVersion: key.currentVersion, algorithm: `AesKeyWrap${key.spec.sizeBits}` };
+  }
+
+  async unwrap(id: string, wrapped: Buffer) {
+    const key = await this.consuming(id, 'Unwrap');
+    requireAes(key, 'Unwrap');
+    const version = wrappedVersion(wrapped);
+    if (version === undefined || !key.versions[version]) throw new SvcError('DecryptionFailed', DECRYPTION_FAILED);
+    const { secret } = await this.store.materialOf(key, version);
+    try {
+      return { dek: unwrapKey(secret!, wrapped), keyVersion: version };
+    } catch {
+      throw new SvcError('DecryptionFailed', DECRYPTION_FAILED);
+    }
+  }
+}
+

@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import { SvcError } from '../../kernel/errors.ts';
+import type { KeyEvent, KeySpec, ManagedKey } from '../../kernel/model/index.ts';
+import { JournalConflict, type KeyJournal } from '../../kernel/ports/journal.ts';
+import type { RootOfTrust } from '../../kernel/ports/root-of-trust.ts';
+import { generateMaterial, parseMaterial, type ParsedMaterial } from './crypto/material.ts';
+import { applyEvent, foldEvents } from './key-state.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const MAX_CONFLICT_RETRIES = 5;
+const MATERIAL_CACHE_ENTRIES = 10_000;
+
+/**
+ * Key state and material for the key services: folds journal events into ManagedKey (cached), runs
+ * every change of one key one at a time, retries on a journal conflict by re-reading and re-deciding,
+ * and keeps parsed key objects per version (re-parsing costs 10-15x the signature itself).
+ */
+export class KeyStore {
+  private readonly keys = new Map<string, ManagedKey>();
+  private readonly locks = new Map<string, Promise<unknown>>();
+  private readonly material = new Map<string, ParsedMaterial>();
+
+  constructor(
+    private readonly journal: KeyJournal,
+    private readonly rootOfTrust: RootOfTrust,
+  ) {}
+
+  /** The key's current state; any id that is not a known UUID is KeyNotFound. */
+  async get(id: string): Promise<ManagedKey> {
+    const cached = this.keys.get(id);
+    if (cached) return cached;
+    if (!UUID.test(id)) throw new SvcError('KeyNotFound', `no key with id ${id}`);
+    const key = foldEvents(await this.journal.load(id));
+    if (!key) throw new SvcError('KeyNotFound', `no key with id ${id}`);
+    this.keys.set(id, key);
+    return key;
+  }
+
+  cached(): ManagedKey[] {
+    return [...this.keys.values()];
+  }
+
+  /** Creates the key's first version: material is stored before the event, so no event lacks material. */
+  async create(spec: KeySpec, by: string, at: string): Promise<ManagedKey> {
+    const id = randomUUID();
+    const materialId = await this.storeNewMaterial(id, spec);
+    await this.journal.append(id, 0, [{ type: 'KeyCreated', at, spec, by, materialId }]);
+    const key = applyEvent(undefined, { keyId: id, seq: 1, event: { type: 'KeyCreated', at, spec, by, materialId } });
+    this.keys.set(id, key);
+    return key;
+  }
+
+  /** Generates, wraps and stores new material for a key; returns the material id an event will name. */
+  async storeNewMaterial(keyId: string, spec: KeySpec): Promise<string> {
+    const materialId = randomUUID();
+    const raw = await generateMaterial(spec);
+    try {
+      await this.journal.putMaterial(keyId, materialId, await this.rootOfTrust.wrap(raw, `${keyId}/${materialId}`));
+    } finally {
+      raw.fill(0);
+    }
+    return materialId;
+  }
+
+  /**
+   * Decides an event from the key's current state and appends it, one change per key at a time. On a
+   * conflict (another node wrote first) the key is re-read and the decision made again.
+   */
+  async mutate(id: string, decide: (key: ManagedKey) => Promise<KeyEvent>): Promise<ManagedKey> {
+    return this.serialised(id, async () => {
+      for (let attempt = 0; ; attempt++) {
+        const key = await this.get(id);
+        const event = await decide(key);
+        try {
+          await this.journal.append(id, key.seq, [event]);
+        } catch (err) {
+          if (!(err instanceof JournalConflict) || attempt >= MAX_CONFLICT_RETRIES) throw err;
+          this.keys.delete(id);
+          continue;
+        }
+        const next = applyEvent(key, { keyId: id, seq: key.seq + 1, event });
+        this.keys.set(id, next);
+        return next;
+      }
+    });
+  }
+
+  /** The parsed material of one version; throws IllegalOperation for a version the key does not have. */
+  async materialOf(key: ManagedKey, version: number): Promise<ParsedMaterial> {
+    const v = key.versions[version];
+    if (!v) throw new SvcError('IllegalOperation', `key ${key.id} has no version ${version}`);
+    const cacheKey = `${key.id}/${v.materialId}`;
+    const hit = this.material.get(cacheKey);
+    if (hit) return hit;
+    const wrapped = await this.journal.getMaterial(key.id, v.materialId);
+    if (!wrapped) throw new Error(`material of key ${key.id} version ${version} is missing from the store`);
+    const parsed = parseMaterial(key.spec, await this.rootOfTrust.unwrap(wrapped, cacheKey));
+    if (this.material.size >= MATERIAL_CACHE_ENTRIES) this.material.delete(this.material.keys().next().value!);
+    this.material.set(cacheKey, parsed);
+    return parsed;
+  }
+
+  /** Drops cached material (compromise, revoke, destroy) so nothing outlives the state change in memory. */
+  forgetMaterial(key: ManagedKey): void {
+    for (const v of Object.values(key.versions)) this.material.delete(`${key.id}/${v.materialId}`);
+  }
+
+  async eraseMaterial(key: ManagedKey): Promise<void> {
+    this.forgetMaterial(key);
+    await this.journal.eraseMaterial(key.id);
+  }
+
+  private serialised<T>(id: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.locks.get(id) ?? Promise.resolve();
+    const run = previous.then(work, work);
+    const tail = run.catch(() => {});
+    this.locks.set(id, tail);
+    void tail.then(() => {
+      if (this.locks.get(id) === tail) this.locks.delete(id);
+    });
+    return run;
+  }
+}

@@ -1,0 +1,24 @@
+import { SvcError } from '../../kernel/errors.ts';
+import type { ManagedKey } from '../../kernel/model/index.ts';
+
+const UNITS: Record<string, number> = { s: 1, sec: 1, seconds: 1, m: 60, min: 60, minutes: 60, h: 3600, hours: 3600, d: 86400, day: 86400, days: 86400 };
+
+export type RotationPolicy = { kind: 'Manual' } | { kind: 'TimeBased'; seconds: number } | { kind: 'OpCountBased'; count: number };
+
+/** Parses SPEC's RotationPolicy text: Manual, TimeBased:<duration> (7days, 12h, 90m, 3600s) or OpCountBased:<count>. */
+export function parseRotationPolicy(text: string): RotationPolicy {
+  if (text === 'Manual') return { kind: 'Manual' };
+  const time = /^TimeBased:(\d+)\s*([a-z]+)$/.exec(text);
+  if (time && UNITS[time[2]!] && Number(time[1]) > 0) return { kind: 'TimeBased', seconds: Number(time[1]) * UNITS[time[2]!]! };
+  const ops = /^OpCountBased:(\d+)$/.exec(text);
+  if (ops && Number(ops[1]) > 0) return { kind: 'OpCountBased', count: Number(ops[1]) };
+  throw new SvcError('InvalidField', 'policy must be Manual, TimeBased:<n><s|m|h|days> (for example TimeBased:7days) or OpCountBased:<n>');
+}
+
+/** True when a TimeBased key's current version is older than its period. */
+export function timeRotationDue(key: ManagedKey, now: Date): boolean {
+  const policy = parseRotationPolicy(key.rotationPolicy);
+  if (policy.kind !== 'TimeBased' || key.state !== 'Active') return false;
+  const since = Date.parse(key.versions[key.currentVersion]?.createdAt ?? key.createdAt);
+  return now.getTime() - since >= policy.seconds * 1000;
+}

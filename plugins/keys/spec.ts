@@ -1,0 +1,66 @@
+import { SvcError } from '../../kernel/errors.ts';
+import { EC_CURVES, ED_CURVES, type Curve, type KeySpec } from '../../kernel/model/index.ts';
+
+export interface KeySpecRequest {
+  name: string;
+  algorithm: string;
+  sizeBits?: number;
+  curve?: string;
+  objectType?: string;
+}
+
+const EC_SIZE: Record<string, number> = { 'P-256': 256, 'P-384': 384, 'P-521': 521, secp256k1: 256 };
+const EC_BY_SIZE: Record<number, Curve> = { 256: 'P-256', 384: 'P-384', 521: 'P-521' };
+const ED_SIZE: Record<string, number> = { Ed25519: 256, Ed448: 448 };
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+const invalid = (message: string) => new SvcError('InvalidField', message);
+
+function symmetric(req: KeySpecRequest, sizes: number[], fallback: number): KeySpec {
+  const sizeBits = req.sizeBits ?? fallback;
+  if (!sizes.includes(sizeBits)) throw invalid(`spec.sizeBits must be one of ${sizes.join(', ')} for ${req.algorithm}`);
+  if (req.curve !== undefined) throw invalid(`spec.curve does not apply to ${req.algorithm}`);
+  return { name: req.name, algorithm: req.algorithm as KeySpec['algorithm'], sizeBits, objectType: 'SymmetricKey' };
+}
+
+function ec(req: KeySpecRequest): KeySpec {
+  let curve = req.curve as Curve | undefined;
+  if (curve !== undefined && !(EC_CURVES as readonly string[]).includes(curve)) throw invalid(`spec.curve must be one of ${EC_CURVES.join(', ')} for EC`);
+  if (curve === undefined) {
+    curve = EC_BY_SIZE[req.sizeBits ?? 256];
+    if (!curve) throw invalid('spec.sizeBits must be 256, 384 or 521 for EC without a curve');
+  } else if (req.sizeBits !== undefined && req.sizeBits !== EC_SIZE[curve]) {
+    throw invalid(`spec.sizeBits ${req.sizeBits} does not match curve ${curve} (${EC_SIZE[curve]})`);
+  }
+  return { name: req.name, algorithm: 'EC', sizeBits: EC_SIZE[curve]!, curve, objectType: 'PrivateKey' };
+}
+
+function eddsa(req: KeySpecRequest): KeySpec {
+  const curve = (req.curve ?? 'Ed25519') as Curve;
+  if (!(ED_CURVES as readonly string[]).includes(curve)) throw invalid(`spec.curve must be one of ${ED_CURVES.join(', ')} for EdDSA`);
+  if (req.sizeBits !== undefined && req.sizeBits !== ED_SIZE[curve]) throw invalid(`spec.sizeBits ${req.sizeBits} does not match curve ${curve} (${ED_SIZE[curve]})`);
+  return { name: req.name, algorithm: 'EdDSA', sizeBits: ED_SIZE[curve]!, curve, objectType: 'PrivateKey' };
+}
+
+/** Checks a requested KeySpec against DECISIONS "Keys" and fills in the defaults (curve, sizeBits, objectType). */
+export function normaliseSpec(req: KeySpecRequest): KeySpec {
+  if (req.name.length < 1 || req.name.length > 256 || CONTROL.test(req.name)) {
+    throw invalid('spec.name must be 1..256 characters without control characters');
+  }
+  let spec: KeySpec;
+  switch (req.algorithm) {
+    case 'AES': spec = symmetric(req, [128, 192, 256], 256); break;
+    case 'HMAC': spec = symmetric(req, [256, 384, 512], 256); break;
+    case 'RSA':
+      spec = { ...symmetric({ ...req, curve: undefined }, [2048, 3072, 4096], 2048), objectType: 'PrivateKey' };
+      if (req.curve !== undefined) throw invalid('spec.curve does not apply to RSA');
+      break;
+    case 'EC': spec = ec(req); break;
+    case 'EdDSA': spec = eddsa(req); break;
+    default: throw invalid('spec.algorithm must be one of AES, RSA, EC, EdDSA, HMAC');
+  }
+  if (req.objectType !== undefined && req.objectType !== spec.objectType) {
+    throw invalid(`spec.objectType must be ${spec.objectType} for ${spec.algorithm}`);
+  }
+  return spec;
+}

@@ -1,0 +1,13 @@
+import type { Operation, Principal } from '../../../kernel/model/index.ts';
+import type { Policy, PolicyDecision } from '../../../kernel/ports/policy.ts';
+
+/**
+ * Development policy: Humans and Services may do everything; an Agent only what its token allows
+ * (the parent bound is checked when the token is issued and by role-based policy).
+ */
+export class DevPolicy implements Policy {
+  authorize(principal: Principal, operation: Operation): PolicyDecision {
+    if (principal.kind !== 'Agent' || principal.allowedOperations.includes(operation)) return { allowed: true };
+    return { allowed: false, reason: `agent ${principal.subject} is not scoped for ${operation}` };
+  }
+}

@@ -1,0 +1,52 @@
+import path from 'node:path';
+import { sqlitePath } from '../../../config/urls.ts';
+import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
+import { rootOfTrustPort } from '../../../kernel/ports/root-of-trust.ts';
+import { LocalRootOfTrust, type KekSource } from './local-root-of-trust.ts';
+
+type Slice = { source: KekSource | { kind: 'refused'; journalKind: string } };
+
+/** Where the KEK comes from follows DECISIONS "Root of trust": configured, a file beside journal.db, or per process. */
+function kekSource(all: Record<string, any>): Slice {
+  if (all.crypto.localKek) return { source: { kind: 'configured', kekBase64: all.crypto.localKek } };
+  const journalKind: string = all.journal.kind;
+  if (journalKind === 'rdb-embedded') return { source: { kind: 'file', file: path.join(path.dirname(sqlitePath(all.rdbEmbedded.jdbcUrl)), 'kek.key') } };
+  if (journalKind === 'in-memory') return { source: { kind: 'ephemeral' } };
+  return { source: { kind: 'refused', journalKind } };
+}
+
+export default definePlugin({
+  id: 'root-of-trust-local',
+  apiVersion: KERNEL_API_VERSION,
+  provides: rootOfTrustPort,
+  kind: 'in-memory',
+  description: 'AES-256-GCM under a KEK held in process memory',
+  configSlice: kekSource,
+  preflight: ({ source }, env) => {
+    const nodes = [
+      {
+        name: 'crypto.kind',
+        status: env.exposed ? ('warn' as const) : ('ok' as const),
+        devGrade: true,
+        message: `crypto.kind is in-memory: the KEK lives in this process (${source.kind === 'file' ? 'and a file beside journal.db' : source.kind})`,
+        advice: 'use SVC_CRYPTO_KIND=cloud-kms so key material is protected by an HSM-backed key',
+      },
+    ];
+    if (source.kind === 'refused') {
+      nodes.push({
+        name: 'crypto.localKek',
+        status: 'fail' as never,
+        devGrade: false,
+        message: `journal.kind ${source.journalKind} keeps keys across restarts, but no SVC_CRYPTO_LOCAL_KEK is set: keys would be unreadable after a restart`,
+        advice: 'set SVC_CRYPTO_LOCAL_KEK to base64 of 32 random bytes (openssl rand -base64 32), or use crypto.kind cloud-kms',
+      });
+    } else if (source.kind === 'configured' && Buffer.from(source.kekBase64, 'base64').length !== 32) {
+      nodes.push({ name: 'crypto.localKek', status: 'fail' as never, devGrade: false, message: 'SVC_CRYPTO_LOCAL_KEK must be base64 of exactly 32 bytes', advice: 'openssl rand -base64 32' });
+    }
+    return nodes;
+  },
+  create: ({ config }) => {
+    if (config.source.kind === 'refused') throw new Error('no KEK configured for a persistent journal');
+    return new LocalRootOfTrust(config.source);
+  },
+});

@@ -1,0 +1,28 @@
+import { Type } from '@sinclair/typebox';
+
+export const AuditRecordSchema = Type.Object({
+  occurredAt: Type.String({ description: 'ISO 8601 UTC' }),
+  principal: Type.Object({ subject: Type.String(), kind: Type.String({ description: 'Human | Service | Agent' }) }),
+  operation: Type.String(),
+  resource: Type.String({ description: 'key id, name:<name>, agent:<id> or key:<id>' }),
+  outcome: Type.String({ description: 'Success or an error code' }),
+  context: Type.Record(Type.String(), Type.String()),
+  correlationId: Type.String(),
+}, { title: 'AuditRecord' });
+
+export const AuditQueryParams = Type.Object({
+  since: Type.Optional(Type.String({ description: 'ISO timestamp, inclusive' })),
+  until: Type.Optional(Type.String({ description: 'ISO timestamp, exclusive' })),
+  actor: Type.Optional(Type.String()),
+  key: Type.Optional(Type.String({ description: 'resource, for example a key id' })),
+  op: Type.Optional(Type.String({ description: 'an Operation name' })),
+  limit: Type.Optional(Type.String({ description: 'clamped to 1..1000; default 100' })),
+  offset: Type.Optional(Type.String({ description: '0 or more; default 0' })),
+});
+
+export const AuditPageSchema = Type.Object({
+  records: Type.Array(AuditRecordSchema),
+  limit: Type.Integer(),
+  offset: Type.Integer(),
+  hasMore: Type.Boolean(),
+}, { title: 'AuditPage' });

@@ -1,0 +1,71 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import { KEY_ALGORITHMS, KEY_STATES } from '../kernel/model/index.ts';
+
+const B64 = (description: string) => Type.String({ description: `${description} (standard base64)` });
+const Timestamp = (description: string) => Type.String({ description: `${description} (ISO 8601 UTC)` });
+const strict = <T extends Record<string, TSchema>>(props: T, title: string) => Type.Object(props, { additionalProperties: false, title });
+
+export const KeySpecRequest = strict(
+  {
+    name: Type.String({ description: '1..256 characters, no control characters; need not be unique' }),
+    algorithm: Type.String({ description: KEY_ALGORITHMS.join(' | ') }),
+    sizeBits: Type.Optional(Type.Integer({ description: 'AES 128|192|256, HMAC 256|384|512, RSA 2048|3072|4096; EC 256|384|521 picks a P-curve' })),
+    curve: Type.Optional(Type.String({ description: 'EC: P-256|P-384|P-521|secp256k1; EdDSA: Ed25519 (default)|Ed448' })),
+    objectType: Type.Optional(Type.String({ description: 'SymmetricKey (AES, HMAC) or PrivateKey (RSA, EC, EdDSA); defaulted' })),
+  },
+  'KeySpecRequest',
+);
+
+export const CreateKeyBody = strict({ spec: KeySpecRequest }, 'CreateKeyRequest');
+
+export const KeySpec = Type.Object({
+  name: Type.String(),
+  algorithm: Type.Union(KEY_ALGORITHMS.map((a) => Type.Literal(a))),
+  sizeBits: Type.Integer(),
+  curve: Type.Optional(Type.String()),
+  objectType: Type.String(),
+}, { title: 'KeySpec' });
+
+export const ManagedKey = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  spec: KeySpec,
+  state: Type.Union(KEY_STATES.map((s) => Type.Literal(s))),
+  currentVersion: Type.Integer({ minimum: 1 }),
+  createdAt: Timestamp('creation time'),
+  activatedAt: Type.Optional(Timestamp('activation time')),
+  rotatedAt: Type.Optional(Timestamp('last rotation')),
+  revokedAt: Type.Optional(Timestamp('revocation time')),
+  compromisedAt: Type.Optional(Timestamp('compromise time')),
+  destroyedAt: Type.Optional(Timestamp('destruction time')),
+  reason: Type.Optional(Type.String()),
+  rotationPolicy: Type.String({ description: 'Manual, TimeBased:<duration> or OpCountBased:<count>' }),
+}, { title: 'ManagedKey' });
+
+export const ActivateResponse = Type.Object({ id: Type.String(), state: Type.String(), activatedAt: Timestamp('activation time') });
+export const ReasonBody = strict({ reason: Type.Optional(Type.String({ maxLength: 1024 })) }, 'ReasonRequest');
+export const CompromiseBody = strict({ reason: Type.String({ maxLength: 1024, description: 'non-empty' }) }, 'CompromiseRequest');
+export const RevokeResponse = Type.Object({ id: Type.String(), state: Type.String(), revokedAt: Timestamp('revocation time'), reason: Type.Optional(Type.String()) });
+export const CompromiseResponse = Type.Object({ id: Type.String(), state: Type.String(), compromisedAt: Timestamp('compromise time'), reason: Type.String() });
+export const DestroyResponse = Type.Object({ id: Type.String(), state: Type.Literal('Destroyed'), destroyedAt: Timestamp('destruction time') });
+export const RotateBody = strict({ policy: Type.Optional(Type.String({ description: 'Manual, TimeBased:<n><s|m|h|days>, OpCountBased:<n>' })), reason: Type.Optional(Type.String({ maxLength: 1024 })) }, 'RotateRequest');
+export const RotateResponse = Type.Object({ id: Type.String(), state: Type.String(), previousVersion: Type.Integer(), currentVersion: Type.Integer(), rotatedAt: Timestamp('rotation time'), rotationPolicy: Type.String() });
+
+const SigAlgorithm = Type.String({ description: 'RsaPssSha256|384|512, RsaPkcs1Sha256, EcdsaSha256|384|512, Ed25519, Ed448, HmacSha256|384|512; defaults to the key\'s own' });
+export const SignBody = strict({ messageBase64: B64('message'), algorithm: Type.Optional(SigAlgorithm) }, 'SignRequest');
+export const SignResponse = Type.Object({ signatureBase64: B64('signature: DER for ECDSA, raw for EdDSA and HMAC, PSS salt = digest length'), algorithm: Type.String(), keyVersion: Type.Integer() });
+export const VerifyBody = strict({ messageBase64: B64('message'), signatureBase64: B64('signature'), algorithm: Type.Optional(SigAlgorithm), keyVersion: Type.Optional(Type.Integer({ minimum: 1 })) }, 'VerifyRequest');
+export const VerifyResponse = Type.Object({ valid: Type.Boolean(), algorithm: Type.String(), keyVersion: Type.Optional(Type.Integer({ description: 'the version whose signature matched' })) });
+
+const Context = Type.Record(Type.String(), Type.String(), { description: 'Encryption context, bound as AAD; decrypt must present the same one' });
+export const EncryptBody = strict({ plaintextBase64: B64('plaintext, at most 64 KiB decoded'), context: Type.Optional(Context) }, 'EncryptRequest');
+export const EncryptResponse = Type.Object({ ciphertextBase64: B64('opaque envelope naming the key version'), keyVersion: Type.Integer(), algorithm: Type.String() });
+export const DecryptBody = strict({ ciphertextBase64: B64('envelope from encrypt'), context: Type.Optional(Context) }, 'DecryptRequest');
+export const DecryptResponse = Type.Object({ plaintextBase64: B64('plaintext'), keyVersion: Type.Integer() });
+
+export const WrapBody = strict({ dekBase64: Type.Optional(B64('data key, 16..512 bytes, multiple of 8')), plaintextBase64: Type.Optional(B64('variant B name for the data key')) }, 'WrapRequest');
+export const WrapResponse = Type.Object({ wrappedDekBase64: B64('AES key wrap (RFC 3394) blob naming the key version'), keyVersion: Type.Integer(), algorithm: Type.String() });
+export const UnwrapBody = strict({ wrappedDekBase64: Type.Optional(B64('blob from wrap')), wrappedKeyBase64: Type.Optional(B64('variant B name for the blob')) }, 'UnwrapRequest');
+export const UnwrapResponse = Type.Object({ dekBase64: B64('the data key, byte-identical to the one wrapped'), keyVersion: Type.Integer() });
+
+export const PublicKeyQuery = Type.Object({ version: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,8}$', description: 'key version; default current' })) });
+export const PublicKeyResponse = Type.Object({ id: Type.String(), keyVersion: Type.Integer(), algorithm: Type.String(), curve: Type.Optional(Type.String()), publicKeyPem: Type.String({ description: 'SPKI PEM' }) });
