@@ -6,7 +6,7 @@ import type { AnyPlugin, PreflightEnv } from './define-plugin.ts';
 import { HttpHost } from './http/host.ts';
 import { buildOpenApi, openApiYaml } from './http/openapi.ts';
 import { operationalRoutes } from './http/operational-routes.ts';
-import { routesPort, type RouteContribution } from './http/route.ts';
+import { routesPort, type RouteContribution, type RouteDef } from './http/route.ts';
 import { PluginLifecycle } from './lifecycle.ts';
 import { KmsMetrics, metricsPort } from './observability/metrics.ts';
 import { auditFanoutPort, auditSinkPort, type AuditFanoutSink, type AuditSink } from './ports/audit-sink.ts';
@@ -81,9 +81,9 @@ export async function bootKernel(opts: BootOptions): Promise<RunningKernel> {
 
   const featureRoutes = all<RouteContribution>(routesPort.id).flatMap((c) => c.routes);
   let yamlDoc: string | undefined;
-  const routes = [
+  const routes: RouteDef[] = [
     ...featureRoutes,
-    ...operationalRoutes({ metrics, probe: () => lifecycle.probe(), openApiYaml: () => (yamlDoc ??= openApiYaml(buildOpenApi(routes, { version: opts.version }))) }),
+    ...operationalRoutes({ metrics, probe: () => lifecycle.probe(), openApiYaml: (): string => (yamlDoc ??= openApiYaml(buildOpenApi(routes, { version: opts.version }))) }),
   ];
   const host = new HttpHost(
     routes,

@@ -1,5 +1,5 @@
 import { asFunction, asValue, createContainer, InjectionMode, type AwilixContainer } from 'awilix';
-import type { AnyPlugin } from './define-plugin.ts';
+import { dependencyRefs, type AnyPlugin } from './define-plugin.ts';
 import type { Clock } from './ports/clock.ts';
 import type { Logger } from './ports/logger.ts';
 
@@ -28,7 +28,7 @@ export function buildContainer(
   const multiplePorts = new Set<string>();
   for (const p of plugins) {
     if (p.provides.multiple) multiplePorts.add(p.provides.id);
-    for (const ref of Object.values(p.dependsOn ?? {})) if (ref.multiple) multiplePorts.add(ref.id);
+    for (const ref of dependencyRefs(p).map(([, ref]) => ref)) if (ref.multiple) multiplePorts.add(ref.id);
   }
 
   for (const plugin of plugins) {
@@ -36,7 +36,7 @@ export function buildContainer(
       plugin.id,
       asFunction((cradle: Record<string, unknown>) => {
         const deps: Record<string, unknown> = {};
-        for (const [name, ref] of Object.entries(plugin.dependsOn ?? {})) deps[name] = cradle[ref.id];
+        for (const [name, ref] of dependencyRefs(plugin)) deps[name] = cradle[ref.id];
         const slice = plugin.configSlice ? plugin.configSlice(config) : config;
         return plugin.create({ config: Object.freeze(slice), deps, logger, clock });
       }).singleton(),

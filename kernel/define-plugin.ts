@@ -59,3 +59,8 @@ export function definePlugin<T, C, D extends Record<string, PortRef<unknown>> = 
 }
 
 export type AnyPlugin = PluginManifest<any, any, any>;
+
+/** A manifest's declared dependencies as [name, port] pairs. */
+export function dependencyRefs(plugin: AnyPlugin): Array<[string, PortRef<unknown>]> {
+  return Object.entries((plugin.dependsOn ?? {}) as Record<string, PortRef<unknown>>);
+}

@@ -1,4 +1,4 @@
-import { isValidPluginId, KERNEL_API_VERSION, type AnyPlugin } from './define-plugin.ts';
+import { dependencyRefs, isValidPluginId, KERNEL_API_VERSION, type AnyPlugin } from './define-plugin.ts';
 
 /**
  * Collects the manifests chosen for this boot and checks them as a graph: duplicate ids, a second
@@ -36,7 +36,7 @@ export class PluginRegistry {
       }
     }
     for (const p of this.plugins) {
-      for (const [name, ref] of Object.entries(p.dependsOn ?? {})) {
+      for (const [name, ref] of dependencyRefs(p)) {
         if (!providers.has(ref.id) && !kernelPorts.has(ref.id) && !ref.multiple) {
           problems.push(`plugin "${p.id}" depends on port "${ref.id}" (as ${name}), which no plugin provides`);
         }
@@ -61,7 +61,7 @@ export class PluginRegistry {
         return;
       }
       visiting.push(p);
-      for (const ref of Object.values(p.dependsOn ?? {})) for (const dep of providers.get(ref.id) ?? []) visit(dep);
+      for (const ref of dependencyRefs(p).map(([, ref]) => ref)) for (const dep of providers.get(ref.id) ?? []) visit(dep);
       visiting.pop();
       done.add(p);
       out.push(p);

@@ -12,13 +12,12 @@ const NODE_CURVE: Record<string, string> = { 'P-256': 'prime256v1', 'P-384': 'se
  */
 export async function generateMaterial(spec: KeySpec): Promise<Buffer> {
   if (spec.algorithm === 'AES' || spec.algorithm === 'HMAC') return randomBytes(spec.sizeBits / 8);
-  const der = { privateKeyEncoding: { type: 'pkcs8', format: 'der' }, publicKeyEncoding: { type: 'spki', format: 'der' } } as const;
-  let pair: { privateKey: Buffer };
-  if (spec.algorithm === 'RSA') pair = await generateKeyPairAsync('rsa', { modulusLength: spec.sizeBits, publicExponent: 0x10001, ...der });
-  else if (spec.algorithm === 'EC') pair = await generateKeyPairAsync('ec', { namedCurve: NODE_CURVE[spec.curve!]!, ...der });
-  else if (spec.curve === 'Ed448') pair = await generateKeyPairAsync('ed448', der);
-  else pair = await generateKeyPairAsync('ed25519', der);
-  return pair.privateKey;
+  let pair: { privateKey: KeyObject };
+  if (spec.algorithm === 'RSA') pair = await generateKeyPairAsync('rsa', { modulusLength: spec.sizeBits, publicExponent: 0x10001 });
+  else if (spec.algorithm === 'EC') pair = await generateKeyPairAsync('ec', { namedCurve: NODE_CURVE[spec.curve!]! });
+  else if (spec.curve === 'Ed448') pair = await generateKeyPairAsync('ed448');
+  else pair = await generateKeyPairAsync('ed25519');
+  return pair.privateKey.export({ type: 'pkcs8', format: 'der' });
 }
 
 /** Material parsed once into what node:crypto uses; cached per key version by the caller. */
