@@ -1,4 +1,5 @@
 import knexFactory, { type Knex } from 'knex';
+import type { KnexSettings } from '../../sql-support/knex-settings.ts';
 import type { AuditQuery, AuditRecord } from '../../../kernel/model/index.ts';
 import type { AuditPage, AuditSink } from '../../../kernel/ports/audit-sink.ts';
 import type { Clock } from '../../../kernel/ports/clock.ts';
@@ -24,14 +25,15 @@ export class KnexAuditSink implements AuditSink {
   private pruneTimer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly knexConfig: Knex.Config,
+    private readonly settings: KnexSettings,
     private readonly retentionDays: number,
     private readonly clock: Clock,
     private readonly logger: Logger,
   ) {}
 
   async start(): Promise<void> {
-    this.db = knexFactory(this.knexConfig);
+    await this.settings.prepare?.();
+    this.db = knexFactory(this.settings.config);
     await this.db.migrate.latest({ migrationSource: auditMigrations, tableName: 'svc_audit_migrations' });
     if (this.retentionDays > 0) {
       await this.prune();

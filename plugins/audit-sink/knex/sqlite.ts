@@ -2,7 +2,7 @@ import path from 'node:path';
 import { sqlitePath } from '../../../config/urls.ts';
 import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
 import { auditSinkPort } from '../../../kernel/ports/audit-sink.ts';
-import { sqliteKnexConfig } from '../../sql-support/sqlite-connection.ts';
+import { sqliteKnexSettings } from '../../sql-support/sqlite-connection.ts';
 import { KnexAuditSink } from './knex-audit-sink.ts';
 
 export default definePlugin({
@@ -15,5 +15,5 @@ export default definePlugin({
     file: all.audit.embeddedPath ? path.resolve(all.audit.embeddedPath) : path.join(path.dirname(sqlitePath(all.rdbEmbedded.jdbcUrl)), 'audit.db'),
     retentionDays: all.audit.retentionDays as number,
   }),
-  create: ({ config, clock, logger }) => new KnexAuditSink(sqliteKnexConfig(config.file), config.retentionDays, clock, logger),
+  create: ({ config, clock, logger }) => new KnexAuditSink(sqliteKnexSettings(config.file), config.retentionDays, clock, logger),
 });

@@ -1,4 +1,5 @@
 import knexFactory, { type Knex } from 'knex';
+import type { KnexSettings } from '../../sql-support/knex-settings.ts';
 import type { KeyEvent, StoredEvent } from '../../../kernel/model/index.ts';
 import { JournalConflict, type KeyJournal } from '../../../kernel/ports/journal.ts';
 import { journalMigrations } from './migrations.ts';
@@ -11,10 +12,11 @@ import { isUniqueViolation } from '../../sql-support/unique-violation.ts';
 export class KnexJournal implements KeyJournal {
   private db: Knex | undefined;
 
-  constructor(private readonly knexConfig: Knex.Config) {}
+  constructor(private readonly settings: KnexSettings) {}
 
   async start(): Promise<void> {
-    this.db = knexFactory(this.knexConfig);
+    await this.settings.prepare?.();
+    this.db = knexFactory(this.settings.config);
     await this.db.migrate.latest({ migrationSource: journalMigrations, tableName: 'svc_journal_migrations' });
   }
 

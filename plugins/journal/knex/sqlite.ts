@@ -2,7 +2,7 @@ import { sqlitePath } from '../../../config/urls.ts';
 import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
 import { journalPort } from '../../../kernel/ports/journal.ts';
 import { KnexJournal } from './knex-journal.ts';
-import { sqliteKnexConfig } from '../../sql-support/sqlite-connection.ts';
+import { sqliteKnexSettings } from '../../sql-support/sqlite-connection.ts';
 
 export default definePlugin({
   id: 'journal-sqlite',
@@ -11,5 +11,5 @@ export default definePlugin({
   kind: 'rdb-embedded',
   description: 'SQLite file journal (one node)',
   configSlice: (all: Record<string, any>) => ({ file: sqlitePath(all.rdbEmbedded.jdbcUrl) }),
-  create: ({ config }) => new KnexJournal(sqliteKnexConfig(config.file)),
+  create: ({ config }) => new KnexJournal(sqliteKnexSettings(config.file)),
 });
