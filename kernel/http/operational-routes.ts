@@ -69,12 +69,10 @@ export function operationalRoutes(deps: OperationalDeps): RouteDef[] {
       },
     },
     {
-      kind: 'public', method: 'GET', path: '/docs', tag: 'Operational', summary: 'Interactive API documentation', produces: 'text/html', hidden: true,
-      handle: async (ctx) => ctx.redirect('/docs/'),
-    },
-    {
       kind: 'public', method: 'GET', path: '/docs/', tag: 'Operational', summary: 'Interactive API documentation (HTML)', produces: 'text/html',
+      // The router matches /docs and /docs/ alike; the UI's relative links need the slash.
       handle: async (ctx) => {
+        if (ctx.path === '/docs') return ctx.redirect('/docs/');
         await ui(ctx, async () => {});
       },
     },
