@@ -1,0 +1,67 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import t from 'tap';
+import { resolveConfiguration } from '../../app/start.ts';
+import { renderConfigDocs } from '../../config/docs.ts';
+import { builtinSchema } from '../../config/write-config-docs.ts';
+import { tempDir } from '../helpers/service.ts';
+
+const fileWith = (name: string, text: string) => {
+  const file = path.join(tempDir(), name);
+  writeFileSync(file, text);
+  return file;
+};
+
+t.test('defaults are SPEC 1 defaults', async (t) => {
+  const { config } = await resolveConfiguration([], {});
+  t.match(config.values, {
+    http: { host: '0.0.0.0', port: 8080, maxBodyBytes: 1048576 },
+    auth: { kind: 'dev', oidc: { jwksCacheTtlSeconds: 3600 } },
+    journal: { kind: 'in-memory' },
+    crypto: { kind: 'in-memory' },
+    revocation: { kind: 'in-memory' },
+    policy: { kind: 'dev' },
+    audit: { kind: 'stdout', retentionDays: 365 },
+    security: { preflight: 'warn' },
+    advisor: { llm: { provider: 'none' } },
+  });
+});
+
+t.test('a YAML file is read, and the environment overrides it', async (t) => {
+  const file = fileWith('svc.yaml', 'http:\n  port: 9000\n  host: 127.0.0.1\njournal:\n  kind: rdb-embedded\n');
+  const { config } = await resolveConfiguration(['--config', file], { SVC_HTTP_PORT: '9100' });
+  t.match(config.values, { http: { port: 9100, host: '127.0.0.1' }, journal: { kind: 'rdb-embedded' } });
+  const viaEnv = await resolveConfiguration([], { SVC_CONFIG_FILE: file });
+  t.equal((viaEnv.config.values as any).http.port, 9000);
+});
+
+t.test('a JSON file works the same; plugin fragments are part of the schema', async (t) => {
+  const file = fileWith('svc.json', JSON.stringify({ keys: { rotationCheckSeconds: 5 }, policy: { roleBindings: { ops: ['Sign'] } } }));
+  const { config } = await resolveConfiguration([`--config=${file}`], {});
+  t.match(config.values, { keys: { rotationCheckSeconds: 5 }, policy: { roleBindings: { ops: ['Sign'] } } });
+  const { config: fromEnv } = await resolveConfiguration([], { SVC_POLICY_SUBJECT_BINDINGS: '{"bob":["Get"]}' });
+  t.same((fromEnv.values as any).policy.subjectBindings, { bob: ['Get'] });
+});
+
+t.test('every bad value and unknown key is reported at once, with its env variable', async (t) => {
+  const file = fileWith('bad.yaml', 'http:\n  port: 99999\ncolour: blue\n');
+  await t.rejects(resolveConfiguration(['--config', file], { SVC_AUTH_KIND: 'kerberos' }), {
+    message: /configuration is invalid \(file .*bad\.yaml and environment\):\n(.*\n)*.*auth\.kind: .*"kerberos" \(env SVC_AUTH_KIND\)/,
+  });
+  const err = await resolveConfiguration(['--config', file], { SVC_AUTH_KIND: 'kerberos' }).catch((e: Error) => e.message);
+  t.match(err, /http\.port: .*\(env SVC_HTTP_PORT\)/);
+  t.match(err, /colour/);
+});
+
+t.test('an unreadable or malformed file is named', async (t) => {
+  await t.rejects(resolveConfiguration(['--config', '/nonexistent/svc.yaml'], {}), /config file \/nonexistent\/svc\.yaml cannot be read: ENOENT/);
+  await t.rejects(resolveConfiguration(['--config', fileWith('x.yaml', 'http: [unclosed')], {}), /is not valid YAML or JSON/);
+});
+
+t.test('docs/config.md is generated from the schema and is up to date', async (t) => {
+  const onDisk = readFileSync(new URL('../../docs/config.md', import.meta.url), 'utf8');
+  t.equal(onDisk, renderConfigDocs(builtinSchema()), 'run `npm run docs:config` and commit docs/config.md');
+  for (const name of ['SVC_HTTP_HOST', 'SVC_JOURNAL_KIND', 'SVC_RDB_EMBEDDED_JDBC_URL', 'SVC_CRYPTO_CLOUD_KMS_KEK_ARN', 'SVC_REVOCATION_KV_URI', 'SVC_HONEY_KEYS', 'SVC_AUDIT_RETENTION_DAYS', 'SVC_SECURITY_PREFLIGHT', 'SVC_KEYS_ROTATION_CHECK_SECONDS']) {
+    t.match(onDisk, name);
+  }
+});
