@@ -1,3 +1,4 @@
+import { writeSync } from 'node:fs';
 import type { AuditRecord } from '../../../kernel/model/index.ts';
 import type { AuditSink } from '../../../kernel/ports/audit-sink.ts';
 
@@ -5,18 +6,28 @@ import type { AuditSink } from '../../../kernel/ports/audit-sink.ts';
 const OP_NAMES: Record<string, string> = { Create: 'KeyCreated', Activate: 'KeyActivated' };
 const LIFTED = ['keyVersion', 'alg', 'severity', 'reason', 'previousVersion', 'currentVersion'];
 
-export type LineWriter = (line: string, done: (err?: Error | null) => void) => void;
+/** Writes a batch of lines; throws when they could not be written. */
+export type BatchWriter = (text: string) => void;
 
-const stdoutWriter: LineWriter = (line, done) => {
-  process.stdout.write(line, done);
+const stdoutWriter: BatchWriter = (text) => {
+  // fd 1 directly and synchronously: the write has happened when this returns, so a record is never
+  // acknowledged while still sitting in a stream buffer.
+  let offset = 0;
+  const bytes = Buffer.from(text);
+  while (offset < bytes.length) offset += writeSync(1, bytes, offset);
 };
 
 /**
  * One JSON object per line on stdout (SPEC 6): ts, actor, actorKind, op, keyId, outcome, the
  * relevant context values lifted to the top, then the full context. Not queryable.
+ * Records written in the same event-loop turn are flushed with one write (group commit): each
+ * request still waits for its own line to be written before it answers.
  */
 export class StdoutAuditSink implements AuditSink {
-  constructor(private readonly out: LineWriter = stdoutWriter) {}
+  private pending: string[] = [];
+  private waiters: Array<{ resolve: () => void; reject: (err: Error) => void }> = [];
+
+  constructor(private readonly out: BatchWriter = stdoutWriter) {}
 
   toLine(r: AuditRecord): string {
     const line: Record<string, unknown> = {
@@ -35,6 +46,24 @@ export class StdoutAuditSink implements AuditSink {
 
   write(record: AuditRecord): Promise<void> {
     const line = this.toLine(record);
-    return new Promise((resolve, reject) => this.out(line, (err) => (err ? reject(err) : resolve())));
+    return new Promise((resolve, reject) => {
+      if (this.pending.length === 0) setImmediate(() => this.flush());
+      this.pending.push(line);
+      this.waiters.push({ resolve, reject });
+    });
+  }
+
+  private flush(): void {
+    const text = this.pending.join('');
+    const waiters = this.waiters;
+    this.pending = [];
+    this.waiters = [];
+    try {
+      this.out(text);
+    } catch (err) {
+      for (const w of waiters) w.reject(err as Error);
+      return;
+    }
+    for (const w of waiters) w.resolve();
   }
 }
