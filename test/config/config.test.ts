@@ -65,3 +65,8 @@ t.test('docs/config.md is generated from the schema and is up to date', async (t
     t.match(onDisk, name);
   }
 });
+
+t.test('docs/errors.md is generated from the error catalogue and is up to date', async (t) => {
+  const { renderErrorsDoc } = await import('../../docs/write-errors-doc.ts');
+  t.equal(readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8'), renderErrorsDoc(), 'run `npm run docs:errors` and commit docs/errors.md');
+});
