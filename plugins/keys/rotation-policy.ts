@@ -5,8 +5,20 @@ const UNITS: Record<string, number> = { s: 1, sec: 1, seconds: 1, m: 60, min: 60
 
 export type RotationPolicy = { kind: 'Manual' } | { kind: 'TimeBased'; seconds: number } | { kind: 'OpCountBased'; count: number };
 
+// Policies are checked on every cryptographic call; there are few distinct texts, so parse each once.
+const parsed = new Map<string, RotationPolicy>();
+
 /** Parses SPEC's RotationPolicy text: Manual, TimeBased:<duration> (7days, 12h, 90m, 3600s) or OpCountBased:<count>. */
 export function parseRotationPolicy(text: string): RotationPolicy {
+  let policy = parsed.get(text);
+  if (!policy) {
+    policy = parse(text);
+    if (parsed.size < 1000) parsed.set(text, policy);
+  }
+  return policy;
+}
+
+function parse(text: string): RotationPolicy {
   if (text === 'Manual') return { kind: 'Manual' };
   const time = /^TimeBased:(\d+)\s*([a-z]+)$/.exec(text);
   if (time && UNITS[time[2]!] && Number(time[1]) > 0) return { kind: 'TimeBased', seconds: Number(time[1]) * UNITS[time[2]!]! };

@@ -7,7 +7,7 @@ const record = (n: number) => ({
   operation: n === 0 ? 'Create' : 'Compromise',
   resource: `key-${n}`,
   outcome: 'Success',
-  context: n === 0 ? {} : { severity: 'Critical', reason: 'leak' },
+  context: (n === 0 ? {} : { severity: 'Critical', reason: 'leak' }) as Record<string, string>,
   correlationId: `req-${n}`,
 });
 
