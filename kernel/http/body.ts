@@ -2,6 +2,9 @@ import type { Middleware } from 'koa';
 import { koaBody } from 'koa-body';
 import { SvcError } from '../errors.ts';
 
+// A plain test of the header; type-is' full media-type parse showed up in request profiles.
+const JSON_TYPE = /^application\/json\s*(;|$)/i;
+
 /**
  * JSON body parsing for body-carrying routes: a request with no body at all reads as `{}` (so optional
  * bodies such as rotate's may be left out); any other body must be application/json within the limit.
@@ -15,7 +18,7 @@ export function jsonBody(maxBodyBytes: number): Middleware {
       (ctx.request as { body?: unknown }).body = {};
       return next();
     }
-    if (!ctx.is('application/json')) throw new SvcError('UnsupportedMediaType', 'request body must be sent as Content-Type: application/json');
+    if (!JSON_TYPE.test(ctx.get('Content-Type'))) throw new SvcError('UnsupportedMediaType', 'request body must be sent as Content-Type: application/json');
     return parse(ctx, next);
   };
 }
