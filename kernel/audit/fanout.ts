@@ -15,7 +15,7 @@ export interface DeliverySettings {
 /** A sink's `deliver` throws this when retrying cannot help (a 4xx answer): straight to dead-letter. */
 export class PermanentDeliveryError extends Error {}
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Feeds one secondary sink from a bounded queue with a background drain, retrying with exponential
@@ -25,6 +25,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).u
 export class FanoutQueue {
   private readonly queue: AuditRecord[] = [];
   private draining: Promise<void> | undefined;
+  // Dead-letter writes run one after another, in order; stop() waits for the last.
+  private deadLetters: Promise<void> = Promise.resolve();
   private stopped = false;
 
   constructor(
@@ -43,10 +45,19 @@ export class FanoutQueue {
     this.draining ??= this.drain().finally(() => (this.draining = undefined));
   }
 
-  /** Waits for the queue to empty (bounded by the caller), then refuses new records. */
-  async stop(): Promise<void> {
-    await this.draining;
+  /**
+   * Refuses new records and waits for the queue to drain, at most `graceMs`; what is still queued then
+   * goes to the dead-letter file so that shutdown is never held up by a sink that is down.
+   */
+  async stop(graceMs = 5_000): Promise<void> {
     this.stopped = true;
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+    await Promise.race([this.draining, grace]);
+    clearTimeout(timer);
+    const left = this.queue.splice(0);
+    for (const record of left) void this.deadLetter(record, 'not delivered before shutdown');
+    await this.deadLetters;
   }
 
   private async drain(): Promise<void> {
@@ -72,12 +83,15 @@ export class FanoutQueue {
     }
   }
 
-  private async deadLetter(record: AuditRecord, reason: string): Promise<void> {
-    try {
-      await mkdir(path.dirname(this.settings.deadLetterFile), { recursive: true });
-      await appendFile(this.settings.deadLetterFile, `${JSON.stringify({ reason, record })}\n`);
-    } catch (err) {
-      this.logger.error('audit dead-letter write failed', { sink: this.sink.name, error: (err as Error).message });
-    }
+  private deadLetter(record: AuditRecord, reason: string): Promise<void> {
+    this.deadLetters = this.deadLetters.then(async () => {
+      try {
+        await mkdir(path.dirname(this.settings.deadLetterFile), { recursive: true });
+        await appendFile(this.settings.deadLetterFile, `${JSON.stringify({ reason, record })}\n`);
+      } catch (err) {
+        this.logger.error('audit dead-letter write failed', { sink: this.sink.name, error: (err as Error).message });
+      }
+    });
+    return this.deadLetters;
   }
 }
