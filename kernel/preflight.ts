@@ -42,3 +42,11 @@ export function judgePreflight(tree: PreflightNode[], mode: PreflightMode): Pref
     banner: findings.length ? [head, ...lines].join('\n') : '',
   };
 }
+
+/**
+ * A development-grade setting: fine on a loopback bind, a finding on an exposed one (refused by
+ * `enforce`). Each plugin that is development-grade reports itself with this.
+ */
+export function devGradeFinding(name: string, exposed: boolean, message: string, advice: string): PreflightNode {
+  return { name, status: exposed ? 'warn' : 'ok', devGrade: true, message, advice };
+}

@@ -1,4 +1,5 @@
 import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
+import { devGradeFinding } from '../../../kernel/preflight.ts';
 import { authenticatorPort } from '../../../kernel/ports/authenticator.ts';
 import { DevAuthenticator } from './dev-authenticator.ts';
 
@@ -9,13 +10,12 @@ export default definePlugin({
   kind: 'dev',
   description: 'X-Svc-User header names a Human principal (workstation use only)',
   preflight: (_config, env) => [
-    {
-      name: 'auth.kind',
-      status: env.exposed ? 'warn' : 'ok',
-      devGrade: true,
-      message: 'auth.kind is dev: any caller reaching the port can claim any identity with X-Svc-User',
-      advice: 'set SVC_AUTH_KIND=hmac or oidc, or bind to 127.0.0.1',
-    },
+    devGradeFinding(
+      'auth.kind',
+      env.exposed,
+      'auth.kind is dev: any caller reaching the port can claim any identity with X-Svc-User',
+      'set SVC_AUTH_KIND=hmac or oidc, or bind to 127.0.0.1',
+    ),
   ],
   create: () => new DevAuthenticator(),
 });

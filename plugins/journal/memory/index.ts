@@ -1,4 +1,5 @@
 import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
+import { devGradeFinding } from '../../../kernel/preflight.ts';
 import { journalPort } from '../../../kernel/ports/journal.ts';
 import { MemoryJournal } from './memory-journal.ts';
 
@@ -9,13 +10,12 @@ export default definePlugin({
   kind: 'in-memory',
   description: 'process-local journal, lost on restart',
   preflight: (_config, env) => [
-    {
-      name: 'journal.kind',
-      status: env.exposed ? 'warn' : 'ok',
-      devGrade: true,
-      message: 'journal.kind is in-memory: every key is lost when the process stops',
-      advice: 'set SVC_JOURNAL_KIND=rdb-embedded (one node) or rdb-server-1 (several nodes)',
-    },
+    devGradeFinding(
+      'journal.kind',
+      env.exposed,
+      'journal.kind is in-memory: every key is lost when the process stops',
+      'set SVC_JOURNAL_KIND=rdb-embedded (one node) or rdb-server-1 (several nodes)',
+    ),
   ],
   create: () => new MemoryJournal(),
 });

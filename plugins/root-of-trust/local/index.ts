@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { sqlitePath } from '../../../config/urls.ts';
 import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
+import { devGradeFinding, type PreflightNode } from '../../../kernel/preflight.ts';
 import { rootOfTrustPort } from '../../../kernel/ports/root-of-trust.ts';
 import { LocalRootOfTrust, type KekSource } from './local-root-of-trust.ts';
 
@@ -23,25 +24,23 @@ export default definePlugin({
   description: 'AES-256-GCM under a KEK held in process memory',
   configSlice: kekSource,
   preflight: ({ source }, env) => {
-    const nodes = [
-      {
-        name: 'crypto.kind',
-        status: env.exposed ? ('warn' as const) : ('ok' as const),
-        devGrade: true,
-        message: `crypto.kind is in-memory: the KEK lives in this process (${source.kind === 'file' ? 'and a file beside journal.db' : source.kind})`,
-        advice: 'use SVC_CRYPTO_KIND=cloud-kms so key material is protected by an HSM-backed key',
-      },
+    const nodes: PreflightNode[] = [
+      devGradeFinding(
+        'crypto.kind',
+        env.exposed,
+        `crypto.kind is in-memory: the KEK lives in this process (${source.kind === 'file' ? 'and a file beside journal.db' : source.kind})`,
+        'use SVC_CRYPTO_KIND=cloud-kms so key material is protected by an HSM-backed key',
+      ),
     ];
     if (source.kind === 'refused') {
       nodes.push({
         name: 'crypto.localKek',
-        status: 'fail' as never,
-        devGrade: false,
+        status: 'fail',
         message: `journal.kind ${source.journalKind} keeps keys across restarts, but no SVC_CRYPTO_LOCAL_KEK is set: keys would be unreadable after a restart`,
         advice: 'set SVC_CRYPTO_LOCAL_KEK to base64 of 32 random bytes (openssl rand -base64 32), or use crypto.kind cloud-kms',
       });
     } else if (source.kind === 'configured' && Buffer.from(source.kekBase64, 'base64').length !== 32) {
-      nodes.push({ name: 'crypto.localKek', status: 'fail' as never, devGrade: false, message: 'SVC_CRYPTO_LOCAL_KEK must be base64 of exactly 32 bytes', advice: 'openssl rand -base64 32' });
+      nodes.push({ name: 'crypto.localKek', status: 'fail', message: 'SVC_CRYPTO_LOCAL_KEK must be base64 of exactly 32 bytes', advice: 'openssl rand -base64 32' });
     }
     return nodes;
   },
