@@ -1,8 +1,12 @@
 import type { AnyPlugin } from '../kernel/define-plugin.ts';
 import auditApi from '../plugins/audit-api/index.ts';
+import auditSinkMysql from '../plugins/audit-sink/knex/mysql.ts';
+import auditSinkPostgres from '../plugins/audit-sink/knex/postgres.ts';
 import auditSinkSqlite from '../plugins/audit-sink/knex/sqlite.ts';
 import auditSinkStdout from '../plugins/audit-sink/stdout/index.ts';
 import authDev from '../plugins/auth/dev/index.ts';
+import journalMysql from '../plugins/journal/knex/mysql.ts';
+import journalPostgres from '../plugins/journal/knex/postgres.ts';
 import journalSqlite from '../plugins/journal/knex/sqlite.ts';
 import journalMemory from '../plugins/journal/memory/index.ts';
 import keys from '../plugins/keys/index.ts';
@@ -17,11 +21,11 @@ export interface Selectable {
 }
 
 export const SELECTABLE: Selectable[] = [
-  { configKey: 'journal.kind', env: 'SVC_JOURNAL_KIND', plugins: [journalMemory, journalSqlite] },
+  { configKey: 'journal.kind', env: 'SVC_JOURNAL_KIND', plugins: [journalMemory, journalSqlite, journalPostgres, journalMysql] },
   { configKey: 'crypto.kind', env: 'SVC_CRYPTO_KIND', plugins: [rootOfTrustLocal] },
   { configKey: 'auth.kind', env: 'SVC_AUTH_KIND', plugins: [authDev] },
   { configKey: 'policy.kind', env: 'SVC_POLICY_KIND', plugins: [policyDev] },
-  { configKey: 'audit.kind', env: 'SVC_AUDIT_KIND', plugins: [auditSinkStdout, auditSinkSqlite] },
+  { configKey: 'audit.kind', env: 'SVC_AUDIT_KIND', plugins: [auditSinkStdout, auditSinkSqlite, auditSinkPostgres, auditSinkMysql] },
 ];
 
 /** Feature plugins wired in every deployment. */

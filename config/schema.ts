@@ -34,6 +34,11 @@ export const baseSchema: ConfigFragment = {
     username: { doc: 'rdb-server-2 user.', format: String, default: '', env: 'SVC_RDB2_USERNAME' },
     password: { doc: 'rdb-server-2 password.', format: String, default: '', env: 'SVC_RDB2_PASSWORD', sensitive: true },
   },
+  database: {
+    poolMax: { doc: 'Connections per pool (journal and audit each have one) on rdb-server-1/2.', format: 'nat', default: 10, env: 'SVC_DB_POOL_MAX' },
+    acquireTimeoutMs: { doc: 'How long a request waits for a database connection before it answers 503.', format: 'nat', default: 3000, env: 'SVC_DB_ACQUIRE_TIMEOUT_MS' },
+    bootTimeoutMs: { doc: 'How long boot waits for the database before it fails.', format: 'nat', default: 15000, env: 'SVC_DB_BOOT_TIMEOUT_MS' },
+  },
   rdbEmbedded: {
     jdbcUrl: { doc: 'rdb-embedded (SQLite) journal file: jdbc:sqlite:/path/journal.db or a plain path. Never in-memory.', format: String, default: 'data/journal.db', env: 'SVC_RDB_EMBEDDED_JDBC_URL' },
   },

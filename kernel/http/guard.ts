@@ -76,8 +76,10 @@ export function guardRoute(route: GuardedRoute, deps: GuardDeps): Middleware {
       } catch (err) {
         // Fail closed: without its audit record the caller gets no result, not even a success.
         deps.logger.error('primary audit sink write failed; request refused', { requestId, operation, error: (err as Error).message });
-        failure = new SvcError('InternalError', 'the audit record could not be written; the operation result is withheld');
-        outcome = 'InternalError';
+        failure = isSvcError(err) && err.code === 'ServiceUnavailable'
+          ? new SvcError('ServiceUnavailable', 'the audit store is unreachable, so the operation result is withheld; retry later')
+          : new SvcError('InternalError', 'the audit record could not be written; the operation result is withheld');
+        outcome = (failure as SvcError).code;
       }
     }
 

@@ -14,6 +14,13 @@ import { createPortRef } from './port-ref.ts';
  * - `eraseMaterial` removes every version of a key's material for good and is idempotent.
  */
 export interface KeyJournal extends Lifecycle {
+  /**
+   * True when several service nodes may write this journal: the key service then re-checks a key's last
+   * sequence number before each use, so a change made on another node is seen before the next use.
+   */
+  readonly shared?: boolean;
+  /** The highest sequence number written for a key (0 for none); cheap, one index lookup. */
+  lastSeq(keyId: string): Promise<number>;
   append(keyId: string, expectedSeq: number, events: KeyEvent[]): Promise<void>;
   load(keyId: string): Promise<StoredEvent[]>;
   /** Every key id, oldest first; background work (time-based rotation) walks it at start. */

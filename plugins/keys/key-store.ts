@@ -25,13 +25,18 @@ export class KeyStore {
     private readonly rootOfTrust: RootOfTrust,
   ) {}
 
-  /** The key's current state; any id that is not a known UUID is KeyNotFound. */
+  /**
+   * The key's current state; any id that is not a known UUID is KeyNotFound. On a journal shared by
+   * several nodes the cached state is trusted only after one index lookup shows no newer event, so a
+   * compromise, revoke, rotation or destroy made on another node is seen before this node's next use.
+   */
   async get(id: string): Promise<ManagedKey> {
     const cached = this.keys.get(id);
-    if (cached) return cached;
+    if (cached && (!this.journal.shared || (await this.journal.lastSeq(id)) === cached.seq)) return cached;
     if (!UUID.test(id)) throw new SvcError('KeyNotFound', `no key with id ${id}`);
     const key = foldEvents(await this.journal.load(id));
     if (!key) throw new SvcError('KeyNotFound', `no key with id ${id}`);
+    if (cached && key.state !== 'Active') this.forgetMaterial(key);
     this.keys.set(id, key);
     return key;
   }

@@ -4,4 +4,10 @@ import type { Knex } from 'knex';
 export interface KnexSettings {
   config: Knex.Config;
   prepare?: () => Promise<void>;
+  /** What to call the database in messages: host:port/database or the file, never credentials. */
+  describe: string;
+  /** Several service nodes may share this database, so cached key state must be re-checked before use. */
+  shared: boolean;
+  /** Bound on reaching the database at start. */
+  bootTimeoutMs: number;
 }

@@ -9,6 +9,9 @@ import type { KnexSettings } from './knex-settings.ts';
  */
 export function sqliteKnexSettings(file: string): KnexSettings {
   return {
+    describe: file,
+    shared: false,
+    bootTimeoutMs: 15_000,
     prepare: async () => {
       await mkdir(path.dirname(file), { recursive: true });
     },

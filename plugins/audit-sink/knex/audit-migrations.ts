@@ -1,4 +1,4 @@
-import { migrationSource, type Migration } from '../../sql-support/migration-source.ts';
+import type { Migration } from '../../sql-support/migration-source.ts';
 
 /** One audit schema for every SQL sink (SQLite, PostgreSQL, MySQL/MariaDB). */
 const MIGRATIONS: Migration[] = [
@@ -25,4 +25,4 @@ const MIGRATIONS: Migration[] = [
   },
 ];
 
-export const auditMigrations = migrationSource(MIGRATIONS);
+export const auditMigrations: Migration[] = MIGRATIONS;

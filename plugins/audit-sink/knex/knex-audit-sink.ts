@@ -1,4 +1,6 @@
-import knexFactory, { type Knex } from 'knex';
+import type { Knex } from 'knex';
+import { connectAndMigrate } from '../../sql-support/connect.ts';
+import { unlessUnavailable } from '../../sql-support/unavailable.ts';
 import type { KnexSettings } from '../../sql-support/knex-settings.ts';
 import type { AuditQuery, AuditRecord } from '../../../kernel/model/index.ts';
 import type { AuditPage, AuditSink } from '../../../kernel/ports/audit-sink.ts';
@@ -32,9 +34,7 @@ export class KnexAuditSink implements AuditSink {
   ) {}
 
   async start(): Promise<void> {
-    await this.settings.prepare?.();
-    this.db = knexFactory(this.settings.config);
-    await this.db.migrate.latest({ migrationSource: auditMigrations, tableName: 'svc_audit_migrations' });
+    this.db = await connectAndMigrate(this.settings, auditMigrations, 'svc_audit_migrations');
     if (this.retentionDays > 0) {
       await this.prune();
       this.pruneTimer = setInterval(() => void this.prune().catch((err) => this.logger.warn('audit pruning failed', { error: (err as Error).message })), DAY_MS);
@@ -50,11 +50,11 @@ export class KnexAuditSink implements AuditSink {
   }
 
   async probe(): Promise<void> {
-    await this.knex().raw('select 1');
+    await this.run(() => this.knex().raw('select 1'));
   }
 
   async write(r: AuditRecord): Promise<void> {
-    await this.knex()('svc_audit').insert({
+    await this.run(() => this.knex()('svc_audit').insert({
       occurred_at: r.occurredAt,
       actor: r.principal.subject,
       actor_kind: r.principal.kind,
@@ -63,7 +63,7 @@ export class KnexAuditSink implements AuditSink {
       outcome: r.outcome,
       context: JSON.stringify(r.context),
       correlation_id: r.correlationId,
-    });
+    }));
   }
 
   async query(q: AuditQuery): Promise<AuditPage> {
@@ -73,7 +73,7 @@ export class KnexAuditSink implements AuditSink {
     if (q.actor) sql.where('actor', q.actor);
     if (q.key) sql.where('resource', q.key);
     if (q.op) sql.where('operation', q.op);
-    const rows: Row[] = await sql.orderBy([{ column: 'occurred_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(q.limit + 1).offset(q.offset);
+    const rows: Row[] = await this.run(() => sql.orderBy([{ column: 'occurred_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(q.limit + 1).offset(q.offset));
     return {
       hasMore: rows.length > q.limit,
       records: rows.slice(0, q.limit).map((row) => ({
@@ -92,6 +92,10 @@ export class KnexAuditSink implements AuditSink {
   async prune(): Promise<number> {
     const cutoff = new Date(this.clock.now().getTime() - this.retentionDays * DAY_MS).toISOString();
     return this.knex()('svc_audit').where('occurred_at', '<', cutoff).delete();
+  }
+
+  private run<T>(work: () => Promise<T>): Promise<T> {
+    return unlessUnavailable(`the audit database (${this.settings.describe})`, work);
   }
 
   private knex(): Knex {

@@ -1,23 +1,27 @@
-import knexFactory, { type Knex } from 'knex';
-import type { KnexSettings } from '../../sql-support/knex-settings.ts';
+import type { Knex } from 'knex';
 import type { KeyEvent, StoredEvent } from '../../../kernel/model/index.ts';
 import { JournalConflict, type KeyJournal } from '../../../kernel/ports/journal.ts';
-import { journalMigrations } from './migrations.ts';
+import { connectAndMigrate } from '../../sql-support/connect.ts';
+import type { KnexSettings } from '../../sql-support/knex-settings.ts';
 import { isUniqueViolation } from '../../sql-support/unique-violation.ts';
+import { unlessUnavailable } from '../../sql-support/unavailable.ts';
+import { journalMigrations } from './migrations.ts';
 
 /**
  * The SQL journal shared by every relational backend: events in svc_key_events with a primary key on
  * (key_id, seq), so two writers of the same key cannot both win; material in svc_key_material.
+ * A lost database connection surfaces as 503 ServiceUnavailable; the pool reconnects by itself.
  */
 export class KnexJournal implements KeyJournal {
+  readonly shared: boolean;
   private db: Knex | undefined;
 
-  constructor(private readonly settings: KnexSettings) {}
+  constructor(private readonly settings: KnexSettings) {
+    this.shared = settings.shared;
+  }
 
   async start(): Promise<void> {
-    await this.settings.prepare?.();
-    this.db = knexFactory(this.settings.config);
-    await this.db.migrate.latest({ migrationSource: journalMigrations, tableName: 'svc_journal_migrations' });
+    this.db = await connectAndMigrate(this.settings, journalMigrations, 'svc_journal_migrations');
   }
 
   async stop(): Promise<void> {
@@ -27,7 +31,7 @@ export class KnexJournal implements KeyJournal {
   }
 
   async probe(): Promise<void> {
-    await this.knex().raw('select 1');
+    await this.run(() => this.knex().raw('select 1'));
   }
 
   async append(keyId: string, expectedSeq: number, events: KeyEvent[]): Promise<void> {
@@ -39,9 +43,7 @@ export class KnexJournal implements KeyJournal {
       occurred_at: event.at,
     }));
     try {
-      await this.knex().transaction(async (trx) => {
-        await trx('svc_key_events').insert(rows);
-      });
+      await this.run(() => this.knex().transaction(async (trx) => void (await trx('svc_key_events').insert(rows))));
     } catch (err) {
       if (isUniqueViolation(err)) throw new JournalConflict(keyId, expectedSeq + 1);
       throw err;
@@ -49,26 +51,35 @@ export class KnexJournal implements KeyJournal {
   }
 
   async load(keyId: string): Promise<StoredEvent[]> {
-    const rows = await this.knex()('svc_key_events').where({ key_id: keyId }).orderBy('seq', 'asc').select('seq', 'payload');
+    const rows = await this.run(() => this.knex()('svc_key_events').where({ key_id: keyId }).orderBy('seq', 'asc').select('seq', 'payload'));
     return rows.map((r: { seq: number; payload: string }) => ({ keyId, seq: Number(r.seq), event: JSON.parse(r.payload) as KeyEvent }));
   }
 
+  async lastSeq(keyId: string): Promise<number> {
+    const row = await this.run(() => this.knex()('svc_key_events').where({ key_id: keyId }).max({ seq: 'seq' }).first());
+    return Number(row?.seq ?? 0);
+  }
+
   async keyIds(): Promise<string[]> {
-    const rows = await this.knex()('svc_key_events').where({ seq: 1 }).orderBy('occurred_at', 'asc').select('key_id');
+    const rows = await this.run(() => this.knex()('svc_key_events').where({ seq: 1 }).orderBy('occurred_at', 'asc').select('key_id'));
     return rows.map((r: { key_id: string }) => r.key_id);
   }
 
   async putMaterial(keyId: string, materialId: string, wrapped: Buffer): Promise<void> {
-    await this.knex()('svc_key_material').insert({ key_id: keyId, material_id: materialId, wrapped });
+    await this.run(() => this.knex()('svc_key_material').insert({ key_id: keyId, material_id: materialId, wrapped }));
   }
 
   async getMaterial(keyId: string, materialId: string): Promise<Buffer | undefined> {
-    const row = await this.knex()('svc_key_material').where({ key_id: keyId, material_id: materialId }).first('wrapped');
+    const row = await this.run(() => this.knex()('svc_key_material').where({ key_id: keyId, material_id: materialId }).first('wrapped'));
     return row ? Buffer.from(row.wrapped) : undefined;
   }
 
   async eraseMaterial(keyId: string): Promise<void> {
-    await this.knex()('svc_key_material').where({ key_id: keyId }).delete();
+    await this.run(() => this.knex()('svc_key_material').where({ key_id: keyId }).delete());
+  }
+
+  private run<T>(work: () => Promise<T>): Promise<T> {
+    return unlessUnavailable(`the journal database (${this.settings.describe})`, work);
   }
 
   private knex(): Knex {

@@ -1,4 +1,4 @@
-import { migrationSource, type Migration } from '../../sql-support/migration-source.ts';
+import type { Migration } from '../../sql-support/migration-source.ts';
 
 /** Versioned journal schema; see migrationSource for how versions are applied. */
 const MIGRATIONS: Migration[] = [
@@ -23,4 +23,4 @@ const MIGRATIONS: Migration[] = [
   },
 ];
 
-export const journalMigrations = migrationSource(MIGRATIONS);
+export const journalMigrations: Migration[] = MIGRATIONS;

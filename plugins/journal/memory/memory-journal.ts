@@ -17,6 +17,10 @@ export class MemoryJournal implements KeyJournal {
     return structuredClone(this.events.get(keyId) ?? []);
   }
 
+  async lastSeq(keyId: string): Promise<number> {
+    return this.events.get(keyId)?.length ?? 0;
+  }
+
   async keyIds(): Promise<string[]> {
     return [...this.events.keys()];
   }

@@ -1,0 +1,29 @@
+import { describeConnection, type ServerConnection } from '../../config/urls.ts';
+import type { KnexSettings } from './knex-settings.ts';
+
+export interface PoolOptions {
+  /** Pool size per node. */
+  max: number;
+  /** How long a request waits for a connection before it fails (503) instead of hanging. */
+  acquireTimeoutMs: number;
+  bootTimeoutMs: number;
+}
+
+/** knex settings for PostgreSQL (pg) or MySQL/MariaDB (mysql2), with bounded connect and acquire times. */
+export function serverKnexSettings(kind: 'postgresql' | 'mysql', c: ServerConnection, pool: PoolOptions): KnexSettings {
+  const connection =
+    kind === 'postgresql'
+      ? { host: c.host, port: c.port, database: c.database, user: c.user, password: c.password, connectionTimeoutMillis: pool.acquireTimeoutMs }
+      : { host: c.host, port: c.port, database: c.database, user: c.user, password: c.password, connectTimeout: pool.acquireTimeoutMs, supportBigNumbers: true };
+  return {
+    describe: `${kind === 'postgresql' ? 'PostgreSQL' : 'MySQL'} at ${describeConnection(c)}`,
+    shared: true,
+    bootTimeoutMs: pool.bootTimeoutMs,
+    config: {
+      client: kind === 'postgresql' ? 'pg' : 'mysql2',
+      connection,
+      pool: { min: 0, max: pool.max, idleTimeoutMillis: 30_000, createTimeoutMillis: pool.acquireTimeoutMs },
+      acquireConnectionTimeout: pool.acquireTimeoutMs,
+    },
+  };
+}

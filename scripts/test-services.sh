@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Starts throwaway PostgreSQL and MariaDB servers on 127.0.0.1 for the test suites, installing them with
+# apt-get when they are missing. Usage:
+#   scripts/test-services.sh start DIR   -> starts both, writes DIR/env (export lines with their URLs)
+#   scripts/test-services.sh stop DIR    -> stops what `start` started, by PID
+# A server that cannot be installed or started is left out of DIR/env; the tests then skip or, with
+# SVC_TEST_REQUIRE_SERVICES=1, fail.
+set -uo pipefail
+cmd=${1:?start|stop}
+dir=${2:?state directory}
+mkdir -p "$dir"
+dir=$(cd "$dir" && pwd)
+
+free_port() { node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
+
+ensure_packages() {
+  local missing=()
+  ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
+  command -v mariadbd >/dev/null 2>&1 || missing+=(mariadb-server)
+  if [ ${#missing[@]} -gt 0 ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+      echo "test-services: installing ${missing[*]}" >&2
+      apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2 || echo "test-services: apt-get install failed" >&2
+    else
+      echo "test-services: ${missing[*]} missing and cannot be installed here" >&2
+    fi
+  fi
+}
+
+wait_for() { # command, seconds
+  local i
+  for ((i = 0; i < $2 * 10; i++)); do eval "$1" >/dev/null 2>&1 && return 0; sleep 0.1; done
+  return 1
+}
+
+start_postgres() {
+  local bin port data
+  bin=$(dirname "$(ls /usr/lib/postgresql/*/bin/initdb 2>/dev/null | sort -V | tail -1)")
+  [ -x "$bin/initdb" ] || { echo "test-services: PostgreSQL not installed" >&2; return 1; }
+  port=$(free_port)
+  data="$dir/pg"
+  rm -rf "$data" && mkdir -p "$data" && chown postgres "$data" "$dir" 2>/dev/null
+  runuser -u postgres -- "$bin/initdb" -D "$data/db" -U postgres --auth=trust -E UTF8 >"$dir/pg-initdb.log" 2>&1 || { echo "test-services: initdb failed (see $dir/pg-initdb.log)" >&2; return 1; }
+  runuser -u postgres -- "$bin/pg_ctl" -D "$data/db" -l "$dir/pg.log" -w -t 30 \
+    -o "-c listen_addresses=127.0.0.1 -p $port -k $data -c fsync=off -c full_page_writes=off -c max_connections=200" start >&2 || { echo "test-services: PostgreSQL did not start (see $dir/pg.log)" >&2; return 1; }
+  head -1 "$data/db/postmaster.pid" >"$dir/pg.pid"
+  echo "$bin" >"$dir/pg.bin"
+  wait_for "runuser -u postgres -- $bin/psql -h 127.0.0.1 -p $port -U postgres -c 'select 1'" 20 || return 1
+  runuser -u postgres -- "$bin/psql" -h 127.0.0.1 -p "$port" -U postgres -q -c "create user svc password 'svc-test-password'" -c "create database svc owner svc" >&2
+  {
+    echo "export SVC_TEST_PG_URL=jdbc:postgresql://127.0.0.1:$port/svc"
+    echo "export SVC_TEST_PG_USER=svc SVC_TEST_PG_PASSWORD=svc-test-password"
+    echo "export SVC_TEST_PG_ADMIN_URL=postgres://postgres@127.0.0.1:$port/postgres"
+  } >>"$dir/env"
+}
+
+start_mariadb() {
+  command -v mariadbd >/dev/null || { echo "test-services: MariaDB not installed" >&2; return 1; }
+  local port data sock
+  port=$(free_port)
+  data="$dir/mariadb"
+  sock="$dir/mariadb.sock"
+  rm -rf "$data" && mkdir -p "$data" && chown mysql "$data" "$dir" 2>/dev/null
+  mariadb-install-db --no-defaults --user=mysql --datadir="$data" --auth-root-authentication-method=normal --skip-test-db >"$dir/mariadb-install.log" 2>&1 || { echo "test-services: mariadb-install-db failed (see $dir/mariadb-install.log)" >&2; return 1; }
+  mariadbd --no-defaults --user=mysql --datadir="$data" --socket="$sock" --pid-file="$dir/mariadb.pid" \
+    --bind-address=127.0.0.1 --port="$port" --skip-name-resolve --innodb-flush-log-at-trx-commit=2 --max-connections=300 \
+    >"$dir/mariadb.log" 2>&1 &
+  wait_for "mariadb --no-defaults -h 127.0.0.1 -P $port -u root -e 'select 1'" 30 || { echo "test-services: MariaDB did not start (see $dir/mariadb.log)" >&2; return 1; }
+  mariadb --no-defaults -h 127.0.0.1 -P "$port" -u root -e "create database svc; create user 'svc'@'%' identified by 'svc-test-password'; grant all on svc.* to 'svc'@'%';" >&2
+  {
+    echo "export SVC_TEST_MYSQL_URL=jdbc:mysql://127.0.0.1:$port/svc"
+    echo "export SVC_TEST_MYSQL_USER=svc SVC_TEST_MYSQL_PASSWORD=svc-test-password"
+    echo "export SVC_TEST_MYSQL_ADMIN_URL=mysql://root@127.0.0.1:$port/mysql"
+  } >>"$dir/env"
+}
+
+case "$cmd" in
+  start)
+    : >"$dir/env"
+    ensure_packages
+    start_postgres || true
+    start_mariadb || true
+    cat "$dir/env" >&2
+    ;;
+  stop)
+    if [ -f "$dir/pg.pid" ]; then
+      runuser -u postgres -- "$(cat "$dir/pg.bin")/pg_ctl" -D "$dir/pg/db" -m immediate stop >/dev/null 2>&1 || kill "$(cat "$dir/pg.pid")" 2>/dev/null
+    fi
+    [ -f "$dir/mariadb.pid" ] && kill "$(cat "$dir/mariadb.pid")" 2>/dev/null
+    rm -rf "$dir"
+    ;;
+  *) echo "usage: $0 start|stop DIR" >&2; exit 2 ;;
+esac
+exit 0

@@ -1,0 +1,24 @@
+import t from 'tap';
+import { serverConnection } from '../../config/urls.ts';
+import { createStderrLogger } from '../../kernel/logger.ts';
+import { KnexAuditSink } from '../../plugins/audit-sink/knex/knex-audit-sink.ts';
+import { serverKnexSettings } from '../../plugins/sql-support/server-connection.ts';
+import { auditSinkContract } from '../contracts/audit-sink.ts';
+import { freshDatabase, type ServerKind } from '../helpers/databases.ts';
+import { ManualClock } from '../helpers/service.ts';
+
+const clock = new ManualClock(new Date('2026-06-01T00:00:00.000Z'));
+
+for (const kind of ['postgresql', 'mysql'] as ServerKind[]) {
+  t.test(`${kind} audit sink passes the audit sink contract`, async (t) => {
+    const open = async () => {
+      // A fresh database per case, like the SQLite run.
+      const db = (await freshDatabase(t, kind))!;
+      const sink = new KnexAuditSink(serverKnexSettings(kind, serverConnection(db.url, kind, db.user, db.password), { max: 5, acquireTimeoutMs: 3000, bootTimeoutMs: 10000 }), 30, clock, createStderrLogger('error', () => {}));
+      await sink.start();
+      return sink;
+    };
+    if (!(await freshDatabase(t, kind))) return;
+    auditSinkContract(t, open, clock.now(), 30);
+  });
+}
