@@ -43,13 +43,15 @@ export class KeyLifecycle {
   async rotate(id: string, by: string, request: { policy?: string; reason?: string; ifVersion?: number }) {
     if (request.policy !== undefined) parseRotationPolicy(request.policy);
     let previousVersion = 0;
+    // Material is made once: if another writer wins the race, the same material becomes the next version.
+    let materialId: string | undefined;
     const key = await this.store.mutate(id, async (k) => {
       requireTransition(k, 'Rotated');
       if (request.ifVersion !== undefined && k.currentVersion !== request.ifVersion) {
         throw new SvcError('IllegalOperation', `key ${id} was already rotated to version ${k.currentVersion}`);
       }
       previousVersion = k.currentVersion;
-      const materialId = await this.store.storeNewMaterial(id, k.spec);
+      materialId ??= await this.store.storeNewMaterial(id, k.spec);
       return {
         type: 'Rotated', at: this.now(), by, newVersion: k.currentVersion + 1, materialId,
         policy: request.policy ?? k.rotationPolicy,

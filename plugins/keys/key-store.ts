@@ -7,7 +7,9 @@ import { generateMaterial, parseMaterial, type ParsedMaterial } from './crypto/m
 import { applyEvent, foldEvents } from './key-state.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const MAX_CONFLICT_RETRIES = 5;
+// Several nodes writing one key take turns; a jittered pause between attempts lets one of them win.
+const MAX_CONFLICT_RETRIES = 50;
+const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(20, 1 + attempt * 2)));
 const MATERIAL_CACHE_ENTRIES = 10_000;
 
 /**
@@ -79,8 +81,10 @@ export class KeyStore {
         try {
           await this.journal.append(id, key.seq, [event]);
         } catch (err) {
-          if (!(err instanceof JournalConflict) || attempt >= MAX_CONFLICT_RETRIES) throw err;
+          if (!(err instanceof JournalConflict)) throw err;
+          if (attempt >= MAX_CONFLICT_RETRIES) throw new SvcError('IllegalOperation', `key ${id} is being changed by other writers; retry`);
           this.keys.delete(id);
+          await pause(attempt);
           continue;
         }
         const next = applyEvent(key, { keyId: id, seq: key.seq + 1, event });
