@@ -3,6 +3,8 @@
 # apt-get when they are missing. Usage:
 #   scripts/test-services.sh start DIR   -> starts both, writes DIR/env (export lines with their URLs)
 #   scripts/test-services.sh stop DIR    -> stops what `start` started, by PID
+#   scripts/test-services.sh start-pg DIR, pg-down DIR, pg-up DIR
+#                                        -> a private PostgreSQL that a test can take down and bring back
 # A server that cannot be installed or started is left out of DIR/env; the tests then skip or, with
 # SVC_TEST_REQUIRE_SERVICES=1, fail.
 set -uo pipefail
@@ -45,6 +47,7 @@ start_postgres() {
     -o "-c listen_addresses=127.0.0.1 -p $port -k $data -c fsync=off -c full_page_writes=off -c max_connections=200" start >&2 || { echo "test-services: PostgreSQL did not start (see $dir/pg.log)" >&2; return 1; }
   head -1 "$data/db/postmaster.pid" >"$dir/pg.pid"
   echo "$bin" >"$dir/pg.bin"
+  echo "$port" >"$dir/pg.port"
   wait_for "runuser -u postgres -- $bin/psql -h 127.0.0.1 -p $port -U postgres -c 'select 1'" 20 || return 1
   runuser -u postgres -- "$bin/psql" -h 127.0.0.1 -p "$port" -U postgres -q -c "create user svc password 'svc-test-password'" -c "create database svc owner svc" >&2
   {
@@ -74,7 +77,24 @@ start_mariadb() {
   } >>"$dir/env"
 }
 
+pg_ctl_start() {
+  runuser -u postgres -- "$(cat "$dir/pg.bin")/pg_ctl" -D "$dir/pg/db" -l "$dir/pg.log" -w -t 30 \
+    -o "-c listen_addresses=127.0.0.1 -p $(cat "$dir/pg.port") -k $dir/pg -c fsync=off -c full_page_writes=off -c max_connections=200" start >&2
+  head -1 "$dir/pg/db/postmaster.pid" >"$dir/pg.pid"
+}
+
 case "$cmd" in
+  start-pg)
+    : >"$dir/env"
+    ensure_packages
+    start_postgres || exit 1
+    ;;
+  pg-down)
+    runuser -u postgres -- "$(cat "$dir/pg.bin")/pg_ctl" -D "$dir/pg/db" -m immediate stop >&2
+    ;;
+  pg-up)
+    pg_ctl_start
+    ;;
   start)
     : >"$dir/env"
     ensure_packages
