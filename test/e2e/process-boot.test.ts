@@ -2,7 +2,6 @@ import { createServer } from 'node:net';
 import t from 'tap';
 import { ApiClient } from '../helpers/client.ts';
 import { spawnService } from '../helpers/process.ts';
-import { tempDir } from '../helpers/service.ts';
 
 const LOOPBACK = { SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0' };
 
@@ -77,9 +76,9 @@ t.test('--print-config prints the effective config with secrets redacted', async
   t.notMatch(svc.stdout(), new RegExp(`${secret}|pg-password-xyz`));
 });
 
-t.test('a journal kind this build has no plugin for is refused by name', async (t) => {
-  const dir = tempDir();
-  const svc = spawnService({ ...LOOPBACK, SVC_JOURNAL_KIND: 'rdb-server-2', SVC_CRYPTO_LOCAL_KEK: Buffer.alloc(32, 7).toString('base64'), SVC_RDB_EMBEDDED_JDBC_URL: `${dir}/j.db` });
+t.test('a server journal without SVC_CRYPTO_LOCAL_KEK fails the boot saying why, before connecting', async (t) => {
+  const svc = spawnService({ ...LOOPBACK, SVC_JOURNAL_KIND: 'rdb-server-1', SVC_JDBC_URL: 'jdbc:postgresql://127.0.0.1:1/svc' });
   t.not(await svc.exited, 0);
-  t.match(svc.stderr(), /journal\.kind \(env SVC_JOURNAL_KIND\) is "rdb-server-2"/);
+  t.match(svc.stderr(), /\[FAIL\] crypto\.localKek: journal\.kind rdb-server-1 keeps keys across restarts, but no SVC_CRYPTO_LOCAL_KEK is set: keys would be unreadable after a restart/);
+  t.notMatch(svc.stderr(), /cannot use PostgreSQL/, 'preflight refuses before any connection');
 });

@@ -29,7 +29,7 @@ export async function freshDatabase(t: Test, kind: ServerKind): Promise<TestData
   if (!base || !process.env[v.admin]) {
     const why = `${kind} test server not available (${v.url} unset; run through npm test, which starts it)`;
     if (process.env.SVC_TEST_REQUIRE_SERVICES === '1') t.fail(why);
-    else t.skip(why);
+    else t.skip(why, () => {});
     return undefined;
   }
   const name = `svc_${randomBytes(6).toString('hex')}`;
@@ -46,7 +46,7 @@ export async function freshDatabase(t: Test, kind: ServerKind): Promise<TestData
   }
   const url = base.replace(/\/[^/]+$/, `/${name}`);
   const password = process.env[v.password]!;
-  const env =
+  const env: Record<string, string> =
     kind === 'postgresql'
       ? { SVC_JOURNAL_KIND: 'rdb-server-1', SVC_AUDIT_KIND: 'rdb-server-1', SVC_JDBC_URL: url, SVC_JDBC_USERNAME: user, SVC_JDBC_PASSWORD: password }
       : { SVC_JOURNAL_KIND: 'rdb-server-2', SVC_AUDIT_KIND: 'rdb-server-2', SVC_RDB2_JDBC_URL: url, SVC_RDB2_USERNAME: user, SVC_RDB2_PASSWORD: password };
