@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { GroupCommit } from '../../../kernel/audit/group-commit.ts';
 import { connectAndMigrate } from '../../sql-support/connect.ts';
 import { unlessUnavailable } from '../../sql-support/unavailable.ts';
 import type { KnexSettings } from '../../sql-support/knex-settings.ts';
@@ -25,6 +26,8 @@ interface Row {
 export class KnexAuditSink implements AuditSink {
   private db: Knex | undefined;
   private pruneTimer: NodeJS.Timeout | undefined;
+  // Concurrent requests' records go in as one multi-row INSERT; each request waits for its commit.
+  private readonly rows = new GroupCommit<Row>((batch) => this.run(() => this.knex()('svc_audit').insert(batch)), 500);
 
   constructor(
     private readonly settings: KnexSettings,
@@ -53,8 +56,8 @@ export class KnexAuditSink implements AuditSink {
     await this.run(() => this.knex().raw('select 1'));
   }
 
-  async write(r: AuditRecord): Promise<void> {
-    await this.run(() => this.knex()('svc_audit').insert({
+  write(r: AuditRecord): Promise<void> {
+    return this.rows.add({
       occurred_at: r.occurredAt,
       actor: r.principal.subject,
       actor_kind: r.principal.kind,
@@ -63,7 +66,7 @@ export class KnexAuditSink implements AuditSink {
       outcome: r.outcome,
       context: JSON.stringify(r.context),
       correlation_id: r.correlationId,
-    }));
+    });
   }
 
   async query(q: AuditQuery): Promise<AuditPage> {

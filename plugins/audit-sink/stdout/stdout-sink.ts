@@ -1,5 +1,6 @@
 import { writeSync } from 'node:fs';
 import type { AuditRecord } from '../../../kernel/model/index.ts';
+import { GroupCommit } from '../../../kernel/audit/group-commit.ts';
 import type { AuditSink } from '../../../kernel/ports/audit-sink.ts';
 
 // SPEC 6's stdout shape names the two lifecycle ops after their journal events.
@@ -24,10 +25,11 @@ const stdoutWriter: BatchWriter = (text) => {
  * request still waits for its own line to be written before it answers.
  */
 export class StdoutAuditSink implements AuditSink {
-  private pending: string[] = [];
-  private waiters: Array<{ resolve: () => void; reject: (err: Error) => void }> = [];
+  private readonly lines: GroupCommit<string>;
 
-  constructor(private readonly out: BatchWriter = stdoutWriter) {}
+  constructor(out: BatchWriter = stdoutWriter) {
+    this.lines = new GroupCommit((batch) => out(batch.join('')));
+  }
 
   toLine(r: AuditRecord): string {
     const line: Record<string, unknown> = {
@@ -45,25 +47,6 @@ export class StdoutAuditSink implements AuditSink {
   }
 
   write(record: AuditRecord): Promise<void> {
-    const line = this.toLine(record);
-    return new Promise((resolve, reject) => {
-      if (this.pending.length === 0) setImmediate(() => this.flush());
-      this.pending.push(line);
-      this.waiters.push({ resolve, reject });
-    });
-  }
-
-  private flush(): void {
-    const text = this.pending.join('');
-    const waiters = this.waiters;
-    this.pending = [];
-    this.waiters = [];
-    try {
-      this.out(text);
-    } catch (err) {
-      for (const w of waiters) w.reject(err as Error);
-      return;
-    }
-    for (const w of waiters) w.resolve();
+    return this.lines.add(this.toLine(record));
   }
 }
