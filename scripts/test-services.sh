@@ -44,7 +44,7 @@ start_postgres() {
   rm -rf "$data" && mkdir -p "$data" && chown postgres "$data" "$dir" 2>/dev/null
   runuser -u postgres -- "$bin/initdb" -D "$data/db" -U postgres --auth=trust -E UTF8 >"$dir/pg-initdb.log" 2>&1 || { echo "test-services: initdb failed (see $dir/pg-initdb.log)" >&2; return 1; }
   runuser -u postgres -- "$bin/pg_ctl" -D "$data/db" -l "$dir/pg.log" -w -t 30 \
-    -o "-c listen_addresses=127.0.0.1 -p $port -k $data -c fsync=off -c full_page_writes=off -c max_connections=200" start >&2 || { echo "test-services: PostgreSQL did not start (see $dir/pg.log)" >&2; return 1; }
+    -o "-c listen_addresses=127.0.0.1 -p $port -k $data -c fsync=${PG_FSYNC:-off} -c full_page_writes=${PG_FSYNC:-off} -c max_connections=200" start >&2 || { echo "test-services: PostgreSQL did not start (see $dir/pg.log)" >&2; return 1; }
   head -1 "$data/db/postmaster.pid" >"$dir/pg.pid"
   echo "$bin" >"$dir/pg.bin"
   echo "$port" >"$dir/pg.port"
@@ -79,7 +79,7 @@ start_mariadb() {
 
 pg_ctl_start() {
   runuser -u postgres -- "$(cat "$dir/pg.bin")/pg_ctl" -D "$dir/pg/db" -l "$dir/pg.log" -w -t 30 \
-    -o "-c listen_addresses=127.0.0.1 -p $(cat "$dir/pg.port") -k $dir/pg -c fsync=off -c full_page_writes=off -c max_connections=200" start >&2
+    -o "-c listen_addresses=127.0.0.1 -p $(cat "$dir/pg.port") -k $dir/pg -c fsync=${PG_FSYNC:-off} -c full_page_writes=${PG_FSYNC:-off} -c max_connections=200" start >&2
   head -1 "$dir/pg/db/postmaster.pid" >"$dir/pg.pid"
 }
 

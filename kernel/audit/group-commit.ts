@@ -1,12 +1,14 @@
 /**
- * Group commit for audit sinks: records written in the same event-loop turn are handed to `flush` as
- * one batch (one write, one INSERT), and each writer's promise settles with its batch. A request still
- * waits for its own record to be durable; many requests share the cost of getting there.
+ * Group commit for audit sinks: records that arrive while the previous batch is being written wait and
+ * go together in the next one (one write, one INSERT, one commit). A request still waits for its own
+ * record to be durable; many requests share the cost of getting there. Batches are written one after
+ * another, so records reach the sink in the order they were written.
  */
 export class GroupCommit<T> {
   private pending: T[] = [];
   private waiters: Array<{ resolve: () => void; reject: (err: unknown) => void }> = [];
-  private flushing: Promise<void> = Promise.resolve();
+  private scheduled = false;
+  private writing = false;
 
   constructor(
     private readonly flush: (batch: T[]) => Promise<void> | void,
@@ -15,27 +17,33 @@ export class GroupCommit<T> {
 
   add(item: T): Promise<void> {
     return new Promise((resolve, reject) => {
-      if (this.pending.length === 0) setImmediate(() => this.drain());
       this.pending.push(item);
       this.waiters.push({ resolve, reject });
-      if (this.pending.length >= this.maxBatch) this.drain();
+      if (!this.scheduled && !this.writing) {
+        // Let the rest of this event-loop turn add its records to the same batch.
+        this.scheduled = true;
+        setImmediate(() => {
+          this.scheduled = false;
+          void this.write();
+        });
+      }
     });
   }
 
-  private drain(): void {
-    if (this.pending.length === 0) return;
-    const batch = this.pending;
-    const waiters = this.waiters;
-    this.pending = [];
-    this.waiters = [];
-    // Batches are written one after another, so records reach the sink in the order they were written.
-    this.flushing = this.flushing.then(async () => {
-      try {
-        await this.flush(batch);
-        for (const w of waiters) w.resolve();
-      } catch (err) {
-        for (const w of waiters) w.reject(err);
-      }
-    });
+  private async write(): Promise<void> {
+    if (this.writing || this.pending.length === 0) return;
+    this.writing = true;
+    const batch = this.pending.splice(0, this.maxBatch);
+    const waiters = this.waiters.splice(0, batch.length);
+    try {
+      await this.flush(batch);
+      for (const w of waiters) w.resolve();
+    } catch (err) {
+      for (const w of waiters) w.reject(err);
+    } finally {
+      this.writing = false;
+    }
+    // Whatever arrived during the write has already waited: write it now.
+    if (this.pending.length > 0) void this.write();
   }
 }

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { KeyEvent, StoredEvent } from '../../../kernel/model/index.ts';
 import { JournalConflict, type KeyJournal } from '../../../kernel/ports/journal.ts';
+import { BatchedLookup } from '../../sql-support/batched-lookup.ts';
 import { connectAndMigrate } from '../../sql-support/connect.ts';
 import type { KnexSettings } from '../../sql-support/knex-settings.ts';
 import { isUniqueViolation } from '../../sql-support/unique-violation.ts';
@@ -15,6 +16,10 @@ import { journalMigrations } from './migrations.ts';
 export class KnexJournal implements KeyJournal {
   readonly shared: boolean;
   private db: Knex | undefined;
+  private readonly lastSeqs = new BatchedLookup<number>(async (keyIds) => {
+    const rows = await this.run(() => this.knex()('svc_key_events').whereIn('key_id', keyIds).groupBy('key_id').select('key_id').max({ seq: 'seq' }));
+    return new Map((rows as Array<{ key_id: string; seq: number | string }>).map((r) => [r.key_id, Number(r.seq)]));
+  }, 0);
 
   constructor(private readonly settings: KnexSettings) {
     this.shared = settings.shared;
@@ -55,9 +60,9 @@ export class KnexJournal implements KeyJournal {
     return rows.map((r: { seq: number; payload: string }) => ({ keyId, seq: Number(r.seq), event: JSON.parse(r.payload) as KeyEvent }));
   }
 
-  async lastSeq(keyId: string): Promise<number> {
-    const row = await this.run(() => this.knex()('svc_key_events').where({ key_id: keyId }).max({ seq: 'seq' }).first());
-    return Number(row?.seq ?? 0);
+  /** Checked before every use of a key on a shared journal, so concurrent checks share one query. */
+  lastSeq(keyId: string): Promise<number> {
+    return this.lastSeqs.get(keyId);
   }
 
   async keyIds(): Promise<string[]> {

@@ -1,0 +1,59 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync } from 'node:fs';
+import path from 'node:path';
+import autocannon from 'autocannon';
+
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+export const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+export const CONNECTIONS = 50;
+
+export interface Row {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+/** Starts a Node process (the service or the bare endpoint) and resolves when it logs that it listens. */
+export function start(args: string[], env: Record<string, string>, stdoutFile?: string): Promise<{ child: ChildProcess; url: string }> {
+  const stdout = stdoutFile ? openSync(stdoutFile, 'a') : 'ignore';
+  const child = spawn(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', stdout, 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let err = '';
+    child.stderr!.on('data', (d) => {
+      err += d;
+      const m = /"msg":"listening".*?"port":(\d+)/.exec(err);
+      if (m) resolve({ child, url: `http://127.0.0.1:${m[1]}` });
+    });
+    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}: ${err}`)));
+  });
+}
+
+export async function call(url: string, method: string, body?: unknown): Promise<any> {
+  const res = await fetch(url, { method, headers: { 'X-Svc-User': 'bench', 'Content-Type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+/** Creates and activates a key on a running service. */
+export async function activeKey(base: string, spec: object): Promise<string> {
+  const k = await call(`${base}/v1/keys`, 'POST', { spec: { name: 'bench', ...spec } });
+  await call(`${base}/v1/keys/${k.id}/activate`, 'POST');
+  return k.id;
+}
+
+export async function load(name: string, url: string, body: unknown, seconds = SECONDS): Promise<Row> {
+  const result = await autocannon({
+    url, method: 'POST', connections: CONNECTIONS, duration: seconds,
+    headers: { 'X-Svc-User': 'bench', 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const row = { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.non2xx + result.errors };
+  process.stderr.write(`${name.padEnd(40)} ${row.rps.toFixed(0).padStart(7)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms  errors ${row.errors}\n`);
+  return row;
+}
+
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+export const machine = () => `${new Date().toISOString().slice(0, 10)}, Node ${process.version}`;
