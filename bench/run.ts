@@ -1,67 +1,19 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, openSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
-import autocannon from 'autocannon';
+import { activeKey, call, CONNECTIONS, load, median, ROOT, ROUNDS, SECONDS, start, type Row } from './lib/harness.ts';
 
 /**
  * `npm run bench`: starts the real service (full chain: dev auth, dev policy, stdout audit redirected to
  * a file, in-memory journal) and a bare Koa endpoint, loads each with autocannon (50 connections,
  * BENCH_SECONDS each, default 10) in one run, and writes docs/benchmarks.md with ratios to the bare endpoint.
  */
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const CONNECTIONS = 50;
-const ROOT = path.resolve(import.meta.dirname, '..');
 const work = mkdtempSync(path.join(tmpdir(), 'svc-bench-'));
 
-function start(args: string[], env: Record<string, string>, stdoutFile?: string): Promise<{ child: ChildProcess; url: string }> {
-  const stdout = stdoutFile ? openSync(stdoutFile, 'a') : 'ignore';
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', stdout, 'pipe'] });
-  return new Promise((resolve, reject) => {
-    let err = '';
-    child.stderr!.on('data', (d) => {
-      err += d;
-      const m = /"msg":"listening".*?"port":(\d+)/.exec(err);
-      if (m) resolve({ child, url: `http://127.0.0.1:${m[1]}` });
-    });
-    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}: ${err}`)));
-  });
-}
-
-async function call(url: string, method: string, body?: unknown): Promise<any> {
-  const res = await fetch(url, { method, headers: { 'X-Svc-User': 'bench', 'Content-Type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
-  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
-  return res.json();
-}
-
-interface Row {
-  name: string;
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-}
-
-async function load(name: string, url: string, body: unknown, seconds = SECONDS): Promise<Row> {
-  const result = await autocannon({
-    url, method: 'POST', connections: CONNECTIONS, duration: seconds,
-    headers: { 'X-Svc-User': 'bench', 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const row = { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.non2xx + result.errors };
-  process.stderr.write(`${name.padEnd(34)} ${row.rps.toFixed(0).padStart(7)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms  errors ${row.errors}\n`);
-  return row;
-}
-
-const bare = await start(['--max-semi-space-size=64', '--import', 'tsx', 'bench/bare-koa.ts'], {});
-const svc = await start(['--max-semi-space-size=64', '--import', 'tsx', 'app/main.ts'], { SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', SVC_JOURNAL_KIND: 'in-memory', SVC_AUDIT_KIND: 'stdout' }, path.join(work, 'audit.jsonl'));
+const bare = await start(['bench/bare-koa.ts'], {});
+const svc = await start(['app/main.ts'], { SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', SVC_JOURNAL_KIND: 'in-memory', SVC_AUDIT_KIND: 'stdout' }, path.join(work, 'audit.jsonl'));
 try {
-  const key = async (spec: object) => {
-    const k = await call(`${svc.url}/v1/keys`, 'POST', { spec: { name: 'bench', ...spec } });
-    await call(`${svc.url}/v1/keys/${k.id}/activate`, 'POST');
-    return k.id as string;
-  };
+  const key = (spec: object) => activeKey(svc.url, spec);
   const plaintextBase64 = Buffer.alloc(1024, 7).toString('base64');
   const ed = await key({ algorithm: 'EdDSA' });
   const p256 = await key({ algorithm: 'EC', curve: 'P-256' });
@@ -97,7 +49,6 @@ try {
       last.set(name, row);
     }
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const rows = scenarios.map(([name]) => ({ ...last.get(name)!, ratios: ratios.get(name)! }));
 
   const table = rows.map((r) => `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.ratios.map((x) => x.toFixed(2)).join(', ')} | **${median(r.ratios).toFixed(2)}** | ${r.errors} |`);
@@ -123,6 +74,7 @@ try {
     ...table,
     '',
     'Goals (issue 2): encrypt 1 KiB at least 0.65 and Ed25519 sign at least 0.50 of the baseline.',
+    'PostgreSQL numbers (issue 3) are in [benchmarks-postgres.md](benchmarks-postgres.md).',
     '',
     'Run-to-run spread on this 2-core machine is about ten percent for either side (the load generator',
     'competes with the server for the same cores); compare ratios, not absolute numbers, across runs.',
