@@ -12,7 +12,8 @@ const DECRYPTION_FAILED = 'the ciphertext could not be decrypted with this key a
 
 /** Hooks of the rotation scheduler: a due TimeBased key rotates before use; OpCountBased counts uses. */
 export interface RotationHooks {
-  beforeUse(key: ManagedKey): Promise<ManagedKey>;
+  /** The key to use: the same one, or (when a TimeBased period has run out) a promise of the rotated one. */
+  beforeUse(key: ManagedKey): ManagedKey | Promise<ManagedKey>;
   afterProduce(key: ManagedKey): void;
 }
 

@@ -29,6 +29,7 @@ function parse(text: string): RotationPolicy {
 
 /** True when a TimeBased key's current version is older than its period. */
 export function timeRotationDue(key: ManagedKey, now: Date): boolean {
+  if (key.rotationPolicy === 'Manual') return false;
   const policy = parseRotationPolicy(key.rotationPolicy);
   if (policy.kind !== 'TimeBased' || key.state !== 'Active') return false;
   const since = Date.parse(key.versions[key.currentVersion]?.createdAt ?? key.createdAt);

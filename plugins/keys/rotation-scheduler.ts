@@ -47,10 +47,9 @@ export class RotationScheduler implements RotationHooks {
     await Promise.all(this.store.cached().filter((k) => timeRotationDue(k, now)).map((k) => this.rotate(k, 'TimeBased period elapsed')));
   }
 
-  async beforeUse(key: ManagedKey): Promise<ManagedKey> {
-    if (!timeRotationDue(key, this.clock.now())) return key;
-    await this.rotate(key, 'TimeBased period elapsed');
-    return this.store.get(key.id);
+  beforeUse(key: ManagedKey): ManagedKey | Promise<ManagedKey> {
+    if (key.rotationPolicy === 'Manual' || !timeRotationDue(key, this.clock.now())) return key;
+    return this.rotate(key, 'TimeBased period elapsed').then(() => this.store.get(key.id));
   }
 
   afterProduce(key: ManagedKey): void {

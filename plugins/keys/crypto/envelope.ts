@@ -23,13 +23,15 @@ export function seal(secret: Buffer, keyId: string, version: number, context: Re
   const iv = ivs.next();
   const cipher = createCipheriv(`aes-${secret.length * 8}-gcm` as 'aes-256-gcm', secret, iv);
   cipher.setAAD(aad(keyId, version, context));
-  const ct = Buffer.concat([cipher.update(plaintext), cipher.final()]);
-  const header = Buffer.allocUnsafe(HEADER);
-  header[0] = FORMAT;
-  header.writeUInt32BE(version, 1);
-  iv.copy(header, 5);
-  cipher.getAuthTag().copy(header, 17);
-  return Buffer.concat([header, ct]);
+  // One output buffer: header, then ciphertext (GCM is a stream mode, so final() adds no bytes).
+  const out = Buffer.allocUnsafe(HEADER + plaintext.length);
+  out[0] = FORMAT;
+  out.writeUInt32BE(version, 1);
+  iv.copy(out, 5);
+  cipher.update(plaintext).copy(out, HEADER);
+  cipher.final();
+  cipher.getAuthTag().copy(out, 17);
+  return out;
 }
 
 /** Throws on any mismatch; the caller turns every failure into one DecryptionFailed (no oracle). */
