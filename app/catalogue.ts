@@ -5,13 +5,18 @@ import auditSinkPostgres from '../plugins/audit-sink/knex/postgres.ts';
 import auditSinkSqlite from '../plugins/audit-sink/knex/sqlite.ts';
 import auditSinkStdout from '../plugins/audit-sink/stdout/index.ts';
 import authDev from '../plugins/auth/dev/index.ts';
+import authHmac from '../plugins/auth/hmac/index.ts';
 import journalMysql from '../plugins/journal/knex/mysql.ts';
 import journalPostgres from '../plugins/journal/knex/postgres.ts';
 import journalSqlite from '../plugins/journal/knex/sqlite.ts';
 import journalMemory from '../plugins/journal/memory/index.ts';
 import keys from '../plugins/keys/index.ts';
 import policyDev from '../plugins/policy/dev/index.ts';
+import policyRoleBased from '../plugins/policy/role-based/index.ts';
+import revocationMemory from '../plugins/revocation/memory/index.ts';
+import revocationNone from '../plugins/revocation/none/index.ts';
 import rootOfTrustLocal from '../plugins/root-of-trust/local/index.ts';
+import tokens from '../plugins/tokens/index.ts';
 
 /** A port whose implementation the configuration picks by kind (OpenBao's static kind -> factory map). */
 export interface Selectable {
@@ -23,13 +28,14 @@ export interface Selectable {
 export const SELECTABLE: Selectable[] = [
   { configKey: 'journal.kind', env: 'SVC_JOURNAL_KIND', plugins: [journalMemory, journalSqlite, journalPostgres, journalMysql] },
   { configKey: 'crypto.kind', env: 'SVC_CRYPTO_KIND', plugins: [rootOfTrustLocal] },
-  { configKey: 'auth.kind', env: 'SVC_AUTH_KIND', plugins: [authDev] },
-  { configKey: 'policy.kind', env: 'SVC_POLICY_KIND', plugins: [policyDev] },
+  { configKey: 'auth.kind', env: 'SVC_AUTH_KIND', plugins: [authDev, authHmac] },
+  { configKey: 'policy.kind', env: 'SVC_POLICY_KIND', plugins: [policyDev, policyRoleBased] },
+  { configKey: 'revocation.kind', env: 'SVC_REVOCATION_KIND', plugins: [revocationNone, revocationMemory] },
   { configKey: 'audit.kind', env: 'SVC_AUDIT_KIND', plugins: [auditSinkStdout, auditSinkSqlite, auditSinkPostgres, auditSinkMysql] },
 ];
 
 /** Feature plugins wired in every deployment. */
-export const ALWAYS: AnyPlugin[] = [keys, auditApi];
+export const ALWAYS: AnyPlugin[] = [keys, auditApi, tokens];
 
 export const BUILTIN: AnyPlugin[] = [...SELECTABLE.flatMap((s) => s.plugins), ...ALWAYS];
 

@@ -10,6 +10,8 @@ export type Principal =
       kind: 'Agent';
       subject: string; // the agentId
       parent: string;
+      /** The parent's groups when the token was issued; role-based policy bounds the agent by them. */
+      parentGroups: string[];
       purpose: string;
       allowedOperations: Operation[];
       credential?: Credential;

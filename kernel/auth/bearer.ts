@@ -1,0 +1,49 @@
+import { SvcError } from '../errors.ts';
+import { principalFromClaims, type SvcClaims } from '../model/token-claims.ts';
+import type { Principal } from '../model/index.ts';
+import type { CredentialSource } from '../ports/authenticator.ts';
+import type { RevocationList } from '../ports/revocation.ts';
+
+/** JWT time checks allow this much clock skew (DECISIONS "Details"). */
+export const CLOCK_SKEW_SECONDS = 30;
+
+/** The token of an `Authorization: Bearer <JWT>` header; 401 when there is none. */
+export function bearerToken(request: CredentialSource): string {
+  const header = request.header('Authorization') ?? '';
+  const m = /^Bearer\s+([A-Za-z0-9_\-.]+)$/i.exec(header.trim());
+  if (!m) throw new SvcError('Unauthorized', 'missing or malformed Authorization: Bearer <token> header');
+  return m[1]!;
+}
+
+/**
+ * The shared tail of every token authenticator: claims to Principal, then the revocation list (only
+ * after signature and claims passed; tokens without jti are not checked). Messages name what failed,
+ * never the token.
+ */
+export async function principalFromVerifiedToken(claims: SvcClaims, revocation: RevocationList): Promise<Principal> {
+  let principal: Principal;
+  try {
+    principal = principalFromClaims(claims);
+  } catch (err) {
+    throw new SvcError('Unauthorized', `invalid token: ${(err as Error).message}`);
+  }
+  const jti = principal.credential?.jti;
+  if (jti && (await revocation.isRevoked(jti))) throw new SvcError('Unauthorized', `token ${jti} has been revoked`);
+  return principal;
+}
+
+/** jose's error codes, as short reasons a client may see. */
+export function tokenRejection(err: unknown): SvcError {
+  if (err instanceof SvcError) return err;
+  const code = (err as { code?: string }).code ?? '';
+  const reason: Record<string, string> = {
+    ERR_JWT_EXPIRED: 'token has expired',
+    ERR_JWT_CLAIM_VALIDATION_FAILED: `token claim check failed (${(err as { claim?: string }).claim ?? 'claim'})`,
+    ERR_JWS_SIGNATURE_VERIFICATION_FAILED: 'token signature does not verify',
+    ERR_JOSE_ALG_NOT_ALLOWED: 'token algorithm is not accepted',
+    ERR_JWKS_NO_MATCHING_KEY: 'token is signed by an unknown key',
+    ERR_JWS_INVALID: 'token is not a valid JWS',
+    ERR_JWT_INVALID: 'token is not a valid JWT',
+  };
+  return new SvcError('Unauthorized', `invalid token: ${reason[code] ?? 'it could not be verified'}`);
+}

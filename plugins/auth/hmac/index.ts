@@ -1,0 +1,20 @@
+import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
+import { authenticatorPort } from '../../../kernel/ports/authenticator.ts';
+import { revocationPort } from '../../../kernel/ports/revocation.ts';
+import { HmacAuthenticator } from './hmac-authenticator.ts';
+
+export default definePlugin({
+  id: 'auth-hmac',
+  apiVersion: KERNEL_API_VERSION,
+  provides: authenticatorPort,
+  kind: 'hmac',
+  description: 'HS256 bearer tokens verified with SVC_AUTH_HMAC_SECRET',
+  dependsOn: { revocation: revocationPort },
+  configSlice: (all: Record<string, any>) => ({ secret: all.auth.hmacSecret as string }),
+  preflight: ({ secret }) => [
+    Buffer.byteLength(secret) >= 32
+      ? { name: 'auth.hmacSecret', status: 'ok', message: 'HS256 secret is at least 32 bytes' }
+      : { name: 'auth.hmacSecret', status: 'fail', message: `auth.kind is hmac but SVC_AUTH_HMAC_SECRET is ${Buffer.byteLength(secret)} bytes; at least 32 are required`, advice: 'openssl rand -base64 48' },
+  ],
+  create: ({ config, deps }) => new HmacAuthenticator(config.secret, deps.revocation),
+});

@@ -1,0 +1,19 @@
+import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
+import { policyPort } from '../../../kernel/ports/policy.ts';
+import { bindingProblems, RoleBasedPolicy, type Bindings } from './role-policy.ts';
+
+export default definePlugin({
+  id: 'policy-role-based',
+  apiVersion: KERNEL_API_VERSION,
+  provides: policyPort,
+  kind: 'role-based',
+  description: 'operations granted by group (role) and subject bindings',
+  configSlice: (all: Record<string, any>) => ({ roles: all.policy.roleBindings as Bindings, subjects: all.policy.subjectBindings as Bindings }),
+  preflight: ({ roles, subjects }) => {
+    const problems = bindingProblems(roles, subjects);
+    return problems.length
+      ? problems.map((message) => ({ name: 'policy.bindings', status: 'fail' as const, message, advice: 'bind groups or subjects to Operation names (docs/config.md)' }))
+      : [{ name: 'policy.bindings', status: 'ok' as const, message: `${Object.keys(roles).length} role and ${Object.keys(subjects).length} subject bindings` }];
+  },
+  create: ({ config }) => new RoleBasedPolicy(config.roles, config.subjects),
+});

@@ -1,0 +1,31 @@
+import type { Clock } from '../../../kernel/ports/clock.ts';
+import type { RevocationList } from '../../../kernel/ports/revocation.ts';
+
+const MAX_ENTRIES = 100_000;
+
+/** Process-local revocation list: lost on restart, not shared between nodes. Expired entries are dropped. */
+export class MemoryRevocationList implements RevocationList {
+  private readonly revoked = new Map<string, number>(); // jti -> expiry (epoch seconds, Infinity if unknown)
+
+  constructor(private readonly clock: Clock) {}
+
+  async revoke(jti: string, expiresAt: number | undefined): Promise<void> {
+    if (this.revoked.size >= MAX_ENTRIES) this.sweep();
+    this.revoked.set(jti, expiresAt ?? Number.POSITIVE_INFINITY);
+  }
+
+  async isRevoked(jti: string): Promise<boolean> {
+    const until = this.revoked.get(jti);
+    if (until === undefined) return false;
+    if (until * 1000 < this.clock.now().getTime()) {
+      this.revoked.delete(jti);
+      return false;
+    }
+    return true;
+  }
+
+  private sweep(): void {
+    const now = this.clock.now().getTime() / 1000;
+    for (const [jti, until] of this.revoked) if (until < now) this.revoked.delete(jti);
+  }
+}

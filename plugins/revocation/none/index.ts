@@ -1,0 +1,23 @@
+import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
+import { SvcError } from '../../../kernel/errors.ts';
+import { revocationPort, type RevocationList } from '../../../kernel/ports/revocation.ts';
+
+/** No revocation list: tokens end only at expiry, and manual revocation says so. */
+class NoRevocation implements RevocationList {
+  async revoke(): Promise<void> {
+    throw new SvcError('FeatureNotSupported', 'revocation.kind is none: tokens end only at their expiry');
+  }
+
+  async isRevoked(): Promise<boolean> {
+    return false;
+  }
+}
+
+export default definePlugin({
+  id: 'revocation-none',
+  apiVersion: KERNEL_API_VERSION,
+  provides: revocationPort,
+  kind: 'none',
+  description: 'no revocation list; tokens end at expiry',
+  create: () => new NoRevocation(),
+});

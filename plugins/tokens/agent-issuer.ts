@@ -1,0 +1,55 @@
+import { randomUUID } from 'node:crypto';
+import { SignJWT } from 'jose';
+import { SvcError } from '../../kernel/errors.ts';
+import { isOperation, type Operation, type Principal } from '../../kernel/model/index.ts';
+import type { Clock } from '../../kernel/ports/clock.ts';
+import type { Policy } from '../../kernel/ports/policy.ts';
+
+export const AGENT_TOKEN_ISSUER = 'svc-kms';
+export const MAX_AGENT_TTL_SECONDS = 86_400;
+
+export interface IssueRequest {
+  label: string;
+  scopes: string[];
+  ttlSeconds: number;
+  parent?: string;
+}
+
+/**
+ * Issues agent tokens (SPEC 4 "Agent tokens"): HS256, signed with SVC_AUTH_HMAC_SECRET, scoped to
+ * operations the caller may perform itself, carrying the caller's groups so that role-based policy can
+ * keep bounding the agent by its parent at every use.
+ */
+export class AgentIssuer {
+  private readonly key: Uint8Array;
+
+  constructor(secret: string, private readonly policy: Policy, private readonly clock: Clock) {
+    this.key = new TextEncoder().encode(secret);
+  }
+
+  async issue(caller: Principal, req: IssueRequest) {
+    if (caller.kind !== 'Human') throw new SvcError('PermissionDenied', 'only Human principals may issue agent tokens');
+    if (req.label.trim() === '') throw new SvcError('InvalidField', 'label must not be blank');
+    const unknown = req.scopes.filter((s) => !isOperation(s));
+    if (unknown.length) throw new SvcError('InvalidField', `scopes must be Operation names; unknown: ${unknown.join(', ')}`);
+    if (req.ttlSeconds <= 0 || req.ttlSeconds > MAX_AGENT_TTL_SECONDS) throw new SvcError('InvalidField', `ttlSeconds must be between 1 and ${MAX_AGENT_TTL_SECONDS}`);
+    if (req.parent !== undefined && req.parent !== caller.subject) throw new SvcError('InvalidField', 'parent must be the caller itself; tokens cannot be issued for another principal');
+    const scopes = [...new Set(req.scopes)] as Operation[];
+    const beyond = scopes.filter((op) => !this.policy.authorize(caller, op, 'agent:new').allowed);
+    if (beyond.length) throw new SvcError('PermissionDenied', `an agent cannot get scopes its parent lacks: ${beyond.join(', ')}`);
+
+    const agentId = `agent-${randomUUID()}`;
+    const jti = randomUUID();
+    const now = Math.floor(this.clock.now().getTime() / 1000);
+    const exp = now + req.ttlSeconds;
+    const jwt = await new SignJWT({ svc_kind: 'agent', svc_parent: caller.subject, svc_purpose: req.label, svc_ops: scopes, svc_groups: caller.groups })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setIssuer(AGENT_TOKEN_ISSUER)
+      .setSubject(agentId)
+      .setJti(jti)
+      .setIssuedAt(now)
+      .setExpirationTime(exp)
+      .sign(this.key);
+    return { agentId, jwt, jti, expiresAt: new Date(exp * 1000).toISOString(), scopes };
+  }
+}
