@@ -15,6 +15,7 @@ import policyDev from '../plugins/policy/dev/index.ts';
 import policyRoleBased from '../plugins/policy/role-based/index.ts';
 import revocationMemory from '../plugins/revocation/memory/index.ts';
 import revocationNone from '../plugins/revocation/none/index.ts';
+import revocationRedis from '../plugins/revocation/redis/index.ts';
 import rootOfTrustLocal from '../plugins/root-of-trust/local/index.ts';
 import tokens from '../plugins/tokens/index.ts';
 
@@ -30,7 +31,7 @@ export const SELECTABLE: Selectable[] = [
   { configKey: 'crypto.kind', env: 'SVC_CRYPTO_KIND', plugins: [rootOfTrustLocal] },
   { configKey: 'auth.kind', env: 'SVC_AUTH_KIND', plugins: [authDev, authHmac] },
   { configKey: 'policy.kind', env: 'SVC_POLICY_KIND', plugins: [policyDev, policyRoleBased] },
-  { configKey: 'revocation.kind', env: 'SVC_REVOCATION_KIND', plugins: [revocationNone, revocationMemory] },
+  { configKey: 'revocation.kind', env: 'SVC_REVOCATION_KIND', plugins: [revocationNone, revocationMemory, revocationRedis] },
   { configKey: 'audit.kind', env: 'SVC_AUDIT_KIND', plugins: [auditSinkStdout, auditSinkSqlite, auditSinkPostgres, auditSinkMysql] },
 ];
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Starts throwaway PostgreSQL and MariaDB servers on 127.0.0.1 for the test suites, installing them with
+# Starts throwaway PostgreSQL and MariaDB servers (and makes sure redis-server is installed) on 127.0.0.1 for the test suites, installing them with
 # apt-get when they are missing. Usage:
 #   scripts/test-services.sh start DIR   -> starts both, writes DIR/env (export lines with their URLs)
 #   scripts/test-services.sh stop DIR    -> stops what `start` started, by PID
@@ -19,6 +19,7 @@ ensure_packages() {
   local missing=()
   ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
   command -v mariadbd >/dev/null 2>&1 || missing+=(mariadb-server)
+  command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
   if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
       echo "test-services: installing ${missing[*]}" >&2
@@ -100,6 +101,8 @@ case "$cmd" in
     ensure_packages
     start_postgres || true
     start_mariadb || true
+    # Redis: tests start their own (they stop and restart it); here we only say where the binary is.
+    command -v redis-server >/dev/null && echo "export SVC_TEST_REDIS_SERVER=$(command -v redis-server)" >>"$dir/env"
     cat "$dir/env" >&2
     ;;
   stop)

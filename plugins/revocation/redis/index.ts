@@ -1,0 +1,19 @@
+import { redactUrl } from '../../../config/urls.ts';
+import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
+import { revocationPort } from '../../../kernel/ports/revocation.ts';
+import { RedisRevocationList } from './redis-revocation.ts';
+
+export default definePlugin({
+  id: 'revocation-redis',
+  apiVersion: KERNEL_API_VERSION,
+  provides: revocationPort,
+  kind: 'kv-store',
+  description: 'revocation list in Redis, shared by all nodes, entries expire with their tokens',
+  configSlice: (all: Record<string, any>) => ({ uri: all.revocation.kvUri as string, prefix: all.revocation.kvKeyPrefix as string }),
+  preflight: ({ uri }) => [
+    uri
+      ? { name: 'revocation.kvUri', status: 'ok', message: `revocation list at ${redactUrl(uri)}` }
+      : { name: 'revocation.kvUri', status: 'fail', message: 'revocation.kind is kv-store but SVC_REVOCATION_KV_URI is empty', advice: 'set it to redis://host:6379/0' },
+  ],
+  create: ({ config, clock, logger }) => new RedisRevocationList(config.uri, config.prefix, clock, logger),
+});

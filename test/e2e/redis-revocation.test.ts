@@ -1,0 +1,44 @@
+import t from 'tap';
+import { ApiClient } from '../helpers/client.ts';
+import { privateRedis } from '../helpers/private-redis.ts';
+import { startTestService, tempDir } from '../helpers/service.ts';
+import { mintToken, TEST_SECRET } from '../helpers/tokens.ts';
+
+const redis = await privateRedis(t);
+if (redis) {
+  const env = { SVC_AUTH_KIND: 'hmac', SVC_AUTH_HMAC_SECRET: TEST_SECRET, SVC_REVOCATION_KIND: 'kv-store', SVC_REVOCATION_KV_URI: redis.url };
+  const jti = 'c0ffee00-1111-4222-8333-444455556666';
+  const admin = await mintToken({ sub: 'alice' });
+  const victim = await mintToken({ sub: 'bob' }, { jti });
+  const as = (url: string, token: string) => new ApiClient(url, { Authorization: `Bearer ${token}` });
+
+  t.test('a revoked jti is refused across a restart and on a second node', async (t) => {
+    const dir = tempDir();
+    const first = await startTestService(env, { dir });
+    t.equal((await as(first.url, victim).get('/healthz')).status, 200);
+    t.same((await as(first.url, admin).post('/v1/tokens/revoke', { jti })).body, { jti, revoked: true });
+    const second = await startTestService(env);
+    const onSecond = await as(second.url, victim).post('/v1/keys', { spec: { name: 'x', algorithm: 'AES' } });
+    t.equal(onSecond.status, 401);
+    t.equal(onSecond.body.message, `token ${jti} has been revoked`);
+    await first.stop();
+    const restarted = await startTestService(env, { dir });
+    t.equal((await as(restarted.url, victim).post('/v1/keys', { spec: { name: 'x', algorithm: 'AES' } })).status, 401, 'still refused after a restart');
+    t.equal((await as(restarted.url, admin).post('/v1/keys', { spec: { name: 'x', algorithm: 'AES' } })).status, 201, 'others unaffected');
+    await restarted.stop();
+    await second.stop();
+  });
+
+  t.test('with Redis stopped, calls still pass (fail open) and a warning is logged; revoking answers 503', async (t) => {
+    const svc = await startTestService(env);
+    t.teardown(() => svc.stop());
+    await redis.stop();
+    const res = await as(svc.url, admin).post('/v1/keys', { spec: { name: 'x', algorithm: 'AES' } });
+    t.equal(res.status, 201);
+    t.match(svc.logs.join('\n'), /"level":"warn","msg":"revocation store unreachable; token treated as not revoked \(fail open\)"/);
+    const revoke = await as(svc.url, admin).post('/v1/tokens/revoke', { jti: 'another' });
+    t.equal(revoke.status, 503);
+    t.equal(revoke.body.error, 'ServiceUnavailable');
+    await redis.start();
+  });
+}
