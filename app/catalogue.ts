@@ -6,6 +6,7 @@ import auditSinkSqlite from '../plugins/audit-sink/knex/sqlite.ts';
 import auditSinkStdout from '../plugins/audit-sink/stdout/index.ts';
 import authDev from '../plugins/auth/dev/index.ts';
 import authHmac from '../plugins/auth/hmac/index.ts';
+import authOidc from '../plugins/auth/oidc/index.ts';
 import journalMysql from '../plugins/journal/knex/mysql.ts';
 import journalPostgres from '../plugins/journal/knex/postgres.ts';
 import journalSqlite from '../plugins/journal/knex/sqlite.ts';
@@ -29,7 +30,7 @@ export interface Selectable {
 export const SELECTABLE: Selectable[] = [
   { configKey: 'journal.kind', env: 'SVC_JOURNAL_KIND', plugins: [journalMemory, journalSqlite, journalPostgres, journalMysql] },
   { configKey: 'crypto.kind', env: 'SVC_CRYPTO_KIND', plugins: [rootOfTrustLocal] },
-  { configKey: 'auth.kind', env: 'SVC_AUTH_KIND', plugins: [authDev, authHmac] },
+  { configKey: 'auth.kind', env: 'SVC_AUTH_KIND', plugins: [authDev, authHmac, authOidc] },
   { configKey: 'policy.kind', env: 'SVC_POLICY_KIND', plugins: [policyDev, policyRoleBased] },
   { configKey: 'revocation.kind', env: 'SVC_REVOCATION_KIND', plugins: [revocationNone, revocationMemory, revocationRedis] },
   { configKey: 'audit.kind', env: 'SVC_AUDIT_KIND', plugins: [auditSinkStdout, auditSinkSqlite, auditSinkPostgres, auditSinkMysql] },

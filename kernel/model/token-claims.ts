@@ -13,6 +13,9 @@ export interface SvcClaims extends JWTPayload {
   svc_ops?: string[];
 }
 
+/** The iss of tokens the service signs itself (agent tokens); oidc mode accepts these with the HS256 secret. */
+export const SVC_TOKEN_ISSUER = 'svc-kms';
+
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
 /**

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { SvcError } from '../../kernel/errors.ts';
 import { isOperation, type Operation, type Principal } from '../../kernel/model/index.ts';
+import { SVC_TOKEN_ISSUER } from '../../kernel/model/token-claims.ts';
 import type { Clock } from '../../kernel/ports/clock.ts';
 import type { Policy } from '../../kernel/ports/policy.ts';
 
-export const AGENT_TOKEN_ISSUER = 'svc-kms';
 export const MAX_AGENT_TTL_SECONDS = 86_400;
 
 export interface IssueRequest {
@@ -44,7 +44,7 @@ export class AgentIssuer {
     const exp = now + req.ttlSeconds;
     const jwt = await new SignJWT({ svc_kind: 'agent', svc_parent: caller.subject, svc_purpose: req.label, svc_ops: scopes, svc_groups: caller.groups })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-      .setIssuer(AGENT_TOKEN_ISSUER)
+      .setIssuer(SVC_TOKEN_ISSUER)
       .setSubject(agentId)
       .setJti(jti)
       .setIssuedAt(now)

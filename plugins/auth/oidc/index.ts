@@ -1,0 +1,37 @@
+import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
+import { authenticatorPort } from '../../../kernel/ports/authenticator.ts';
+import { revocationPort } from '../../../kernel/ports/revocation.ts';
+import type { PreflightNode } from '../../../kernel/preflight.ts';
+import { OidcAuthenticator, type OidcOptions } from './oidc-authenticator.ts';
+
+export default definePlugin({
+  id: 'auth-oidc',
+  apiVersion: KERNEL_API_VERSION,
+  provides: authenticatorPort,
+  kind: 'oidc',
+  description: 'bearer tokens from an OpenID Connect issuer (RS/ES only), plus the service\'s own agent tokens',
+  dependsOn: { revocation: revocationPort },
+  config: {
+    auth: {
+      oidc: {
+        jwksRefreshCooldownSeconds: { doc: 'Least time between two key-set fetches caused by unknown kids.', format: 'nat', default: 30, env: 'SVC_AUTH_OIDC_JWKS_REFRESH_COOLDOWN_SECONDS' },
+        discoveryTimeoutMs: { doc: 'Time limit on fetching the discovery document and the key set.', format: 'nat', default: 5000, env: 'SVC_AUTH_OIDC_DISCOVERY_TIMEOUT_MS' },
+      },
+    },
+  },
+  configSlice: (all: Record<string, any>): OidcOptions => ({
+    issuer: all.auth.oidc.issuerUri,
+    audience: all.auth.oidc.audience,
+    jwksCacheTtlSeconds: all.auth.oidc.jwksCacheTtlSeconds,
+    jwksRefreshCooldownSeconds: all.auth.oidc.jwksRefreshCooldownSeconds,
+    discoveryTimeoutMs: all.auth.oidc.discoveryTimeoutMs,
+    agentSecret: Buffer.byteLength(all.auth.hmacSecret) >= 32 ? all.auth.hmacSecret : '',
+  }),
+  preflight: (o, env) => {
+    const nodes: PreflightNode[] = [];
+    if (!o.issuer) nodes.push({ name: 'auth.oidc.issuerUri', status: 'fail', message: 'auth.kind is oidc but SVC_AUTH_OIDC_ISSUER_URI is empty', advice: 'set it to the issuer URL (the iss of its tokens)' });
+    if (!o.audience) nodes.push({ name: 'auth.oidc.audience', status: env.exposed ? 'warn' : 'ok', message: 'no expected audience: tokens the issuer minted for other services are accepted too', advice: 'set SVC_AUTH_OIDC_AUDIENCE in production' });
+    return nodes;
+  },
+  create: ({ config, deps }) => new OidcAuthenticator(config, deps.revocation),
+});

@@ -1,0 +1,77 @@
+import { SignJWT } from 'jose';
+import t from 'tap';
+import { ApiClient } from '../helpers/client.ts';
+import { AUDIENCE, issuerKey, TestIssuer } from '../helpers/oidc-issuer.ts';
+import { spawnService } from '../helpers/process.ts';
+import { startTestService } from '../helpers/service.ts';
+import { TEST_SECRET, unsignedToken } from '../helpers/tokens.ts';
+
+const rsa1 = await issuerKey('rsa-1', 'RS256');
+const ec1 = await issuerKey('ec-1', 'ES256');
+const issuer = new TestIssuer([rsa1, ec1]);
+await issuer.start();
+t.teardown(() => issuer.stop());
+
+const svc = await startTestService({
+  SVC_AUTH_KIND: 'oidc',
+  SVC_AUTH_OIDC_ISSUER_URI: issuer.url,
+  SVC_AUTH_OIDC_AUDIENCE: AUDIENCE,
+  SVC_AUTH_OIDC_JWKS_REFRESH_COOLDOWN_SECONDS: '0',
+  SVC_AUTH_HMAC_SECRET: TEST_SECRET,
+});
+t.teardown(() => svc.stop());
+const as = (token: string) => new ApiClient(svc.url, { Authorization: `Bearer ${token}` });
+const create = (token: string) => as(token).post('/v1/keys', { spec: { name: 'oidc', algorithm: 'AES' } });
+
+t.test('client-credentials tokens signed RS256 and ES256 are accepted as Service principals', async (t) => {
+  for (const client of ['rs-client', 'es-client'] as const) {
+    const res = await create(await issuer.token(client));
+    t.equal(res.status, 201, client);
+  }
+  const id = (await create(await issuer.token('rs-client'))).body.id;
+  const human = as(await issuer.forge(rsa1, { sub: 'alice' }));
+  t.match((await human.auditOf(id))[0].principal, { subject: 'rs-client', kind: 'Service' });
+});
+
+t.test('wrong iss, wrong aud, expired, not yet valid, alg none, HS256 with the public key, unknown key: all 401', async (t) => {
+  const now = Math.floor(Date.now() / 1000);
+  const stranger = await issuerKey('stranger', 'RS256');
+  const publicPem = JSON.stringify({ kty: rsa1.jwk.kty, n: rsa1.jwk.n, e: rsa1.jwk.e });
+  const cases: Record<string, string> = {
+    'wrong iss': await issuer.forge(rsa1, { iss: 'http://evil.example' }),
+    'wrong aud': await issuer.forge(rsa1, { aud: 'urn:another-service' }),
+    expired: await issuer.forge(rsa1, {}, { iat: now - 3600, exp: now - 600 }),
+    'not yet valid': await issuer.forge(rsa1, {}, { nbf: now + 600 }),
+    'alg none': unsignedToken({ iss: issuer.url, aud: AUDIENCE, sub: 'x' }),
+    'HS256 forged with the public key': await new SignJWT({ iss: issuer.url, aud: AUDIENCE, sub: 'x' }).setProtectedHeader({ alg: 'HS256', kid: 'rsa-1' }).setExpirationTime(now + 300).sign(new TextEncoder().encode(publicPem)),
+    'unknown key': await issuer.forge(stranger, {}),
+  };
+  for (const [name, token] of Object.entries(cases)) {
+    const res = await create(token);
+    t.equal(res.status, 401, name);
+    t.equal(res.body.error, 'Unauthorized', name);
+  }
+});
+
+t.test('after the issuer rotates its signing key, new tokens are accepted without a restart', async (t) => {
+  const rsa2 = await issuerKey('rsa-2', 'RS256');
+  await issuer.restart([rsa2, rsa1, ec1]);
+  const token = await issuer.token('rs-client');
+  t.match(JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()), { kid: 'rsa-2' });
+  t.equal((await create(token)).status, 201);
+});
+
+t.test("the service's own agent tokens are accepted in oidc mode", async (t) => {
+  const human = as(await issuer.forge(rsa1, { sub: 'alice', svc_kind: 'human' }));
+  const issued = await human.post('/v1/agents/issue', { label: 'bot', scopes: ['Create', 'Get'], ttlSeconds: 300 });
+  t.equal(issued.status, 200);
+  t.equal((await create(issued.body.jwt)).status, 201);
+});
+
+t.test('an unreachable issuer fails the boot in bounded time', async (t) => {
+  const started = Date.now();
+  const proc = spawnService({ SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', SVC_AUTH_KIND: 'oidc', SVC_AUTH_OIDC_ISSUER_URI: 'http://127.0.0.1:1', SVC_AUTH_OIDC_DISCOVERY_TIMEOUT_MS: '2000' });
+  t.equal(await proc.exited, 1);
+  t.ok(Date.now() - started < 20_000);
+  t.match(proc.stderr(), /OIDC discovery at http:\/\/127\.0\.0\.1:1\/\.well-known\/openid-configuration failed/);
+});
