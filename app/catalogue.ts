@@ -42,4 +42,4 @@ export const ALWAYS: AnyPlugin[] = [keys, auditApi, tokens];
 export const BUILTIN: AnyPlugin[] = [...SELECTABLE.flatMap((s) => s.plugins), ...ALWAYS];
 
 /** Ports a plugin from `plugins:` may provide. */
-export const EXTENSION_PORTS = new Set(['auditFanout', 'routes']);
+export const EXTENSION_PORTS = new Set(['auditFanout', 'routes', 'risk']);

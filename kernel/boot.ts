@@ -14,6 +14,7 @@ import { authenticatorPort, type Authenticator } from './ports/authenticator.ts'
 import { clockPort, type Clock } from './ports/clock.ts';
 import { loggerPort, type Logger } from './ports/logger.ts';
 import { policyPort, type Policy } from './ports/policy.ts';
+import { riskPort, type RiskAssessor } from './ports/risk.ts';
 import { auditPipelinePort } from './ports/audit-pipeline.ts';
 import { judgePreflight, type PreflightMode, type PreflightNode } from './preflight.ts';
 import { PluginRegistry } from './registry.ts';
@@ -90,6 +91,7 @@ export async function bootKernel(opts: BootOptions): Promise<RunningKernel> {
     {
       authenticator: container.resolve<Authenticator>(authenticatorPort.id),
       policy: container.resolve<Policy>(policyPort.id),
+      risk: container.hasRegistration(riskPort.id) ? container.resolve<RiskAssessor>(riskPort.id) : undefined,
       audit,
       metrics,
       logger: opts.logger,

@@ -7,12 +7,14 @@ import { endOperationSpan, startOperationSpan } from '../observability/tracing.t
 import type { Authenticator } from '../ports/authenticator.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { Policy } from '../ports/policy.ts';
+import type { RiskAssessor, RiskDecision } from '../ports/risk.ts';
 import type { GuardedRoute, RouteRequest } from './route.ts';
 import { compileValidator } from './validation.ts';
 
 export interface GuardDeps {
   authenticator: Authenticator;
   policy: Policy;
+  risk?: RiskAssessor;
   audit: AuditPipeline;
   metrics: KmsMetrics;
   logger: Logger;
@@ -51,8 +53,10 @@ export function guardRoute(route: GuardedRoute, deps: GuardDeps): Middleware {
       if (route.humanOnly && principal.kind !== 'Human') {
         throw new SvcError('PermissionDenied', `${operation} on ${route.path} is for human principals only; ${principal.kind} callers are refused`);
       }
-      const decision = deps.policy.authorize(principal, operation, route.resource(req));
+      const resource = route.resource(req);
+      const decision = deps.policy.authorize(principal, operation, resource);
       if (!decision.allowed) throw new SvcError('PermissionDenied', decision.reason);
+      if (deps.risk && operation !== 'Locate') gateOnRisk(deps.risk.assess({ principal, operation, resource, sourceIp: req.sourceIp }), req);
       validateQuery?.(req.query, 'query');
       validateBody?.(req.body, 'body');
       result = await route.handler(req);
@@ -89,4 +93,15 @@ export function guardRoute(route: GuardedRoute, deps: GuardDeps): Middleware {
     ctx.status = result!.status ?? route.successStatus ?? 200;
     ctx.body = result!.body;
   };
+}
+
+/** Stamps the risk decision on the audit context and refuses StepUp (401) and Deny (403, "risk: "). */
+function gateOnRisk(risk: RiskDecision, req: RouteRequest): void {
+  req.audit.context['risk.score'] = risk.score.toFixed(2);
+  req.audit.context['risk.factors'] = risk.factors.map((f) => `${f.name}:${f.weight.toFixed(2)}`).join(';');
+  req.audit.context['outcome.decision'] = risk.decision;
+  if (risk.decision === 'Allow') return;
+  req.audit.context['outcome.decision.reason'] = risk.reason;
+  if (risk.decision === 'StepUp') throw new SvcError('StepUpRequired', `step-up authentication required: ${risk.reason}`);
+  throw new SvcError('PermissionDenied', `risk: ${risk.reason}`);
 }

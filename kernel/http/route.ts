@@ -9,6 +9,7 @@ export interface AuditNotes {
   resource?: string;
   /** Overrides the audit outcome of a successful call (verify with valid:false is InvalidSignature). */
   outcome?: string;
+  /** Add to it (Object.assign), never replace it: the guard has stamped it already (risk decision). */
   context: Record<string, string>;
 }
 

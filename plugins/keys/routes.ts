@@ -19,7 +19,7 @@ export function keyRoutes(lifecycle: KeyLifecycle, crypto: KeyCrypto): RouteDef[
       handler: async (req) => {
         const key = await lifecycle.create(req.body.spec, req.principal.subject);
         req.audit.resource = key.id;
-        req.audit.context = { algorithm: key.spec.algorithm, sizeBits: String(key.spec.sizeBits), ...(key.spec.curve ? { curve: key.spec.curve } : {}) };
+        Object.assign(req.audit.context, { algorithm: key.spec.algorithm, sizeBits: String(key.spec.sizeBits), ...(key.spec.curve ? { curve: key.spec.curve } : {}) });
         return { status: 201, body: keyView(key) };
       },
     }),
@@ -36,7 +36,7 @@ export function keyRoutes(lifecycle: KeyLifecycle, crypto: KeyCrypto): RouteDef[
       body: S.RotateBody, response: S.RotateResponse, errors: STATE_ERRORS, resource: byId,
       handler: async (req) => {
         const result = await lifecycle.rotate(req.params.id!, req.principal.subject, req.body);
-        req.audit.context = { previousVersion: String(result.previousVersion), currentVersion: String(result.currentVersion), policy: result.rotationPolicy, ...(req.body.reason ? { reason: req.body.reason } : {}) };
+        Object.assign(req.audit.context, { previousVersion: String(result.previousVersion), currentVersion: String(result.currentVersion), policy: result.rotationPolicy, ...(req.body.reason ? { reason: req.body.reason } : {}) });
         return { body: result };
       },
     }),
@@ -44,7 +44,7 @@ export function keyRoutes(lifecycle: KeyLifecycle, crypto: KeyCrypto): RouteDef[
       method: 'POST', path: '/v1/keys/:id/revoke', tag: 'Keys', summary: 'Active -> Deactivated (old material still verifies and decrypts)', operation: 'Revoke',
       body: S.ReasonBody, response: S.RevokeResponse, errors: STATE_ERRORS, resource: byId,
       handler: async (req) => {
-        if (req.body.reason) req.audit.context = { reason: req.body.reason };
+        if (req.body.reason) Object.assign(req.audit.context, { reason: req.body.reason });
         return { body: await lifecycle.revoke(req.params.id!, req.principal.subject, req.body.reason) };
       },
     }),
@@ -52,7 +52,7 @@ export function keyRoutes(lifecycle: KeyLifecycle, crypto: KeyCrypto): RouteDef[
       method: 'POST', path: '/v1/keys/:id/compromise', tag: 'Keys', summary: 'Mark compromised (one-way; every crypto call refused after)', operation: 'Compromise',
       body: S.CompromiseBody, response: S.CompromiseResponse, errors: STATE_ERRORS, resource: byId,
       handler: async (req) => {
-        req.audit.context = { severity: 'Critical', reason: req.body.reason };
+        Object.assign(req.audit.context, { severity: 'Critical', reason: req.body.reason });
         return { body: await lifecycle.compromise(req.params.id!, req.principal.subject, req.body.reason) };
       },
     }),
@@ -71,7 +71,7 @@ export function keyRoutes(lifecycle: KeyLifecycle, crypto: KeyCrypto): RouteDef[
       body: S.SignBody, response: S.SignResponse, errors: STATE_ERRORS, resource: byId,
       handler: async (req) => {
         const r = await crypto.sign(req.params.id!, decodeBase64(req.body.messageBase64, 'messageBase64'), req.body.algorithm);
-        req.audit.context = { keyVersion: String(r.keyVersion), alg: r.algorithm };
+        Object.assign(req.audit.context, { keyVersion: String(r.keyVersion), alg: r.algorithm });
         return { body: { signatureBase64: b64(r.signature), algorithm: r.algorithm, keyVersion: r.keyVersion } };
       },
     }),
@@ -82,7 +82,7 @@ export function keyRoutes(lifecycle: KeyLifecycle, crypto: KeyCrypto): RouteDef[
         const message = decodeBase64(req.body.messageBase64, 'messageBase64');
         const signature = decodeBase64(req.body.signatureBase64, 'signatureBase64');
         const r = await crypto.verify(req.params.id!, message, signature, req.body.algorithm, req.body.keyVersion);
-        req.audit.context = { alg: r.algorithm, ...(r.keyVersion ? { keyVersion: String(r.keyVersion) } : {}) };
+        Object.assign(req.audit.context, { alg: r.algorithm, ...(r.keyVersion ? { keyVersion: String(r.keyVersion) } : {}) });
         if (!r.valid) req.audit.outcome = 'InvalidSignature';
         return { body: r };
       },
@@ -94,7 +94,7 @@ export function keyRoutes(lifecycle: KeyLifecycle, crypto: KeyCrypto): RouteDef[
         const plaintext = decodeBase64(req.body.plaintextBase64, 'plaintextBase64');
         const context = req.body.context ?? {};
         const r = await crypto.encrypt(req.params.id!, plaintext, context);
-        req.audit.context = { keyVersion: String(r.keyVersion), alg: r.algorithm, plaintextLength: String(plaintext.length), contextKeys: Object.keys(context).sort().join(',') };
+        Object.assign(req.audit.context, { keyVersion: String(r.keyVersion), alg: r.algorithm, plaintextLength: String(plaintext.length), contextKeys: Object.keys(context).sort().join(',') });
         return { body: { ciphertextBase64: b64(r.ciphertext), keyVersion: r.keyVersion, algorithm: r.algorithm } };
       },
     }),
@@ -103,7 +103,7 @@ export function keyRoutes(lifecycle: KeyLifecycle, crypto: KeyCrypto): RouteDef[
       body: S.DecryptBody, response: S.DecryptResponse, errors: [...STATE_ERRORS, 'DecryptionFailed'], resource: byId,
       handler: async (req) => {
         const context = req.body.context ?? {};
-        req.audit.context = { contextKeys: Object.keys(context).sort().join(',') };
+        Object.assign(req.audit.context, { contextKeys: Object.keys(context).sort().join(',') });
         const r = await crypto.decrypt(req.params.id!, decodeBase64(req.body.ciphertextBase64, 'ciphertextBase64'), context);
         req.audit.context.keyVersion = String(r.keyVersion);
         return { body: { plaintextBase64: b64(r.plaintext), keyVersion: r.keyVersion } };
@@ -118,7 +118,7 @@ export function keyRoutes(lifecycle: KeyLifecycle, crypto: KeyCrypto): RouteDef[
         if (text === undefined) throw new SvcError('BadRequest', 'body is missing required field "dekBase64"');
         const dek = decodeBase64(text, field);
         const r = await crypto.wrap(req.params.id!, dek);
-        req.audit.context = { keyVersion: String(r.keyVersion), alg: r.algorithm, dekLen: String(dek.length) };
+        Object.assign(req.audit.context, { keyVersion: String(r.keyVersion), alg: r.algorithm, dekLen: String(dek.length) });
         return { body: { wrappedDekBase64: b64(r.wrapped), keyVersion: r.keyVersion, algorithm: r.algorithm } };
       },
     }),
@@ -130,7 +130,7 @@ export function keyRoutes(lifecycle: KeyLifecycle, crypto: KeyCrypto): RouteDef[
         const text = req.body.wrappedDekBase64 ?? req.body.wrappedKeyBase64;
         if (text === undefined) throw new SvcError('BadRequest', 'body is missing required field "wrappedDekBase64"');
         const r = await crypto.unwrap(req.params.id!, decodeBase64(text, field));
-        req.audit.context = { keyVersion: String(r.keyVersion) };
+        Object.assign(req.audit.context, { keyVersion: String(r.keyVersion) });
         return { body: { dekBase64: b64(r.dek), keyVersion: r.keyVersion } };
       },
     }),

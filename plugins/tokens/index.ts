@@ -26,7 +26,7 @@ export default definePlugin({
             const issued = await issuer.issue(req.principal, req.body);
             req.audit.resource = `agent:${issued.agentId}`;
             // The JWT itself is never audited: only what identifies and bounds it.
-            req.audit.context = { agentId: issued.agentId, jti: issued.jti, ttlSeconds: String(req.body.ttlSeconds), scopes: issued.scopes.join(','), purpose: req.body.label };
+            Object.assign(req.audit.context, { agentId: issued.agentId, jti: issued.jti, ttlSeconds: String(req.body.ttlSeconds), scopes: issued.scopes.join(','), purpose: req.body.label });
             return { body: { agentId: issued.agentId, jwt: issued.jwt, jti: issued.jti, expiresAt: issued.expiresAt } };
           },
         }),

@@ -1,0 +1,24 @@
+import type { Operation, Principal } from '../model/index.ts';
+import { createPortRef } from './port-ref.ts';
+
+export interface RiskInput {
+  principal: Principal;
+  operation: Operation;
+  resource: string;
+  sourceIp: string;
+}
+
+export type RiskDecision =
+  | { decision: 'Allow'; score: number; factors: Array<{ name: string; weight: number }> }
+  | { decision: 'StepUp' | 'Deny'; score: number; factors: Array<{ name: string; weight: number }>; reason: string };
+
+/**
+ * Scores a request and decides Allow, StepUp or Deny (SPEC 6). Optional: without a provider every request
+ * is allowed. The guard turns StepUp into 401 StepUpRequired and Deny into 403 PermissionDenied with the
+ * message prefix "risk: ", and stamps the decision on the audit record. Locate is never gated.
+ */
+export interface RiskAssessor {
+  assess(input: RiskInput): RiskDecision;
+}
+
+export const riskPort = createPortRef<RiskAssessor>('risk');
