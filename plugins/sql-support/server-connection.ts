@@ -1,4 +1,4 @@
-import { describeConnection, type ServerConnection } from '../../config/urls.ts';
+import { describeConnection, serverConnection, type ServerConnection } from '../../config/urls.ts';
 import type { KnexSettings } from './knex-settings.ts';
 
 export interface PoolOptions {
@@ -26,4 +26,13 @@ export function serverKnexSettings(kind: 'postgresql' | 'mysql', c: ServerConnec
       acquireConnectionTimeout: pool.acquireTimeoutMs,
     },
   };
+}
+
+/** The knex settings of rdb-server-1 (PostgreSQL) or rdb-server-2 (MySQL), read from the whole configuration. */
+export function serverSettingsFromConfig(all: Record<string, any>, kind: 'postgresql' | 'mysql'): KnexSettings {
+  const connection =
+    kind === 'postgresql'
+      ? serverConnection(all.jdbc.url, kind, all.jdbc.username, all.jdbc.password)
+      : serverConnection(all.rdb2.jdbcUrl, kind, all.rdb2.username, all.rdb2.password);
+  return serverKnexSettings(kind, connection, { max: all.database.poolMax, acquireTimeoutMs: all.database.acquireTimeoutMs, bootTimeoutMs: all.database.bootTimeoutMs });
 }

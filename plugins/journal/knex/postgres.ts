@@ -1,7 +1,6 @@
-import { serverConnection } from '../../../config/urls.ts';
 import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
 import { journalPort } from '../../../kernel/ports/journal.ts';
-import { serverKnexSettings } from '../../sql-support/server-connection.ts';
+import { serverSettingsFromConfig } from '../../sql-support/server-connection.ts';
 import { KnexJournal } from './knex-journal.ts';
 
 export default definePlugin({
@@ -10,9 +9,6 @@ export default definePlugin({
   provides: journalPort,
   kind: 'rdb-server-1',
   description: 'PostgreSQL journal (several nodes may share it)',
-  configSlice: (all: Record<string, any>) => ({
-    connection: serverConnection(all.jdbc.url, 'postgresql', all.jdbc.username, all.jdbc.password),
-    pool: { max: all.database.poolMax as number, acquireTimeoutMs: all.database.acquireTimeoutMs as number, bootTimeoutMs: all.database.bootTimeoutMs as number },
-  }),
-  create: ({ config }) => new KnexJournal(serverKnexSettings('postgresql', config.connection, config.pool)),
+  configSlice: (all: Record<string, any>) => ({ settings: serverSettingsFromConfig(all, 'postgresql') }),
+  create: ({ config }) => new KnexJournal(config.settings),
 });
