@@ -11,7 +11,9 @@ import journalMysql from '../plugins/journal/knex/mysql.ts';
 import journalPostgres from '../plugins/journal/knex/postgres.ts';
 import journalSqlite from '../plugins/journal/knex/sqlite.ts';
 import journalMemory from '../plugins/journal/memory/index.ts';
+import keyAdmin from '../plugins/keys/admin.ts';
 import keys from '../plugins/keys/index.ts';
+import keyService from '../plugins/keys/service.ts';
 import policyDev from '../plugins/policy/dev/index.ts';
 import policyRoleBased from '../plugins/policy/role-based/index.ts';
 import revocationMemory from '../plugins/revocation/memory/index.ts';
@@ -37,7 +39,7 @@ export const SELECTABLE: Selectable[] = [
 ];
 
 /** Feature plugins wired in every deployment. */
-export const ALWAYS: AnyPlugin[] = [keys, auditApi, tokens];
+export const ALWAYS: AnyPlugin[] = [keyService, keys, keyAdmin, auditApi, tokens];
 
 export const BUILTIN: AnyPlugin[] = [...SELECTABLE.flatMap((s) => s.plugins), ...ALWAYS];
 
