@@ -1,5 +1,8 @@
 import type { AnyPlugin } from '../kernel/define-plugin.ts';
 import auditApi from '../plugins/audit-api/index.ts';
+import autoResponder from '../plugins/auto-responder/index.ts';
+import detectorHoneyKey from '../plugins/detectors/honey-key/index.ts';
+import detectorRateSpike from '../plugins/detectors/rate-spike/index.ts';
 import auditSinkMysql from '../plugins/audit-sink/knex/mysql.ts';
 import auditSinkPostgres from '../plugins/audit-sink/knex/postgres.ts';
 import auditSinkSqlite from '../plugins/audit-sink/knex/sqlite.ts';
@@ -39,9 +42,12 @@ export const SELECTABLE: Selectable[] = [
 ];
 
 /** Feature plugins wired in every deployment. */
-export const ALWAYS: AnyPlugin[] = [keyService, keys, keyAdmin, auditApi, tokens];
+export const ALWAYS: AnyPlugin[] = [keyService, keys, keyAdmin, auditApi, tokens, autoResponder];
 
-export const BUILTIN: AnyPlugin[] = [...SELECTABLE.flatMap((s) => s.plugins), ...ALWAYS];
+/** Anomaly detectors, chosen by detectors.enabled (their kind is the detector name). */
+export const DETECTORS: AnyPlugin[] = [detectorRateSpike, detectorHoneyKey];
+
+export const BUILTIN: AnyPlugin[] = [...SELECTABLE.flatMap((s) => s.plugins), ...ALWAYS, ...DETECTORS];
 
 /** Ports a plugin from `plugins:` may provide. */
-export const EXTENSION_PORTS = new Set(['auditFanout', 'routes', 'risk']);
+export const EXTENSION_PORTS = new Set(['auditFanout', 'routes', 'risk', 'detector']);

@@ -1,6 +1,6 @@
 import type { AnyPlugin } from '../kernel/define-plugin.ts';
 import type { ThirdPartyPlugin } from '../kernel/plugin-loader.ts';
-import { ALWAYS, SELECTABLE } from './catalogue.ts';
+import { ALWAYS, DETECTORS, SELECTABLE } from './catalogue.ts';
 
 const read = (config: Record<string, unknown>, dotted: string): unknown =>
   dotted.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], config);
@@ -14,6 +14,13 @@ export function selectPlugins(config: Record<string, unknown>, thirdParty: Third
     const plugin = s.plugins.find((p) => p.kind === kind);
     if (plugin) chosen.push(plugin);
     else problems.push(`${s.configKey} (env ${s.env}) is "${kind}", which this build has no plugin for; available: ${s.plugins.map((p) => p.kind).join(', ')}`);
+  }
+  const enabled = String(read(config, 'detectors.enabled')).trim();
+  const names = enabled === 'all' ? DETECTORS.map((d) => d.kind!) : enabled === 'none' || enabled === '' ? [] : enabled.split(',').map((n) => n.trim());
+  for (const name of names) {
+    const detector = DETECTORS.find((d) => d.kind === name);
+    if (detector) chosen.push(detector);
+    else problems.push(`detectors.enabled (env SVC_DETECTORS_ENABLED) names "${name}", which this build has no detector for; available: ${DETECTORS.map((d) => d.kind).join(', ')}`);
   }
   if (problems.length) throw new Error(`configuration picks plugins that are not available:\n  - ${problems.join('\n  - ')}`);
   return [...chosen, ...ALWAYS, ...thirdParty.map((t) => t.manifest)];

@@ -63,6 +63,9 @@ export const baseSchema: ConfigFragment = {
     subjectBindings: { doc: 'role-based: subject -> list of Operation names (JSON in env).', format: Object, default: {}, env: 'SVC_POLICY_SUBJECT_BINDINGS' },
   },
   honeyKeys: { doc: 'Comma-separated honey key ids (UUIDs).', format: String, default: '', env: 'SVC_HONEY_KEYS' },
+  detectors: {
+    enabled: { doc: 'Anomaly detectors to run: all, none, or a comma list of detector names.', format: String, default: 'all', env: 'SVC_DETECTORS_ENABLED' },
+  },
   audit: {
     kind: { doc: 'Primary audit sink.', format: ['stdout', 'rdb-server-1', 'rdb-server-2', 'rdb-embedded'], default: 'stdout', env: 'SVC_AUDIT_KIND' },
     retentionDays: { doc: 'Audit rows older than this are pruned daily; 0 disables pruning.', format: 'nat', default: 365, env: 'SVC_AUDIT_RETENTION_DAYS' },

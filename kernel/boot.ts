@@ -95,6 +95,7 @@ export async function bootKernel(opts: BootOptions): Promise<RunningKernel> {
       audit,
       metrics,
       logger: opts.logger,
+      clock: opts.clock,
     },
     opts.http,
     opts.logger,

@@ -5,6 +5,7 @@ import type { Principal } from '../model/index.ts';
 import type { KmsMetrics } from '../observability/metrics.ts';
 import { endOperationSpan, startOperationSpan } from '../observability/tracing.ts';
 import type { Authenticator } from '../ports/authenticator.ts';
+import type { Clock } from '../ports/clock.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { Policy } from '../ports/policy.ts';
 import type { RiskAssessor, RiskDecision } from '../ports/risk.ts';
@@ -18,6 +19,7 @@ export interface GuardDeps {
   audit: AuditPipeline;
   metrics: KmsMetrics;
   logger: Logger;
+  clock: Clock;
 }
 
 /**
@@ -69,7 +71,7 @@ export function guardRoute(route: GuardedRoute, deps: GuardDeps): Middleware {
       const resource = req.audit.resource ?? route.resource(req);
       try {
         await deps.audit.record({
-          occurredAt: new Date().toISOString(),
+          occurredAt: deps.clock.now().toISOString(),
           principal: { subject: principal.subject, kind: principal.kind },
           operation,
           resource,

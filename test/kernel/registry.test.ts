@@ -1,12 +1,12 @@
 import t from 'tap';
 import { definePlugin, KERNEL_API_VERSION, type AnyPlugin } from '../../kernel/define-plugin.ts';
-import { createPortRef } from '../../kernel/ports/port-ref.ts';
+import { createPortRef, type PortRef } from '../../kernel/ports/port-ref.ts';
 import { PluginRegistry } from '../../kernel/registry.ts';
 
 const single = createPortRef<object>('single');
 const other = createPortRef<object>('other');
 const many = createPortRef<object>('many', { multiple: true });
-const plugin = (id: string, provides = single, dependsOn: Record<string, ReturnType<typeof createPortRef<object>>> = {}): AnyPlugin =>
+const plugin = (id: string, provides: PortRef<object> = single, dependsOn: Record<string, PortRef<object>> = {}): AnyPlugin =>
   definePlugin({ id, apiVersion: KERNEL_API_VERSION, provides, dependsOn, description: id, create: () => ({}) });
 
 t.test('orders providers before their dependants', async (t) => {

@@ -1,0 +1,25 @@
+import type { AuditRecord, PrincipalKind } from '../model/index.ts';
+import { createPortRef } from './port-ref.ts';
+
+export const SEVERITIES = ['Low', 'Medium', 'High'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+/** What a detector reports about one actor (SPEC 2 AgentRecommendation). */
+export interface Finding {
+  severity: Severity;
+  actor: { subject: string; kind: PrincipalKind };
+  /** details.resource names the target: a key id. */
+  details: Record<string, string>;
+  message: string;
+}
+
+/**
+ * An anomaly detector (SPEC 6): sees every audit record, keeps bounded per-actor state, and reports
+ * findings. It must be cheap (it runs on the request path's audit step) and must never throw.
+ */
+export interface Detector {
+  readonly name: string;
+  observe(record: AuditRecord): Finding[];
+}
+
+export const detectorPort = createPortRef<Detector>('detector', { multiple: true });

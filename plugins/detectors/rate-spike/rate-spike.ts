@@ -1,0 +1,39 @@
+import type { AuditRecord } from '../../../kernel/model/index.ts';
+import type { Detector, Finding } from '../../../kernel/ports/detector.ts';
+
+const MAX_ACTORS = 10_000;
+
+/**
+ * RateSpike (SPEC 6): counts an actor's requests in a sliding window. Medium when the count reaches the
+ * threshold, High at three times it; each fires once per crossing. Memory: at most 3 x threshold
+ * timestamps (plus one) per actor and MAX_ACTORS actors (least recently seen dropped first).
+ */
+export class RateSpikeDetector implements Detector {
+  readonly name = 'RateSpike';
+  private readonly seen = new Map<string, number[]>();
+
+  constructor(private readonly threshold: number, private readonly windowSeconds: number) {}
+
+  observe(r: AuditRecord): Finding[] {
+    const at = Date.parse(r.occurredAt);
+    const key = `${r.principal.kind}:${r.principal.subject}`;
+    const times = this.seen.get(key) ?? [];
+    this.seen.delete(key); // re-inserted below: Map order is recency order
+    while (times.length && times[0]! <= at - this.windowSeconds * 1000) times.shift();
+    times.push(at);
+    // Keep one more than the High mark, so a sustained burst stays above it instead of re-crossing it.
+    if (times.length > this.threshold * 3 + 1) times.shift();
+    this.seen.set(key, times);
+    if (this.seen.size > MAX_ACTORS) this.seen.delete(this.seen.keys().next().value!);
+
+    const count = times.length;
+    const high = this.threshold * 3;
+    if (count !== this.threshold && count !== high) return [];
+    return [{
+      severity: count >= high ? 'High' : 'Medium',
+      actor: r.principal,
+      details: { resource: r.resource, count: String(count), windowSeconds: String(this.windowSeconds) },
+      message: `${count} requests in ${this.windowSeconds} s (threshold ${this.threshold})`,
+    }];
+  }
+}
