@@ -1,6 +1,7 @@
 import type { AnyPlugin } from '../kernel/define-plugin.ts';
 import auditApi from '../plugins/audit-api/index.ts';
 import autoResponder from '../plugins/auto-responder/index.ts';
+import { opHistogramBaseline, scopeBaseline, sourceIpBaseline, timeOfDayBaseline } from '../plugins/detectors/baseline/plugins.ts';
 import detectorHoneyKey from '../plugins/detectors/honey-key/index.ts';
 import detectorRateSpike from '../plugins/detectors/rate-spike/index.ts';
 import auditSinkMysql from '../plugins/audit-sink/knex/mysql.ts';
@@ -45,7 +46,7 @@ export const SELECTABLE: Selectable[] = [
 export const ALWAYS: AnyPlugin[] = [keyService, keys, keyAdmin, auditApi, tokens, autoResponder];
 
 /** Anomaly detectors, chosen by detectors.enabled (their kind is the detector name). */
-export const DETECTORS: AnyPlugin[] = [detectorRateSpike, detectorHoneyKey];
+export const DETECTORS: AnyPlugin[] = [scopeBaseline, detectorRateSpike, opHistogramBaseline, timeOfDayBaseline, sourceIpBaseline, detectorHoneyKey];
 
 export const BUILTIN: AnyPlugin[] = [...SELECTABLE.flatMap((s) => s.plugins), ...ALWAYS, ...DETECTORS];
 

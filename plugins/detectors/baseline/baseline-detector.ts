@@ -1,0 +1,48 @@
+import type { AuditRecord, PrincipalKind } from '../../../kernel/model/index.ts';
+import type { Detector, Finding, Severity } from '../../../kernel/ports/detector.ts';
+
+const MAX_ACTORS = 10_000;
+const MAX_VALUES_PER_ACTOR = 1_000;
+
+export interface BaselineDimension {
+  name: string;
+  /** What this record shows of the dimension (key, operation, hour, address); undefined to ignore it. */
+  valueOf(record: AuditRecord): string | undefined;
+  severityFor(kind: PrincipalKind): Severity;
+  describe(value: string): string;
+}
+
+/**
+ * A per-actor baseline (SPEC 6): remembers the values an actor has shown in one dimension and reports a
+ * value it has never shown. Cold start: nothing is reported until the actor has at least one prior
+ * observation. Memory: at most MAX_ACTORS actors (least recently seen dropped first) with at most
+ * MAX_VALUES_PER_ACTOR values each (then it stops learning and stops reporting for that actor).
+ */
+export class BaselineDetector implements Detector {
+  readonly name: string;
+  private readonly seen = new Map<string, Set<string>>();
+
+  constructor(private readonly dimension: BaselineDimension) {
+    this.name = dimension.name;
+  }
+
+  observe(r: AuditRecord): Finding[] {
+    const value = this.dimension.valueOf(r);
+    if (value === undefined) return [];
+    const actor = `${r.principal.kind}:${r.principal.subject}`;
+    const values = this.seen.get(actor) ?? new Set<string>();
+    this.seen.delete(actor);
+    this.seen.set(actor, values);
+    if (this.seen.size > MAX_ACTORS) this.seen.delete(this.seen.keys().next().value!);
+    if (values.has(value) || values.size >= MAX_VALUES_PER_ACTOR) return [];
+    const coldStart = values.size === 0;
+    values.add(value);
+    if (coldStart) return [];
+    return [{
+      severity: this.dimension.severityFor(r.principal.kind),
+      actor: r.principal,
+      details: { resource: r.resource, value },
+      message: `${this.dimension.describe(value)} not seen before for this actor (${values.size - 1} known)`,
+    }];
+  }
+}

@@ -1,0 +1,12 @@
+import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
+import { detectorPort } from '../../../kernel/ports/detector.ts';
+import { BaselineDetector, type BaselineDimension } from './baseline-detector.ts';
+import { opHistogram, scope, sourceIp, timeOfDay } from './dimensions.ts';
+
+const baselinePlugin = (id: string, dimension: BaselineDimension, description: string) =>
+  definePlugin({ id, apiVersion: KERNEL_API_VERSION, provides: detectorPort, kind: dimension.name, description, create: () => new BaselineDetector(dimension) });
+
+export const scopeBaseline = baselinePlugin('detector-scope-baseline', scope, 'a key the actor never touched before');
+export const opHistogramBaseline = baselinePlugin('detector-op-histogram-baseline', opHistogram, 'an operation the actor never used before');
+export const timeOfDayBaseline = baselinePlugin('detector-time-of-day-baseline', timeOfDay, 'a UTC hour outside the actor\'s seen hours');
+export const sourceIpBaseline = baselinePlugin('detector-source-ip-baseline', sourceIp, 'a source address the actor never used before');

@@ -1,0 +1,37 @@
+import t from 'tap';
+import type { AuditRecord } from '../../kernel/model/index.ts';
+import { BaselineDetector } from '../../plugins/detectors/baseline/baseline-detector.ts';
+import { opHistogram, scope, sourceIp, timeOfDay } from '../../plugins/detectors/baseline/dimensions.ts';
+
+const rec = (over: Partial<AuditRecord> & { ip?: string; kind?: 'Human' | 'Agent' }): AuditRecord => ({
+  occurredAt: over.occurredAt ?? '2026-01-05T10:00:00.000Z',
+  principal: { subject: 'agent-1', kind: over.kind ?? 'Agent' },
+  operation: over.operation ?? 'Sign',
+  resource: over.resource ?? 'k1',
+  outcome: 'Success',
+  context: { 'source.ip': over.ip ?? '10.0.0.1' },
+  correlationId: 'r',
+});
+
+t.test('each baseline stays quiet on its first observation and on known values, and reports a new one', async (t) => {
+  const cases: Array<[BaselineDetector, Partial<AuditRecord> & { ip?: string }, string]> = [
+    [new BaselineDetector(scope), { resource: 'k2' }, 'Medium'],
+    [new BaselineDetector(opHistogram), { operation: 'Encrypt' }, 'Low'],
+    [new BaselineDetector(timeOfDay), { occurredAt: '2026-01-06T03:00:00.000Z' }, 'Low'],
+    [new BaselineDetector(sourceIp), { ip: '203.0.113.9' }, 'Medium'],
+  ];
+  for (const [detector, novel, severity] of cases) {
+    t.same(detector.observe(rec({})), [], `${detector.name}: cold start`);
+    t.same(detector.observe(rec({})), [], `${detector.name}: known value`);
+    const [finding] = detector.observe(rec(novel));
+    t.equal(finding?.severity, severity, `${detector.name}: new value`);
+    t.same(detector.observe(rec(novel)), [], `${detector.name}: reported once`);
+  }
+});
+
+t.test('ScopeBaseline and SourceIpBaseline are Low for humans; Create is not a scope', async (t) => {
+  const d = new BaselineDetector(scope);
+  d.observe(rec({ kind: 'Human' }));
+  t.equal(d.observe(rec({ kind: 'Human', resource: 'k9' }))[0]?.severity, 'Low');
+  t.same(d.observe(rec({ kind: 'Human', operation: 'Create', resource: 'name:x' })), []);
+});
