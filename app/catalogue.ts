@@ -23,6 +23,7 @@ import policyRoleBased from '../plugins/policy/role-based/index.ts';
 import revocationMemory from '../plugins/revocation/memory/index.ts';
 import revocationNone from '../plugins/revocation/none/index.ts';
 import revocationRedis from '../plugins/revocation/redis/index.ts';
+import riskScoring from '../plugins/risk/scoring/index.ts';
 import rootOfTrustLocal from '../plugins/root-of-trust/local/index.ts';
 import tokens from '../plugins/tokens/index.ts';
 
@@ -48,7 +49,10 @@ export const ALWAYS: AnyPlugin[] = [keyService, keys, keyAdmin, auditApi, tokens
 /** Anomaly detectors, chosen by detectors.enabled (their kind is the detector name). */
 export const DETECTORS: AnyPlugin[] = [scopeBaseline, detectorRateSpike, opHistogramBaseline, timeOfDayBaseline, sourceIpBaseline, detectorHoneyKey];
 
-export const BUILTIN: AnyPlugin[] = [...SELECTABLE.flatMap((s) => s.plugins), ...ALWAYS, ...DETECTORS];
+/** Wired unless risk.enabled is false. */
+export const RISK = riskScoring;
+
+export const BUILTIN: AnyPlugin[] = [...SELECTABLE.flatMap((s) => s.plugins), ...ALWAYS, ...DETECTORS, RISK];
 
 /** Ports a plugin from `plugins:` may provide. */
 export const EXTENSION_PORTS = new Set(['auditFanout', 'routes', 'risk', 'detector']);

@@ -1,6 +1,6 @@
 import type { AnyPlugin } from '../kernel/define-plugin.ts';
 import type { ThirdPartyPlugin } from '../kernel/plugin-loader.ts';
-import { ALWAYS, DETECTORS, SELECTABLE } from './catalogue.ts';
+import { ALWAYS, DETECTORS, RISK, SELECTABLE } from './catalogue.ts';
 
 const read = (config: Record<string, unknown>, dotted: string): unknown =>
   dotted.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], config);
@@ -23,5 +23,6 @@ export function selectPlugins(config: Record<string, unknown>, thirdParty: Third
     else problems.push(`detectors.enabled (env SVC_DETECTORS_ENABLED) names "${name}", which this build has no detector for; available: ${DETECTORS.map((d) => d.kind).join(', ')}`);
   }
   if (problems.length) throw new Error(`configuration picks plugins that are not available:\n  - ${problems.join('\n  - ')}`);
+  if (read(config, 'risk.enabled') === true) chosen.push(RISK);
   return [...chosen, ...ALWAYS, ...thirdParty.map((t) => t.manifest)];
 }

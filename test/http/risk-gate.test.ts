@@ -5,7 +5,8 @@ import { startTestService, tempDir } from '../helpers/service.ts';
 
 const dir = tempDir();
 writeFileSync(path.join(dir, 'svc.yaml'), `plugins:\n  - ${path.resolve('test/fixtures/step-up-risk.ts')}\n`);
-const svc = await startTestService({ SVC_CONFIG_FILE: path.join(dir, 'svc.yaml') }, { dir });
+// The fixture replaces the built-in scorer, which is switched off.
+const svc = await startTestService({ SVC_CONFIG_FILE: path.join(dir, 'svc.yaml'), SVC_RISK_ENABLED: 'false' }, { dir });
 t.teardown(() => svc.stop());
 const api = svc.client();
 

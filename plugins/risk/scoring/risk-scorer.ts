@@ -1,0 +1,57 @@
+import { DESTRUCTIVE_OPERATIONS, type PrincipalKind } from '../../../kernel/model/index.ts';
+import type { Clock } from '../../../kernel/ports/clock.ts';
+import type { Detector } from '../../../kernel/ports/detector.ts';
+import type { RiskAssessor, RiskDecision, RiskInput } from '../../../kernel/ports/risk.ts';
+
+export interface RiskSettings {
+  /** Weight of each factor: the five detector baselines by detector name, and the four contextual ones. */
+  weights: Record<string, number>;
+  deny: number;
+  stepUp: number;
+  destructiveDelta: number;
+  /** Principal kinds whose requests the decision may refuse; the others are scored and stamped only. */
+  gateKinds: PrincipalKind[];
+}
+
+/**
+ * The risk score of SPEC 6: detector signals (scope, rate spike, operation, hour, address) and four
+ * contextual factors (agent principal, credential past 80% of its lifetime, broad scope of 5+ operations,
+ * destructive operation), each times its weight, summed and capped at 1. Deny at `deny`, StepUp at
+ * `stepUp`, both `destructiveDelta` lower for destructive operations.
+ */
+export class RiskScorer implements RiskAssessor {
+  constructor(
+    private readonly detectors: Detector[],
+    private readonly settings: RiskSettings,
+    private readonly clock: Clock,
+  ) {}
+
+  assess(input: RiskInput): RiskDecision {
+    const now = this.clock.now();
+    const { principal, operation } = input;
+    const factors: Array<{ name: string; weight: number }> = [];
+    const add = (name: string, fraction: number) => {
+      const weight = (this.settings.weights[name] ?? 0) * fraction;
+      if (weight > 0) factors.push({ name, weight });
+    };
+    const probe = { principal: { subject: principal.subject, kind: principal.kind }, operation, resource: input.resource, sourceIp: input.sourceIp, at: now.toISOString() };
+    for (const d of this.detectors) if (d.riskSignal) add(d.name, d.riskSignal(probe));
+    if (principal.kind === 'Agent') {
+      add('AgentPrincipal', 1);
+      if (principal.allowedOperations.length >= 5) add('BroadScope', 1);
+    }
+    const { issuedAt, expiresAt } = principal.credential ?? {};
+    if (issuedAt !== undefined && expiresAt !== undefined && expiresAt > issuedAt && now.getTime() / 1000 - issuedAt > 0.8 * (expiresAt - issuedAt)) add('CredentialAge', 1);
+    const destructive = DESTRUCTIVE_OPERATIONS.has(operation);
+    if (destructive) add('DestructiveOp', 1);
+
+    const score = Math.min(1, Math.round(factors.reduce((sum, f) => sum + f.weight, 0) * 100) / 100);
+    const delta = destructive ? this.settings.destructiveDelta : 0;
+    const deny = this.settings.deny - delta;
+    const stepUp = this.settings.stepUp - delta;
+    if (!this.settings.gateKinds.includes(principal.kind) || score < stepUp) return { decision: 'Allow', score, factors };
+    const why = `score ${score.toFixed(2)} from ${factors.map((f) => `${f.name} ${f.weight.toFixed(2)}`).join(', ')}`;
+    if (score >= deny) return { decision: 'Deny', score, factors, reason: `${why}; deny threshold ${deny.toFixed(2)}${destructive ? ' for a destructive operation' : ''}` };
+    return { decision: 'StepUp', score, factors, reason: `${why}; step-up threshold ${stepUp.toFixed(2)}${destructive ? ' for a destructive operation' : ''}` };
+  }
+}
