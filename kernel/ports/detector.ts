@@ -22,18 +22,10 @@ export interface Detector {
   observe(record: AuditRecord): Finding[];
   /**
    * For the risk score: how unusual this request would be, from 0 to 1, judged from what the detector has
-   * seen so far (before this request). Must not change the detector's state.
+   * seen so far (before this request). `request` is the request as its audit record would read (outcome
+   * still empty). Must not change the detector's state.
    */
-  riskSignal?(probe: RiskProbe): number;
-}
-
-/** A request about to be decided, as the risk step sees it. */
-export interface RiskProbe {
-  principal: { subject: string; kind: PrincipalKind };
-  operation: string;
-  resource: string;
-  sourceIp: string;
-  at: string;
+  riskSignal?(request: AuditRecord): number;
 }
 
 export const detectorPort = createPortRef<Detector>('detector', { multiple: true });

@@ -1,5 +1,5 @@
 import type { AuditRecord, PrincipalKind } from '../../../kernel/model/index.ts';
-import type { Detector, Finding, RiskProbe, Severity } from '../../../kernel/ports/detector.ts';
+import type { Detector, Finding, Severity } from '../../../kernel/ports/detector.ts';
 
 const MAX_ACTORS = 10_000;
 const MAX_VALUES_PER_ACTOR = 1_000;
@@ -27,9 +27,9 @@ export class BaselineDetector implements Detector {
   }
 
   /** 1 when the actor has a baseline in this dimension and the request's value is not in it. */
-  riskSignal(p: RiskProbe): number {
-    const value = this.dimension.valueOf({ occurredAt: p.at, principal: p.principal, operation: p.operation, resource: p.resource, outcome: '', context: { 'source.ip': p.sourceIp }, correlationId: '' });
-    const values = this.seen.get(`${p.principal.kind}:${p.principal.subject}`);
+  riskSignal(request: AuditRecord): number {
+    const value = this.dimension.valueOf(request);
+    const values = this.seen.get(`${request.principal.kind}:${request.principal.subject}`);
     return value !== undefined && values !== undefined && values.size > 0 && !values.has(value) ? 1 : 0;
   }
 

@@ -1,5 +1,5 @@
 import type { AuditRecord } from '../../../kernel/model/index.ts';
-import type { Detector, Finding, RiskProbe } from '../../../kernel/ports/detector.ts';
+import type { Detector, Finding } from '../../../kernel/ports/detector.ts';
 
 const MAX_ACTORS = 10_000;
 
@@ -18,10 +18,12 @@ export class RateSpikeDetector implements Detector {
    * 0 up to the threshold, rising linearly to 1 at four times it: a runaway loop weighs more and more,
    * while the burst that makes a High finding (3x) alone still leaves an agent below the step-up mark.
    */
-  riskSignal(p: RiskProbe): number {
-    const at = Date.parse(p.at);
-    const times = this.seen.get(`${p.principal.kind}:${p.principal.subject}`) ?? [];
-    const count = times.filter((t) => t > at - this.windowSeconds * 1000).length + 1;
+  riskSignal(request: AuditRecord): number {
+    const times = this.seen.get(`${request.principal.kind}:${request.principal.subject}`);
+    if (!times || times.length < this.threshold) return 0;
+    const since = Date.parse(request.occurredAt) - this.windowSeconds * 1000;
+    let count = 1;
+    for (let i = times.length - 1; i >= 0 && times[i]! > since; i--) count++;
     return Math.min(1, Math.max(0, (count - this.threshold) / (3 * this.threshold)));
   }
 

@@ -34,8 +34,11 @@ export class RiskScorer implements RiskAssessor {
       const weight = (this.settings.weights[name] ?? 0) * fraction;
       if (weight > 0) factors.push({ name, weight });
     };
-    const probe = { principal: { subject: principal.subject, kind: principal.kind }, operation, resource: input.resource, sourceIp: input.sourceIp, at: now.toISOString() };
-    for (const d of this.detectors) if (d.riskSignal) add(d.name, d.riskSignal(probe));
+    const request = {
+      occurredAt: now.toISOString(), principal: { subject: principal.subject, kind: principal.kind }, operation, resource: input.resource,
+      outcome: '', context: { 'source.ip': input.sourceIp }, correlationId: '',
+    };
+    for (const d of this.detectors) if (d.riskSignal) add(d.name, d.riskSignal(request));
     if (principal.kind === 'Agent') {
       add('AgentPrincipal', 1);
       if (principal.allowedOperations.length >= 5) add('BroadScope', 1);
