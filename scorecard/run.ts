@@ -120,13 +120,10 @@ await call(base, 'POST', pathFor('Encrypt', third.key), { token: third.token.jwt
 at(13);
 attacks.push({ name: 'new operation (Rotate, never used)', actor: fourth.token.id, started: clock.t });
 await call(base, 'POST', `/v1/keys/${fourth.key}/rotate`, { token: fourth.token.jwt, from: fourth.ip, body: {} });
-at(3);
-clock.t += DAY;
+// A fifth agent with a daytime habit of its own (Get on its key at 15:00), then used at 03:00 the next night.
+at(15);
 const offHours = await agentToken('night-shift', SCOPES);
-// A fifth agent with habits of its own (daytime Get on its key), used at 03:00.
 const nightKey = await key('AES');
-at(9);
-clock.t -= DAY;
 for (let i = 0; i < 5; i++) await call(base, 'GET', `/v1/keys/${nightKey}`, { token: offHours.jwt, from: '127.0.1.9' });
 clock.t += DAY;
 at(3);
@@ -146,7 +143,6 @@ async function records(query: string): Promise<any[]> {
   }
 }
 const responses = await records('actor=svc-system');
-const benignIds = new Set(agents.flatMap((a) => [a.token.id]));
 const ends = attacks.map((a) => Math.min(...attacks.filter((b) => b.started > a.started).map((b) => b.started), Number.MAX_SAFE_INTEGER));
 const results: string[] = [];
 for (const [i, attack] of attacks.entries()) {
@@ -165,7 +161,6 @@ for (const [i, attack] of attacks.entries()) {
 const attacksStart = Math.min(...attacks.map((a) => a.started));
 const benignAlarms = responses.filter((r) => Date.parse(r.occurredAt) > learningEnd && Date.parse(r.occurredAt) < attacksStart && r.context['auto.response.actor'].startsWith('agent-')).length;
 const benignGated = (await records(`since=${new Date(learningEnd).toISOString()}&until=${new Date(attacksStart).toISOString()}`)).filter((r) => r.principal.kind === 'Agent' && r.context['outcome.decision'] !== 'Allow').length;
-void benignIds;
 const table = [
   '<!-- scorecard:start -->',
   `Scorecard (\`npm run scorecard\`, ${new Date().toISOString().slice(0, 10)}): four agents with steady habits (own key, own address, two`,

@@ -4,6 +4,11 @@ import type { Principal } from '../model/index.ts';
 import type { CredentialSource } from '../ports/authenticator.ts';
 import type { RevocationList } from '../ports/revocation.ts';
 
+/** SPEC 8: an HS256 secret shorter than this is refused (and cannot sign agent tokens). */
+export const MIN_HMAC_SECRET_BYTES = 32;
+
+export const isUsableHmacSecret = (secret: string): boolean => Buffer.byteLength(secret) >= MIN_HMAC_SECRET_BYTES;
+
 /** JWT time checks allow this much clock skew (DECISIONS "Details"). */
 export const CLOCK_SKEW_SECONDS = 30;
 

@@ -14,5 +14,3 @@ export function createPortRef<T>(id: string, options?: { multiple?: false }): Po
 export function createPortRef<T>(id: string, options: { multiple?: boolean } = {}): PortRef<T> {
   return Object.freeze({ id, multiple: options.multiple ?? false });
 }
-
-export type PortType<R> = R extends PortRef<infer T> ? T : never;

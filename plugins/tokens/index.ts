@@ -1,3 +1,4 @@
+import { isUsableHmacSecret } from '../../kernel/auth/bearer.ts';
 import { definePlugin, KERNEL_API_VERSION } from '../../kernel/define-plugin.ts';
 import { SvcError } from '../../kernel/errors.ts';
 import { guarded, routesPort, type RouteContribution } from '../../kernel/http/route.ts';
@@ -14,7 +15,7 @@ export default definePlugin({
   dependsOn: { policy: policyPort, revocation: revocationPort },
   configSlice: (all: Record<string, any>) => ({ secret: all.auth.hmacSecret as string }),
   create: ({ config, deps, clock }): RouteContribution => {
-    const issuer = Buffer.byteLength(config.secret) >= 32 ? new AgentIssuer(config.secret, deps.policy, clock) : undefined;
+    const issuer = isUsableHmacSecret(config.secret) ? new AgentIssuer(config.secret, deps.policy, clock) : undefined;
     return {
       routes: [
         guarded({

@@ -1,3 +1,4 @@
+import { isUsableHmacSecret, MIN_HMAC_SECRET_BYTES } from '../../../kernel/auth/bearer.ts';
 import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
 import { authenticatorPort } from '../../../kernel/ports/authenticator.ts';
 import { revocationPort } from '../../../kernel/ports/revocation.ts';
@@ -12,9 +13,9 @@ export default definePlugin({
   dependsOn: { revocation: revocationPort },
   configSlice: (all: Record<string, any>) => ({ secret: all.auth.hmacSecret as string }),
   preflight: ({ secret }) => [
-    Buffer.byteLength(secret) >= 32
-      ? { name: 'auth.hmacSecret', status: 'ok', message: 'HS256 secret is at least 32 bytes' }
-      : { name: 'auth.hmacSecret', status: 'fail', message: `auth.kind is hmac but SVC_AUTH_HMAC_SECRET is ${Buffer.byteLength(secret)} bytes; at least 32 are required`, advice: 'openssl rand -base64 48' },
+    isUsableHmacSecret(secret)
+      ? { name: 'auth.hmacSecret', status: 'ok', message: `HS256 secret is at least ${MIN_HMAC_SECRET_BYTES} bytes` }
+      : { name: 'auth.hmacSecret', status: 'fail', message: `auth.kind is hmac but SVC_AUTH_HMAC_SECRET is ${Buffer.byteLength(secret)} bytes; at least ${MIN_HMAC_SECRET_BYTES} are required`, advice: 'openssl rand -base64 48' },
   ],
   create: ({ config, deps }) => new HmacAuthenticator(config.secret, deps.revocation),
 });

@@ -1,3 +1,4 @@
+import { isUsableHmacSecret } from '../../../kernel/auth/bearer.ts';
 import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
 import { authenticatorPort } from '../../../kernel/ports/authenticator.ts';
 import { revocationPort } from '../../../kernel/ports/revocation.ts';
@@ -25,7 +26,7 @@ export default definePlugin({
     jwksCacheTtlSeconds: all.auth.oidc.jwksCacheTtlSeconds,
     jwksRefreshCooldownSeconds: all.auth.oidc.jwksRefreshCooldownSeconds,
     discoveryTimeoutMs: all.auth.oidc.discoveryTimeoutMs,
-    agentSecret: Buffer.byteLength(all.auth.hmacSecret) >= 32 ? all.auth.hmacSecret : '',
+    agentSecret: isUsableHmacSecret(all.auth.hmacSecret) ? all.auth.hmacSecret : '',
   }),
   preflight: (o, env) => {
     const nodes: PreflightNode[] = [];
