@@ -8,9 +8,15 @@ export interface RiskInput {
   sourceIp: string;
 }
 
+/** One contribution to a score: the factor's name and its weighted value. */
+export interface RiskFactor {
+  name: string;
+  weight: number;
+}
+
 export type RiskDecision =
-  | { decision: 'Allow'; score: number; factors: Array<{ name: string; weight: number }> }
-  | { decision: 'StepUp' | 'Deny'; score: number; factors: Array<{ name: string; weight: number }>; reason: string };
+  | { decision: 'Allow'; score: number; factors: RiskFactor[] }
+  | { decision: 'StepUp' | 'Deny'; score: number; factors: RiskFactor[]; reason: string };
 
 /**
  * Scores a request and decides Allow, StepUp or Deny (SPEC 6). Optional: without a provider every request

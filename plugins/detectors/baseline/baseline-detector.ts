@@ -1,8 +1,11 @@
+import { LRUCache } from 'lru-cache';
 import type { AuditRecord, PrincipalKind } from '../../../kernel/model/index.ts';
 import type { Detector, Finding, Severity } from '../../../kernel/ports/detector.ts';
 
 const MAX_ACTORS = 10_000;
 const MAX_VALUES_PER_ACTOR = 1_000;
+
+const actorOf = (r: AuditRecord) => `${r.principal.kind}:${r.principal.subject}`;
 
 export interface BaselineDimension {
   name: string;
@@ -20,7 +23,7 @@ export interface BaselineDimension {
  */
 export class BaselineDetector implements Detector {
   readonly name: string;
-  private readonly seen = new Map<string, Set<string>>();
+  private readonly seen = new LRUCache<string, Set<string>>({ max: MAX_ACTORS });
 
   constructor(private readonly dimension: BaselineDimension) {
     this.name = dimension.name;
@@ -28,19 +31,19 @@ export class BaselineDetector implements Detector {
 
   /** 1 when the actor has a baseline in this dimension and the request's value is not in it. */
   riskSignal(request: AuditRecord): number {
+    // peek: a risk question is not a sighting, so it must not refresh the actor's place in the LRU.
+    const values = this.seen.peek(actorOf(request));
+    if (values === undefined || values.size === 0) return 0;
     const value = this.dimension.valueOf(request);
-    const values = this.seen.get(`${request.principal.kind}:${request.principal.subject}`);
-    return value !== undefined && values !== undefined && values.size > 0 && !values.has(value) ? 1 : 0;
+    return value !== undefined && !values.has(value) ? 1 : 0;
   }
 
   observe(r: AuditRecord): Finding[] {
     const value = this.dimension.valueOf(r);
     if (value === undefined) return [];
-    const actor = `${r.principal.kind}:${r.principal.subject}`;
-    const values = this.seen.get(actor) ?? new Set<string>();
-    this.seen.delete(actor);
-    this.seen.set(actor, values);
-    if (this.seen.size > MAX_ACTORS) this.seen.delete(this.seen.keys().next().value!);
+    const actor = actorOf(r);
+    let values = this.seen.get(actor);
+    if (values === undefined) this.seen.set(actor, (values = new Set<string>()));
     if (values.has(value) || values.size >= MAX_VALUES_PER_ACTOR) return [];
     const coldStart = values.size === 0;
     values.add(value);

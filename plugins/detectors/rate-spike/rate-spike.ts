@@ -1,7 +1,20 @@
+import { LRUCache } from 'lru-cache';
 import type { AuditRecord } from '../../../kernel/model/index.ts';
 import type { Detector, Finding } from '../../../kernel/ports/detector.ts';
 
 const MAX_ACTORS = 10_000;
+
+/** Index of the first time after `since` in ascending `times` (binary search: a sustained burst keeps 3x threshold of them). */
+function firstAfter(times: number[], since: number): number {
+  let lo = 0;
+  let hi = times.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (times[mid]! > since) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
 
 /**
  * RateSpike (SPEC 6): counts an actor's requests in a sliding window. Medium when the count reaches the
@@ -10,7 +23,7 @@ const MAX_ACTORS = 10_000;
  */
 export class RateSpikeDetector implements Detector {
   readonly name = 'RateSpike';
-  private readonly seen = new Map<string, number[]>();
+  private readonly seen = new LRUCache<string, number[]>({ max: MAX_ACTORS });
 
   constructor(private readonly threshold: number, private readonly windowSeconds: number) {}
 
@@ -19,25 +32,22 @@ export class RateSpikeDetector implements Detector {
    * while the burst that makes a High finding (3x) alone still leaves an agent below the step-up mark.
    */
   riskSignal(request: AuditRecord): number {
-    const times = this.seen.get(`${request.principal.kind}:${request.principal.subject}`);
+    const times = this.seen.peek(`${request.principal.kind}:${request.principal.subject}`);
     if (!times || times.length < this.threshold) return 0;
     const since = Date.parse(request.occurredAt) - this.windowSeconds * 1000;
-    let count = 1;
-    for (let i = times.length - 1; i >= 0 && times[i]! > since; i--) count++;
+    const count = 1 + times.length - firstAfter(times, since);
     return Math.min(1, Math.max(0, (count - this.threshold) / (3 * this.threshold)));
   }
 
   observe(r: AuditRecord): Finding[] {
     const at = Date.parse(r.occurredAt);
     const key = `${r.principal.kind}:${r.principal.subject}`;
-    const times = this.seen.get(key) ?? [];
-    this.seen.delete(key); // re-inserted below: Map order is recency order
+    let times = this.seen.get(key);
+    if (times === undefined) this.seen.set(key, (times = []));
     while (times.length && times[0]! <= at - this.windowSeconds * 1000) times.shift();
     times.push(at);
     // Keep one more than the High mark, so a sustained burst stays above it instead of re-crossing it.
     if (times.length > this.threshold * 3 + 1) times.shift();
-    this.seen.set(key, times);
-    if (this.seen.size > MAX_ACTORS) this.seen.delete(this.seen.keys().next().value!);
 
     const count = times.length;
     const high = this.threshold * 3;

@@ -1,7 +1,7 @@
-import { DESTRUCTIVE_OPERATIONS, type PrincipalKind } from '../../../kernel/model/index.ts';
+import { DESTRUCTIVE_OPERATIONS, type AuditRecord, type PrincipalKind } from '../../../kernel/model/index.ts';
 import type { Clock } from '../../../kernel/ports/clock.ts';
 import type { Detector } from '../../../kernel/ports/detector.ts';
-import type { RiskAssessor, RiskDecision, RiskInput } from '../../../kernel/ports/risk.ts';
+import type { RiskAssessor, RiskDecision, RiskFactor, RiskInput } from '../../../kernel/ports/risk.ts';
 
 export interface RiskSettings {
   /** Weight of each factor: the five detector baselines by detector name, and the four contextual ones. */
@@ -29,24 +29,20 @@ export class RiskScorer implements RiskAssessor {
   assess(input: RiskInput): RiskDecision {
     const now = this.clock.now();
     const { principal, operation } = input;
-    const factors: Array<{ name: string; weight: number }> = [];
-    const add = (name: string, fraction: number) => {
-      const weight = (this.settings.weights[name] ?? 0) * fraction;
-      if (weight > 0) factors.push({ name, weight });
-    };
-    const request = {
+    const factors: RiskFactor[] = [];
+    const request: AuditRecord = {
       occurredAt: now.toISOString(), principal: { subject: principal.subject, kind: principal.kind }, operation, resource: input.resource,
       outcome: '', context: { 'source.ip': input.sourceIp }, correlationId: '',
     };
-    for (const d of this.detectors) if (d.riskSignal) add(d.name, d.riskSignal(request));
+    for (const d of this.detectors) if (d.riskSignal) this.add(factors, d.name, d.riskSignal(request));
     if (principal.kind === 'Agent') {
-      add('AgentPrincipal', 1);
-      if (principal.allowedOperations.length >= 5) add('BroadScope', 1);
+      this.add(factors, 'AgentPrincipal', 1);
+      if (principal.allowedOperations.length >= 5) this.add(factors, 'BroadScope', 1);
     }
     const { issuedAt, expiresAt } = principal.credential ?? {};
-    if (issuedAt !== undefined && expiresAt !== undefined && expiresAt > issuedAt && now.getTime() / 1000 - issuedAt > 0.8 * (expiresAt - issuedAt)) add('CredentialAge', 1);
+    if (issuedAt !== undefined && expiresAt !== undefined && expiresAt > issuedAt && now.getTime() / 1000 - issuedAt > 0.8 * (expiresAt - issuedAt)) this.add(factors, 'CredentialAge', 1);
     const destructive = DESTRUCTIVE_OPERATIONS.has(operation);
-    if (destructive) add('DestructiveOp', 1);
+    if (destructive) this.add(factors, 'DestructiveOp', 1);
 
     const score = Math.min(1, Math.round(factors.reduce((sum, f) => sum + f.weight, 0) * 100) / 100);
     const delta = destructive ? this.settings.destructiveDelta : 0;
@@ -56,5 +52,11 @@ export class RiskScorer implements RiskAssessor {
     const why = `score ${score.toFixed(2)} from ${factors.map((f) => `${f.name} ${f.weight.toFixed(2)}`).join(', ')}`;
     if (score >= deny) return { decision: 'Deny', score, factors, reason: `${why}; deny threshold ${deny.toFixed(2)}${destructive ? ' for a destructive operation' : ''}` };
     return { decision: 'StepUp', score, factors, reason: `${why}; step-up threshold ${stepUp.toFixed(2)}${destructive ? ' for a destructive operation' : ''}` };
+  }
+
+  /** A factor counts when its weighted value is above zero (a zero weight switches it off). */
+  private add(factors: RiskFactor[], name: string, fraction: number): void {
+    const weight = (this.settings.weights[name] ?? 0) * fraction;
+    if (weight > 0) factors.push({ name, weight });
   }
 }
