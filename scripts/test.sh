@@ -17,5 +17,8 @@ set -a
 source "$state/env"
 set +a
 
+echo "== build the svc CLI"
+node scripts/build-cli.mjs
+
 echo "== tests"
 npx tap "$@" test/**/*.test.ts examples/**/*.test.ts

@@ -1,0 +1,62 @@
+import type { Command } from 'commander';
+import type { AuditQuery, AuditRecord, SvcClient } from '../../sdk/index.ts';
+import { examples, invocation, positiveInt } from '../command-kit.ts';
+import { printLine } from '../output.ts';
+
+const PAGE = 1000;
+
+const line = (r: AuditRecord) => [r.occurredAt, `${r.principal.subject}(${r.principal.kind})`, r.operation, r.resource || '-', r.outcome].join('  ');
+const identity = (r: AuditRecord) => JSON.stringify(r);
+
+/** Every record from `since` on (inclusive; all of them without it), oldest first, reading all pages. */
+async function recordsSince(client: SvcClient, filters: AuditQuery, since: string | undefined): Promise<AuditRecord[]> {
+  const out: AuditRecord[] = [];
+  for (let offset = 0; ; offset += PAGE) {
+    const page = await client.queryAudit({ ...filters, since, limit: PAGE, offset });
+    out.push(...page.records);
+    if (!page.hasMore) return out.reverse();
+  }
+}
+
+/** audit tail [--follow]. */
+export function registerAuditCommands(program: Command): void {
+  const audit = program.command('audit').description('Read the audit trail (Human callers; needs a queryable audit sink)');
+  examples(
+    audit.command('tail').description('Print the latest audit records, oldest first; --follow keeps printing new ones')
+      .option('-n, --lines <n>', 'how many of the latest records to print first', positiveInt('--lines'), 20)
+      .option('--actor <subject>', 'only this principal')
+      .option('--key <resource>', 'only this resource, for example a key id')
+      .option('--op <operation>', 'only this operation, for example Sign')
+      .option('--since <iso>', 'start here instead of at the latest --lines records')
+      .option('-f, --follow', 'poll for new records until interrupted (Ctrl-C)')
+      .option('--interval <seconds>', 'polling interval with --follow', positiveInt('--interval'), 2)
+      .action(async (opts: { lines: number; actor?: string; key?: string; op?: string; since?: string; follow?: boolean; interval: number }, cmd: Command) => {
+        const { client, globals } = invocation(cmd);
+        const filters: AuditQuery = { actor: opts.actor, key: opts.key, op: opts.op };
+        const first = opts.since !== undefined
+          ? await recordsSince(client, filters, opts.since)
+          : (await client.queryAudit({ ...filters, limit: opts.lines })).records.reverse();
+        for (const r of first) printLine(r, line(r), globals.json);
+        if (!opts.follow) return;
+
+        // Records share timestamps, so the poll asks from the last one seen (inclusive) and skips what it printed.
+        // With nothing seen yet it asks for everything: this machine's clock is not the service's.
+        let cursor = first.at(-1)?.occurredAt ?? opts.since;
+        let printedAtCursor = new Set(first.filter((r) => r.occurredAt === cursor).map(identity));
+        for (;;) {
+          await new Promise((resolve) => setTimeout(resolve, opts.interval * 1000));
+          for (const r of await recordsSince(client, filters, cursor)) {
+            if (r.occurredAt === cursor && printedAtCursor.has(identity(r))) continue;
+            printLine(r, line(r), globals.json);
+            if (r.occurredAt !== cursor) {
+              cursor = r.occurredAt;
+              printedAtCursor = new Set();
+            }
+            printedAtCursor.add(identity(r));
+          }
+        }
+      }),
+    'svc audit tail -n 50 --op Sign',
+    'svc audit tail --follow --actor agent-2f0c9c1e-5f6e-4a57-9a43-0e3b1c7f2d11',
+  );
+}

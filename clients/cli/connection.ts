@@ -1,0 +1,60 @@
+import { decodeJwt } from 'jose';
+import { SvcClient, type Credentials } from '../sdk/index.ts';
+import { configPath, readLogin } from './config-file.ts';
+import { UsageError } from './exit-codes.ts';
+
+/** The global flags every command accepts (before or after the command name). */
+export interface GlobalOptions {
+  server?: string;
+  user?: string;
+  groups?: string;
+  token?: string;
+  json?: boolean;
+  timeout?: string;
+}
+
+export const DEFAULT_SERVER = 'http://127.0.0.1:8080';
+
+export interface Connection {
+  server: string;
+  credentials?: Credentials;
+  /** The caller's subject as far as the CLI can tell: the dev user, or the token's (unverified) sub. */
+  user?: string;
+}
+
+/** Flags first, then SVC_SERVER / SVC_USER / SVC_TOKEN, then the login file, then the local default. */
+export function resolveConnection(flags: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Connection {
+  const saved = readLogin(configPath(env));
+  const server = flags.server ?? env.SVC_SERVER ?? saved?.server ?? DEFAULT_SERVER;
+  try {
+    new URL(server);
+  } catch {
+    throw new UsageError(`--server "${server}" is not a URL (for example http://127.0.0.1:8080)`);
+  }
+  const token = flags.token ?? env.SVC_TOKEN;
+  const user = flags.user ?? env.SVC_USER;
+  const groups = flags.groups?.split(',').map((g) => g.trim()).filter(Boolean);
+  if (token !== undefined && user !== undefined) throw new UsageError('give either --token (SVC_TOKEN) or --user (SVC_USER), not both');
+  if (token !== undefined) return { server, credentials: { token }, user: subjectOf(token) };
+  if (user !== undefined) return { server, credentials: { user, groups }, user };
+  // Nothing on the command line or in the environment: who the login file says.
+  if (saved?.token) return { server, credentials: { token: saved.token }, user: subjectOf(saved.token) };
+  if (saved?.user) return { server, credentials: { user: saved.user, groups: groups ?? saved.groups }, user: saved.user };
+  return { server };
+}
+
+export function clientFor(flags: GlobalOptions, env: NodeJS.ProcessEnv = process.env): SvcClient {
+  const { server, credentials } = resolveConnection(flags, env);
+  const timeoutMs = flags.timeout === undefined ? undefined : Number(flags.timeout) * 1000;
+  if (timeoutMs !== undefined && !(timeoutMs > 0)) throw new UsageError(`--timeout must be a number of seconds above 0, not "${flags.timeout}"`);
+  return new SvcClient({ server, credentials, timeoutMs });
+}
+
+/** The token's sub claim, read without verifying it: only to filter the caller's own records; the service decides who the caller is. */
+function subjectOf(token: string): string | undefined {
+  try {
+    return decodeJwt(token).sub;
+  } catch {
+    return undefined;
+  }
+}

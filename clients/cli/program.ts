@@ -1,0 +1,58 @@
+import { Command } from 'commander';
+import { registerAdvisorCommands } from './commands/advisor.ts';
+import { registerAgentCommands } from './commands/agents.ts';
+import { registerAuditCommands } from './commands/audit.ts';
+import { registerKeyCrypto } from './commands/keys-crypto.ts';
+import { registerKeyLifecycle } from './commands/keys-lifecycle.ts';
+import { registerSessionCommands } from './commands/session.ts';
+import { DEFAULT_SERVER } from './connection.ts';
+import { CLI_VERSION } from './version.ts';
+
+/** The whole `svc` command tree. Settings made here before `.command()` are inherited by every subcommand. */
+export function buildProgram(): Command {
+  const program = new Command('svc')
+    .description('Command-line client of svc-kms: keys, cryptography, agents and the audit trail over the REST API.')
+    .version(CLI_VERSION, '-V, --version', 'print the client version')
+    .option('--server <url>', `service URL (env SVC_SERVER, else svc login, else ${DEFAULT_SERVER})`)
+    .option('--user <name>', 'dev-mode principal, sent as X-Svc-User (env SVC_USER)')
+    .option('--groups <list>', 'dev-mode groups, comma-separated, sent as X-Svc-Groups')
+    .option('--token <jwt>', 'bearer token (env SVC_TOKEN)')
+    .option('--json', 'print JSON instead of text')
+    .option('--timeout <seconds>', 'give up on a request after this long (default 10)')
+    .exitOverride()
+    .showHelpAfterError('(add --help for usage and examples)')
+    .showSuggestionAfterError();
+  program.addHelpText('after', [
+    '',
+    'Exit codes: 0 success, 1 API or network error, 2 usage error, 3 verify found the signature invalid,',
+    '4 not found, 5 permission denied. Global flags may come before or after the command.',
+    '',
+    'Example:',
+    '  $ svc login --server http://127.0.0.1:8080 --user alice',
+    '  $ svc keys create --name payments --algorithm AES',
+  ].join('\n'));
+
+  registerSessionCommands(program);
+  const keys = program.command('keys').description('Create and manage keys; sign, verify, encrypt, decrypt, wrap and unwrap');
+  registerKeyLifecycle(keys);
+  registerKeyCrypto(keys);
+  registerAgentCommands(program);
+  registerAuditCommands(program);
+  registerAdvisorCommands(program);
+  program.addHelpText('after', () => allCommandsHelp(program));
+  return program;
+}
+
+/** Every runnable command ("keys create" and so on) with its description, for the top-level help. */
+function leafCommands(cmd: Command, prefix = ''): Array<[string, string]> {
+  return cmd.commands.flatMap((c): Array<[string, string]> => {
+    const name = `${prefix}${c.name()}`;
+    return c.commands.length ? leafCommands(c, `${name} `) : [[name, c.description()]];
+  });
+}
+
+function allCommandsHelp(program: Command): string {
+  const rows = leafCommands(program);
+  const width = Math.max(...rows.map(([name]) => name.length));
+  return `\nAll commands:\n${rows.map(([name, description]) => `  svc ${name.padEnd(width)}  ${description}`).join('\n')}\n`;
+}

@@ -1,0 +1,139 @@
+import { Buffer } from 'node:buffer';
+import { Transport, type CallOptions, type Credentials, type RetryOptions } from './transport.ts';
+import type * as T from './types.ts';
+
+export interface SvcClientOptions {
+  /** Base URL of the service, for example http://127.0.0.1:8080. */
+  server: string;
+  credentials?: Credentials;
+  /** Per-attempt timeout; default 10 000 ms. */
+  timeoutMs?: number;
+  /** Retries of calls that are safe to repeat, on 503 and on network errors only; default 3 retries from 100 ms up to 2 s. */
+  retry?: Partial<RetryOptions>;
+  /** A fetch to use instead of the global one (a proxy agent, a test). */
+  fetch?: typeof fetch;
+}
+
+const b64 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+const bytes = (text: string): Uint8Array => Buffer.from(text, 'base64');
+const key = (id: string, rest = '') => `/v1/keys/${encodeURIComponent(id)}${rest}`;
+
+/**
+ * A typed client of the svc-kms REST API: one method per endpoint. Errors are thrown as SvcApiError.
+ * Only reads, verify, decrypt and unwrap are retried (on 503 and network errors): the other calls change
+ * key state or count toward OpCountBased rotation, so the caller decides whether to send them again.
+ */
+export class SvcClient {
+  private readonly http: Transport;
+
+  constructor(options: SvcClientOptions) {
+    this.http = new Transport({
+      baseUrl: options.server,
+      credentials: options.credentials,
+      timeoutMs: options.timeoutMs ?? 10_000,
+      retry: { retries: 3, initialBackoffMs: 100, maxBackoffMs: 2_000, ...options.retry },
+      fetch: options.fetch ?? globalThis.fetch,
+    });
+  }
+
+  // Key lifecycle
+
+  createKey(spec: T.KeySpecRequest, opts?: CallOptions): Promise<T.ManagedKey> {
+    return this.http.send({ method: 'POST', path: '/v1/keys', body: { spec }, idempotent: false }, opts);
+  }
+
+  getKey(id: string, opts?: CallOptions): Promise<T.ManagedKey> {
+    return this.http.send({ method: 'GET', path: key(id), idempotent: true }, opts);
+  }
+
+  activateKey(id: string, opts?: CallOptions): Promise<T.ActivateResult> {
+    return this.http.send({ method: 'POST', path: key(id, '/activate'), idempotent: false }, opts);
+  }
+
+  rotateKey(id: string, request: T.RotateRequest = {}, opts?: CallOptions): Promise<T.RotateResult> {
+    return this.http.send({ method: 'POST', path: key(id, '/rotate'), body: request, idempotent: false }, opts);
+  }
+
+  revokeKey(id: string, reason?: string, opts?: CallOptions): Promise<T.RevokeResult> {
+    return this.http.send({ method: 'POST', path: key(id, '/revoke'), body: reason === undefined ? {} : { reason }, idempotent: false }, opts);
+  }
+
+  compromiseKey(id: string, reason: string, opts?: CallOptions): Promise<T.CompromiseResult> {
+    return this.http.send({ method: 'POST', path: key(id, '/compromise'), body: { reason }, idempotent: false }, opts);
+  }
+
+  destroyKey(id: string, opts?: CallOptions): Promise<T.DestroyResult> {
+    return this.http.send({ method: 'DELETE', path: key(id), idempotent: false }, opts);
+  }
+
+  publicKey(id: string, version?: number, opts?: CallOptions): Promise<T.PublicKeyResult> {
+    return this.http.send({ method: 'GET', path: key(id, '/public-key'), query: { version }, idempotent: true }, opts);
+  }
+
+  // Cryptographic operations
+
+  async sign(id: string, message: Uint8Array, options: { algorithm?: T.SignatureAlgorithm } = {}, opts?: CallOptions): Promise<T.SignResult> {
+    const r = await this.http.send<{ signatureBase64: string; algorithm: string; keyVersion: number }>(
+      { method: 'POST', path: key(id, '/sign'), body: { messageBase64: b64(message), algorithm: options.algorithm }, idempotent: false }, opts);
+    return { signature: bytes(r.signatureBase64), algorithm: r.algorithm, keyVersion: r.keyVersion };
+  }
+
+  verify(id: string, message: Uint8Array, signature: Uint8Array, options: { algorithm?: T.SignatureAlgorithm; keyVersion?: number } = {}, opts?: CallOptions): Promise<T.VerifyResult> {
+    const body = { messageBase64: b64(message), signatureBase64: b64(signature), algorithm: options.algorithm, keyVersion: options.keyVersion };
+    return this.http.send({ method: 'POST', path: key(id, '/verify'), body, idempotent: true }, opts);
+  }
+
+  async encrypt(id: string, plaintext: Uint8Array, context?: T.EncryptionContext, opts?: CallOptions): Promise<T.EncryptResult> {
+    const r = await this.http.send<{ ciphertextBase64: string; keyVersion: number; algorithm: string }>(
+      { method: 'POST', path: key(id, '/encrypt'), body: { plaintextBase64: b64(plaintext), context }, idempotent: false }, opts);
+    return { ciphertext: bytes(r.ciphertextBase64), keyVersion: r.keyVersion, algorithm: r.algorithm };
+  }
+
+  async decrypt(id: string, ciphertext: Uint8Array, context?: T.EncryptionContext, opts?: CallOptions): Promise<T.DecryptResult> {
+    const r = await this.http.send<{ plaintextBase64: string; keyVersion: number }>(
+      { method: 'POST', path: key(id, '/decrypt'), body: { ciphertextBase64: b64(ciphertext), context }, idempotent: true }, opts);
+    return { plaintext: bytes(r.plaintextBase64), keyVersion: r.keyVersion };
+  }
+
+  async wrap(id: string, dek: Uint8Array, opts?: CallOptions): Promise<T.WrapResult> {
+    const r = await this.http.send<{ wrappedDekBase64: string; keyVersion: number; algorithm: string }>(
+      { method: 'POST', path: key(id, '/wrap'), body: { dekBase64: b64(dek) }, idempotent: false }, opts);
+    return { wrappedDek: bytes(r.wrappedDekBase64), keyVersion: r.keyVersion, algorithm: r.algorithm };
+  }
+
+  async unwrap(id: string, wrappedDek: Uint8Array, opts?: CallOptions): Promise<T.UnwrapResult> {
+    const r = await this.http.send<{ dekBase64: string; keyVersion: number }>(
+      { method: 'POST', path: key(id, '/unwrap'), body: { wrappedDekBase64: b64(wrappedDek) }, idempotent: true }, opts);
+    return { dek: bytes(r.dekBase64), keyVersion: r.keyVersion };
+  }
+
+  // Agents and tokens
+
+  issueAgent(request: T.IssueAgentRequest, opts?: CallOptions): Promise<T.IssuedAgent> {
+    return this.http.send({ method: 'POST', path: '/v1/agents/issue', body: request, idempotent: false }, opts);
+  }
+
+  revokeToken(request: T.RevokeTokenRequest, opts?: CallOptions): Promise<T.RevokeTokenResult> {
+    return this.http.send({ method: 'POST', path: '/v1/tokens/revoke', body: request, idempotent: false }, opts);
+  }
+
+  // Audit and advisor (reads)
+
+  queryAudit(query: T.AuditQuery = {}, opts?: CallOptions): Promise<T.AuditPage> {
+    return this.http.send({ method: 'GET', path: '/v1/audit', query, idempotent: true }, opts);
+  }
+
+  advisorScan(query: T.AdvisorScanQuery = {}, opts?: CallOptions): Promise<T.AdvisorScanReport> {
+    return this.http.send({ method: 'GET', path: '/v1/advisor/scan', query, idempotent: true }, opts);
+  }
+
+  advisorExplain(agentId: string, query: T.AdvisorExplainQuery = {}, opts?: CallOptions): Promise<T.AdvisorExplanation> {
+    return this.http.send({ method: 'GET', path: `/v1/advisor/explain/${encodeURIComponent(agentId)}`, query, idempotent: true }, opts);
+  }
+
+  // Operational
+
+  health(opts?: CallOptions): Promise<{ status: 'ok' }> {
+    return this.http.send({ method: 'GET', path: '/healthz', idempotent: true }, opts);
+  }
+}

@@ -1,0 +1,4 @@
+export { SvcClient, type SvcClientOptions } from './client.ts';
+export { isSvcApiError, SvcApiError } from './errors.ts';
+export type { CallOptions, Credentials, RetryOptions } from './transport.ts';
+export type * from './types.ts';

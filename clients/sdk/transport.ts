@@ -1,0 +1,124 @@
+import { randomUUID } from 'node:crypto';
+import { SvcApiError } from './errors.ts';
+
+/** Who the caller is: the dev headers (SVC_AUTH_KIND=dev) or a bearer token (hmac, oidc, agent tokens). */
+export type Credentials = { user: string; groups?: string[] } | { token: string };
+
+export interface RetryOptions {
+  /** Further attempts after the first; 0 turns retrying off. */
+  retries: number;
+  /** Delay before the first retry; doubled each time, with full jitter. */
+  initialBackoffMs: number;
+  maxBackoffMs: number;
+}
+
+export interface TransportOptions {
+  baseUrl: string;
+  credentials?: Credentials;
+  timeoutMs: number;
+  retry: RetryOptions;
+  fetch: typeof fetch;
+}
+
+export interface CallOptions {
+  /** Overrides the client's timeout for this call (each attempt gets the whole budget). */
+  timeoutMs?: number;
+  /** Aborts the call, including a retry that is waiting. */
+  signal?: AbortSignal;
+}
+
+export interface Call {
+  method: 'GET' | 'POST' | 'DELETE';
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+  /**
+   * Safe to send again: the call changes no key state and counts toward no rotation, so a retry
+   * after a 503 or a lost connection cannot do anything twice.
+   */
+  idempotent: boolean;
+}
+
+const RETRYABLE_STATUS = 503;
+
+/** One HTTP exchange with the service: credentials, request id, timeout, retries, `{error, message}` -> SvcApiError. */
+export class Transport {
+  constructor(private readonly options: TransportOptions) {}
+
+  async send<T>(call: Call, opts: CallOptions = {}): Promise<T> {
+    const requestId = randomUUID();
+    const attempts = call.idempotent ? this.options.retry.retries + 1 : 1;
+    for (let attempt = 1; ; attempt++) {
+      let res: Response;
+      try {
+        res = await this.once(call, requestId, opts);
+      } catch (err) {
+        const noAnswer = err instanceof SvcApiError && (err.code === 'NetworkError' || err.code === 'Timeout');
+        if (!noAnswer || attempt >= attempts) throw err;
+        await sleep(this.backoff(attempt), requestId, opts.signal);
+        continue;
+      }
+      if (res.ok) return (await res.json()) as T;
+      const failure = await errorFrom(res, requestId);
+      if (res.status !== RETRYABLE_STATUS || attempt >= attempts) throw failure;
+      await sleep(retryAfter(res) ?? this.backoff(attempt), requestId, opts.signal);
+    }
+  }
+
+  private backoff(attempt: number): number {
+    const { initialBackoffMs, maxBackoffMs } = this.options.retry;
+    return Math.random() * Math.min(maxBackoffMs, initialBackoffMs * 2 ** (attempt - 1));
+  }
+
+  private async once(call: Call, requestId: string, opts: CallOptions): Promise<Response> {
+    const url = new URL(call.path, this.options.baseUrl);
+    for (const [k, v] of Object.entries(call.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    const headers: Record<string, string> = { Accept: 'application/json', 'X-Request-Id': requestId, ...credentialHeaders(this.options.credentials) };
+    if (call.body !== undefined) headers['Content-Type'] = 'application/json';
+    const timeout = AbortSignal.timeout(opts.timeoutMs ?? this.options.timeoutMs);
+    const signal = opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout;
+    try {
+      return await this.options.fetch(url, { method: call.method, headers, body: call.body === undefined ? undefined : JSON.stringify(call.body), signal });
+    } catch (err) {
+      if (opts.signal?.aborted) throw new SvcApiError('Aborted', 0, `${call.method} ${call.path} was aborted by the caller`, requestId);
+      if (timeout.aborted) throw new SvcApiError('Timeout', 0, `${call.method} ${call.path} got no answer within ${opts.timeoutMs ?? this.options.timeoutMs} ms`, requestId);
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      throw new SvcApiError('NetworkError', 0, `${call.method} ${url.origin}${call.path}: ${cause?.code ?? cause?.message ?? (err as Error).message}`, requestId);
+    }
+  }
+}
+
+function credentialHeaders(credentials: Credentials | undefined): Record<string, string> {
+  if (!credentials) return {};
+  if ('token' in credentials) return { Authorization: `Bearer ${credentials.token}` };
+  return { 'X-Svc-User': credentials.user, ...(credentials.groups?.length ? { 'X-Svc-Groups': credentials.groups.join(',') } : {}) };
+}
+
+async function errorFrom(res: Response, requestId: string): Promise<SvcApiError> {
+  const id = res.headers.get('X-Request-Id') ?? requestId;
+  const text = await res.text();
+  try {
+    const body = JSON.parse(text) as { error?: unknown; message?: unknown };
+    if (typeof body.error === 'string') return new SvcApiError(body.error, res.status, String(body.message ?? ''), id);
+  } catch {
+    // Not the service's JSON error body (a proxy in between, perhaps): report the status and the text.
+  }
+  return new SvcApiError(`Http${res.status}`, res.status, `HTTP ${res.status}: ${text.slice(0, 200)}`, id);
+}
+
+/** Retry-After in seconds, when the service or a proxy sends one. */
+function retryAfter(res: Response): number | undefined {
+  const seconds = Number(res.headers.get('Retry-After'));
+  return Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds, 60) * 1000 : undefined;
+}
+
+function sleep(ms: number, requestId: string, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new SvcApiError('Aborted', 0, 'aborted by the caller', requestId));
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(new SvcApiError('Aborted', 0, 'aborted by the caller while waiting to retry', requestId));
+    }, { once: true });
+  });
+}

@@ -1,0 +1,42 @@
+import type { Static } from '@sinclair/typebox';
+import type * as A from '../../schemas/advisor.ts';
+import type * as Au from '../../schemas/audit.ts';
+import type * as K from '../../schemas/keys.ts';
+import type * as T from '../../schemas/tokens.ts';
+
+// Every shape here is derived from the service's own TypeBox schemas (schemas/), the same ones that
+// validate requests and generate the OpenAPI document; bytes are Uint8Array instead of base64 text.
+
+export type KeySpecRequest = Static<typeof K.KeySpecRequest>;
+export type ManagedKey = Static<typeof K.ManagedKey>;
+export type ActivateResult = Static<typeof K.ActivateResponse>;
+export type RotateRequest = Static<typeof K.RotateBody>;
+export type RotateResult = Static<typeof K.RotateResponse>;
+export type RevokeResult = Static<typeof K.RevokeResponse>;
+export type CompromiseResult = Static<typeof K.CompromiseResponse>;
+export type DestroyResult = Static<typeof K.DestroyResponse>;
+export type PublicKeyResult = Static<typeof K.PublicKeyResponse>;
+export type SignatureAlgorithm = NonNullable<Static<typeof K.SignBody>['algorithm']>;
+export type EncryptionContext = NonNullable<Static<typeof K.EncryptBody>['context']>;
+export type VerifyResult = Static<typeof K.VerifyResponse>;
+
+export type SignResult = Omit<Static<typeof K.SignResponse>, 'signatureBase64'> & { signature: Uint8Array };
+export type EncryptResult = Omit<Static<typeof K.EncryptResponse>, 'ciphertextBase64'> & { ciphertext: Uint8Array };
+export type DecryptResult = Omit<Static<typeof K.DecryptResponse>, 'plaintextBase64'> & { plaintext: Uint8Array };
+export type WrapResult = Omit<Static<typeof K.WrapResponse>, 'wrappedDekBase64'> & { wrappedDek: Uint8Array };
+export type UnwrapResult = Omit<Static<typeof K.UnwrapResponse>, 'dekBase64'> & { dek: Uint8Array };
+
+export type IssueAgentRequest = Static<typeof T.IssueAgentBody>;
+export type IssuedAgent = Static<typeof T.IssueAgentResponse>;
+export type RevokeTokenRequest = Static<typeof T.RevokeTokenBody>;
+export type RevokeTokenResult = Static<typeof T.RevokeTokenResponse>;
+
+export type AuditRecord = Static<typeof Au.AuditRecordSchema>;
+export type AuditPage = Static<typeof Au.AuditPageSchema>;
+/** The audit filters; numbers may be given as numbers (the wire carries them as query text). */
+export type AuditQuery = { [P in keyof Static<typeof Au.AuditQueryParams>]?: P extends 'limit' | 'offset' ? number : string };
+
+export type AdvisorScanQuery = { [P in keyof Static<typeof A.AdvisorScanQuery>]?: number };
+export type AdvisorExplainQuery = { [P in keyof Static<typeof A.AdvisorExplainQuery>]?: number };
+export type AdvisorScanReport = Static<typeof A.AdvisorScanReport> & Record<string, unknown>;
+export type AdvisorExplanation = Record<string, unknown>;
