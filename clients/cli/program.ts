@@ -5,6 +5,7 @@ import { registerAuditCommands } from './commands/audit.ts';
 import { registerKeyCrypto } from './commands/keys-crypto.ts';
 import { registerKeyLifecycle } from './commands/keys-lifecycle.ts';
 import { registerSessionCommands } from './commands/session.ts';
+import { examples } from './command-kit.ts';
 import { DEFAULT_SERVER } from './connection.ts';
 import { CLI_VERSION } from './version.ts';
 
@@ -33,7 +34,8 @@ export function buildProgram(): Command {
   ].join('\n'));
 
   registerSessionCommands(program);
-  const keys = program.command('keys').description('Create and manage keys; sign, verify, encrypt, decrypt, wrap and unwrap');
+  const keys = examples(program.command('keys').description('Create and manage keys; sign, verify, encrypt, decrypt, wrap and unwrap'),
+    'svc keys create --name payments --algorithm AES', 'svc keys list');
   registerKeyLifecycle(keys);
   registerKeyCrypto(keys);
   registerAgentCommands(program);

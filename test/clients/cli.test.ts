@@ -20,11 +20,11 @@ const json = async (args: string[], input?: Buffer | string) => {
 t.test('svc --help lists every command, each with an example in its own help', async (t) => {
   const r = await svc(['--help'], env);
   t.equal(r.code, 0);
-  const commands = ['version', 'login', 'keys create', 'keys get', 'keys list', 'keys activate', 'keys sign', 'keys verify', 'keys encrypt', 'keys decrypt',
+  const leaves = ['version', 'login', 'keys create', 'keys get', 'keys list', 'keys activate', 'keys sign', 'keys verify', 'keys encrypt', 'keys decrypt',
     'keys wrap', 'keys unwrap', 'keys rotate', 'keys compromise', 'keys destroy', 'keys revoke', 'keys public-key', 'agent issue', 'tokens revoke',
     'audit tail', 'advisor scan', 'advisor explain'];
-  for (const c of commands) {
-    t.match(r.out, new RegExp(`svc ${c}\\s`), `lists ${c}`);
+  for (const c of leaves) t.match(r.out, new RegExp(`svc ${c}\\s`), `lists ${c}`);
+  for (const c of [...leaves, 'keys', 'agent', 'tokens', 'audit', 'advisor']) {
     const help = await svc([...c.split(' '), '--help'], env);
     t.equal(help.code, 0);
     t.match(help.out, /Examples?:\n\s+\$ .*svc /, `${c} --help has an example`);

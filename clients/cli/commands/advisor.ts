@@ -3,7 +3,7 @@ import { examples, invocation, positiveInt } from '../command-kit.ts';
 
 /** advisor scan / explain: read-only reports; printed as JSON, the only shape SPEC fixes for them. */
 export function registerAdvisorCommands(program: Command): void {
-  const advisor = program.command('advisor').description('Read-only advice from the audit trail (Human callers)');
+  const advisor = examples(program.command('advisor').description('Read-only advice from the audit trail (Human callers)'), 'svc advisor scan');
   examples(
     advisor.command('scan').description('Idle keys, broad-scope agents, active anomalies and the riskiest agents')
       .option('--lookback-days <n>', 'days of audit to read (server default 90)', positiveInt('--lookback-days'))

@@ -4,7 +4,7 @@ import { print } from '../output.ts';
 
 /** agent issue, tokens revoke. */
 export function registerAgentCommands(program: Command): void {
-  const agent = program.command('agent').description('Short-lived, scoped tokens for AI agents');
+  const agent = examples(program.command('agent').description('Short-lived, scoped tokens for AI agents'), 'svc agent issue --label bot --scope Sign --ttl 600');
   examples(
     agent.command('issue').description('Issue an agent token (Human callers only; the token is printed once and never audited)')
       .requiredOption('--label <label>', 'what the agent is for')
@@ -19,7 +19,7 @@ export function registerAgentCommands(program: Command): void {
     'export SVC_TOKEN=$(svc agent issue --label bot --scope Sign,Get --ttl 600 --json | jq -r .jwt)',
   );
 
-  const tokens = program.command('tokens').description('Bearer tokens');
+  const tokens = examples(program.command('tokens').description('Bearer tokens'), 'svc tokens revoke 9b1f4f0e-3c1a-4f7e-a1d2-6a0c5e7b8d90');
   examples(
     tokens.command('revoke').description('Refuse a token from now on, by its jti (needs a revocation store)').argument('<jti>', 'the token id (jti claim)')
       .option('--expires-at <iso>', 'when the token expires anyway, so the list can forget it then')

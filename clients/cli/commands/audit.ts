@@ -20,7 +20,7 @@ async function recordsSince(client: SvcClient, filters: AuditQuery, since: strin
 
 /** audit tail [--follow]. */
 export function registerAuditCommands(program: Command): void {
-  const audit = program.command('audit').description('Read the audit trail (Human callers; needs a queryable audit sink)');
+  const audit = examples(program.command('audit').description('Read the audit trail (Human callers; needs a queryable audit sink)'), 'svc audit tail --follow');
   examples(
     audit.command('tail').description('Print the latest audit records, oldest first; --follow keeps printing new ones')
       .option('-n, --lines <n>', 'how many of the latest records to print first', positiveInt('--lines'), 20)
