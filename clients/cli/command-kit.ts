@@ -11,7 +11,8 @@ export interface Invocation {
 
 export function invocation(cmd: Command): Invocation {
   const globals = cmd.optsWithGlobals<GlobalOptions>();
-  return { globals, client: clientFor(globals), connection: resolveConnection(globals) };
+  const connection = resolveConnection(globals);
+  return { globals, client: clientFor(connection, globals), connection };
 }
 
 /** Every command's help ends with examples a newcomer can copy. */

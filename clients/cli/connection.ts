@@ -43,11 +43,10 @@ export function resolveConnection(flags: GlobalOptions, env: NodeJS.ProcessEnv =
   return { server };
 }
 
-export function clientFor(flags: GlobalOptions, env: NodeJS.ProcessEnv = process.env): SvcClient {
-  const { server, credentials } = resolveConnection(flags, env);
+export function clientFor(connection: Connection, flags: GlobalOptions): SvcClient {
   const timeoutMs = flags.timeout === undefined ? undefined : Number(flags.timeout) * 1000;
   if (timeoutMs !== undefined && !(timeoutMs > 0)) throw new UsageError(`--timeout must be a number of seconds above 0, not "${flags.timeout}"`);
-  return new SvcClient({ server, credentials, timeoutMs });
+  return new SvcClient({ server: connection.server, credentials: connection.credentials, timeoutMs });
 }
 
 /** The token's sub claim, read without verifying it: only to filter the caller's own records; the service decides who the caller is. */
