@@ -1,10 +1,10 @@
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { AuditPipeline } from '../audit/pipeline.ts';
 import { isSvcError, SvcError } from '../errors.ts';
 import type { Principal } from '../model/index.ts';
 import type { KmsMetrics } from '../observability/metrics.ts';
 import { endOperationSpan, startOperationSpan } from '../observability/tracing.ts';
-import type { Authenticator } from '../ports/authenticator.ts';
+import type { Authenticator, CredentialSource } from '../ports/authenticator.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { Policy } from '../ports/policy.ts';
@@ -42,7 +42,7 @@ export function guardRoute(route: GuardedRoute, deps: GuardDeps): Middleware {
     let failure: unknown;
     let result: { status?: number; body: unknown } | undefined;
     try {
-      principal = await deps.authenticator.authenticate({ header: (name) => ctx.get(name) || undefined });
+      principal = await deps.authenticator.authenticate(new KoaCredentials(ctx));
       req = {
         principal,
         params: ctx.params as Record<string, string>,
@@ -76,7 +76,7 @@ export function guardRoute(route: GuardedRoute, deps: GuardDeps): Middleware {
           operation,
           resource,
           outcome: failure ? outcome : (req.audit.outcome ?? outcome),
-          context: { ...req.audit.context, 'source.ip': req.sourceIp },
+          context: Object.assign(req.audit.context, { 'source.ip': req.sourceIp }),
           correlationId: requestId,
         });
       } catch (err) {
@@ -95,6 +95,15 @@ export function guardRoute(route: GuardedRoute, deps: GuardDeps): Middleware {
     ctx.status = result!.status ?? route.successStatus ?? 200;
     ctx.body = result!.body;
   };
+}
+
+/** The request's headers as the authenticator reads them (a class, so no closure is made per request). */
+class KoaCredentials implements CredentialSource {
+  constructor(private readonly ctx: Context) {}
+
+  header(name: string): string | undefined {
+    return this.ctx.get(name) || undefined;
+  }
 }
 
 /** Stamps the risk decision on the audit context and refuses StepUp (401) and Deny (403, "risk: "). */

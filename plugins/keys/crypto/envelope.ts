@@ -8,7 +8,9 @@ const ivs = new IvPool();
 
 /** Keys sorted, UTF-8 JSON: the same context always gives the same bytes. */
 export function canonicalContext(context: Record<string, string>): string {
-  return JSON.stringify(Object.keys(context).sort().map((k) => [k, context[k]]));
+  const keys = Object.keys(context);
+  if (keys.length === 0) return '[]'; // most calls carry no context
+  return JSON.stringify(keys.sort().map((k) => [k, context[k]]));
 }
 
 const aad = (keyId: string, version: number, context: Record<string, string>) => Buffer.from(`svc-kms/v1|${keyId}|${version}|${canonicalContext(context)}`);
