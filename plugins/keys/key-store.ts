@@ -98,20 +98,20 @@ export class KeyStore {
   async materialOf(key: ManagedKey, version: number): Promise<ParsedMaterial> {
     const v = key.versions[version];
     if (!v) throw new SvcError('IllegalOperation', `key ${key.id} has no version ${version}`);
-    const cacheKey = `${key.id}/${v.materialId}`;
-    const hit = this.material.get(cacheKey);
+    // Material ids are random UUIDs, unique across keys, so the id alone keys the cache (no string built per use).
+    const hit = this.material.get(v.materialId);
     if (hit) return hit;
     const wrapped = await this.journal.getMaterial(key.id, v.materialId);
     if (!wrapped) throw new Error(`material of key ${key.id} version ${version} is missing from the store`);
-    const parsed = parseMaterial(key.spec, await this.rootOfTrust.unwrap(wrapped, cacheKey));
+    const parsed = parseMaterial(key.spec, await this.rootOfTrust.unwrap(wrapped, `${key.id}/${v.materialId}`));
     if (this.material.size >= MATERIAL_CACHE_ENTRIES) this.material.delete(this.material.keys().next().value!);
-    this.material.set(cacheKey, parsed);
+    this.material.set(v.materialId, parsed);
     return parsed;
   }
 
   /** Drops cached material (compromise, revoke, destroy) so nothing outlives the state change in memory. */
   forgetMaterial(key: ManagedKey): void {
-    for (const v of Object.values(key.versions)) this.material.delete(`${key.id}/${v.materialId}`);
+    for (const v of Object.values(key.versions)) this.material.delete(v.materialId);
   }
 
   async eraseMaterial(key: ManagedKey): Promise<void> {
