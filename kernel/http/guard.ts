@@ -109,7 +109,7 @@ class KoaCredentials implements CredentialSource {
 /** Stamps the risk decision on the audit context and refuses StepUp (401) and Deny (403, "risk: "). */
 function gateOnRisk(risk: RiskDecision, req: RouteRequest): void {
   req.audit.context['risk.score'] = risk.score.toFixed(2);
-  req.audit.context['risk.factors'] = risk.factors.map((f) => `${f.name}:${f.weight.toFixed(2)}`).join(';');
+  req.audit.context['risk.factors'] = risk.factors.length === 0 ? '' : risk.factors.map((f) => `${f.name}:${f.weight.toFixed(2)}`).join(';');
   req.audit.context['outcome.decision'] = risk.decision;
   if (risk.decision === 'Allow') return;
   req.audit.context['outcome.decision.reason'] = risk.reason;

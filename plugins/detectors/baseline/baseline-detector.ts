@@ -1,11 +1,9 @@
-import { LRUCache } from 'lru-cache';
+import { ActorTable } from '../../../kernel/detection/actor-table.ts';
 import type { AuditRecord, PrincipalKind } from '../../../kernel/model/index.ts';
 import type { Detector, Finding, Severity } from '../../../kernel/ports/detector.ts';
 
 const MAX_ACTORS = 10_000;
 const MAX_VALUES_PER_ACTOR = 1_000;
-
-const actorOf = (r: AuditRecord) => `${r.principal.kind}:${r.principal.subject}`;
 
 export interface BaselineDimension {
   name: string;
@@ -18,12 +16,12 @@ export interface BaselineDimension {
 /**
  * A per-actor baseline (SPEC 6): remembers the values an actor has shown in one dimension and reports a
  * value it has never shown. Cold start: nothing is reported until the actor has at least one prior
- * observation. Memory: at most MAX_ACTORS actors (least recently seen dropped first) with at most
- * MAX_VALUES_PER_ACTOR values each (then it stops learning and stops reporting for that actor).
+ * observation. Memory: at most MAX_ACTORS actors of each principal kind (least recently seen dropped
+ * first) with at most MAX_VALUES_PER_ACTOR values each (then it stops learning and reporting for them).
  */
 export class BaselineDetector implements Detector {
   readonly name: string;
-  private readonly seen = new LRUCache<string, Set<string>>({ max: MAX_ACTORS });
+  private readonly seen = new ActorTable<Set<string>>(MAX_ACTORS);
 
   constructor(private readonly dimension: BaselineDimension) {
     this.name = dimension.name;
@@ -32,7 +30,7 @@ export class BaselineDetector implements Detector {
   /** 1 when the actor has a baseline in this dimension and the request's value is not in it. */
   riskSignal(request: AuditRecord): number {
     // peek: a risk question is not a sighting, so it must not refresh the actor's place in the LRU.
-    const values = this.seen.peek(actorOf(request));
+    const values = this.seen.peek(request.principal);
     if (values === undefined || values.size === 0) return 0;
     const value = this.dimension.valueOf(request);
     return value !== undefined && !values.has(value) ? 1 : 0;
@@ -41,9 +39,8 @@ export class BaselineDetector implements Detector {
   observe(r: AuditRecord): Finding[] {
     const value = this.dimension.valueOf(r);
     if (value === undefined) return [];
-    const actor = actorOf(r);
-    let values = this.seen.get(actor);
-    if (values === undefined) this.seen.set(actor, (values = new Set<string>()));
+    let values = this.seen.get(r.principal);
+    if (values === undefined) this.seen.set(r.principal, (values = new Set<string>()));
     if (values.has(value) || values.size >= MAX_VALUES_PER_ACTOR) return [];
     const coldStart = values.size === 0;
     values.add(value);

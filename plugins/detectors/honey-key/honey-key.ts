@@ -15,7 +15,7 @@ export class HoneyKeyDetector implements Detector {
   constructor(private readonly honeyKeys: ReadonlySet<string>) {}
 
   observe(r: AuditRecord): Finding[] {
-    if (r.principal.kind !== 'Agent' || r.operation === 'Create' || r.operation === 'Locate') return [];
+    if (this.honeyKeys.size === 0 || r.principal.kind !== 'Agent' || r.operation === 'Create' || r.operation === 'Locate') return [];
     const keyId = r.resource.replace(/^key:/, '').toLowerCase();
     if (!this.honeyKeys.has(keyId)) return [];
     const touch = `${r.principal.subject}|${keyId}`;

@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { ActorTable } from '../../../kernel/detection/actor-table.ts';
 import type { AuditRecord } from '../../../kernel/model/index.ts';
 import type { Detector, Finding } from '../../../kernel/ports/detector.ts';
 
@@ -19,11 +19,11 @@ function firstAfter(times: number[], since: number): number {
 /**
  * RateSpike (SPEC 6): counts an actor's requests in a sliding window. Medium when the count reaches the
  * threshold, High at three times it; each fires once per crossing. Memory: at most 3 x threshold
- * timestamps (plus one) per actor and MAX_ACTORS actors (least recently seen dropped first).
+ * timestamps (plus one) per actor, MAX_ACTORS actors of each principal kind (least recently seen first out).
  */
 export class RateSpikeDetector implements Detector {
   readonly name = 'RateSpike';
-  private readonly seen = new LRUCache<string, number[]>({ max: MAX_ACTORS });
+  private readonly seen = new ActorTable<number[]>(MAX_ACTORS);
 
   constructor(private readonly threshold: number, private readonly windowSeconds: number) {}
 
@@ -32,7 +32,7 @@ export class RateSpikeDetector implements Detector {
    * while the burst that makes a High finding (3x) alone still leaves an agent below the step-up mark.
    */
   riskSignal(request: AuditRecord): number {
-    const times = this.seen.peek(`${request.principal.kind}:${request.principal.subject}`);
+    const times = this.seen.peek(request.principal);
     if (!times || times.length < this.threshold) return 0;
     const since = Date.parse(request.occurredAt) - this.windowSeconds * 1000;
     const count = 1 + times.length - firstAfter(times, since);
@@ -41,9 +41,8 @@ export class RateSpikeDetector implements Detector {
 
   observe(r: AuditRecord): Finding[] {
     const at = Date.parse(r.occurredAt);
-    const key = `${r.principal.kind}:${r.principal.subject}`;
-    let times = this.seen.get(key);
-    if (times === undefined) this.seen.set(key, (times = []));
+    let times = this.seen.get(r.principal);
+    if (times === undefined) this.seen.set(r.principal, (times = []));
     while (times.length && times[0]! <= at - this.windowSeconds * 1000) times.shift();
     times.push(at);
     // Keep one more than the High mark, so a sustained burst stays above it instead of re-crossing it.

@@ -39,12 +39,15 @@ export class RiskScorer implements RiskAssessor {
       this.add(factors, 'AgentPrincipal', 1);
       if (principal.allowedOperations.length >= 5) this.add(factors, 'BroadScope', 1);
     }
-    const { issuedAt, expiresAt } = principal.credential ?? {};
-    if (issuedAt !== undefined && expiresAt !== undefined && expiresAt > issuedAt && now.getTime() / 1000 - issuedAt > 0.8 * (expiresAt - issuedAt)) this.add(factors, 'CredentialAge', 1);
+    const credential = principal.credential;
+    if (credential?.issuedAt !== undefined && credential.expiresAt !== undefined && credential.expiresAt > credential.issuedAt
+      && now.getTime() / 1000 - credential.issuedAt > 0.8 * (credential.expiresAt - credential.issuedAt)) this.add(factors, 'CredentialAge', 1);
     const destructive = DESTRUCTIVE_OPERATIONS.has(operation);
     if (destructive) this.add(factors, 'DestructiveOp', 1);
 
-    const score = Math.min(1, Math.round(factors.reduce((sum, f) => sum + f.weight, 0) * 100) / 100);
+    let sum = 0;
+    for (const f of factors) sum += f.weight;
+    const score = Math.min(1, Math.round(sum * 100) / 100);
     const delta = destructive ? this.settings.destructiveDelta : 0;
     const deny = this.settings.deny - delta;
     const stepUp = this.settings.stepUp - delta;
