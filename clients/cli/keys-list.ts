@@ -17,16 +17,16 @@ const CONCURRENT_GETS = 8;
  * Create records in the audit trail (newest first), and each key is then read for its current state.
  */
 export async function listKeys(client: SvcClient, opts: { actor?: string; limit: number }): Promise<KeyRow[]> {
-  const ids: string[] = [];
-  for (let offset = 0; ids.length < opts.limit; offset += PAGE) {
+  const ids = new Set<string>(); // insertion order: newest Create first
+  for (let offset = 0; ids.size < opts.limit; offset += PAGE) {
     const page = await client.queryAudit({ op: 'Create', actor: opts.actor, limit: PAGE, offset });
     for (const r of page.records) {
       // Agent issue is audited as Create too (resource agent:<id>); only key ids are UUIDs without a prefix.
-      if (r.outcome === 'Success' && !r.resource.includes(':') && !ids.includes(r.resource)) ids.push(r.resource);
+      if (r.outcome === 'Success' && !r.resource.includes(':')) ids.add(r.resource);
     }
     if (!page.hasMore) break;
   }
-  const wanted = ids.slice(0, opts.limit);
+  const wanted = [...ids].slice(0, opts.limit);
   const rows: KeyRow[] = new Array(wanted.length);
   let next = 0;
   const worker = async () => {

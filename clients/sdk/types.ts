@@ -39,4 +39,4 @@ export type AuditQuery = { [P in keyof Static<typeof Au.AuditQueryParams>]?: P e
 export type AdvisorScanQuery = { [P in keyof Static<typeof A.AdvisorScanQuery>]?: number };
 export type AdvisorExplainQuery = { [P in keyof Static<typeof A.AdvisorExplainQuery>]?: number };
 export type AdvisorScanReport = Static<typeof A.AdvisorScanReport> & Record<string, unknown>;
-export type AdvisorExplanation = Record<string, unknown>;
+export type AdvisorExplanation = Static<typeof A.AdvisorExplanation> & Record<string, unknown>;

@@ -69,6 +69,7 @@ export function guardRoute(route: GuardedRoute, deps: GuardDeps): Middleware {
 
     if (principal && req) {
       const resource = req.audit.resource ?? route.resource(req);
+      req.audit.context['source.ip'] = req.sourceIp;
       try {
         await deps.audit.record({
           occurredAt: deps.clock.now().toISOString(),
@@ -76,7 +77,7 @@ export function guardRoute(route: GuardedRoute, deps: GuardDeps): Middleware {
           operation,
           resource,
           outcome: failure ? outcome : (req.audit.outcome ?? outcome),
-          context: Object.assign(req.audit.context, { 'source.ip': req.sourceIp }),
+          context: req.audit.context,
           correlationId: requestId,
         });
       } catch (err) {
