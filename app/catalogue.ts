@@ -15,7 +15,6 @@ import journalMysql from '../plugins/journal/knex/mysql.ts';
 import journalPostgres from '../plugins/journal/knex/postgres.ts';
 import journalSqlite from '../plugins/journal/knex/sqlite.ts';
 import journalMemory from '../plugins/journal/memory/index.ts';
-import keyAdmin from '../plugins/keys/admin.ts';
 import keys from '../plugins/keys/index.ts';
 import keyService from '../plugins/keys/service.ts';
 import policyDev from '../plugins/policy/dev/index.ts';
@@ -44,7 +43,7 @@ export const SELECTABLE: Selectable[] = [
 ];
 
 /** Feature plugins wired in every deployment. */
-export const ALWAYS: AnyPlugin[] = [keyService, keys, keyAdmin, auditApi, tokens, autoResponder];
+export const ALWAYS: AnyPlugin[] = [keyService, keys, auditApi, tokens, autoResponder];
 
 /** Anomaly detectors, chosen by detectors.enabled (their kind is the detector name). */
 export const DETECTORS: AnyPlugin[] = [scopeBaseline, detectorRateSpike, opHistogramBaseline, timeOfDayBaseline, sourceIpBaseline, detectorHoneyKey];
@@ -55,4 +54,4 @@ export const RISK = riskScoring;
 export const BUILTIN: AnyPlugin[] = [...SELECTABLE.flatMap((s) => s.plugins), ...ALWAYS, ...DETECTORS, RISK];
 
 /** Ports a plugin from `plugins:` may provide. */
-export const EXTENSION_PORTS = new Set(['auditFanout', 'routes', 'risk', 'detector']);
+export const EXTENSION_PORTS = new Set(['auditFanout', 'operations', 'risk', 'detector']);

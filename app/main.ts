@@ -1,5 +1,6 @@
 import { PreflightRefused } from '../kernel/boot.ts';
 import { createStderrLogger } from '../kernel/logger.ts';
+import { startTracing } from '../kernel/observability/otel.ts';
 import { resolveConfiguration, startService } from './start.ts';
 
 /** The process entry point: `npm start [-- --config FILE] [-- --print-config]`. */
@@ -11,7 +12,9 @@ async function main(): Promise<void> {
     process.stdout.write(`${config.redacted()}\n`);
     return;
   }
-  const kernel = await startService({ argv, env: process.env, logger });
+  // The OpenTelemetry SDK reads the process environment (OTEL_*), so the process starts it, not startService.
+  const tracing = await startTracing(process.env, logger);
+  const kernel = await startService({ argv, env: process.env, logger, tracer: tracing.tracer });
   logger.info('listening', { host: kernel.address.address, port: kernel.address.port });
 
   let signalled = false;
@@ -19,7 +22,7 @@ async function main(): Promise<void> {
     if (signalled) return; // a second signal while stopping changes nothing
     signalled = true;
     logger.info('shutting down', { signal });
-    kernel.stop().then(
+    kernel.stop().then(() => tracing.shutdown()).then(
       () => process.exit(0),
       (err) => {
         logger.error('shutdown failed', { error: (err as Error).message });

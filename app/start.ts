@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { Tracer } from '@opentelemetry/api';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configFilePath, readConfigFile } from '../config/file.ts';
@@ -22,6 +23,8 @@ export interface StartOptions {
   env: NodeJS.ProcessEnv;
   logger?: Logger;
   clock?: Clock;
+  /** The tracer of the OpenTelemetry SDK the process started (app/main.ts); spans are no-ops without it. */
+  tracer?: Tracer;
   print?: (text: string) => void;
 }
 
@@ -49,6 +52,7 @@ export async function startService(opts: StartOptions): Promise<RunningKernel> {
     preflightMode: values.security.preflight as PreflightMode,
     logger,
     clock: opts.clock ?? systemClock,
+    tracer: opts.tracer,
     version: VERSION,
     print,
   });

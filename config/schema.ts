@@ -11,6 +11,10 @@ export const baseSchema: ConfigFragment = {
     port: { doc: 'Bind port (0 picks a free one).', format: 'port', default: 8080, env: 'SVC_HTTP_PORT' },
     maxBodyBytes: { doc: 'Largest accepted request body, in bytes.', format: 'nat', default: 1048576, env: 'SVC_HTTP_MAX_BODY_BYTES' },
     shutdownGraceMs: { doc: 'How long in-flight requests may finish after SIGTERM before connections are closed.', format: 'nat', default: 5000, env: 'SVC_HTTP_SHUTDOWN_GRACE_MS' },
+    headersTimeoutMs: { doc: 'A request whose headers have not all arrived after this long is answered 408.', format: 'nat', default: 10000, env: 'SVC_HTTP_HEADERS_TIMEOUT_MS' },
+    requestTimeoutMs: { doc: 'A request that has not fully arrived after this long is answered 408.', format: 'nat', default: 30000, env: 'SVC_HTTP_REQUEST_TIMEOUT_MS' },
+    keepAliveTimeoutMs: { doc: 'An idle keep-alive connection is closed after this long.', format: 'nat', default: 5000, env: 'SVC_HTTP_KEEP_ALIVE_TIMEOUT_MS' },
+    maxConnections: { doc: 'Connections accepted at once; further ones are refused until one closes.', format: 'nat', default: 10000, env: 'SVC_HTTP_MAX_CONNECTIONS' },
   },
   auth: {
     kind: { doc: 'How callers authenticate.', format: ['dev', 'hmac', 'oidc'], default: 'dev', env: 'SVC_AUTH_KIND' },

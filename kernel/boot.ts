@@ -1,17 +1,23 @@
 import type { AddressInfo } from 'node:net';
+import { trace, type Tracer } from '@opentelemetry/api';
 import type { AwilixContainer } from 'awilix';
+import { OutboxRelay } from './audit/outbox-relay.ts';
 import { AuditPipeline } from './audit/pipeline.ts';
 import { buildContainer } from './container.ts';
 import type { AnyPlugin, PreflightEnv } from './define-plugin.ts';
-import { HttpHost } from './http/host.ts';
+import { HttpHost, type HttpSettings } from './http/host.ts';
 import { buildOpenApi, openApiYaml } from './http/openapi.ts';
 import { operationalRoutes } from './http/operational-routes.ts';
-import { routesPort, type RouteContribution, type RouteDef } from './http/route.ts';
+import type { PublicRoute } from './http/route.ts';
 import { PluginLifecycle } from './lifecycle.ts';
+import { operationsPort, type OperationContribution } from './operations/operation.ts';
+import { OperationPipeline } from './operations/pipeline.ts';
 import { KmsMetrics, metricsPort } from './observability/metrics.ts';
 import { auditFanoutPort, auditSinkPort, type AuditFanoutSink, type AuditSink } from './ports/audit-sink.ts';
 import { authenticatorPort, type Authenticator } from './ports/authenticator.ts';
 import { clockPort, type Clock } from './ports/clock.ts';
+import { journalPort, type KeyJournal } from './ports/journal.ts';
+import { operationRunnerPort, type OperationRunner } from './ports/operation-runner.ts';
 import { loggerPort, type Logger } from './ports/logger.ts';
 import { policyPort, type Policy } from './ports/policy.ts';
 import { riskPort, type RiskAssessor } from './ports/risk.ts';
@@ -22,13 +28,15 @@ import { PluginRegistry } from './registry.ts';
 export interface BootOptions {
   config: Record<string, unknown>;
   plugins: AnyPlugin[];
-  http: { host: string; port: number; maxBodyBytes: number; shutdownGraceMs: number };
+  http: HttpSettings;
   preflightMode: PreflightMode;
   /** Checks that belong to the deployment rather than to one plugin (run with the plugins' own). */
   preflight?: PreflightNode[];
   logger: Logger;
   clock: Clock;
   version: string;
+  /** The tracer of the started OpenTelemetry SDK; without one, spans are no-ops. */
+  tracer?: Tracer;
   /** Where the preflight banner and the boot tree go (stderr). */
   print: (text: string) => void;
 }
@@ -37,13 +45,15 @@ export interface RunningKernel {
   address: AddressInfo;
   container: AwilixContainer;
   audit: AuditPipeline;
+  pipeline: OperationPipeline;
+  relay: OutboxRelay;
   /** SPEC 1 shutdown order; idempotent, so a second signal changes nothing. */
   stop(): Promise<void>;
 }
 
 export class PreflightRefused extends Error {}
 
-const KERNEL_PORTS = new Set([loggerPort.id, clockPort.id, metricsPort.id, auditPipelinePort.id]);
+const KERNEL_PORTS = new Set([loggerPort.id, clockPort.id, metricsPort.id, auditPipelinePort.id, operationRunnerPort.id]);
 
 export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
@@ -66,37 +76,47 @@ export async function bootKernel(opts: BootOptions): Promise<RunningKernel> {
 
   opts.print(bootTree(plugins, opts.version));
   const metrics = new KmsMetrics();
-  // The audit pipeline is built lazily from the sinks, so plugins that act below the audit layer can depend on it.
+  // The audit pipeline and the operation pipeline are built from what the plugins contribute, so the
+  // kernel hands plugins late-bound fronts of them: plugins that act below the audit layer can depend on them.
   let audit: AuditPipeline | undefined;
+  let pipeline: OperationPipeline | undefined;
+  const runner: OperationRunner = { run: (id, input, caller) => pipeline!.run(id, input, caller) };
   const kernelServices: Record<string, unknown> = {
     [loggerPort.id]: opts.logger,
     [clockPort.id]: opts.clock,
     [metricsPort.id]: metrics,
     [auditPipelinePort.id]: { record: (r: Parameters<AuditPipeline['record']>[0]) => audit!.record(r), onRecord: (l: Parameters<AuditPipeline['onRecord']>[0]) => audit!.onRecord(l) },
+    [operationRunnerPort.id]: runner,
   };
   const { container, wired } = buildContainer(plugins, kernelServices, opts.config, opts.logger, opts.clock);
   const all = <T>(port: string): T[] => (container.hasRegistration(port) ? container.resolve<T[]>(port) : []);
-  audit = new AuditPipeline(container.resolve<AuditSink>(auditSinkPort.id), all<AuditFanoutSink>(auditFanoutPort.id), opts.logger);
+  const journal = container.hasRegistration(journalPort.id) ? container.resolve<KeyJournal>(journalPort.id) : undefined;
+  audit = new AuditPipeline(container.resolve<AuditSink>(auditSinkPort.id), all<AuditFanoutSink>(auditFanoutPort.id), opts.logger, journal);
+  const operations = all<OperationContribution>(operationsPort.id).flatMap((c) => c.operations);
+  pipeline = new OperationPipeline(operations, {
+    policy: container.resolve<Policy>(policyPort.id),
+    risk: container.hasRegistration(riskPort.id) ? container.resolve<RiskAssessor>(riskPort.id) : undefined,
+    audit,
+    metrics,
+    logger: opts.logger,
+    clock: opts.clock,
+    tracer: opts.tracer ?? trace.getTracer('svc-kms'),
+  });
   const lifecycle = new PluginLifecycle(wired, opts.logger);
   await lifecycle.start();
+  const relay = new OutboxRelay(audit, opts.clock, opts.logger);
+  await relay.start();
 
-  const featureRoutes = all<RouteContribution>(routesPort.id).flatMap((c) => c.routes);
   let yamlDoc: string | undefined;
-  const routes: RouteDef[] = [
-    ...featureRoutes,
-    ...operationalRoutes({ metrics, probe: () => lifecycle.probe(), openApiYaml: (): string => (yamlDoc ??= openApiYaml(buildOpenApi(routes, { version: opts.version }))) }),
-  ];
+  const publicRoutes: PublicRoute[] = operationalRoutes({
+    metrics,
+    probe: () => lifecycle.probe(),
+    openApiYaml: (): string => (yamlDoc ??= openApiYaml(buildOpenApi(operations, publicRoutes, { version: opts.version }))),
+  });
   const host = new HttpHost(
-    routes,
-    {
-      authenticator: container.resolve<Authenticator>(authenticatorPort.id),
-      policy: container.resolve<Policy>(policyPort.id),
-      risk: container.hasRegistration(riskPort.id) ? container.resolve<RiskAssessor>(riskPort.id) : undefined,
-      audit,
-      metrics,
-      logger: opts.logger,
-      clock: opts.clock,
-    },
+    operations,
+    publicRoutes,
+    { pipeline, authenticator: container.resolve<Authenticator>(authenticatorPort.id), metrics, maxBodyBytes: opts.http.maxBodyBytes },
     opts.http,
     opts.logger,
   );
@@ -104,6 +124,7 @@ export async function bootKernel(opts: BootOptions): Promise<RunningKernel> {
   try {
     address = await host.listen();
   } catch (err) {
+    await relay.stop();
     await lifecycle.stop();
     throw err;
   }
@@ -112,11 +133,12 @@ export async function bootKernel(opts: BootOptions): Promise<RunningKernel> {
   const stop = () =>
     (stopping ??= (async () => {
       await host.close(); // 1. HTTP unbind with grace
-      await audit.stop(); // 2. background work: secondary audit queues drain ...
+      await relay.stop(); // 2. background work: the outbox relay, secondary audit queues drain ...
+      await audit.stop();
       await lifecycle.stop(); // ... then plugins in reverse order (timers first, journal pool last)
       metrics.clear(); // 3. metrics registry
     })());
-  return { address, container, audit, stop };
+  return { address, container, audit, pipeline, relay, stop };
 }
 
 function bootTree(plugins: AnyPlugin[], version: string): string {

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 
 export const AuditRecordSchema = Type.Object({
+  id: Type.String({ description: 'unique record id (rows written before 0.2 read as row-<n>)' }),
   occurredAt: Type.String({ description: 'ISO 8601 UTC' }),
   principal: Type.Object({ subject: Type.String(), kind: Type.String({ description: 'Human | Service | Agent' }) }),
   operation: Type.String(),

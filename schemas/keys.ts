@@ -69,3 +69,19 @@ export const UnwrapResponse = Type.Object({ dekBase64: B64('the data key, byte-i
 
 export const PublicKeyQuery = Type.Object({ version: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,8}$', description: 'key version; default current' })) });
 export const PublicKeyResponse = Type.Object({ id: Type.String(), keyVersion: Type.Integer(), algorithm: Type.String(), curve: Type.Optional(Type.String()), publicKeyPem: Type.String({ description: 'SPKI PEM' }) });
+
+/** A key id as it arrives from a door: any text; one that is not a UUID is answered 404 KeyNotFound. */
+export const KeyId = Type.String({ description: 'key id (UUID)' });
+const withKeyId = <T extends Record<string, TSchema>>(props: T, title: string) => strict({ id: KeyId, ...props }, title);
+
+export const KeyRef = withKeyId({}, 'KeyRef');
+export const RotateInput = withKeyId({ ...RotateBody.properties, ifVersion: Type.Optional(Type.Integer({ minimum: 1, description: 'rotate only while the current version is this one (409 otherwise)' })) }, 'RotateInput');
+export const RevokeInput = withKeyId(ReasonBody.properties, 'RevokeInput');
+export const CompromiseInput = withKeyId(CompromiseBody.properties, 'CompromiseInput');
+export const PublicKeyInput = withKeyId(PublicKeyQuery.properties, 'PublicKeyInput');
+export const SignInput = withKeyId(SignBody.properties, 'SignInput');
+export const VerifyInput = withKeyId(VerifyBody.properties, 'VerifyInput');
+export const EncryptInput = withKeyId(EncryptBody.properties, 'EncryptInput');
+export const DecryptInput = withKeyId(DecryptBody.properties, 'DecryptInput');
+export const WrapInput = withKeyId(WrapBody.properties, 'WrapInput');
+export const UnwrapInput = withKeyId(UnwrapBody.properties, 'UnwrapInput');

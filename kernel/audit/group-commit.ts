@@ -1,8 +1,14 @@
+import { isSvcError } from '../errors.ts';
+
 /**
  * Group commit for audit sinks: records that arrive while the previous batch is being written wait and
  * go together in the next one (one write, one INSERT, one commit). A request still waits for its own
  * record to be durable; many requests share the cost of getting there. Batches are written one after
  * another, so records reach the sink in the order they were written.
+ *
+ * A batch that fails is written again one item at a time, so each waiter learns the fate of its own
+ * item: one item the store refuses can never fail another request's write. A store that cannot be
+ * reached at all (ServiceUnavailable) fails the whole batch at once instead.
  */
 export class GroupCommit<T> {
   private pending: T[] = [];
@@ -39,11 +45,23 @@ export class GroupCommit<T> {
       await this.flush(batch);
       for (const w of waiters) w.resolve();
     } catch (err) {
-      for (const w of waiters) w.reject(err);
+      if (batch.length === 1 || (isSvcError(err) && err.code === 'ServiceUnavailable')) for (const w of waiters) w.reject(err);
+      else await this.oneByOne(batch, waiters);
     } finally {
       this.writing = false;
     }
     // Whatever arrived during the write has already waited: write it now.
     if (this.pending.length > 0) void this.write();
+  }
+
+  private async oneByOne(batch: T[], waiters: Array<{ resolve: () => void; reject: (err: unknown) => void }>): Promise<void> {
+    for (let i = 0; i < batch.length; i++) {
+      try {
+        await this.flush([batch[i]!]);
+        waiters[i]!.resolve();
+      } catch (err) {
+        waiters[i]!.reject(err);
+      }
+    }
   }
 }

@@ -2,6 +2,7 @@ import type { AuditRecord } from '../model/index.ts';
 import type { AuditFanoutSink, AuditSink } from '../ports/audit-sink.ts';
 import type { Logger } from '../ports/logger.ts';
 import { FanoutQueue, type DeliverySettings } from './fanout.ts';
+import { GroupCommit } from './group-commit.ts';
 
 const DEFAULT_DELIVERY: DeliverySettings = {
   queueCapacity: 10_000,
@@ -13,21 +14,32 @@ const DEFAULT_DELIVERY: DeliverySettings = {
 
 export type AuditListener = (record: AuditRecord) => void;
 
+/** Where records of journaled state changes wait until the primary sink has them (the journal's outbox). */
+export interface AuditOutbox {
+  pendingAudit(before: string, limit: number): Promise<AuditRecord[]>;
+  ackAudit(ids: string[]): Promise<void>;
+}
+
 /**
  * Every audit record goes through here: first the primary sink (awaited; a failure propagates so the
  * request fails closed), then the secondary sinks' queues (never awaited), then listeners such as
- * the anomaly detectors.
+ * the anomaly detectors. A record that was journaled with its state change is acknowledged in the
+ * outbox once the primary sink has it; acknowledgements are batched and never delay the caller (a lost
+ * one only means the relay delivers the record again, and sinks store a record id once).
  */
 export class AuditPipeline {
   private readonly queues: FanoutQueue[];
   private readonly listeners: AuditListener[] = [];
+  private readonly acks: GroupCommit<string> | undefined;
 
   constructor(
     private readonly primary: AuditSink,
     fanout: AuditFanoutSink[],
-    logger: Logger,
+    private readonly logger: Logger,
+    private readonly outbox?: AuditOutbox,
   ) {
     this.queues = fanout.map((sink) => new FanoutQueue(sink, { ...DEFAULT_DELIVERY, ...sink.delivery }, logger));
+    this.acks = outbox ? new GroupCommit((ids) => outbox.ackAudit(ids), 500) : undefined;
   }
 
   get queryable(): boolean {
@@ -38,10 +50,29 @@ export class AuditPipeline {
     this.listeners.push(listener);
   }
 
-  async record(record: AuditRecord): Promise<void> {
+  async record(record: AuditRecord, opts?: { journaled?: boolean }): Promise<void> {
     await this.primary.write(record);
+    if (opts?.journaled && this.acks) this.acks.add(record.id).catch((err) => this.logger.warn('audit outbox acknowledgement failed; the relay will deliver the record again', { id: record.id, error: (err as Error).message }));
     for (const q of this.queues) q.offer(record);
     for (const listener of this.listeners) listener(record);
+  }
+
+  /**
+   * Delivers outbox records older than `before` to the primary sink and acknowledges them: the records
+   * of state changes whose first write failed. Listeners do not see them (they describe the past).
+   * Returns how many were delivered; stops at the first failure (the sink is still down).
+   */
+  async relay(before: string, limit = 500): Promise<number> {
+    if (!this.outbox) return 0;
+    const pending = await this.outbox.pendingAudit(before, limit);
+    let delivered = 0;
+    for (const record of pending) {
+      await this.primary.write(record);
+      await this.outbox.ackAudit([record.id]);
+      for (const q of this.queues) q.offer(record);
+      delivered++;
+    }
+    return delivered;
   }
 
   /** Drains the secondary queues; called in the background-work step of shutdown. */

@@ -4,6 +4,8 @@ import { isSvcError, SvcError } from '../errors.ts';
 import type { Logger } from '../ports/logger.ts';
 
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+/** Longest request target answered; longer ones are 414 before any routing. */
+export const MAX_URL_LENGTH = 8192;
 
 /** Maps what Koa, @koa/router and koa-body throw onto the catalogue; anything else is InternalError. */
 export function toSvcError(err: unknown): SvcError {
@@ -27,6 +29,7 @@ export function requestIdAndErrors(logger: Logger): Middleware {
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
     try {
+      if (ctx.url.length > MAX_URL_LENGTH) throw new SvcError('URITooLong', `the request target is longer than ${MAX_URL_LENGTH} characters`);
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new SvcError('NotFound', `no route ${ctx.method} ${ctx.path}`);
     } catch (err) {

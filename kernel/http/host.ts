@@ -1,40 +1,64 @@
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { STATUS_CODES, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import Router from '@koa/router';
 import Koa from 'koa';
-import { SvcError } from '../errors.ts';
+import { SvcError, type ErrorCode } from '../errors.ts';
+import type { AnyOperation } from '../operations/operation.ts';
 import type { Logger } from '../ports/logger.ts';
-import { jsonBody } from './body.ts';
 import { requestIdAndErrors } from './errors-middleware.ts';
-import { guardRoute, type GuardDeps } from './guard.ts';
-import type { RouteDef } from './route.ts';
+import { operationRoute, type HttpDoorDeps } from './operation-route.ts';
+import type { PublicRoute } from './route.ts';
 
 export interface HttpSettings {
   host: string;
   port: number;
   maxBodyBytes: number;
   shutdownGraceMs: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  maxConnections: number;
 }
 
-/** The Koa host: mounts every route of the table as its fixed chain, listens, and unbinds gracefully. */
+/** Node's HTTP parser errors, answered as `{error, message}` like every other error. */
+function parserError(err: NodeJS.ErrnoException): [number, ErrorCode, string] {
+  if (err.code === 'HPE_HEADER_OVERFLOW') return [431, 'HeadersTooLarge', 'request headers are larger than the server accepts'];
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, 'RequestTimeout', 'the request did not arrive in time'];
+  if (err.code === 'HPE_URI_TOO_LONG') return [414, 'URITooLong', 'the request target is too long'];
+  return [400, 'BadRequest', 'the request is not valid HTTP/1.1'];
+}
+
+function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, code, message] = parserError(err);
+  const body = JSON.stringify({ error: code, message });
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
+
+/**
+ * The Koa host: mounts each operation that has an HTTP binding through the HTTP door and the kernel's
+ * public routes as they are, listens with the configured limits, and unbinds gracefully.
+ */
 export class HttpHost {
   readonly app = new Koa();
   private server: Server | undefined;
 
   constructor(
-    routes: RouteDef[],
-    guardDeps: GuardDeps,
+    operations: AnyOperation[],
+    publicRoutes: PublicRoute[],
+    door: HttpDoorDeps,
     private readonly settings: HttpSettings,
     private readonly logger: Logger,
   ) {
     const router = new Router();
-    const body = jsonBody(settings.maxBodyBytes);
-    for (const route of routes) {
-      const method = route.method.toLowerCase() as 'get' | 'post' | 'delete';
-      if (route.kind === 'public') router[method](route.path, (ctx) => route.handle(ctx));
-      else if (route.body) router[method](route.path, body, guardRoute(route, guardDeps));
-      else router[method](route.path, guardRoute(route, guardDeps));
+    for (const def of operations) {
+      if (!def.http) continue;
+      router[def.http.method.toLowerCase() as 'get' | 'post' | 'delete'](def.http.path, operationRoute(def, door));
     }
+    for (const route of publicRoutes) router.get(route.path, (ctx) => route.handle(ctx));
     this.app.silent = true;
     this.app.use(requestIdAndErrors(logger));
     this.app.use(router.routes());
@@ -48,13 +72,18 @@ export class HttpHost {
   }
 
   async listen(): Promise<AddressInfo> {
-    const server = this.app.listen(this.settings.port, this.settings.host);
+    const s = this.settings;
+    const server = this.app.listen({ port: s.port, host: s.host });
     this.server = server;
+    server.headersTimeout = s.headersTimeoutMs;
+    server.requestTimeout = s.requestTimeoutMs;
+    server.keepAliveTimeout = s.keepAliveTimeoutMs;
+    server.maxConnections = s.maxConnections;
+    server.on('clientError', answerClientError);
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve);
       server.once('error', reject);
     });
-    server.keepAliveTimeout = 65_000;
     return server.address() as AddressInfo;
   }
 

@@ -1,65 +1,75 @@
-import type { TSchema } from '@sinclair/typebox';
+import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import { stringify } from 'yaml';
-import { ERROR_CATALOGUE } from '../errors.ts';
+import { ERROR_CATALOGUE, type ErrorCode } from '../errors.ts';
 import { ErrorBody } from '../../schemas/error.ts';
-import type { GuardedRoute, RouteDef } from './route.ts';
+import type { AnyOperation } from '../operations/operation.ts';
+import { pathFields } from './operation-route.ts';
+import type { PublicRoute } from './route.ts';
 
 // TypeBox marks its schemas with symbol keys; a JSON round trip leaves plain JSON Schema.
 const plain = (schema: TSchema): unknown => JSON.parse(JSON.stringify(schema));
+const openApiPath = (path: string) => path.replace(/:([A-Za-z]+)/g, '{$1}');
 
 const errorResponse = (codes: string[]) => ({
-  description: codes.map((c) => `${c}: ${ERROR_CATALOGUE[c as keyof typeof ERROR_CATALOGUE].when}`).join('; '),
+  description: codes.map((c) => `${c}: ${ERROR_CATALOGUE[c as ErrorCode].when}`).join('; '),
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 });
 
-function guardedErrors(route: GuardedRoute): Record<string, unknown> {
-  const codes = ['Unauthorized', 'PermissionDenied', 'InternalError', ...(route.body || route.query ? ['BadRequest', 'InvalidField'] : []), ...(route.errors ?? [])];
-  if (route.body) codes.push('PayloadTooLarge', 'UnsupportedMediaType');
+/** Every error an operation can answer through HTTP, grouped by status. */
+function operationErrors(def: AnyOperation, hasInput: boolean, hasBody: boolean): Record<string, unknown> {
+  const codes: string[] = ['Unauthorized', 'PermissionDenied', 'InternalError', 'ServiceUnavailable', ...(hasInput ? ['BadRequest', 'InvalidField'] : []), ...(def.errors ?? [])];
+  if (hasBody) codes.push('PayloadTooLarge', 'UnsupportedMediaType');
   const byStatus = new Map<number, string[]>();
   for (const code of new Set(codes)) {
-    const status = ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE].status;
+    const status = ERROR_CATALOGUE[code as ErrorCode].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   return Object.fromEntries([...byStatus].sort(([a], [b]) => a - b).map(([status, list]) => [String(status), errorResponse(list)]));
 }
 
-function queryParameters(schema: TSchema | undefined): unknown[] {
-  const props = (schema?.properties ?? {}) as Record<string, TSchema>;
-  return Object.entries(props).map(([name, s]) => ({ name, in: 'query', required: (schema?.required ?? []).includes(name), schema: plain(s) }));
+function operationEntry(def: AnyOperation): [string, string, Record<string, unknown>] {
+  const http = def.http!;
+  const fromPath = pathFields(http.path);
+  const input = def.input as TObject;
+  const rest = Type.Omit(input, fromPath);
+  const restProps = Object.keys(rest.properties ?? {});
+  const parameters: unknown[] = fromPath.map((name) => ({ name, in: 'path', required: true, schema: plain(input.properties[name] ?? Type.String()) }));
+  const op: Record<string, unknown> = { operationId: def.id, summary: def.summary, tags: [def.group], 'x-svc-operation': def.operation };
+  if (def.attributes?.humanOnly) op['x-svc-human-only'] = true;
+  const hasBody = http.method !== 'GET' && restProps.length > 0;
+  if (http.method === 'GET') {
+    for (const name of restProps) parameters.push({ name, in: 'query', required: (rest.required ?? []).includes(name), schema: plain((rest.properties as Record<string, TSchema>)[name]!) });
+  } else if (hasBody) {
+    op.requestBody = { required: (rest.required ?? []).length > 0, content: { 'application/json': { schema: plain(rest) } } };
+  }
+  if (parameters.length) op.parameters = parameters;
+  op.responses = {
+    [String(http.status ?? 200)]: { description: 'Success', content: { 'application/json': { schema: plain(def.output) } } },
+    ...operationErrors(def, restProps.length > 0, hasBody),
+  };
+  return [openApiPath(http.path), http.method.toLowerCase(), op];
 }
 
-/** The OpenAPI 3.1 document, generated from the same route table the host mounts. */
-export function buildOpenApi(routes: RouteDef[], info: { version: string }): Record<string, unknown> {
+function publicEntry(route: PublicRoute): [string, string, Record<string, unknown>] {
+  const op: Record<string, unknown> = { summary: route.summary, tags: [route.tag], security: [] };
+  const params = pathFields(route.path).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+  if (params.length) op.parameters = params;
+  op.responses = { '200': { description: 'OK', content: { [route.produces]: route.response ? { schema: plain(route.response) } : {} } } };
+  return [openApiPath(route.path), 'get', op];
+}
+
+/** The OpenAPI 3.1 document, generated from the same declarations the service runs. */
+export function buildOpenApi(operations: AnyOperation[], publicRoutes: PublicRoute[], info: { version: string }): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of routes) {
-    if (route.kind === 'public' && route.hidden) continue;
-    const path = route.path.replace(/:([A-Za-z]+)/g, '{$1}');
-    const pathParams = [...route.path.matchAll(/:([A-Za-z]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
-    const op: Record<string, unknown> = { summary: route.summary, tags: [route.tag] };
-    if (route.kind === 'public') {
-      op.security = [];
-      op.responses = { '200': { description: 'OK', content: { [route.produces]: route.response ? { schema: plain(route.response) } : {} } } };
-    } else {
-      op.operationId = `${route.method.toLowerCase()}${path.replace(/[{}]/g, '').split('/').map((s) => s.charAt(0).toUpperCase() + s.slice(1)).join('')}`;
-      op['x-svc-operation'] = route.operation;
-      if (route.humanOnly) op['x-svc-human-only'] = true;
-      const params = [...pathParams, ...queryParameters(route.query)];
-      if (params.length) op.parameters = params;
-      if (route.body) op.requestBody = { required: false, content: { 'application/json': { schema: plain(route.body) } } };
-      op.responses = {
-        [String(route.successStatus ?? 200)]: { description: 'Success', content: { 'application/json': { schema: plain(route.response) } } },
-        ...guardedErrors(route),
-      };
-    }
-    if (route.kind === 'public' && pathParams.length) op.parameters = pathParams;
-    paths[path] = { ...paths[path], [route.method.toLowerCase()]: op };
-  }
+  const entries = [...operations.filter((o) => o.http).map(operationEntry), ...publicRoutes.filter((r) => !r.hidden).map(publicEntry)];
+  for (const [path, method, op] of entries) paths[path] = { ...paths[path], [method]: op };
+  const tags = [...new Set([...operations.filter((o) => o.http).map((o) => o.group), ...publicRoutes.filter((r) => !r.hidden).map((r) => r.tag)])];
   return {
     openapi: '3.1.0',
     info: { title: 'svc-kms', version: info.version, description: 'Key management service: keys, lifecycle, cryptographic operations and audit.' },
     servers: [{ url: '/' }],
     security: [{ devUser: [] }, { bearer: [] }],
-    tags: [...new Set(routes.filter((r) => !(r.kind === 'public' && r.hidden)).map((r) => r.tag))].map((name) => ({ name })),
+    tags: tags.map((name) => ({ name })),
     paths,
     components: {
       schemas: { Error: plain(ErrorBody) },

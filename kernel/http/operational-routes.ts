@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Type } from '@sinclair/typebox';
 import { koaSwagger } from 'koa2-swagger-ui';
 import type { KmsMetrics } from '../observability/metrics.ts';
-import type { RouteDef } from './route.ts';
+import type { PublicRoute } from './route.ts';
 
 const require = createRequire(import.meta.url);
 const SWAGGER_DIST = path.dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -27,7 +27,7 @@ export interface OperationalDeps {
 }
 
 /** The kernel's own public routes: metrics, liveness, readiness and the API documentation. */
-export function operationalRoutes(deps: OperationalDeps): RouteDef[] {
+export function operationalRoutes(deps: OperationalDeps): PublicRoute[] {
   const ui = koaSwagger({
     routePrefix: '/docs/',
     swaggerCdnUrl: '/docs/assets',
@@ -38,21 +38,21 @@ export function operationalRoutes(deps: OperationalDeps): RouteDef[] {
   });
   return [
     {
-      kind: 'public', method: 'GET', path: '/metrics', tag: 'Operational', summary: 'Prometheus metrics', produces: 'text/plain',
+      method: 'GET', path: '/metrics', tag: 'Operational', summary: 'Prometheus metrics', produces: 'text/plain',
       handle: async (ctx) => {
         ctx.type = deps.metrics.registry.contentType;
         ctx.body = await deps.metrics.registry.metrics();
       },
     },
     {
-      kind: 'public', method: 'GET', path: '/healthz', tag: 'Operational', summary: 'Liveness', produces: 'application/json',
+      method: 'GET', path: '/healthz', tag: 'Operational', summary: 'Liveness', produces: 'application/json',
       response: Type.Object({ status: Type.Literal('ok') }),
       handle: async (ctx) => {
         ctx.body = { status: 'ok' };
       },
     },
     {
-      kind: 'public', method: 'GET', path: '/readyz', tag: 'Operational', summary: 'Readiness of every probed plugin (503 when one fails)', produces: 'application/json',
+      method: 'GET', path: '/readyz', tag: 'Operational', summary: 'Readiness of every probed plugin (503 when one fails)', produces: 'application/json',
       response: Readiness,
       handle: async (ctx) => {
         const checks = await deps.probe();
@@ -62,14 +62,14 @@ export function operationalRoutes(deps: OperationalDeps): RouteDef[] {
       },
     },
     {
-      kind: 'public', method: 'GET', path: '/docs/docs.yaml', tag: 'Operational', summary: 'This OpenAPI 3.1 document', produces: 'application/yaml',
+      method: 'GET', path: '/docs/docs.yaml', tag: 'Operational', summary: 'This OpenAPI 3.1 document', produces: 'application/yaml',
       handle: async (ctx) => {
         ctx.type = 'application/yaml';
         ctx.body = deps.openApiYaml();
       },
     },
     {
-      kind: 'public', method: 'GET', path: '/docs/', tag: 'Operational', summary: 'Interactive API documentation (HTML)', produces: 'text/html',
+      method: 'GET', path: '/docs/', tag: 'Operational', summary: 'Interactive API documentation (HTML)', produces: 'text/html',
       // The router matches /docs and /docs/ alike; the UI's relative links need the slash.
       handle: async (ctx) => {
         if (ctx.path === '/docs') return ctx.redirect('/docs/');
@@ -77,7 +77,7 @@ export function operationalRoutes(deps: OperationalDeps): RouteDef[] {
       },
     },
     {
-      kind: 'public', method: 'GET', path: '/docs/assets/ui/:file', tag: 'Operational', summary: 'UI assets', produces: 'application/octet-stream', hidden: true,
+      method: 'GET', path: '/docs/assets/ui/:file', tag: 'Operational', summary: 'UI assets', produces: 'application/octet-stream', hidden: true,
       handle: async (ctx) => {
         const file = ctx.params.file === 'favicon-32x32.png' ? { file: 'favicon-32x32.png', type: 'image/png' } : UI_ASSETS[ctx.params.file ?? ''];
         if (!file) return;

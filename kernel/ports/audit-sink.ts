@@ -18,7 +18,7 @@ export interface AuditSink extends Lifecycle {
   query?(query: AuditQuery): Promise<AuditPage>;
 }
 
-export const auditSinkPort = createPortRef<AuditSink>('auditSink');
+export const auditSinkPort = createPortRef<AuditSink>('audit');
 
 /**
  * A secondary (fan-out) sink: best effort, fed from a bounded queue after the primary write, its

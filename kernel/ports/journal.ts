@@ -1,4 +1,4 @@
-import type { KeyEvent, StoredEvent } from '../model/index.ts';
+import type { AuditRecord, KeyEvent, StoredEvent } from '../model/index.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import { createPortRef } from './port-ref.ts';
 
@@ -9,6 +9,10 @@ import { createPortRef } from './port-ref.ts';
  * Contract (test/contracts/journal.ts runs it on every backend):
  * - `append` writes events with seq = expectedSeq + 1, +2, ... atomically, or none of them. When
  *   another writer already used one of those numbers it throws a `JournalConflict` and writes nothing.
+ *   An `audit` record given with the events is written in the same transaction into the audit outbox:
+ *   the change and its record exist together or not at all.
+ * - `pendingAudit` lists outbox records written before `before` (ISO time), oldest first; `ackAudit`
+ *   removes records the primary audit sink has stored (idempotent).
  * - `load` returns a key's events ordered by seq (an empty list for an unknown key).
  * - material is stored already wrapped by the root of trust; the journal never sees plain material.
  * - `eraseMaterial` removes every version of a key's material for good and is idempotent.
@@ -21,7 +25,9 @@ export interface KeyJournal extends Lifecycle {
   readonly shared?: boolean;
   /** The highest sequence number written for a key (0 for none); cheap, one index lookup. */
   lastSeq(keyId: string): Promise<number>;
-  append(keyId: string, expectedSeq: number, events: KeyEvent[]): Promise<void>;
+  append(keyId: string, expectedSeq: number, events: KeyEvent[], audit?: AuditRecord): Promise<void>;
+  pendingAudit(before: string, limit: number): Promise<AuditRecord[]>;
+  ackAudit(ids: string[]): Promise<void>;
   load(keyId: string): Promise<StoredEvent[]>;
   /** Every key id, oldest first; background work (time-based rotation) walks it at start. */
   keyIds(): Promise<string[]>;

@@ -1,20 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { isSvcError } from '../../kernel/errors.ts';
 import { SYSTEM_PRINCIPAL, type AuditRecord } from '../../kernel/model/index.ts';
 import type { AuditPipelinePort } from '../../kernel/ports/audit-pipeline.ts';
 import type { Clock } from '../../kernel/ports/clock.ts';
 import type { Detector, Finding } from '../../kernel/ports/detector.ts';
-import type { KeyAdmin } from '../../kernel/ports/key-admin.ts';
 import type { Logger } from '../../kernel/ports/logger.ts';
+import type { OperationRunner } from '../../kernel/ports/operation-runner.ts';
 import { matchRule, type Action, type Rule } from './rules.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Runs every detector on every audit record and acts on findings by the first matching rule (SPEC 6
  * items 6-11): Alert (a row only), Revoke and Deactivate (revoke the key in details.resource), Freeze
- * (intent recorded). One action per (actor, action) per cooldown. Its rows are written as svc-system, and
- * records by svc-system are not fed to the detectors, so it never reacts to itself. Failures become rows.
+ * (intent recorded). One action per (actor, action) per cooldown. Revoke runs through the operation
+ * pipeline as svc-system, like any revoke; Alert and Freeze change nothing and are written as annotation
+ * rows. Records by svc-system are not fed to the detectors, so it never reacts to itself. Failures
+ * become rows, never exceptions.
  */
 export class AutoResponder {
   private readonly lastAction = new Map<string, number>();
@@ -23,7 +22,7 @@ export class AutoResponder {
   constructor(
     private readonly detectors: Detector[],
     private readonly rules: Rule[],
-    private readonly keys: KeyAdmin,
+    private readonly operations: OperationRunner,
     private readonly audit: AuditPipelinePort,
     private readonly clock: Clock,
     private readonly logger: Logger,
@@ -68,39 +67,37 @@ export class AutoResponder {
   private async act(detector: string, finding: Finding, action: Action): Promise<void> {
     const recId = randomUUID();
     const keyId = (finding.details.resource ?? '').replace(/^key:/, '');
-    let result = 'Success';
-    let detail = '';
+    const alert = `AnomalyAlert(detector=${detector}, severity=${finding.severity}, rec=${recId}, action=${action})`;
+    const context = {
+      'auto.response.rule': `${detector}:${finding.severity}:${action}`,
+      'auto.response.actor': finding.actor.subject,
+      'auto.response.recId': recId,
+      'auto.response.detectorMsg': finding.message,
+    };
+    const correlationId = `auto-response-${recId}`;
     if (action === 'Revoke' || action === 'Deactivate') {
-      if (!UUID.test(keyId)) {
-        result = 'Failed';
-        detail = `invalid key id "${keyId}"`;
-      } else {
-        try {
-          await this.keys.revoke(keyId, SYSTEM_PRINCIPAL.subject, `auto-response to ${detector} (${finding.severity}) by ${finding.actor.subject}`);
-          detail = 'key revoked';
-        } catch (err) {
-          result = 'Failed';
-          detail = isSvcError(err) ? `${err.code}: ${err.message}` : (err as Error).message;
-        }
-      }
-    } else if (action === 'Freeze') {
-      detail = 'intent recorded; no automatic freeze';
+      const reason = `auto-response to ${detector} (${finding.severity}) by ${finding.actor.subject}`;
+      await this.operations
+        .run('RevokeKey', { id: keyId, reason }, {
+          principal: SYSTEM_PRINCIPAL,
+          requestId: correlationId,
+          decorate: { context, resource: () => `key:${keyId}`, outcome: (o, message) => (o === 'Success' ? `${alert} Success key revoked` : `${alert} Failed ${o}: ${message ?? ''}`) },
+        })
+        .catch(() => {}); // the failure is on the row the pipeline wrote
+      return;
     }
+    const record: AuditRecord = {
+      id: randomUUID(),
+      occurredAt: this.clock.now().toISOString(),
+      principal: { subject: SYSTEM_PRINCIPAL.subject, kind: SYSTEM_PRINCIPAL.kind },
+      operation: action,
+      resource: `key:${keyId}`,
+      outcome: `${alert} Success${action === 'Freeze' ? ' intent recorded; no automatic freeze' : ''}`,
+      context,
+      correlationId,
+    };
     try {
-      await this.audit.record({
-        occurredAt: this.clock.now().toISOString(),
-        principal: { subject: SYSTEM_PRINCIPAL.subject, kind: SYSTEM_PRINCIPAL.kind },
-        operation: action === 'Deactivate' ? 'Revoke' : action,
-        resource: `key:${keyId}`,
-        outcome: `AnomalyAlert(detector=${detector}, severity=${finding.severity}, rec=${recId}, action=${action}) ${result}${detail ? ` ${detail}` : ''}`,
-        context: {
-          'auto.response.rule': `${detector}:${finding.severity}:${action}`,
-          'auto.response.actor': finding.actor.subject,
-          'auto.response.recId': recId,
-          'auto.response.detectorMsg': finding.message,
-        },
-        correlationId: `auto-response-${recId}`,
-      });
+      await this.audit.record(record);
     } catch (err) {
       this.logger.error('auto-response audit write failed', { recId, error: (err as Error).message });
     }

@@ -1,7 +1,7 @@
 import { definePlugin, KERNEL_API_VERSION } from '../../kernel/define-plugin.ts';
 import { auditPipelinePort } from '../../kernel/ports/audit-pipeline.ts';
 import { detectorPort } from '../../kernel/ports/detector.ts';
-import { keyAdminPort } from '../../kernel/ports/key-admin.ts';
+import { operationRunnerPort } from '../../kernel/ports/operation-runner.ts';
 import { createPortRef } from '../../kernel/ports/port-ref.ts';
 import { AutoResponder } from './auto-responder.ts';
 import { defaultRules, parseRules } from './rules.ts';
@@ -13,7 +13,7 @@ export default definePlugin({
   apiVersion: KERNEL_API_VERSION,
   provides: createPortRef<AutoResponder>('autoResponder'),
   description: 'runs the detectors on every audit record and acts on their findings',
-  dependsOn: { detectors: detectorPort, keys: keyAdminPort, audit: auditPipelinePort },
+  dependsOn: { detectors: detectorPort, operations: operationRunnerPort, audit: auditPipelinePort },
   config: {
     autoResponse: {
       enabled: { doc: 'Act on detector findings (false: detectors still run, nothing is done).', format: Boolean, default: true, env: 'SVC_AUTO_RESPONSE_ENABLED' },
@@ -35,5 +35,5 @@ export default definePlugin({
     }
   },
   create: ({ config, deps, clock, logger }) =>
-    new AutoResponder(deps.detectors, config.enabled ? parseRules(config.lines, DETECTOR_NAMES) : [], deps.keys, deps.audit, clock, logger, config.cooldownMs),
+    new AutoResponder(deps.detectors, config.enabled ? parseRules(config.lines, DETECTOR_NAMES) : [], deps.operations, deps.audit, clock, logger, config.cooldownMs),
 });

@@ -1,13 +1,14 @@
 import { definePlugin, KERNEL_API_VERSION } from '../../kernel/define-plugin.ts';
-import { routesPort, type RouteContribution } from '../../kernel/http/route.ts';
+import { operationsPort, type OperationContribution } from '../../kernel/operations/operation.ts';
 import { keyServicePort } from './key-service.ts';
-import { keyRoutes } from './routes.ts';
+import { cryptoOperations } from './operations/crypto.ts';
+import { lifecycleOperations } from './operations/lifecycle.ts';
 
 export default definePlugin({
   id: 'keys',
   apiVersion: KERNEL_API_VERSION,
-  provides: routesPort,
+  provides: operationsPort,
   description: 'key lifecycle and cryptographic operations (/v1/keys)',
   dependsOn: { service: keyServicePort },
-  create: ({ deps }): RouteContribution => ({ routes: keyRoutes(deps.service.lifecycle, deps.service.crypto) }),
+  create: ({ deps }): OperationContribution => ({ operations: [...lifecycleOperations(deps.service.lifecycle), ...cryptoOperations(deps.service.crypto)] }),
 });

@@ -1,5 +1,6 @@
 import { SvcError } from '../../kernel/errors.ts';
 import type { ManagedKey } from '../../kernel/model/index.ts';
+import { UNTRACED, type TraceScope } from '../../kernel/observability/trace-scope.ts';
 import { envelopeVersion, open, seal } from './crypto/envelope.ts';
 import { unwrapKey, wrapKey, wrappedVersion } from './crypto/key-wrap.ts';
 import { resolveSigAlgorithm, signMessage, verifySignature } from './crypto/signatures.ts';
@@ -34,54 +35,54 @@ export class KeyCrypto {
     private readonly rotation: RotationHooks,
   ) {}
 
-  private async producing(id: string, operation: string): Promise<ManagedKey> {
-    const key = await this.store.get(id);
+  private async producing(id: string, operation: string, trace: TraceScope): Promise<ManagedKey> {
+    const key = await this.store.get(id, trace);
     requireUsable(key, 'produce', operation);
     return this.rotation.beforeUse(key);
   }
 
-  private async consuming(id: string, operation: string): Promise<ManagedKey> {
-    const key = await this.store.get(id);
+  private async consuming(id: string, operation: string, trace: TraceScope): Promise<ManagedKey> {
+    const key = await this.store.get(id, trace);
     requireUsable(key, 'consume', operation);
     return key;
   }
 
-  async sign(id: string, message: Buffer, requested: string | undefined) {
-    const key = await this.producing(id, 'Sign');
+  async sign(id: string, message: Buffer, requested: string | undefined, trace: TraceScope = UNTRACED) {
+    const key = await this.producing(id, 'Sign', trace);
     const algorithm = resolveSigAlgorithm(key.spec, requested);
-    const signature = signMessage(algorithm, await this.store.materialOf(key, key.currentVersion), message);
+    const signature = signMessage(algorithm, await this.store.materialOf(key, key.currentVersion, trace), message);
     this.rotation.afterProduce(key);
     return { signature, algorithm, keyVersion: key.currentVersion };
   }
 
   /** Checks the given version, or every version newest first; valid:false is an answer, not an error. */
-  async verify(id: string, message: Buffer, signature: Buffer, requested: string | undefined, version: number | undefined) {
-    const key = await this.consuming(id, 'Verify');
+  async verify(id: string, message: Buffer, signature: Buffer, requested: string | undefined, version: number | undefined, trace: TraceScope = UNTRACED) {
+    const key = await this.consuming(id, 'Verify', trace);
     const algorithm = resolveSigAlgorithm(key.spec, requested);
     if (version !== undefined && !key.versions[version]) throw new SvcError('InvalidField', `keyVersion must be between 1 and ${key.currentVersion}`);
     const candidates = version !== undefined ? [version] : Array.from({ length: key.currentVersion }, (_, i) => key.currentVersion - i);
     for (const v of candidates) {
-      if (verifySignature(algorithm, await this.store.materialOf(key, v), message, signature)) return { valid: true, algorithm, keyVersion: v };
+      if (verifySignature(algorithm, await this.store.materialOf(key, v, trace), message, signature)) return { valid: true, algorithm, keyVersion: v };
     }
     return { valid: false, algorithm };
   }
 
-  async encrypt(id: string, plaintext: Buffer, context: Record<string, string>) {
+  async encrypt(id: string, plaintext: Buffer, context: Record<string, string>, trace: TraceScope = UNTRACED) {
     if (plaintext.length > MAX_PLAINTEXT) throw new SvcError('InvalidField', `plaintext must be at most ${MAX_PLAINTEXT} bytes; use wrap for envelope encryption of larger data`);
-    const key = await this.producing(id, 'Encrypt');
+    const key = await this.producing(id, 'Encrypt', trace);
     requireAes(key, 'Encrypt');
-    const { secret } = await this.store.materialOf(key, key.currentVersion);
+    const { secret } = await this.store.materialOf(key, key.currentVersion, trace);
     const ciphertext = seal(secret!, key.id, key.currentVersion, context, plaintext);
     this.rotation.afterProduce(key);
     return { ciphertext, keyVersion: key.currentVersion, algorithm: `AesGcm${key.spec.sizeBits}` };
   }
 
-  async decrypt(id: string, ciphertext: Buffer, context: Record<string, string>) {
-    const key = await this.consuming(id, 'Decrypt');
+  async decrypt(id: string, ciphertext: Buffer, context: Record<string, string>, trace: TraceScope = UNTRACED) {
+    const key = await this.consuming(id, 'Decrypt', trace);
     requireAes(key, 'Decrypt');
     const version = envelopeVersion(ciphertext);
     if (version === undefined || !key.versions[version]) throw new SvcError('DecryptionFailed', DECRYPTION_FAILED);
-    const { secret } = await this.store.materialOf(key, version);
+    const { secret } = await this.store.materialOf(key, version, trace);
     try {
       return { plaintext: open(secret!, key.id, version, context, ciphertext), keyVersion: version };
     } catch {
@@ -89,22 +90,22 @@ export class KeyCrypto {
     }
   }
 
-  async wrap(id: string, dek: Buffer) {
+  async wrap(id: string, dek: Buffer, trace: TraceScope = UNTRACED) {
     checkDek(dek);
-    const key = await this.producing(id, 'Wrap');
+    const key = await this.producing(id, 'Wrap', trace);
     requireAes(key, 'Wrap');
-    const { secret } = await this.store.materialOf(key, key.currentVersion);
+    const { secret } = await this.store.materialOf(key, key.currentVersion, trace);
     const wrapped = wrapKey(secret!, key.currentVersion, dek);
     this.rotation.afterProduce(key);
     return { wrapped, keyVersion: key.currentVersion, algorithm: `AesKeyWrap${key.spec.sizeBits}` };
   }
 
-  async unwrap(id: string, wrapped: Buffer) {
-    const key = await this.consuming(id, 'Unwrap');
+  async unwrap(id: string, wrapped: Buffer, trace: TraceScope = UNTRACED) {
+    const key = await this.consuming(id, 'Unwrap', trace);
     requireAes(key, 'Unwrap');
     const version = wrappedVersion(wrapped);
     if (version === undefined || !key.versions[version]) throw new SvcError('DecryptionFailed', DECRYPTION_FAILED);
-    const { secret } = await this.store.materialOf(key, version);
+    const { secret } = await this.store.materialOf(key, version, trace);
     try {
       return { dek: unwrapKey(secret!, wrapped), keyVersion: version };
     } catch {

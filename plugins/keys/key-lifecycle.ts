@@ -1,7 +1,8 @@
 import { SvcError } from '../../kernel/errors.ts';
 import type { ManagedKey } from '../../kernel/model/index.ts';
+import type { TraceScope } from '../../kernel/observability/trace-scope.ts';
 import type { Clock } from '../../kernel/ports/clock.ts';
-import type { KeyStore } from './key-store.ts';
+import type { ChangeScope, KeyStore } from './key-store.ts';
 import { requireTransition } from './key-state.ts';
 import { parseRotationPolicy } from './rotation-policy.ts';
 import { normaliseSpec, type KeySpecRequest } from './spec.ts';
@@ -12,7 +13,10 @@ export function keyView(key: ManagedKey) {
   return view;
 }
 
-/** The key lifecycle of SPEC 3 + DECISIONS: create, activate, rotate, revoke, compromise, destroy. */
+/**
+ * The key lifecycle of SPEC 3 + DECISIONS: create, activate, rotate, revoke, compromise, destroy. Every
+ * change is appended together with its audit record when the scope carries one (the pipeline's outbox).
+ */
 export class KeyLifecycle {
   constructor(
     private readonly store: KeyStore,
@@ -23,79 +27,81 @@ export class KeyLifecycle {
     return this.clock.now().toISOString();
   }
 
-  get(id: string): Promise<ManagedKey> {
-    return this.store.get(id);
+  get(id: string, trace?: TraceScope): Promise<ManagedKey> {
+    return this.store.get(id, trace);
   }
 
-  async create(request: KeySpecRequest, by: string): Promise<ManagedKey> {
-    return this.store.create(normaliseSpec(request), by, this.now());
+  async create(request: KeySpecRequest, scope: ChangeScope): Promise<ManagedKey> {
+    const spec = normaliseSpec(request);
+    const context = { algorithm: spec.algorithm, sizeBits: String(spec.sizeBits), ...(spec.curve ? { curve: spec.curve } : {}) };
+    return this.store.create(spec, scope, this.now(), (id) => ({ resource: id, context }));
   }
 
-  async activate(id: string, by: string) {
-    const key = await this.store.mutate(id, async (k) => {
+  async activate(id: string, scope: ChangeScope) {
+    const key = await this.store.mutate(id, scope, async (k) => {
       requireTransition(k, 'KeyActivated');
-      return { type: 'KeyActivated', at: this.now(), by };
+      return { event: { type: 'KeyActivated', at: this.now(), by: scope.by } };
     });
     return { id, state: key.state, activatedAt: key.activatedAt! };
   }
 
   /** `ifVersion` makes the rotation conditional (scheduled rotations): it is refused when another rotation won. */
-  async rotate(id: string, by: string, request: { policy?: string; reason?: string; ifVersion?: number }) {
+  async rotate(id: string, scope: ChangeScope, request: { policy?: string; reason?: string; ifVersion?: number }) {
     if (request.policy !== undefined) parseRotationPolicy(request.policy);
     let previousVersion = 0;
     // Material is made once: if another writer wins the race, the same material becomes the next version.
     let materialId: string | undefined;
-    const key = await this.store.mutate(id, async (k) => {
+    const key = await this.store.mutate(id, scope, async (k) => {
       requireTransition(k, 'Rotated');
       if (request.ifVersion !== undefined && k.currentVersion !== request.ifVersion) {
-        throw new SvcError('IllegalOperation', `key ${id} was already rotated to version ${k.currentVersion}`);
+        throw new SvcError('IllegalOperation', `key ${id} is at version ${k.currentVersion}, not ${request.ifVersion}; not rotated`);
       }
       previousVersion = k.currentVersion;
-      materialId ??= await this.store.storeNewMaterial(id, k.spec);
+      materialId ??= await this.store.storeNewMaterial(id, k.spec, scope.trace);
+      const policy = request.policy ?? k.rotationPolicy;
       return {
-        type: 'Rotated', at: this.now(), by, newVersion: k.currentVersion + 1, materialId,
-        policy: request.policy ?? k.rotationPolicy,
-        ...(request.reason ? { reason: request.reason } : {}),
+        event: { type: 'Rotated', at: this.now(), by: scope.by, newVersion: k.currentVersion + 1, materialId, policy, ...(request.reason ? { reason: request.reason } : {}) },
+        facts: { context: { previousVersion: String(k.currentVersion), currentVersion: String(k.currentVersion + 1), policy } },
       };
     });
     return { id, state: key.state, previousVersion, currentVersion: key.currentVersion, rotatedAt: key.rotatedAt!, rotationPolicy: key.rotationPolicy };
   }
 
-  async revoke(id: string, by: string, reason: string | undefined) {
-    const key = await this.store.mutate(id, async (k) => {
+  async revoke(id: string, scope: ChangeScope, reason: string | undefined) {
+    const key = await this.store.mutate(id, scope, async (k) => {
       requireTransition(k, 'Revoked');
-      return { type: 'Revoked', at: this.now(), by, ...(reason ? { reason } : {}) };
+      return { event: { type: 'Revoked', at: this.now(), by: scope.by, ...(reason ? { reason } : {}) } };
     });
     this.store.forgetMaterial(key);
     return { id, state: key.state, revokedAt: key.revokedAt!, ...(reason ? { reason } : {}) };
   }
 
-  async compromise(id: string, by: string, reason: string) {
+  async compromise(id: string, scope: ChangeScope, reason: string) {
     if (reason.trim() === '') throw new SvcError('InvalidField', 'reason must not be blank');
-    const key = await this.store.mutate(id, async (k) => {
+    const key = await this.store.mutate(id, scope, async (k) => {
       requireTransition(k, 'Compromised');
-      return { type: 'Compromised', at: this.now(), by, reason };
+      return { event: { type: 'Compromised', at: this.now(), by: scope.by, reason } };
     });
     this.store.forgetMaterial(key);
     return { id, state: key.state, compromisedAt: key.compromisedAt!, reason };
   }
 
   /** Erases every version's material for good; the events stay, so GET still answers Destroyed. */
-  async destroy(id: string, by: string) {
-    const key = await this.store.mutate(id, async (k) => {
+  async destroy(id: string, scope: ChangeScope) {
+    const key = await this.store.mutate(id, scope, async (k) => {
       requireTransition(k, 'Destroyed');
-      return { type: 'Destroyed', at: this.now(), by };
+      return { event: { type: 'Destroyed', at: this.now(), by: scope.by } };
     });
-    await this.store.eraseMaterial(key);
-    return { id, state: key.state, destroyedAt: key.destroyedAt! };
+    await this.store.eraseMaterial(key, scope.trace);
+    return { id, state: 'Destroyed' as const, destroyedAt: key.destroyedAt! };
   }
 
-  async publicKey(id: string, version: number | undefined) {
-    const key = await this.store.get(id);
+  async publicKey(id: string, version: number | undefined, trace?: TraceScope) {
+    const key = await this.store.get(id, trace);
     if (key.spec.objectType !== 'PrivateKey') throw new SvcError('IllegalOperation', `key ${id} is a ${key.spec.algorithm} key and has no public key`);
     if (key.state === 'Destroyed') throw new SvcError('IllegalOperation', `key ${id} is Destroyed`);
     const keyVersion = version ?? key.currentVersion;
-    const material = await this.store.materialOf(key, keyVersion);
+    const material = await this.store.materialOf(key, keyVersion, trace);
     return {
       id,
       keyVersion,

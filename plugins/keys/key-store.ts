@@ -1,16 +1,28 @@
 import { randomUUID } from 'node:crypto';
+import { isUuid } from '../../kernel/audit/bounds.ts';
 import { SvcError } from '../../kernel/errors.ts';
-import type { KeyEvent, KeySpec, ManagedKey } from '../../kernel/model/index.ts';
+import type { AuditRecord, KeyEvent, KeySpec, ManagedKey } from '../../kernel/model/index.ts';
+import type { AuditFacts } from '../../kernel/operations/operation.ts';
+import { UNTRACED, type TraceScope } from '../../kernel/observability/trace-scope.ts';
 import { JournalConflict, type KeyJournal } from '../../kernel/ports/journal.ts';
 import type { RootOfTrust } from '../../kernel/ports/root-of-trust.ts';
 import { generateMaterial, parseMaterial, type ParsedMaterial } from './crypto/material.ts';
 import { applyEvent, foldEvents } from './key-state.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // Several nodes writing one key take turns; a jittered pause between attempts lets one of them win.
 const MAX_CONFLICT_RETRIES = 50;
 const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(20, 1 + attempt * 2)));
 const MATERIAL_CACHE_ENTRIES = 10_000;
+
+/**
+ * Who makes a change, the trace it belongs to, and (from the operation pipeline) the audit record to
+ * write in the same journal transaction as the change, built from the facts the change decided.
+ */
+export interface ChangeScope {
+  by: string;
+  trace: TraceScope;
+  audit?: (facts: AuditFacts) => AuditRecord;
+}
 
 /**
  * Key state and material for the key services: folds journal events into ManagedKey (cached), runs
@@ -32,11 +44,12 @@ export class KeyStore {
    * several nodes the cached state is trusted only after one index lookup shows no newer event, so a
    * compromise, revoke, rotation or destroy made on another node is seen before this node's next use.
    */
-  async get(id: string): Promise<ManagedKey> {
+  async get(id: string, trace: TraceScope = UNTRACED): Promise<ManagedKey> {
     const cached = this.keys.get(id);
-    if (cached && (!this.journal.shared || (await this.journal.lastSeq(id)) === cached.seq)) return cached;
-    if (!UUID.test(id)) throw new SvcError('KeyNotFound', `no key with id ${id}`);
-    const key = foldEvents(await this.journal.load(id));
+    if (cached && (!this.journal.shared || (await trace.child('journal.lastSeq', () => this.journal.lastSeq(id))) === cached.seq)) return cached;
+    // The id is never echoed: it may be attacker-sized or hold control characters.
+    if (!isUuid(id)) throw new SvcError('KeyNotFound', 'no key with that id (key ids are UUIDs)');
+    const key = foldEvents(await trace.child('journal.load', () => this.journal.load(id)));
     if (!key) throw new SvcError('KeyNotFound', `no key with id ${id}`);
     if (cached && key.state !== 'Active') this.forgetMaterial(key);
     this.keys.set(id, key);
@@ -47,22 +60,27 @@ export class KeyStore {
     return [...this.keys.values()];
   }
 
-  /** Creates the key's first version: material is stored before the event, so no event lacks material. */
-  async create(spec: KeySpec, by: string, at: string): Promise<ManagedKey> {
+  /**
+   * Creates the key's first version: material is stored before the event, so no event lacks material;
+   * the event and its audit record are one journal transaction.
+   */
+  async create(spec: KeySpec, scope: ChangeScope, at: string, facts: (id: string) => AuditFacts): Promise<ManagedKey> {
     const id = randomUUID();
-    const materialId = await this.storeNewMaterial(id, spec);
-    await this.journal.append(id, 0, [{ type: 'KeyCreated', at, spec, by, materialId }]);
-    const key = applyEvent(undefined, { keyId: id, seq: 1, event: { type: 'KeyCreated', at, spec, by, materialId } });
+    const materialId = await this.storeNewMaterial(id, spec, scope.trace);
+    const event: KeyEvent = { type: 'KeyCreated', at, spec, by: scope.by, materialId };
+    await scope.trace.child('journal.append', () => this.journal.append(id, 0, [event], scope.audit?.(facts(id))));
+    const key = applyEvent(undefined, { keyId: id, seq: 1, event });
     this.keys.set(id, key);
     return key;
   }
 
   /** Generates, wraps and stores new material for a key; returns the material id an event will name. */
-  async storeNewMaterial(keyId: string, spec: KeySpec): Promise<string> {
+  async storeNewMaterial(keyId: string, spec: KeySpec, trace: TraceScope): Promise<string> {
     const materialId = randomUUID();
     const raw = await generateMaterial(spec);
     try {
-      await this.journal.putMaterial(keyId, materialId, await this.rootOfTrust.wrap(raw, `${keyId}/${materialId}`));
+      const wrapped = await trace.child('rootOfTrust.wrap', () => this.rootOfTrust.wrap(raw, `${keyId}/${materialId}`));
+      await trace.child('journal.putMaterial', () => this.journal.putMaterial(keyId, materialId, wrapped));
     } finally {
       raw.fill(0);
     }
@@ -70,16 +88,16 @@ export class KeyStore {
   }
 
   /**
-   * Decides an event from the key's current state and appends it, one change per key at a time. On a
-   * conflict (another node wrote first) the key is re-read and the decision made again.
+   * Decides an event from the key's current state and appends it with its audit record, one change per
+   * key at a time. On a conflict (another node wrote first) the key is re-read and the decision made again.
    */
-  async mutate(id: string, decide: (key: ManagedKey) => Promise<KeyEvent>): Promise<ManagedKey> {
+  async mutate(id: string, scope: ChangeScope, decide: (key: ManagedKey) => Promise<{ event: KeyEvent; facts?: AuditFacts }>): Promise<ManagedKey> {
     return this.serialised(id, async () => {
       for (let attempt = 0; ; attempt++) {
-        const key = await this.get(id);
-        const event = await decide(key);
+        const key = await this.get(id, scope.trace);
+        const { event, facts } = await decide(key);
         try {
-          await this.journal.append(id, key.seq, [event]);
+          await scope.trace.child('journal.append', () => this.journal.append(id, key.seq, [event], scope.audit?.(facts ?? {})));
         } catch (err) {
           if (!(err instanceof JournalConflict)) throw err;
           if (attempt >= MAX_CONFLICT_RETRIES) throw new SvcError('IllegalOperation', `key ${id} is being changed by other writers; retry`);
@@ -95,15 +113,15 @@ export class KeyStore {
   }
 
   /** The parsed material of one version; throws IllegalOperation for a version the key does not have. */
-  async materialOf(key: ManagedKey, version: number): Promise<ParsedMaterial> {
+  async materialOf(key: ManagedKey, version: number, trace: TraceScope = UNTRACED): Promise<ParsedMaterial> {
     const v = key.versions[version];
     if (!v) throw new SvcError('IllegalOperation', `key ${key.id} has no version ${version}`);
     // Material ids are random UUIDs, unique across keys, so the id alone keys the cache (no string built per use).
     const hit = this.material.get(v.materialId);
     if (hit) return hit;
-    const wrapped = await this.journal.getMaterial(key.id, v.materialId);
+    const wrapped = await trace.child('journal.getMaterial', () => this.journal.getMaterial(key.id, v.materialId));
     if (!wrapped) throw new Error(`material of key ${key.id} version ${version} is missing from the store`);
-    const parsed = parseMaterial(key.spec, await this.rootOfTrust.unwrap(wrapped, `${key.id}/${v.materialId}`));
+    const parsed = parseMaterial(key.spec, await trace.child('rootOfTrust.unwrap', () => this.rootOfTrust.unwrap(wrapped, `${key.id}/${v.materialId}`)));
     if (this.material.size >= MATERIAL_CACHE_ENTRIES) this.material.delete(this.material.keys().next().value!);
     this.material.set(v.materialId, parsed);
     return parsed;
@@ -114,9 +132,9 @@ export class KeyStore {
     for (const v of Object.values(key.versions)) this.material.delete(v.materialId);
   }
 
-  async eraseMaterial(key: ManagedKey): Promise<void> {
+  async eraseMaterial(key: ManagedKey, trace: TraceScope): Promise<void> {
     this.forgetMaterial(key);
-    await this.journal.eraseMaterial(key.id);
+    await trace.child('journal.eraseMaterial', () => this.journal.eraseMaterial(key.id));
   }
 
   private serialised<T>(id: string, work: () => Promise<T>): Promise<T> {

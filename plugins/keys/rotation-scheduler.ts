@@ -1,11 +1,10 @@
 import { isSvcError } from '../../kernel/errors.ts';
 import { SYSTEM_PRINCIPAL, type ManagedKey } from '../../kernel/model/index.ts';
-import type { AuditPipelinePort } from '../../kernel/ports/audit-pipeline.ts';
 import type { Clock } from '../../kernel/ports/clock.ts';
 import type { KeyJournal } from '../../kernel/ports/journal.ts';
 import type { Logger } from '../../kernel/ports/logger.ts';
+import type { OperationRunner } from '../../kernel/ports/operation-runner.ts';
 import type { RotationHooks } from './key-crypto.ts';
-import type { KeyLifecycle } from './key-lifecycle.ts';
 import type { KeyStore } from './key-store.ts';
 import { parseRotationPolicy, timeRotationDue } from './rotation-policy.ts';
 
@@ -13,7 +12,8 @@ import { parseRotationPolicy, timeRotationDue } from './rotation-policy.ts';
  * Enforces stored rotation policies. TimeBased keys rotate when used after their period and from a
  * background timer; OpCountBased keys rotate after N successful sign, encrypt or wrap calls on the
  * current version (counted in this process: a restart starts the count again). Scheduled rotations
- * are audited as svc-system.
+ * run through the operation pipeline as svc-system, conditional on the version they saw, so they are
+ * audited like any rotation and two triggers never rotate twice.
  */
 export class RotationScheduler implements RotationHooks {
   private readonly uses = new Map<string, { version: number; count: number }>();
@@ -22,9 +22,8 @@ export class RotationScheduler implements RotationHooks {
 
   constructor(
     private readonly store: KeyStore,
-    private readonly lifecycle: KeyLifecycle,
     private readonly journal: KeyJournal,
-    private readonly audit: AuditPipelinePort,
+    private readonly operations: OperationRunner,
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly checkSeconds: number,
@@ -70,29 +69,15 @@ export class RotationScheduler implements RotationHooks {
   }
 
   private async rotateNow(key: ManagedKey, why: string): Promise<void> {
-    let outcome = 'Success';
-    const context: Record<string, string> = { 'rotation.trigger': why, policy: key.rotationPolicy };
     try {
-      const result = await this.lifecycle.rotate(key.id, SYSTEM_PRINCIPAL.subject, { reason: why, ifVersion: key.currentVersion });
-      context.previousVersion = String(result.previousVersion);
-      context.currentVersion = String(result.currentVersion);
-    } catch (err) {
-      if (isSvcError(err) && err.code === 'IllegalOperation') return; // someone else rotated or changed the key first
-      outcome = isSvcError(err) ? err.code : 'InternalError';
-      this.logger.error('scheduled rotation failed', { keyId: key.id, error: (err as Error).message });
-    }
-    try {
-      await this.audit.record({
-        occurredAt: this.clock.now().toISOString(),
-        principal: { subject: SYSTEM_PRINCIPAL.subject, kind: SYSTEM_PRINCIPAL.kind },
-        operation: 'Rotate',
-        resource: key.id,
-        outcome,
-        context,
-        correlationId: `rotation-${key.id}-${key.currentVersion}`,
+      await this.operations.run('RotateKey', { id: key.id, reason: why, ifVersion: key.currentVersion }, {
+        principal: SYSTEM_PRINCIPAL,
+        requestId: `rotation-${key.id}-${key.currentVersion}`,
+        decorate: { context: { 'rotation.trigger': why } },
       });
     } catch (err) {
-      this.logger.error('audit of a scheduled rotation failed', { keyId: key.id, error: (err as Error).message });
+      // IllegalOperation: another trigger or node rotated (or changed) the key first; its row says so.
+      if (!isSvcError(err) || err.code !== 'IllegalOperation') this.logger.error('scheduled rotation failed', { keyId: key.id, error: (err as Error).message });
     }
   }
 }

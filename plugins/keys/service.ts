@@ -1,5 +1,5 @@
 import { definePlugin, KERNEL_API_VERSION } from '../../kernel/define-plugin.ts';
-import { auditPipelinePort } from '../../kernel/ports/audit-pipeline.ts';
+import { operationRunnerPort } from '../../kernel/ports/operation-runner.ts';
 import { journalPort } from '../../kernel/ports/journal.ts';
 import { rootOfTrustPort } from '../../kernel/ports/root-of-trust.ts';
 import { KeyService, keyServicePort } from './key-service.ts';
@@ -9,12 +9,12 @@ export default definePlugin({
   apiVersion: KERNEL_API_VERSION,
   provides: keyServicePort,
   description: 'key state, material and rotation policies',
-  dependsOn: { journal: journalPort, rootOfTrust: rootOfTrustPort, audit: auditPipelinePort },
+  dependsOn: { journal: journalPort, rootOfTrust: rootOfTrustPort, operations: operationRunnerPort },
   config: {
     keys: {
       rotationCheckSeconds: { doc: 'How often the background timer looks for TimeBased keys that are due.', format: 'nat', default: 60, env: 'SVC_KEYS_ROTATION_CHECK_SECONDS' },
     },
   },
   configSlice: (all: Record<string, any>) => ({ rotationCheckSeconds: all.keys.rotationCheckSeconds as number }),
-  create: ({ deps, config, clock, logger }) => new KeyService(deps.journal, deps.rootOfTrust, deps.audit, clock, logger, config.rotationCheckSeconds),
+  create: ({ deps, config, clock, logger }) => new KeyService(deps.journal, deps.rootOfTrust, deps.operations, clock, logger, config.rotationCheckSeconds),
 });

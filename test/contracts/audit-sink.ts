@@ -3,6 +3,7 @@ import type { AuditRecord } from '../../kernel/model/index.ts';
 import type { AuditSink } from '../../kernel/ports/audit-sink.ts';
 
 const row = (at: string, actor: string, operation: string, resource: string, n: number): AuditRecord => ({
+  id: `rec-${n}`,
   occurredAt: at,
   principal: { subject: actor, kind: 'Human' },
   operation,

@@ -8,6 +8,7 @@ const KINDS = ['Human', 'Service', 'Agent'] as const;
 /** A varied stream of records: many actors, operations, hours, addresses and keys, some fields odd. */
 export function recordStream(n: number, start = Date.parse('2026-01-05T00:00:00.000Z')): AuditRecord[] {
   return Array.from({ length: n }, (_, i) => ({
+    id: `rec-${i}`,
     occurredAt: new Date(start + i * 97_000).toISOString(),
     principal: { subject: i % 13 === 0 ? '' : `actor-${i % 37}`, kind: KINDS[i % 3]! },
     operation: OPS[i % OPS.length]!,

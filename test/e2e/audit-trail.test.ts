@@ -1,5 +1,5 @@
 import t from 'tap';
-import type { AuditSink } from '../../kernel/ports/audit-sink.ts';
+import { auditSinkPort, type AuditSink } from '../../kernel/ports/audit-sink.ts';
 import { b64 } from '../helpers/client.ts';
 import { startTestService } from '../helpers/service.ts';
 
@@ -90,7 +90,7 @@ t.test('audit query: filters AND together, newest first, limit and offset clamp,
 
 t.test('the primary sink fails closed: no audit record, no result', async (t) => {
   const id = await api.key({ algorithm: 'EdDSA' });
-  const sink = svc.kernel.container.resolve<AuditSink>('auditSink');
+  const sink = svc.kernel.container.resolve<AuditSink>(auditSinkPort.id);
   const original = sink.write.bind(sink);
   sink.write = async () => {
     throw new Error('disk full');

@@ -1,5 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import t from 'tap';
+import { auditSinkPort } from '../../kernel/ports/audit-sink.ts';
 import { parse } from 'yaml';
 import { ApiClient, b64 } from '../helpers/client.ts';
 import { startTestService } from '../helpers/service.ts';
@@ -26,11 +27,11 @@ t.test('/healthz and /readyz answer without a credential, readyz naming each che
   t.same((await anonymous.get('/healthz')).body, { status: 'ok' });
   const ready = await anonymous.get('/readyz');
   t.equal(ready.status, 200);
-  t.match(ready.body, { status: 'ready', checks: { journal: { ok: true }, rootOfTrust: { ok: true }, auditSink: { ok: true } } });
+  t.match(ready.body, { status: 'ready', checks: { journal: { ok: true }, rootOfTrust: { ok: true }, audit: { ok: true } } });
 });
 
 t.test('/readyz answers 503 when a probed plugin fails', async (t) => {
-  const sink = svc.kernel.container.resolve<{ probe(): Promise<void> }>('auditSink');
+  const sink = svc.kernel.container.resolve<{ probe(): Promise<void> }>(auditSinkPort.id);
   const original = sink.probe;
   sink.probe = async () => {
     throw new Error('database is gone');
@@ -38,7 +39,7 @@ t.test('/readyz answers 503 when a probed plugin fails', async (t) => {
   const res = await anonymous.get('/readyz');
   sink.probe = original;
   t.equal(res.status, 503);
-  t.match(res.body, { status: 'unready', checks: { auditSink: { ok: false, detail: 'database is gone' } } });
+  t.match(res.body, { status: 'unready', checks: { audit: { ok: false, detail: 'database is gone' } } });
 });
 
 t.test('/docs/docs.yaml is a valid OpenAPI 3.1 document covering every route', async (t) => {

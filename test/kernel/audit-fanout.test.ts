@@ -7,7 +7,7 @@ import type { AuditRecord } from '../../kernel/model/index.ts';
 import { tempDir } from '../helpers/service.ts';
 
 const quiet = createStderrLogger('error', () => {});
-const record = (n: number): AuditRecord => ({ occurredAt: '2026-01-01T00:00:00.000Z', principal: { subject: 'x', kind: 'Human' }, operation: 'Sign', resource: `k${n}`, outcome: 'Success', context: {}, correlationId: `r${n}` });
+const record = (n: number): AuditRecord => ({ id: `rec-${n}`, occurredAt: '2026-01-01T00:00:00.000Z', principal: { subject: 'x', kind: 'Human' }, operation: 'Sign', resource: `k${n}`, outcome: 'Success', context: {}, correlationId: `r${n}` });
 const settings = (dir: string) => ({ queueCapacity: 2, maxRetries: 3, initialBackoffMs: 1, maxBackoffMs: 4, deadLetterFile: path.join(dir, 'dlq', 'dead.jsonl') });
 
 t.test('transient failures are retried until delivered', async (t) => {

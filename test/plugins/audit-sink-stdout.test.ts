@@ -2,6 +2,7 @@ import t from 'tap';
 import { StdoutAuditSink } from '../../plugins/audit-sink/stdout/stdout-sink.ts';
 
 const record = (n: number) => ({
+  id: 'rec-1',
   occurredAt: '2026-01-01T00:00:00.000Z',
   principal: { subject: 'erin', kind: 'Human' as const },
   operation: n === 0 ? 'Create' : 'Compromise',

@@ -4,6 +4,7 @@ import { BaselineDetector } from '../../plugins/detectors/baseline/baseline-dete
 import { opHistogram, scope, sourceIp, timeOfDay } from '../../plugins/detectors/baseline/dimensions.ts';
 
 const rec = (over: Partial<AuditRecord> & { ip?: string; kind?: 'Human' | 'Agent' }): AuditRecord => ({
+  id: 'rec',
   occurredAt: over.occurredAt ?? '2026-01-05T10:00:00.000Z',
   principal: { subject: 'agent-1', kind: over.kind ?? 'Agent' },
   operation: over.operation ?? 'Sign',

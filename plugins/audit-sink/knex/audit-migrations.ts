@@ -23,6 +23,24 @@ const MIGRATIONS: Migration[] = [
       await knex.raw('create index svc_audit_time on svc_audit (occurred_at)');
     },
   },
+  {
+    // A unique event id, so a record delivered twice (relayed from the outbox) is stored once; a probe
+    // row that /readyz rewrites, so a store that can no longer be written (a full disk) reads unready;
+    // utf8mb4 on MySQL so that any text a caller sends can be stored.
+    name: '002_event_id_probe_utf8mb4',
+    async up(knex) {
+      const mysql = knex.client.config.client === 'mysql2';
+      if (mysql) await knex.raw('alter table svc_audit convert to character set utf8mb4 collate utf8mb4_bin');
+      await knex.schema.alterTable('svc_audit', (t) => {
+        t.string('event_id', 36).nullable();
+        t.unique(['event_id'], { indexName: 'svc_audit_event_id' });
+      });
+      await knex.schema.createTable('svc_audit_probe', (t) => {
+        t.integer('id').notNullable().primary();
+        t.string('checked_at', 24).notNullable();
+      });
+    },
+  },
 ];
 
 export const auditMigrations: Migration[] = MIGRATIONS;

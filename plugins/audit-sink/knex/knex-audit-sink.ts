@@ -12,6 +12,8 @@ import { auditMigrations } from './audit-migrations.ts';
 const DAY_MS = 86_400_000;
 
 interface Row {
+  id?: number;
+  event_id: string | null;
   occurred_at: string;
   actor: string;
   actor_kind: string;
@@ -22,12 +24,16 @@ interface Row {
   correlation_id: string;
 }
 
-/** A queryable SQL audit sink with daily retention pruning (SPEC 6 "Sinks"). */
+/**
+ * A queryable SQL audit sink with daily retention pruning (SPEC 6 "Sinks"). A record is stored once per
+ * event id; a batch the database refuses is retried record by record (GroupCommit), so one record can
+ * never fail another request's write.
+ */
 export class KnexAuditSink implements AuditSink {
   private db: Knex | undefined;
   private pruneTimer: NodeJS.Timeout | undefined;
   // Concurrent requests' records go in as one multi-row INSERT; each request waits for its commit.
-  private readonly rows = new GroupCommit<Row>((batch) => this.run(() => this.knex()('svc_audit').insert(batch)), 500);
+  private readonly rows = new GroupCommit<Row>((batch) => this.run(async () => void (await this.knex()('svc_audit').insert(batch).onConflict('event_id').ignore())), 500);
 
   constructor(
     private readonly settings: KnexSettings,
@@ -52,12 +58,14 @@ export class KnexAuditSink implements AuditSink {
     await db?.destroy();
   }
 
+  /** A write, not a read: a store that answers but cannot be written (a full disk) is not ready. */
   async probe(): Promise<void> {
-    await this.run(() => this.knex().raw('select 1'));
+    await this.run(() => this.knex()('svc_audit_probe').insert({ id: 1, checked_at: this.clock.now().toISOString() }).onConflict('id').merge());
   }
 
   write(r: AuditRecord): Promise<void> {
     return this.rows.add({
+      event_id: r.id,
       occurred_at: r.occurredAt,
       actor: r.principal.subject,
       actor_kind: r.principal.kind,
@@ -80,6 +88,7 @@ export class KnexAuditSink implements AuditSink {
     return {
       hasMore: rows.length > q.limit,
       records: rows.slice(0, q.limit).map((row) => ({
+        id: row.event_id ?? `row-${row.id}`,
         occurredAt: row.occurred_at,
         principal: { subject: row.actor, kind: row.actor_kind as AuditRecord['principal']['kind'] },
         operation: row.operation,

@@ -1,4 +1,4 @@
-import { writeSync } from 'node:fs';
+import { fstatSync, writeSync } from 'node:fs';
 import type { AuditRecord } from '../../../kernel/model/index.ts';
 import { GroupCommit } from '../../../kernel/audit/group-commit.ts';
 import type { AuditSink } from '../../../kernel/ports/audit-sink.ts';
@@ -26,13 +26,32 @@ const stdoutWriter: BatchWriter = (text) => {
  */
 export class StdoutAuditSink implements AuditSink {
   private readonly lines: GroupCommit<string>;
+  private lastFailure: string | undefined;
 
   constructor(out: BatchWriter = stdoutWriter) {
-    this.lines = new GroupCommit((batch) => out(batch.join('')));
+    this.lines = new GroupCommit((batch) => {
+      try {
+        out(batch.join(''));
+        this.lastFailure = undefined;
+      } catch (err) {
+        this.lastFailure = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+        throw err;
+      }
+    });
+  }
+
+  /**
+   * Ready while stdout is open and the last write succeeded: a full disk under a redirected stdout
+   * (ENOSPC) or a closed pipe (EPIPE) reads unready until a write gets through again.
+   */
+  async probe(): Promise<void> {
+    fstatSync(1);
+    if (this.lastFailure) throw new Error(`the last write to stdout failed (${this.lastFailure})`);
   }
 
   toLine(r: AuditRecord): string {
     const line: Record<string, unknown> = {
+      id: r.id,
       ts: r.occurredAt,
       actor: r.principal.subject,
       actorKind: r.principal.kind,

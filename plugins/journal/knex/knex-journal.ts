@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { KeyEvent, StoredEvent } from '../../../kernel/model/index.ts';
+import type { AuditRecord, KeyEvent, StoredEvent } from '../../../kernel/model/index.ts';
 import { JournalConflict, type KeyJournal } from '../../../kernel/ports/journal.ts';
 import { BatchedLookup } from '../../sql-support/batched-lookup.ts';
 import { connectAndMigrate } from '../../sql-support/connect.ts';
@@ -39,7 +39,7 @@ export class KnexJournal implements KeyJournal {
     await this.run(() => this.knex().raw('select 1'));
   }
 
-  async append(keyId: string, expectedSeq: number, events: KeyEvent[]): Promise<void> {
+  async append(keyId: string, expectedSeq: number, events: KeyEvent[], audit?: AuditRecord): Promise<void> {
     const rows = events.map((event, i) => ({
       key_id: keyId,
       seq: expectedSeq + 1 + i,
@@ -48,7 +48,12 @@ export class KnexJournal implements KeyJournal {
       occurred_at: event.at,
     }));
     try {
-      await this.run(() => this.knex().transaction(async (trx) => void (await trx('svc_key_events').insert(rows))));
+      await this.run(() =>
+        this.knex().transaction(async (trx) => {
+          await trx('svc_key_events').insert(rows);
+          if (audit) await trx('svc_audit_outbox').insert({ id: audit.id, occurred_at: audit.occurredAt, record: JSON.stringify(audit) });
+        }),
+      );
     } catch (err) {
       if (isUniqueViolation(err)) throw new JournalConflict(keyId, expectedSeq + 1);
       throw err;
@@ -63,6 +68,15 @@ export class KnexJournal implements KeyJournal {
   /** Checked before every use of a key on a shared journal, so concurrent checks share one query. */
   lastSeq(keyId: string): Promise<number> {
     return this.lastSeqs.get(keyId);
+  }
+
+  async pendingAudit(before: string, limit: number): Promise<AuditRecord[]> {
+    const rows = await this.run(() => this.knex()('svc_audit_outbox').where('occurred_at', '<', before).orderBy('occurred_at', 'asc').limit(limit).select('record'));
+    return rows.map((r: { record: string }) => JSON.parse(r.record) as AuditRecord);
+  }
+
+  async ackAudit(ids: string[]): Promise<void> {
+    if (ids.length) await this.run(() => this.knex()('svc_audit_outbox').whereIn('id', ids).delete());
   }
 
   async keyIds(): Promise<string[]> {

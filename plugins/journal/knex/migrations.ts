@@ -21,6 +21,23 @@ const MIGRATIONS: Migration[] = [
       });
     },
   },
+  {
+    // Audit records of key state changes, written in the change's own transaction and removed once the
+    // primary audit sink has stored them. utf8mb4 so that any text a caller sends can be stored.
+    name: '002_audit_outbox_and_utf8mb4',
+    async up(knex) {
+      const mysql = knex.client.config.client === 'mysql2';
+      if (mysql) {
+        for (const table of ['svc_key_events', 'svc_key_material']) await knex.raw(`alter table ${table} convert to character set utf8mb4 collate utf8mb4_bin`);
+      }
+      await knex.schema.createTable('svc_audit_outbox', (t) => {
+        if (mysql) t.charset('utf8mb4');
+        t.string('id', 36).notNullable().primary();
+        t.string('occurred_at', 24).notNullable().index('svc_audit_outbox_time');
+        t.text('record').notNullable();
+      });
+    },
+  },
 ];
 
 export const journalMigrations: Migration[] = MIGRATIONS;

@@ -1,16 +1,26 @@
-import type { KeyEvent, StoredEvent } from '../../../kernel/model/index.ts';
+import type { AuditRecord, KeyEvent, StoredEvent } from '../../../kernel/model/index.ts';
 import { JournalConflict, type KeyJournal } from '../../../kernel/ports/journal.ts';
 
 /** Process-local journal: everything is lost on restart. Same contract as the SQL journals. */
 export class MemoryJournal implements KeyJournal {
   private readonly events = new Map<string, StoredEvent[]>();
   private readonly material = new Map<string, Map<string, Buffer>>();
+  private readonly outbox = new Map<string, AuditRecord>();
 
-  async append(keyId: string, expectedSeq: number, events: KeyEvent[]): Promise<void> {
+  async append(keyId: string, expectedSeq: number, events: KeyEvent[], audit?: AuditRecord): Promise<void> {
     const log = this.events.get(keyId) ?? [];
     if (log.length !== expectedSeq) throw new JournalConflict(keyId, expectedSeq + 1);
     log.push(...events.map((event, i) => ({ keyId, seq: expectedSeq + 1 + i, event: structuredClone(event) })));
     this.events.set(keyId, log);
+    if (audit) this.outbox.set(audit.id, structuredClone(audit));
+  }
+
+  async pendingAudit(before: string, limit: number): Promise<AuditRecord[]> {
+    return [...this.outbox.values()].filter((r) => r.occurredAt < before).sort((a, b) => a.occurredAt.localeCompare(b.occurredAt)).slice(0, limit);
+  }
+
+  async ackAudit(ids: string[]): Promise<void> {
+    for (const id of ids) this.outbox.delete(id);
   }
 
   async load(keyId: string): Promise<StoredEvent[]> {

@@ -31,7 +31,7 @@ export class RiskScorer implements RiskAssessor {
     const { principal, operation } = input;
     const factors: RiskFactor[] = [];
     const request: AuditRecord = {
-      occurredAt: now.toISOString(), principal: { subject: principal.subject, kind: principal.kind }, operation, resource: input.resource,
+      id: '', occurredAt: now.toISOString(), principal: { subject: principal.subject, kind: principal.kind }, operation, resource: input.resource,
       outcome: '', context: { 'source.ip': input.sourceIp }, correlationId: '',
     };
     for (const d of this.detectors) if (d.riskSignal) this.add(factors, d.name, d.riskSignal(request));

@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { SvcError } from '../errors.ts';
+import { SvcError } from './errors.ts';
 
 // Shape problems (not an object, missing field, wrong JSON type, extra field) are BadRequest; a field of
 // the right type with a bad value is InvalidField (DECISIONS "Details").
@@ -8,10 +8,10 @@ const SHAPE_KEYWORDS = new Set(['required', 'type', 'additionalProperties']);
 
 const ajv = new Ajv({ allErrors: false, strict: false, coerceTypes: false });
 
-export type Validator = (value: unknown, where: 'body' | 'query') => void;
+export type Validator = (value: unknown) => void;
 
-function describe(err: ErrorObject, where: string): string {
-  const at = `${where}${err.instancePath.replaceAll('/', '.')}`;
+function describe(err: ErrorObject): string {
+  const at = err.instancePath === '' ? 'request' : err.instancePath.slice(1).replaceAll('/', '.');
   if (err.keyword === 'additionalProperties') return `${at} has unknown field "${String(err.params.additionalProperty)}"`;
   if (err.keyword === 'required') return `${at} is missing required field "${String(err.params.missingProperty)}"`;
   if (err.keyword === 'enum') return `${at} must be one of ${(err.params.allowedValues as unknown[]).join(', ')}`;
@@ -21,9 +21,9 @@ function describe(err: ErrorObject, where: string): string {
 /** Compiles a TypeBox schema once, at boot; the returned check throws the catalogue's error. */
 export function compileValidator(schema: TSchema): Validator {
   const check: ValidateFunction = ajv.compile(schema);
-  return (value, where) => {
+  return (value) => {
     if (check(value)) return;
     const err = check.errors![0]!;
-    throw new SvcError(SHAPE_KEYWORDS.has(err.keyword) ? 'BadRequest' : 'InvalidField', describe(err, where));
+    throw new SvcError(SHAPE_KEYWORDS.has(err.keyword) ? 'BadRequest' : 'InvalidField', describe(err));
   };
 }

@@ -1,0 +1,65 @@
+import { createHash } from 'node:crypto';
+import type { AuditRecord } from '../model/index.ts';
+
+/** Field bounds of every audit record, in characters (DECISIONS "an audit trail nothing skips"). */
+export const AUDIT_BOUNDS = { resource: 300, subject: 256, operation: 32, outcome: 2048, contextKey: 64, contextValue: 1024, contextEntries: 64, correlationId: 128 } as const;
+
+// C0 and C1 controls, DEL, and lone surrogates: PostgreSQL refuses NUL in text, MySQL refuses invalid
+// UTF-8, and a terminal reading the trail should never receive an escape sequence from a caller.
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const CLEAN = /^[\u0020-\u007e]*$/;
+
+/** The text with unsafe characters replaced by U+FFFD and cut to `max` characters (never inside a surrogate pair). */
+export function boundText(text: string, max: number): string {
+  let out = CLEAN.test(text) ? text : text.replace(UNSAFE, '\ufffd');
+  if (out.length > max) {
+    out = out.slice(0, max);
+    if (/[\ud800-\udbff]$/.test(out)) out = out.slice(0, -1);
+  }
+  return out;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const isUuid = (value: unknown): value is string => typeof value === 'string' && UUID.test(value);
+
+/**
+ * The audit resource of a key id taken from a request: the id itself when it is a UUID, otherwise
+ * `invalid:<first 16 hex of its SHA-256>`, so an attacker-sized or binary id never reaches the trail.
+ */
+export function keyResource(rawId: unknown): string {
+  if (isUuid(rawId)) return rawId.toLowerCase();
+  return `invalid:${createHash('sha256').update(String(rawId ?? '')).digest('hex').slice(0, 16)}`;
+}
+
+/** A resource named by a caller-chosen text (a key name on a failed create): prefix plus the text, bounded. */
+export const namedResource = (prefix: string, text: unknown): string => `${prefix}${boundText(typeof text === 'string' ? text : '', AUDIT_BOUNDS.resource - prefix.length)}`;
+
+function boundContext(context: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  let n = 0;
+  for (const key in context) {
+    if (n++ >= AUDIT_BOUNDS.contextEntries) break;
+    const value = context[key];
+    out[boundText(key, AUDIT_BOUNDS.contextKey)] = boundText(typeof value === 'string' ? value : String(value), AUDIT_BOUNDS.contextValue);
+  }
+  return out;
+}
+
+/**
+ * Every field of a record within its bound and free of characters a store could refuse, so that one
+ * record can never fail its own write, nor (in a batch) anyone else's. Records that are already clean,
+ * the common case, are returned as they are.
+ */
+export function boundRecord(r: AuditRecord): AuditRecord {
+  return {
+    id: r.id,
+    occurredAt: r.occurredAt,
+    principal: { subject: boundText(r.principal.subject, AUDIT_BOUNDS.subject), kind: r.principal.kind },
+    operation: boundText(r.operation, AUDIT_BOUNDS.operation),
+    resource: boundText(r.resource, AUDIT_BOUNDS.resource),
+    outcome: boundText(r.outcome, AUDIT_BOUNDS.outcome),
+    context: boundContext(r.context),
+    correlationId: boundText(r.correlationId, AUDIT_BOUNDS.correlationId),
+  };
+}

@@ -1,0 +1,67 @@
+import type { Context, Middleware } from 'koa';
+import { authenticate } from '../auth/authenticate.ts';
+import { isSvcError, SvcError } from '../errors.ts';
+import type { KmsMetrics } from '../observability/metrics.ts';
+import type { AnyOperation } from '../operations/operation.ts';
+import type { OperationPipeline } from '../operations/pipeline.ts';
+import type { Authenticator, CredentialSource } from '../ports/authenticator.ts';
+import { readJsonBody } from './body.ts';
+import { toSvcError } from './errors-middleware.ts';
+
+export interface HttpDoorDeps {
+  pipeline: OperationPipeline;
+  authenticator: Authenticator;
+  metrics: KmsMetrics;
+  maxBodyBytes: number;
+}
+
+/** The `:name` segments of a path: the input fields the path carries. */
+export const pathFields = (path: string): string[] => [...path.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]!);
+
+/** The request's headers as the authenticator reads them (a class, so no closure is made per request). */
+class KoaCredentials implements CredentialSource {
+  constructor(private readonly ctx: Context) {}
+
+  header(name: string): string | undefined {
+    return this.ctx.get(name) || undefined;
+  }
+}
+
+/**
+ * The HTTP door of one operation: authenticate (before the body is read, so an anonymous caller cannot
+ * make the service parse anything), then read the JSON body, map path parameters plus body (or query,
+ * for GET) onto the operation's input, run the pipeline and map its result or error to the response.
+ * A request without a valid credential has no principal and so no audit row; it is counted in metrics.
+ */
+export function operationRoute(def: AnyOperation, deps: HttpDoorDeps): Middleware {
+  const http = def.http!;
+  const fields = pathFields(http.path);
+  const readsBody = http.method !== 'GET';
+  return async (ctx) => {
+    let principal;
+    try {
+      principal = await authenticate(deps.authenticator, new KoaCredentials(ctx));
+    } catch (err) {
+      deps.metrics.observe(def.operation, isSvcError(err) ? err.code : 'InternalError', 0);
+      throw err;
+    }
+    let source: unknown = ctx.query;
+    let rejected: SvcError | undefined;
+    if (readsBody) {
+      try {
+        source = await readJsonBody(ctx, deps.maxBodyBytes);
+      } catch (err) {
+        rejected = toSvcError(err);
+      }
+    }
+    let input: unknown = source;
+    if (!rejected && (typeof source !== 'object' || source === null || Array.isArray(source))) rejected = new SvcError('BadRequest', 'request body must be a JSON object');
+    else if (fields.length) {
+      input = { ...(source as object) };
+      for (const f of fields) (input as Record<string, unknown>)[f] = ctx.params[f];
+    }
+    const result = await deps.pipeline.run(def.id, rejected ? undefined : input, { principal, requestId: ctx.state.requestId as string, sourceIp: ctx.req.socket.remoteAddress ?? '' }, rejected);
+    ctx.status = http.status ?? 200;
+    ctx.body = result;
+  };
+}

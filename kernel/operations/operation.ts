@@ -1,0 +1,97 @@
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { ErrorCode } from '../errors.ts';
+import type { AuditRecord, Operation, Principal } from '../model/index.ts';
+import type { TraceScope } from '../observability/trace-scope.ts';
+import { createPortRef } from '../ports/port-ref.ts';
+
+/**
+ * What a handler tells the audit step about its call. Returned with the result, never written into a
+ * shared object. Values are bounded and cleaned by the pipeline; they must never hold secrets.
+ */
+export interface AuditFacts {
+  /** Replaces the derived resource (a successful create names the new key id). */
+  resource?: string;
+  /** Replaces the outcome of a successful call (verify with valid:false is InvalidSignature). */
+  outcome?: string;
+  context?: Record<string, string>;
+}
+
+export interface Handled<O> {
+  result: O;
+  audit?: AuditFacts;
+}
+
+/**
+ * What a handler sees of its call besides the input: who asks, the correlation id, the trace scope for
+ * child spans, and, for handlers that change state in the journal, the record to write with the change.
+ */
+export interface OperationCall {
+  readonly principal: Principal;
+  readonly requestId: string;
+  readonly trace: TraceScope;
+  /**
+   * The audit record of this call's success, for a handler that commits a state change: it is written
+   * in the same journal transaction as the change (the outbox), so the change never exists without it.
+   * The pipeline then delivers exactly this record; facts given here replace the handler's returned ones.
+   */
+  successRecord(facts?: AuditFacts): AuditRecord;
+}
+
+export interface OperationAttributes {
+  /** Changes a key for good (Rotate, Compromise, Destroy, Revoke): the risk step is stricter. */
+  destructive?: boolean;
+  /** Only Human principals may call it (403 for Service and Agent). */
+  humanOnly?: boolean;
+  /** false: the risk decision never refuses this operation (SPEC: Locate is never gated). */
+  riskGated?: boolean;
+}
+
+/** How the HTTP door exposes an operation. Path parameters and the body (or the query, for GET) form the input. */
+export interface HttpBinding {
+  method: 'GET' | 'POST' | 'DELETE';
+  /** Koa-style path; `:name` segments become input fields of that name. */
+  path: string;
+  status?: number;
+}
+
+/**
+ * One KMS operation, declared once for every door (HTTP today; MCP and KMIP later) and run by the one
+ * pipeline: authorize -> risk -> validate -> handle -> audit -> metrics -> span.
+ */
+export interface OperationDef<I extends TSchema = TSchema, O extends TSchema = TSchema> {
+  /** Unique identifier of the declaration (an OpenAPI operationId, a tool name): CreateKey, Sign, GetPublicKey. */
+  id: string;
+  /** SPEC's Operation: what policy, scopes, audit rows, metrics and the span speak of. */
+  operation: Operation;
+  summary: string;
+  /** Documentation group (an OpenAPI tag). */
+  group: string;
+  input: I;
+  output: O;
+  /**
+   * The audit resource, from the input: it runs before the input is validated, so it must accept any
+   * value and read only the fields that name the target (`keyResource(input.id)` for key operations).
+   */
+  resource(input: Partial<Static<I>> | undefined): string;
+  /** Facts read from the input alone, audited whatever the outcome (context keys, lengths, a reason). */
+  inputFacts?(input: Static<I>): Record<string, string>;
+  attributes?: OperationAttributes;
+  /** Error codes this operation answers beyond the ones every operation can answer (for the docs). */
+  errors?: ErrorCode[];
+  http?: HttpBinding;
+  handle(input: Static<I>, call: OperationCall): Promise<Handled<Static<O>>>;
+}
+
+export type AnyOperation = OperationDef<any, any>;
+
+/** Identity helper that types a declaration's handler by its schemas. */
+export function defineOperation<I extends TSchema, O extends TSchema>(def: OperationDef<I, O>): OperationDef<I, O> {
+  return def;
+}
+
+/** Feature plugins contribute their operations through this multiple port. */
+export interface OperationContribution {
+  operations: AnyOperation[];
+}
+
+export const operationsPort = createPortRef<OperationContribution>('operations', { multiple: true });

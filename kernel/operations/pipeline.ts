@@ -1,0 +1,164 @@
+import { randomUUID } from 'node:crypto';
+import type { Tracer } from '@opentelemetry/api';
+import { boundRecord } from '../audit/bounds.ts';
+import { isSvcError, SvcError } from '../errors.ts';
+import { SYSTEM_PRINCIPAL, type AuditRecord, type Principal } from '../model/index.ts';
+import type { KmsMetrics } from '../observability/metrics.ts';
+import { OperationSpan } from '../observability/trace-scope.ts';
+import type { Clock } from '../ports/clock.ts';
+import type { Logger } from '../ports/logger.ts';
+import type { Policy } from '../ports/policy.ts';
+import type { RiskAssessor, RiskDecision } from '../ports/risk.ts';
+import { compileValidator, type Validator } from '../validation.ts';
+import type { AnyOperation, AuditFacts, OperationCall } from './operation.ts';
+
+/** Who runs an operation, as a door (or an internal actor) tells the pipeline. */
+export interface Caller {
+  principal: Principal;
+  requestId: string;
+  /** The remote address, for doors that have one; stamped as context `source.ip`. */
+  sourceIp?: string;
+  /** Internal actors shape their rows (SPEC 6: auto-responder rows name `key:<id>` and an AnomalyAlert outcome). */
+  decorate?: {
+    context?: Record<string, string>;
+    resource?: (resource: string) => string;
+    outcome?: (outcome: string, message: string | undefined) => string;
+  };
+}
+
+/** The audit step as the pipeline needs it: the primary write (fail closed), then fan-out and listeners. */
+export interface AuditWriter {
+  record(record: AuditRecord, opts?: { journaled?: boolean }): Promise<void>;
+}
+
+export interface PipelineDeps {
+  policy: Policy;
+  risk?: RiskAssessor;
+  audit: AuditWriter;
+  metrics: KmsMetrics;
+  logger: Logger;
+  clock: Clock;
+  tracer: Tracer;
+}
+
+interface Compiled {
+  def: AnyOperation;
+  validate: Validator;
+  gated: boolean;
+}
+
+/** The call object a handler sees; the pipeline reads back the record a state-changing handler journaled. */
+class PipelineCall implements OperationCall {
+  journaled: AuditRecord | undefined;
+
+  constructor(
+    readonly principal: Principal,
+    readonly requestId: string,
+    readonly trace: OperationSpan,
+    private readonly draft: (facts: AuditFacts | undefined, outcome: string) => AuditRecord,
+  ) {}
+
+  successRecord(facts?: AuditFacts): AuditRecord {
+    this.journaled = this.draft(facts, facts?.outcome ?? 'Success');
+    return this.journaled;
+  }
+}
+
+/**
+ * The one entry point of every KMS operation, whatever the door: authorize -> risk -> validate ->
+ * handle -> audit -> metrics -> span. Exactly one audit record per call, success or not, written to the
+ * primary sink before the result is returned; if that write fails the caller gets no result (fail closed).
+ * `svc-system` (internal actors) skips policy and risk: no credential can carry that subject.
+ */
+export class OperationPipeline {
+  private readonly byId = new Map<string, Compiled>();
+
+  constructor(operations: AnyOperation[], private readonly deps: PipelineDeps) {
+    const problems: string[] = [];
+    for (const def of operations) {
+      if (this.byId.has(def.id)) problems.push(`operation "${def.id}" is declared twice`);
+      this.byId.set(def.id, { def, validate: compileValidator(def.input), gated: def.attributes?.riskGated !== false && def.operation !== 'Locate' });
+    }
+    if (problems.length) throw new Error(`operations: ${problems.join('; ')}`);
+  }
+
+  list(): AnyOperation[] {
+    return [...this.byId.values()].map((c) => c.def);
+  }
+
+  /** Runs operation `id`. `rejected` is an input error a door found before the pipeline (malformed JSON): it is audited like any failure. */
+  async run(id: string, input: unknown, caller: Caller, rejected?: SvcError): Promise<unknown> {
+    const op = this.byId.get(id);
+    if (!op) throw new Error(`no operation "${id}" is registered`);
+    const { def } = op;
+    const { principal } = caller;
+    const started = performance.now();
+    const span = new OperationSpan(this.deps.tracer, def.operation);
+    const context: Record<string, string> = caller.sourceIp === undefined ? {} : { 'source.ip': caller.sourceIp };
+    const resource = caller.decorate?.resource ? caller.decorate.resource(def.resource(input as never)) : def.resource(input as never);
+    if (caller.decorate?.context) Object.assign(context, caller.decorate.context);
+    const draft = (facts: AuditFacts | undefined, outcome: string, message?: string): AuditRecord =>
+      boundRecord({
+        id: randomUUID(),
+        occurredAt: this.deps.clock.now().toISOString(),
+        principal: { subject: principal.subject, kind: principal.kind },
+        operation: def.operation,
+        resource: facts?.resource ?? resource,
+        outcome: caller.decorate?.outcome ? caller.decorate.outcome(outcome, message) : outcome,
+        context: facts?.context ? { ...context, ...facts.context } : context,
+        correlationId: caller.requestId,
+      });
+    const call = new PipelineCall(principal, caller.requestId, span, draft);
+
+    let failure: unknown;
+    let outcome = 'Success';
+    let handled: { result: unknown; audit?: AuditFacts } | undefined;
+    try {
+      if (def.attributes?.humanOnly && principal.kind !== 'Human') {
+        throw new SvcError('PermissionDenied', `${def.operation} (${def.id}) is for human principals only; ${principal.kind} callers are refused`);
+      }
+      if (principal !== SYSTEM_PRINCIPAL) {
+        const decision = this.deps.policy.authorize(principal, def.operation, resource);
+        if (!decision.allowed) throw new SvcError('PermissionDenied', decision.reason);
+        if (this.deps.risk && op.gated) gateOnRisk(this.deps.risk.assess({ principal, operation: def.operation, resource, sourceIp: caller.sourceIp ?? '' }), context);
+      }
+      if (rejected) throw rejected;
+      op.validate(input);
+      if (def.inputFacts) Object.assign(context, def.inputFacts(input));
+      handled = await def.handle(input, call);
+      if (handled.audit?.outcome) outcome = handled.audit.outcome;
+    } catch (err) {
+      failure = err;
+      outcome = isSvcError(err) ? err.code : 'InternalError';
+      if (!isSvcError(err)) this.deps.logger.error('operation failed unexpectedly', { requestId: caller.requestId, operation: def.id, error: (err as Error)?.stack ?? String(err) });
+    }
+
+    const record = !failure && call.journaled ? call.journaled : draft(failure ? undefined : handled?.audit, outcome, failure ? (failure as Error).message : undefined);
+    try {
+      await span.child('audit.write', () => this.deps.audit.record(record, { journaled: record === call.journaled }));
+    } catch (err) {
+      // Fail closed: without its audit record the caller gets no result, not even a success.
+      this.deps.logger.error('primary audit sink write failed; result withheld', { requestId: caller.requestId, operation: def.id, journaled: record === call.journaled, error: (err as Error).message });
+      failure = isSvcError(err) && err.code === 'ServiceUnavailable'
+        ? new SvcError('ServiceUnavailable', 'the audit store is unreachable, so the operation result is withheld; retry later')
+        : new SvcError('InternalError', 'the audit record could not be written; the operation result is withheld');
+      outcome = (failure as SvcError).code;
+    }
+
+    this.deps.metrics.observe(def.operation, outcome === 'InvalidSignature' ? 'Success' : outcome, (performance.now() - started) / 1000);
+    span.end(principal, record.resource, failure ? outcome : 'Success', failure ? (failure as Error).message : undefined);
+    if (failure) throw failure;
+    return handled!.result;
+  }
+}
+
+/** Stamps the risk decision on the audit context and refuses StepUp (401) and Deny (403, "risk: "). */
+function gateOnRisk(risk: RiskDecision, context: Record<string, string>): void {
+  context['risk.score'] = risk.score.toFixed(2);
+  context['risk.factors'] = risk.factors.length === 0 ? '' : risk.factors.map((f) => `${f.name}:${f.weight.toFixed(2)}`).join(';');
+  context['outcome.decision'] = risk.decision;
+  if (risk.decision === 'Allow') return;
+  context['outcome.decision.reason'] = risk.reason;
+  if (risk.decision === 'StepUp') throw new SvcError('StepUpRequired', `step-up authentication required: ${risk.reason}`);
+  throw new SvcError('PermissionDenied', `risk: ${risk.reason}`);
+}

@@ -1,0 +1,65 @@
+import { keyResource, namedResource } from '../../../kernel/audit/bounds.ts';
+import { defineOperation, type AnyOperation, type OperationCall } from '../../../kernel/operations/operation.ts';
+import * as S from '../../../schemas/keys.ts';
+import { keyView, type KeyLifecycle } from '../key-lifecycle.ts';
+import type { ChangeScope } from '../key-store.ts';
+
+/** The change scope of a call: its principal, its trace, and the record to journal with the change. */
+export const changeScope = (call: OperationCall): ChangeScope => ({ by: call.principal.subject, trace: call.trace, audit: (facts) => call.successRecord(facts) });
+const byKey = (input: { id?: unknown } | undefined) => keyResource(input?.id);
+const STATE_ERRORS = ['KeyNotFound', 'IllegalOperation'] as const;
+
+/** Create, read and the state changes of SPEC 3, plus revoke and public-key (DECISIONS). */
+export function lifecycleOperations(lifecycle: KeyLifecycle): AnyOperation[] {
+  return [
+    defineOperation({
+      id: 'CreateKey', operation: 'Create', group: 'Keys', summary: 'Create a key (state PreActive, version 1)',
+      input: S.CreateKeyBody, output: S.ManagedKey, http: { method: 'POST', path: '/v1/keys', status: 201 },
+      // A failed create names the requested key name; a successful one, the new key id (from the handler).
+      resource: (input) => namedResource('name:', input?.spec?.name),
+      handle: async (input, call) => ({ result: keyView(await lifecycle.create(input.spec, changeScope(call))) }),
+    }),
+    defineOperation({
+      id: 'GetKey', operation: 'Get', group: 'Keys', summary: 'Get a key', errors: ['KeyNotFound'],
+      input: S.KeyRef, output: S.ManagedKey, http: { method: 'GET', path: '/v1/keys/:id' }, resource: byKey,
+      handle: async (input, call) => ({ result: keyView(await lifecycle.get(input.id, call.trace)) }),
+    }),
+    defineOperation({
+      id: 'ActivateKey', operation: 'Activate', group: 'Keys', summary: 'PreActive -> Active', errors: [...STATE_ERRORS],
+      input: S.KeyRef, output: S.ActivateResponse, http: { method: 'POST', path: '/v1/keys/:id/activate' }, resource: byKey,
+      handle: async (input, call) => ({ result: await lifecycle.activate(input.id, changeScope(call)) }),
+    }),
+    defineOperation({
+      id: 'RotateKey', operation: 'Rotate', group: 'Keys', summary: 'New version; older versions keep verifying, decrypting, unwrapping', errors: [...STATE_ERRORS],
+      input: S.RotateInput, output: S.RotateResponse, http: { method: 'POST', path: '/v1/keys/:id/rotate' }, resource: byKey,
+      attributes: { destructive: true },
+      inputFacts: (input): Record<string, string> => (input.reason ? { reason: input.reason } : {}),
+      handle: async (input, call) => ({ result: await lifecycle.rotate(input.id, changeScope(call), input) }),
+    }),
+    defineOperation({
+      id: 'RevokeKey', operation: 'Revoke', group: 'Keys', summary: 'Active -> Deactivated (old material still verifies and decrypts)', errors: [...STATE_ERRORS],
+      input: S.RevokeInput, output: S.RevokeResponse, http: { method: 'POST', path: '/v1/keys/:id/revoke' }, resource: byKey,
+      attributes: { destructive: true },
+      inputFacts: (input): Record<string, string> => (input.reason ? { reason: input.reason } : {}),
+      handle: async (input, call) => ({ result: await lifecycle.revoke(input.id, changeScope(call), input.reason) }),
+    }),
+    defineOperation({
+      id: 'CompromiseKey', operation: 'Compromise', group: 'Keys', summary: 'Mark compromised (one-way; every crypto call refused after)', errors: [...STATE_ERRORS],
+      input: S.CompromiseInput, output: S.CompromiseResponse, http: { method: 'POST', path: '/v1/keys/:id/compromise' }, resource: byKey,
+      attributes: { destructive: true },
+      inputFacts: (input) => ({ severity: 'Critical', reason: input.reason }),
+      handle: async (input, call) => ({ result: await lifecycle.compromise(input.id, changeScope(call), input.reason) }),
+    }),
+    defineOperation({
+      id: 'DestroyKey', operation: 'Destroy', group: 'Keys', summary: "Destroy: erase every version's material for good", errors: [...STATE_ERRORS],
+      input: S.KeyRef, output: S.DestroyResponse, http: { method: 'DELETE', path: '/v1/keys/:id' }, resource: byKey,
+      attributes: { destructive: true },
+      handle: async (input, call) => ({ result: await lifecycle.destroy(input.id, changeScope(call)) }),
+    }),
+    defineOperation({
+      id: 'GetPublicKey', operation: 'Get', group: 'Keys', summary: 'SPKI PEM public key of an RSA, EC or EdDSA key', errors: [...STATE_ERRORS],
+      input: S.PublicKeyInput, output: S.PublicKeyResponse, http: { method: 'GET', path: '/v1/keys/:id/public-key' }, resource: byKey,
+      handle: async (input, call) => ({ result: await lifecycle.publicKey(input.id, input.version ? Number(input.version) : undefined, call.trace) }),
+    }),
+  ];
+}
