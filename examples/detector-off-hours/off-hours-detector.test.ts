@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { detectorContract } from '../../test/contracts/detector.ts';
+import { detectorContract } from '../../contracts/detector.ts';
 import { ManualClock, startTestService, tempDir } from '../../test/helpers/service.ts';
 import { OffHoursDestructiveDetector } from './off-hours-detector.ts';
 

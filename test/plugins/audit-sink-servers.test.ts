@@ -3,7 +3,7 @@ import { serverConnection } from '../../config/urls.ts';
 import { createStderrLogger } from '../../kernel/logger.ts';
 import { KnexAuditSink } from '../../plugins/audit-sink/knex/knex-audit-sink.ts';
 import { serverKnexSettings } from '../../plugins/sql-support/server-connection.ts';
-import { auditSinkContract } from '../contracts/audit-sink.ts';
+import { auditSinkContract } from '../../contracts/audit-sink.ts';
 import { freshDatabase, type ServerKind } from '../helpers/databases.ts';
 import { ManualClock } from '../helpers/service.ts';
 

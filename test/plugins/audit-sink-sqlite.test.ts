@@ -3,7 +3,7 @@ import t from 'tap';
 import { createStderrLogger } from '../../kernel/logger.ts';
 import { KnexAuditSink } from '../../plugins/audit-sink/knex/knex-audit-sink.ts';
 import { sqliteKnexSettings } from '../../plugins/sql-support/sqlite-connection.ts';
-import { auditSinkContract } from '../contracts/audit-sink.ts';
+import { auditSinkContract } from '../../contracts/audit-sink.ts';
 import { ManualClock, tempDir } from '../helpers/service.ts';
 
 const clock = new ManualClock(new Date('2026-06-01T00:00:00.000Z'));

@@ -3,7 +3,7 @@ import { BaselineDetector } from '../../plugins/detectors/baseline/baseline-dete
 import { opHistogram, scope, sourceIp, timeOfDay } from '../../plugins/detectors/baseline/dimensions.ts';
 import { HoneyKeyDetector } from '../../plugins/detectors/honey-key/honey-key.ts';
 import { RateSpikeDetector } from '../../plugins/detectors/rate-spike/rate-spike.ts';
-import { detectorContract } from '../contracts/detector.ts';
+import { detectorContract } from '../../contracts/detector.ts';
 
 const builtins = {
   ScopeBaseline: () => new BaselineDetector(scope),

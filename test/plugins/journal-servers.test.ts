@@ -2,7 +2,7 @@ import t from 'tap';
 import { serverConnection } from '../../config/urls.ts';
 import { KnexJournal } from '../../plugins/journal/knex/knex-journal.ts';
 import { serverKnexSettings } from '../../plugins/sql-support/server-connection.ts';
-import { journalContract } from '../contracts/journal.ts';
+import { journalContract } from '../../contracts/journal.ts';
 import { freshDatabase, type ServerKind } from '../helpers/databases.ts';
 
 for (const kind of ['postgresql', 'mysql'] as ServerKind[]) {

@@ -1,6 +1,6 @@
 import type { Test } from 'tap';
-import type { AuditRecord } from '../../kernel/model/index.ts';
-import { SEVERITIES, type Detector } from '../../kernel/ports/detector.ts';
+import type { AuditRecord } from '../kernel/model/index.ts';
+import { SEVERITIES, type Detector } from '../kernel/ports/detector.ts';
 
 const OPS = ['Create', 'Get', 'Sign', 'Encrypt', 'Rotate', 'Compromise', 'Destroy', 'Revoke', 'Query', 'Locate'];
 const KINDS = ['Human', 'Service', 'Agent'] as const;

@@ -1,6 +1,7 @@
 import type { Test } from 'tap';
-import type { AuditRecord } from '../../kernel/model/index.ts';
-import type { AuditSink } from '../../kernel/ports/audit-sink.ts';
+import type { AuditRecord } from '../kernel/model/index.ts';
+import type { AuditSink } from '../kernel/ports/audit-sink.ts';
+import { AUDIT_BOUNDS, boundRecord } from '../kernel/audit/bounds.ts';
 
 const row = (at: string, actor: string, operation: string, resource: string, n: number): AuditRecord => ({
   id: `rec-${n}`,
@@ -44,6 +45,15 @@ export function auditSinkContract(t: Test, open: () => Promise<AuditSink & { pru
     await sink.stop?.();
   });
 
+  t.test('a record delivered twice (same id) is stored once', async (t) => {
+    const sink = await open();
+    const rec = row('2026-01-01T00:00:01.000Z', 'ann', 'Rotate', 'k1', 1);
+    await sink.write(rec);
+    await sink.write(rec);
+    t.equal((await sink.query!({ limit: 10, offset: 0 })).records.filter((r) => r.id === rec.id).length, 1);
+    await sink.stop?.();
+  });
+
   t.test('retention prunes rows strictly earlier than the cutoff', async (t) => {
     const sink = await open();
     const cutoff = new Date(now.getTime() - retentionDays * 86_400_000);
@@ -53,6 +63,49 @@ export function auditSinkContract(t: Test, open: () => Promise<AuditSink & { pru
     t.equal(await sink.prune!(), 1);
     const left = await sink.query!({ limit: 10, offset: 0 });
     t.same(left.records.map((r) => r.principal.subject), ['new', 'edge']);
+    await sink.stop?.();
+  });
+}
+
+export interface PrimarySinkHarness {
+  /** A started sink over working storage. */
+  open(): Promise<AuditSink>;
+  /** A started sink whose storage has failed (full disk, server gone, closed stream). */
+  openFailing(): Promise<AuditSink>;
+}
+
+/**
+ * What every primary audit sink guarantees, queryable or not: a write resolves only once the record is
+ * durable and rejects when it is not (the request then fails closed); a record at every field bound is
+ * accepted; the probe fails while the store cannot be written.
+ */
+export function primaryAuditSinkContract(t: Test, h: PrimarySinkHarness): void {
+  t.test('a record at every field bound, with any characters a caller can send, is written', async (t) => {
+    const sink = await h.open();
+    const huge = (c: string, n: number) => c.repeat(n);
+    const rec = boundRecord({
+      id: '00000000-0000-4000-8000-0000000000ff', occurredAt: '2026-01-01T00:00:00.000Z',
+      principal: { subject: `${huge('s', 400)}\u0000`, kind: 'Agent' }, operation: 'Sign', resource: `name:${huge('🔑', 400)}\u001b[2J`,
+      outcome: huge('o', 5000), correlationId: huge('c', 200),
+      context: Object.fromEntries(Array.from({ length: 80 }, (_, i) => [`${huge('k', 100)}${i}\u0000`, `${huge('ключ', 400)}\ud800`])),
+    });
+    t.ok(rec.resource.length <= AUDIT_BOUNDS.resource && Object.keys(rec.context).length <= AUDIT_BOUNDS.contextEntries);
+    await sink.write(rec);
+    if (sink.query) t.match((await sink.query({ limit: 1, offset: 0 })).records[0], { id: rec.id, resource: rec.resource, context: rec.context });
+    await sink.stop?.();
+  });
+
+  t.test('a write to a store that has failed rejects, and the probe says so', async (t) => {
+    const sink = await h.openFailing();
+    await t.rejects(sink.write(row('2026-01-01T00:00:00.000Z', 'x', 'Sign', 'k', 1)));
+    if (sink.probe) await t.rejects(sink.probe(), 'not ready while it cannot be written');
+    await sink.stop?.();
+  });
+
+  t.test('the probe succeeds while the store can be written', async (t) => {
+    const sink = await h.open();
+    await sink.probe?.();
+    t.pass('probe resolved');
     await sink.stop?.();
   });
 }

@@ -1,0 +1,126 @@
+import type { Test } from 'tap';
+import type { AuditRecord, KeyEvent } from '../kernel/model/index.ts';
+import { JournalConflict, type KeyJournal } from '../kernel/ports/journal.ts';
+
+const spec = { name: 'contract', algorithm: 'AES', sizeBits: 256, objectType: 'SymmetricKey' } as const;
+const at = '2026-01-01T00:00:00.000Z';
+let n = 0;
+const newId = () => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
+const record = (id: string, occurredAt: string, resource: string): AuditRecord => ({
+  id, occurredAt, principal: { subject: 'alice', kind: 'Human' }, operation: 'Activate', resource, outcome: 'Success', context: { 'source.ip': '127.0.0.1' }, correlationId: `req-${id}`,
+});
+
+/**
+ * The conformance suite every journal backend passes (OpenBao's ExerciseBackend idea). `open` gives a
+ * started journal over fresh storage; `reopen` a new instance over the same storage (where there is one).
+ */
+export function journalContract(t: Test, open: () => Promise<KeyJournal>, reopen?: () => Promise<KeyJournal>): void {
+  t.test('appends and loads events in sequence order; lastSeq follows', async (t) => {
+    const j = await open();
+    const id = newId();
+    t.equal(await j.lastSeq(id), 0, 'an unknown key has lastSeq 0');
+    const events: KeyEvent[] = [
+      { type: 'KeyCreated', at, spec, by: 'alice', materialId: 'm1' },
+      { type: 'KeyActivated', at, by: 'alice' },
+    ];
+    await j.append(id, 0, events);
+    t.equal(await j.lastSeq(id), 2);
+    await j.append(id, 2, [{ type: 'Rotated', at, by: 'alice', newVersion: 2, materialId: 'm2', policy: 'Manual' }]);
+    const loaded = await j.load(id);
+    t.same(loaded.map((e) => e.seq), [1, 2, 3]);
+    t.same(loaded.map((e) => e.event.type), ['KeyCreated', 'KeyActivated', 'Rotated']);
+    t.same(loaded[2]!.event, { type: 'Rotated', at, by: 'alice', newVersion: 2, materialId: 'm2', policy: 'Manual' }, 'events read back field for field');
+    t.equal(await j.lastSeq(id), 3);
+    t.same(await j.load(newId()), [], 'an unknown key has no events');
+    await j.stop?.();
+  });
+
+  t.test('a second writer of the same sequence number gets JournalConflict and writes nothing', async (t) => {
+    const j = await open();
+    const id = newId();
+    await j.append(id, 0, [{ type: 'KeyCreated', at, spec, by: 'a', materialId: 'm1' }]);
+    await t.rejects(j.append(id, 0, [{ type: 'KeyCreated', at, spec, by: 'b', materialId: 'm9' }]), JournalConflict);
+    const results = await Promise.allSettled([
+      j.append(id, 1, [{ type: 'KeyActivated', at, by: 'a' }]),
+      j.append(id, 1, [{ type: 'Compromised', at, by: 'b', reason: 'race' }]),
+    ]);
+    t.equal(results.filter((r) => r.status === 'fulfilled').length, 1, 'exactly one writer wins');
+    t.ok(results.some((r) => r.status === 'rejected' && r.reason instanceof JournalConflict));
+    t.equal((await j.load(id)).length, 2);
+    await j.stop?.();
+  });
+
+  t.test('many concurrent writers of one key: every sequence number is written once, none lost', async (t) => {
+    const j = await open();
+    const id = newId();
+    await j.append(id, 0, [{ type: 'KeyCreated', at, spec, by: 'a', materialId: 'm1' }]);
+    // Each writer retries on conflict from the sequence number it reads, as the key service does.
+    const writer = async (w: number) => {
+      for (let attempt = 0; attempt < 200; attempt++) {
+        const seq = await j.lastSeq(id);
+        try {
+          await j.append(id, seq, [{ type: 'Revoked', at, by: `writer-${w}`, reason: String(w) }]);
+          return;
+        } catch (err) {
+          if (!(err instanceof JournalConflict)) throw err;
+        }
+      }
+      throw new Error(`writer ${w} never got a turn`);
+    };
+    await Promise.all(Array.from({ length: 8 }, (_, w) => writer(w)));
+    const loaded = await j.load(id);
+    t.same(loaded.map((e) => e.seq), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    t.same(loaded.slice(1).map((e) => (e.event as { by: string }).by).sort(), Array.from({ length: 8 }, (_, w) => `writer-${w}`).sort(), 'each writer appears once');
+    await j.stop?.();
+  });
+
+  t.test('an audit record appended with events lands in the outbox with them, and only with them', async (t) => {
+    const j = await open();
+    const id = newId();
+    const before = await j.pendingAudit('9999-01-01T00:00:00.000Z', 1000);
+    const rec = record(newId(), '2026-01-01T00:00:01.000Z', id);
+    await j.append(id, 0, [{ type: 'KeyCreated', at, spec, by: 'a', materialId: 'm1' }], rec);
+    const lost = record(newId(), '2026-01-01T00:00:02.000Z', id);
+    await t.rejects(j.append(id, 0, [{ type: 'KeyCreated', at, spec, by: 'b', materialId: 'm2' }], lost), JournalConflict);
+    const pending = (await j.pendingAudit('9999-01-01T00:00:00.000Z', 1000)).filter((r) => !before.some((b) => b.id === r.id));
+    t.same(pending, [rec], 'the committed change has its record; the refused one has none');
+    t.same((await j.pendingAudit('2026-01-01T00:00:01.000Z', 1000)).filter((r) => r.id === rec.id), [], 'before is exclusive');
+    await j.ackAudit([rec.id]);
+    await j.ackAudit([rec.id]);
+    const after = reopen ? (await j.stop?.(), await reopen()) : j;
+    t.notOk((await after.pendingAudit('9999-01-01T00:00:00.000Z', 1000)).some((r) => r.id === rec.id), 'acknowledged records are gone for good');
+    await after.stop?.();
+  });
+
+  t.test('replay restores every event, across a restart where the backend has storage', async (t) => {
+    const j = await open();
+    const id = newId();
+    const events: KeyEvent[] = [
+      { type: 'KeyCreated', at, spec, by: 'a', materialId: 'm1' },
+      { type: 'KeyActivated', at, by: 'a' },
+      { type: 'Rotated', at, by: 'a', newVersion: 2, materialId: 'm2', policy: 'OpCountBased:10' },
+      { type: 'Rotated', at, by: 'a', newVersion: 3, materialId: 'm3', policy: 'OpCountBased:10' },
+      { type: 'Compromised', at, by: 'a', reason: 'leak' },
+    ];
+    await j.append(id, 0, events);
+    const replayed = await (reopen ? (await j.stop?.(), reopen()) : Promise.resolve(j));
+    t.same((await replayed.load(id)).map((e) => e.event), events);
+    t.equal(await replayed.lastSeq(id), 5);
+    t.ok((await replayed.keyIds()).includes(id));
+    await replayed.stop?.();
+  });
+
+  t.test('material is stored per material id and erased for good', async (t) => {
+    const j = await open();
+    const id = newId();
+    await j.putMaterial(id, 'm1', Buffer.from('wrapped-1'));
+    await j.putMaterial(id, 'm2', Buffer.from('wrapped-2'));
+    t.same(await j.getMaterial(id, 'm1'), Buffer.from('wrapped-1'));
+    await j.eraseMaterial(id);
+    await j.eraseMaterial(id);
+    const after = reopen ? (await j.stop?.(), await reopen()) : j;
+    t.equal(await after.getMaterial(id, 'm1'), undefined);
+    t.equal(await after.getMaterial(id, 'm2'), undefined);
+    await after.stop?.();
+  });
+}

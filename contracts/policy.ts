@@ -1,0 +1,43 @@
+import type { Test } from 'tap';
+import { OPERATIONS, type Operation, type Principal } from '../kernel/model/index.ts';
+import type { Policy } from '../kernel/ports/policy.ts';
+
+const human = (subject: string, groups: string[] = []): Principal => ({ kind: 'Human', subject, groups });
+const agent = (parent: string, parentGroups: string[], ops: Operation[]): Principal => ({ kind: 'Agent', subject: 'agent-contract', parent, parentGroups, purpose: 'contract', allowedOperations: ops });
+
+export interface PolicyHarness {
+  policy: Policy;
+  /** A Human this policy allows every operation (an admin binding), to check agents are still bounded. */
+  admin: Principal & { kind: 'Human' };
+}
+
+/**
+ * The conformance suite every policy passes: answers are well formed and deterministic, never throw,
+ * and an agent never gets an operation outside its own scopes, whatever its parent may do.
+ */
+export function policyContract(t: Test, make: () => PolicyHarness): void {
+  t.test('every answer is {allowed} or {allowed: false, reason}, and the same question gets the same answer', async (t) => {
+    const { policy, admin } = make();
+    for (const principal of [admin, human('stranger'), human('', []), agent(admin.subject, admin.groups, ['Sign'])]) {
+      for (const op of OPERATIONS) {
+        const a = policy.authorize(principal, op, '00000000-0000-4000-8000-000000000001');
+        const b = policy.authorize(principal, op, '00000000-0000-4000-8000-000000000001');
+        t.same(a, b);
+        if (!a.allowed) t.match(a.reason, /\S/, 'a refusal says why');
+      }
+    }
+  });
+
+  t.test('the admin may do everything', async (t) => {
+    const { policy, admin } = make();
+    t.same(OPERATIONS.filter((op) => !policy.authorize(admin, op, 'k').allowed), []);
+  });
+
+  t.test("an agent is bounded by its own scopes, even under a parent who may do everything", async (t) => {
+    const { policy, admin } = make();
+    const scoped = agent(admin.subject, admin.groups, ['Sign', 'Verify']);
+    t.same(OPERATIONS.filter((op) => policy.authorize(scoped, op, 'k').allowed), ['Sign', 'Verify']);
+    const none = agent(admin.subject, admin.groups, []);
+    t.same(OPERATIONS.filter((op) => policy.authorize(none, op, 'k').allowed), [], 'an agent with no scopes may do nothing');
+  });
+}

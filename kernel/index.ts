@@ -1,0 +1,29 @@
+/**
+ * The kernel's public API: what a plugin (ours or a third party's) may import. Everything else under
+ * kernel/ is the kernel's own business and may change without notice between 0.x releases.
+ */
+export { definePlugin, KERNEL_API_VERSION, type PluginManifest, type PluginContext, type ConfigFragment, type PreflightEnv } from './define-plugin.ts';
+export { SvcError, isSvcError, ERROR_CATALOGUE, type ErrorCode } from './errors.ts';
+export * from './model/index.ts';
+export { defineOperation, operationsPort, type OperationDef, type OperationCall, type OperationContribution, type AuditFacts, type Handled, type HttpBinding } from './operations/operation.ts';
+export type { Caller } from './operations/pipeline.ts';
+export { keyResource, namedResource, boundText, isUuid, AUDIT_BOUNDS } from './audit/bounds.ts';
+export { PermanentDeliveryError, type DeliverySettings } from './audit/fanout.ts';
+export { ActorTable } from './detection/actor-table.ts';
+export type { TraceScope } from './observability/trace-scope.ts';
+export type { PreflightNode } from './preflight.ts';
+export { devGradeFinding } from './preflight.ts';
+export { createPortRef, type PortRef } from './ports/port-ref.ts';
+export { auditFanoutPort, auditSinkPort, type AuditFanoutSink, type AuditSink, type AuditPage } from './ports/audit-sink.ts';
+export { auditPipelinePort, type AuditPipelinePort } from './ports/audit-pipeline.ts';
+export { authenticatorPort, type Authenticator, type CredentialSource } from './ports/authenticator.ts';
+export { clockPort, systemClock, type Clock } from './ports/clock.ts';
+export { detectorPort, SEVERITIES, type Detector, type Finding, type Severity } from './ports/detector.ts';
+export { journalPort, JournalConflict, type KeyJournal } from './ports/journal.ts';
+export type { Lifecycle } from './ports/lifecycle.ts';
+export { loggerPort, type Logger } from './ports/logger.ts';
+export { operationRunnerPort, type OperationRunner } from './ports/operation-runner.ts';
+export { policyPort, type Policy, type PolicyDecision } from './ports/policy.ts';
+export { revocationPort, type RevocationList } from './ports/revocation.ts';
+export { riskPort, type RiskAssessor, type RiskDecision, type RiskFactor, type RiskInput } from './ports/risk.ts';
+export { rootOfTrustPort, type RootOfTrust } from './ports/root-of-trust.ts';
