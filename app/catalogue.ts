@@ -54,4 +54,4 @@ export const RISK = riskScoring;
 export const BUILTIN: AnyPlugin[] = [...SELECTABLE.flatMap((s) => s.plugins), ...ALWAYS, ...DETECTORS, RISK];
 
 /** Ports a plugin from `plugins:` may provide. */
-export const EXTENSION_PORTS = new Set(['auditFanout', 'operations', 'risk', 'detector']);
+export const EXTENSION_PORTS = new Set(['auditFanout', 'operations', 'door', 'risk', 'detector']);

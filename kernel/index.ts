@@ -23,6 +23,8 @@ export { journalPort, JournalConflict, type KeyJournal } from './ports/journal.t
 export type { Lifecycle } from './ports/lifecycle.ts';
 export { loggerPort, type Logger } from './ports/logger.ts';
 export { operationRunnerPort, type OperationRunner } from './ports/operation-runner.ts';
+export { doorPort, type Door } from './ports/door.ts';
+export { authenticate } from './auth/authenticate.ts';
 export { policyPort, type Policy, type PolicyDecision } from './ports/policy.ts';
 export { revocationPort, type RevocationList } from './ports/revocation.ts';
 export { riskPort, type RiskAssessor, type RiskDecision, type RiskFactor, type RiskInput } from './ports/risk.ts';

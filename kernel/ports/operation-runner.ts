@@ -1,3 +1,4 @@
+import type { AnyOperation } from '../operations/operation.ts';
 import type { Caller } from '../operations/pipeline.ts';
 import { createPortRef } from './port-ref.ts';
 
@@ -8,6 +9,8 @@ import { createPortRef } from './port-ref.ts';
  */
 export interface OperationRunner {
   run(operationId: string, input: unknown, caller: Caller): Promise<unknown>;
+  /** Every operation's declaration (a door that lists tools or generates a schema reads them). */
+  list(): AnyOperation[];
 }
 
 export const operationRunnerPort = createPortRef<OperationRunner>('operationRunner');

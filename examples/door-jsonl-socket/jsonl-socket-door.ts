@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import { chmod, rm } from 'node:fs/promises';
+import { createServer, type Server, type Socket } from 'node:net';
+import { createInterface } from 'node:readline';
+import { authenticate, isSvcError, type Authenticator, type Door, type Logger, type OperationRunner } from '../../kernel/index.ts';
+
+const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+
+/**
+ * A door of JSON lines on a Unix socket (mode 0600), for local tooling: each line is
+ * `{"id": "...", "operation": "Sign", "input": {...}, "credential": {"X-Svc-User": "alice"}}` and each
+ * answer `{"id", "result"}` or `{"id", "error", "message"}`. The credential holds the headers the
+ * configured authenticator reads (X-Svc-User, or Authorization: Bearer ...).
+ */
+export class JsonlSocketDoor implements Door {
+  readonly name = 'jsonl-socket';
+  private server: Server | undefined;
+
+  constructor(
+    private readonly path: string,
+    private readonly authenticator: Authenticator,
+    private readonly operations: OperationRunner,
+    private readonly logger: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    await rm(this.path, { force: true });
+    const server = createServer((socket) => this.serve(socket));
+    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(this.path, resolve));
+    await chmod(this.path, 0o600);
+    this.server = server;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  private serve(socket: Socket): void {
+    socket.on('error', () => socket.destroy());
+    createInterface({ input: socket, crlfDelay: Infinity }).on('line', (line) => {
+      void this.answer(line).then((reply) => socket.writable && socket.write(`${JSON.stringify(reply)}\n`));
+    });
+  }
+
+  private async answer(line: string): Promise<Record<string, unknown>> {
+    let id: string = randomUUID();
+    try {
+      const req = JSON.parse(line) as { id?: unknown; operation?: unknown; input?: unknown; credential?: Record<string, string> };
+      if (typeof req.id === 'string' && REQUEST_ID.test(req.id)) id = req.id;
+      const credential = req.credential ?? {};
+      const principal = await authenticate(this.authenticator, { header: (name) => Object.entries(credential).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1] });
+      const result = await this.operations.run(String(req.operation), req.input ?? {}, { principal, requestId: id, sourceIp: 'unix' });
+      return { id, result };
+    } catch (err) {
+      if (isSvcError(err)) return { id, error: err.code, message: err.message };
+      if (err instanceof SyntaxError) return { id, error: 'BadRequest', message: 'each line must be one JSON object' };
+      this.logger.error('jsonl door: unexpected failure', { requestId: id, error: (err as Error).message });
+      return { id, error: 'InternalError', message: 'internal error' };
+    }
+  }
+}
