@@ -8,8 +8,9 @@ const cloneTree = (node: ConfigFragment): ConfigFragment =>
   Object.fromEntries(Object.entries(node).map(([k, v]) => [k, isLeaf(v) ? v : cloneTree(v as ConfigFragment)]));
 
 /**
- * Merges plugin fragments into the base schema. Two fragments may share a namespace (journal.*) but
- * never a leaf: a clash is a programming error in a plugin and is named with both owners.
+ * Merges plugin fragments into the base schema. Two fragments may share a namespace (journal.*), and
+ * may declare the very same leaf object (a shared setting), but never two different leaves of one key:
+ * that clash is a programming error in a plugin and is named with both owners.
  */
 export function stitchSchema(base: ConfigFragment, fragments: Array<{ owner: string; fragment: ConfigFragment }>): ConfigFragment {
   const out = cloneTree(base);
@@ -18,6 +19,9 @@ export function stitchSchema(base: ConfigFragment, fragments: Array<{ owner: str
     for (const [key, node] of Object.entries(from)) {
       const at = prefix ? `${prefix}.${key}` : key;
       if (isLeaf(node)) {
+        // A shared setting (the SQL connection of a journal and an audit sink) is one leaf object that
+        // several plugins declare; two different declarations of one key are a plugin bug.
+        if (into[key] === node) continue;
         if (key in into) throw new Error(`config key ${at} is declared twice (by ${owners.get(at) ?? 'the base schema'} and ${owner})`);
         into[key] = node;
         owners.set(at, owner);

@@ -33,8 +33,13 @@ export interface PluginManifest<T = unknown, C = unknown, D extends Record<strin
   dependsOn?: D;
   /** Config schema fragment, merged into the whole schema at its own top-level keys. */
   config?: ConfigFragment;
-  /** Reads this plugin's slice out of the whole validated configuration. */
-  configSlice?: (all: Record<string, unknown>) => C;
+  /**
+   * Reads this plugin's slice out of the validated configuration. Type its parameter with what it reads:
+   * `BaseConfig & ConfigValues<typeof myConfig>` (config/schema.ts, kernel/config-values.ts); the kernel
+   * passes the whole validated configuration, frozen.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each plugin narrows it to its own settings
+  configSlice?: (all: any) => C;
   /** Checks over config alone, run before anything starts (SPEC 1 step 0). */
   preflight?: (config: C, env: PreflightEnv) => PreflightNode[];
   create(ctx: PluginContext<C, D>): T;

@@ -2,6 +2,7 @@
  * The kernel's public API: what a plugin (ours or a third party's) may import. Everything else under
  * kernel/ is the kernel's own business and may change without notice between 0.x releases.
  */
+export { defineConfig, type ConfigValues } from './config-values.ts';
 export { definePlugin, KERNEL_API_VERSION, type PluginManifest, type PluginContext, type ConfigFragment, type PreflightEnv } from './define-plugin.ts';
 export { SvcError, isSvcError, ERROR_CATALOGUE, type ErrorCode } from './errors.ts';
 export * from './model/index.ts';

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { openSync } from 'node:fs';
+import { openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 
@@ -14,6 +14,17 @@ export interface Row {
   p50: number;
   p99: number;
   errors: number;
+  /** Requests answered per second of the server process's CPU time (user + system), when its pid was given. */
+  perCpuSecond: number;
+}
+
+const TICKS_PER_SECOND = 100; // getconf CLK_TCK on Linux
+
+/** CPU seconds (user + system) a process has used so far, from /proc/PID/stat. */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
 
 /** Starts a Node process (the service or the bare endpoint) and resolves when it logs that it listens. */
@@ -44,14 +55,17 @@ export async function activeKey(base: string, spec: object): Promise<string> {
   return k.id;
 }
 
-export async function load(name: string, url: string, body: unknown, seconds = SECONDS): Promise<Row> {
+/** Loads one endpoint; with the server's pid, also measures the server's CPU time during the load. */
+export async function load(name: string, url: string, body: unknown, seconds = SECONDS, pid?: number): Promise<Row> {
+  const cpuBefore = pid ? cpuSeconds(pid) : 0;
   const result = await autocannon({
     url, method: 'POST', connections: CONNECTIONS, duration: seconds,
     headers: { 'X-Svc-User': 'bench', 'Content-Type': 'application/json' },
     body: JSON.stringify(body),
   });
-  const row = { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.non2xx + result.errors };
-  process.stderr.write(`${name.padEnd(40)} ${row.rps.toFixed(0).padStart(7)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms  errors ${row.errors}\n`);
+  const cpu = pid ? cpuSeconds(pid) - cpuBefore : 0;
+  const row = { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.non2xx + result.errors, perCpuSecond: cpu > 0 ? result.requests.total / cpu : 0 };
+  process.stderr.write(`${name.padEnd(40)} ${row.rps.toFixed(0).padStart(7)} req/s  ${row.perCpuSecond.toFixed(0).padStart(6)} req/CPU-s  p50 ${row.p50} ms  p99 ${row.p99} ms  errors ${row.errors}\n`);
   return row;
 }
 

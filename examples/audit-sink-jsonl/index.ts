@@ -3,17 +3,15 @@ import path from 'node:path';
 import { definePlugin, KERNEL_API_VERSION } from '../../kernel/define-plugin.ts';
 import { auditFanoutPort } from '../../kernel/ports/audit-sink.ts';
 import { JsonlFileSink } from './jsonl-file-sink.ts';
+import type { ConfigValues } from '../../kernel/config-values.ts';
+import { jsonlSinkConfig } from './config.ts';
 
 export default definePlugin({
   id: 'example-audit-jsonl',
   apiVersion: KERNEL_API_VERSION,
   provides: auditFanoutPort,
   description: 'copies every audit record to a JSONL file (example third-party plugin)',
-  config: {
-    exampleJsonl: {
-      file: { doc: 'JSONL file the example sink appends to.', format: String, default: 'data/audit-copy.jsonl', env: 'SVC_EXAMPLE_JSONL_FILE' },
-    },
-  },
-  configSlice: (all: Record<string, any>) => ({ file: path.resolve(all.exampleJsonl.file as string) }),
+  config: jsonlSinkConfig,
+  configSlice: (all: ConfigValues<typeof jsonlSinkConfig>) => ({ file: path.resolve(all.exampleJsonl.file) }),
   create: ({ config }) => new JsonlFileSink(config.file),
 });

@@ -5,6 +5,8 @@ import { operationRunnerPort } from '../../kernel/ports/operation-runner.ts';
 import { createPortRef } from '../../kernel/ports/port-ref.ts';
 import { AutoResponder } from './auto-responder.ts';
 import { defaultRules, parseRules } from './rules.ts';
+import type { ConfigValues } from '../../kernel/config-values.ts';
+import { autoResponseConfig } from './config.ts';
 
 const DETECTOR_NAMES = ['ScopeBaseline', 'RateSpike', 'OpHistogramBaseline', 'TimeOfDayBaseline', 'SourceIpBaseline', 'HoneyKey'];
 
@@ -14,18 +16,11 @@ export default definePlugin({
   provides: createPortRef<AutoResponder>('autoResponder'),
   description: 'runs the detectors on every audit record and acts on their findings',
   dependsOn: { detectors: detectorPort, operations: operationRunnerPort, audit: auditPipelinePort },
-  config: {
-    autoResponse: {
-      enabled: { doc: 'Act on detector findings (false: detectors still run, nothing is done).', format: Boolean, default: true, env: 'SVC_AUTO_RESPONSE_ENABLED' },
-      cooldownSeconds: { doc: 'At most one action per (actor, action) in this time.', format: 'nat', default: 60, env: 'SVC_AUTO_RESPONSE_COOLDOWN_SECONDS' },
-      revokeKinds: { doc: 'Principal kinds whose High findings revoke the key (others get Alert).', format: String, default: 'Agent', env: 'SVC_AUTO_RESPONSE_REVOKE_KINDS' },
-      rules: { doc: 'Rule lines `DETECTOR:SEVERITY -> ACTION [for KIND,...]`, first match wins; empty means the shipped rules.', format: Array, default: [] },
-    },
-  },
-  configSlice: (all: Record<string, any>) => {
-    const revokeKinds = String(all.autoResponse.revokeKinds).split(',').map((k) => k.trim()).filter(Boolean);
-    const lines: string[] = all.autoResponse.rules.length ? all.autoResponse.rules : defaultRules(revokeKinds);
-    return { enabled: all.autoResponse.enabled as boolean, cooldownMs: (all.autoResponse.cooldownSeconds as number) * 1000, lines };
+  config: autoResponseConfig,
+  configSlice: (all: ConfigValues<typeof autoResponseConfig>) => {
+    const revokeKinds = all.autoResponse.revokeKinds.split(',').map((k) => k.trim()).filter(Boolean);
+    const lines = all.autoResponse.rules.length ? all.autoResponse.rules.map(String) : defaultRules(revokeKinds);
+    return { enabled: all.autoResponse.enabled, cooldownMs: all.autoResponse.cooldownSeconds * 1000, lines };
   },
   preflight: ({ lines }) => {
     try {

@@ -3,6 +3,8 @@ import { operationRunnerPort } from '../../kernel/ports/operation-runner.ts';
 import { journalPort } from '../../kernel/ports/journal.ts';
 import { rootOfTrustPort } from '../../kernel/ports/root-of-trust.ts';
 import { KeyService, keyServicePort } from './key-service.ts';
+import type { ConfigValues } from '../../kernel/config-values.ts';
+import { keyServiceConfig } from './config.ts';
 
 export default definePlugin({
   id: 'key-service',
@@ -10,11 +12,7 @@ export default definePlugin({
   provides: keyServicePort,
   description: 'key state, material and rotation policies',
   dependsOn: { journal: journalPort, rootOfTrust: rootOfTrustPort, operations: operationRunnerPort },
-  config: {
-    keys: {
-      rotationCheckSeconds: { doc: 'How often the background timer looks for TimeBased keys that are due.', format: 'nat', default: 60, env: 'SVC_KEYS_ROTATION_CHECK_SECONDS' },
-    },
-  },
-  configSlice: (all: Record<string, any>) => ({ rotationCheckSeconds: all.keys.rotationCheckSeconds as number }),
+  config: keyServiceConfig,
+  configSlice: (all: ConfigValues<typeof keyServiceConfig>) => ({ rotationCheckSeconds: all.keys.rotationCheckSeconds as number }),
   create: ({ deps, config, clock, logger }) => new KeyService(deps.journal, deps.rootOfTrust, deps.operations, clock, logger, config.rotationCheckSeconds),
 });

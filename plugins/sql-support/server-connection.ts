@@ -1,4 +1,6 @@
 import { describeConnection, serverConnection, type ServerConnection } from '../../config/urls.ts';
+import type { ConfigValues } from '../../kernel/config-values.ts';
+import type { mysqlFragment, postgresFragment } from './config.ts';
 import type { KnexSettings } from './knex-settings.ts';
 
 export interface PoolOptions {
@@ -28,11 +30,15 @@ export function serverKnexSettings(kind: 'postgresql' | 'mysql', c: ServerConnec
   };
 }
 
-/** The knex settings of rdb-server-1 (PostgreSQL) or rdb-server-2 (MySQL), read from the whole configuration. */
-export function serverSettingsFromConfig(all: Record<string, any>, kind: 'postgresql' | 'mysql'): KnexSettings {
-  const connection =
-    kind === 'postgresql'
-      ? serverConnection(all.jdbc.url, kind, all.jdbc.username, all.jdbc.password)
-      : serverConnection(all.rdb2.jdbcUrl, kind, all.rdb2.username, all.rdb2.password);
+/** The knex settings of rdb-server-1 (PostgreSQL) and of rdb-server-2 (MySQL), from their plugins' settings. */
+export function postgresSettings(all: ConfigValues<typeof postgresFragment>): KnexSettings {
+  return serverSettings('postgresql', serverConnection(all.jdbc.url, 'postgresql', all.jdbc.username, all.jdbc.password), all);
+}
+
+export function mysqlSettings(all: ConfigValues<typeof mysqlFragment>): KnexSettings {
+  return serverSettings('mysql', serverConnection(all.rdb2.jdbcUrl, 'mysql', all.rdb2.username, all.rdb2.password), all);
+}
+
+function serverSettings(kind: 'postgresql' | 'mysql', connection: ServerConnection, all: ConfigValues<Pick<typeof postgresFragment, 'database'>>): KnexSettings {
   return serverKnexSettings(kind, connection, { max: all.database.poolMax, acquireTimeoutMs: all.database.acquireTimeoutMs, bootTimeoutMs: all.database.bootTimeoutMs });
 }

@@ -1,3 +1,4 @@
+import type { BaseConfig } from '../../config/schema.ts';
 import { isUsableHmacSecret } from '../../kernel/auth/bearer.ts';
 import { namedResource } from '../../kernel/audit/bounds.ts';
 import { definePlugin, KERNEL_API_VERSION } from '../../kernel/define-plugin.ts';
@@ -14,7 +15,7 @@ export default definePlugin({
   provides: operationsPort,
   description: 'agent token issuance and manual token revocation (/v1/agents, /v1/tokens)',
   dependsOn: { policy: policyPort, revocation: revocationPort },
-  configSlice: (all: Record<string, any>) => ({ secret: all.auth.hmacSecret as string }),
+  configSlice: (all: BaseConfig) => ({ secret: all.auth.hmacSecret }),
   create: ({ config, deps, clock }): OperationContribution => {
     const issuer = isUsableHmacSecret(config.secret) ? new AgentIssuer(config.secret, deps.policy, clock) : undefined;
     return {

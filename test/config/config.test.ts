@@ -1,7 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { resolveConfiguration } from '../../app/start.ts';
+import { resolveConfiguration, startService } from '../../app/start.ts';
+import { baseSchema } from '../../config/schema.ts';
+import { stitchSchema } from '../../config/stitch.ts';
+import { postgresConnection } from '../../plugins/sql-support/config.ts';
 import { renderConfigDocs } from '../../config/docs.ts';
 import { builtinSchema } from '../../config/write-config-docs.ts';
 import { tempDir } from '../helpers/service.ts';
@@ -23,8 +26,19 @@ t.test('defaults are SPEC 1 defaults', async (t) => {
     policy: { kind: 'dev' },
     audit: { kind: 'stdout', retentionDays: 365 },
     security: { preflight: 'warn' },
-    advisor: { llm: { provider: 'none' } },
   });
+});
+
+t.test('settings belong to their plugins: a plugin that does not exist has no settings', async (t) => {
+  const { schema } = await resolveConfiguration([], {});
+  const s = schema as Record<string, any>;
+  t.notOk(s.advisor, 'no advisor plugin, no advisor.* settings');
+  t.notOk(s.crypto.cloudKms, 'no cloud-kms plugin, no crypto.cloudKms.* settings');
+  t.ok(s.crypto.localKek, 'the local root of trust declares crypto.localKek');
+  t.equal(s.jdbc.url, postgresConnection.jdbc.url, 'the PostgreSQL journal and audit sink share one declaration of jdbc.*');
+  t.ok(stitchSchema(baseSchema, [{ owner: 'a', fragment: postgresConnection }, { owner: 'b', fragment: postgresConnection }]), 'the same leaf from two plugins stitches');
+  t.throws(() => stitchSchema(baseSchema, [{ owner: 'a', fragment: postgresConnection }, { owner: 'b', fragment: structuredClone({ jdbc: { url: { doc: 'x', default: '' } } }) }]), /config key jdbc\.url is declared twice \(by a and b\)/);
+  await t.rejects(startService({ argv: [], env: { SVC_CRYPTO_KIND: 'cloud-kms', SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0' }, print: () => {} }), /crypto\.kind \(env SVC_CRYPTO_KIND\) is "cloud-kms", which this build has no plugin for/);
 });
 
 t.test('a YAML file is read, and the environment overrides it', async (t) => {
@@ -61,7 +75,7 @@ t.test('an unreadable or malformed file is named', async (t) => {
 t.test('docs/config.md is generated from the schema and is up to date', async (t) => {
   const onDisk = readFileSync(new URL('../../docs/config.md', import.meta.url), 'utf8');
   t.equal(onDisk, renderConfigDocs(builtinSchema()), 'run `npm run docs:config` and commit docs/config.md');
-  for (const name of ['SVC_HTTP_HOST', 'SVC_JOURNAL_KIND', 'SVC_RDB_EMBEDDED_JDBC_URL', 'SVC_CRYPTO_CLOUD_KMS_KEK_ARN', 'SVC_REVOCATION_KV_URI', 'SVC_HONEY_KEYS', 'SVC_AUDIT_RETENTION_DAYS', 'SVC_SECURITY_PREFLIGHT', 'SVC_KEYS_ROTATION_CHECK_SECONDS']) {
+  for (const name of ['SVC_HTTP_HOST', 'SVC_JOURNAL_KIND', 'SVC_RDB_EMBEDDED_JDBC_URL', 'SVC_CRYPTO_LOCAL_KEK', 'SVC_REVOCATION_KV_URI', 'SVC_HONEY_KEYS', 'SVC_AUDIT_RETENTION_DAYS', 'SVC_SECURITY_PREFLIGHT', 'SVC_KEYS_ROTATION_CHECK_SECONDS']) {
     t.match(onDisk, name);
   }
 });

@@ -1,6 +1,8 @@
 import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
 import { auditSinkPort } from '../../../kernel/ports/audit-sink.ts';
-import { serverSettingsFromConfig } from '../../sql-support/server-connection.ts';
+import type { ConfigValues } from '../../../kernel/config-values.ts';
+import { auditRetention, mysqlFragment } from '../../sql-support/config.ts';
+import { mysqlSettings } from '../../sql-support/server-connection.ts';
 import { KnexAuditSink } from './knex-audit-sink.ts';
 
 export default definePlugin({
@@ -9,6 +11,7 @@ export default definePlugin({
   provides: auditSinkPort,
   kind: 'rdb-server-2',
   description: 'queryable MySQL/MariaDB audit trail',
-  configSlice: (all: Record<string, any>) => ({ settings: serverSettingsFromConfig(all, 'mysql'), retentionDays: all.audit.retentionDays as number }),
+  config: { ...mysqlFragment, ...auditRetention },
+  configSlice: (all: ConfigValues<typeof mysqlFragment & typeof auditRetention>) => ({ settings: mysqlSettings(all), retentionDays: all.audit.retentionDays }),
   create: ({ config, clock, logger }) => new KnexAuditSink(config.settings, config.retentionDays, clock, logger),
 });

@@ -1,6 +1,8 @@
 import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
 import { auditSinkPort } from '../../../kernel/ports/audit-sink.ts';
-import { serverSettingsFromConfig } from '../../sql-support/server-connection.ts';
+import type { ConfigValues } from '../../../kernel/config-values.ts';
+import { auditRetention, postgresFragment } from '../../sql-support/config.ts';
+import { postgresSettings } from '../../sql-support/server-connection.ts';
 import { KnexAuditSink } from './knex-audit-sink.ts';
 
 export default definePlugin({
@@ -9,6 +11,7 @@ export default definePlugin({
   provides: auditSinkPort,
   kind: 'rdb-server-1',
   description: 'queryable PostgreSQL audit trail',
-  configSlice: (all: Record<string, any>) => ({ settings: serverSettingsFromConfig(all, 'postgresql'), retentionDays: all.audit.retentionDays as number }),
+  config: { ...postgresFragment, ...auditRetention },
+  configSlice: (all: ConfigValues<typeof postgresFragment & typeof auditRetention>) => ({ settings: postgresSettings(all), retentionDays: all.audit.retentionDays }),
   create: ({ config, clock, logger }) => new KnexAuditSink(config.settings, config.retentionDays, clock, logger),
 });

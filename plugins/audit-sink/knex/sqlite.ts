@@ -1,9 +1,19 @@
 import path from 'node:path';
 import { sqlitePath } from '../../../config/urls.ts';
+import { defineConfig, type ConfigValues } from '../../../kernel/config-values.ts';
+import { auditRetention, sqliteFile } from '../../sql-support/config.ts';
 import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
 import { auditSinkPort } from '../../../kernel/ports/audit-sink.ts';
 import { sqliteKnexSettings } from '../../sql-support/sqlite-connection.ts';
 import { KnexAuditSink } from './knex-audit-sink.ts';
+
+const auditSqliteConfig = defineConfig({
+  ...sqliteFile,
+  audit: {
+    ...auditRetention.audit,
+    embeddedPath: { doc: 'rdb-embedded audit file; empty means audit.db beside journal.db.', format: String, default: '', env: 'SVC_AUDIT_EMBEDDED_PATH' },
+  },
+});
 
 export default definePlugin({
   id: 'audit-sink-sqlite',
@@ -11,9 +21,10 @@ export default definePlugin({
   provides: auditSinkPort,
   kind: 'rdb-embedded',
   description: 'queryable SQLite audit trail (audit.db beside journal.db by default)',
-  configSlice: (all: Record<string, any>) => ({
+  config: auditSqliteConfig,
+  configSlice: (all: ConfigValues<typeof auditSqliteConfig>) => ({
     file: all.audit.embeddedPath ? path.resolve(all.audit.embeddedPath) : path.join(path.dirname(sqlitePath(all.rdbEmbedded.jdbcUrl)), 'audit.db'),
-    retentionDays: all.audit.retentionDays as number,
+    retentionDays: all.audit.retentionDays,
   }),
   create: ({ config, clock, logger }) => new KnexAuditSink(sqliteKnexSettings(config.file), config.retentionDays, clock, logger),
 });

@@ -1,3 +1,4 @@
+import type { BaseConfig } from '../../../config/schema.ts';
 import { isUsableHmacSecret, MIN_HMAC_SECRET_BYTES } from '../../../kernel/auth/bearer.ts';
 import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
 import { authenticatorPort } from '../../../kernel/ports/authenticator.ts';
@@ -11,7 +12,7 @@ export default definePlugin({
   kind: 'hmac',
   description: 'HS256 bearer tokens verified with SVC_AUTH_HMAC_SECRET',
   dependsOn: { revocation: revocationPort },
-  configSlice: (all: Record<string, any>) => ({ secret: all.auth.hmacSecret as string }),
+  configSlice: (all: BaseConfig) => ({ secret: all.auth.hmacSecret }),
   preflight: ({ secret }) => [
     isUsableHmacSecret(secret)
       ? { name: 'auth.hmacSecret', status: 'ok', message: `HS256 secret is at least ${MIN_HMAC_SECRET_BYTES} bytes` }

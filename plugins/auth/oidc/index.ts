@@ -4,6 +4,9 @@ import { authenticatorPort } from '../../../kernel/ports/authenticator.ts';
 import { revocationPort } from '../../../kernel/ports/revocation.ts';
 import type { PreflightNode } from '../../../kernel/preflight.ts';
 import { OidcAuthenticator, type OidcOptions } from './oidc-authenticator.ts';
+import type { BaseConfig } from '../../../config/schema.ts';
+import type { ConfigValues } from '../../../kernel/config-values.ts';
+import { oidcConfig } from './config.ts';
 
 export default definePlugin({
   id: 'auth-oidc',
@@ -12,15 +15,8 @@ export default definePlugin({
   kind: 'oidc',
   description: 'bearer tokens from an OpenID Connect issuer (RS/ES only), plus the service\'s own agent tokens',
   dependsOn: { revocation: revocationPort },
-  config: {
-    auth: {
-      oidc: {
-        jwksRefreshCooldownSeconds: { doc: 'Least time between two key-set fetches caused by unknown kids.', format: 'nat', default: 30, env: 'SVC_AUTH_OIDC_JWKS_REFRESH_COOLDOWN_SECONDS' },
-        discoveryTimeoutMs: { doc: 'Time limit on fetching the discovery document and the key set.', format: 'nat', default: 5000, env: 'SVC_AUTH_OIDC_DISCOVERY_TIMEOUT_MS' },
-      },
-    },
-  },
-  configSlice: (all: Record<string, any>): OidcOptions => ({
+  config: oidcConfig,
+  configSlice: (all: BaseConfig & ConfigValues<typeof oidcConfig>): OidcOptions => ({
     issuer: all.auth.oidc.issuerUri,
     audience: all.auth.oidc.audience,
     jwksCacheTtlSeconds: all.auth.oidc.jwksCacheTtlSeconds,

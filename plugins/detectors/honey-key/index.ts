@@ -1,3 +1,5 @@
+import type { ConfigValues } from '../../../kernel/config-values.ts';
+import { honeyKeyConfig } from './config.ts';
 import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
 import { detectorPort } from '../../../kernel/ports/detector.ts';
 import { HoneyKeyDetector } from './honey-key.ts';
@@ -10,7 +12,8 @@ export default definePlugin({
   provides: detectorPort,
   kind: 'HoneyKey',
   description: 'an agent touching a key listed in SVC_HONEY_KEYS (High, first touch)',
-  configSlice: (all: Record<string, any>) => ({ keys: String(all.honeyKeys).split(',').map((k) => k.trim()).filter(Boolean) }),
+  config: honeyKeyConfig,
+  configSlice: (all: ConfigValues<typeof honeyKeyConfig>) => ({ keys: all.honeyKeys.split(',').map((k) => k.trim()).filter(Boolean) }),
   preflight: ({ keys }) => {
     const bad = keys.filter((k) => !UUID.test(k));
     return bad.length

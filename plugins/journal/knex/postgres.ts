@@ -1,6 +1,8 @@
 import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
 import { journalPort } from '../../../kernel/ports/journal.ts';
-import { serverSettingsFromConfig } from '../../sql-support/server-connection.ts';
+import type { ConfigValues } from '../../../kernel/config-values.ts';
+import { postgresFragment } from '../../sql-support/config.ts';
+import { postgresSettings } from '../../sql-support/server-connection.ts';
 import { KnexJournal } from './knex-journal.ts';
 
 export default definePlugin({
@@ -9,6 +11,7 @@ export default definePlugin({
   provides: journalPort,
   kind: 'rdb-server-1',
   description: 'PostgreSQL journal (several nodes may share it)',
-  configSlice: (all: Record<string, any>) => ({ settings: serverSettingsFromConfig(all, 'postgresql') }),
+  config: postgresFragment,
+  configSlice: (all: ConfigValues<typeof postgresFragment>) => ({ settings: postgresSettings(all) }),
   create: ({ config }) => new KnexJournal(config.settings),
 });

@@ -1,4 +1,6 @@
 import { sqlitePath } from '../../../config/urls.ts';
+import type { ConfigValues } from '../../../kernel/config-values.ts';
+import { sqliteFile } from '../../sql-support/config.ts';
 import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
 import { journalPort } from '../../../kernel/ports/journal.ts';
 import { KnexJournal } from './knex-journal.ts';
@@ -10,6 +12,7 @@ export default definePlugin({
   provides: journalPort,
   kind: 'rdb-embedded',
   description: 'SQLite file journal (one node)',
-  configSlice: (all: Record<string, any>) => ({ file: sqlitePath(all.rdbEmbedded.jdbcUrl) }),
+  config: sqliteFile,
+  configSlice: (all: ConfigValues<typeof sqliteFile>) => ({ file: sqlitePath(all.rdbEmbedded.jdbcUrl) }),
   create: ({ config }) => new KnexJournal(sqliteKnexSettings(config.file)),
 });

@@ -1,3 +1,5 @@
+import type { ConfigValues } from '../../../kernel/config-values.ts';
+import { roleBindingsConfig } from './config.ts';
 import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
 import { policyPort } from '../../../kernel/ports/policy.ts';
 import { bindingProblems, RoleBasedPolicy, type Bindings } from './role-policy.ts';
@@ -8,7 +10,8 @@ export default definePlugin({
   provides: policyPort,
   kind: 'role-based',
   description: 'operations granted by group (role) and subject bindings',
-  configSlice: (all: Record<string, any>) => ({ roles: all.policy.roleBindings as Bindings, subjects: all.policy.subjectBindings as Bindings }),
+  config: roleBindingsConfig,
+  configSlice: (all: ConfigValues<typeof roleBindingsConfig>) => ({ roles: all.policy.roleBindings as Bindings, subjects: all.policy.subjectBindings as Bindings }),
   preflight: ({ roles, subjects }) => {
     const problems = bindingProblems(roles, subjects);
     return problems.length

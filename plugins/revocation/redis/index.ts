@@ -1,3 +1,5 @@
+import type { ConfigValues } from '../../../kernel/config-values.ts';
+import { redisRevocationConfig } from './config.ts';
 import { redactUrl } from '../../../config/urls.ts';
 import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
 import { revocationPort } from '../../../kernel/ports/revocation.ts';
@@ -9,7 +11,8 @@ export default definePlugin({
   provides: revocationPort,
   kind: 'kv-store',
   description: 'revocation list in Redis, shared by all nodes, entries expire with their tokens',
-  configSlice: (all: Record<string, any>) => ({ uri: all.revocation.kvUri as string, prefix: all.revocation.kvKeyPrefix as string }),
+  config: redisRevocationConfig,
+  configSlice: (all: ConfigValues<typeof redisRevocationConfig>) => ({ uri: all.revocation.kvUri, prefix: all.revocation.kvKeyPrefix }),
   preflight: ({ uri }) => [
     uri
       ? { name: 'revocation.kvUri', status: 'ok', message: `revocation list at ${redactUrl(uri)}` }

@@ -1,5 +1,8 @@
 import path from 'node:path';
+import type { BaseConfig } from '../../../config/schema.ts';
 import { sqlitePath } from '../../../config/urls.ts';
+import type { ConfigValues } from '../../../kernel/config-values.ts';
+import { localKekConfig } from './config.ts';
 import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
 import { devGradeFinding, type PreflightNode } from '../../../kernel/preflight.ts';
 import { rootOfTrustPort } from '../../../kernel/ports/root-of-trust.ts';
@@ -8,9 +11,9 @@ import { LocalRootOfTrust, type KekSource } from './local-root-of-trust.ts';
 type Slice = { source: KekSource | { kind: 'refused'; journalKind: string } };
 
 /** Where the KEK comes from follows DECISIONS "Root of trust": configured, a file beside journal.db, or per process. */
-function kekSource(all: Record<string, any>): Slice {
+function kekSource(all: BaseConfig & ConfigValues<typeof localKekConfig>): Slice {
   if (all.crypto.localKek) return { source: { kind: 'configured', kekBase64: all.crypto.localKek } };
-  const journalKind: string = all.journal.kind;
+  const journalKind = all.journal.kind;
   if (journalKind === 'rdb-embedded') return { source: { kind: 'file', file: path.join(path.dirname(sqlitePath(all.rdbEmbedded.jdbcUrl)), 'kek.key') } };
   if (journalKind === 'in-memory') return { source: { kind: 'ephemeral' } };
   return { source: { kind: 'refused', journalKind } };
@@ -22,6 +25,7 @@ export default definePlugin({
   provides: rootOfTrustPort,
   kind: 'in-memory',
   description: 'AES-256-GCM under a KEK held in process memory',
+  config: localKekConfig,
   configSlice: kekSource,
   preflight: ({ source }, env) => {
     const nodes: PreflightNode[] = [

@@ -1,0 +1,7 @@
+import { defineConfig } from '../../kernel/config-values.ts';
+
+export const jsonlSinkConfig = defineConfig({
+  exampleJsonl: {
+    file: { doc: 'JSONL file the example sink appends to.', format: String, default: 'data/audit-copy.jsonl', env: 'SVC_EXAMPLE_JSONL_FILE' },
+  },
+});

@@ -1,0 +1,5 @@
+import { defineConfig } from '../../../kernel/config-values.ts';
+
+export const honeyKeyConfig = defineConfig({
+  honeyKeys: { doc: 'Comma-separated honey key ids (UUIDs).', format: String, default: '', env: 'SVC_HONEY_KEYS' },
+});
