@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
-import { activeKey, call, CONNECTIONS, load, median, ROOT, ROUNDS, SECONDS, start, type Row } from './lib/harness.ts';
+import { activeKey, call, CONNECTIONS, load, median, PINNED, ROOT, ROUNDS, SECONDS, start, type Row } from './lib/harness.ts';
 
 /**
  * `npm run bench`: starts the real service (full chain: dev auth, dev policy, stdout audit redirected to
@@ -65,6 +65,7 @@ try {
     `Run on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} cores (${cpus()[0]?.model.trim()}), Node ${process.version}. autocannon,`,
     `${CONNECTIONS} connections, ${SECONDS} s per scenario, load generator on the same machine as the servers.`,
     'Both servers run with the same Node flags as `npm start` (`--max-semi-space-size=64`) and get a warm-up load first.',
+    PINNED ? 'Each server runs pinned to core 0 and the load generator to core 1 (taskset), one at a time.' : 'Servers and load generator share the cores (taskset was not available).',
     'The service runs the full chain: request id, dev authentication, JSON body parsing, then the operation pipeline',
     '(dev policy, risk score, schema validation, the handler, one audit record written to stdout, redirected to a file,',
     'before the answer, metrics, the span), with the six detectors and the auto-responder watching every record.',

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { trace, type Tracer } from '@opentelemetry/api';
+import type { Tracer } from '@opentelemetry/api';
 import type { AwilixContainer } from 'awilix';
 import { OutboxRelay } from './audit/outbox-relay.ts';
 import { AuditPipeline } from './audit/pipeline.ts';
@@ -100,7 +100,7 @@ export async function bootKernel(opts: BootOptions): Promise<RunningKernel> {
     metrics,
     logger: opts.logger,
     clock: opts.clock,
-    tracer: opts.tracer ?? trace.getTracer('svc-kms'),
+    tracer: opts.tracer,
   });
   const lifecycle = new PluginLifecycle(wired, opts.logger);
   await lifecycle.start();

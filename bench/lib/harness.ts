@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -27,10 +27,25 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
 
+/**
+ * On a machine with taskset and two or more cores, servers run on core 0 and this process (autocannon)
+ * on core 1, so the load generator does not steal the server's core and per-CPU numbers are stable.
+ */
+export const PINNED = ((): boolean => {
+  try {
+    execFileSync('taskset', ['-cp', '1', String(process.pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
 /** Starts a Node process (the service or the bare endpoint) and resolves when it logs that it listens. */
 export function start(args: string[], env: Record<string, string>, stdoutFile?: string): Promise<{ child: ChildProcess; url: string }> {
   const stdout = stdoutFile ? openSync(stdoutFile, 'a') : 'ignore';
-  const child = spawn(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', stdout, 'pipe'] });
+  const node = [process.execPath, '--max-semi-space-size=64', '--import', 'tsx', ...args];
+  const [cmd, ...argv] = PINNED ? ['taskset', '-c', '0', ...node] : node;
+  const child = spawn(cmd!, argv, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', stdout, 'pipe'] });
   return new Promise((resolve, reject) => {
     let err = '';
     child.stderr!.on('data', (d) => {

@@ -27,13 +27,30 @@ export const isUuid = (value: unknown): value is string => typeof value === 'str
  * The audit resource of a key id taken from a request: the id itself when it is a UUID, otherwise
  * `invalid:<first 16 hex of its SHA-256>`, so an attacker-sized or binary id never reaches the trail.
  */
+const LOWER_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 export function keyResource(rawId: unknown): string {
+  if (typeof rawId === 'string' && LOWER_UUID.test(rawId)) return rawId;
   if (isUuid(rawId)) return rawId.toLowerCase();
   return `invalid:${createHash('sha256').update(String(rawId ?? '')).digest('hex').slice(0, 16)}`;
 }
 
 /** A resource named by a caller-chosen text (a key name on a failed create): prefix plus the text, bounded. */
 export const namedResource = (prefix: string, text: unknown): string => `${prefix}${boundText(typeof text === 'string' ? text : '', AUDIT_BOUNDS.resource - prefix.length)}`;
+
+const clean = (text: string, max: number): boolean => text.length <= max && CLEAN.test(text);
+
+/** True when every field is printable ASCII within its bound: nothing to copy (the common case). */
+function isClean(r: AuditRecord): boolean {
+  if (!clean(r.resource, AUDIT_BOUNDS.resource) || !clean(r.principal.subject, AUDIT_BOUNDS.subject) || !clean(r.operation, AUDIT_BOUNDS.operation)) return false;
+  if (!clean(r.outcome, AUDIT_BOUNDS.outcome) || !clean(r.correlationId, AUDIT_BOUNDS.correlationId)) return false;
+  let n = 0;
+  for (const key in r.context) {
+    const value = r.context[key];
+    if (++n > AUDIT_BOUNDS.contextEntries || typeof value !== 'string' || !clean(key, AUDIT_BOUNDS.contextKey) || !clean(value, AUDIT_BOUNDS.contextValue)) return false;
+  }
+  return true;
+}
 
 function boundContext(context: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
@@ -52,6 +69,7 @@ function boundContext(context: Record<string, string>): Record<string, string> {
  * the common case, are returned as they are.
  */
 export function boundRecord(r: AuditRecord): AuditRecord {
+  if (isClean(r)) return r;
   return {
     id: r.id,
     occurredAt: r.occurredAt,

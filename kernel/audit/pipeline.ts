@@ -50,9 +50,9 @@ export class AuditPipeline {
     this.listeners.push(listener);
   }
 
-  async record(record: AuditRecord, opts?: { journaled?: boolean }): Promise<void> {
+  async record(record: AuditRecord, journaled = false): Promise<void> {
     await this.primary.write(record);
-    if (opts?.journaled && this.acks) this.acks.add(record.id).catch((err) => this.logger.warn('audit outbox acknowledgement failed; the relay will deliver the record again', { id: record.id, error: (err as Error).message }));
+    if (journaled && this.acks) this.acks.add(record.id).catch((err) => this.logger.warn('audit outbox acknowledgement failed; the relay will deliver the record again', { id: record.id, error: (err as Error).message }));
     for (const q of this.queues) q.offer(record);
     for (const listener of this.listeners) listener(record);
   }

@@ -45,7 +45,8 @@ export function operationRoute(def: AnyOperation, deps: HttpDoorDeps): Middlewar
       deps.metrics.observe(def.operation, isSvcError(err) ? err.code : 'InternalError', 0);
       throw err;
     }
-    let source: unknown = ctx.query;
+    // Koa parses the query string when ctx.query is read: only GET operations take their input from it.
+    let source: unknown = readsBody ? undefined : ctx.query;
     let rejected: SvcError | undefined;
     if (readsBody) {
       try {
@@ -57,7 +58,8 @@ export function operationRoute(def: AnyOperation, deps: HttpDoorDeps): Middlewar
     let input: unknown = source;
     if (!rejected && (typeof source !== 'object' || source === null || Array.isArray(source))) rejected = new SvcError('BadRequest', 'request body must be a JSON object');
     else if (fields.length) {
-      input = { ...(source as object) };
+      // A parsed body is this request's own object; the query object is Koa's, so it is copied.
+      if (!readsBody) input = { ...(source as object) };
       for (const f of fields) (input as Record<string, unknown>)[f] = ctx.params[f];
     }
     const result = await deps.pipeline.run(def.id, rejected ? undefined : input, { principal, requestId: ctx.state.requestId as string, sourceIp: ctx.req.socket.remoteAddress ?? '' }, rejected);

@@ -2,7 +2,8 @@ import { trace, type Tracer } from '@opentelemetry/api';
 import type { Logger } from '../ports/logger.ts';
 
 export interface Tracing {
-  tracer: Tracer;
+  /** Undefined when no exporter is configured: the pipeline then makes no spans. */
+  tracer: Tracer | undefined;
   shutdown(): Promise<void>;
 }
 
@@ -21,7 +22,7 @@ export async function startTracing(env: NodeJS.ProcessEnv, logger: Logger): Prom
   if (!EXPORTERS.has(exporter)) throw new Error(`OTEL_TRACES_EXPORTER must be otlp, console or none, not "${exporter}"`);
   const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf';
   if (exporter === 'otlp' && !PROTOCOLS.has(protocol)) throw new Error(`OTEL_EXPORTER_OTLP_TRACES_PROTOCOL must be http/protobuf, http/json or grpc, not "${protocol}"`);
-  if (exporter === 'none') return { tracer: trace.getTracer('svc-kms'), shutdown: async () => {} };
+  if (exporter === 'none') return { tracer: undefined, shutdown: async () => {} };
   const { NodeSDK } = await import('@opentelemetry/sdk-node');
   const sdk = new NodeSDK({ serviceName: env.OTEL_SERVICE_NAME || 'svc-kms', metricReaders: [], logRecordProcessors: [] });
   sdk.start();

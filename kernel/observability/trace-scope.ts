@@ -12,17 +12,29 @@ export interface TraceScope {
 /** For work outside any operation (start-up, tests): runs it, traces nothing. */
 export const UNTRACED: TraceScope = { child: (_name, work) => work() };
 
+/** What the pipeline needs of an operation's span. */
+export interface OperationTrace extends TraceScope {
+  readonly recording: boolean;
+  end(principal: Principal | undefined, resource: string | undefined, outcome: string, message?: string): void;
+}
+
+/** The span of every operation while tracing is off: one shared object, nothing allocated per call. */
+export const NO_SPAN: OperationTrace = { recording: false, child: (_name, work) => work(), end: () => {} };
+
 /**
  * The span of one operation (SPEC 6 attributes). When the tracer does not record (no exporter, or not
  * sampled) `child` calls straight through, so an untraced request pays nothing for its child spans.
  */
-export class OperationSpan implements TraceScope {
+export class OperationSpan implements OperationTrace {
   private readonly span: Span;
   private readonly parent: Context | undefined;
+  /** False when nothing records this span: callers may skip building child-span closures. */
+  readonly recording: boolean;
 
   constructor(private readonly tracer: Tracer, operation: string) {
     this.span = tracer.startSpan(`kms.${operation}`, { attributes: { 'svc.operation': operation } }, ROOT_CONTEXT);
-    this.parent = this.span.isRecording() ? trace.setSpan(ROOT_CONTEXT, this.span) : undefined;
+    this.recording = this.span.isRecording();
+    this.parent = this.recording ? trace.setSpan(ROOT_CONTEXT, this.span) : undefined;
   }
 
   child<T>(name: string, work: () => Promise<T>): Promise<T> {

@@ -4,7 +4,7 @@ import { boundRecord } from '../audit/bounds.ts';
 import { isSvcError, SvcError } from '../errors.ts';
 import { SYSTEM_PRINCIPAL, type AuditRecord, type Principal } from '../model/index.ts';
 import type { KmsMetrics } from '../observability/metrics.ts';
-import { OperationSpan } from '../observability/trace-scope.ts';
+import { NO_SPAN, OperationSpan, type OperationTrace } from '../observability/trace-scope.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { Policy } from '../ports/policy.ts';
@@ -28,7 +28,7 @@ export interface Caller {
 
 /** The audit step as the pipeline needs it: the primary write (fail closed), then fan-out and listeners. */
 export interface AuditWriter {
-  record(record: AuditRecord, opts?: { journaled?: boolean }): Promise<void>;
+  record(record: AuditRecord, journaled?: boolean): Promise<void>;
 }
 
 export interface PipelineDeps {
@@ -38,7 +38,8 @@ export interface PipelineDeps {
   metrics: KmsMetrics;
   logger: Logger;
   clock: Clock;
-  tracer: Tracer;
+  /** The tracer of the started OpenTelemetry SDK; without one, operations make no span objects at all. */
+  tracer?: Tracer;
 }
 
 interface Compiled {
@@ -47,20 +48,48 @@ interface Compiled {
   gated: boolean;
 }
 
-/** The call object a handler sees; the pipeline reads back the record a state-changing handler journaled. */
+/**
+ * One run of one operation: what the handler sees (principal, request id, trace scope) and what the
+ * audit step needs to build the record. A class, not closures: the service runs under tsx, whose
+ * keepNames wraps every closure made per request in a defineProperty call.
+ */
 class PipelineCall implements OperationCall {
   journaled: AuditRecord | undefined;
+  readonly principal: Principal;
+  readonly requestId: string;
 
   constructor(
-    readonly principal: Principal,
-    readonly requestId: string,
-    readonly trace: OperationSpan,
-    private readonly draft: (facts: AuditFacts | undefined, outcome: string) => AuditRecord,
-  ) {}
+    private readonly clock: Clock,
+    readonly def: AnyOperation,
+    readonly caller: Caller,
+    readonly resource: string,
+    readonly context: Record<string, string>,
+    readonly trace: OperationTrace,
+  ) {
+    this.principal = caller.principal;
+    this.requestId = caller.requestId;
+  }
 
   successRecord(facts?: AuditFacts): AuditRecord {
-    this.journaled = this.draft(facts, facts?.outcome ?? 'Success');
+    this.journaled = this.record(facts, facts?.outcome ?? 'Success', undefined);
     return this.journaled;
+  }
+
+  /** The call's audit record: bounded, with the facts of its outcome and the caller's decoration. */
+  record(facts: AuditFacts | undefined, outcome: string, message: string | undefined): AuditRecord {
+    const decorate = this.caller.decorate;
+    // The context object is this call's own: facts are added to it, never spread into a new one.
+    if (facts?.context) for (const key in facts.context) this.context[key] = facts.context[key]!;
+    return boundRecord({
+      id: randomUUID(),
+      occurredAt: this.clock.now().toISOString(),
+      principal: { subject: this.principal.subject, kind: this.principal.kind },
+      operation: this.def.operation,
+      resource: facts?.resource ?? this.resource,
+      outcome: decorate?.outcome ? decorate.outcome(outcome, message) : outcome,
+      context: this.context,
+      correlationId: this.requestId,
+    });
   }
 }
 
@@ -93,22 +122,12 @@ export class OperationPipeline {
     const { def } = op;
     const { principal } = caller;
     const started = performance.now();
-    const span = new OperationSpan(this.deps.tracer, def.operation);
+    const span = this.deps.tracer ? new OperationSpan(this.deps.tracer, def.operation) : NO_SPAN;
     const context: Record<string, string> = caller.sourceIp === undefined ? {} : { 'source.ip': caller.sourceIp };
-    const resource = caller.decorate?.resource ? caller.decorate.resource(def.resource(input as never)) : def.resource(input as never);
+    const derived = def.resource(input as never);
+    const resource = caller.decorate?.resource ? caller.decorate.resource(derived) : derived;
     if (caller.decorate?.context) Object.assign(context, caller.decorate.context);
-    const draft = (facts: AuditFacts | undefined, outcome: string, message?: string): AuditRecord =>
-      boundRecord({
-        id: randomUUID(),
-        occurredAt: this.deps.clock.now().toISOString(),
-        principal: { subject: principal.subject, kind: principal.kind },
-        operation: def.operation,
-        resource: facts?.resource ?? resource,
-        outcome: caller.decorate?.outcome ? caller.decorate.outcome(outcome, message) : outcome,
-        context: facts?.context ? { ...context, ...facts.context } : context,
-        correlationId: caller.requestId,
-      });
-    const call = new PipelineCall(principal, caller.requestId, span, draft);
+    const call = new PipelineCall(this.deps.clock, def, caller, resource, context, span);
 
     let failure: unknown;
     let outcome = 'Success';
@@ -133,12 +152,13 @@ export class OperationPipeline {
       if (!isSvcError(err)) this.deps.logger.error('operation failed unexpectedly', { requestId: caller.requestId, operation: def.id, error: (err as Error)?.stack ?? String(err) });
     }
 
-    const record = !failure && call.journaled ? call.journaled : draft(failure ? undefined : handled?.audit, outcome, failure ? (failure as Error).message : undefined);
+    const journaled = !failure && call.journaled !== undefined;
+    const record = journaled ? call.journaled! : call.record(failure ? undefined : handled?.audit, outcome, failure ? (failure as Error).message : undefined);
     try {
-      await span.child('audit.write', () => this.deps.audit.record(record, { journaled: record === call.journaled }));
+      await (span.recording ? span.child('audit.write', () => this.deps.audit.record(record, journaled)) : this.deps.audit.record(record, journaled));
     } catch (err) {
       // Fail closed: without its audit record the caller gets no result, not even a success.
-      this.deps.logger.error('primary audit sink write failed; result withheld', { requestId: caller.requestId, operation: def.id, journaled: record === call.journaled, error: (err as Error).message });
+      this.deps.logger.error('primary audit sink write failed; result withheld', { requestId: caller.requestId, operation: def.id, journaled, error: (err as Error).message });
       failure = isSvcError(err) && err.code === 'ServiceUnavailable'
         ? new SvcError('ServiceUnavailable', 'the audit store is unreachable, so the operation result is withheld; retry later')
         : new SvcError('InternalError', 'the audit record could not be written; the operation result is withheld');
