@@ -2,7 +2,6 @@ import type { AuditRecord } from '../model/index.ts';
 import type { AuditFanoutSink, AuditSink } from '../ports/audit-sink.ts';
 import type { Logger } from '../ports/logger.ts';
 import { FanoutQueue, type DeliverySettings } from './fanout.ts';
-import { GroupCommit } from './group-commit.ts';
 
 const DEFAULT_DELIVERY: DeliverySettings = {
   queueCapacity: 10_000,
@@ -30,7 +29,8 @@ export interface AuditOutbox {
 export class AuditPipeline {
   private readonly queues: FanoutQueue[];
   private readonly listeners: AuditListener[] = [];
-  private readonly acks: GroupCommit<string> | undefined;
+  private acks: string[] = [];
+  private ackScheduled = false;
 
   constructor(
     private readonly primary: AuditSink,
@@ -39,7 +39,6 @@ export class AuditPipeline {
     private readonly outbox?: AuditOutbox,
   ) {
     this.queues = fanout.map((sink) => new FanoutQueue(sink, { ...DEFAULT_DELIVERY, ...sink.delivery }, logger));
-    this.acks = outbox ? new GroupCommit((ids) => outbox.ackAudit(ids), 500) : undefined;
   }
 
   get queryable(): boolean {
@@ -52,9 +51,22 @@ export class AuditPipeline {
 
   async record(record: AuditRecord, journaled = false): Promise<void> {
     await this.primary.write(record);
-    if (journaled && this.acks) this.acks.add(record.id).catch((err) => this.logger.warn('audit outbox acknowledgement failed; the relay will deliver the record again', { id: record.id, error: (err as Error).message }));
+    if (journaled && this.outbox) this.acknowledge(record.id);
     for (const q of this.queues) q.offer(record);
     for (const listener of this.listeners) listener(record);
+  }
+
+  /** Acknowledges stored records in the outbox, all those of one event-loop turn in one call. */
+  private acknowledge(id: string): void {
+    this.acks.push(id);
+    if (this.ackScheduled) return;
+    this.ackScheduled = true;
+    setImmediate(() => {
+      this.ackScheduled = false;
+      const ids = this.acks;
+      this.acks = [];
+      this.outbox!.ackAudit(ids).catch((err) => this.logger.warn('audit outbox acknowledgement failed; the relay will deliver the records again', { records: ids.length, error: (err as Error).message }));
+    });
   }
 
   /**

@@ -21,7 +21,7 @@ const MATERIAL_CACHE_ENTRIES = 10_000;
 export interface ChangeScope {
   by: string;
   trace: TraceScope;
-  audit?: (facts: AuditFacts) => AuditRecord;
+  audit?: { successRecord(facts: AuditFacts): AuditRecord };
 }
 
 /**
@@ -68,7 +68,7 @@ export class KeyStore {
     const id = randomUUID();
     const materialId = await this.storeNewMaterial(id, spec, scope.trace);
     const event: KeyEvent = { type: 'KeyCreated', at, spec, by: scope.by, materialId };
-    await scope.trace.child('journal.append', () => this.journal.append(id, 0, [event], scope.audit?.(facts(id))));
+    await scope.trace.child('journal.append', () => this.journal.append(id, 0, [event], scope.audit?.successRecord(facts(id))));
     const key = applyEvent(undefined, { keyId: id, seq: 1, event });
     this.keys.set(id, key);
     return key;
@@ -97,7 +97,7 @@ export class KeyStore {
         const key = await this.get(id, scope.trace);
         const { event, facts } = await decide(key);
         try {
-          await scope.trace.child('journal.append', () => this.journal.append(id, key.seq, [event], scope.audit?.(facts ?? {})));
+          await scope.trace.child('journal.append', () => this.journal.append(id, key.seq, [event], scope.audit?.successRecord(facts ?? {})));
         } catch (err) {
           if (!(err instanceof JournalConflict)) throw err;
           if (attempt >= MAX_CONFLICT_RETRIES) throw new SvcError('IllegalOperation', `key ${id} is being changed by other writers; retry`);

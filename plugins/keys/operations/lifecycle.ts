@@ -5,7 +5,7 @@ import { keyView, type KeyLifecycle } from '../key-lifecycle.ts';
 import type { ChangeScope } from '../key-store.ts';
 
 /** The change scope of a call: its principal, its trace, and the record to journal with the change. */
-export const changeScope = (call: OperationCall): ChangeScope => ({ by: call.principal.subject, trace: call.trace, audit: (facts) => call.successRecord(facts) });
+export const changeScope = (call: OperationCall): ChangeScope => ({ by: call.principal.subject, trace: call.trace, audit: call });
 const byKey = (input: { id?: unknown } | undefined) => keyResource(input?.id);
 const STATE_ERRORS = ['KeyNotFound', 'IllegalOperation'] as const;
 
