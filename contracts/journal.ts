@@ -123,4 +123,30 @@ export function journalContract(t: Test, open: () => Promise<KeyJournal>, reopen
     t.equal(await after.getMaterial(id, 'm2'), undefined);
     await after.stop?.();
   });
+
+  t.test('key-wrapping keys: stored per key, listed by KEK, replaced only from what they were, erased with the material', async (t) => {
+    const j = await open();
+    const a = newId();
+    const b = newId();
+    await j.putKwk(a, { kekId: 'kek-old', blob: Buffer.from('wrapped-a') });
+    await j.putKwk(b, { kekId: 'kek-new', blob: Buffer.from('wrapped-b') });
+    await j.putMaterial(a, 'm1', Buffer.from('sealed-1'));
+    t.same(await j.getKwk(a), { kekId: 'kek-old', blob: Buffer.from('wrapped-a') });
+    t.equal(await j.getKwk(newId()), undefined);
+    t.ok((await j.kwksNotUnder('kek-new', 1000)).some((k) => k.keyId === a), 'a KWK under another KEK is listed for rewrap');
+    t.notOk((await j.kwksNotUnder('kek-new', 1000)).some((k) => k.keyId === b), 'one under the current KEK is not');
+    t.equal(await j.replaceKwk(a, { kekId: 'kek-old', blob: Buffer.from('stale') }, { kekId: 'kek-new', blob: Buffer.from('x') }), false, 'a replace from a stale value does nothing');
+    t.equal(await j.replaceKwk(a, { kekId: 'kek-old', blob: Buffer.from('wrapped-a') }, { kekId: 'kek-new', blob: Buffer.from('wrapped-a2') }), true);
+    t.same(await j.getKwk(a), { kekId: 'kek-new', blob: Buffer.from('wrapped-a2') });
+    await j.rewrapMaterial(a, 'm1', Buffer.from('sealed-1b'));
+    t.same(await j.getMaterial(a, 'm1'), Buffer.from('sealed-1b'));
+    t.same(await j.materialIds(a), ['m1']);
+    t.equal(await j.hasMaterial(a), true);
+    await j.eraseMaterial(a);
+    const after = reopen ? (await j.stop?.(), await reopen()) : j;
+    t.equal(await after.getKwk(a), undefined, 'the KWK is erased with the key');
+    t.equal(await after.hasMaterial(a), false);
+    t.same(await after.getKwk(b), { kekId: 'kek-new', blob: Buffer.from('wrapped-b') }, 'other keys keep theirs');
+    await after.stop?.();
+  });
 }

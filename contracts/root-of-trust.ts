@@ -2,48 +2,54 @@ import { randomBytes } from 'node:crypto';
 import type { Test } from 'tap';
 import type { RootOfTrust } from '../kernel/ports/root-of-trust.ts';
 
+const keyId = () => `00000000-0000-4000-8000-${randomBytes(6).toString('hex')}`;
+
 /**
  * The conformance suite every root of trust passes. `open` gives a started instance; `reopen`, where
- * the implementation can be restarted with the same key-encryption key, a second instance over it.
+ * the implementation can be restarted with the same KEK, a second instance over it.
  */
 export function rootOfTrustContract(t: Test, open: () => Promise<RootOfTrust>, reopen?: () => Promise<RootOfTrust>): void {
-  t.test('wraps and unwraps material byte for byte, and never returns it in the clear', async (t) => {
+  t.test('wraps and unwraps a key-wrapping key byte for byte, naming the KEK, never returning it in the clear', async (t) => {
     const rot = await open();
     t.match(rot.name, /\S/, 'has a name');
-    for (const size of [16, 32, 1218, 3300]) {
-      const material = randomBytes(size);
-      const wrapped = await rot.wrap(material, 'key-1/material-1');
-      t.notOk(wrapped.includes(material.subarray(0, 16)), 'the wrapped blob does not contain the material');
-      t.same(await rot.unwrap(wrapped, 'key-1/material-1'), material);
-    }
+    t.match(rot.currentKekId(), /\S/, 'names its current KEK');
+    t.equal(rot.kekIds()[0], rot.currentKekId(), 'the current KEK is listed first');
+    const id = keyId();
+    const kwk = randomBytes(32);
+    const wrapped = await rot.wrap(kwk, id);
+    t.equal(wrapped.kekId, rot.currentKekId(), 'the blob names the KEK that wrapped it');
+    t.notOk(wrapped.blob.includes(kwk.subarray(0, 16)), 'the wrapped blob does not contain the key');
+    t.same(await rot.unwrap(wrapped, id), kwk);
     await rot.stop?.();
   });
 
-  t.test('a blob is bound to its aad: moved to another key or version it does not unwrap', async (t) => {
+  t.test('a wrapped key is bound to its managed key: moved to another it does not unwrap', async (t) => {
     const rot = await open();
-    const wrapped = await rot.wrap(randomBytes(32), 'key-1/material-1');
-    await t.rejects(rot.unwrap(wrapped, 'key-2/material-1'));
-    await t.rejects(rot.unwrap(wrapped, 'key-1/material-2'));
+    const wrapped = await rot.wrap(randomBytes(32), keyId());
+    await t.rejects(rot.unwrap(wrapped, keyId()));
     await rot.stop?.();
   });
 
-  t.test('a tampered or truncated blob is refused, never decrypted to garbage', async (t) => {
+  t.test('a tampered or truncated blob, or an unknown KEK, is refused, never decrypted to garbage', async (t) => {
     const rot = await open();
-    const wrapped = await rot.wrap(randomBytes(32), 'k/m');
-    for (const i of [0, 1, Math.floor(wrapped.length / 2), wrapped.length - 1]) {
-      const bad = Buffer.from(wrapped);
+    const id = keyId();
+    const wrapped = await rot.wrap(randomBytes(32), id);
+    for (const i of [0, 1, Math.floor(wrapped.blob.length / 2), wrapped.blob.length - 1]) {
+      const bad = Buffer.from(wrapped.blob);
       bad[i]! ^= 0x01;
-      await t.rejects(rot.unwrap(bad, 'k/m'), `a flipped bit at byte ${i}`);
+      await t.rejects(rot.unwrap({ kekId: wrapped.kekId, blob: bad }, id), `a flipped bit at byte ${i}`);
     }
-    await t.rejects(rot.unwrap(wrapped.subarray(0, wrapped.length - 4), 'k/m'), 'truncated');
-    await t.rejects(rot.unwrap(Buffer.alloc(0), 'k/m'), 'empty');
+    await t.rejects(rot.unwrap({ kekId: wrapped.kekId, blob: wrapped.blob.subarray(0, wrapped.blob.length - 4) }, id), 'truncated');
+    await t.rejects(rot.unwrap({ kekId: wrapped.kekId, blob: Buffer.alloc(0) }, id), 'empty');
+    await t.rejects(rot.unwrap({ kekId: 'no-such-kek', blob: wrapped.blob }, id), 'a KEK it does not have');
     await rot.stop?.();
   });
 
-  t.test('two wraps of the same material differ (fresh randomness per wrap)', async (t) => {
+  t.test('two wraps of the same key differ (fresh randomness per wrap)', async (t) => {
     const rot = await open();
-    const material = randomBytes(32);
-    t.notSame(await rot.wrap(material, 'k/m'), await rot.wrap(material, 'k/m'));
+    const id = keyId();
+    const kwk = randomBytes(32);
+    t.notSame((await rot.wrap(kwk, id)).blob, (await rot.wrap(kwk, id)).blob);
     await rot.stop?.();
   });
 
@@ -55,13 +61,14 @@ export function rootOfTrustContract(t: Test, open: () => Promise<RootOfTrust>, r
   });
 
   if (reopen) {
-    t.test('a blob wrapped before a restart unwraps after it', async (t) => {
+    t.test('a key wrapped before a restart unwraps after it', async (t) => {
       const first = await open();
-      const material = randomBytes(32);
-      const wrapped = await first.wrap(material, 'k/m');
+      const id = keyId();
+      const kwk = randomBytes(32);
+      const wrapped = await first.wrap(kwk, id);
       await first.stop?.();
       const second = await reopen();
-      t.same(await second.unwrap(wrapped, 'k/m'), material);
+      t.same(await second.unwrap(wrapped, id), kwk);
       await second.stop?.();
     });
   }

@@ -1,5 +1,6 @@
 import type { AuditRecord, KeyEvent, StoredEvent } from '../model/index.ts';
 import type { Lifecycle } from './lifecycle.ts';
+import type { WrappedKey } from './root-of-trust.ts';
 import { createPortRef } from './port-ref.ts';
 
 /**
@@ -14,8 +15,13 @@ import { createPortRef } from './port-ref.ts';
  * - `pendingAudit` lists outbox records written before `before` (ISO time), oldest first; `ackAudit`
  *   removes records the primary audit sink has stored (idempotent).
  * - `load` returns a key's events ordered by seq (an empty list for an unknown key).
- * - material is stored already wrapped by the root of trust; the journal never sees plain material.
- * - `eraseMaterial` removes every version of a key's material for good and is idempotent.
+ * - material is stored already wrapped (by the key's KWK); the KWK is stored wrapped by the root of
+ *   trust; the journal never sees plain key material.
+ * - `eraseMaterial` removes the key's KWK and every version's material and is idempotent. It erases them
+ *   from the storage it controls as far as that storage allows: SQLite overwrites freed pages
+ *   (secure_delete) and truncates its WAL; the server databases rebuild the KWK table so no page of it
+ *   keeps the row. Copies kept elsewhere (backups, replicas, a WAL archive) are unreadable once the KEK
+ *   that wrapped the KWK is rotated out.
  */
 export interface KeyJournal extends Lifecycle {
   /**
@@ -34,6 +40,18 @@ export interface KeyJournal extends Lifecycle {
   putMaterial(keyId: string, materialId: string, wrapped: Buffer): Promise<void>;
   getMaterial(keyId: string, materialId: string): Promise<Buffer | undefined>;
   eraseMaterial(keyId: string): Promise<void>;
+  /** True while any material or the KWK of the key is stored (a destroy that failed part-way). */
+  hasMaterial(keyId: string): Promise<boolean>;
+  putKwk(keyId: string, wrapped: WrappedKey): Promise<void>;
+  getKwk(keyId: string): Promise<WrappedKey | undefined>;
+  /** Up to `limit` KWKs wrapped by a KEK other than `kekId` (what a rewrap has left to do). */
+  kwksNotUnder(kekId: string, limit: number): Promise<Array<{ keyId: string; wrapped: WrappedKey }>>;
+  /** Replaces a KWK's wrapping if it is still `from`; false when another writer changed it first. */
+  replaceKwk(keyId: string, from: WrappedKey, to: WrappedKey): Promise<boolean>;
+  /** The material ids stored for a key (material of the 0.1 format is moved under a KWK). */
+  materialIds(keyId: string): Promise<string[]>;
+  /** Replaces one stored material blob; only for moving 0.1 material under its key's KWK. */
+  rewrapMaterial(keyId: string, materialId: string, wrapped: Buffer): Promise<void>;
 }
 
 export class JournalConflict extends Error {

@@ -86,8 +86,16 @@ export class KeyLifecycle {
     return { id, state: key.state, compromisedAt: key.compromisedAt!, reason };
   }
 
-  /** Erases every version's material for good; the events stay, so GET still answers Destroyed. */
+  /**
+   * Erases the key's KWK and every version's material; the events stay, so GET still answers Destroyed.
+   * A Destroyed key whose material is still stored (a destroy that failed part-way) is erased again.
+   */
   async destroy(id: string, scope: ChangeScope) {
+    const before = await this.store.get(id, scope.trace);
+    if (before.state === 'Destroyed' && (await this.store.hasMaterial(id))) {
+      await this.store.eraseMaterial(before, scope.trace);
+      return { id, state: 'Destroyed' as const, destroyedAt: before.destroyedAt! };
+    }
     const key = await this.store.mutate(id, scope, async (k) => {
       requireTransition(k, 'Destroyed');
       return { event: { type: 'Destroyed', at: this.now(), by: scope.by } };

@@ -1,3 +1,4 @@
+import { UNTRACED } from '../../kernel/observability/trace-scope.ts';
 import type { Clock } from '../../kernel/ports/clock.ts';
 import type { KeyJournal } from '../../kernel/ports/journal.ts';
 import type { Lifecycle } from '../../kernel/ports/lifecycle.ts';
@@ -8,23 +9,41 @@ import type { RootOfTrust } from '../../kernel/ports/root-of-trust.ts';
 import { KeyCrypto } from './key-crypto.ts';
 import { KeyLifecycle } from './key-lifecycle.ts';
 import { KeyStore } from './key-store.ts';
+import { KeyWrapping, type KwkCacheSettings } from './key-wrapping.ts';
 import { RotationScheduler } from './rotation-scheduler.ts';
 
 /** One key service per process: every operation shares its caches and its locks. */
 export class KeyService implements Lifecycle {
   readonly lifecycle: KeyLifecycle;
   readonly crypto: KeyCrypto;
+  readonly wrapping: KeyWrapping;
   private readonly scheduler: RotationScheduler;
+  private readonly store: KeyStore;
 
-  constructor(journal: KeyJournal, rootOfTrust: RootOfTrust, operations: OperationRunner, clock: Clock, logger: Logger, rotationCheckSeconds: number) {
-    const store = new KeyStore(journal, rootOfTrust);
+  constructor(
+    private readonly journal: KeyJournal,
+    rootOfTrust: RootOfTrust,
+    operations: OperationRunner,
+    clock: Clock,
+    private readonly logger: Logger,
+    settings: { rotationCheckSeconds: number; kwkCache: KwkCacheSettings },
+  ) {
+    this.wrapping = new KeyWrapping(journal, rootOfTrust, logger, settings.kwkCache);
+    const store = new KeyStore(journal, this.wrapping);
+    this.store = store;
     this.lifecycle = new KeyLifecycle(store, clock);
-    this.scheduler = new RotationScheduler(store, journal, operations, clock, logger, Math.max(1, rotationCheckSeconds));
+    this.scheduler = new RotationScheduler(store, journal, operations, clock, logger, Math.max(1, settings.rotationCheckSeconds));
     this.crypto = new KeyCrypto(store, this.scheduler);
   }
 
-  start(): Promise<void> {
-    return this.scheduler.start();
+  /** Warms the key cache (the scheduler walks every key), then finishes any destroy that stopped part-way. */
+  async start(): Promise<void> {
+    await this.scheduler.start();
+    for (const key of this.store.cached()) {
+      if (key.state !== 'Destroyed' || !(await this.journal.hasMaterial(key.id))) continue;
+      await this.store.eraseMaterial(key, UNTRACED);
+      this.logger.warn('erased the material a destroy had left behind', { keyId: key.id });
+    }
   }
 
   stop(): Promise<void> {

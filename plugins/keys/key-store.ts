@@ -5,9 +5,9 @@ import type { AuditRecord, KeyEvent, KeySpec, ManagedKey } from '../../kernel/mo
 import type { AuditFacts } from '../../kernel/operations/operation.ts';
 import { UNTRACED, type TraceScope } from '../../kernel/observability/trace-scope.ts';
 import { JournalConflict, type KeyJournal } from '../../kernel/ports/journal.ts';
-import type { RootOfTrust } from '../../kernel/ports/root-of-trust.ts';
 import { generateMaterial, parseMaterial, type ParsedMaterial } from './crypto/material.ts';
 import { applyEvent, foldEvents } from './key-state.ts';
+import type { KeyWrapping } from './key-wrapping.ts';
 
 // Several nodes writing one key take turns; a jittered pause between attempts lets one of them win.
 const MAX_CONFLICT_RETRIES = 50;
@@ -36,7 +36,7 @@ export class KeyStore {
 
   constructor(
     private readonly journal: KeyJournal,
-    private readonly rootOfTrust: RootOfTrust,
+    private readonly wrapping: KeyWrapping,
   ) {}
 
   /**
@@ -66,6 +66,7 @@ export class KeyStore {
    */
   async create(spec: KeySpec, scope: ChangeScope, at: string, facts: (id: string) => AuditFacts): Promise<ManagedKey> {
     const id = randomUUID();
+    await this.wrapping.createKwk(id, scope.trace);
     const materialId = await this.storeNewMaterial(id, spec, scope.trace);
     const event: KeyEvent = { type: 'KeyCreated', at, spec, by: scope.by, materialId };
     await scope.trace.child('journal.append', () => this.journal.append(id, 0, [event], scope.audit?.successRecord(facts(id))));
@@ -74,12 +75,12 @@ export class KeyStore {
     return key;
   }
 
-  /** Generates, wraps and stores new material for a key; returns the material id an event will name. */
+  /** Generates new material, seals it under the key's KWK and stores it; returns the material id an event will name. */
   async storeNewMaterial(keyId: string, spec: KeySpec, trace: TraceScope): Promise<string> {
     const materialId = randomUUID();
     const raw = await generateMaterial(spec);
     try {
-      const wrapped = await trace.child('rootOfTrust.wrap', () => this.rootOfTrust.wrap(raw, `${keyId}/${materialId}`));
+      const wrapped = this.wrapping.seal(await this.wrapping.kwkOf(keyId, trace), keyId, materialId, raw);
       await trace.child('journal.putMaterial', () => this.journal.putMaterial(keyId, materialId, wrapped));
     } finally {
       raw.fill(0);
@@ -121,7 +122,7 @@ export class KeyStore {
     if (hit) return hit;
     const wrapped = await trace.child('journal.getMaterial', () => this.journal.getMaterial(key.id, v.materialId));
     if (!wrapped) throw new Error(`material of key ${key.id} version ${version} is missing from the store`);
-    const parsed = parseMaterial(key.spec, await trace.child('rootOfTrust.unwrap', () => this.rootOfTrust.unwrap(wrapped, `${key.id}/${v.materialId}`)));
+    const parsed = parseMaterial(key.spec, await this.wrapping.open(key.id, v.materialId, wrapped, trace));
     if (this.material.size >= MATERIAL_CACHE_ENTRIES) this.material.delete(this.material.keys().next().value!);
     this.material.set(v.materialId, parsed);
     return parsed;
@@ -130,11 +131,17 @@ export class KeyStore {
   /** Drops cached material (compromise, revoke, destroy) so nothing outlives the state change in memory. */
   forgetMaterial(key: ManagedKey): void {
     for (const v of Object.values(key.versions)) this.material.delete(v.materialId);
+    this.wrapping.forget(key.id);
   }
 
   async eraseMaterial(key: ManagedKey, trace: TraceScope): Promise<void> {
     this.forgetMaterial(key);
     await trace.child('journal.eraseMaterial', () => this.journal.eraseMaterial(key.id));
+  }
+
+  /** True while a key's KWK or any of its material is still stored (a destroy that failed part-way). */
+  hasMaterial(keyId: string): Promise<boolean> {
+    return this.journal.hasMaterial(keyId);
   }
 
   private serialised<T>(id: string, work: () => Promise<T>): Promise<T> {

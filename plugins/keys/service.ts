@@ -13,6 +13,6 @@ export default definePlugin({
   description: 'key state, material and rotation policies',
   dependsOn: { journal: journalPort, rootOfTrust: rootOfTrustPort, operations: operationRunnerPort },
   config: keyServiceConfig,
-  configSlice: (all: ConfigValues<typeof keyServiceConfig>) => ({ rotationCheckSeconds: all.keys.rotationCheckSeconds as number }),
-  create: ({ deps, config, clock, logger }) => new KeyService(deps.journal, deps.rootOfTrust, deps.operations, clock, logger, config.rotationCheckSeconds),
+  configSlice: (all: ConfigValues<typeof keyServiceConfig>) => ({ rotationCheckSeconds: all.keys.rotationCheckSeconds, kwkCache: { ttlSeconds: all.crypto.cacheTtlSeconds, maxEntries: all.crypto.cacheMaxEntries } }),
+  create: ({ deps, config, clock, logger }) => new KeyService(deps.journal, deps.rootOfTrust, deps.operations, clock, logger, config),
 });

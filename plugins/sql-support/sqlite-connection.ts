@@ -26,6 +26,8 @@ export function sqliteKnexSettings(file: string): KnexSettings {
           try {
             conn.pragma('journal_mode = WAL');
             conn.pragma('synchronous = FULL');
+            // Freed cells are overwritten with zeros, so a deleted row leaves no copy in the file.
+            conn.pragma('secure_delete = ON');
             conn.pragma('busy_timeout = 5000');
             done(null, conn);
           } catch (err) {

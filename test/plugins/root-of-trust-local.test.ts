@@ -5,7 +5,7 @@ import plugin from '../../plugins/root-of-trust/local/index.ts';
 import { LocalRootOfTrust } from '../../plugins/root-of-trust/local/local-root-of-trust.ts';
 import { tempDir } from '../helpers/service.ts';
 
-const config = (journalKind: string, localKek = '') => ({ crypto: { localKek }, journal: { kind: journalKind }, rdbEmbedded: { jdbcUrl: 'jdbc:sqlite:/var/lib/svc/journal.db' } });
+const config = (journalKind: string, localKek = '') => ({ crypto: { localKek, previousKeks: '' }, journal: { kind: journalKind }, rdbEmbedded: { jdbcUrl: 'jdbc:sqlite:/var/lib/svc/journal.db' } });
 
 t.test('a server journal without SVC_CRYPTO_LOCAL_KEK fails preflight saying why', async (t) => {
   const nodes = plugin.preflight!(plugin.configSlice!(config('rdb-server-1')), { exposed: false });
@@ -15,8 +15,8 @@ t.test('a server journal without SVC_CRYPTO_LOCAL_KEK fails preflight saying why
 });
 
 t.test('the KEK source follows the journal kind', async (t) => {
-  t.same(plugin.configSlice!(config('in-memory')), { source: { kind: 'ephemeral' } });
-  t.same(plugin.configSlice!(config('rdb-embedded')), { source: { kind: 'file', file: '/var/lib/svc/kek.key' } });
+  t.same(plugin.configSlice!(config('in-memory')), { source: { kind: 'ephemeral' }, previous: [] });
+  t.same(plugin.configSlice!(config('rdb-embedded')), { source: { kind: 'file', file: '/var/lib/svc/kek.key' }, previous: [] });
   t.equal(plugin.configSlice!(config('rdb-server-1', Buffer.alloc(32).toString('base64'))).source.kind, 'configured');
   const short = plugin.preflight!(plugin.configSlice!(config('in-memory', Buffer.alloc(16).toString('base64'))), { exposed: false });
   t.equal(short.find((n) => n.name === 'crypto.localKek')?.status, 'fail');
@@ -26,13 +26,28 @@ t.test('the KEK file is created once with mode 0600 and reused', async (t) => {
   const file = path.join(tempDir(), 'sub', 'kek.key');
   const first = new LocalRootOfTrust({ kind: 'file', file });
   await first.start();
-  const wrapped = await first.wrap(Buffer.from('material'), 'key-1/m1');
+  const wrapped = await first.wrap(Buffer.alloc(32, 3), 'key-1');
   t.equal(statSync(file).mode & 0o777, 0o600);
   const second = new LocalRootOfTrust({ kind: 'file', file });
   await second.start();
-  t.same(await second.unwrap(wrapped, 'key-1/m1'), Buffer.from('material'));
-  await t.rejects(second.unwrap(wrapped, 'key-2/m1'), 'bound to its key and material id');
-  const tampered = Buffer.from(wrapped);
-  tampered[tampered.length - 1]! ^= 1;
-  await t.rejects(second.unwrap(tampered, 'key-1/m1'));
+  t.equal(second.currentKekId(), first.currentKekId(), 'the same KEK, so the same id');
+  t.same(await second.unwrap(wrapped, 'key-1'), Buffer.alloc(32, 3));
+});
+
+t.test('previous KEKs unwrap what they wrapped; new wraps use the current one; ids reveal nothing of the KEK', async (t) => {
+  const oldKek = Buffer.alloc(32, 1).toString('base64');
+  const newKek = Buffer.alloc(32, 2).toString('base64');
+  const before = new LocalRootOfTrust({ kind: 'configured', kekBase64: oldKek });
+  await before.start();
+  const wrapped = await before.wrap(Buffer.alloc(32, 9), 'key-1');
+  const after = new LocalRootOfTrust({ kind: 'configured', kekBase64: newKek }, [oldKek]);
+  await after.start();
+  t.same(after.kekIds(), [after.currentKekId(), before.currentKekId()]);
+  t.same(await after.unwrap(wrapped, 'key-1'), Buffer.alloc(32, 9));
+  t.equal((await after.wrap(Buffer.alloc(32, 9), 'key-1')).kekId, after.currentKekId());
+  t.match(after.currentKekId(), /^local:[0-9a-f]{16}$/);
+  t.notMatch(after.currentKekId(), new RegExp(Buffer.alloc(32, 2).toString('hex').slice(0, 8)));
+  const without = new LocalRootOfTrust({ kind: 'configured', kekBase64: newKek });
+  await without.start();
+  await t.rejects(without.unwrap(wrapped, 'key-1'), /not configured/, 'once the previous KEK is dropped, what it wrapped is unreadable');
 });

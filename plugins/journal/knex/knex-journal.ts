@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { AuditRecord, KeyEvent, StoredEvent } from '../../../kernel/model/index.ts';
 import { JournalConflict, type KeyJournal } from '../../../kernel/ports/journal.ts';
+import type { WrappedKey } from '../../../kernel/ports/root-of-trust.ts';
 import { BatchedLookup } from '../../sql-support/batched-lookup.ts';
 import { connectAndMigrate } from '../../sql-support/connect.ts';
 import type { KnexSettings } from '../../sql-support/knex-settings.ts';
@@ -94,7 +95,62 @@ export class KnexJournal implements KeyJournal {
   }
 
   async eraseMaterial(keyId: string): Promise<void> {
-    await this.run(() => this.knex()('svc_key_material').where({ key_id: keyId }).delete());
+    await this.run(() =>
+      this.knex().transaction(async (trx) => {
+        await trx('svc_key_material').where({ key_id: keyId }).delete();
+        await trx('svc_key_kwk').where({ key_id: keyId }).delete();
+      }),
+    );
+    await this.run(() => this.compactKwks());
+  }
+
+  /**
+   * Leaves no readable copy of deleted KWK rows in the database's own files. SQLite (secure_delete on)
+   * has zeroed the freed cells; a truncating checkpoint moves the WAL into the file and empties it.
+   * PostgreSQL keeps deleted tuples in its heap pages until they are reused, and InnoDB in its pages
+   * until purged and reused: both rebuild the small KWK table into new pages instead.
+   */
+  private async compactKwks(): Promise<void> {
+    const client = this.knex().client.config.client as string;
+    if (client === 'better-sqlite3') await this.knex().raw('PRAGMA wal_checkpoint(TRUNCATE)');
+    else if (client === 'pg') await this.knex().raw('VACUUM FULL svc_key_kwk');
+    else await this.knex().raw('OPTIMIZE TABLE svc_key_kwk');
+  }
+
+  async hasMaterial(keyId: string): Promise<boolean> {
+    const [kwk, material] = await Promise.all([
+      this.run(() => this.knex()('svc_key_kwk').where({ key_id: keyId }).first('key_id')),
+      this.run(() => this.knex()('svc_key_material').where({ key_id: keyId }).first('key_id')),
+    ]);
+    return kwk !== undefined || material !== undefined;
+  }
+
+  async putKwk(keyId: string, wrapped: WrappedKey): Promise<void> {
+    await this.run(() => this.knex()('svc_key_kwk').insert({ key_id: keyId, kek_id: wrapped.kekId, wrapped: wrapped.blob }));
+  }
+
+  async getKwk(keyId: string): Promise<WrappedKey | undefined> {
+    const row = await this.run(() => this.knex()('svc_key_kwk').where({ key_id: keyId }).first('kek_id', 'wrapped'));
+    return row ? { kekId: row.kek_id, blob: Buffer.from(row.wrapped) } : undefined;
+  }
+
+  async kwksNotUnder(kekId: string, limit: number): Promise<Array<{ keyId: string; wrapped: WrappedKey }>> {
+    const rows = await this.run(() => this.knex()('svc_key_kwk').whereNot({ kek_id: kekId }).orderBy('key_id').limit(limit).select('key_id', 'kek_id', 'wrapped'));
+    return rows.map((r: { key_id: string; kek_id: string; wrapped: Buffer }) => ({ keyId: r.key_id, wrapped: { kekId: r.kek_id, blob: Buffer.from(r.wrapped) } }));
+  }
+
+  async replaceKwk(keyId: string, from: WrappedKey, to: WrappedKey): Promise<boolean> {
+    const changed = await this.run(() => this.knex()('svc_key_kwk').where({ key_id: keyId, kek_id: from.kekId, wrapped: from.blob }).update({ kek_id: to.kekId, wrapped: to.blob }));
+    return Number(changed) === 1;
+  }
+
+  async rewrapMaterial(keyId: string, materialId: string, wrapped: Buffer): Promise<void> {
+    await this.run(() => this.knex()('svc_key_material').where({ key_id: keyId, material_id: materialId }).update({ wrapped }));
+  }
+
+  async materialIds(keyId: string): Promise<string[]> {
+    const rows = await this.run(() => this.knex()('svc_key_material').where({ key_id: keyId }).select('material_id'));
+    return rows.map((r: { material_id: string }) => r.material_id);
   }
 
   private run<T>(work: () => Promise<T>): Promise<T> {

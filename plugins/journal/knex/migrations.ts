@@ -38,6 +38,20 @@ const MIGRATIONS: Migration[] = [
       });
     },
   },
+  {
+    // One key-wrapping key per managed key, wrapped by the root of trust's KEK named in kek_id. Kept
+    // apart from the (large) material table so that destroy can rebuild this small table and leave no
+    // page holding a destroyed key's KWK.
+    name: '003_key_wrapping_keys',
+    async up(knex) {
+      await knex.schema.createTable('svc_key_kwk', (t) => {
+        if (knex.client.config.client === 'mysql2') t.charset('utf8mb4');
+        t.string('key_id', 36).notNullable().primary();
+        t.string('kek_id', 256).notNullable().index('svc_key_kwk_kek');
+        t.binary('wrapped').notNullable();
+      });
+    },
+  },
 ];
 
 export const journalMigrations: Migration[] = MIGRATIONS;

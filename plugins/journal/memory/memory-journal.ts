@@ -1,11 +1,13 @@
 import type { AuditRecord, KeyEvent, StoredEvent } from '../../../kernel/model/index.ts';
 import { JournalConflict, type KeyJournal } from '../../../kernel/ports/journal.ts';
+import type { WrappedKey } from '../../../kernel/ports/root-of-trust.ts';
 
 /** Process-local journal: everything is lost on restart. Same contract as the SQL journals. */
 export class MemoryJournal implements KeyJournal {
   private readonly events = new Map<string, StoredEvent[]>();
   private readonly material = new Map<string, Map<string, Buffer>>();
   private readonly outbox = new Map<string, AuditRecord>();
+  private readonly kwks = new Map<string, WrappedKey>();
 
   async append(keyId: string, expectedSeq: number, events: KeyEvent[], audit?: AuditRecord): Promise<void> {
     const log = this.events.get(keyId) ?? [];
@@ -49,6 +51,39 @@ export class MemoryJournal implements KeyJournal {
   async eraseMaterial(keyId: string): Promise<void> {
     for (const buf of this.material.get(keyId)?.values() ?? []) buf.fill(0);
     this.material.delete(keyId);
+    this.kwks.get(keyId)?.blob.fill(0);
+    this.kwks.delete(keyId);
+  }
+
+  async hasMaterial(keyId: string): Promise<boolean> {
+    return this.kwks.has(keyId) || (this.material.get(keyId)?.size ?? 0) > 0;
+  }
+
+  async putKwk(keyId: string, wrapped: WrappedKey): Promise<void> {
+    this.kwks.set(keyId, { kekId: wrapped.kekId, blob: Buffer.from(wrapped.blob) });
+  }
+
+  async getKwk(keyId: string): Promise<WrappedKey | undefined> {
+    return this.kwks.get(keyId);
+  }
+
+  async kwksNotUnder(kekId: string, limit: number): Promise<Array<{ keyId: string; wrapped: WrappedKey }>> {
+    return [...this.kwks].filter(([, w]) => w.kekId !== kekId).slice(0, limit).map(([keyId, wrapped]) => ({ keyId, wrapped }));
+  }
+
+  async replaceKwk(keyId: string, from: WrappedKey, to: WrappedKey): Promise<boolean> {
+    const now = this.kwks.get(keyId);
+    if (!now || now.kekId !== from.kekId || !now.blob.equals(from.blob)) return false;
+    this.kwks.set(keyId, { kekId: to.kekId, blob: Buffer.from(to.blob) });
+    return true;
+  }
+
+  async rewrapMaterial(keyId: string, materialId: string, wrapped: Buffer): Promise<void> {
+    if (this.material.get(keyId)?.has(materialId)) this.material.get(keyId)!.set(materialId, Buffer.from(wrapped));
+  }
+
+  async materialIds(keyId: string): Promise<string[]> {
+    return [...(this.material.get(keyId)?.keys() ?? [])];
   }
 
   async probe(): Promise<void> {}

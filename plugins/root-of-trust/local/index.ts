@@ -8,15 +8,16 @@ import { devGradeFinding, type PreflightNode } from '../../../kernel/preflight.t
 import { rootOfTrustPort } from '../../../kernel/ports/root-of-trust.ts';
 import { LocalRootOfTrust, type KekSource } from './local-root-of-trust.ts';
 
-type Slice = { source: KekSource | { kind: 'refused'; journalKind: string } };
+type Slice = { source: KekSource | { kind: 'refused'; journalKind: string }; previous: string[] };
 
 /** Where the KEK comes from follows DECISIONS "Root of trust": configured, a file beside journal.db, or per process. */
 function kekSource(all: BaseConfig & ConfigValues<typeof localKekConfig>): Slice {
-  if (all.crypto.localKek) return { source: { kind: 'configured', kekBase64: all.crypto.localKek } };
+  const previous = all.crypto.previousKeks.split(',').map((k) => k.trim()).filter(Boolean);
+  if (all.crypto.localKek) return { source: { kind: 'configured', kekBase64: all.crypto.localKek }, previous };
   const journalKind = all.journal.kind;
-  if (journalKind === 'rdb-embedded') return { source: { kind: 'file', file: path.join(path.dirname(sqlitePath(all.rdbEmbedded.jdbcUrl)), 'kek.key') } };
-  if (journalKind === 'in-memory') return { source: { kind: 'ephemeral' } };
-  return { source: { kind: 'refused', journalKind } };
+  if (journalKind === 'rdb-embedded') return { source: { kind: 'file', file: path.join(path.dirname(sqlitePath(all.rdbEmbedded.jdbcUrl)), 'kek.key') }, previous };
+  if (journalKind === 'in-memory') return { source: { kind: 'ephemeral' }, previous };
+  return { source: { kind: 'refused', journalKind }, previous };
 }
 
 export default definePlugin({
@@ -27,7 +28,7 @@ export default definePlugin({
   description: 'AES-256-GCM under a KEK held in process memory',
   config: localKekConfig,
   configSlice: kekSource,
-  preflight: ({ source }, env) => {
+  preflight: ({ source, previous }, env) => {
     const nodes: PreflightNode[] = [
       devGradeFinding(
         'crypto.kind',
@@ -46,10 +47,13 @@ export default definePlugin({
     } else if (source.kind === 'configured' && Buffer.from(source.kekBase64, 'base64').length !== 32) {
       nodes.push({ name: 'crypto.localKek', status: 'fail', message: 'SVC_CRYPTO_LOCAL_KEK must be base64 of exactly 32 bytes', advice: 'openssl rand -base64 32' });
     }
+    if (previous.some((k) => Buffer.from(k, 'base64').length !== 32)) {
+      nodes.push({ name: 'crypto.previousKeks', status: 'fail', message: 'every entry of SVC_CRYPTO_LOCAL_PREVIOUS_KEKS must be base64 of exactly 32 bytes', advice: 'list the earlier SVC_CRYPTO_LOCAL_KEK values, comma-separated' });
+    }
     return nodes;
   },
   create: ({ config }) => {
     if (config.source.kind === 'refused') throw new Error('no KEK configured for a persistent journal');
-    return new LocalRootOfTrust(config.source);
+    return new LocalRootOfTrust(config.source, config.previous);
   },
 });

@@ -1,61 +1,85 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { RootOfTrust } from '../../../kernel/ports/root-of-trust.ts';
+import { openAesGcm, sealAesGcm } from '../../../kernel/crypto/aes-gcm.ts';
+import type { RootOfTrust, WrappedKey } from '../../../kernel/ports/root-of-trust.ts';
 
 export type KekSource =
   | { kind: 'configured'; kekBase64: string }
   | { kind: 'file'; file: string }
   | { kind: 'ephemeral' };
 
-const FORMAT = 1;
+/** 0.1 wrapped material directly under the KEK in this format; start-up moves such material under a KWK. */
+const LEGACY_FORMAT = 1;
+/** A key-wrapping key under a KEK. */
+const KWK_FORMAT = 2;
+
+/** A KEK's public name: a keyed hash of the KEK, so it identifies the KEK without revealing anything of it. */
+export const localKekId = (kek: Buffer): string => `local:${createHmac('sha256', kek).update('svc-kms kek id').digest('hex').slice(0, 16)}`;
 
 /**
- * Real AES-256-GCM under a key-encryption key kept in process memory. Development-grade only in where
- * the KEK lives: configured, in a 0600 file beside journal.db, or random per process.
- * Blob: format byte | 12-byte IV | 16-byte tag | ciphertext; the AAD names key id and version.
+ * Real AES-256-GCM under key-encryption keys kept in process memory. Development-grade only in where the
+ * current KEK lives: configured, in a 0600 file beside journal.db, or random per process. Previous KEKs
+ * (configured) still unwrap during a rotation. Blob: format byte | 12-byte IV | 16-byte tag | ciphertext,
+ * the AAD naming the managed key, so a KWK moved to another key does not unwrap.
  */
 export class LocalRootOfTrust implements RootOfTrust {
   readonly name = 'in-memory';
-  private kek: Buffer | undefined;
+  private keks = new Map<string, Buffer>();
+  private current: string | undefined;
 
-  constructor(private readonly source: KekSource) {}
+  constructor(
+    private readonly source: KekSource,
+    private readonly previousKeksBase64: string[] = [],
+  ) {}
 
   async start(): Promise<void> {
-    if (this.source.kind === 'configured') this.kek = Buffer.from(this.source.kekBase64, 'base64');
-    else if (this.source.kind === 'ephemeral') this.kek = randomBytes(32);
-    else this.kek = await loadOrCreateKekFile(this.source.file);
-    if (this.kek.length !== 32) throw new Error('the KEK must be exactly 32 bytes');
+    const kek = this.source.kind === 'configured' ? Buffer.from(this.source.kekBase64, 'base64') : this.source.kind === 'ephemeral' ? randomBytes(32) : await loadOrCreateKekFile(this.source.file);
+    const all = [kek, ...this.previousKeksBase64.map((b) => Buffer.from(b, 'base64'))];
+    if (all.some((k) => k.length !== 32)) throw new Error('every KEK must be exactly 32 bytes');
+    this.current = localKekId(kek);
+    for (const k of all) this.keks.set(localKekId(k), k);
   }
 
   async stop(): Promise<void> {
-    this.kek?.fill(0);
-    this.kek = undefined;
+    for (const k of this.keks.values()) k.fill(0);
+    this.keks.clear();
+    this.current = undefined;
   }
 
   async probe(): Promise<void> {
-    if (!this.kek) throw new Error('KEK not loaded');
+    if (!this.current) throw new Error('KEK not loaded');
   }
 
-  async wrap(material: Buffer, aad: string): Promise<Buffer> {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.requireKek(), iv);
-    cipher.setAAD(Buffer.from(aad));
-    const ct = Buffer.concat([cipher.update(material), cipher.final()]);
-    return Buffer.concat([Buffer.of(FORMAT), iv, cipher.getAuthTag(), ct]);
+  currentKekId(): string {
+    if (!this.current) throw new Error('root of trust is not started');
+    return this.current;
   }
 
-  async unwrap(wrapped: Buffer, aad: string): Promise<Buffer> {
-    if (wrapped[0] !== FORMAT || wrapped.length < 29) throw new Error('wrapped material has an unknown format');
-    const decipher = createDecipheriv('aes-256-gcm', this.requireKek(), wrapped.subarray(1, 13));
-    decipher.setAAD(Buffer.from(aad));
-    decipher.setAuthTag(wrapped.subarray(13, 29));
-    return Buffer.concat([decipher.update(wrapped.subarray(29)), decipher.final()]);
+  kekIds(): string[] {
+    return [this.currentKekId(), ...[...this.keks.keys()].filter((id) => id !== this.current)];
   }
 
-  private requireKek(): Buffer {
-    if (!this.kek) throw new Error('root of trust is not started');
-    return this.kek;
+  async wrap(kwk: Buffer, keyId: string): Promise<WrappedKey> {
+    const kekId = this.currentKekId();
+    return { kekId, blob: sealAesGcm(this.keks.get(kekId)!, KWK_FORMAT, `kwk:${keyId}`, kwk) };
+  }
+
+  async unwrap(wrapped: WrappedKey, keyId: string): Promise<Buffer> {
+    const kek = this.keks.get(wrapped.kekId);
+    if (!kek) throw new Error(`the KEK ${wrapped.kekId} is not configured (list it as a previous KEK until rewrap has moved every key off it)`);
+    return openAesGcm(kek, KWK_FORMAT, `kwk:${keyId}`, wrapped.blob);
+  }
+
+  async unwrapLegacy(blob: Buffer, aad: string): Promise<Buffer> {
+    for (const kek of this.keks.values()) {
+      try {
+        return openAesGcm(kek, LEGACY_FORMAT, aad, blob);
+      } catch {
+        // another KEK, perhaps
+      }
+    }
+    throw new Error('0.1 material that no configured KEK opens');
   }
 }
 

@@ -1,0 +1,134 @@
+import { randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import { openAesGcm, sealAesGcm } from '../../kernel/crypto/aes-gcm.ts';
+import { UNTRACED, type TraceScope } from '../../kernel/observability/trace-scope.ts';
+import type { KeyJournal } from '../../kernel/ports/journal.ts';
+import type { Logger } from '../../kernel/ports/logger.ts';
+import type { RootOfTrust } from '../../kernel/ports/root-of-trust.ts';
+
+/** Material sealed under its key's KWK. */
+const MATERIAL_FORMAT = 3;
+/** Material svc-kms 0.1 wrapped directly under the local KEK. */
+const LEGACY_FORMAT = 1;
+
+export interface KwkCacheSettings {
+  ttlSeconds: number;
+  maxEntries: number;
+}
+
+/**
+ * The middle of the key hierarchy: root-of-trust KEK -> one key-wrapping key (KWK, AES-256) per
+ * managed key -> every version's material. Destroying a key erases its KWK, which makes every copy of
+ * its material (in free pages, backups, replicas) unreadable; rotating the KEK re-wraps only the small
+ * KWKs. Unwrapped KWKs are cached (bounded, with a time limit) so that a cloud root of trust is called
+ * once per key per TTL, and dropped when the key is compromised, revoked or destroyed.
+ */
+export class KeyWrapping {
+  private readonly cache: LRUCache<string, Buffer>;
+  private readonly adopting = new Map<string, Promise<Buffer>>();
+
+  constructor(
+    private readonly journal: KeyJournal,
+    private readonly rootOfTrust: RootOfTrust,
+    private readonly logger: Logger,
+    cache: KwkCacheSettings,
+  ) {
+    this.cache = new LRUCache({ max: Math.max(1, cache.maxEntries), ttl: Math.max(1, cache.ttlSeconds) * 1000 });
+  }
+
+  /** Makes, wraps and stores a new key's KWK. */
+  async createKwk(keyId: string, trace: TraceScope = UNTRACED): Promise<Buffer> {
+    const kwk = randomBytes(32);
+    const wrapped = await trace.child('rootOfTrust.wrap', () => this.rootOfTrust.wrap(kwk, keyId, { trace }));
+    await trace.child('journal.putKwk', () => this.journal.putKwk(keyId, wrapped));
+    this.cache.set(keyId, kwk);
+    return kwk;
+  }
+
+  /** The key's KWK, from the cache or unwrapped by the root of trust. A key from 0.1 gets one here. */
+  async kwkOf(keyId: string, trace: TraceScope = UNTRACED): Promise<Buffer> {
+    const hit = this.cache.get(keyId);
+    if (hit) return hit;
+    const wrapped = await trace.child('journal.getKwk', () => this.journal.getKwk(keyId));
+    if (!wrapped) return this.adoptLegacyKey(keyId, trace);
+    const kwk = await trace.child('rootOfTrust.unwrap', () => this.rootOfTrust.unwrap(wrapped, keyId, { trace }));
+    this.cache.set(keyId, kwk);
+    return kwk;
+  }
+
+  seal(kwk: Buffer, keyId: string, materialId: string, raw: Buffer): Buffer {
+    return sealAesGcm(kwk, MATERIAL_FORMAT, `${keyId}/${materialId}`, raw);
+  }
+
+  /** The raw material of one stored blob: under the key's KWK, or (0.1 keys not moved yet) under the KEK. */
+  async open(keyId: string, materialId: string, blob: Buffer, trace: TraceScope = UNTRACED): Promise<Buffer> {
+    if (blob[0] === LEGACY_FORMAT && this.rootOfTrust.unwrapLegacy) return this.rootOfTrust.unwrapLegacy(blob, `${keyId}/${materialId}`);
+    return openAesGcm(await this.kwkOf(keyId, trace), MATERIAL_FORMAT, `${keyId}/${materialId}`, blob);
+  }
+
+  /** Drops the key's KWK from memory (compromise, revoke, destroy). */
+  forget(keyId: string): void {
+    this.cache.delete(keyId);
+  }
+
+  /**
+   * Re-wraps every KWK not under the current KEK with the current one (KEK rotation, or moving from one
+   * root of trust to another). Returns how many it re-wrapped. A KWK another node re-wrapped meanwhile is
+   * skipped. Keys from 0.1 are first given a KWK.
+   */
+  async rewrapAll(): Promise<{ rewrapped: number; kekId: string }> {
+    for (const keyId of await this.journal.keyIds()) {
+      if (!(await this.journal.getKwk(keyId)) && (await this.journal.materialIds(keyId)).length > 0) await this.adoptLegacyKey(keyId, UNTRACED);
+    }
+    const kekId = this.rootOfTrust.currentKekId();
+    let rewrapped = 0;
+    for (let batch = await this.journal.kwksNotUnder(kekId, 500); batch.length > 0; batch = await this.journal.kwksNotUnder(kekId, 500)) {
+      let progressed = 0;
+      for (const { keyId, wrapped } of batch) {
+        const kwk = await this.rootOfTrust.unwrap(wrapped, keyId);
+        if (await this.journal.replaceKwk(keyId, wrapped, await this.rootOfTrust.wrap(kwk, keyId))) rewrapped++;
+        progressed++;
+      }
+      if (progressed === 0) break;
+    }
+    return { rewrapped, kekId };
+  }
+
+  /**
+   * A key written by svc-kms 0.1 has no KWK: its material was wrapped directly under the local KEK. It
+   * gets a KWK now (stored first, so a crash half-way leaves every blob readable: `open` reads both
+   * formats) and every version's material is sealed again under it, so that destroy and KEK rotation
+   * work for it like for any other key. Concurrent callers in this process share one adoption.
+   */
+  private adoptLegacyKey(keyId: string, trace: TraceScope): Promise<Buffer> {
+    let running = this.adopting.get(keyId);
+    if (!running) {
+      running = this.adopt(keyId, trace).finally(() => this.adopting.delete(keyId));
+      this.adopting.set(keyId, running);
+    }
+    return running;
+  }
+
+  private async adopt(keyId: string, trace: TraceScope): Promise<Buffer> {
+    if (!this.rootOfTrust.unwrapLegacy) throw new Error(`key ${keyId} has no key-wrapping key`);
+    const kwk = randomBytes(32);
+    try {
+      await this.journal.putKwk(keyId, await trace.child('rootOfTrust.wrap', () => this.rootOfTrust.wrap(kwk, keyId, { trace })));
+    } catch (err) {
+      // Another node adopted the key first: use its KWK.
+      const theirs = await this.journal.getKwk(keyId);
+      if (!theirs) throw err;
+      return this.rootOfTrust.unwrap(theirs, keyId, { trace });
+    }
+    for (const materialId of await this.journal.materialIds(keyId)) {
+      const blob = await this.journal.getMaterial(keyId, materialId);
+      if (!blob || blob[0] !== LEGACY_FORMAT) continue;
+      const raw = await this.rootOfTrust.unwrapLegacy(blob, `${keyId}/${materialId}`);
+      await this.journal.rewrapMaterial(keyId, materialId, this.seal(kwk, keyId, materialId, raw));
+      raw.fill(0);
+    }
+    this.logger.info('moved a key from the 0.1 material format under a key-wrapping key', { keyId });
+    this.cache.set(keyId, kwk);
+    return kwk;
+  }
+}
