@@ -1,12 +1,17 @@
 import { PreflightRefused } from '../kernel/boot.ts';
 import { createStderrLogger } from '../kernel/logger.ts';
 import { startTracing } from '../kernel/observability/otel.ts';
+import { rewrap } from './commands/rewrap.ts';
 import { resolveConfiguration, startService } from './start.ts';
 
 /** The process entry point: `npm start [-- --config FILE] [-- --print-config]`. */
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const logger = createStderrLogger();
+  if (argv[0] === 'rewrap') {
+    await rewrap(argv.slice(1), process.env, logger, (line) => process.stdout.write(`${line}\n`));
+    process.exit(0);
+  }
   if (argv.includes('--print-config')) {
     const { config } = await resolveConfiguration(argv, process.env);
     process.stdout.write(`${config.redacted()}\n`);
@@ -15,7 +20,7 @@ async function main(): Promise<void> {
   // The OpenTelemetry SDK reads the process environment (OTEL_*), so the process starts it, not startService.
   const tracing = await startTracing(process.env, logger);
   const kernel = await startService({ argv, env: process.env, logger, tracer: tracing.tracer });
-  logger.info('listening', { host: kernel.address.address, port: kernel.address.port });
+  logger.info('listening', { host: kernel.address!.address, port: kernel.address!.port });
 
   let signalled = false;
   const shutdown = (signal: string) => {

@@ -25,6 +25,8 @@ export interface StartOptions {
   clock?: Clock;
   /** The tracer of the OpenTelemetry SDK the process started (app/main.ts); spans are no-ops without it. */
   tracer?: Tracer;
+  /** false: start the plugins without an HTTP listener (the server's own commands). */
+  listen?: boolean;
   print?: (text: string) => void;
 }
 
@@ -53,6 +55,7 @@ export async function startService(opts: StartOptions): Promise<RunningKernel> {
     logger,
     clock: opts.clock ?? systemClock,
     tracer: opts.tracer,
+    listen: opts.listen,
     version: VERSION,
     print,
   });

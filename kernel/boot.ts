@@ -37,12 +37,15 @@ export interface BootOptions {
   version: string;
   /** The tracer of the started OpenTelemetry SDK; without one, spans are no-ops. */
   tracer?: Tracer;
+  /** false: start every plugin but open no HTTP listener (the server's own commands, such as rewrap). */
+  listen?: boolean;
   /** Where the preflight banner and the boot tree go (stderr). */
   print: (text: string) => void;
 }
 
 export interface RunningKernel {
-  address: AddressInfo;
+  /** Where HTTP listens; undefined when booted with listen: false. */
+  address: AddressInfo | undefined;
   container: AwilixContainer;
   audit: AuditPipeline;
   pipeline: OperationPipeline;
@@ -120,9 +123,9 @@ export async function bootKernel(opts: BootOptions): Promise<RunningKernel> {
     opts.http,
     opts.logger,
   );
-  let address: AddressInfo;
+  let address: AddressInfo | undefined;
   try {
-    address = await host.listen();
+    if (opts.listen !== false) address = await host.listen();
   } catch (err) {
     await relay.stop();
     await lifecycle.stop();

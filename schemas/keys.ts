@@ -85,3 +85,6 @@ export const EncryptInput = withKeyId(EncryptBody.properties, 'EncryptInput');
 export const DecryptInput = withKeyId(DecryptBody.properties, 'DecryptInput');
 export const WrapInput = withKeyId(WrapBody.properties, 'WrapInput');
 export const UnwrapInput = withKeyId(UnwrapBody.properties, 'UnwrapInput');
+
+export const RewrapInput = strict({}, 'RewrapInput');
+export const RewrapResponse = Type.Object({ rewrapped: Type.Integer({ description: 'key-wrapping keys moved to the current KEK' }), kekId: Type.String({ description: 'the current KEK' }) }, { title: 'RewrapResponse' });

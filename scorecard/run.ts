@@ -41,7 +41,7 @@ const RULES = ['*:High -> Revoke for Agent', '*:High -> Alert', '*:Medium -> Ale
 const configFile = path.join(dir, 'svc.yaml');
 writeFileSync(configFile, `autoResponse:\n  rules:\n${RULES.map((r) => `    - '${r}'`).join('\n')}\n`);
 let kernel = await boot({});
-let base = `http://127.0.0.1:${kernel.address.port}`;
+let base = `http://127.0.0.1:${kernel.address!.port}`;
 const human = async (sub: string) => new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(sub).setIssuedAt().setExpirationTime('30d').sign(new TextEncoder().encode(SECRET));
 const admin = await human('ops-admin');
 const adminCall = (method: string, p: string, body?: unknown) => call(base, method, p, { token: admin, body });
@@ -54,7 +54,7 @@ async function key(algorithm: string): Promise<string> {
 const honey = await key('AES');
 await kernel.stop();
 kernel = await boot({ SVC_HONEY_KEYS: honey });
-base = `http://127.0.0.1:${kernel.address.port}`;
+base = `http://127.0.0.1:${kernel.address!.port}`;
 async function agentToken(label: string, scopes: string[]): Promise<{ id: string; jwt: string }> {
   const r = await adminCall('POST', '/v1/agents/issue', { label, scopes, ttlSeconds: 86_400 });
   return { id: r.body.agentId, jwt: r.body.jwt };

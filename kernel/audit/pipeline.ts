@@ -61,12 +61,15 @@ export class AuditPipeline {
     this.acks.push(id);
     if (this.ackScheduled) return;
     this.ackScheduled = true;
-    setImmediate(() => {
-      this.ackScheduled = false;
-      const ids = this.acks;
-      this.acks = [];
-      this.outbox!.ackAudit(ids).catch((err) => this.logger.warn('audit outbox acknowledgement failed; the relay will deliver the records again', { records: ids.length, error: (err as Error).message }));
-    });
+    setImmediate(() => void this.flushAcks());
+  }
+
+  private flushAcks(): Promise<void> {
+    this.ackScheduled = false;
+    const ids = this.acks;
+    this.acks = [];
+    if (ids.length === 0) return Promise.resolve();
+    return this.outbox!.ackAudit(ids).catch((err) => this.logger.warn('audit outbox acknowledgement failed; the relay will deliver the records again', { records: ids.length, error: (err as Error).message }));
   }
 
   /**
@@ -89,6 +92,7 @@ export class AuditPipeline {
 
   /** Drains the secondary queues; called in the background-work step of shutdown. */
   async stop(): Promise<void> {
+    await this.flushAcks();
     await Promise.all(this.queues.map((q) => q.stop()));
   }
 }

@@ -1,14 +1,17 @@
 import { definePlugin, KERNEL_API_VERSION } from '../../kernel/define-plugin.ts';
 import { operationsPort, type OperationContribution } from '../../kernel/operations/operation.ts';
+import { rootOfTrustPort } from '../../kernel/ports/root-of-trust.ts';
 import { keyServicePort } from './key-service.ts';
 import { cryptoOperations } from './operations/crypto.ts';
-import { lifecycleOperations } from './operations/lifecycle.ts';
+import { lifecycleOperations, rewrapOperation } from './operations/lifecycle.ts';
 
 export default definePlugin({
   id: 'keys',
   apiVersion: KERNEL_API_VERSION,
   provides: operationsPort,
   description: 'key lifecycle and cryptographic operations (/v1/keys)',
-  dependsOn: { service: keyServicePort },
-  create: ({ deps }): OperationContribution => ({ operations: [...lifecycleOperations(deps.service.lifecycle), ...cryptoOperations(deps.service.crypto)] }),
+  dependsOn: { service: keyServicePort, rootOfTrust: rootOfTrustPort },
+  create: ({ deps }): OperationContribution => ({
+    operations: [...lifecycleOperations(deps.service.lifecycle), ...cryptoOperations(deps.service.crypto), rewrapOperation(deps.service.wrapping, () => deps.rootOfTrust.currentKekId())],
+  }),
 });

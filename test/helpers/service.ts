@@ -43,7 +43,7 @@ export async function startTestService(env: Record<string, string> = {}, opts: {
     error: (msg, f) => logs.push(JSON.stringify({ level: 'error', msg, ...f })),
   };
   const kernel = await startService({ argv: opts.argv ?? [], env: fullEnv, logger, clock: opts.clock, print: (text) => logs.push(text) });
-  const url = `http://127.0.0.1:${kernel.address.port}`;
+  const url = `http://127.0.0.1:${kernel.address!.port}`;
   return {
     kernel,
     url,

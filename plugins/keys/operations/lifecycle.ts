@@ -3,6 +3,7 @@ import { defineOperation, type AnyOperation, type OperationCall } from '../../..
 import * as S from '../../../schemas/keys.ts';
 import { keyView, type KeyLifecycle } from '../key-lifecycle.ts';
 import type { ChangeScope } from '../key-store.ts';
+import type { KeyWrapping } from '../key-wrapping.ts';
 
 /** The change scope of a call: its principal, its trace, and the record to journal with the change. */
 export const changeScope = (call: OperationCall): ChangeScope => ({ by: call.principal.subject, trace: call.trace, audit: call });
@@ -62,4 +63,21 @@ export function lifecycleOperations(lifecycle: KeyLifecycle): AnyOperation[] {
       handle: async (input, call) => ({ result: await lifecycle.publicKey(input.id, input.version ? Number(input.version) : undefined, call.trace) }),
     }),
   ];
+}
+
+/**
+ * KEK rotation: re-wraps every key-wrapping key under the root of trust's current KEK. Run by the
+ * server's `rewrap` command as svc-system through the pipeline, so it is audited like any operation
+ * (Rotate, resource kek:<current KEK id>). It has no HTTP binding.
+ */
+export function rewrapOperation(wrapping: KeyWrapping, currentKekId: () => string): AnyOperation {
+  return defineOperation({
+    id: 'RewrapKeys', operation: 'Rotate', group: 'Keys', summary: 'Re-wrap every key-wrapping key under the current KEK',
+    input: S.RewrapInput, output: S.RewrapResponse, attributes: { destructive: true },
+    resource: () => `kek:${currentKekId()}`,
+    handle: async () => {
+      const { rewrapped, kekId } = await wrapping.rewrapAll();
+      return { result: { rewrapped, kekId }, audit: { context: { rewrapped: String(rewrapped) } } };
+    },
+  });
 }
