@@ -6,6 +6,9 @@ import { resolveConfiguration, startService } from './start.ts';
 
 /** The process entry point: `npm start [-- --config FILE] [-- --print-config]`. */
 async function main(): Promise<void> {
+  // Everything the service writes (SQLite files and their WAL, the KEK file, dead letters, sockets) is
+  // for its own user only: files 0600, directories 0700.
+  process.umask(0o077);
   const argv = process.argv.slice(2);
   const logger = createStderrLogger();
   if (argv[0] === 'rewrap') {

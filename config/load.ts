@@ -2,6 +2,7 @@ import convict from 'convict';
 import type { ConfigFragment } from '../kernel/define-plugin.ts';
 import type { ConfigFile } from './file.ts';
 import { schemaLeaves } from './stitch.ts';
+import { redactUrl } from './urls.ts';
 
 export interface LoadedConfig {
   values: Record<string, unknown>;
@@ -31,6 +32,7 @@ export function loadConfig(schema: ConfigFragment, file: ConfigFile, env: NodeJS
   }
   return {
     values: conf.getProperties(),
-    redacted: () => JSON.stringify(JSON.parse(conf.toString()), null, 2),
+    // convict hides the values marked sensitive; passwords written inside URLs are hidden here too.
+    redacted: () => JSON.stringify(JSON.parse(conf.toString()), (_key, value: unknown) => (typeof value === 'string' ? redactUrl(value) : value), 2),
   };
 }

@@ -86,8 +86,8 @@ export class FanoutQueue {
   private deadLetter(record: AuditRecord, reason: string): Promise<void> {
     this.deadLetters = this.deadLetters.then(async () => {
       try {
-        await mkdir(path.dirname(this.settings.deadLetterFile), { recursive: true });
-        await appendFile(this.settings.deadLetterFile, `${JSON.stringify({ reason, record })}\n`);
+        await mkdir(path.dirname(this.settings.deadLetterFile), { recursive: true, mode: 0o700 });
+        await appendFile(this.settings.deadLetterFile, `${JSON.stringify({ reason, record })}\n`, { mode: 0o600 });
       } catch (err) {
         this.logger.error('audit dead-letter write failed', { sink: this.sink.name, error: (err as Error).message });
       }

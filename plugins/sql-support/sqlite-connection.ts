@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { chmod, mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { KnexSettings } from './knex-settings.ts';
 
@@ -12,8 +12,12 @@ export function sqliteKnexSettings(file: string): KnexSettings {
     describe: file,
     shared: false,
     bootTimeoutMs: 15_000,
+    // The data directory is made 0700; the process umask (app/main.ts) makes every file in it 0600, and
+    // a file an earlier version left readable to others is narrowed at start.
     prepare: async () => {
-      await mkdir(path.dirname(file), { recursive: true });
+      await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+      const existing = await stat(file).catch(() => undefined);
+      if (existing && (existing.mode & 0o077) !== 0) await chmod(file, 0o600);
     },
     config: {
       client: 'better-sqlite3',

@@ -85,7 +85,7 @@ export class LocalRootOfTrust implements RootOfTrust {
 
 /** Reads the KEK file, or creates it exclusively (0600) on first boot; never overwrites one. */
 async function loadOrCreateKekFile(file: string): Promise<Buffer> {
-  await mkdir(path.dirname(file), { recursive: true });
+  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
   try {
     const handle = await open(file, 'wx', 0o600);
     const kek = randomBytes(32);
