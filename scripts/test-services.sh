@@ -12,6 +12,9 @@ cmd=${1:?start|stop}
 dir=${2:?state directory}
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
+# The state folder stays root's and traversable; each server owns only its own folder below it. (Handing
+# the folder itself to one server's user locks the other one out of its data directory's path.)
+chmod 755 "$dir"
 
 free_port() { node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
 
@@ -42,10 +45,10 @@ start_postgres() {
   [ -x "$bin/initdb" ] || { echo "test-services: PostgreSQL not installed" >&2; return 1; }
   port=$(free_port)
   data="$dir/pg"
-  rm -rf "$data" && mkdir -p "$data" && chown postgres "$data" "$dir" 2>/dev/null
+  rm -rf "$data" && mkdir -p "$data" && chown postgres "$data" 2>/dev/null
   runuser -u postgres -- "$bin/initdb" -D "$data/db" -U postgres --auth=trust -E UTF8 >"$dir/pg-initdb.log" 2>&1 || { echo "test-services: initdb failed (see $dir/pg-initdb.log)" >&2; return 1; }
-  runuser -u postgres -- "$bin/pg_ctl" -D "$data/db" -l "$dir/pg.log" -w -t 30 \
-    -o "-c listen_addresses=127.0.0.1 -p $port -k $data -c fsync=${PG_FSYNC:-off} -c full_page_writes=${PG_FSYNC:-off} -c max_connections=200" start >&2 || { echo "test-services: PostgreSQL did not start (see $dir/pg.log)" >&2; return 1; }
+  runuser -u postgres -- "$bin/pg_ctl" -D "$data/db" -l "$data/pg.log" -w -t 30 \
+    -o "-c listen_addresses=127.0.0.1 -p $port -k $data -c fsync=${PG_FSYNC:-off} -c full_page_writes=${PG_FSYNC:-off} -c max_connections=200" start >&2 || { echo "test-services: PostgreSQL did not start (see $data/pg.log)" >&2; return 1; }
   head -1 "$data/db/postmaster.pid" >"$dir/pg.pid"
   echo "$bin" >"$dir/pg.bin"
   echo "$port" >"$dir/pg.port"
@@ -63,10 +66,10 @@ start_mariadb() {
   local port data sock
   port=$(free_port)
   data="$dir/mariadb"
-  sock="$dir/mariadb.sock"
-  rm -rf "$data" && mkdir -p "$data" && chown mysql "$data" "$dir" 2>/dev/null
+  sock="$dir/mariadb-run/mariadb.sock"
+  rm -rf "$data" "$dir/mariadb-run" && mkdir -p "$data" "$dir/mariadb-run" && chown mysql "$data" "$dir/mariadb-run" 2>/dev/null
   mariadb-install-db --no-defaults --user=mysql --datadir="$data" --auth-root-authentication-method=normal --skip-test-db >"$dir/mariadb-install.log" 2>&1 || { echo "test-services: mariadb-install-db failed (see $dir/mariadb-install.log)" >&2; return 1; }
-  mariadbd --no-defaults --user=mysql --datadir="$data" --socket="$sock" --pid-file="$dir/mariadb.pid" \
+  mariadbd --no-defaults --user=mysql --datadir="$data" --socket="$sock" --pid-file="$dir/mariadb-run/mariadb.pid" \
     --bind-address=127.0.0.1 --port="$port" --skip-name-resolve --innodb-flush-log-at-trx-commit=2 --max-connections=300 \
     >"$dir/mariadb.log" 2>&1 &
   wait_for "mariadb --no-defaults -h 127.0.0.1 -P $port -u root -e 'select 1'" 30 || { echo "test-services: MariaDB did not start (see $dir/mariadb.log)" >&2; return 1; }
@@ -79,7 +82,7 @@ start_mariadb() {
 }
 
 pg_ctl_start() {
-  runuser -u postgres -- "$(cat "$dir/pg.bin")/pg_ctl" -D "$dir/pg/db" -l "$dir/pg.log" -w -t 30 \
+  runuser -u postgres -- "$(cat "$dir/pg.bin")/pg_ctl" -D "$dir/pg/db" -l "$dir/pg/pg.log" -w -t 30 \
     -o "-c listen_addresses=127.0.0.1 -p $(cat "$dir/pg.port") -k $dir/pg -c fsync=${PG_FSYNC:-off} -c full_page_writes=${PG_FSYNC:-off} -c max_connections=200" start >&2
   head -1 "$dir/pg/db/postmaster.pid" >"$dir/pg.pid"
 }
@@ -109,7 +112,7 @@ case "$cmd" in
     if [ -f "$dir/pg.pid" ]; then
       runuser -u postgres -- "$(cat "$dir/pg.bin")/pg_ctl" -D "$dir/pg/db" -m immediate stop >/dev/null 2>&1 || kill "$(cat "$dir/pg.pid")" 2>/dev/null
     fi
-    [ -f "$dir/mariadb.pid" ] && kill "$(cat "$dir/mariadb.pid")" 2>/dev/null
+    [ -f "$dir/mariadb-run/mariadb.pid" ] && kill "$(cat "$dir/mariadb-run/mariadb.pid")" 2>/dev/null
     rm -rf "$dir"
     ;;
   *) echo "usage: $0 start|stop DIR" >&2; exit 2 ;;

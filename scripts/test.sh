@@ -9,7 +9,8 @@ echo "== type check"
 npx tsc --noEmit -p tsconfig.json
 
 state=$(mktemp -d /tmp/svc-test-services.XXXXXX)
-trap 'bash scripts/test-services.sh stop "$state"' EXIT
+# The servers' logs of the last run stay in /tmp/svc-test-services.last for diagnosis.
+trap 'rm -rf /tmp/svc-test-services.last; mkdir -p /tmp/svc-test-services.last; cp "$state"/*.log "$state"/pg/pg.log /tmp/svc-test-services.last/ 2>/dev/null; bash scripts/test-services.sh stop "$state"' EXIT
 echo "== test services"
 bash scripts/test-services.sh start "$state"
 set -a

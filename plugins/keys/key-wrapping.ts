@@ -62,7 +62,12 @@ export class KeyWrapping {
 
   /** The raw material of one stored blob: under the key's KWK, or (0.1 keys not moved yet) under the KEK. */
   async open(keyId: string, materialId: string, blob: Buffer, trace: TraceScope = UNTRACED): Promise<Buffer> {
-    if (blob[0] === LEGACY_FORMAT && this.rootOfTrust.unwrapLegacy) return this.rootOfTrust.unwrapLegacy(blob, `${keyId}/${materialId}`);
+    if (blob[0] === LEGACY_FORMAT && this.rootOfTrust.unwrapLegacy) {
+      const raw = await this.rootOfTrust.unwrapLegacy(blob, `${keyId}/${materialId}`);
+      // The first read of a 0.1 key moves it under a KWK, so destroy and KEK rotation cover it from now on.
+      if (!this.cache.has(keyId) && !(await this.journal.getKwk(keyId))) await this.adoptLegacyKey(keyId, trace);
+      return raw;
+    }
     return openAesGcm(await this.kwkOf(keyId, trace), MATERIAL_FORMAT, `${keyId}/${materialId}`, blob);
   }
 

@@ -33,7 +33,8 @@ export async function connectAndMigrate(settings: KnexSettings, migrations: Migr
   try {
     for (let attempt = 0; ; attempt++) {
       try {
-        await Promise.race([db.migrate.latest({ migrationSource: migrationSource(migrations), tableName: table }), timeout]);
+        const migrate = () => db.migrate.latest({ migrationSource: migrationSource(migrations), tableName: table });
+        await Promise.race([settings.exclusive ? settings.exclusive(db, table, migrate) : migrate(), timeout]);
         return db;
       } catch (err) {
         if (!isConcurrentMigration(err)) throw err;

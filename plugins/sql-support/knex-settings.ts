@@ -4,6 +4,11 @@ import type { Knex } from 'knex';
 export interface KnexSettings {
   config: Knex.Config;
   prepare?: () => Promise<void>;
+  /**
+   * Runs the schema migration while holding a lock that every process sharing the database takes, and
+   * that the database (or the OS) releases by itself if the holder dies: nodes starting together take turns.
+   */
+  exclusive?: <T>(db: Knex, name: string, work: () => Promise<T>) => Promise<T>;
   /** What to call the database in messages: host:port/database or the file, never credentials. */
   describe: string;
   /** Several service nodes may share this database, so cached key state must be re-checked before use. */

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { describeConnection, serverConnection, type ServerConnection } from '../../config/urls.ts';
 import type { ConfigValues } from '../../kernel/config-values.ts';
 import type { mysqlFragment, postgresFragment } from './config.ts';
@@ -11,6 +12,30 @@ export interface PoolOptions {
   bootTimeoutMs: number;
 }
 
+/**
+ * PostgreSQL: a transaction-scoped advisory lock on a connection of its own, held while the migration
+ * runs on others; it ends with the transaction, or with the session if the node dies.
+ */
+async function postgresMigrationLock<T>(db: Knex, name: string, work: () => Promise<T>): Promise<T> {
+  return db.transaction(async (trx) => {
+    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [name]);
+    return work();
+  });
+}
+
+/** MySQL/MariaDB: a named lock of the session, released when done or when the session ends. */
+async function mysqlMigrationLock<T>(db: Knex, name: string, work: () => Promise<T>): Promise<T> {
+  return db.transaction(async (trx) => {
+    const [rows] = await trx.raw('select get_lock(?, 60) as got', [name]);
+    if (Number((rows as Array<{ got: number }>)[0]?.got) !== 1) throw new Error(`could not take the migration lock ${name} within 60 s`);
+    try {
+      return await work();
+    } finally {
+      await trx.raw('select release_lock(?)', [name]);
+    }
+  });
+}
+
 /** knex settings for PostgreSQL (pg) or MySQL/MariaDB (mysql2), with bounded connect and acquire times. */
 export function serverKnexSettings(kind: 'postgresql' | 'mysql', c: ServerConnection, pool: PoolOptions): KnexSettings {
   const connection =
@@ -21,6 +46,7 @@ export function serverKnexSettings(kind: 'postgresql' | 'mysql', c: ServerConnec
     describe: `${kind === 'postgresql' ? 'PostgreSQL' : 'MySQL'} at ${describeConnection(c)}`,
     shared: true,
     bootTimeoutMs: pool.bootTimeoutMs,
+    exclusive: kind === 'postgresql' ? postgresMigrationLock : mysqlMigrationLock,
     config: {
       client: kind === 'postgresql' ? 'pg' : 'mysql2',
       connection,

@@ -1,5 +1,6 @@
 import { chmod, mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { withFileLock } from './file-lock.ts';
 import type { KnexSettings } from './knex-settings.ts';
 
 /**
@@ -14,6 +15,7 @@ export function sqliteKnexSettings(file: string): KnexSettings {
     bootTimeoutMs: 15_000,
     // The data directory is made 0700; the process umask (app/main.ts) makes every file in it 0600, and
     // a file an earlier version left readable to others is narrowed at start.
+    exclusive: (_db, _name, work) => withFileLock(file, 15_000, work),
     prepare: async () => {
       await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
       const existing = await stat(file).catch(() => undefined);
