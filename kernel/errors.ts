@@ -29,12 +29,15 @@ export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 export class SvcError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
+  /** When to try again (sent as Retry-After, whole seconds), for ServiceUnavailable and TooManyRequests. */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: ErrorCode, message: string) {
+  constructor(code: ErrorCode, message: string, options: { retryAfterSeconds?: number } = {}) {
     super(message);
     this.name = 'SvcError';
     this.code = code;
     this.status = ERROR_CATALOGUE[code].status;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
 

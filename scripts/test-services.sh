@@ -81,6 +81,19 @@ start_mariadb() {
   } >>"$dir/env"
 }
 
+# moto_server (AWS KMS emulation) ships in the machine image's pyenv Python, found by a login shell. It
+# is the one stand-in the tests use: for a cloud KMS, which cannot run here.
+start_moto() {
+  local bin port
+  bin=$(command -v moto_server 2>/dev/null || bash -lc 'command -v moto_server' 2>/dev/null)
+  [ -n "$bin" ] || { echo "test-services: moto_server not found; cloud-kms tests cannot run" >&2; return 1; }
+  port=$(free_port)
+  "$bin" -H 127.0.0.1 -p "$port" >"$dir/moto.log" 2>&1 &
+  echo $! >"$dir/moto.pid"
+  wait_for "node -e 'fetch(process.argv[1]).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))' http://127.0.0.1:$port/" 30 || { echo "test-services: moto_server did not start (see $dir/moto.log)" >&2; return 1; }
+  echo "export SVC_TEST_MOTO_URL=http://127.0.0.1:$port" >>"$dir/env"
+}
+
 pg_ctl_start() {
   runuser -u postgres -- "$(cat "$dir/pg.bin")/pg_ctl" -D "$dir/pg/db" -l "$dir/pg/pg.log" -w -t 30 \
     -o "-c listen_addresses=127.0.0.1 -p $(cat "$dir/pg.port") -k $dir/pg -c fsync=${PG_FSYNC:-off} -c full_page_writes=${PG_FSYNC:-off} -c max_connections=200" start >&2
@@ -104,6 +117,7 @@ case "$cmd" in
     ensure_packages
     start_postgres || true
     start_mariadb || true
+    start_moto || true
     # Redis: tests start their own (they stop and restart it); here we only say where the binary is.
     command -v redis-server >/dev/null && echo "export SVC_TEST_REDIS_SERVER=$(command -v redis-server)" >>"$dir/env"
     cat "$dir/env" >&2
@@ -113,6 +127,7 @@ case "$cmd" in
       runuser -u postgres -- "$(cat "$dir/pg.bin")/pg_ctl" -D "$dir/pg/db" -m immediate stop >/dev/null 2>&1 || kill "$(cat "$dir/pg.pid")" 2>/dev/null
     fi
     [ -f "$dir/mariadb-run/mariadb.pid" ] && kill "$(cat "$dir/mariadb-run/mariadb.pid")" 2>/dev/null
+    [ -f "$dir/moto.pid" ] && kill "$(cat "$dir/moto.pid")" 2>/dev/null
     rm -rf "$dir"
     ;;
   *) echo "usage: $0 start|stop DIR" >&2; exit 2 ;;

@@ -38,6 +38,7 @@ export function requestIdAndErrors(logger: Logger): Middleware {
         logger.error('unhandled error', { requestId, path: ctx.path, error: (err as Error)?.stack ?? String(err) });
       }
       ctx.status = mapped.status;
+      if (mapped.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(Math.max(1, Math.ceil(mapped.retryAfterSeconds))));
       ctx.body = { error: mapped.code, message: mapped.message };
     }
   };

@@ -160,7 +160,7 @@ export class OperationPipeline {
       // Fail closed: without its audit record the caller gets no result, not even a success.
       this.deps.logger.error('primary audit sink write failed; result withheld', { requestId: caller.requestId, operation: def.id, journaled, error: (err as Error).message });
       failure = isSvcError(err) && err.code === 'ServiceUnavailable'
-        ? new SvcError('ServiceUnavailable', 'the audit store is unreachable, so the operation result is withheld; retry later')
+        ? new SvcError('ServiceUnavailable', 'the audit store is unreachable, so the operation result is withheld; retry later', { retryAfterSeconds: 5 })
         : new SvcError('InternalError', 'the audit record could not be written; the operation result is withheld');
       outcome = (failure as SvcError).code;
     }

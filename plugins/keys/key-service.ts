@@ -29,7 +29,7 @@ export class KeyService implements Lifecycle {
     settings: { rotationCheckSeconds: number; kwkCache: KwkCacheSettings },
   ) {
     this.wrapping = new KeyWrapping(journal, rootOfTrust, logger, settings.kwkCache);
-    const store = new KeyStore(journal, this.wrapping);
+    const store = new KeyStore(journal, this.wrapping, settings.kwkCache);
     this.store = store;
     this.lifecycle = new KeyLifecycle(store, clock);
     this.scheduler = new RotationScheduler(store, journal, operations, clock, logger, Math.max(1, settings.rotationCheckSeconds));

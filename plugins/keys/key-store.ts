@@ -7,12 +7,12 @@ import { UNTRACED, type TraceScope } from '../../kernel/observability/trace-scop
 import { JournalConflict, type KeyJournal } from '../../kernel/ports/journal.ts';
 import { generateMaterial, parseMaterial, type ParsedMaterial } from './crypto/material.ts';
 import { applyEvent, foldEvents } from './key-state.ts';
-import type { KeyWrapping } from './key-wrapping.ts';
+import type { KeyWrapping, KwkCacheSettings } from './key-wrapping.ts';
+import { LRUCache } from 'lru-cache';
 
 // Several nodes writing one key take turns; a jittered pause between attempts lets one of them win.
 const MAX_CONFLICT_RETRIES = 50;
 const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(20, 1 + attempt * 2)));
-const MATERIAL_CACHE_ENTRIES = 10_000;
 
 /**
  * Who makes a change, the trace it belongs to, and (from the operation pipeline) the audit record to
@@ -32,12 +32,16 @@ export interface ChangeScope {
 export class KeyStore {
   private readonly keys = new Map<string, ManagedKey>();
   private readonly locks = new Map<string, Promise<unknown>>();
-  private readonly material = new Map<string, ParsedMaterial>();
+  /** Parsed material per material id, bounded in entries and time like the KWKs (crypto.cache*). */
+  private readonly material: LRUCache<string, ParsedMaterial>;
 
   constructor(
     private readonly journal: KeyJournal,
     private readonly wrapping: KeyWrapping,
-  ) {}
+    cache: KwkCacheSettings,
+  ) {
+    this.material = new LRUCache({ max: Math.max(1, cache.maxEntries), ttl: Math.max(1, cache.ttlSeconds) * 1000 });
+  }
 
   /**
    * The key's current state; any id that is not a known UUID is KeyNotFound. On a journal shared by
@@ -123,7 +127,6 @@ export class KeyStore {
     const wrapped = await trace.child('journal.getMaterial', () => this.journal.getMaterial(key.id, v.materialId));
     if (!wrapped) throw new Error(`material of key ${key.id} version ${version} is missing from the store`);
     const parsed = parseMaterial(key.spec, await this.wrapping.open(key.id, v.materialId, wrapped, trace));
-    if (this.material.size >= MATERIAL_CACHE_ENTRIES) this.material.delete(this.material.keys().next().value!);
     this.material.set(v.materialId, parsed);
     return parsed;
   }
