@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import plugin from '../../plugins/root-of-trust/local/index.ts';
-import { LocalRootOfTrust } from '../../plugins/root-of-trust/local/local-root-of-trust.ts';
+import { LocalRootOfTrust } from '../../plugins/root-of-trust/support/local-root-of-trust.ts';
 import { tempDir } from '../helpers/service.ts';
 
 const config = (journalKind: string, localKek = '') => ({ crypto: { localKek, previousKeks: '' }, journal: { kind: journalKind }, rdbEmbedded: { jdbcUrl: 'jdbc:sqlite:/var/lib/svc/journal.db' } });

@@ -3,8 +3,10 @@ import type { ConfigValues } from '../../../kernel/config-values.ts';
 import { metricsPort } from '../../../kernel/observability/metrics.ts';
 import type { PreflightNode } from '../../../kernel/preflight.ts';
 import { rootOfTrustPort } from '../../../kernel/ports/root-of-trust.ts';
-import { CloudKmsRootOfTrust } from './cloud-kms-root-of-trust.ts';
-import { cloudKmsConfig } from './config.ts';
+import { CloudKmsRootOfTrust } from '../support/cloud-kms-root-of-trust.ts';
+import { cloudKmsConfig, localPreviousKeks } from '../support/cloud-kms-config.ts';
+import { RootOfTrustChain } from '../support/chain.ts';
+import { LocalRootOfTrust } from '../support/local-root-of-trust.ts';
 
 export default definePlugin({
   id: 'root-of-trust-cloud-kms',
@@ -13,10 +15,11 @@ export default definePlugin({
   kind: 'cloud-kms',
   description: 'KEK held by a cloud KMS (AWS KMS API); key-wrapping keys encrypted with it',
   dependsOn: { metrics: metricsPort },
-  config: cloudKmsConfig,
-  configSlice: (all: ConfigValues<typeof cloudKmsConfig>) => {
+  config: { crypto: { ...localPreviousKeks.crypto, ...cloudKmsConfig.crypto } },
+  configSlice: (all: ConfigValues<typeof cloudKmsConfig & typeof localPreviousKeks>) => {
     const c = all.crypto.cloudKms;
-    return { region: c.region, kekArn: c.kekArn, previousKekArns: c.previousKekArns.split(',').map((a) => a.trim()).filter(Boolean), endpoint: c.endpoint, timeoutMs: Math.max(100, c.timeoutMs) };
+    const list = (text: string) => text.split(',').map((a) => a.trim()).filter(Boolean);
+    return { region: c.region, kekArn: c.kekArn, previousKekArns: list(c.previousKekArns), endpoint: c.endpoint, timeoutMs: Math.max(100, c.timeoutMs), localPrevious: list(all.crypto.previousKeks) };
   },
   preflight: (c) => {
     const nodes: PreflightNode[] = [];
@@ -25,5 +28,10 @@ export default definePlugin({
     if (c.region && c.kekArn) nodes.push({ name: 'crypto.kind', status: 'ok', message: `KEK ${c.kekArn} in cloud KMS (${c.region})${c.endpoint ? ` at ${c.endpoint}` : ''}` });
     return nodes;
   },
-  create: ({ config, deps, logger }) => new CloudKmsRootOfTrust(config, deps.metrics.registry, logger),
+  create: ({ config, deps, logger }) => {
+    const cloud = new CloudKmsRootOfTrust(config, deps.metrics.registry, logger);
+    if (config.localPrevious.length === 0) return cloud;
+    // Moving from the local root of trust: its KEKs still unwrap until rewrap has moved every key here.
+    return new RootOfTrustChain(cloud, [new LocalRootOfTrust({ kind: 'configured', kekBase64: config.localPrevious[0]! }, config.localPrevious.slice(1))]);
+  },
 });

@@ -1,11 +1,13 @@
 import { defineConfig } from '../../../kernel/config-values.ts';
 import { sqliteFile } from '../../sql-support/config.ts';
+import { cloudKmsConfig, localPreviousKeks } from '../support/cloud-kms-config.ts';
 
 /** The local KEK, and the journal file beside which it is kept when none is configured. */
 export const localKekConfig = defineConfig({
   ...sqliteFile,
   crypto: {
+    ...localPreviousKeks.crypto,
+    ...cloudKmsConfig.crypto,
     localKek: { doc: 'in-memory root of trust: base64 of the 32-byte KEK. Without it: a file beside journal.db (rdb-embedded) or random per process (in-memory journal).', format: String, default: '', env: 'SVC_CRYPTO_LOCAL_KEK', sensitive: true },
-    previousKeks: { doc: 'in-memory root of trust: earlier KEKs (comma-separated base64) that still unwrap until `rewrap` has moved every key to the current one.', format: String, default: '', env: 'SVC_CRYPTO_LOCAL_PREVIOUS_KEKS', sensitive: true },
   },
 });

@@ -6,18 +6,25 @@ import { localKekConfig } from './config.ts';
 import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
 import { devGradeFinding, type PreflightNode } from '../../../kernel/preflight.ts';
 import { rootOfTrustPort } from '../../../kernel/ports/root-of-trust.ts';
-import { LocalRootOfTrust, type KekSource } from './local-root-of-trust.ts';
+import { metricsPort } from '../../../kernel/observability/metrics.ts';
+import { RootOfTrustChain } from '../support/chain.ts';
+import { CloudKmsRootOfTrust } from '../support/cloud-kms-root-of-trust.ts';
+import { LocalRootOfTrust, type KekSource } from '../support/local-root-of-trust.ts';
 
-type Slice = { source: KekSource | { kind: 'refused'; journalKind: string }; previous: string[] };
+type CloudPrevious = { region: string; endpoint: string; timeoutMs: number; arns: string[] };
+type Slice = { source: KekSource | { kind: 'refused'; journalKind: string }; previous: string[]; cloudPrevious: CloudPrevious };
 
 /** Where the KEK comes from follows DECISIONS "Root of trust": configured, a file beside journal.db, or per process. */
 function kekSource(all: BaseConfig & ConfigValues<typeof localKekConfig>): Slice {
-  const previous = all.crypto.previousKeks.split(',').map((k) => k.trim()).filter(Boolean);
-  if (all.crypto.localKek) return { source: { kind: 'configured', kekBase64: all.crypto.localKek }, previous };
+  const list = (text: string) => text.split(',').map((k) => k.trim()).filter(Boolean);
+  const c = all.crypto.cloudKms;
+  const cloudPrevious = { region: c.region, endpoint: c.endpoint, timeoutMs: Math.max(100, c.timeoutMs), arns: list(c.previousKekArns) };
+  const slice = (source: Slice['source']): Slice => ({ source, previous: list(all.crypto.previousKeks), cloudPrevious });
+  if (all.crypto.localKek) return slice({ kind: 'configured', kekBase64: all.crypto.localKek });
   const journalKind = all.journal.kind;
-  if (journalKind === 'rdb-embedded') return { source: { kind: 'file', file: path.join(path.dirname(sqlitePath(all.rdbEmbedded.jdbcUrl)), 'kek.key') }, previous };
-  if (journalKind === 'in-memory') return { source: { kind: 'ephemeral' }, previous };
-  return { source: { kind: 'refused', journalKind }, previous };
+  if (journalKind === 'rdb-embedded') return slice({ kind: 'file', file: path.join(path.dirname(sqlitePath(all.rdbEmbedded.jdbcUrl)), 'kek.key') });
+  if (journalKind === 'in-memory') return slice({ kind: 'ephemeral' });
+  return slice({ kind: 'refused', journalKind });
 }
 
 export default definePlugin({
@@ -28,7 +35,8 @@ export default definePlugin({
   description: 'AES-256-GCM under a KEK held in process memory',
   config: localKekConfig,
   configSlice: kekSource,
-  preflight: ({ source, previous }, env) => {
+  dependsOn: { metrics: metricsPort },
+  preflight: ({ source, previous, cloudPrevious }, env) => {
     const nodes: PreflightNode[] = [
       devGradeFinding(
         'crypto.kind',
@@ -47,13 +55,21 @@ export default definePlugin({
     } else if (source.kind === 'configured' && Buffer.from(source.kekBase64, 'base64').length !== 32) {
       nodes.push({ name: 'crypto.localKek', status: 'fail', message: 'SVC_CRYPTO_LOCAL_KEK must be base64 of exactly 32 bytes', advice: 'openssl rand -base64 32' });
     }
+    if (cloudPrevious.arns.length > 0 && !cloudPrevious.region) {
+      nodes.push({ name: 'crypto.cloudKms.region', status: 'fail', message: 'SVC_CRYPTO_CLOUD_KMS_PREVIOUS_KEK_ARNS is set but SVC_CRYPTO_CLOUD_KMS_REGION is empty', advice: 'set the region of the previous KEKs so their keys can be unwrapped and re-wrapped' });
+    }
     if (previous.some((k) => Buffer.from(k, 'base64').length !== 32)) {
       nodes.push({ name: 'crypto.previousKeks', status: 'fail', message: 'every entry of SVC_CRYPTO_LOCAL_PREVIOUS_KEKS must be base64 of exactly 32 bytes', advice: 'list the earlier SVC_CRYPTO_LOCAL_KEK values, comma-separated' });
     }
     return nodes;
   },
-  create: ({ config }) => {
+  create: ({ config, deps, logger }) => {
     if (config.source.kind === 'refused') throw new Error('no KEK configured for a persistent journal');
-    return new LocalRootOfTrust(config.source, config.previous);
+    const local = new LocalRootOfTrust(config.source, config.previous);
+    const { arns, region, endpoint, timeoutMs } = config.cloudPrevious;
+    if (arns.length === 0) return local;
+    // Moving back from cloud-kms: its KEKs still unwrap until rewrap has moved every key here.
+    const cloud = new CloudKmsRootOfTrust({ region, endpoint, timeoutMs, kekArn: arns[0]!, previousKekArns: arns.slice(1) }, deps.metrics.registry, logger, { probeAtStart: false });
+    return new RootOfTrustChain(local, [cloud]);
   },
 });

@@ -41,6 +41,7 @@ export class CloudKmsRootOfTrust implements RootOfTrust {
     private readonly settings: CloudKmsSettings,
     registry: Registry,
     private readonly logger: Logger,
+    private readonly options: { probeAtStart?: boolean } = {},
   ) {
     this.calls = new Counter({ name: 'svc_root_of_trust_kms_calls_total', help: 'Calls to the cloud KMS by the root of trust, by call and result (ok or the error name).', labelNames: ['call', 'result'], registers: [registry] });
     this.latency = new Histogram({ name: 'svc_root_of_trust_kms_call_duration_seconds', help: 'Latency of cloud KMS calls.', labelNames: ['call'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers: [registry] });
@@ -54,6 +55,7 @@ export class CloudKmsRootOfTrust implements RootOfTrust {
       requestHandler: { requestTimeout: this.settings.timeoutMs, connectionTimeout: this.settings.timeoutMs },
     });
     // A KEK that cannot be used at boot is a configuration problem the operator should see at once.
+    if (this.options.probeAtStart === false) return;
     await this.probe().catch((err: Error) => {
       throw new Error(`the cloud KMS KEK ${this.settings.kekArn} is not usable${this.settings.endpoint ? ` at ${this.settings.endpoint}` : ''}: ${err.message}`);
     });
