@@ -5,7 +5,7 @@ import plugin from '../../plugins/root-of-trust/local/index.ts';
 import { LocalRootOfTrust } from '../../plugins/root-of-trust/support/local-root-of-trust.ts';
 import { tempDir } from '../helpers/service.ts';
 
-const config = (journalKind: string, localKek = '') => ({ crypto: { localKek, previousKeks: '' }, journal: { kind: journalKind }, rdbEmbedded: { jdbcUrl: 'jdbc:sqlite:/var/lib/svc/journal.db' } });
+const config = (journalKind: string, localKek = '') => ({ crypto: { localKek, previousKeks: '', cloudKms: { region: '', endpoint: '', timeoutMs: 5000, previousKekArns: '', kekArn: '' } }, journal: { kind: journalKind }, rdbEmbedded: { jdbcUrl: 'jdbc:sqlite:/var/lib/svc/journal.db' } });
 
 t.test('a server journal without SVC_CRYPTO_LOCAL_KEK fails preflight saying why', async (t) => {
   const nodes = plugin.preflight!(plugin.configSlice!(config('rdb-server-1')), { exposed: false });
@@ -15,8 +15,8 @@ t.test('a server journal without SVC_CRYPTO_LOCAL_KEK fails preflight saying why
 });
 
 t.test('the KEK source follows the journal kind', async (t) => {
-  t.same(plugin.configSlice!(config('in-memory')), { source: { kind: 'ephemeral' }, previous: [] });
-  t.same(plugin.configSlice!(config('rdb-embedded')), { source: { kind: 'file', file: '/var/lib/svc/kek.key' }, previous: [] });
+  t.same(plugin.configSlice!(config('in-memory')), { source: { kind: 'ephemeral' }, previous: [], cloudPrevious: { region: '', endpoint: '', timeoutMs: 5000, arns: [] } });
+  t.same(plugin.configSlice!(config('rdb-embedded')), { source: { kind: 'file', file: '/var/lib/svc/kek.key' }, previous: [], cloudPrevious: { region: '', endpoint: '', timeoutMs: 5000, arns: [] } });
   t.equal(plugin.configSlice!(config('rdb-server-1', Buffer.alloc(32).toString('base64'))).source.kind, 'configured');
   const short = plugin.preflight!(plugin.configSlice!(config('in-memory', Buffer.alloc(16).toString('base64'))), { exposed: false });
   t.equal(short.find((n) => n.name === 'crypto.localKek')?.status, 'fail');
