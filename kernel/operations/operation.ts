@@ -32,9 +32,12 @@ export interface OperationCall {
   /**
    * The audit record of this call's success, for a handler that commits a state change: it is written
    * in the same journal transaction as the change (the outbox), so the change never exists without it.
-   * The pipeline then delivers exactly this record; facts given here replace the handler's returned ones.
+   * Facts given here replace the handler's returned ones. Building it commits nothing: an attempt that
+   * loses a race builds another one next time.
    */
   successRecord(facts?: AuditFacts): AuditRecord;
+  /** Tells the pipeline that this record committed with the change: it is then the call's one record. */
+  journaled(record: AuditRecord): void;
 }
 
 export interface OperationAttributes {

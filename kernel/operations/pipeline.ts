@@ -54,7 +54,8 @@ interface Compiled {
  * keepNames wraps every closure made per request in a defineProperty call.
  */
 class PipelineCall implements OperationCall {
-  journaled: AuditRecord | undefined;
+  /** The record that committed with the call's state change, if any. */
+  committed: AuditRecord | undefined;
   readonly principal: Principal;
   readonly requestId: string;
 
@@ -71,8 +72,11 @@ class PipelineCall implements OperationCall {
   }
 
   successRecord(facts?: AuditFacts): AuditRecord {
-    this.journaled = this.record(facts, facts?.outcome ?? 'Success', undefined);
-    return this.journaled;
+    return this.record(facts, facts?.outcome ?? 'Success', undefined);
+  }
+
+  journaled(record: AuditRecord): void {
+    this.committed = record;
   }
 
   /** The call's audit record: bounded, with the facts of its outcome and the caller's decoration. */
@@ -152,8 +156,10 @@ export class OperationPipeline {
       if (!isSvcError(err)) this.deps.logger.error('operation failed unexpectedly', { requestId: caller.requestId, operation: def.id, error: (err as Error)?.stack ?? String(err) });
     }
 
-    const journaled = !failure && call.journaled !== undefined;
-    const record = journaled ? call.journaled! : call.record(failure ? undefined : handled?.audit, outcome, failure ? (failure as Error).message : undefined);
+    // A change that committed has its record already (journaled with it), even if the handler failed
+    // afterwards (a destroy whose erase did not finish): that record is the call's one record.
+    const journaled = call.committed !== undefined;
+    const record = journaled ? call.committed! : call.record(failure ? undefined : handled?.audit, outcome, failure ? (failure as Error).message : undefined);
     try {
       await (span.recording ? span.child('audit.write', () => this.deps.audit.record(record, journaled)) : this.deps.audit.record(record, journaled));
     } catch (err) {

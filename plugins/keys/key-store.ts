@@ -21,7 +21,7 @@ const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, 
 export interface ChangeScope {
   by: string;
   trace: TraceScope;
-  audit?: { successRecord(facts: AuditFacts): AuditRecord };
+  audit?: { successRecord(facts: AuditFacts): AuditRecord; journaled(record: AuditRecord): void };
 }
 
 /**
@@ -73,7 +73,9 @@ export class KeyStore {
     await this.wrapping.createKwk(id, scope.trace);
     const materialId = await this.storeNewMaterial(id, spec, scope.trace);
     const event: KeyEvent = { type: 'KeyCreated', at, spec, by: scope.by, materialId };
-    await scope.trace.child('journal.append', () => this.journal.append(id, 0, [event], scope.audit?.successRecord(facts(id))));
+    const record = scope.audit?.successRecord(facts(id));
+    await scope.trace.child('journal.append', () => this.journal.append(id, 0, [event], record));
+    if (record) scope.audit!.journaled(record);
     const key = applyEvent(undefined, { keyId: id, seq: 1, event });
     this.keys.set(id, key);
     return key;
@@ -102,7 +104,9 @@ export class KeyStore {
         const key = await this.get(id, scope.trace);
         const { event, facts } = await decide(key);
         try {
-          await scope.trace.child('journal.append', () => this.journal.append(id, key.seq, [event], scope.audit?.successRecord(facts ?? {})));
+          const record = scope.audit?.successRecord(facts ?? {});
+          await scope.trace.child('journal.append', () => this.journal.append(id, key.seq, [event], record));
+          if (record) scope.audit!.journaled(record);
         } catch (err) {
           if (!(err instanceof JournalConflict)) throw err;
           if (attempt >= MAX_CONFLICT_RETRIES) throw new SvcError('IllegalOperation', `key ${id} is being changed by other writers; retry`);
