@@ -1,4 +1,5 @@
 import { UNTRACED } from '../../kernel/observability/trace-scope.ts';
+import type { Registry } from 'prom-client';
 import type { Clock } from '../../kernel/ports/clock.ts';
 import type { KeyJournal } from '../../kernel/ports/journal.ts';
 import type { Lifecycle } from '../../kernel/ports/lifecycle.ts';
@@ -27,8 +28,9 @@ export class KeyService implements Lifecycle {
     clock: Clock,
     private readonly logger: Logger,
     settings: { rotationCheckSeconds: number; kwkCache: KwkCacheSettings },
+    metrics: Registry,
   ) {
-    this.wrapping = new KeyWrapping(journal, rootOfTrust, logger, settings.kwkCache);
+    this.wrapping = new KeyWrapping(journal, rootOfTrust, logger, settings.kwkCache, metrics);
     const store = new KeyStore(journal, this.wrapping, settings.kwkCache);
     this.store = store;
     this.lifecycle = new KeyLifecycle(store, clock);

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { Counter, type Registry } from 'prom-client';
 import { openAesGcm, sealAesGcm } from '../../kernel/crypto/aes-gcm.ts';
 import { UNTRACED, type TraceScope } from '../../kernel/observability/trace-scope.ts';
 import type { KeyJournal } from '../../kernel/ports/journal.ts';
@@ -25,6 +26,7 @@ export interface KwkCacheSettings {
  */
 export class KeyWrapping {
   private readonly cache: LRUCache<string, Buffer>;
+  private readonly lookups: Counter<'result'>;
   private readonly adopting = new Map<string, Promise<Buffer>>();
 
   constructor(
@@ -32,8 +34,10 @@ export class KeyWrapping {
     private readonly rootOfTrust: RootOfTrust,
     private readonly logger: Logger,
     cache: KwkCacheSettings,
+    registry: Registry,
   ) {
     this.cache = new LRUCache({ max: Math.max(1, cache.maxEntries), ttl: Math.max(1, cache.ttlSeconds) * 1000 });
+    this.lookups = new Counter({ name: 'svc_keys_kwk_cache_total', help: 'Key-wrapping key lookups: hit (in memory) or miss (unwrapped by the root of trust).', labelNames: ['result'], registers: [registry] });
   }
 
   /** Makes, wraps and stores a new key's KWK. */
@@ -48,6 +52,7 @@ export class KeyWrapping {
   /** The key's KWK, from the cache or unwrapped by the root of trust. A key from 0.1 gets one here. */
   async kwkOf(keyId: string, trace: TraceScope = UNTRACED): Promise<Buffer> {
     const hit = this.cache.get(keyId);
+    this.lookups.inc({ result: hit ? 'hit' : 'miss' });
     if (hit) return hit;
     const wrapped = await trace.child('journal.getKwk', () => this.journal.getKwk(keyId));
     if (!wrapped) return this.adoptLegacyKey(keyId, trace);

@@ -45,6 +45,8 @@ if (kms) {
     t.equal((await again.get('/readyz')).body.checks.rootOfTrust.ok, true);
     const metrics = (await again.get('/metrics')).body as string;
     t.match(metrics, /svc_root_of_trust_kms_calls_total\{call="Decrypt",result="ok"\} [1-9]/, 'KMS calls are counted');
+    t.match(metrics, /svc_keys_kwk_cache_total\{result="miss"\} [1-9]/, 'cache misses are counted');
+    t.match(metrics, /svc_root_of_trust_kms_call_duration_seconds_count\{call="Decrypt"\} [1-9]/, 'and timed');
   });
 
   t.test('KEK disabled, KMS throttling or unreachable: 503 with Retry-After, /readyz unready, and recovery without a restart', async (t) => {
