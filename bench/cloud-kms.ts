@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { CreateKeyCommand, KMSClient } from '@aws-sdk/client-kms';
-import { activeKey, call, load, median, PINNED, ROOT, ROUNDS, SECONDS, start } from './lib/harness.ts';
+import { abba, activeKey, call, load, median, PINNED, ROOT, ROUNDS, start } from './lib/harness.ts';
 
 /**
  * `npm run bench:cloud-kms`: the cloud-kms root of trust (on moto_server, the emulator the tests use)
@@ -40,16 +40,13 @@ try {
 
   const ratios: Record<string, number[]> = { encrypt: [], sign: [] };
   const rows: string[] = [];
-  const abba = async (what: string, l: string, c: string, body: unknown) => {
-    const l1 = await load(`${what}, local`, l, body, SECONDS, local.child.pid);
-    const c1 = await load(`${what}, cloud-kms`, c, body, SECONDS, cloud.child.pid);
-    const c2 = await load(`${what}, cloud-kms`, c, body, SECONDS, cloud.child.pid);
-    const l2 = await load(`${what}, local`, l, body, SECONDS, local.child.pid);
-    return { local: (l1.perCpuSecond + l2.perCpuSecond) / 2, cloud: (c1.perCpuSecond + c2.perCpuSecond) / 2 };
+  const compare = async (what: string, l: string, c: string, body: unknown) => {
+    const r = await abba(what, { label: 'local', url: l, pid: local.child.pid }, { label: 'cloud-kms', url: c, pid: cloud.child.pid }, body);
+    return { local: r.a.perCpuSecond, cloud: r.b.perCpuSecond };
   };
   for (let round = 1; round <= ROUNDS; round++) {
-    const e = await abba('encrypt 1 KiB', `${local.url}/v1/keys/${kl.aes}/encrypt`, `${cloud.url}/v1/keys/${kc.aes}/encrypt`, { plaintextBase64 });
-    const s = await abba('sign Ed25519', `${local.url}/v1/keys/${kl.ed}/sign`, `${cloud.url}/v1/keys/${kc.ed}/sign`, message);
+    const e = await compare('encrypt 1 KiB', `${local.url}/v1/keys/${kl.aes}/encrypt`, `${cloud.url}/v1/keys/${kc.aes}/encrypt`, { plaintextBase64 });
+    const s = await compare('sign Ed25519', `${local.url}/v1/keys/${kl.ed}/sign`, `${cloud.url}/v1/keys/${kc.ed}/sign`, message);
     ratios.encrypt!.push(e.cloud / e.local);
     ratios.sign!.push(s.cloud / s.local);
     rows.push(`| ${round} | ${e.local.toFixed(0)} | ${e.cloud.toFixed(0)} | ${(e.cloud / e.local).toFixed(2)} | ${s.local.toFixed(0)} | ${s.cloud.toFixed(0)} | ${(s.cloud / s.local).toFixed(2)} |`);

@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
-import { activeKey, call, CONNECTIONS, load, machine, median, ROOT, ROUNDS, SECONDS, start } from './lib/harness.ts';
+import { abba, activeKey, call, CONNECTIONS, load, machine, median, ROOT, ROUNDS, SECONDS, start } from './lib/harness.ts';
 
 /**
  * `npm run bench:detectors`: the full chain with all six detectors, the auto-responder and risk scoring on,
@@ -23,18 +23,13 @@ try {
   await load('warm-up off', `${off.url}/v1/keys/${kOff.aes}/encrypt`, { plaintextBase64 }, 3);
   const rows: string[] = [];
   const ratios: Record<string, number[]> = { encrypt: [], sign: [] };
-  // ABBA order (off, on, on, off) in every round: a machine that speeds up or slows down during the
-  // round moves both sides alike, instead of always favouring whichever runs first.
-  const abba = async (what: string, off: string, on: string, body: unknown) => {
-    const off1 = await load(`${what}, detectors off`, off, body);
-    const on1 = await load(`${what}, detectors on`, on, body);
-    const on2 = await load(`${what}, detectors on`, on, body);
-    const off2 = await load(`${what}, detectors off`, off, body);
-    return { off: (off1.rps + off2.rps) / 2, on: (on1.rps + on2.rps) / 2 };
+  const compare = async (what: string, offUrl: string, onUrl: string, body: unknown) => {
+    const r = await abba(what, { label: 'detectors off', url: offUrl }, { label: 'detectors on', url: onUrl }, body);
+    return { off: r.a.rps, on: r.b.rps };
   };
   for (let round = 1; round <= ROUNDS; round++) {
-    const e = await abba('encrypt', `${off.url}/v1/keys/${kOff.aes}/encrypt`, `${on.url}/v1/keys/${kOn.aes}/encrypt`, { plaintextBase64 });
-    const s = await abba('sign Ed25519', `${off.url}/v1/keys/${kOff.ed}/sign`, `${on.url}/v1/keys/${kOn.ed}/sign`, message);
+    const e = await compare('encrypt', `${off.url}/v1/keys/${kOff.aes}/encrypt`, `${on.url}/v1/keys/${kOn.aes}/encrypt`, { plaintextBase64 });
+    const s = await compare('sign Ed25519', `${off.url}/v1/keys/${kOff.ed}/sign`, `${on.url}/v1/keys/${kOn.ed}/sign`, message);
     ratios.encrypt!.push(e.on / e.off);
     ratios.sign!.push(s.on / s.off);
     rows.push(`| ${round} | ${e.off.toFixed(0)} | ${e.on.toFixed(0)} | ${(e.on / e.off).toFixed(2)} | ${s.off.toFixed(0)} | ${s.on.toFixed(0)} | ${(s.on / s.off).toFixed(2)} |`);

@@ -5,6 +5,7 @@ import { OutboxRelay } from './audit/outbox-relay.ts';
 import { AuditPipeline } from './audit/pipeline.ts';
 import { buildContainer } from './container.ts';
 import type { AnyPlugin, PreflightEnv } from './define-plugin.ts';
+import { jsonBodyReader } from './http/body.ts';
 import { HttpHost, type HttpSettings } from './http/host.ts';
 import { buildOpenApi, openApiYaml } from './http/openapi.ts';
 import { operationalRoutes } from './http/operational-routes.ts';
@@ -119,7 +120,7 @@ export async function bootKernel(opts: BootOptions): Promise<RunningKernel> {
   const host = new HttpHost(
     operations,
     publicRoutes,
-    { pipeline, authenticator: container.resolve<Authenticator>(authenticatorPort.id), metrics, maxBodyBytes: opts.http.maxBodyBytes },
+    { pipeline, authenticator: container.resolve<Authenticator>(authenticatorPort.id), metrics, readBody: jsonBodyReader(opts.http.maxBodyBytes) },
     opts.http,
     opts.logger,
   );

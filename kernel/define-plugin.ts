@@ -38,7 +38,6 @@ export interface PluginManifest<T = unknown, C = unknown, D extends Record<strin
    * `BaseConfig & ConfigValues<typeof myConfig>` (config/schema.ts, kernel/config-values.ts); the kernel
    * passes the whole validated configuration, frozen.
    */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each plugin narrows it to its own settings
   configSlice?: (all: any) => C;
   /** Checks over config alone, run before anything starts (SPEC 1 step 0). */
   preflight?: (config: C, env: PreflightEnv) => PreflightNode[];

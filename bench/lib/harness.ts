@@ -86,5 +86,26 @@ export async function load(name: string, url: string, body: unknown, seconds = S
   return row;
 }
 
+/** One side of an A/B comparison: a label, the URL to load and the server's pid (for CPU time). */
+export interface Side {
+  label: string;
+  url: string;
+  pid?: number;
+}
+
+/**
+ * ABBA order (A, B, B, A): a machine that speeds up or slows down during the round moves both sides
+ * alike, instead of always favouring whichever runs first. Returns each side's mean req/s and req per
+ * CPU second.
+ */
+export async function abba(what: string, a: Side, b: Side, body: unknown): Promise<{ a: { rps: number; perCpuSecond: number }; b: { rps: number; perCpuSecond: number } }> {
+  const a1 = await load(`${what}, ${a.label}`, a.url, body, SECONDS, a.pid);
+  const b1 = await load(`${what}, ${b.label}`, b.url, body, SECONDS, b.pid);
+  const b2 = await load(`${what}, ${b.label}`, b.url, body, SECONDS, b.pid);
+  const a2 = await load(`${what}, ${a.label}`, a.url, body, SECONDS, a.pid);
+  const mean = (x: Row, y: Row) => ({ rps: (x.rps + y.rps) / 2, perCpuSecond: (x.perCpuSecond + y.perCpuSecond) / 2 });
+  return { a: mean(a1, a2), b: mean(b1, b2) };
+}
+
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 export const machine = () => `${new Date().toISOString().slice(0, 10)}, Node ${process.version}`;

@@ -4,24 +4,23 @@ import { SvcError } from '../errors.ts';
 
 // A plain test of the header; type-is' full media-type parse showed up in request profiles.
 const JSON_TYPE = /^application\/json\s*(;|$)/i;
-const parsers = new Map<number, ReturnType<typeof koaBody>>();
 const noop = async () => {};
+
+export type BodyReader = (ctx: Context) => Promise<unknown>;
 
 /**
  * Reads a request's JSON body, once the caller is known. A request with no body at all reads as `{}`
  * (so optional bodies such as rotate's may be left out); any other body must be application/json within
  * the limit: 415 for another type, 413 over the limit, 400 for malformed JSON.
  */
-export async function readJsonBody(ctx: Context, maxBodyBytes: number): Promise<unknown> {
-  const length = ctx.get('Content-Length');
-  const hasBody = (length !== '' && length !== '0') || ctx.get('Transfer-Encoding') !== '';
-  if (!hasBody) return {};
-  if (!JSON_TYPE.test(ctx.get('Content-Type'))) throw new SvcError('UnsupportedMediaType', 'request body must be sent as Content-Type: application/json');
-  let parse = parsers.get(maxBodyBytes);
-  if (!parse) {
-    parse = koaBody({ json: true, jsonStrict: true, jsonLimit: maxBodyBytes, urlencoded: false, text: false, multipart: false });
-    parsers.set(maxBodyBytes, parse);
-  }
-  await parse(ctx, noop);
-  return (ctx.request as { body?: unknown }).body;
+export function jsonBodyReader(maxBodyBytes: number): BodyReader {
+  const parse = koaBody({ json: true, jsonStrict: true, jsonLimit: maxBodyBytes, urlencoded: false, text: false, multipart: false });
+  return async (ctx) => {
+    const length = ctx.get('Content-Length');
+    const hasBody = (length !== '' && length !== '0') || ctx.get('Transfer-Encoding') !== '';
+    if (!hasBody) return {};
+    if (!JSON_TYPE.test(ctx.get('Content-Type'))) throw new SvcError('UnsupportedMediaType', 'request body must be sent as Content-Type: application/json');
+    await parse(ctx, noop);
+    return (ctx.request as { body?: unknown }).body;
+  };
 }

@@ -5,14 +5,14 @@ import type { KmsMetrics } from '../observability/metrics.ts';
 import type { AnyOperation } from '../operations/operation.ts';
 import type { OperationPipeline } from '../operations/pipeline.ts';
 import type { Authenticator, CredentialSource } from '../ports/authenticator.ts';
-import { readJsonBody } from './body.ts';
+import type { BodyReader } from './body.ts';
 import { toSvcError } from './errors-middleware.ts';
 
 export interface HttpDoorDeps {
   pipeline: OperationPipeline;
   authenticator: Authenticator;
   metrics: KmsMetrics;
-  maxBodyBytes: number;
+  readBody: BodyReader;
 }
 
 /** The `:name` segments of a path: the input fields the path carries. */
@@ -50,7 +50,7 @@ export function operationRoute(def: AnyOperation, deps: HttpDoorDeps): Middlewar
     let rejected: SvcError | undefined;
     if (readsBody) {
       try {
-        source = await readJsonBody(ctx, deps.maxBodyBytes);
+        source = await deps.readBody(ctx);
       } catch (err) {
         rejected = toSvcError(err);
       }

@@ -93,13 +93,14 @@ export class KeyWrapping {
     const kekId = this.rootOfTrust.currentKekId();
     let rewrapped = 0;
     for (let batch = await this.journal.kwksNotUnder(kekId, 500); batch.length > 0; batch = await this.journal.kwksNotUnder(kekId, 500)) {
-      let progressed = 0;
+      let moved = 0;
       for (const { keyId, wrapped } of batch) {
         const kwk = await this.rootOfTrust.unwrap(wrapped, keyId);
-        if (await this.journal.replaceKwk(keyId, wrapped, await this.rootOfTrust.wrap(kwk, keyId))) rewrapped++;
-        progressed++;
+        if (await this.journal.replaceKwk(keyId, wrapped, await this.rootOfTrust.wrap(kwk, keyId))) moved++;
       }
-      if (progressed === 0) break;
+      // A batch whose every row another writer changed first moved nothing: do not spin on it.
+      if (moved === 0) break;
+      rewrapped += moved;
     }
     return { rewrapped, kekId };
   }
