@@ -20,3 +20,30 @@ export const RevokeTokenBody = Type.Object({
 }, { additionalProperties: false, title: 'RevokeTokenRequest' });
 
 export const RevokeTokenResponse = Type.Object({ jti: Type.String(), revoked: Type.Literal(true) }, { title: 'RevokeTokenResponse' });
+
+export const AgentView = Type.Object({
+  agentId: Type.String({ description: 'agent-<uuid>' }),
+  jti: Type.String({ description: 'the id of the agent token (never the token itself)' }),
+  parent: Type.String({ description: 'the Human that issued it' }),
+  purpose: Type.String(),
+  scopes: Type.Array(Type.String(), { description: 'Operation names the token carries' }),
+  issuedAt: Type.String({ description: 'ISO 8601 UTC' }),
+  expiresAt: Type.String({ description: 'ISO 8601 UTC' }),
+  revoked: Type.Boolean(),
+  revokedAt: Type.Optional(Type.String({ description: 'ISO 8601 UTC, when revoked' })),
+}, { title: 'Agent' });
+
+export const ListAgentsQuery = Type.Object({
+  parent: Type.Optional(Type.String({ description: 'only the agents of this parent (callers without Query on agent:* may name only themselves)', maxLength: 512 })),
+  limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: 'at most this many, newest first (1..1000, default 1000)' })),
+}, { additionalProperties: false, title: 'ListAgentsQuery' });
+
+export const AgentList = Type.Object({ agents: Type.Array(AgentView) }, { title: 'AgentList' });
+
+export const AgentRef = Type.Object({ agentId: Type.String({ maxLength: 64 }) }, { additionalProperties: false, title: 'AgentRef' });
+
+export const RevokeAgentResponse = Type.Object({
+  agentId: Type.String(),
+  revoked: Type.Literal(true),
+  revokedAt: Type.String({ description: 'ISO 8601 UTC of the first revocation' }),
+}, { title: 'RevokeAgentResponse' });

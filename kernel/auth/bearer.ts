@@ -1,4 +1,5 @@
 import { SvcError } from '../errors.ts';
+import { agentClaimProblem } from './agent-claims.ts';
 import { principalFromClaims, type SvcClaims } from '../model/token-claims.ts';
 import type { Principal } from '../model/index.ts';
 import type { CredentialSource } from '../ports/authenticator.ts';
@@ -21,11 +22,14 @@ export function bearerToken(request: CredentialSource): string {
 }
 
 /**
- * The shared tail of every token authenticator: claims to Principal, then the revocation list (only
- * after signature and claims passed; tokens without jti are not checked). Messages name what failed,
+ * The shared tail of every token authenticator: the agent-token rules, claims to Principal, then the
+ * revocation list for the token and, for an agent, its parent's token (only after signature and claims
+ * passed; tokens without jti are not checked). Messages name what failed,
  * never the token.
  */
-export async function principalFromVerifiedToken(claims: SvcClaims, revocation: RevocationList): Promise<Principal> {
+export async function principalFromVerifiedToken(claims: SvcClaims, alg: string | undefined, revocation: RevocationList): Promise<Principal> {
+  const problem = agentClaimProblem(claims, alg);
+  if (problem) throw new SvcError('Unauthorized', `invalid token: ${problem}`);
   let principal: Principal;
   try {
     principal = principalFromClaims(claims);
@@ -34,6 +38,9 @@ export async function principalFromVerifiedToken(claims: SvcClaims, revocation: 
   }
   const jti = principal.credential?.jti;
   if (jti && (await revocation.isRevoked(jti))) throw new SvcError('Unauthorized', `token ${jti} has been revoked`);
+  // An agent stops with its parent's token (DECISIONS: revocation cascades).
+  const parentJti = principal.credential?.parentJti;
+  if (parentJti && (await revocation.isRevoked(parentJti))) throw new SvcError('Unauthorized', `the token that issued agent ${principal.subject} has been revoked`);
   return principal;
 }
 

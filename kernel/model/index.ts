@@ -4,3 +4,4 @@ export * from './key-spec.ts';
 export * from './managed-key.ts';
 export * from './key-event.ts';
 export * from './audit-record.ts';
+export * from './agent.ts';

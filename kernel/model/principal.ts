@@ -22,6 +22,8 @@ export interface Credential {
   jti: string;
   issuedAt?: number; // epoch seconds
   expiresAt?: number; // epoch seconds
+  /** An agent's: the jti of its parent's token, checked against the revocation list at every use. */
+  parentJti?: string;
 }
 
 /** The principal the auto-responder and other internal actors write audit rows as (SPEC 6). */

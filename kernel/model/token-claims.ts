@@ -9,6 +9,8 @@ export interface SvcClaims extends JWTPayload {
   groups?: string[];
   svc_tenant?: string;
   svc_parent?: string;
+  /** The jti of the token the agent's parent issued it with: revoking that token revokes the agent. */
+  svc_parent_jti?: string;
   svc_purpose?: string;
   svc_ops?: string[];
 }
@@ -37,7 +39,8 @@ export function principalFromClaims(claims: SvcClaims): Principal {
       const ops = strings(claims.svc_ops);
       const unknown = ops.filter((op) => !isOperation(op));
       if (unknown.length) throw new Error(`agent token names unknown operations: ${unknown.join(', ')}`);
-      return { kind: 'Agent', subject, parent: claims.svc_parent, parentGroups: groups, purpose: claims.svc_purpose ?? '', allowedOperations: ops as Operation[], credential };
+      const agentCredential = typeof claims.svc_parent_jti === 'string' && claims.svc_parent_jti ? { ...credential, parentJti: claims.svc_parent_jti } : credential;
+      return { kind: 'Agent', subject, parent: claims.svc_parent, parentGroups: groups, purpose: claims.svc_purpose ?? '', allowedOperations: ops as Operation[], credential: agentCredential };
     }
     default:
       throw new Error(`unknown svc_kind "${String(claims.svc_kind)}"`);

@@ -38,6 +38,8 @@ export interface OperationCall {
   successRecord(facts?: AuditFacts): AuditRecord;
   /** Tells the pipeline that this record committed with the change: it is then the call's one record. */
   journaled(record: AuditRecord): void;
+  /** What the policy says of this caller doing `operation` on `resource` (always true for svc-system). */
+  permits(operation: Operation, resource: string): boolean;
 }
 
 export interface OperationAttributes {
@@ -47,6 +49,11 @@ export interface OperationAttributes {
   humanOnly?: boolean;
   /** false: the risk decision never refuses this operation (SPEC: Locate is never gated). */
   riskGated?: boolean;
+  /**
+   * The pipeline does not ask the policy; the handler decides with `call.permits`, because who may call
+   * depends on what the call finds (the agent registry: a parent may always list and revoke its own agents).
+   */
+  authorizesItself?: boolean;
 }
 
 /** How the HTTP door exposes an operation. Path parameters and the body (or the query, for GET) form the input. */

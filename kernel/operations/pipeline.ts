@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Tracer } from '@opentelemetry/api';
 import { boundRecord } from '../audit/bounds.ts';
 import { isSvcError, SvcError } from '../errors.ts';
-import { SYSTEM_PRINCIPAL, type AuditRecord, type Principal } from '../model/index.ts';
+import { SYSTEM_PRINCIPAL, type AuditRecord, type Operation, type Principal } from '../model/index.ts';
 import type { KmsMetrics } from '../observability/metrics.ts';
 import { NO_SPAN, OperationSpan, type OperationTrace } from '../observability/trace-scope.ts';
 import type { Clock } from '../ports/clock.ts';
@@ -61,6 +61,7 @@ class PipelineCall implements OperationCall {
 
   constructor(
     private readonly clock: Clock,
+    private readonly policy: Policy,
     readonly def: AnyOperation,
     readonly caller: Caller,
     readonly resource: string,
@@ -77,6 +78,10 @@ class PipelineCall implements OperationCall {
 
   journaled(record: AuditRecord): void {
     this.committed = record;
+  }
+
+  permits(operation: Operation, resource: string): boolean {
+    return this.principal === SYSTEM_PRINCIPAL || this.policy.authorize(this.principal, operation, resource).allowed;
   }
 
   /** The call's audit record: bounded, with the facts of its outcome and the caller's decoration. */
@@ -131,18 +136,20 @@ export class OperationPipeline {
     const derived = def.resource(input as never);
     const resource = caller.decorate?.resource ? caller.decorate.resource(derived) : derived;
     if (caller.decorate?.context) Object.assign(context, caller.decorate.context);
-    const call = new PipelineCall(this.deps.clock, def, caller, resource, context, span);
+    const call = new PipelineCall(this.deps.clock, this.deps.policy, def, caller, resource, context, span);
 
     let failure: unknown;
     let outcome = 'Success';
     let handled: { result: unknown; audit?: AuditFacts } | undefined;
     try {
-      if (def.attributes?.humanOnly && principal.kind !== 'Human') {
-        throw new SvcError('PermissionDenied', `${def.operation} (${def.id}) is for human principals only; ${principal.kind} callers are refused`);
-      }
       if (principal !== SYSTEM_PRINCIPAL) {
-        const decision = this.deps.policy.authorize(principal, def.operation, resource);
-        if (!decision.allowed) throw new SvcError('PermissionDenied', decision.reason);
+        if (def.attributes?.humanOnly && principal.kind !== 'Human') {
+          throw new SvcError('PermissionDenied', `${def.operation} (${def.id}) is for human principals only; ${principal.kind} callers are refused`);
+        }
+        if (!def.attributes?.authorizesItself) {
+          const decision = this.deps.policy.authorize(principal, def.operation, resource);
+          if (!decision.allowed) throw new SvcError('PermissionDenied', decision.reason);
+        }
         if (this.deps.risk && op.gated) gateOnRisk(this.deps.risk.assess({ principal, operation: def.operation, resource, sourceIp: caller.sourceIp ?? '' }), context);
       }
       if (rejected) throw rejected;

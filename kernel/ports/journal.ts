@@ -1,4 +1,5 @@
 import type { AuditRecord, KeyEvent, StoredEvent } from '../model/index.ts';
+import type { AgentRegistry } from './agent-registry.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import type { WrappedKey } from './root-of-trust.ts';
 import { createPortRef } from './port-ref.ts';
@@ -29,6 +30,8 @@ export interface KeyJournal extends Lifecycle {
    * sequence number before each use, so a change made on another node is seen before the next use.
    */
   readonly shared?: boolean;
+  /** The registry of issued agent tokens, kept in the same storage as the keys. */
+  readonly agents: AgentRegistry;
   /** The highest sequence number written for a key (0 for none); cheap, one index lookup. */
   lastSeq(keyId: string): Promise<number>;
   append(keyId: string, expectedSeq: number, events: KeyEvent[], audit?: AuditRecord): Promise<void>;

@@ -3,10 +3,14 @@ import { SignJWT } from 'jose';
 import { SvcError } from '../../kernel/errors.ts';
 import { isOperation, type Operation, type Principal } from '../../kernel/model/index.ts';
 import { SVC_TOKEN_ISSUER } from '../../kernel/model/token-claims.ts';
+import { MAX_AGENT_TTL_SECONDS, SVC_TOKEN_AUDIENCE } from '../../kernel/auth/agent-claims.ts';
 import type { Clock } from '../../kernel/ports/clock.ts';
+import type { AgentRegistry } from '../../kernel/ports/agent-registry.ts';
 import type { Policy } from '../../kernel/ports/policy.ts';
 
-export const MAX_AGENT_TTL_SECONDS = 86_400;
+
+/** The registry keeps parents up to this length (an indexed column). */
+const MAX_PARENT_LENGTH = 512;
 
 export interface IssueRequest {
   label: string;
@@ -23,7 +27,7 @@ export interface IssueRequest {
 export class AgentIssuer {
   private readonly key: Uint8Array;
 
-  constructor(secret: string, private readonly policy: Policy, private readonly clock: Clock) {
+  constructor(secret: string, private readonly policy: Policy, private readonly registry: AgentRegistry, private readonly clock: Clock) {
     this.key = new TextEncoder().encode(secret);
   }
 
@@ -33,23 +37,29 @@ export class AgentIssuer {
     const unknown = req.scopes.filter((s) => !isOperation(s));
     if (unknown.length) throw new SvcError('InvalidField', `scopes must be Operation names; unknown: ${unknown.join(', ')}`);
     if (req.ttlSeconds <= 0 || req.ttlSeconds > MAX_AGENT_TTL_SECONDS) throw new SvcError('InvalidField', `ttlSeconds must be between 1 and ${MAX_AGENT_TTL_SECONDS}`);
+    if (caller.subject.length > MAX_PARENT_LENGTH) throw new SvcError('InvalidField', `a parent subject longer than ${MAX_PARENT_LENGTH} characters cannot issue agent tokens`);
     if (req.parent !== undefined && req.parent !== caller.subject) throw new SvcError('InvalidField', 'parent must be the caller itself; tokens cannot be issued for another principal');
     const scopes = [...new Set(req.scopes)] as Operation[];
     const beyond = scopes.filter((op) => !this.policy.authorize(caller, op, 'agent:new').allowed);
     if (beyond.length) throw new SvcError('PermissionDenied', `an agent cannot get scopes its parent lacks: ${beyond.join(', ')}`);
 
     const agentId = `agent-${randomUUID()}`;
+    const parentJti = caller.credential?.jti;
     const jti = randomUUID();
     const now = Math.floor(this.clock.now().getTime() / 1000);
     const exp = now + req.ttlSeconds;
-    const jwt = await new SignJWT({ svc_kind: 'agent', svc_parent: caller.subject, svc_purpose: req.label, svc_ops: scopes, svc_groups: caller.groups })
+    const jwt = await new SignJWT({ svc_kind: 'agent', svc_parent: caller.subject, svc_purpose: req.label, svc_ops: scopes, svc_groups: caller.groups, ...(parentJti ? { svc_parent_jti: parentJti } : {}) })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setIssuer(SVC_TOKEN_ISSUER)
+      .setAudience(SVC_TOKEN_AUDIENCE)
       .setSubject(agentId)
       .setJti(jti)
       .setIssuedAt(now)
       .setExpirationTime(exp)
       .sign(this.key);
-    return { agentId, jwt, jti, expiresAt: new Date(exp * 1000).toISOString(), scopes };
+    const expiresAt = new Date(exp * 1000).toISOString();
+    // Registered before the token leaves: no agent exists that the kill switch cannot find.
+    await this.registry.register({ agentId, jti, parent: caller.subject, ...(parentJti ? { parentJti } : {}), purpose: req.label, scopes, issuedAt: this.clock.now().toISOString(), expiresAt });
+    return { agentId, jwt, jti, expiresAt, scopes };
   }
 }

@@ -1,23 +1,26 @@
 import type { BaseConfig } from '../../config/schema.ts';
 import { isUsableHmacSecret } from '../../kernel/auth/bearer.ts';
+import { MAX_JTI_LENGTH } from '../../kernel/auth/agent-claims.ts';
 import { namedResource } from '../../kernel/audit/bounds.ts';
 import { definePlugin, KERNEL_API_VERSION } from '../../kernel/define-plugin.ts';
 import { SvcError } from '../../kernel/errors.ts';
 import { defineOperation, operationsPort, type OperationContribution } from '../../kernel/operations/operation.ts';
+import { journalPort } from '../../kernel/ports/journal.ts';
 import { policyPort } from '../../kernel/ports/policy.ts';
 import { revocationPort } from '../../kernel/ports/revocation.ts';
 import { IssueAgentBody, IssueAgentResponse, RevokeTokenBody, RevokeTokenResponse } from '../../schemas/tokens.ts';
 import { AgentIssuer } from './agent-issuer.ts';
+import { agentOperations } from './agent-operations.ts';
 
 export default definePlugin({
   id: 'tokens',
   apiVersion: KERNEL_API_VERSION,
   provides: operationsPort,
-  description: 'agent token issuance and manual token revocation (/v1/agents, /v1/tokens)',
-  dependsOn: { policy: policyPort, revocation: revocationPort },
+  description: 'agent tokens: issuance, the agent registry and its kill switch, manual token revocation (/v1/agents, /v1/tokens)',
+  dependsOn: { policy: policyPort, revocation: revocationPort, journal: journalPort },
   configSlice: (all: BaseConfig) => ({ secret: all.auth.hmacSecret }),
   create: ({ config, deps, clock }): OperationContribution => {
-    const issuer = isUsableHmacSecret(config.secret) ? new AgentIssuer(config.secret, deps.policy, clock) : undefined;
+    const issuer = isUsableHmacSecret(config.secret) ? new AgentIssuer(config.secret, deps.policy, deps.journal.agents, clock) : undefined;
     return {
       operations: [
         defineOperation({
@@ -38,6 +41,7 @@ export default definePlugin({
           resource: (input) => namedResource('token:', input?.jti),
           handle: async (input) => {
             if (input.jti.trim() === '') throw new SvcError('InvalidField', 'jti must not be blank');
+            if (input.jti.length > MAX_JTI_LENGTH) throw new SvcError('InvalidField', `jti must be at most ${MAX_JTI_LENGTH} characters`);
             let expiresAt: number | undefined;
             if (input.expiresAt !== undefined) {
               const t = Date.parse(input.expiresAt);
@@ -48,6 +52,7 @@ export default definePlugin({
             return { result: { jti: input.jti, revoked: true as const } };
           },
         }),
+        ...agentOperations(deps.journal.agents, deps.revocation, clock),
       ],
     };
   },

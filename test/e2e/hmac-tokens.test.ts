@@ -96,7 +96,7 @@ t.test('agent tokens: issued by Humans only, within rules, bounded by their scop
   t.match(beyond.body.message, /scopes its parent lacks: Encrypt/);
 
   // A token whose svc_ops claim more than the parent's bindings: the excess is refused at use.
-  const forged = as(await mintToken({ sub: 'agent-x', svc_kind: 'agent', svc_parent: 'bob', svc_groups: ['signers'], svc_ops: ['Sign', 'Get', 'Encrypt'] }));
+  const forged = as(await mintToken({ sub: 'agent-x', iss: 'svc-kms', aud: 'svc-kms', svc_kind: 'agent', svc_parent: 'bob', svc_groups: ['signers'], svc_ops: ['Sign', 'Get', 'Encrypt'] }));
   const aes = (await admin.post('/v1/keys', { spec: { name: 'k', algorithm: 'AES' } })).body.id;
   await admin.post(`/v1/keys/${aes}/activate`);
   const excess = await forged.post(`/v1/keys/${aes}/encrypt`, { plaintextBase64: b64('x') });
@@ -108,6 +108,29 @@ t.test('agent tokens: issued by Humans only, within rules, bounded by their scop
   const everything = JSON.stringify((await admin.get('/v1/audit?limit=1000')).body);
   t.notOk(everything.includes(issued.body.jwt), 'the JWT is in no audit record');
   t.notOk(svc.logs.join('\n').includes(issued.body.jwt), 'nor in any log line');
+});
+
+t.test('agent tokens must be ones this service issues: iss, aud, parent, jti, at most 24 h', async (t) => {
+  const agent = { sub: 'agent-z', svc_kind: 'agent', svc_parent: 'alice', svc_groups: ['kms-admins'], svc_ops: ['Get', 'Create'] };
+  const use = async (token: string) => (await as(token).post('/v1/keys', { spec: { name: 'z', algorithm: 'AES' } }));
+  t.equal((await use(await mintToken({ ...agent, iss: 'svc-kms', aud: 'svc-kms' }))).status, 201, 'a well-formed agent token works');
+  const cases: Array<[string, Promise<string>, RegExp]> = [
+    ['no iss', mintToken({ ...agent, aud: 'svc-kms' }), /must have iss svc-kms/],
+    ['no aud', mintToken({ ...agent, iss: 'svc-kms' }), /must have aud svc-kms/],
+    ['another aud', mintToken({ ...agent, iss: 'svc-kms', aud: 'elsewhere' }), /must have aud svc-kms/],
+    ['no parent', mintToken({ ...agent, svc_parent: undefined, iss: 'svc-kms', aud: 'svc-kms' }), /no svc_parent/],
+    ['no jti', mintToken({ ...agent, iss: 'svc-kms', aud: 'svc-kms' }, { jti: null }), /no jti/],
+    ['25 h', mintToken({ ...agent, iss: 'svc-kms', aud: 'svc-kms' }, { ttlSeconds: 90_000 }), /lives longer than 86400 s/],
+    ['a 129-character jti', mintToken({ ...agent, iss: 'svc-kms', aud: 'svc-kms' }, { jti: 'j'.repeat(129) }), /jti must be 1\.\.128 characters/],
+  ];
+  for (const [what, token, why] of cases) {
+    const res = await use(await token);
+    t.equal(res.status, 401, what);
+    t.match(res.body.message, why, what);
+  }
+  t.equal((await use(await mintToken({ sub: 'alice', svc_groups: ['kms-admins'] }, { jti: 'h'.repeat(129) }))).status, 401, 'any token with an over-long jti');
+  const longJti = await admin.post('/v1/tokens/revoke', { jti: 'x'.repeat(129) });
+  t.equal(longJti.body.error, 'InvalidField', 'revoking an over-long jti is 400 InvalidField');
 });
 
 t.test('boot refuses a short HMAC secret and unusable role bindings', async (t) => {

@@ -68,6 +68,19 @@ t.test("the service's own agent tokens are accepted in oidc mode", async (t) => 
   t.equal((await create(issued.body.jwt)).status, 201);
 });
 
+t.test('the agent secret signs agents only; the issuer cannot mint agents', async (t) => {
+  const now = Math.floor(Date.now() / 1000);
+  const hs = (claims: Record<string, unknown>) =>
+    new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuer('svc-kms').setAudience('svc-kms').setSubject('mallory').setJti('j-1').setIssuedAt(now).setExpirationTime(now + 300).sign(new TextEncoder().encode(TEST_SECRET));
+  const posingHuman = await create(await hs({ svc_kind: 'human' }));
+  t.equal(posingHuman.status, 401, 'an HS256 token claiming a Human is refused');
+  t.match(posingHuman.body.message, /HS256 tokens are accepted only as agent tokens/);
+  t.equal((await create(await hs({}))).status, 401, 'so is one with no svc_kind (a Human by default)');
+  const issuerAgent = await create(await issuer.forge(rsa1, { sub: 'agent-1', svc_kind: 'agent', svc_parent: 'alice', svc_ops: ['Create'], jti: 'j-2' }));
+  t.equal(issuerAgent.status, 401, "an issuer's token claiming an agent is refused");
+  t.match(issuerAgent.body.message, /agent tokens must be HS256 tokens issued by this service/);
+});
+
 t.test('an unreachable issuer fails the boot in bounded time', async (t) => {
   const started = Date.now();
   const proc = spawnService({ SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', SVC_AUTH_KIND: 'oidc', SVC_AUTH_OIDC_ISSUER_URI: 'http://127.0.0.1:1', SVC_AUTH_OIDC_DISCOVERY_TIMEOUT_MS: '2000' });

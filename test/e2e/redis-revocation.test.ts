@@ -29,6 +29,29 @@ if (redis) {
     await second.stop();
   });
 
+  t.test("revocation cascades across nodes: a parent's token revoked on one node stops its agents on the other", async (t) => {
+    const a = await startTestService(env);
+    const b = await startTestService(env);
+    t.teardown(async () => {
+      await a.stop();
+      await b.stop();
+    });
+    const parentJti = 'feed0000-1111-4222-8333-444455556666';
+    const parent = await mintToken({ sub: 'dana' }, { jti: parentJti, ttlSeconds: 3600 });
+    const first = (await as(a.url, parent).post('/v1/agents/issue', { label: 'one', scopes: ['Create'], ttlSeconds: 600 })).body;
+    const second = (await as(a.url, parent).post('/v1/agents/issue', { label: 'two', scopes: ['Create'], ttlSeconds: 600 })).body;
+    const create = (url: string, jwt: string) => as(url, jwt).post('/v1/keys', { spec: { name: 'x', algorithm: 'AES' } });
+    t.equal((await create(b.url, first.jwt)).status, 201, 'an agent issued on node A works on node B');
+    t.equal((await as(a.url, parent).post(`/v1/agents/${first.agentId}/revoke`)).status, 200, 'the kill switch on node A');
+    t.equal((await create(b.url, first.jwt)).status, 401, '... stops the agent on node B');
+    t.equal((await create(a.url, second.jwt)).status, 201);
+    t.equal((await as(b.url, admin).post('/v1/tokens/revoke', { jti: parentJti })).status, 200, "the parent's token revoked on node B");
+    const refused = await create(a.url, second.jwt);
+    t.equal(refused.status, 401, '... stops its other agent on node A');
+    t.match(refused.body.message, /the token that issued agent/);
+    t.equal((await create(a.url, admin)).status, 201, 'others unaffected');
+  });
+
   t.test('with Redis stopped, calls still pass (fail open) and a warning is logged; revoking answers 503', async (t) => {
     const svc = await startTestService(env);
     t.teardown(() => svc.stop());

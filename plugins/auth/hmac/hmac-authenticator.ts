@@ -16,11 +16,12 @@ export class HmacAuthenticator implements Authenticator {
   async authenticate(request: CredentialSource): Promise<Principal> {
     const token = bearerToken(request);
     let claims: SvcClaims;
+    let alg: string | undefined;
     try {
-      ({ payload: claims } = await jwtVerify<SvcClaims>(token, this.key, { algorithms: ['HS256'], clockTolerance: CLOCK_SKEW_SECONDS, requiredClaims: ['sub', 'exp'] }));
+      ({ payload: claims, protectedHeader: { alg } } = await jwtVerify<SvcClaims>(token, this.key, { algorithms: ['HS256'], clockTolerance: CLOCK_SKEW_SECONDS, requiredClaims: ['sub', 'exp'] }));
     } catch (err) {
       throw tokenRejection(err);
     }
-    return principalFromVerifiedToken(claims, this.revocation);
+    return principalFromVerifiedToken(claims, alg, this.revocation);
   }
 }

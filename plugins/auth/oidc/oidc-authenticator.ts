@@ -23,7 +23,8 @@ const ISSUER_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512']
  * Bearer tokens from an OpenID Connect issuer (SPEC 5). The discovery document is read once at start
  * (bounded; an unreachable issuer fails the boot); the key set is cached for the TTL and fetched again
  * when a token names an unknown kid, at most once per cooldown so random kids cannot hammer the issuer.
- * The service's own agent tokens (HS256, iss svc-kms) are accepted with the HMAC secret.
+ * The service's own agent tokens (HS256, iss svc-kms) are accepted with the HMAC secret, and only those:
+ * an HS256 token claiming to be a Human or a Service is 401, as is an issuer's token claiming to be an agent.
  */
 export class OidcAuthenticator implements Authenticator {
   private jwks: JWTVerifyGetKey | undefined;
@@ -55,10 +56,13 @@ export class OidcAuthenticator implements Authenticator {
   async authenticate(request: CredentialSource): Promise<Principal> {
     const token = bearerToken(request);
     let claims: SvcClaims;
+    let alg: string | undefined;
     try {
-      const alg = decodeProtectedHeader(token).alg;
+      alg = decodeProtectedHeader(token).alg;
       if (alg === 'HS256' && this.agentKey) {
         ({ payload: claims } = await jwtVerify<SvcClaims>(token, this.agentKey, { algorithms: ['HS256'], issuer: SVC_TOKEN_ISSUER, clockTolerance: CLOCK_SKEW_SECONDS, requiredClaims: ['sub', 'exp'] }));
+        // The agent secret signs agent tokens only: an HS256 token claiming a Human or a Service is refused.
+        if (claims.svc_kind !== 'agent') throw new SvcError('Unauthorized', 'invalid token: HS256 tokens are accepted only as agent tokens issued by this service');
       } else {
         if (!this.jwks) throw new SvcError('Unauthorized', 'OIDC authenticator is not started');
         ({ payload: claims } = await jwtVerify<SvcClaims>(token, this.jwks, {
@@ -72,6 +76,6 @@ export class OidcAuthenticator implements Authenticator {
     } catch (err) {
       throw tokenRejection(err);
     }
-    return principalFromVerifiedToken(claims, this.revocation);
+    return principalFromVerifiedToken(claims, alg, this.revocation);
   }
 }

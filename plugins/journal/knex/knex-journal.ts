@@ -7,6 +7,7 @@ import { connectAndMigrate } from '../../sql-support/connect.ts';
 import type { KnexSettings } from '../../sql-support/knex-settings.ts';
 import { isUniqueViolation } from '../../sql-support/unique-violation.ts';
 import { unlessUnavailable } from '../../sql-support/unavailable.ts';
+import { KnexAgentRegistry } from './knex-agent-registry.ts';
 import { journalMigrations } from './migrations.ts';
 
 /**
@@ -16,6 +17,7 @@ import { journalMigrations } from './migrations.ts';
  */
 export class KnexJournal implements KeyJournal {
   readonly shared: boolean;
+  readonly agents = new KnexAgentRegistry((work) => this.run(() => work(this.knex())));
   private db: Knex | undefined;
   private readonly lastSeqs = new BatchedLookup<number>(async (keyIds) => {
     const rows = await this.run(() => this.knex()('svc_key_events').whereIn('key_id', keyIds).groupBy('key_id').select('key_id').max({ seq: 'seq' }));

@@ -52,6 +52,25 @@ const MIGRATIONS: Migration[] = [
       });
     },
   },
+  {
+    // The registry of issued agent tokens (GET /v1/agents, the kill switch). Never the token itself.
+    name: '004_agent_registry',
+    async up(knex) {
+      await knex.schema.createTable('svc_agents', (t) => {
+        if (knex.client.config.client === 'mysql2') t.charset('utf8mb4');
+        t.increments('n'); // registration order, for listing newest first
+        t.string('agent_id', 64).notNullable().unique('svc_agents_id');
+        t.string('jti', 128).notNullable();
+        t.string('parent', 512).notNullable().index('svc_agents_parent');
+        t.string('parent_jti', 128).nullable();
+        t.string('purpose', 256).notNullable();
+        t.text('scopes').notNullable();
+        t.string('issued_at', 24).notNullable().index('svc_agents_issued');
+        t.string('expires_at', 24).notNullable();
+        t.string('revoked_at', 24).nullable();
+      });
+    },
+  },
 ];
 
 export const journalMigrations: Migration[] = MIGRATIONS;

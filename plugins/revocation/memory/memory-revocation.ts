@@ -1,17 +1,21 @@
+import { UNKNOWN_EXPIRY_SECONDS } from '../../../kernel/auth/agent-claims.ts';
 import type { Clock } from '../../../kernel/ports/clock.ts';
 import type { RevocationList } from '../../../kernel/ports/revocation.ts';
 
 const MAX_ENTRIES = 100_000;
 
-/** Process-local revocation list: lost on restart, not shared between nodes. Expired entries are dropped. */
+/**
+ * Process-local revocation list: lost on restart, not shared between nodes. Entries expire with their
+ * token (24 h after the revocation when its expiry is unknown) and are dropped then.
+ */
 export class MemoryRevocationList implements RevocationList {
-  private readonly revoked = new Map<string, number>(); // jti -> expiry (epoch seconds, Infinity if unknown)
+  private readonly revoked = new Map<string, number>(); // jti -> expiry (epoch seconds)
 
   constructor(private readonly clock: Clock) {}
 
   async revoke(jti: string, expiresAt: number | undefined): Promise<void> {
     if (this.revoked.size >= MAX_ENTRIES) this.sweep();
-    this.revoked.set(jti, expiresAt ?? Number.POSITIVE_INFINITY);
+    this.revoked.set(jti, expiresAt ?? Math.floor(this.clock.now().getTime() / 1000) + UNKNOWN_EXPIRY_SECONDS);
   }
 
   async isRevoked(jti: string): Promise<boolean> {

@@ -1,12 +1,13 @@
 import { Redis } from 'ioredis';
 import { SvcError } from '../../../kernel/errors.ts';
+import { UNKNOWN_EXPIRY_SECONDS } from '../../../kernel/auth/agent-claims.ts';
 import type { Clock } from '../../../kernel/ports/clock.ts';
 import type { Logger } from '../../../kernel/ports/logger.ts';
 import type { RevocationList } from '../../../kernel/ports/revocation.ts';
 
 /**
  * Revocation list in Redis (SPEC 5 kv-store): durable and shared by every node; each entry expires with
- * its token. Lookups fail open: with Redis unreachable a token counts as not revoked and a warning is
+ * its token (24 h after the revocation when its expiry is unknown). Lookups fail open: with Redis unreachable a token counts as not revoked and a warning is
  * logged (an outage of the list must not take the KMS down). Revoking fails closed: 503, so an operator
  * never believes a token is revoked when it is not.
  */
@@ -49,7 +50,7 @@ export class RedisRevocationList implements RevocationList {
     const now = Math.floor(this.clock.now().getTime() / 1000);
     if (expiresAt !== undefined && expiresAt <= now) return; // already unusable
     try {
-      if (expiresAt === undefined) await this.client().set(this.prefix + jti, '1');
+      if (expiresAt === undefined) await this.client().set(this.prefix + jti, '1', 'EX', UNKNOWN_EXPIRY_SECONDS);
       else await this.client().set(this.prefix + jti, '1', 'EXAT', expiresAt);
     } catch (err) {
       throw new SvcError('ServiceUnavailable', `the revocation store is unreachable; the token was not revoked (${(err as Error).message})`);

@@ -1,0 +1,18 @@
+import type { AgentRecord } from '../model/agent.ts';
+
+/**
+ * The agents the service issued (the kill switch's list), stored with the journal so it lives as long
+ * as the key state does. Contract (contracts/agent-registry.ts runs it on every journal backend):
+ * - `register` stores a new agent; its agentId is new (issuers make it a fresh UUID).
+ * - `list` answers agents newest first (issuedAt, then the later registration first), at most `limit`,
+ *   those of one parent when `parent` is given.
+ * - `markRevoked` sets revokedAt once and answers the stored agent (the first revokedAt stays), or
+ *   undefined for an unknown agentId.
+ */
+export interface AgentRegistry {
+  register(agent: AgentRecord): Promise<void>;
+  get(agentId: string): Promise<AgentRecord | undefined>;
+  list(filter: { parent?: string; limit: number }): Promise<AgentRecord[]>;
+  markRevoked(agentId: string, at: string): Promise<AgentRecord | undefined>;
+}
+

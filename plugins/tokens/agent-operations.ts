@@ -1,0 +1,62 @@
+import { namedResource } from '../../kernel/audit/bounds.ts';
+import { SvcError } from '../../kernel/errors.ts';
+import type { AgentRecord } from '../../kernel/model/index.ts';
+import { defineOperation, type AnyOperation } from '../../kernel/operations/operation.ts';
+import type { AgentRegistry } from '../../kernel/ports/agent-registry.ts';
+import type { Clock } from '../../kernel/ports/clock.ts';
+import type { RevocationList } from '../../kernel/ports/revocation.ts';
+import { AgentList, AgentRef, ListAgentsQuery, RevokeAgentResponse } from '../../schemas/tokens.ts';
+
+const MAX_LIST = 1000;
+
+const view = (a: AgentRecord) => ({
+  agentId: a.agentId, jti: a.jti, parent: a.parent, purpose: a.purpose, scopes: a.scopes, issuedAt: a.issuedAt, expiresAt: a.expiresAt,
+  revoked: a.revokedAt !== undefined, ...(a.revokedAt ? { revokedAt: a.revokedAt } : {}),
+});
+
+/**
+ * The kill switch (DECISIONS "Agents cannot hurt what they cannot touch"): list the agents a Human
+ * issued and revoke one. Both decide who may call from what they find, so they ask the policy
+ * themselves: a parent always sees and stops its own agents; `Query` on `agent:*` sees every agent and
+ * `Revoke` on `agent:<id>` stops any. Revoking puts the agent's jti on the revocation list (its next
+ * call is 401) and marks the registry; it is idempotent and keeps the first revocation time.
+ */
+export function agentOperations(registry: AgentRegistry, revocation: RevocationList, clock: Clock): AnyOperation[] {
+  return [
+    defineOperation({
+      id: 'ListAgents', operation: 'Query', group: 'Agents', summary: "List agent tokens: the caller's own, or every agent for a caller allowed Query on agent:* (Human only)",
+      input: ListAgentsQuery, output: AgentList, http: { method: 'GET', path: '/v1/agents' }, attributes: { humanOnly: true, authorizesItself: true, riskGated: false },
+      resource: () => 'agent:*',
+      inputFacts: (input): Record<string, string> => (input.parent === undefined ? {} : { 'filter.parent': input.parent }),
+      handle: async (input, call) => {
+        const everyone = call.permits('Query', 'agent:*');
+        const own = call.principal.subject;
+        if (!everyone && input.parent !== undefined && input.parent !== own) {
+          throw new SvcError('PermissionDenied', `${own} may list only its own agents (listing another parent's needs Query on agent:*)`);
+        }
+        const parent = everyone ? input.parent : own;
+        const limit = Math.min(MAX_LIST, Math.max(1, Number(input.limit ?? MAX_LIST)));
+        const agents = await registry.list({ ...(parent === undefined ? {} : { parent }), limit });
+        return { result: { agents: agents.map(view) }, audit: { context: { count: String(agents.length) } } };
+      },
+    }),
+    defineOperation({
+      id: 'RevokeAgent', operation: 'Revoke', group: 'Agents', summary: 'Revoke an agent token: its next call is 401 (its parent, or a Human allowed Revoke on agent:ID)',
+      errors: ['NotFound'], input: AgentRef, output: RevokeAgentResponse, http: { method: 'POST', path: '/v1/agents/:agentId/revoke' },
+      attributes: { humanOnly: true, authorizesItself: true, destructive: true },
+      resource: (input) => namedResource('agent:', input?.agentId),
+      handle: async (input, call) => {
+        const agent = await registry.get(input.agentId);
+        if (!agent) throw new SvcError('NotFound', `no agent ${input.agentId} in the registry`);
+        if (agent.parent !== call.principal.subject && !call.permits('Revoke', `agent:${agent.agentId}`)) {
+          throw new SvcError('PermissionDenied', `${call.principal.subject} is neither the parent of ${agent.agentId} nor allowed to Revoke it`);
+        }
+        // The list first: once it holds the jti the agent is stopped, whatever happens to the registry write.
+        await revocation.revoke(agent.jti, Math.ceil(Date.parse(agent.expiresAt) / 1000));
+        const marked = await registry.markRevoked(agent.agentId, clock.now().toISOString());
+        const revokedAt = marked?.revokedAt ?? clock.now().toISOString();
+        return { result: { agentId: agent.agentId, revoked: true as const, revokedAt }, audit: { context: { parent: agent.parent, jti: agent.jti } } };
+      },
+    }),
+  ];
+}

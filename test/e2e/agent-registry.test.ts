@@ -1,0 +1,74 @@
+import t, { type Test } from 'tap';
+import { ApiClient, b64 } from '../helpers/client.ts';
+import { freshDatabase } from '../helpers/databases.ts';
+import { startTestService, tempDir } from '../helpers/service.ts';
+import { mintToken, TEST_SECRET } from '../helpers/tokens.ts';
+
+const ALL = ['Create', 'Get', 'Activate', 'Revoke', 'Destroy', 'Sign', 'Verify', 'Encrypt', 'Decrypt', 'Rotate', 'Compromise', 'Query'];
+const POLICY = {
+  SVC_AUTH_KIND: 'hmac', SVC_AUTH_HMAC_SECRET: TEST_SECRET, SVC_POLICY_KIND: 'role-based',
+  SVC_POLICY_ROLE_BINDINGS: JSON.stringify({ 'kms-admins': ALL, signers: ['Create', 'Get', 'Activate', 'Sign'] }),
+};
+const as = (url: string, token: string) => new ApiClient(url, { Authorization: `Bearer ${token}` });
+
+/** The kill switch on one journal backend: list, revoke, cascade, and the registry across a restart. */
+async function killSwitch(t: Test, env: Record<string, string>): Promise<void> {
+  const dir = tempDir();
+  let svc = await startTestService({ ...POLICY, ...env }, { dir });
+  const bobToken = await mintToken({ sub: 'bob', svc_groups: ['signers'] }, { ttlSeconds: 3600 });
+  const bob = as(svc.url, bobToken);
+  const carol = as(svc.url, await mintToken({ sub: 'carol', svc_groups: ['signers'] }));
+  const admin = as(svc.url, await mintToken({ sub: 'ops', svc_groups: ['kms-admins'] }));
+  const key = (await bob.post('/v1/keys', { spec: { name: 'bobs', algorithm: 'EdDSA' } })).body.id;
+  await bob.post(`/v1/keys/${key}/activate`);
+  const issue = async (client: ApiClient, label: string) => (await client.post('/v1/agents/issue', { label, scopes: ['Sign'], ttlSeconds: 600 })).body;
+  const first = await issue(bob, 'first');
+  const second = await issue(bob, 'second');
+  const carols = await issue(carol, 'carols');
+
+  const listed = (await bob.get('/v1/agents')).body.agents;
+  t.same(listed.map((a: any) => a.agentId), [second.agentId, first.agentId], 'bob sees his own agents, newest first');
+  t.match(listed[1], { agentId: first.agentId, jti: first.jti, parent: 'bob', purpose: 'first', scopes: ['Sign'], expiresAt: first.expiresAt, revoked: false });
+  t.notOk(JSON.stringify(listed).includes(first.jwt), 'the token itself is never listed');
+  t.equal((await bob.get('/v1/agents?parent=carol')).status, 403, "another parent's agents need Query on agent:*");
+  t.same((await admin.get('/v1/agents?parent=carol')).body.agents.map((a: any) => a.agentId), [carols.agentId], 'an admin filters by parent');
+  t.equal((await admin.get('/v1/agents')).body.agents.length, 3, 'an admin sees every agent');
+  t.equal((await as(svc.url, first.jwt).get('/v1/agents')).status, 403, 'agents cannot list agents');
+
+  const agent = as(svc.url, first.jwt);
+  const sign = () => agent.post(`/v1/keys/${key}/sign`, { messageBase64: b64('m') });
+  t.equal((await sign()).status, 200, 'the agent works');
+  t.equal((await carol.post(`/v1/agents/${first.agentId}/revoke`)).status, 403, 'carol cannot stop bob\'s agent');
+  t.equal((await bob.post('/v1/agents/agent-00000000-0000-4000-8000-000000000000/revoke')).body.error, 'NotFound');
+  const revoked = await bob.post(`/v1/agents/${first.agentId}/revoke`);
+  t.match(revoked.body, { agentId: first.agentId, revoked: true, revokedAt: /^\d{4}-\d\d-\d\dT/ });
+  t.equal((await sign()).status, 401, 'the revoked agent is refused at once');
+  t.equal((await bob.post(`/v1/agents/${first.agentId}/revoke`)).body.revokedAt, revoked.body.revokedAt, 'revoking again keeps the first time');
+  t.equal((await admin.post(`/v1/agents/${carols.agentId}/revoke`)).status, 200, 'a Human allowed Revoke stops any agent');
+  t.equal((await as(svc.url, second.jwt).post(`/v1/keys/${key}/sign`, { messageBase64: b64('m') })).status, 200, 'the other agent keeps working');
+
+  // Revocation cascades: bob's own token revoked, his remaining agent stops too.
+  const bobJti = JSON.parse(Buffer.from(bobToken.split('.')[1]!, 'base64url').toString()).jti;
+  t.equal((await admin.post('/v1/tokens/revoke', { jti: bobJti })).status, 200);
+  const orphan = await as(svc.url, second.jwt).post(`/v1/keys/${key}/sign`, { messageBase64: b64('m') });
+  t.equal(orphan.status, 401, "an agent stops with its parent's token");
+  t.match(orphan.body.message, /the token that issued agent .* has been revoked/);
+
+  const rows = (await admin.get(`/v1/audit?key=agent:${first.agentId}&limit=10`)).body.records;
+  t.ok(rows.some((r: any) => r.operation === 'Revoke' && r.outcome === 'Success' && r.principal.subject === 'bob'), 'the kill switch is audited');
+
+  if (env.SVC_JOURNAL_KIND !== 'in-memory') {
+    await svc.stop();
+    svc = await startTestService({ ...POLICY, ...env }, { dir });
+    const again = (await as(svc.url, await mintToken({ sub: 'ops', svc_groups: ['kms-admins'] })).get('/v1/agents')).body.agents;
+    t.same(again.map((a: any) => [a.agentId, a.revoked]), [[carols.agentId, true], [second.agentId, false], [first.agentId, true]], 'the registry survives a restart');
+  }
+  await svc.stop();
+}
+
+t.test('agent registry on SQLite', (t) => killSwitch(t, { SVC_JOURNAL_KIND: 'rdb-embedded' }));
+t.test('agent registry on the in-memory journal', (t) => killSwitch(t, { SVC_JOURNAL_KIND: 'in-memory' }));
+t.test('agent registry on PostgreSQL', async (t) => {
+  const db = await freshDatabase(t, 'postgresql');
+  if (db) await killSwitch(t, db.env);
+});
