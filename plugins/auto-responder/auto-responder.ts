@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { SYSTEM_PRINCIPAL, type AuditRecord } from '../../kernel/model/index.ts';
 import type { AuditPipelinePort } from '../../kernel/ports/audit-pipeline.ts';
 import type { Clock } from '../../kernel/ports/clock.ts';
@@ -7,16 +8,24 @@ import type { Logger } from '../../kernel/ports/logger.ts';
 import type { OperationRunner } from '../../kernel/ports/operation-runner.ts';
 import { matchRule, type Action, type Rule } from './rules.ts';
 
+/** Outcomes of calls the service refused before they could touch a key: they never cost the key anything. */
+const REFUSED = new Set(['Unauthorized', 'PermissionDenied', 'StepUpRequired', 'KeyNotFound', 'NotFound', 'TooManyRequests']);
+/** Cooldown entries kept at most (each lives one cooldown): a flood of distinct actors cannot grow it further. */
+const MAX_COOLDOWNS = 50_000;
+
 /**
  * Runs every detector on every audit record and acts on findings by the first matching rule (SPEC 6
- * items 6-11): Alert (a row only), Revoke and Deactivate (revoke the key in details.resource), Freeze
- * (intent recorded). One action per (actor, action) per cooldown. Revoke runs through the operation
- * pipeline as svc-system, like any revoke; Alert and Freeze change nothing and are written as annotation
- * rows. Records by svc-system are not fed to the detectors, so it never reacts to itself. Failures
- * become rows, never exceptions.
+ * items 6-11), every action of its line: Alert (a row only), RevokeAgent (the offending agent's token
+ * on the revocation list), Revoke and Deactivate (revoke the key in details.resource), Freeze (intent
+ * recorded). The response hits the offender, not its target: a key is revoked only when the record that
+ * made the finding was a call on that key the actor was allowed to make; refused calls (401, 403, 404,
+ * 429) still feed the detectors, but their findings act on the actor alone. One action per (actor,
+ * action) per cooldown. Revoke and RevokeAgent run through the operation pipeline as svc-system, like
+ * any revoke; Alert and Freeze change nothing and are written as annotation rows. Records by svc-system
+ * are not fed to the detectors, so it never reacts to itself. Failures become rows, never exceptions.
  */
 export class AutoResponder {
-  private readonly lastAction = new Map<string, number>();
+  private readonly lastAction: LRUCache<string, number>;
   private readonly pending = new Set<Promise<void>>();
 
   constructor(
@@ -27,7 +36,9 @@ export class AutoResponder {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly cooldownMs: number,
-  ) {}
+  ) {
+    this.lastAction = new LRUCache({ max: MAX_COOLDOWNS });
+  }
 
   start(): Promise<void> {
     this.audit.onRecord((record) => this.observe(record));
@@ -49,19 +60,24 @@ export class AutoResponder {
         this.logger.error('detector failed', { detector: detector.name, error: (err as Error).message });
         continue;
       }
-      for (const finding of findings) this.respond(detector.name, finding);
+      for (const finding of findings) this.respond(detector.name, finding, record);
     }
   }
 
-  private respond(detector: string, finding: Finding): void {
+  private respond(detector: string, finding: Finding, record: AuditRecord): void {
     const rule = matchRule(this.rules, detector, finding.severity, finding.actor.kind);
     if (!rule) return;
-    const cooldownKey = `${finding.actor.kind}:${finding.actor.subject}|${rule.action}`;
-    const now = this.clock.now().getTime();
-    if (now - (this.lastAction.get(cooldownKey) ?? -Infinity) < this.cooldownMs) return;
-    this.lastAction.set(cooldownKey, now);
-    const work = this.act(detector, finding, rule.action).finally(() => this.pending.delete(work));
-    this.pending.add(work);
+    // The key named by the finding may pay only for a call on it that the service let through.
+    const keyUsedByRight = !REFUSED.has(record.outcome) && finding.details.resource === record.resource;
+    for (const action of rule.actions) {
+      if ((action === 'Revoke' || action === 'Deactivate') && !keyUsedByRight) continue;
+      const cooldownKey = `${finding.actor.kind}:${finding.actor.subject}|${action}`;
+      const now = this.clock.now().getTime();
+      if (now - (this.lastAction.get(cooldownKey) ?? -Infinity) < this.cooldownMs) continue;
+      this.lastAction.set(cooldownKey, now);
+      const work = this.act(detector, finding, action).finally(() => this.pending.delete(work));
+      this.pending.add(work);
+    }
   }
 
   private async act(detector: string, finding: Finding, action: Action): Promise<void> {
@@ -75,6 +91,16 @@ export class AutoResponder {
       'auto.response.detectorMsg': finding.message,
     };
     const correlationId = `auto-response-${recId}`;
+    if (action === 'RevokeAgent') {
+      await this.operations
+        .run('RevokeAgent', { agentId: finding.actor.subject }, {
+          principal: SYSTEM_PRINCIPAL,
+          requestId: correlationId,
+          decorate: { context, outcome: (o, message) => (o === 'Success' ? `${alert} Success agent revoked` : `${alert} Failed ${o}: ${message ?? ''}`) },
+        })
+        .catch(() => {}); // the failure is on the row the pipeline wrote
+      return;
+    }
     if (action === 'Revoke' || action === 'Deactivate') {
       const reason = `auto-response to ${detector} (${finding.severity}) by ${finding.actor.subject}`;
       await this.operations

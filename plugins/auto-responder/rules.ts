@@ -1,7 +1,7 @@
 import { SEVERITIES, type Severity } from '../../kernel/ports/detector.ts';
 import type { PrincipalKind } from '../../kernel/model/index.ts';
 
-export const ACTIONS = ['Alert', 'Revoke', 'Deactivate', 'Freeze'] as const;
+export const ACTIONS = ['Alert', 'Revoke', 'Deactivate', 'Freeze', 'RevokeAgent'] as const;
 export type Action = (typeof ACTIONS)[number];
 const KINDS: PrincipalKind[] = ['Human', 'Service', 'Agent'];
 
@@ -9,30 +9,42 @@ export interface Rule {
   line: string;
   detector: string; // or *
   severity: Severity | '*';
-  action: Action;
+  /** Every action of the line runs, in order. */
+  actions: Action[];
   kinds?: PrincipalKind[];
 }
 
-/** The shipped rules (DECISIONS): High revokes for the revoke kinds and alerts otherwise; Medium alerts; Low nothing. */
+/**
+ * The shipped rules: a High finding about an agent revokes the agent (and the key, when the agent was
+ * allowed to use it); other revoke kinds (autoResponse.revokeKinds) get the key revoked; everything else
+ * High or Medium is an Alert; Low does nothing.
+ */
 export function defaultRules(revokeKinds: string[]): string[] {
-  return [`*:High -> Revoke for ${revokeKinds.join(',')}`, '*:High -> Alert', '*:Medium -> Alert'];
+  const others = revokeKinds.filter((k) => k !== 'Agent');
+  return [
+    ...(revokeKinds.includes('Agent') ? ['HoneyKey:High -> RevokeAgent, Revoke for Agent', '*:High -> RevokeAgent, Revoke for Agent'] : []),
+    ...(others.length ? [`*:High -> Revoke for ${others.join(',')}`] : []),
+    '*:High -> Alert',
+    '*:Medium -> Alert',
+  ];
 }
 
-const LINE = /^\s*([A-Za-z*]+)\s*:\s*([A-Za-z*]+)\s*->\s*([A-Za-z]+)\s*(?:for\s+([A-Za-z, ]+))?\s*$/;
+const LINE = /^\s*([A-Za-z*]+)\s*:\s*([A-Za-z*]+)\s*->\s*([A-Za-z]+(?:\s*,\s*[A-Za-z]+)*)\s*(?:for\s+([A-Za-z, ]+))?\s*$/;
 
-/** Parses `DETECTOR:SEVERITY -> ACTION [for KIND[,KIND]]` lines; every bad line is named in one error. */
+/** Parses `DETECTOR:SEVERITY -> ACTION[, ACTION...] [for KIND[,KIND]]` lines; every bad line is named in one error. */
 export function parseRules(lines: string[], detectors: string[]): Rule[] {
   const problems: string[] = [];
   const rules = lines.flatMap((line): Rule[] => {
     const m = LINE.exec(line);
-    if (!m) return (problems.push(`"${line}" is not DETECTOR:SEVERITY -> ACTION [for KIND,...]`), []);
-    const [, detector, severity, action, kinds] = m as unknown as [string, string, string, string, string | undefined];
+    if (!m) return (problems.push(`"${line}" is not DETECTOR:SEVERITY -> ACTION[, ACTION...] [for KIND,...]`), []);
+    const [, detector, severity, actionList, kinds] = m as unknown as [string, string, string, string, string | undefined];
+    const actions = actionList.split(',').map((a) => a.trim());
     if (detector !== '*' && !detectors.includes(detector)) problems.push(`"${line}": unknown detector ${detector} (known: ${detectors.join(', ')})`);
     if (severity !== '*' && !(SEVERITIES as readonly string[]).includes(severity)) problems.push(`"${line}": unknown severity ${severity}`);
-    if (!(ACTIONS as readonly string[]).includes(action)) problems.push(`"${line}": unknown action ${action} (known: ${ACTIONS.join(', ')})`);
+    for (const action of actions) if (!(ACTIONS as readonly string[]).includes(action)) problems.push(`"${line}": unknown action ${action} (known: ${ACTIONS.join(', ')})`);
     const kindList = kinds?.split(',').map((k) => k.trim()).filter(Boolean);
     for (const k of kindList ?? []) if (!KINDS.includes(k as PrincipalKind)) problems.push(`"${line}": unknown principal kind ${k}`);
-    return [{ line, detector, severity: severity as Rule['severity'], action: action as Action, ...(kindList ? { kinds: kindList as PrincipalKind[] } : {}) }];
+    return [{ line, detector, severity: severity as Rule['severity'], actions: [...new Set(actions)] as Action[], ...(kindList ? { kinds: kindList as PrincipalKind[] } : {}) }];
   });
   if (problems.length) throw new Error(`autoResponse.rules: ${problems.join('; ')}`);
   return rules;

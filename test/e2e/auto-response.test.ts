@@ -14,7 +14,7 @@ async function until(check: () => Promise<boolean>, what: string): Promise<void>
   throw new Error(`timed out waiting for ${what}`);
 }
 
-t.test('rate spike: 95 signs by an agent revoke the key once, as svc-system, and its next sign is 409', async (t) => {
+t.test('rate spike: 95 signs by an agent it was allowed to make revoke the agent and the key once, as svc-system', async (t) => {
   const svc = await startTestService(base);
   t.teardown(() => svc.stop());
   const alice = human(svc.url, await mintToken({ sub: 'alice' }));
@@ -24,8 +24,12 @@ t.test('rate spike: 95 signs by an agent revoke the key once, as svc-system, and
   for (let i = 0; i < 95; i++) await agent.post(`/v1/keys/${key}/sign`, { messageBase64: b64(`m${i}`) });
   await until(async () => (await alice.get(`/v1/keys/${key}`)).body.state === 'Deactivated', 'the key to be revoked');
   const next = await agent.post(`/v1/keys/${key}/sign`, { messageBase64: b64('again') });
-  t.equal(next.status, 409);
-  t.match(next.body.message, /Deactivated/);
+  t.equal(next.status, 401, 'the agent itself is revoked');
+  t.match((await alice.get('/v1/agents')).body.agents[0], { agentId: issued.body.agentId, revoked: true });
+  const agentRows = (await alice.get(`/v1/audit?key=agent:${issued.body.agentId}&limit=100`)).body.records;
+  t.match(agentRows.find((r: any) => r.context['auto.response.rule'] === 'RateSpike:High:RevokeAgent'), {
+    principal: { subject: 'svc-system' }, operation: 'Revoke', outcome: /action=RevokeAgent\) Success agent revoked$/,
+  });
 
   const rows = (await alice.get(`/v1/audit?key=key:${key}&limit=100`)).body.records;
   const revokes = rows.filter((r: any) => r.context['auto.response.rule'] === 'RateSpike:High:Revoke');
@@ -39,9 +43,25 @@ t.test('rate spike: 95 signs by an agent revoke the key once, as svc-system, and
   });
   t.ok(rows.some((r: any) => r.context['auto.response.rule'] === 'RateSpike:Medium:Alert'), 'the Medium crossing was an Alert');
 
-  for (let i = 0; i < 95; i++) await agent.post(`/v1/keys/${key}/sign`, { messageBase64: b64(`burst2-${i}`) });
-  const after = (await alice.get(`/v1/audit?key=key:${key}&limit=100`)).body.records;
-  t.equal(after.filter((r: any) => r.context['auto.response.rule'] === 'RateSpike:High:Revoke').length, 1, 'no second Revoke within the cooldown');
+});
+
+t.test('a powerless agent hammering a victim key is cut off; the key stays Active and its owner keeps signing', async (t) => {
+  const svc = await startTestService(base);
+  t.teardown(() => svc.stop());
+  const owner = human(svc.url, await mintToken({ sub: 'owner' }));
+  const victim = await owner.key({ algorithm: 'EdDSA' });
+  const mallory = human(svc.url, await mintToken({ sub: 'mallory' }));
+  const issued = await mallory.post('/v1/agents/issue', { label: 'powerless', scopes: [], ttlSeconds: 600 });
+  const attacker = new ApiClient(svc.url, { Authorization: `Bearer ${issued.body.jwt}` });
+  const statuses = new Set<number>();
+  for (let i = 0; i < 120; i++) statuses.add((await attacker.post(`/v1/keys/${victim}/sign`, { messageBase64: b64(`x${i}`) })).status);
+  t.ok(statuses.has(403), 'its calls are refused');
+  await until(async () => (await attacker.post(`/v1/keys/${victim}/sign`, { messageBase64: b64('x') })).status === 401, 'the attacking agent to be revoked');
+  t.equal((await owner.get(`/v1/keys/${victim}`)).body.state, 'Active', 'the victim key is untouched');
+  t.equal((await owner.post(`/v1/keys/${victim}/sign`, { messageBase64: b64('still mine') })).status, 200, 'its owner keeps signing');
+  const rows = (await owner.get('/v1/audit?actor=svc-system&limit=100')).body.records;
+  t.same(rows.filter((r: any) => r.operation === 'Revoke' && r.resource === `key:${victim}`), [], 'no key revocation was even attempted');
+  t.ok(rows.some((r: any) => r.resource === `agent:${issued.body.agentId}` && /Success agent revoked$/.test(r.outcome)), 'the agent revocation is audited');
 });
 
 t.test('honey key: an agent is caught at the first touch; a human is audited but not reported', async (t) => {
@@ -64,8 +84,11 @@ t.test('honey key: an agent is caught at the first touch; a human is audited but
   await agent.get(`/v1/keys/${honey}`);
   await until(async () => (await responses()).length > 0, 'the honey-key response');
   const [row] = await responses();
-  t.match(row, { principal: { subject: 'svc-system' }, outcome: /^AnomalyAlert\(detector=HoneyKey, severity=High, .*action=Revoke\) Success/, context: { 'auto.response.rule': 'HoneyKey:High:Revoke', 'auto.response.actor': issued.body.agentId } });
-  t.equal((await alice.get(`/v1/keys/${honey}`)).body.state, 'Deactivated');
+  await until(async () => (await agent.get(`/v1/keys/${honey}`)).status === 401, 'the agent to be revoked');
+  const rows = [...(await responses()), ...(await alice.get(`/v1/audit?key=agent:${issued.body.agentId}`)).body.records];
+  t.match(rows.find((r: any) => r.context['auto.response.rule'] === 'HoneyKey:High:Revoke'), { principal: { subject: 'svc-system' }, outcome: /^AnomalyAlert\(detector=HoneyKey, severity=High, .*action=Revoke\) Success/, context: { 'auto.response.actor': issued.body.agentId } });
+  t.match(rows.find((r: any) => r.context['auto.response.rule'] === 'HoneyKey:High:RevokeAgent'), { principal: { subject: 'svc-system' }, outcome: /Success agent revoked$/ });
+  t.equal((await alice.get(`/v1/keys/${honey}`)).body.state, 'Deactivated', 'the agent was allowed to Get it, so the honey key is revoked too');
 });
 
 t.test('a malformed honey key id fails the boot', async (t) => {
