@@ -1,4 +1,5 @@
 import { defineConfig, type ConfigValues } from '../kernel/config-values.ts';
+import { DEFAULT_STATE_BYTES } from '../kernel/detection/state-budget.ts';
 
 /**
  * The base configuration schema: what the deployment as a whole decides (bind, limits, which plugin
@@ -36,6 +37,7 @@ export const baseSchema = defineConfig({
   },
   detectors: {
     enabled: { doc: 'Anomaly detectors to run: all, none, or a comma list of detector names.', format: String, default: 'all', env: 'SVC_DETECTORS_ENABLED' },
+    maxStateBytes: { doc: 'Bytes of per-actor state all detectors together may keep; the least recently seen actors are dropped beyond it.', format: 'nat', default: DEFAULT_STATE_BYTES, env: 'SVC_DETECTORS_MAX_STATE_BYTES' },
   },
   audit: {
     kind: { doc: 'Primary audit sink.', format: ['stdout', 'rdb-server-1', 'rdb-server-2', 'rdb-embedded'], default: 'stdout', env: 'SVC_AUDIT_KIND' },

@@ -17,6 +17,7 @@ import { KmsMetrics, metricsPort } from './observability/metrics.ts';
 import { auditFanoutPort, auditSinkPort, type AuditFanoutSink, type AuditSink } from './ports/audit-sink.ts';
 import { authenticatorPort, type Authenticator } from './ports/authenticator.ts';
 import { clockPort, type Clock } from './ports/clock.ts';
+import { ActorStateBudget, actorStatePort, DEFAULT_STATE_BYTES } from './detection/state-budget.ts';
 import { journalPort, type KeyJournal } from './ports/journal.ts';
 import { operationRunnerPort, type OperationRunner } from './ports/operation-runner.ts';
 import { loggerPort, type Logger } from './ports/logger.ts';
@@ -91,6 +92,7 @@ export async function bootKernel(opts: BootOptions): Promise<RunningKernel> {
     [metricsPort.id]: metrics,
     [auditPipelinePort.id]: { record: (r: Parameters<AuditPipeline['record']>[0]) => audit!.record(r), onRecord: (l: Parameters<AuditPipeline['onRecord']>[0]) => audit!.onRecord(l) },
     [operationRunnerPort.id]: runner,
+    [actorStatePort.id]: new ActorStateBudget((opts.config.detectors as { maxStateBytes?: number } | undefined)?.maxStateBytes ?? DEFAULT_STATE_BYTES),
   };
   const { container, wired } = buildContainer(plugins, kernelServices, opts.config, opts.logger, opts.clock);
   const all = <T>(port: string): T[] => (container.hasRegistration(port) ? container.resolve<T[]>(port) : []);

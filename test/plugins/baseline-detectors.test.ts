@@ -1,7 +1,10 @@
 import t from 'tap';
+import { ActorStateBudget, DEFAULT_STATE_BYTES } from '../../kernel/detection/state-budget.ts';
 import type { AuditRecord } from '../../kernel/model/index.ts';
 import { BaselineDetector } from '../../plugins/detectors/baseline/baseline-detector.ts';
 import { opHistogram, scope, sourceIp, timeOfDay } from '../../plugins/detectors/baseline/dimensions.ts';
+
+const budget = () => new ActorStateBudget(DEFAULT_STATE_BYTES);
 
 const rec = (over: Partial<AuditRecord> & { ip?: string; kind?: 'Human' | 'Agent' }): AuditRecord => ({
   id: 'rec',
@@ -16,10 +19,10 @@ const rec = (over: Partial<AuditRecord> & { ip?: string; kind?: 'Human' | 'Agent
 
 t.test('each baseline stays quiet on its first observation and on known values, and reports a new one', async (t) => {
   const cases: Array<[BaselineDetector, Partial<AuditRecord> & { ip?: string }, string]> = [
-    [new BaselineDetector(scope), { resource: 'k2' }, 'Medium'],
-    [new BaselineDetector(opHistogram), { operation: 'Encrypt' }, 'Low'],
-    [new BaselineDetector(timeOfDay), { occurredAt: '2026-01-06T03:00:00.000Z' }, 'Low'],
-    [new BaselineDetector(sourceIp), { ip: '203.0.113.9' }, 'Medium'],
+    [new BaselineDetector(scope, budget()), { resource: 'k2' }, 'Medium'],
+    [new BaselineDetector(opHistogram, budget()), { operation: 'Encrypt' }, 'Low'],
+    [new BaselineDetector(timeOfDay, budget()), { occurredAt: '2026-01-06T03:00:00.000Z' }, 'Low'],
+    [new BaselineDetector(sourceIp, budget()), { ip: '203.0.113.9' }, 'Medium'],
   ];
   for (const [detector, novel, severity] of cases) {
     t.same(detector.observe(rec({})), [], `${detector.name}: cold start`);
@@ -31,7 +34,7 @@ t.test('each baseline stays quiet on its first observation and on known values, 
 });
 
 t.test('ScopeBaseline and SourceIpBaseline are Low for humans; Create is not a scope', async (t) => {
-  const d = new BaselineDetector(scope);
+  const d = new BaselineDetector(scope, budget());
   d.observe(rec({ kind: 'Human' }));
   t.equal(d.observe(rec({ kind: 'Human', resource: 'k9' }))[0]?.severity, 'Low');
   t.same(d.observe(rec({ kind: 'Human', operation: 'Create', resource: 'name:x' })), []);

@@ -22,6 +22,7 @@ import { LocalRootOfTrust } from '../../plugins/root-of-trust/support/local-root
 import { sqliteKnexSettings } from '../../plugins/sql-support/sqlite-connection.ts';
 import { tempDir } from '../helpers/service.ts';
 import { mintToken, TEST_SECRET, unsignedToken } from '../helpers/tokens.ts';
+import { ActorStateBudget, DEFAULT_STATE_BYTES } from '../../kernel/detection/state-budget.ts';
 
 const quiet = createStderrLogger('error', () => {});
 const KEK = Buffer.alloc(32, 7).toString('base64');
@@ -77,7 +78,8 @@ t.test('policy: role-based', async (t) => {
 t.test('risk: scoring', async (t) => {
   riskContract(t, () => {
     const weights = { ScopeBaseline: 0.2, OpHistogramBaseline: 0.1, TimeOfDayBaseline: 0.2, SourceIpBaseline: 0.3, RateSpike: 0.3, AgentPrincipal: 0.2, CredentialAge: 0.1, BroadScope: 0.1, DestructiveOp: 0.1 };
-    return new RiskScorer([new BaselineDetector(scope), new BaselineDetector(sourceIp)], { weights, deny: 0.85, stepUp: 0.6, destructiveDelta: 0.15, gateKinds: ['Agent'] }, systemClock);
+    const budget = new ActorStateBudget(DEFAULT_STATE_BYTES);
+    return new RiskScorer([new BaselineDetector(scope, budget), new BaselineDetector(sourceIp, budget)], { weights, deny: 0.85, stepUp: 0.6, destructiveDelta: 0.15, gateKinds: ['Agent'] }, systemClock);
   });
 });
 

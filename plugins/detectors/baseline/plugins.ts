@@ -1,10 +1,14 @@
 import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
+import { actorStatePort } from '../../../kernel/detection/state-budget.ts';
 import { detectorPort } from '../../../kernel/ports/detector.ts';
 import { BaselineDetector, type BaselineDimension } from './baseline-detector.ts';
 import { opHistogram, scope, sourceIp, timeOfDay } from './dimensions.ts';
 
 const baselinePlugin = (id: string, dimension: BaselineDimension, description: string) =>
-  definePlugin({ id, apiVersion: KERNEL_API_VERSION, provides: detectorPort, kind: dimension.name, description, create: () => new BaselineDetector(dimension) });
+  definePlugin({
+    id, apiVersion: KERNEL_API_VERSION, provides: detectorPort, kind: dimension.name, description, dependsOn: { state: actorStatePort },
+    create: ({ deps }) => new BaselineDetector(dimension, deps.state),
+  });
 
 export const scopeBaseline = baselinePlugin('detector-scope-baseline', scope, 'a key the actor never touched before');
 export const opHistogramBaseline = baselinePlugin('detector-op-histogram-baseline', opHistogram, 'an operation the actor never used before');

@@ -1,4 +1,5 @@
 import { ActorTable } from '../../../kernel/detection/actor-table.ts';
+import type { ActorStateBudget } from '../../../kernel/detection/state-budget.ts';
 import type { AuditRecord } from '../../../kernel/model/index.ts';
 import type { Detector, Finding } from '../../../kernel/ports/detector.ts';
 
@@ -19,13 +20,18 @@ function firstAfter(times: number[], since: number): number {
 /**
  * RateSpike (SPEC 6): counts an actor's requests in a sliding window. Medium when the count reaches the
  * threshold, High at three times it; each fires once per crossing. Memory: at most 3 x threshold
- * timestamps (plus one) per actor, MAX_ACTORS actors of each principal kind (least recently seen first out).
+ * timestamps (plus one) per actor, MAX_ACTORS actors of each principal kind, within the detectors' byte
+ * budget (least recently seen first out).
  */
 export class RateSpikeDetector implements Detector {
   readonly name = 'RateSpike';
-  private readonly seen = new ActorTable<number[]>(MAX_ACTORS);
+  private readonly seen: ActorTable<number[]>;
 
-  constructor(private readonly threshold: number, private readonly windowSeconds: number) {}
+  constructor(private readonly threshold: number, private readonly windowSeconds: number, budget: ActorStateBudget) {
+    // Charged at its largest (3 x threshold + 1 numbers) up front, so the array never has to report growth.
+    const bytes = 32 + 8 * (3 * threshold + 1);
+    this.seen = new ActorTable<number[]>(budget, MAX_ACTORS, () => bytes);
+  }
 
   /**
    * 0 up to the threshold, rising linearly to 1 at four times it: a runaway loop weighs more and more,
