@@ -55,6 +55,8 @@ export async function startService(opts: StartOptions): Promise<RunningKernel> {
     logger,
     clock: opts.clock ?? systemClock,
     tracer: opts.tracer,
+    rateLimit: values.rateLimit.enabled ? { requestsPerSecond: Math.max(1, values.rateLimit.requestsPerSecond), burst: Math.max(1, values.rateLimit.burst) } : undefined,
+    detectorStateBytes: values.detectors.maxStateBytes,
     listen: opts.listen,
     version: VERSION,
     print,

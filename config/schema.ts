@@ -39,6 +39,11 @@ export const baseSchema = defineConfig({
     enabled: { doc: 'Anomaly detectors to run: all, none, or a comma list of detector names.', format: String, default: 'all', env: 'SVC_DETECTORS_ENABLED' },
     maxStateBytes: { doc: 'Bytes of per-actor state all detectors together may keep; the least recently seen actors are dropped beyond it.', format: 'nat', default: DEFAULT_STATE_BYTES, env: 'SVC_DETECTORS_MAX_STATE_BYTES' },
   },
+  rateLimit: {
+    enabled: { doc: 'Refuse calls over a per-principal rate (429 with Retry-After), per node.', format: Boolean, default: true, env: 'SVC_RATE_LIMIT_ENABLED' },
+    requestsPerSecond: { doc: 'Average calls per second one principal may make.', format: 'nat', default: 1000, env: 'SVC_RATE_LIMIT_RPS' },
+    burst: { doc: 'Calls one principal may make at once, above the average.', format: 'nat', default: 2000, env: 'SVC_RATE_LIMIT_BURST' },
+  },
   audit: {
     kind: { doc: 'Primary audit sink.', format: ['stdout', 'rdb-server-1', 'rdb-server-2', 'rdb-embedded'], default: 'stdout', env: 'SVC_AUDIT_KIND' },
   },

@@ -17,6 +17,7 @@ import { KmsMetrics, metricsPort } from './observability/metrics.ts';
 import { auditFanoutPort, auditSinkPort, type AuditFanoutSink, type AuditSink } from './ports/audit-sink.ts';
 import { authenticatorPort, type Authenticator } from './ports/authenticator.ts';
 import { clockPort, type Clock } from './ports/clock.ts';
+import { RateLimiter, type RateLimit } from './operations/rate-limiter.ts';
 import { ActorStateBudget, actorStatePort, DEFAULT_STATE_BYTES } from './detection/state-budget.ts';
 import { journalPort, type KeyJournal } from './ports/journal.ts';
 import { operationRunnerPort, type OperationRunner } from './ports/operation-runner.ts';
@@ -39,6 +40,10 @@ export interface BootOptions {
   version: string;
   /** The tracer of the started OpenTelemetry SDK; without one, spans are no-ops. */
   tracer?: Tracer;
+  /** Per-principal rate limits of the operation pipeline; none when absent. */
+  rateLimit?: RateLimit;
+  /** Bytes of actor state all detectors together may keep (DEFAULT_STATE_BYTES when absent). */
+  detectorStateBytes?: number;
   /** false: start every plugin but open no HTTP listener (the server's own commands, such as rewrap). */
   listen?: boolean;
   /** Where the preflight banner and the boot tree go (stderr). */
@@ -58,7 +63,7 @@ export interface RunningKernel {
 
 export class PreflightRefused extends Error {}
 
-const KERNEL_PORTS = new Set([loggerPort.id, clockPort.id, metricsPort.id, auditPipelinePort.id, operationRunnerPort.id]);
+const KERNEL_PORTS = new Set([loggerPort.id, clockPort.id, metricsPort.id, auditPipelinePort.id, operationRunnerPort.id, actorStatePort.id]);
 
 export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
@@ -92,7 +97,7 @@ export async function bootKernel(opts: BootOptions): Promise<RunningKernel> {
     [metricsPort.id]: metrics,
     [auditPipelinePort.id]: { record: (r: Parameters<AuditPipeline['record']>[0]) => audit!.record(r), onRecord: (l: Parameters<AuditPipeline['onRecord']>[0]) => audit!.onRecord(l) },
     [operationRunnerPort.id]: runner,
-    [actorStatePort.id]: new ActorStateBudget((opts.config.detectors as { maxStateBytes?: number } | undefined)?.maxStateBytes ?? DEFAULT_STATE_BYTES),
+    [actorStatePort.id]: new ActorStateBudget(opts.detectorStateBytes ?? DEFAULT_STATE_BYTES),
   };
   const { container, wired } = buildContainer(plugins, kernelServices, opts.config, opts.logger, opts.clock);
   const all = <T>(port: string): T[] => (container.hasRegistration(port) ? container.resolve<T[]>(port) : []);
@@ -107,6 +112,7 @@ export async function bootKernel(opts: BootOptions): Promise<RunningKernel> {
     logger: opts.logger,
     clock: opts.clock,
     tracer: opts.tracer,
+    rateLimiter: opts.rateLimit && new RateLimiter(opts.rateLimit),
   });
   const lifecycle = new PluginLifecycle(wired, opts.logger);
   await lifecycle.start();

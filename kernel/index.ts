@@ -11,6 +11,7 @@ export type { Caller } from './operations/pipeline.ts';
 export { keyResource, namedResource, boundText, isUuid, AUDIT_BOUNDS } from './audit/bounds.ts';
 export { PermanentDeliveryError, type DeliverySettings } from './audit/fanout.ts';
 export { ActorTable } from './detection/actor-table.ts';
+export { ActorStateBudget, actorStatePort, DEFAULT_STATE_BYTES, type Evictable } from './detection/state-budget.ts';
 export type { TraceScope } from './observability/trace-scope.ts';
 export type { PreflightNode } from './preflight.ts';
 export { devGradeFinding } from './preflight.ts';

@@ -7,6 +7,7 @@ export class KmsMetrics {
   private readonly ops: Counter<'operation'>;
   private readonly duration: Histogram<'operation' | 'outcome'>;
   private readonly errors: Counter<'operation' | 'code'>;
+  private readonly limited: Counter<'kind'>;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -19,6 +20,11 @@ export class KmsMetrics {
       registers: [this.registry],
     });
     this.errors = new Counter({ name: 'svc_keys_op_errors_total', help: 'KMS operations that failed, by error code.', labelNames: ['operation', 'code'], registers: [this.registry] });
+    this.limited = new Counter({ name: 'svc_rate_limited_total', help: 'Calls refused with 429 by the per-principal rate limit, by principal kind.', labelNames: ['kind'], registers: [this.registry] });
+  }
+
+  rateLimited(kind: string): void {
+    this.limited.labels({ kind }).inc();
   }
 
   // Label children are looked up once per (operation, outcome): hashing label objects on every call

@@ -10,6 +10,7 @@ import type { Logger } from '../ports/logger.ts';
 import type { Policy } from '../ports/policy.ts';
 import type { RiskAssessor, RiskDecision } from '../ports/risk.ts';
 import { compileValidator, type Validator } from '../validation.ts';
+import type { RateLimiter } from './rate-limiter.ts';
 import type { AnyOperation, AuditFacts, OperationCall } from './operation.ts';
 
 /** Who runs an operation, as a door (or an internal actor) tells the pipeline. */
@@ -40,6 +41,8 @@ export interface PipelineDeps {
   clock: Clock;
   /** The tracer of the started OpenTelemetry SDK; without one, operations make no span objects at all. */
   tracer?: Tracer;
+  /** Per-principal rate limits; absent when rateLimit.enabled is false. */
+  rateLimiter?: RateLimiter;
 }
 
 interface Compiled {
@@ -103,8 +106,8 @@ class PipelineCall implements OperationCall {
 }
 
 /**
- * The one entry point of every KMS operation, whatever the door: authorize -> risk -> validate ->
- * handle -> audit -> metrics -> span. Exactly one audit record per call, success or not, written to the
+ * The one entry point of every KMS operation, whatever the door: rate limit -> authorize -> risk ->
+ * validate -> handle -> audit -> metrics -> span. Exactly one audit record per call, success or not, written to the
  * primary sink before the result is returned; if that write fails the caller gets no result (fail closed).
  * `svc-system` (internal actors) skips policy and risk: no credential can carry that subject.
  */
@@ -118,6 +121,15 @@ export class OperationPipeline {
       this.byId.set(def.id, { def, validate: compileValidator(def.input), gated: def.attributes?.riskGated !== false && def.operation !== 'Locate' });
     }
     if (problems.length) throw new Error(`operations: ${problems.join('; ')}`);
+  }
+
+  private limit(principal: Principal, now: number): void {
+    try {
+      this.deps.rateLimiter!.take(principal, now);
+    } catch (err) {
+      this.deps.metrics.rateLimited(principal.kind);
+      throw err;
+    }
   }
 
   list(): AnyOperation[] {
@@ -143,6 +155,7 @@ export class OperationPipeline {
     let handled: { result: unknown; audit?: AuditFacts } | undefined;
     try {
       if (principal !== SYSTEM_PRINCIPAL) {
+        if (this.deps.rateLimiter) this.limit(principal, started);
         if (def.attributes?.humanOnly && principal.kind !== 'Human') {
           throw new SvcError('PermissionDenied', `${def.operation} (${def.id}) is for human principals only; ${principal.kind} callers are refused`);
         }
