@@ -29,6 +29,8 @@ export const KeySpec = Type.Object({
 export const ManagedKey = Type.Object({
   id: Type.String({ format: 'uuid' }),
   spec: KeySpec,
+  owner: Type.String({ description: "the creating principal's subject (an agent's parent for agents)" }),
+  tenant: Type.Optional(Type.String({ description: 'the tenant of the Service that created it' })),
   state: Type.Union(KEY_STATES.map((s) => Type.Literal(s))),
   currentVersion: Type.Integer({ minimum: 1 }),
   createdAt: Timestamp('creation time'),

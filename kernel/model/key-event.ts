@@ -6,7 +6,8 @@ import type { KeySpec } from './key-spec.ts';
  * can never replace the material of a committed version.
  */
 export type KeyEvent =
-  | { type: 'KeyCreated'; at: string; spec: KeySpec; by: string; materialId: string }
+  // owner: who the key belongs to (the creator, or an agent's parent); absent in 0.1 events, where `by` is it.
+  | { type: 'KeyCreated'; at: string; spec: KeySpec; by: string; materialId: string; owner?: string; tenant?: string }
   | { type: 'KeyActivated'; at: string; by: string }
   | { type: 'Rotated'; at: string; by: string; newVersion: number; materialId: string; policy: string; reason?: string }
   | { type: 'Revoked'; at: string; by: string; reason?: string }

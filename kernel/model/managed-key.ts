@@ -7,6 +7,10 @@ export type KeyState = (typeof KEY_STATES)[number];
 export interface ManagedKey {
   id: string;
   spec: KeySpec;
+  /** The creating principal's subject (an agent's parent for agents); role-based `owner:self` matches it. */
+  owner: string;
+  /** The tenant of the Service that created it, when it had one. */
+  tenant?: string;
   state: KeyState;
   currentVersion: number;
   createdAt: string;

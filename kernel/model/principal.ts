@@ -26,5 +26,8 @@ export interface Credential {
   parentJti?: string;
 }
 
+/** Who owns what a principal creates: itself, or for an agent the Human that issued it. */
+export const ownerOf = (p: Principal): string => (p.kind === 'Agent' ? p.parent : p.subject);
+
 /** The principal the auto-responder and other internal actors write audit rows as (SPEC 6). */
 export const SYSTEM_PRINCIPAL: Principal = { kind: 'Service', subject: 'svc-system', groups: [] };

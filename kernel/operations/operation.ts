@@ -3,6 +3,7 @@ import type { ErrorCode } from '../errors.ts';
 import type { AuditRecord, Operation, Principal } from '../model/index.ts';
 import type { TraceScope } from '../observability/trace-scope.ts';
 import { createPortRef } from '../ports/port-ref.ts';
+import type { ResourceFacts } from '../ports/policy.ts';
 
 /**
  * What a handler tells the audit step about its call. Returned with the result, never written into a
@@ -83,6 +84,11 @@ export interface OperationDef<I extends TSchema = TSchema, O extends TSchema = T
    * value and read only the fields that name the target (`keyResource(input.id)` for key operations).
    */
   resource(input: Partial<Static<I>> | undefined): string;
+  /**
+   * The target key's facts for policies that scope bindings to keys (owner, name). Runs before the
+   * input is validated, like `resource`; undefined when the input names no existing key.
+   */
+  resourceFacts?(input: Partial<Static<I>> | undefined, principal: Principal): Promise<ResourceFacts | undefined>;
   /** Facts read from the input alone, audited whatever the outcome (context keys, lengths, a reason). */
   inputFacts?(input: Static<I>): Record<string, string>;
   attributes?: OperationAttributes;

@@ -160,7 +160,8 @@ export class OperationPipeline {
           throw new SvcError('PermissionDenied', `${def.operation} (${def.id}) is for human principals only; ${principal.kind} callers are refused`);
         }
         if (!def.attributes?.authorizesItself) {
-          const decision = this.deps.policy.authorize(principal, def.operation, resource);
+          const facts = this.deps.policy.usesResourceFacts && def.resourceFacts ? await def.resourceFacts(input as never, principal) : undefined;
+          const decision = this.deps.policy.authorize(principal, def.operation, resource, facts);
           if (!decision.allowed) throw new SvcError('PermissionDenied', decision.reason);
         }
         if (this.deps.risk && op.gated) gateOnRisk(this.deps.risk.assess({ principal, operation: def.operation, resource, sourceIp: caller.sourceIp ?? '' }), context);

@@ -3,9 +3,24 @@ import { createPortRef } from './port-ref.ts';
 
 export type PolicyDecision = { allowed: true } | { allowed: false; reason: string };
 
+/** What a policy may know about the key a call targets (for Create, the key about to be made). */
+export interface ResourceFacts {
+  /** Absent for a key not created yet. */
+  id?: string;
+  name: string;
+  owner: string;
+  tenant?: string;
+}
+
 /** Decides whether a principal may perform an operation on a resource (SPEC 5 "Authorization"). */
 export interface Policy {
-  authorize(principal: Principal, operation: Operation, resource: string): PolicyDecision;
+  /**
+   * True when decisions depend on the target key's facts (key-scoped bindings): the pipeline then reads
+   * them before authorizing. Left false, no call pays for that lookup.
+   */
+  readonly usesResourceFacts?: boolean;
+  /** `facts` is given for key operations when `usesResourceFacts`; undefined for an unknown key or another resource. */
+  authorize(principal: Principal, operation: Operation, resource: string, facts?: ResourceFacts): PolicyDecision;
 }
 
 export const policyPort = createPortRef<Policy>('policy');

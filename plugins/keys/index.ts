@@ -3,6 +3,7 @@ import { operationsPort, type OperationContribution } from '../../kernel/operati
 import { rootOfTrustPort } from '../../kernel/ports/root-of-trust.ts';
 import { keyServicePort } from './key-service.ts';
 import { cryptoOperations } from './operations/crypto.ts';
+import { withKeyFacts } from './operations/key-facts.ts';
 import { lifecycleOperations, rewrapOperation } from './operations/lifecycle.ts';
 
 export default definePlugin({
@@ -12,6 +13,9 @@ export default definePlugin({
   description: 'key lifecycle and cryptographic operations (/v1/keys)',
   dependsOn: { service: keyServicePort, rootOfTrust: rootOfTrustPort },
   create: ({ deps }): OperationContribution => ({
-    operations: [...lifecycleOperations(deps.service.lifecycle), ...cryptoOperations(deps.service.crypto), rewrapOperation(deps.service.wrapping, () => deps.rootOfTrust.currentKekId())],
+    operations: [
+      ...withKeyFacts([...lifecycleOperations(deps.service.lifecycle), ...cryptoOperations(deps.service.crypto)], deps.service.facts),
+      rewrapOperation(deps.service.wrapping, () => deps.rootOfTrust.currentKekId()),
+    ],
   }),
 });

@@ -20,6 +20,8 @@ export class KeyService implements Lifecycle {
   readonly wrapping: KeyWrapping;
   private readonly scheduler: RotationScheduler;
   private readonly store: KeyStore;
+  /** What authorization may know of a key (id, name, owner, tenant); undefined for an unknown id. */
+  readonly facts = (id: unknown) => this.store.facts(id);
 
   constructor(
     private readonly journal: KeyJournal,

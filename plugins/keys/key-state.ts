@@ -5,7 +5,7 @@ import type { KeyEvent, KeyState, ManagedKey, StoredEvent } from '../../kernel/m
 export function applyEvent(key: ManagedKey | undefined, stored: StoredEvent): ManagedKey {
   const e = stored.event;
   if (e.type === 'KeyCreated') {
-    return { id: stored.keyId, spec: e.spec, state: 'PreActive', currentVersion: 1, createdAt: e.at, rotationPolicy: 'Manual', versions: { 1: { createdAt: e.at, materialId: e.materialId } }, seq: stored.seq };
+    return { id: stored.keyId, spec: e.spec, owner: e.owner ?? e.by, ...(e.tenant ? { tenant: e.tenant } : {}), state: 'PreActive', currentVersion: 1, createdAt: e.at, rotationPolicy: 'Manual', versions: { 1: { createdAt: e.at, materialId: e.materialId } }, seq: stored.seq };
   }
   if (!key) throw new Error(`journal of key ${stored.keyId} does not start with KeyCreated`);
   const next: ManagedKey = { ...key, seq: stored.seq };

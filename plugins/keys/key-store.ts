@@ -3,6 +3,7 @@ import { isUuid } from '../../kernel/audit/bounds.ts';
 import { SvcError } from '../../kernel/errors.ts';
 import type { AuditRecord, KeyEvent, KeySpec, ManagedKey } from '../../kernel/model/index.ts';
 import type { AuditFacts } from '../../kernel/operations/operation.ts';
+import type { ResourceFacts } from '../../kernel/ports/policy.ts';
 import { UNTRACED, type TraceScope } from '../../kernel/observability/trace-scope.ts';
 import { JournalConflict, type KeyJournal } from '../../kernel/ports/journal.ts';
 import { generateMaterial, parseMaterial, type ParsedMaterial } from './crypto/material.ts';
@@ -20,6 +21,9 @@ const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, 
  */
 export interface ChangeScope {
   by: string;
+  /** The owner a created key gets, and the tenant of a Service creator. */
+  owner?: string;
+  tenant?: string;
   trace: TraceScope;
   audit?: { successRecord(facts: AuditFacts): AuditRecord; journaled(record: AuditRecord): void };
 }
@@ -60,6 +64,17 @@ export class KeyStore {
     return key;
   }
 
+  /**
+   * What authorization may know of a key: id, name, owner, tenant. They never change after creation,
+   * so a cached key answers without asking the journal; undefined for an unknown or malformed id.
+   */
+  async facts(id: unknown): Promise<ResourceFacts | undefined> {
+    if (typeof id !== 'string' || !isUuid(id)) return undefined;
+    let key = this.keys.get(id);
+    if (!key) key = await this.get(id).catch((err) => (err instanceof SvcError && err.code === 'KeyNotFound' ? undefined : Promise.reject(err)));
+    return key && { id: key.id, name: key.spec.name, owner: key.owner, ...(key.tenant ? { tenant: key.tenant } : {}) };
+  }
+
   cached(): ManagedKey[] {
     return [...this.keys.values()];
   }
@@ -72,7 +87,7 @@ export class KeyStore {
     const id = randomUUID();
     await this.wrapping.createKwk(id, scope.trace);
     const materialId = await this.storeNewMaterial(id, spec, scope.trace);
-    const event: KeyEvent = { type: 'KeyCreated', at, spec, by: scope.by, materialId };
+    const event: KeyEvent = { type: 'KeyCreated', at, spec, by: scope.by, materialId, owner: scope.owner ?? scope.by, ...(scope.tenant ? { tenant: scope.tenant } : {}) };
     const record = scope.audit?.successRecord(facts(id));
     await scope.trace.child('journal.append', () => this.journal.append(id, 0, [event], record));
     if (record) scope.audit!.journaled(record);

@@ -1,12 +1,15 @@
 import { keyResource, namedResource } from '../../../kernel/audit/bounds.ts';
 import { defineOperation, type AnyOperation, type OperationCall } from '../../../kernel/operations/operation.ts';
+import { ownerOf } from '../../../kernel/model/index.ts';
 import * as S from '../../../schemas/keys.ts';
 import { keyView, type KeyLifecycle } from '../key-lifecycle.ts';
 import type { ChangeScope } from '../key-store.ts';
 import type { KeyWrapping } from '../key-wrapping.ts';
 
 /** The change scope of a call: its principal, its trace, and the record to journal with the change. */
-export const changeScope = (call: OperationCall): ChangeScope => ({ by: call.principal.subject, trace: call.trace, audit: call });
+export const changeScope = (call: OperationCall): ChangeScope => ({
+  by: call.principal.subject, owner: ownerOf(call.principal), ...(call.principal.kind === 'Service' && call.principal.tenant ? { tenant: call.principal.tenant } : {}), trace: call.trace, audit: call,
+});
 const byKey = (input: { id?: unknown } | undefined) => keyResource(input?.id);
 const STATE_ERRORS = ['KeyNotFound', 'IllegalOperation'] as const;
 

@@ -1,7 +1,12 @@
-import { isOperation, type Operation, type Principal } from '../../../kernel/model/index.ts';
-import type { Policy, PolicyDecision } from '../../../kernel/ports/policy.ts';
+import type { Operation, Principal } from '../../../kernel/model/index.ts';
+import type { Policy, PolicyDecision, ResourceFacts } from '../../../kernel/ports/policy.ts';
+import { compileBinding, type Bindings, type Grant, type Self } from './bindings.ts';
 
-export type Bindings = Record<string, string[]>;
+export type { Bindings } from './bindings.ts';
+
+function compileAll(kind: string, bindings: Bindings, problems: string[]): Map<string, Grant> {
+  return new Map(Object.entries(bindings).map(([name, binding]) => [name, compileBinding(`policy.${kind}.${name}`, binding, problems)]));
+}
 
 /** Problems with the configured bindings, one sentence each (empty when they are usable). */
 export function bindingProblems(roleBindings: Bindings, subjectBindings: Bindings): string[] {
@@ -9,41 +14,56 @@ export function bindingProblems(roleBindings: Bindings, subjectBindings: Binding
   if (Object.keys(roleBindings).length === 0 && Object.keys(subjectBindings).length === 0) {
     problems.push('policy.kind is role-based but both policy.roleBindings and policy.subjectBindings are empty: nobody could do anything');
   }
-  for (const [kind, bindings] of [['roleBindings', roleBindings], ['subjectBindings', subjectBindings]] as const) {
-    for (const [name, ops] of Object.entries(bindings)) {
-      if (!Array.isArray(ops)) problems.push(`policy.${kind}.${name} must be a list of Operation names`);
-      else for (const op of ops) if (typeof op !== 'string' || !isOperation(op)) problems.push(`policy.${kind}.${name} names unknown operation "${String(op)}"`);
-    }
-  }
+  compileAll('roleBindings', roleBindings, problems);
+  compileAll('subjectBindings', subjectBindings, problems);
   return problems;
 }
 
 /**
  * Role-based authorization (SPEC 5): a Human or Service may do what its subject binding and its groups'
- * role bindings allow. An Agent may do what its own token allows AND what its parent may do, so an agent
- * never exceeds the human that issued it.
+ * role bindings allow. A binding is a list of operations (on every key and every other resource) or
+ * `{operations, keys}`, which grants those operations only on keys matching one of its patterns
+ * (`owner:self`: keys the caller owns, or of its tenant for a Service; `name:GLOB`; `id:UUID`). A call
+ * on a key outside every matching binding is refused, as is one on an unknown key (no existence oracle).
+ * An Agent may do what its own token allows AND what its parent may do on that key, with `owner:self`
+ * meaning the parent's keys: an agent never exceeds the Human that issued it. Issuing an agent checks
+ * operations only ('agent:new'); its keys are bounded at every use.
  */
 export class RoleBasedPolicy implements Policy {
-  constructor(
-    private readonly roles: Bindings,
-    private readonly subjects: Bindings,
-  ) {}
+  readonly usesResourceFacts: boolean;
+  private readonly roles: Map<string, Grant>;
+  private readonly subjects: Map<string, Grant>;
 
-  allowed(subject: string, groups: string[]): Set<Operation> {
-    const ops = new Set<Operation>((this.subjects[subject] ?? []) as Operation[]);
-    for (const g of groups) for (const op of this.roles[g] ?? []) ops.add(op as Operation);
-    return ops;
+  constructor(roles: Bindings, subjects: Bindings) {
+    const problems: string[] = [];
+    this.roles = compileAll('roleBindings', roles, problems);
+    this.subjects = compileAll('subjectBindings', subjects, problems);
+    this.usesResourceFacts = [...this.roles.values(), ...this.subjects.values()].some((g) => g.keys !== undefined);
   }
 
-  authorize(principal: Principal, operation: Operation): PolicyDecision {
+  authorize(principal: Principal, operation: Operation, resource: string, facts?: ResourceFacts): PolicyDecision {
     if (principal.kind === 'Agent') {
       if (!principal.allowedOperations.includes(operation)) return { allowed: false, reason: `agent ${principal.subject} is not scoped for ${operation}` };
-      if (!this.allowed(principal.parent, principal.parentGroups).has(operation)) {
-        return { allowed: false, reason: `agent ${principal.subject} may not ${operation}: its parent ${principal.parent} is not allowed to` };
+      if (!this.grants(principal.parent, principal.parentGroups, operation, resource, facts, { subject: principal.parent })) {
+        return { allowed: false, reason: `agent ${principal.subject} may not ${operation}: its parent ${principal.parent} is not allowed to${facts ? ' on this key' : ''}` };
       }
       return { allowed: true };
     }
-    if (this.allowed(principal.subject, principal.groups).has(operation)) return { allowed: true };
-    return { allowed: false, reason: `${principal.subject} is not allowed to ${operation} (no role or subject binding grants it)` };
+    const self: Self = principal.kind === 'Service' && principal.tenant ? { subject: principal.subject, tenant: principal.tenant } : { subject: principal.subject };
+    if (this.grants(principal.subject, principal.groups, operation, resource, facts, self)) return { allowed: true };
+    return { allowed: false, reason: `${principal.subject} is not allowed to ${operation}${facts ? ' on this key' : ''} (no role or subject binding grants it)` };
+  }
+
+  private grants(subject: string, groups: string[], operation: Operation, resource: string, facts: ResourceFacts | undefined, self: Self): boolean {
+    if (this.grant(this.subjects.get(subject), operation, resource, facts, self)) return true;
+    for (const g of groups) if (this.grant(this.roles.get(g), operation, resource, facts, self)) return true;
+    return false;
+  }
+
+  private grant(grant: Grant | undefined, operation: Operation, resource: string, facts: ResourceFacts | undefined, self: Self): boolean {
+    if (!grant || !grant.operations.has(operation)) return false;
+    if (!grant.keys) return true;
+    if (resource === 'agent:new') return true;
+    return facts !== undefined && grant.keys.some((matches) => matches(facts, self));
   }
 }

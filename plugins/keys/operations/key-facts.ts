@@ -1,0 +1,27 @@
+import { ownerOf, type Principal } from '../../../kernel/model/index.ts';
+import type { AnyOperation } from '../../../kernel/operations/operation.ts';
+import type { ResourceFacts } from '../../../kernel/ports/policy.ts';
+
+type FactsOf = (id: unknown) => Promise<ResourceFacts | undefined>;
+
+/**
+ * Gives every key operation the facts key-scoped policy bindings read: for CreateKey the key about to
+ * be made (its requested name, owned by the caller), for operations on `:id` the stored key's.
+ */
+export function withKeyFacts(operations: AnyOperation[], factsOf: FactsOf): AnyOperation[] {
+  return operations.map((op): AnyOperation => {
+    if (op.id === 'CreateKey') {
+      return {
+        ...op,
+        resourceFacts: async (input: { spec?: { name?: unknown } } | undefined, principal: Principal) => ({
+          name: typeof input?.spec?.name === 'string' ? input.spec.name : '',
+          owner: ownerOf(principal),
+          ...(principal.kind === 'Service' && principal.tenant ? { tenant: principal.tenant } : {}),
+        }),
+      };
+    }
+    const properties = (op.input as { properties?: Record<string, unknown> }).properties ?? {};
+    if (!('id' in properties)) return op;
+    return { ...op, resourceFacts: (input: { id?: unknown } | undefined) => factsOf(input?.id) };
+  });
+}
