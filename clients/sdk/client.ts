@@ -113,6 +113,17 @@ export class SvcClient {
     return this.http.send({ method: 'POST', path: '/v1/agents/issue', body: request, idempotent: false }, opts);
   }
 
+  /** The caller's agents, newest first; every agent (or one parent's) for a caller allowed Query on agent:*. */
+  listAgents(filter: { parent?: string; limit?: number } = {}, opts?: CallOptions): Promise<T.AgentList> {
+    const query = { ...(filter.parent === undefined ? {} : { parent: filter.parent }), ...(filter.limit === undefined ? {} : { limit: String(filter.limit) }) };
+    return this.http.send({ method: 'GET', path: '/v1/agents', query, idempotent: true }, opts);
+  }
+
+  /** The kill switch: the agent's token is refused from its next call on. Idempotent. */
+  revokeAgent(agentId: string, opts?: CallOptions): Promise<T.RevokeAgentResult> {
+    return this.http.send({ method: 'POST', path: `/v1/agents/${encodeURIComponent(agentId)}/revoke`, idempotent: true }, opts);
+  }
+
   revokeToken(request: T.RevokeTokenRequest, opts?: CallOptions): Promise<T.RevokeTokenResult> {
     return this.http.send({ method: 'POST', path: '/v1/tokens/revoke', body: request, idempotent: false }, opts);
   }

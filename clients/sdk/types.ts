@@ -30,6 +30,9 @@ export type IssueAgentRequest = Static<typeof T.IssueAgentBody>;
 export type IssuedAgent = Static<typeof T.IssueAgentResponse>;
 export type RevokeTokenRequest = Static<typeof T.RevokeTokenBody>;
 export type RevokeTokenResult = Static<typeof T.RevokeTokenResponse>;
+export type Agent = Static<typeof T.AgentView>;
+export type AgentList = Static<typeof T.AgentList>;
+export type RevokeAgentResult = Static<typeof T.RevokeAgentResponse>;
 
 export type AuditRecord = Static<typeof Au.AuditRecordSchema>;
 export type AuditPage = Static<typeof Au.AuditPageSchema>;

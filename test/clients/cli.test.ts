@@ -21,7 +21,7 @@ t.test('svc --help lists every command, each with an example in its own help', a
   const r = await svc(['--help'], env);
   t.equal(r.code, 0);
   const leaves = ['version', 'login', 'keys create', 'keys get', 'keys list', 'keys activate', 'keys sign', 'keys verify', 'keys encrypt', 'keys decrypt',
-    'keys wrap', 'keys unwrap', 'keys rotate', 'keys compromise', 'keys destroy', 'keys revoke', 'keys public-key', 'agent issue', 'tokens revoke',
+    'keys wrap', 'keys unwrap', 'keys rotate', 'keys compromise', 'keys destroy', 'keys revoke', 'keys public-key', 'agent issue', 'agent list', 'agent revoke', 'tokens revoke',
     'audit tail', 'advisor scan', 'advisor explain'];
   for (const c of leaves) t.match(r.out, new RegExp(`svc ${c}\\s`), `lists ${c}`);
   for (const c of [...leaves, 'keys', 'agent', 'tokens', 'audit', 'advisor']) {
@@ -148,6 +148,15 @@ t.test('exit codes: 2 usage, 4 not found, 5 permission denied; global flags afte
   const denied = await svc(['keys', 'encrypt', key.id, '--message', 'no'], agentEnv);
   t.equal(denied.code, 5, 'PermissionDenied exits 5');
   t.match(denied.stderr, /PermissionDenied \(HTTP 403\)/);
+
+  const listed = await svc(['agent', 'list'], env);
+  t.match(listed.out, new RegExp(`^${issued.agentId}  alice  Sign,Get  expires .*  ci-signer$`, 'm'), 'svc agent list shows the agent, one line each');
+  const killed = await json(['agent', 'revoke', issued.agentId]);
+  t.match(killed, { agentId: issued.agentId, revoked: true });
+  const after = await svc(['keys', 'sign', key.id, '--message', 'ok'], agentEnv);
+  t.equal(after.code, 1, 'the revoked agent is refused');
+  t.match(after.stderr, /Unauthorized \(HTTP 401\)/);
+  t.match((await svc(['agent', 'list', '--json'], env)).out, new RegExp(`"agentId":"${issued.agentId}".*"revoked":true`));
 
   // Flags after the command, instead of the environment.
   const flagsAfter = await svc(['keys', 'get', key.id, '--server', service.url, '--token', alice, '--json'], cliEnv(tempDir()));

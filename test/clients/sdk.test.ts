@@ -55,6 +55,10 @@ t.test('every endpoint, once, with bytes in and out as Uint8Array', async (t) =>
   const agent = await alice.issueAgent({ label: 'sdk-agent', scopes: ['Get'], ttlSeconds: 300 });
   t.match(agent, { agentId: /^agent-/, jti: /^[0-9a-f-]{36}$/ });
   t.same(await alice.revokeToken({ jti: agent.jti, expiresAt: agent.expiresAt }), { jti: agent.jti, revoked: true });
+  const listed = await alice.listAgents();
+  t.match(listed.agents.find((a) => a.agentId === agent.agentId), { parent: 'alice', purpose: 'sdk-agent', scopes: ['Get'], revoked: false });
+  t.match(await alice.revokeAgent(agent.agentId), { agentId: agent.agentId, revoked: true });
+  t.equal((await alice.listAgents({ parent: 'alice', limit: 1 })).agents.length, 1);
 
   const page = await alice.queryAudit({ key: aes.id, op: 'Encrypt', limit: 10 });
   t.match(page, { limit: 10, offset: 0, hasMore: false });

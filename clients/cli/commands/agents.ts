@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { examples, invocation, list, positiveInt } from '../command-kit.ts';
-import { print } from '../output.ts';
+import { print, printLine } from '../output.ts';
 
-/** agent issue, tokens revoke. */
+/** agent issue / list / revoke, tokens revoke. */
 export function registerAgentCommands(program: Command): void {
   const agent = examples(program.command('agent').description('Short-lived, scoped tokens for AI agents'), 'svc agent issue --label bot --scope Sign --ttl 600');
   examples(
@@ -17,6 +17,30 @@ export function registerAgentCommands(program: Command): void {
       }),
     'svc agent issue --label invoice-bot --scope Sign --scope Get --ttl 900',
     'export SVC_TOKEN=$(svc agent issue --label bot --scope Sign,Get --ttl 600 --json | jq -r .jwt)',
+  );
+
+  examples(
+    agent.command('list').description("List agent tokens: yours, or every agent's if you may Query agent:* (Human callers only)")
+      .option('--parent <subject>', "only this parent's agents")
+      .option('--limit <n>', 'at most this many, newest first (1..1000)', positiveInt('--limit'))
+      .action(async (opts: { parent?: string; limit?: number }, cmd: Command) => {
+        const { client, globals } = invocation(cmd);
+        for (const a of (await client.listAgents({ parent: opts.parent, limit: opts.limit })).agents) {
+          const state = a.revoked ? `revoked ${a.revokedAt}` : `expires ${a.expiresAt}`;
+          printLine(a, [a.agentId, a.parent, a.scopes.join(',') || '-', state, a.purpose].join('  '), globals.json);
+        }
+      }),
+    'svc agent list',
+    'svc agent list --parent alice --json',
+  );
+  examples(
+    agent.command('revoke').description('Stop an agent now: its token is refused from its next call (its parent, or a Human allowed Revoke)')
+      .argument('<agentId>', 'the agent id (agent-<uuid>)')
+      .action(async (agentId: string, _opts, cmd: Command) => {
+        const { client, globals } = invocation(cmd);
+        print(await client.revokeAgent(agentId), globals.json);
+      }),
+    'svc agent revoke agent-6f1c2a8e-1d2b-4c3d-9e4f-5a6b7c8d9e0f',
   );
 
   const tokens = examples(program.command('tokens').description('Bearer tokens'), 'svc tokens revoke 9b1f4f0e-3c1a-4f7e-a1d2-6a0c5e7b8d90');

@@ -9,6 +9,8 @@ export const scope: BaselineDimension = {
   valueOf: (r) => (r.operation === 'Create' || r.operation === 'Locate' || r.operation === 'Query' ? undefined : r.resource),
   severityFor: agentsMedium,
   describe: (v) => `resource ${v}`,
+  // Five keys never touched before within a minute: probing, not work (a new key now and then stays Medium).
+  burst: { count: 5, windowMs: 60_000 },
 };
 
 export const opHistogram: BaselineDimension = {
