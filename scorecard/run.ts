@@ -2,7 +2,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
+import { defaultRules } from '../plugins/auto-responder/rules.ts';
+import { boundaryAttacks } from './boundary-attacks.ts';
 import { startService } from '../app/start.ts';
 import type { Clock } from '../kernel/ports/clock.ts';
 import { call } from './client.ts';
@@ -37,12 +40,16 @@ const boot = (env: Record<string, string>) =>
   });
 // The honey key must exist before the boot that names it: make it on a first boot.
 // The rules: the shipped ones, plus Low findings about agents as Alerts (a deployment choice for agent-heavy use).
-const RULES = ['*:High -> Revoke for Agent', '*:High -> Alert', '*:Medium -> Alert', '*:Low -> Alert for Agent'];
+const RULES = [...defaultRules(['Agent']), '*:Low -> Alert for Agent'];
+// Role-based, as a deployment handing keys to agents would run it: admins reach every key, team members their own.
+const ALL = ['Create', 'Get', 'Activate', 'Revoke', 'Destroy', 'Sign', 'Verify', 'Encrypt', 'Decrypt', 'Rotate', 'Compromise', 'Query'];
+const BINDINGS = { admins: ALL, team: { operations: ['Create', 'Get', 'Activate', 'Sign', 'Verify'], keys: ['owner:self'] } };
 const configFile = path.join(dir, 'svc.yaml');
-writeFileSync(configFile, `autoResponse:\n  rules:\n${RULES.map((r) => `    - '${r}'`).join('\n')}\n`);
+writeFileSync(configFile, `autoResponse:\n  rules:\n${RULES.map((r) => `    - '${r}'`).join('\n')}\npolicy:\n  kind: role-based\n  roleBindings: ${JSON.stringify(BINDINGS)}\n`);
 let kernel = await boot({});
 let base = `http://127.0.0.1:${kernel.address!.port}`;
-const human = async (sub: string) => new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(sub).setIssuedAt().setExpirationTime('30d').sign(new TextEncoder().encode(SECRET));
+const human = async (sub: string, groups = ['admins']) =>
+  new SignJWT({ svc_groups: groups }).setProtectedHeader({ alg: 'HS256' }).setSubject(sub).setJti(randomUUID()).setIssuedAt().setExpirationTime('30d').sign(new TextEncoder().encode(SECRET));
 const admin = await human('ops-admin');
 const adminCall = (method: string, p: string, body?: unknown) => call(base, method, p, { token: admin, body });
 
@@ -133,6 +140,8 @@ at(14);
 attacks.push({ name: 'scope probing (keys never touched)', actor: fourth.token.id, started: clock.t });
 for (const a of [signer, encryptor, third]) await call(base, 'GET', `/v1/keys/${a.key}`, { token: fourth.token.jwt, from: fourth.ip });
 
+const boundary = await boundaryAttacks({ base, secret: SECRET, clock, human, adminCall });
+
 // Read the audit trail back.
 async function records(query: string): Promise<any[]> {
   const out: any[] = [];
@@ -165,8 +174,9 @@ const table = [
   '<!-- scorecard:start -->',
   `Scorecard (\`npm run scorecard\`, ${new Date().toISOString().slice(0, 10)}): four agents with steady habits (own key, own address, two`,
   'operations, 09:00-17:00 UTC, 10 requests an hour each; one token each for the whole simulated week, as the service checks',
-  'token expiry against real time) for a simulated week, then six attacks. Shipped weights and',
-  `rules plus one line (\`${RULES[3]}\`); detection is an auto-response row about the attacker or a StepUp/Deny on its request.`,
+  'token expiry against real time) for a simulated week, then six attacks. Role-based policy (admins reach every key, team',
+  'members their own: `owner:self`), shipped weights and',
+  `rules plus one line (\`${RULES.at(-1)}\`); detection is an auto-response row about the attacker or a StepUp/Deny on its request.`,
   '',
   '| attack | detected | time to response | how |',
   '|---|---|---|---|',
@@ -174,10 +184,23 @@ const table = [
   '',
   `False positives on benign traffic after the first (learning) day: ${benignAlarms} auto-response rows and ${benignGated} refused requests`,
   `out of ${benignRequests} benign requests (${(((benignAlarms + benignGated) / benignRequests) * 100).toFixed(2)}%).`,
+  '',
+  'Attacks on the agents\' own boundaries (simulated time, after the attacks above): stopped means the attacking credential',
+  'is refused with 401. A bystander agent signs with its own key throughout, and the attacked key is an innocent one.',
+  '',
+  '| attack | stopped | time to stop | how |',
+  '|---|---|---|---|',
+  ...boundary.rows,
+  '',
+  `Legitimate keys after these attacks: ${boundary.legitimateKeysUp ? 'all Active, and the bystander still signs' : '**a legitimate key went down or the bystander was refused**'}.`,
   '<!-- scorecard:end -->',
 ].join('\n');
+// The goals: every boundary attack stopped within 1 s of simulated time, no legitimate key down, no false positive.
+const goalsMet = boundary.stopped.every((ms) => ms !== undefined && ms <= 1000) && boundary.legitimateKeysUp && benignAlarms + benignGated === 0;
 const docPath = path.resolve(import.meta.dirname, '../docs/detection.md');
 const doc = readFileSync(docPath, 'utf8');
-writeFileSync(docPath, doc.includes('<!-- scorecard:start -->') ? doc.replace(/<!-- scorecard:start -->[\s\S]*<!-- scorecard:end -->/, table) : `${doc}\n## Scorecard\n\n${table}\n`);
+// SCORECARD_CHECK=1 (the test suite): check the goals without rewriting the document.
+if (process.env.SCORECARD_CHECK !== '1') writeFileSync(docPath, doc.includes('<!-- scorecard:start -->') ? doc.replace(/<!-- scorecard:start -->[\s\S]*<!-- scorecard:end -->/, table) : `${doc}\n## Scorecard\n\n${table}\n`);
 process.stdout.write(`${table}\n`);
+if (!goalsMet) process.exitCode = 1;
 await kernel.stop();
