@@ -42,12 +42,19 @@ export const PINNED = ((): boolean => {
   }
 })();
 
+/**
+ * Every bench load comes from one principal at tens of thousands of calls a second: the rate limiter stays
+ * on (it is part of the full chain) with limits no load here reaches, so every call is served and pays
+ * for the limiter's check. `env` may override them (bench/rate-limit.ts turns the limiter off).
+ */
+const UNREACHED_LIMITS = { SVC_RATE_LIMIT_RPS: '1000000000', SVC_RATE_LIMIT_BURST: '1000000000' };
+
 /** Starts a Node process (the service or the bare endpoint) and resolves when it logs that it listens. */
 export function start(args: string[], env: Record<string, string>, stdoutFile?: string): Promise<{ child: ChildProcess; url: string }> {
   const stdout = stdoutFile ? openSync(stdoutFile, 'a') : 'ignore';
   const node = [process.execPath, '--max-semi-space-size=64', '--import', 'tsx', ...args];
   const [cmd, ...argv] = PINNED ? ['taskset', '-c', '0', ...node] : node;
-  const child = spawn(cmd!, argv, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', stdout, 'pipe'] });
+  const child = spawn(cmd!, argv, { cwd: ROOT, env: { ...process.env, ...UNREACHED_LIMITS, ...env }, stdio: ['ignore', stdout, 'pipe'] });
   return new Promise((resolve, reject) => {
     let err = '';
     child.stderr!.on('data', (d) => {

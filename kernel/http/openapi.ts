@@ -17,7 +17,7 @@ const errorResponse = (codes: string[]) => ({
 
 /** Every error an operation can answer through HTTP, grouped by status. */
 function operationErrors(def: AnyOperation, hasInput: boolean, hasBody: boolean): Record<string, unknown> {
-  const codes: string[] = ['Unauthorized', 'PermissionDenied', 'InternalError', 'ServiceUnavailable', ...(hasInput ? ['BadRequest', 'InvalidField'] : []), ...(def.errors ?? [])];
+  const codes: string[] = ['Unauthorized', 'PermissionDenied', 'TooManyRequests', 'InternalError', 'ServiceUnavailable', ...(hasInput ? ['BadRequest', 'InvalidField'] : []), ...(def.errors ?? [])];
   if (hasBody) codes.push('PayloadTooLarge', 'UnsupportedMediaType');
   const byStatus = new Map<number, string[]>();
   for (const code of new Set(codes)) {

@@ -67,7 +67,7 @@ export interface HttpBinding {
 
 /**
  * One KMS operation, declared once for every door (HTTP today; MCP and KMIP later) and run by the one
- * pipeline: authorize -> risk -> validate -> handle -> audit -> metrics -> span.
+ * pipeline: rate limit -> authorize -> risk -> validate -> handle -> audit -> metrics -> span.
  */
 export interface OperationDef<I extends TSchema = TSchema, O extends TSchema = TSchema> {
   /** Unique identifier of the declaration (an OpenAPI operationId, a tool name): CreateKey, Sign, GetPublicKey. */
