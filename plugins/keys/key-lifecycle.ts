@@ -33,7 +33,11 @@ export class KeyLifecycle {
 
   async create(request: KeySpecRequest, scope: ChangeScope): Promise<ManagedKey> {
     const spec = normaliseSpec(request);
-    const context = { algorithm: spec.algorithm, sizeBits: String(spec.sizeBits), ...(spec.curve ? { curve: spec.curve } : {}) };
+    // The owner is audited with the creation: an agent's row names the agent as actor and its parent as owner.
+    const context = {
+      algorithm: spec.algorithm, sizeBits: String(spec.sizeBits), ...(spec.curve ? { curve: spec.curve } : {}),
+      owner: scope.owner ?? scope.by, ...(scope.tenant ? { tenant: scope.tenant } : {}),
+    };
     return this.store.create(spec, scope, this.now(), (id) => ({ resource: id, context }));
   }
 

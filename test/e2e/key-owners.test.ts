@@ -57,6 +57,8 @@ t.test("an agent is bounded by its parent's keys", async (t) => {
   t.match(refused.body.message, /its parent bob is not allowed to on this key/);
   const made = await agent.post('/v1/keys', { spec: { name: 'by-agent', algorithm: 'EdDSA' } });
   t.equal(made.body.owner, 'bob', "a key an agent creates belongs to the agent's parent");
+  const [created] = await admin.auditOf(made.body.id);
+  t.match(created, { operation: 'Create', principal: { subject: issued.body.agentId, kind: 'Agent' }, context: { owner: 'bob' } }, 'the creation row names the agent as actor and bob as owner');
   t.equal((await bob.post(`/v1/keys/${made.body.id}/activate`)).status, 200, 'so the parent can use it');
 });
 
