@@ -3,7 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { CreateKeyCommand, KMSClient } from '@aws-sdk/client-kms';
-import { abba, activeKey, call, load, median, PINNED, ROOT, ROUNDS, start } from './lib/harness.ts';
+import { activeKey, call, median, PINNED, ROOT, start } from './lib/harness.ts';
+import { pairedRounds, PLAINTEXT, type Round } from './lib/paired.ts';
 
 /**
  * `npm run bench:cloud-kms`: the cloud-kms root of trust (on moto_server, the emulator the tests use)
@@ -30,27 +31,11 @@ const cloudEnv = { SVC_CRYPTO_KIND: 'cloud-kms', SVC_CRYPTO_CLOUD_KMS_REGION: 'u
 const local = await start(['app/main.ts'], common, path.join(work, 'local.jsonl'));
 const cloud = await start(['app/main.ts'], { ...common, ...cloudEnv }, path.join(work, 'cloud.jsonl'));
 try {
-  const plaintextBase64 = Buffer.alloc(1024, 7).toString('base64');
-  const message = { messageBase64: Buffer.from('a typical message to sign, about sixty-four bytes long......').toString('base64') };
-  const keys = async (url: string) => ({ aes: await activeKey(url, { algorithm: 'AES' }), ed: await activeKey(url, { algorithm: 'EdDSA' }) });
-  const kl = await keys(local.url);
-  const kc = await keys(cloud.url);
-  await load('warm-up local', `${local.url}/v1/keys/${kl.aes}/encrypt`, { plaintextBase64 }, 3);
-  await load('warm-up cloud', `${cloud.url}/v1/keys/${kc.aes}/encrypt`, { plaintextBase64 }, 3);
-
-  const ratios: Record<string, number[]> = { encrypt: [], sign: [] };
-  const rows: string[] = [];
-  const compare = async (what: string, l: string, c: string, body: unknown) => {
-    const r = await abba(what, { label: 'local', url: l, pid: local.child.pid }, { label: 'cloud-kms', url: c, pid: cloud.child.pid }, body);
-    return { local: r.a.perCpuSecond, cloud: r.b.perCpuSecond };
-  };
-  for (let round = 1; round <= ROUNDS; round++) {
-    const e = await compare('encrypt 1 KiB', `${local.url}/v1/keys/${kl.aes}/encrypt`, `${cloud.url}/v1/keys/${kc.aes}/encrypt`, { plaintextBase64 });
-    const s = await compare('sign Ed25519', `${local.url}/v1/keys/${kl.ed}/sign`, `${cloud.url}/v1/keys/${kc.ed}/sign`, message);
-    ratios.encrypt!.push(e.cloud / e.local);
-    ratios.sign!.push(s.cloud / s.local);
-    rows.push(`| ${round} | ${e.local.toFixed(0)} | ${e.cloud.toFixed(0)} | ${(e.cloud / e.local).toFixed(2)} | ${s.local.toFixed(0)} | ${s.cloud.toFixed(0)} | ${(s.cloud / s.local).toFixed(2)} |`);
-  }
+  const rounds = await pairedRounds({ label: 'local', url: local.url, pid: local.child.pid }, { label: 'cloud-kms', url: cloud.url, pid: cloud.child.pid });
+  const ratio = (r: Round['encrypt']) => r.b.perCpuSecond / r.a.perCpuSecond;
+  const ratios = { encrypt: rounds.map((r) => ratio(r.encrypt)), sign: rounds.map((r) => ratio(r.sign)) };
+  const cells = (r: Round['encrypt']) => `${r.a.perCpuSecond.toFixed(0)} | ${r.b.perCpuSecond.toFixed(0)} | ${ratio(r).toFixed(2)}`;
+  const rows = rounds.map((r, i) => `| ${i + 1} | ${cells(r.encrypt)} | ${cells(r.sign)} |`);
 
   // Cold cache: one cached entry, keys used in turn, so every request unwraps a KWK.
   const cold = async (env: Record<string, string>) => {
@@ -60,7 +45,7 @@ try {
       const times: number[] = [];
       for (let i = 0; i < 400; i++) {
         const t0 = performance.now();
-        await call(`${svc.url}/v1/keys/${ids[i % ids.length]}/encrypt`, 'POST', { plaintextBase64 });
+        await call(`${svc.url}/v1/keys/${ids[i % ids.length]}/encrypt`, 'POST', PLAINTEXT);
         times.push(performance.now() - t0);
       }
       times.sort((a, b) => a - b);
@@ -87,7 +72,7 @@ try {
     '|---|---|---|---|---|---|---|',
     ...rows,
     '',
-    `Median ratio cloud-kms / local: encrypt **${median(ratios.encrypt!).toFixed(2)}**, Ed25519 sign **${median(ratios.sign!).toFixed(2)}** (goal: within 10%).`,
+    `Median ratio cloud-kms / local: encrypt **${median(ratios.encrypt).toFixed(2)}**, Ed25519 sign **${median(ratios.sign).toFixed(2)}** (goal: within 10%).`,
     'With the KWK and the parsed material cached, a request never reaches the root of trust, so both',
     'services run the same code per request.',
     '',

@@ -1,7 +1,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
-import { abba, activeKey, CONNECTIONS, load, machine, median, ROOT, ROUNDS, SECONDS, start } from './lib/harness.ts';
+import { CONNECTIONS, machine, median, ROOT, ROUNDS, SECONDS, start } from './lib/harness.ts';
+import { pairedRounds, type Round } from './lib/paired.ts';
 
 /**
  * `npm run bench:rate-limit`: the full chain with the per-principal rate limiter on (limits no load here
@@ -13,27 +14,12 @@ const common = { SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', SVC_JOURNAL_KIN
 const on = await start(['app/main.ts'], common, path.join(work, 'on.jsonl'));
 const off = await start(['app/main.ts'], { ...common, SVC_RATE_LIMIT_ENABLED: 'false' }, path.join(work, 'off.jsonl'));
 try {
-  const plaintextBase64 = Buffer.alloc(1024, 7).toString('base64');
-  const message = { messageBase64: Buffer.from('a typical message to sign, about sixty-four bytes long......').toString('base64') };
-  const keys = async (url: string) => ({ aes: await activeKey(url, { algorithm: 'AES' }), ed: await activeKey(url, { algorithm: 'EdDSA' }) });
-  const kOn = await keys(on.url);
-  const kOff = await keys(off.url);
-  await load('warm-up on', `${on.url}/v1/keys/${kOn.aes}/encrypt`, { plaintextBase64 }, 3);
-  await load('warm-up off', `${off.url}/v1/keys/${kOff.aes}/encrypt`, { plaintextBase64 }, 3);
-  const rows: string[] = [];
-  const ratios = { encrypt: [] as number[], sign: [] as number[], encryptCpu: [] as number[], signCpu: [] as number[] };
-  const compare = (what: string, offUrl: string, onUrl: string, body: unknown) =>
-    abba(what, { label: 'limiter off', url: offUrl, pid: off.child.pid }, { label: 'limiter on', url: onUrl, pid: on.child.pid }, body);
-  for (let round = 1; round <= ROUNDS; round++) {
-    const e = await compare('encrypt', `${off.url}/v1/keys/${kOff.aes}/encrypt`, `${on.url}/v1/keys/${kOn.aes}/encrypt`, { plaintextBase64 });
-    const s = await compare('sign Ed25519', `${off.url}/v1/keys/${kOff.ed}/sign`, `${on.url}/v1/keys/${kOn.ed}/sign`, message);
-    ratios.encrypt.push(e.b.rps / e.a.rps);
-    ratios.sign.push(s.b.rps / s.a.rps);
-    ratios.encryptCpu.push(e.b.perCpuSecond / e.a.perCpuSecond);
-    ratios.signCpu.push(s.b.perCpuSecond / s.a.perCpuSecond);
-    const cells = (r: typeof e) => `${r.a.rps.toFixed(0)} | ${r.b.rps.toFixed(0)} | ${(r.b.rps / r.a.rps).toFixed(3)} | ${(r.b.perCpuSecond / r.a.perCpuSecond).toFixed(3)}`;
-    rows.push(`| ${round} | ${cells(e)} | ${cells(s)} |`);
-  }
+  const rounds = await pairedRounds({ label: 'limiter off', url: off.url, pid: off.child.pid }, { label: 'limiter on', url: on.url, pid: on.child.pid });
+  const rps = (r: Round['encrypt']) => r.b.rps / r.a.rps;
+  const cpu = (r: Round['encrypt']) => r.b.perCpuSecond / r.a.perCpuSecond;
+  const cells = (r: Round['encrypt']) => `${r.a.rps.toFixed(0)} | ${r.b.rps.toFixed(0)} | ${rps(r).toFixed(3)} | ${cpu(r).toFixed(3)}`;
+  const rows = rounds.map((r, i) => `| ${i + 1} | ${cells(r.encrypt)} | ${cells(r.sign)} |`);
+  const med = (f: (r: Round['encrypt']) => number, what: 'encrypt' | 'sign') => median(rounds.map((r) => f(r[what]))).toFixed(3);
   const doc = [
     '# Benchmarks: cost of the rate limiter',
     '',
@@ -49,7 +35,7 @@ try {
     '|---|---|---|---|---|---|---|---|---|',
     ...rows,
     '',
-    `Median on/off: encrypt **${median(ratios.encrypt).toFixed(3)}** (per CPU s ${median(ratios.encryptCpu).toFixed(3)}), Ed25519 sign **${median(ratios.sign).toFixed(3)}** (per CPU s ${median(ratios.signCpu).toFixed(3)}). Goal: the limiter costs at most 3% (ratio at least 0.97).`,
+    `Median on/off: encrypt **${med(rps, 'encrypt')}** (per CPU s ${med(cpu, 'encrypt')}), Ed25519 sign **${med(rps, 'sign')}** (per CPU s ${med(cpu, 'sign')}). Goal: the limiter costs at most 3% (ratio at least 0.97).`,
     '',
   ].join('\n');
   writeFileSync(path.join(ROOT, 'docs/benchmarks-rate-limit.md'), doc);

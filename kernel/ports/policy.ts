@@ -19,7 +19,11 @@ export interface Policy {
    * them before authorizing. Left false, no call pays for that lookup.
    */
   readonly usesResourceFacts?: boolean;
-  /** `facts` is given for key operations when `usesResourceFacts`; undefined for an unknown key or another resource. */
+  /**
+   * `facts` is given for key operations when `usesResourceFacts`; undefined for an unknown key or another
+   * resource. The resource `agent:new` (issuing an agent a scope) asks whether the caller may perform the
+   * operation on any key at all: a grant limited to some keys counts, as the agent is bounded per key at use.
+   */
   authorize(principal: Principal, operation: Operation, resource: string, facts?: ResourceFacts): PolicyDecision;
 }
 
