@@ -1,5 +1,6 @@
 import type { AnyPlugin } from '../kernel/define-plugin.ts';
 import auditApi from '../plugins/audit-api/index.ts';
+import auditWebhook from '../plugins/audit-fanout/webhook/index.ts';
 import autoResponder from '../plugins/auto-responder/index.ts';
 import { opHistogramBaseline, scopeBaseline, sourceIpBaseline, timeOfDayBaseline } from '../plugins/detectors/baseline/plugins.ts';
 import detectorHoneyKey from '../plugins/detectors/honey-key/index.ts';
@@ -49,10 +50,13 @@ export const ALWAYS: AnyPlugin[] = [keyService, keys, auditApi, tokens, autoResp
 /** Anomaly detectors, chosen by detectors.enabled (their kind is the detector name). */
 export const DETECTORS: AnyPlugin[] = [scopeBaseline, detectorRateSpike, opHistogramBaseline, timeOfDayBaseline, sourceIpBaseline, detectorHoneyKey];
 
+/** Secondary audit sinks: each wired once per sink its kind has in the configuration (possibly none). */
+export const SECONDARY_SINKS: AnyPlugin[] = [auditWebhook];
+
 /** Wired unless risk.enabled is false. */
 export const RISK = riskScoring;
 
-export const BUILTIN: AnyPlugin[] = [...SELECTABLE.flatMap((s) => s.plugins), ...ALWAYS, ...DETECTORS, RISK];
+export const BUILTIN: AnyPlugin[] = [...SELECTABLE.flatMap((s) => s.plugins), ...ALWAYS, ...DETECTORS, ...SECONDARY_SINKS, RISK];
 
 /** Ports a plugin from `plugins:` may provide. */
 export const EXTENSION_PORTS = new Set(['auditFanout', 'operations', 'door', 'risk', 'detector']);

@@ -1,6 +1,6 @@
 import type { AnyPlugin } from '../kernel/define-plugin.ts';
 import type { ThirdPartyPlugin } from '../kernel/plugin-loader.ts';
-import { ALWAYS, DETECTORS, RISK, SELECTABLE } from './catalogue.ts';
+import { ALWAYS, DETECTORS, RISK, SECONDARY_SINKS, SELECTABLE } from './catalogue.ts';
 
 const read = (config: Record<string, unknown>, dotted: string): unknown =>
   dotted.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], config);
@@ -22,6 +22,15 @@ export function selectPlugins(config: Record<string, unknown>, thirdParty: Third
     if (detector) chosen.push(detector);
     else problems.push(`detectors.enabled (env SVC_DETECTORS_ENABLED) names "${name}", which this build has no detector for; available: ${DETECTORS.map((d) => d.kind).join(', ')}`);
   }
+  const sinkKinds = SECONDARY_SINKS.map((p) => p.kind!);
+  const sinkNames = new Set<string>();
+  ((read(config, 'audit.sinks') as unknown[] | undefined) ?? []).forEach((entry, i) => {
+    const { kind, name } = (entry ?? {}) as { kind?: unknown; name?: unknown };
+    if (!sinkKinds.includes(String(kind))) problems.push(`audit.sinks[${i}] has kind "${String(kind)}", which this build has no sink for; available: ${sinkKinds.join(', ')}`);
+    if (sinkNames.has(String(name))) problems.push(`audit.sinks[${i}] repeats the name "${String(name)}"; each sink needs its own`);
+    sinkNames.add(String(name));
+  });
+  for (const sink of SECONDARY_SINKS) if (sink.instances!(config).length > 0) chosen.push(sink);
   if (problems.length) throw new Error(`configuration picks plugins that are not available:\n  - ${problems.join('\n  - ')}`);
   if (read(config, 'risk.enabled') === true) chosen.push(RISK);
   return [...chosen, ...ALWAYS, ...thirdParty.map((t) => t.manifest)];

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { configFilePath, readConfigFile } from '../config/file.ts';
 import { loadConfig } from '../config/load.ts';
 import { baseSchema } from '../config/schema.ts';
+import { nodeIdOf } from '../config/node.ts';
 import { stitchSchema } from '../config/stitch.ts';
 import { bootKernel, type RunningKernel } from '../kernel/boot.ts';
 import { createStderrLogger } from '../kernel/logger.ts';
@@ -57,6 +58,7 @@ export async function startService(opts: StartOptions): Promise<RunningKernel> {
     tracer: opts.tracer,
     rateLimit: values.rateLimit.enabled ? { requestsPerSecond: Math.max(1, values.rateLimit.requestsPerSecond), burst: Math.max(1, values.rateLimit.burst) } : undefined,
     detectorStateBytes: values.detectors.maxStateBytes,
+    node: { id: nodeIdOf(values as Parameters<typeof nodeIdOf>[0]), dataDir: values.node.dataDir },
     listen: opts.listen,
     version: VERSION,
     print,

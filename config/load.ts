@@ -4,6 +4,8 @@ import type { ConfigFile } from './file.ts';
 import { schemaLeaves } from './stitch.ts';
 import { redactUrl } from './urls.ts';
 
+const SECRET_KEY = /secret|password|apikey|token/i;
+
 export interface LoadedConfig {
   values: Record<string, unknown>;
   /** The effective configuration with every sensitive value replaced, as JSON text. */
@@ -32,7 +34,8 @@ export function loadConfig(schema: ConfigFragment, file: ConfigFile, env: NodeJS
   }
   return {
     values: conf.getProperties(),
-    // convict hides the values marked sensitive; passwords written inside URLs are hidden here too.
-    redacted: () => JSON.stringify(JSON.parse(conf.toString()), (_key, value: unknown) => (typeof value === 'string' ? redactUrl(value) : value), 2),
+    // convict hides the values marked sensitive; passwords written inside URLs are hidden here too, and
+    // secrets inside lists (audit.sinks entries), which convict cannot mark, by their key.
+    redacted: () => JSON.stringify(JSON.parse(conf.toString()), (key, value: unknown) => (typeof value !== 'string' ? value : SECRET_KEY.test(key) && value !== '' ? '[Sensitive]' : redactUrl(value)), 2),
   };
 }

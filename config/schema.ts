@@ -19,6 +19,10 @@ export const baseSchema = defineConfig({
     keepAliveTimeoutMs: { doc: 'An idle keep-alive connection is closed after this long.', format: 'nat', default: 5000, env: 'SVC_HTTP_KEEP_ALIVE_TIMEOUT_MS' },
     maxConnections: { doc: 'Connections accepted at once; further ones are refused until one closes.', format: 'nat', default: 10000, env: 'SVC_HTTP_MAX_CONNECTIONS' },
   },
+  node: {
+    id: { doc: 'This node\'s id in audit events and its audit hash chain; unique per node. Empty: host name and port.', format: String, default: '', env: 'SVC_NODE_ID' },
+    dataDir: { doc: 'Folder for files of this node that belong to no plugin (audit dead-letter files).', format: String, default: 'data', env: 'SVC_DATA_DIR' },
+  },
   auth: {
     kind: { doc: 'How callers authenticate.', format: ['dev', 'hmac', 'oidc'], default: 'dev', env: 'SVC_AUTH_KIND' },
     hmacSecret: { doc: 'HS256 secret (at least 32 bytes); also signs issued agent tokens.', format: String, default: '', env: 'SVC_AUTH_HMAC_SECRET', sensitive: true },

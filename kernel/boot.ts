@@ -44,6 +44,8 @@ export interface BootOptions {
   rateLimit?: RateLimit;
   /** Bytes of actor state all detectors together may keep (DEFAULT_STATE_BYTES when absent). */
   detectorStateBytes?: number;
+  /** This node's id in audit events (node.id) and the folder of its own files (node.dataDir). */
+  node?: { id: string; dataDir: string };
   /** false: start every plugin but open no HTTP listener (the server's own commands, such as rewrap). */
   listen?: boolean;
   /** Where the preflight banner and the boot tree go (stderr). */
@@ -102,7 +104,11 @@ export async function bootKernel(opts: BootOptions): Promise<RunningKernel> {
   const { container, wired } = buildContainer(plugins, kernelServices, opts.config, opts.logger, opts.clock);
   const all = <T>(port: string): T[] => (container.hasRegistration(port) ? container.resolve<T[]>(port) : []);
   const journal = container.hasRegistration(journalPort.id) ? container.resolve<KeyJournal>(journalPort.id) : undefined;
-  audit = new AuditPipeline(container.resolve<AuditSink>(auditSinkPort.id), all<AuditFanoutSink>(auditFanoutPort.id), opts.logger, journal);
+  let depths: () => Array<[string, number]> = () => [];
+  const observer = metrics.trackAuditSinks(() => depths());
+  const node = opts.node ?? { id: 'node', dataDir: 'data' };
+  audit = new AuditPipeline(container.resolve<AuditSink>(auditSinkPort.id), all<AuditFanoutSink>(auditFanoutPort.id), opts.logger, journal, { node: node.id, dataDir: node.dataDir, observer });
+  depths = () => audit!.depths();
   const operations = all<OperationContribution>(operationsPort.id).flatMap((c) => c.operations);
   pipeline = new OperationPipeline(operations, {
     policy: container.resolve<Policy>(policyPort.id),
@@ -122,7 +128,7 @@ export async function bootKernel(opts: BootOptions): Promise<RunningKernel> {
   let yamlDoc: string | undefined;
   const publicRoutes: PublicRoute[] = operationalRoutes({
     metrics,
-    probe: () => lifecycle.probe(),
+    probe: async () => ({ ...(await lifecycle.probe()), ...audit.health() }),
     openApiYaml: (): string => (yamlDoc ??= openApiYaml(buildOpenApi(operations, publicRoutes, { version: opts.version }))),
   });
   const host = new HttpHost(

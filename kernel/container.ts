@@ -5,6 +5,8 @@ import type { Logger } from './ports/logger.ts';
 
 export interface Wired {
   plugin: AnyPlugin;
+  /** The plugin id, or `<id>:<name>` for one of a plugin's several instances. */
+  name: string;
   instance: unknown;
 }
 
@@ -31,26 +33,33 @@ export function buildContainer(
     for (const ref of dependencyRefs(p).map(([, ref]) => ref)) if (ref.multiple) multiplePorts.add(ref.id);
   }
 
+  // Every instance's registration name, per plugin: the id, or one `<id>:<name>` per configured instance.
+  const names = new Map<AnyPlugin, string[]>();
   for (const plugin of plugins) {
-    container.register(
-      plugin.id,
-      asFunction((cradle: Record<string, unknown>) => {
-        const deps: Record<string, unknown> = {};
-        for (const [name, ref] of dependencyRefs(plugin)) deps[name] = cradle[ref.id];
-        const slice = plugin.configSlice ? plugin.configSlice(config) : config;
-        return plugin.create({ config: Object.freeze(slice), deps, logger, clock });
-      }).singleton(),
-    );
+    const slices = plugin.instances && plugin.provides.multiple
+      ? plugin.instances(config).map((i) => ({ name: `${plugin.id}:${i.name}`, slice: i.config }))
+      : [{ name: plugin.id, slice: plugin.configSlice ? plugin.configSlice(config) : config }];
+    names.set(plugin, slices.map((s) => s.name));
+    for (const { name, slice } of slices) {
+      container.register(
+        name,
+        asFunction((cradle: Record<string, unknown>) => {
+          const deps: Record<string, unknown> = {};
+          for (const [dep, ref] of dependencyRefs(plugin)) deps[dep] = cradle[ref.id];
+          return plugin.create({ config: Object.freeze(slice), deps, logger, clock });
+        }).singleton(),
+      );
+    }
   }
   for (const [port, list] of byPort) {
     if (multiplePorts.has(port)) continue;
     container.register(port, asFunction((cradle: Record<string, unknown>) => cradle[list[0]!.id]).singleton());
   }
   for (const port of multiplePorts) {
-    const list = byPort.get(port) ?? [];
-    container.register(port, asFunction((cradle: Record<string, unknown>) => list.map((p) => cradle[p.id])).singleton());
+    const list = (byPort.get(port) ?? []).flatMap((p) => names.get(p)!);
+    container.register(port, asFunction((cradle: Record<string, unknown>) => list.map((name) => cradle[name])).singleton());
   }
 
-  const wired = plugins.map((plugin) => ({ plugin, instance: container.resolve(plugin.id) }));
+  const wired = plugins.flatMap((plugin) => names.get(plugin)!.map((name) => ({ plugin, name, instance: container.resolve(name) })));
   return { container, wired };
 }

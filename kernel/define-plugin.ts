@@ -39,6 +39,12 @@ export interface PluginManifest<T = unknown, C = unknown, D extends Record<strin
    * passes the whole validated configuration, frozen.
    */
   configSlice?: (all: any) => C;
+  /**
+   * On a multiple port only: one instance per entry (several webhooks in audit.sinks), each built by
+   * `create` from its own config; names tell the instances apart (`<id>:<name>` in the container).
+   * Without it the plugin has one instance, from `configSlice`.
+   */
+  instances?: (all: any) => Array<{ name: string; config: C }>;
   /** Checks over config alone, run before anything starts (SPEC 1 step 0). */
   preflight?: (config: C, env: PreflightEnv) => PreflightNode[];
   create(ctx: PluginContext<C, D>): T;

@@ -31,10 +31,10 @@ export class PluginLifecycle {
     for (const w of this.wired) {
       const lc = asLifecycle(w.instance);
       try {
-        if (lc.start) await withTimeout(`plugin "${w.plugin.id}" start`, this.timeouts.startMs, lc.start());
+        if (lc.start) await withTimeout(`plugin "${w.name}" start`, this.timeouts.startMs, lc.start());
       } catch (err) {
         await this.stop();
-        throw new Error(`plugin "${w.plugin.id}" (${w.plugin.provides.id}) failed to start: ${(err as Error).message}`);
+        throw new Error(`plugin "${w.name}" (${w.plugin.provides.id}) failed to start: ${(err as Error).message}`);
       }
       this.started.push(w);
     }
@@ -64,7 +64,7 @@ export class PluginLifecycle {
       this.wired.map(async (w) => {
         const lc = asLifecycle(w.instance);
         if (!lc.probe) return;
-        const name = w.plugin.provides.multiple ? w.plugin.id : w.plugin.provides.id;
+        const name = w.plugin.provides.multiple ? w.name : w.plugin.provides.id;
         try {
           await withTimeout(`probe of ${w.plugin.id}`, 2_000, lc.probe());
           checks[name] = { ok: true };

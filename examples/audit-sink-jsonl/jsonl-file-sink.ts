@@ -1,10 +1,10 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { AuditRecord } from '../../kernel/model/index.ts';
+import type { AuditEvent } from '../../kernel/audit/canonical-event.ts';
 import type { AuditFanoutSink } from '../../kernel/ports/audit-sink.ts';
 
 /**
- * An example third-party secondary sink: appends each audit record as one JSON line to a file, for a
+ * An example third-party secondary sink: appends each canonical audit event as one JSON line to a file, for a
  * log shipper to tail. The kernel's fan-out gives it a bounded queue, retries and a dead-letter file.
  */
 export class JsonlFileSink implements AuditFanoutSink {
@@ -16,7 +16,7 @@ export class JsonlFileSink implements AuditFanoutSink {
     await mkdir(path.dirname(this.file), { recursive: true });
   }
 
-  async deliver(record: AuditRecord): Promise<void> {
-    await appendFile(this.file, `${JSON.stringify(record)}\n`);
+  async deliver(event: AuditEvent): Promise<void> {
+    await appendFile(this.file, `${JSON.stringify(event)}\n`);
   }
 }

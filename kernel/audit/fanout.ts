@@ -1,6 +1,6 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { AuditRecord } from '../model/index.ts';
+import type { AuditEvent } from './canonical-event.ts';
 import type { AuditFanoutSink } from '../ports/audit-sink.ts';
 import type { Logger } from '../ports/logger.ts';
 
@@ -10,86 +10,161 @@ export interface DeliverySettings {
   initialBackoffMs: number;
   maxBackoffMs: number;
   deadLetterFile: string;
+  /** Events handed to `deliverBatch` at once (sinks without it get one at a time). */
+  batchSize: number;
+  /** Deliveries in flight at once; above 1 the destination may see events out of order. */
+  concurrency: number;
 }
 
-/** A sink's `deliver` throws this when retrying cannot help (a 4xx answer): straight to dead-letter. */
+export type DeliveryResult = 'delivered' | 'retried' | 'dead_lettered';
+
+/** What the queue reports as it works (the kernel's metrics). */
+export interface FanoutObserver {
+  counted(sink: string, result: DeliveryResult, events: number): void;
+}
+
+/** A sink's `deliver` throws this when retrying cannot help (a 4xx answer): straight to the dead letter. */
 export class PermanentDeliveryError extends Error {}
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
- * Feeds one secondary sink from a bounded queue with a background drain, retrying with exponential
- * backoff and writing what it cannot deliver (or what overflows the queue) to a JSONL dead-letter file.
- * It never blocks a request and never throws into one.
+ * Feeds one secondary sink from a bounded queue with background workers, retrying with exponential
+ * backoff (initial, doubling, capped) and writing what it cannot deliver, or what overflows the queue,
+ * to a JSONL dead-letter file. Nothing is dropped silently; it never blocks a request and never throws
+ * into one. With concurrency 1 the destination receives events in the order they were offered, a
+ * failed batch holding back the ones behind it.
  */
 export class FanoutQueue {
-  private readonly queue: AuditRecord[] = [];
-  private draining: Promise<void> | undefined;
+  private readonly queue: AuditEvent[] = [];
+  private readonly inFlight = new Set<AuditEvent[]>();
+  private workers = 0;
+  private drained: Promise<void> = Promise.resolve();
+  private resolveDrained: (() => void) | undefined;
   // Dead-letter writes run one after another, in order; stop() waits for the last.
   private deadLetters: Promise<void> = Promise.resolve();
   private stopped = false;
+  private readonly abandon = new AbortController();
+  private failure: { attempts: number; error: string } | undefined;
 
   constructor(
     private readonly sink: AuditFanoutSink,
     private readonly settings: DeliverySettings,
     private readonly logger: Logger,
+    private readonly observer: FanoutObserver = { counted: () => {} },
   ) {}
 
-  offer(record: AuditRecord): void {
-    if (this.stopped) return;
-    if (this.queue.length >= this.settings.queueCapacity) {
-      void this.deadLetter(record, 'queue full');
+  get name(): string {
+    return this.sink.name;
+  }
+
+  get depth(): number {
+    return this.queue.length;
+  }
+
+  offer(event: AuditEvent): void {
+    if (this.stopped) {
+      void this.deadLetter([event], 'offered after shutdown began', 0);
       return;
     }
-    this.queue.push(record);
-    this.draining ??= this.drain().finally(() => (this.draining = undefined));
+    if (this.queue.length >= this.settings.queueCapacity) {
+      void this.deadLetter([event], 'queue full', 0);
+      return;
+    }
+    this.queue.push(event);
+    while (this.workers < this.settings.concurrency && this.queue.length > 0) this.startWorker();
+  }
+
+  /** Healthy while deliveries succeed or nothing was tried yet; failing while a delivery is being retried. */
+  health(): { ok: boolean; detail?: string } {
+    if (!this.failure) return { ok: true };
+    return { ok: false, detail: `delivery failing (${this.failure.attempts} attempt(s), ${this.queue.length} queued): ${this.failure.error}` };
   }
 
   /**
-   * Refuses new records and waits for the queue to drain, at most `graceMs`; what is still queued then
-   * goes to the dead-letter file so that shutdown is never held up by a sink that is down.
+   * Refuses new events and waits for the queue to drain, at most `graceMs`; what is still queued or in
+   * flight then goes to the dead-letter file, so shutdown is never held up by a sink that is down.
    */
   async stop(graceMs = 5_000): Promise<void> {
     this.stopped = true;
     let timer: NodeJS.Timeout | undefined;
     const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
-    await Promise.race([this.draining, grace]);
+    await Promise.race([this.drained, grace]);
     clearTimeout(timer);
-    const left = this.queue.splice(0);
-    for (const record of left) void this.deadLetter(record, 'not delivered before shutdown');
+    this.abandon.abort();
+    const left = [...this.inFlight].flat().concat(this.queue.splice(0));
+    this.inFlight.clear();
+    if (left.length) void this.deadLetter(left, 'not delivered before shutdown', 0);
     await this.deadLetters;
   }
 
-  private async drain(): Promise<void> {
-    for (let record = this.queue.shift(); record; record = this.queue.shift()) await this.deliver(record);
+  private startWorker(): void {
+    if (this.workers++ === 0) this.drained = new Promise((resolve) => (this.resolveDrained = resolve));
+    void this.work().finally(() => {
+      if (--this.workers === 0) this.resolveDrained?.();
+    });
   }
 
-  private async deliver(record: AuditRecord): Promise<void> {
+  private async work(): Promise<void> {
+    for (;;) {
+      if (this.abandon.signal.aborted) return;
+      const batch = this.queue.splice(0, this.settings.batchSize);
+      if (batch.length === 0) return;
+      this.inFlight.add(batch);
+      await this.deliver(batch);
+      this.inFlight.delete(batch);
+    }
+  }
+
+  private async deliver(batch: AuditEvent[]): Promise<void> {
     let backoff = this.settings.initialBackoffMs;
-    for (let attempt = 0; ; attempt++) {
+    for (let attempt = 1; ; attempt++) {
       try {
-        await this.sink.deliver(record);
+        if (this.sink.deliverBatch) await this.sink.deliverBatch(batch);
+        else for (const event of batch) await this.sink.deliver(event);
+        this.failure = undefined;
+        this.observer.counted(this.sink.name, 'delivered', batch.length);
         return;
       } catch (err) {
+        if (this.abandon.signal.aborted) return; // stop() has dead-lettered this batch already
+        const error = (err as Error).message;
         const permanent = err instanceof PermanentDeliveryError;
-        if (permanent || attempt >= this.settings.maxRetries) {
-          this.logger.warn('audit fan-out gave up on a record', { sink: this.sink.name, error: (err as Error).message });
-          await this.deadLetter(record, (err as Error).message);
+        this.failure = permanent ? this.failure : { attempts: attempt, error };
+        if (permanent || attempt > this.settings.maxRetries) {
+          this.logger.warn('audit sink gave up on events; they go to its dead-letter file', { sink: this.sink.name, events: batch.length, attempts: attempt, error });
+          await this.deadLetter(batch, error, attempt);
           return;
         }
-        await sleep(backoff);
+        this.observer.counted(this.sink.name, 'retried', batch.length);
+        await this.pause(backoff);
+        if (this.abandon.signal.aborted) return;
         backoff = Math.min(backoff * 2, this.settings.maxBackoffMs);
       }
     }
   }
 
-  private deadLetter(record: AuditRecord, reason: string): Promise<void> {
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      const signal = this.abandon.signal;
+      function done() {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      }
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  private deadLetter(events: AuditEvent[], error: string, attempts: number): Promise<void> {
+    this.observer.counted(this.sink.name, 'dead_lettered', events.length);
+    const failedAt = new Date().toISOString();
+    const lines = events.map((event) => `${JSON.stringify({ event, sink: this.sink.name, error, attempts, failedAt })}\n`).join('');
     this.deadLetters = this.deadLetters.then(async () => {
       try {
         await mkdir(path.dirname(this.settings.deadLetterFile), { recursive: true, mode: 0o700 });
-        await appendFile(this.settings.deadLetterFile, `${JSON.stringify({ reason, record })}\n`, { mode: 0o600 });
+        await appendFile(this.settings.deadLetterFile, lines, { mode: 0o600 });
       } catch (err) {
-        this.logger.error('audit dead-letter write failed', { sink: this.sink.name, error: (err as Error).message });
+        // The one place an event can be lost: the dead-letter file itself cannot be written. Say so loudly.
+        this.logger.error('audit dead-letter write failed: events lost', { sink: this.sink.name, events: events.length, error: (err as Error).message });
       }
     });
     return this.deadLetters;

@@ -1,15 +1,26 @@
 import type { AuditRecord } from '../model/index.ts';
 import type { AuditFanoutSink, AuditSink } from '../ports/audit-sink.ts';
 import type { Logger } from '../ports/logger.ts';
-import { FanoutQueue, type DeliverySettings } from './fanout.ts';
+import { toAuditEvent } from './canonical-event.ts';
+import { FanoutQueue, type DeliverySettings, type FanoutObserver } from './fanout.ts';
 
-const DEFAULT_DELIVERY: DeliverySettings = {
+/** Delivery defaults of a secondary sink; the dead-letter file defaults to data/audit-<sink>.deadletter.jsonl. */
+export const DEFAULT_DELIVERY: Omit<DeliverySettings, 'deadLetterFile'> = {
   queueCapacity: 10_000,
   maxRetries: 5,
   initialBackoffMs: 200,
-  maxBackoffMs: 10_000,
-  deadLetterFile: 'data/audit-dead-letter.jsonl',
+  maxBackoffMs: 30_000,
+  batchSize: 1,
+  concurrency: 1,
 };
+
+export interface AuditPipelineOptions {
+  /** This node's id (node.id): the `node` of every canonical event it writes. */
+  node: string;
+  /** Where dead-letter files go when a sink names none. */
+  dataDir: string;
+  observer?: FanoutObserver;
+}
 
 export type AuditListener = (record: AuditRecord) => void;
 
@@ -37,8 +48,31 @@ export class AuditPipeline {
     fanout: AuditFanoutSink[],
     private readonly logger: Logger,
     private readonly outbox?: AuditOutbox,
+    private readonly options: AuditPipelineOptions = { node: 'node', dataDir: 'data' },
   ) {
-    this.queues = fanout.map((sink) => new FanoutQueue(sink, { ...DEFAULT_DELIVERY, ...sink.delivery }, logger));
+    const names = new Set<string>();
+    for (const sink of fanout) {
+      if (names.has(sink.name)) throw new Error(`two secondary audit sinks are named "${sink.name}"; names must be unique`);
+      names.add(sink.name);
+    }
+    this.queues = fanout.map((sink) => {
+      const settings = { ...DEFAULT_DELIVERY, deadLetterFile: `${options.dataDir}/audit-${sink.name}.deadletter.jsonl`, ...definedOnly(sink.delivery ?? {}) };
+      return new FanoutQueue(sink, settings, logger, options.observer);
+    });
+  }
+
+  get node(): string {
+    return this.options.node;
+  }
+
+  /** One /readyz check per secondary sink, `sink:<name>`. */
+  health(): Record<string, { ok: boolean; detail?: string }> {
+    return Object.fromEntries(this.queues.map((q) => [`sink:${q.name}`, q.health()]));
+  }
+
+  /** Each secondary sink's queued events, for the queue-depth gauge. */
+  depths(): Array<[string, number]> {
+    return this.queues.map((q) => [q.name, q.depth]);
   }
 
   get queryable(): boolean {
@@ -52,7 +86,7 @@ export class AuditPipeline {
   async record(record: AuditRecord, journaled = false): Promise<void> {
     await this.primary.write(record);
     if (journaled && this.outbox) this.acknowledge(record.id);
-    for (const q of this.queues) q.offer(record);
+    this.fanOut(record);
     for (const listener of this.listeners) listener(record);
   }
 
@@ -84,10 +118,16 @@ export class AuditPipeline {
     for (const record of pending) {
       await this.primary.write(record);
       await this.outbox.ackAudit([record.id]);
-      for (const q of this.queues) q.offer(record);
+      this.fanOut(record);
       delivered++;
     }
     return delivered;
+  }
+
+  private fanOut(record: AuditRecord): void {
+    if (this.queues.length === 0) return;
+    const event = toAuditEvent(record, this.options.node);
+    for (const q of this.queues) q.offer(event);
   }
 
   /** Drains the secondary queues; called in the background-work step of shutdown. */
@@ -96,3 +136,5 @@ export class AuditPipeline {
     await Promise.all(this.queues.map((q) => q.stop()));
   }
 }
+
+const definedOnly = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;

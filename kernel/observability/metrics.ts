@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { createPortRef } from '../ports/port-ref.ts';
 
 /** The service's Prometheus registry and the three KMS operation metrics of SPEC 6. */
@@ -21,6 +21,20 @@ export class KmsMetrics {
     });
     this.errors = new Counter({ name: 'svc_keys_op_errors_total', help: 'KMS operations that failed, by error code.', labelNames: ['operation', 'code'], registers: [this.registry] });
     this.limited = new Counter({ name: 'svc_rate_limited_total', help: 'Calls refused with 429 by the per-principal rate limit, by principal kind.', labelNames: ['kind'], registers: [this.registry] });
+  }
+
+  private readonly sinkEvents = new Counter<'sink' | 'result'>({ name: 'svc_audit_sink_events_total', help: 'Audit events of the secondary sinks, by sink and result (delivered, retried, dead_lettered).', labelNames: ['sink', 'result'], registers: [] });
+
+  /** Counts secondary-sink outcomes and exposes each sink's queue depth, read when scraped. */
+  trackAuditSinks(depths: () => Array<[string, number]>): { counted(sink: string, result: string, events: number): void } {
+    this.registry.registerMetric(this.sinkEvents);
+    new Gauge<'sink'>({
+      name: 'svc_audit_sink_queue_depth', help: 'Audit events waiting in a secondary sink\'s queue.', labelNames: ['sink'], registers: [this.registry],
+      collect() {
+        for (const [sink, depth] of depths()) this.labels({ sink }).set(depth);
+      },
+    });
+    return { counted: (sink, result, events) => this.sinkEvents.labels({ sink, result }).inc(events) };
   }
 
   rateLimited(kind: string): void {

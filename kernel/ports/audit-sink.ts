@@ -1,4 +1,5 @@
 import type { AuditQuery, AuditRecord } from '../model/index.ts';
+import type { AuditEvent } from '../audit/canonical-event.ts';
 import type { DeliverySettings } from '../audit/fanout.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import { createPortRef } from './port-ref.ts';
@@ -21,14 +22,22 @@ export interface AuditSink extends Lifecycle {
 export const auditSinkPort = createPortRef<AuditSink>('audit');
 
 /**
- * A secondary (fan-out) sink: best effort, fed from a bounded queue after the primary write, its
- * failures logged and swallowed. `deliver` may throw; the kernel's fan-out retries and dead-letters.
+ * A secondary (fan-out) sink: it receives the canonical audit event (schemas/audit-event.ts) after the
+ * primary write, from a bounded queue the kernel drains in the background (kernel/audit/fanout.ts).
+ * `deliver` resolves once the destination has the event and throws otherwise: a plain Error is retried
+ * with backoff, a PermanentDeliveryError goes to the dead-letter file at once. It never reaches a request.
  */
 export interface AuditFanoutSink extends Lifecycle {
+  /** Unique among the sinks of one node: names the /readyz check (sink:<name>), metrics and dead letters. */
   readonly name: string;
   /** Queue and retry settings; unset ones take the kernel's defaults (kernel/audit/pipeline.ts). */
   readonly delivery?: Partial<DeliverySettings>;
-  deliver(record: AuditRecord): Promise<void>;
+  deliver(event: AuditEvent): Promise<void>;
+  /**
+   * Several events in one round trip, in order, all or nothing (a throw retries the whole batch, so the
+   * destination should deduplicate on the event id). Optional; when present, the kernel delivers through it alone, `delivery.batchSize` events at most.
+   */
+  deliverBatch?(events: AuditEvent[]): Promise<void>;
 }
 
 export const auditFanoutPort = createPortRef<AuditFanoutSink>('auditFanout', { multiple: true });

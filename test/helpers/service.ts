@@ -34,6 +34,7 @@ export async function startTestService(env: Record<string, string> = {}, opts: {
     SVC_AUDIT_KIND: 'rdb-embedded',
     SVC_RDB_EMBEDDED_JDBC_URL: `jdbc:sqlite:${path.join(dir, 'journal.db')}`,
     SVC_AUDIT_EMBEDDED_PATH: path.join(dir, 'audit.db'),
+    SVC_DATA_DIR: dir,
     ...env,
   };
   const logs: string[] = [];

@@ -10,6 +10,7 @@ const manifest = (id: string) => definePlugin({ id, apiVersion: KERNEL_API_VERSI
 function recorder(events: string[], id: string, opts: { failStart?: boolean; hangStart?: boolean } = {}) {
   return {
     plugin: manifest(id),
+    name: id,
     instance: {
       start: async () => {
         if (opts.hangStart) await new Promise(() => {});

@@ -1,0 +1,38 @@
+import { createHash } from 'node:crypto';
+import type { AuditEvent } from '../../schemas/audit-event.ts';
+import type { AuditRecord } from '../model/index.ts';
+
+export type { AuditEvent };
+
+/** The prevHash of a node's first event. */
+export const GENESIS_HASH = '0'.repeat(64);
+
+/** The canonical event a record becomes when node `node` writes it. */
+export function toAuditEvent(record: AuditRecord, node: string): AuditEvent {
+  return {
+    schemaVersion: 1,
+    id: record.id,
+    occurredAt: record.occurredAt,
+    node,
+    principal: { subject: record.principal.subject, kind: record.principal.kind },
+    operation: record.operation,
+    resource: record.resource,
+    outcome: record.outcome,
+    context: record.context,
+    correlationId: record.correlationId,
+  };
+}
+
+/** JSON with object keys sorted at every depth: one text per event, whatever order its fields were built in. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}
+
+/** hex SHA-256 of prevHash followed by the canonical JSON of the event without `hash` (prevHash included). */
+export function chainHash(event: AuditEvent & { prevHash: string }): string {
+  const { hash: _ignored, ...unhashed } = event;
+  return createHash('sha256').update(event.prevHash).update(canonicalJson(unhashed)).digest('hex');
+}

@@ -1,0 +1,27 @@
+import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
+import type { ConfigValues } from '../../../kernel/config-values.ts';
+import { auditFanoutPort } from '../../../kernel/ports/audit-sink.ts';
+import type { BaseConfig } from '../../../config/schema.ts';
+import { deliveryOf, requireSafeUrl, sinkInstances } from '../support/config.ts';
+import { webhookConfig, webhookEntry } from './config.ts';
+import { WebhookSink, type WebhookSettings } from './webhook-sink.ts';
+
+type Config = BaseConfig & ConfigValues<typeof webhookConfig>;
+
+export default definePlugin({
+  id: 'audit-webhook',
+  apiVersion: KERNEL_API_VERSION,
+  provides: auditFanoutPort,
+  kind: 'webhook',
+  description: 'POSTs each audit event, HMAC-signed, to an HTTPS receiver',
+  config: webhookConfig,
+  instances: (all: Config) => {
+    const { enabled, ...env } = all.audit.webhook;
+    return sinkInstances('webhook', all, enabled ? env : undefined, webhookEntry, (entry, where): WebhookSettings => {
+      if (!entry.url || !entry.secret) throw new Error(`${where} (webhook sink): url and secret are required`);
+      requireSafeUrl(`${where} (webhook sink)`, entry.url);
+      return { name: entry.name, url: entry.url, secret: entry.secret, timeoutMs: entry.timeoutMs, delivery: deliveryOf(entry, entry.name, all.node.dataDir) };
+    });
+  },
+  create: ({ config }) => new WebhookSink(config),
+});
