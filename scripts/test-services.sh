@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Starts throwaway PostgreSQL and MariaDB servers (and makes sure redis-server is installed) on 127.0.0.1 for the test suites, installing them with
-# apt-get when they are missing. Usage:
+# Starts throwaway PostgreSQL and MariaDB servers on 127.0.0.1 for the test suites, and makes sure the servers
+# tests start themselves are there (redis-server, nats-server, a Kafka-protocol broker built from librdkafka's
+# mock cluster), installing them with apt-get when they are missing. Usage:
 #   scripts/test-services.sh start DIR   -> starts both, writes DIR/env (export lines with their URLs)
 #   scripts/test-services.sh stop DIR    -> stops what `start` started, by PID
 #   scripts/test-services.sh start-pg DIR, pg-down DIR, pg-up DIR
@@ -23,6 +24,9 @@ ensure_packages() {
   ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
   command -v mariadbd >/dev/null 2>&1 || missing+=(mariadb-server)
   command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+  command -v nats-server >/dev/null 2>&1 || missing+=(nats-server)
+  [ -f /usr/include/librdkafka/rdkafka_mock.h ] || missing+=(librdkafka-dev)
+  command -v gcc >/dev/null 2>&1 || missing+=(gcc)
   if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
       echo "test-services: installing ${missing[*]}" >&2
@@ -94,6 +98,16 @@ start_moto() {
   echo "export SVC_TEST_MOTO_URL=http://127.0.0.1:$port" >>"$dir/env"
 }
 
+# No Kafka broker ships in Debian or npm: librdkafka's mock cluster speaks the real protocol. Tests start
+# their own (scripts/kafka-mock/kafka-mock-broker.c) and can take its brokers down and up.
+build_kafka_mock() {
+  local src bin
+  src="$(cd "$(dirname "$0")" && pwd)/kafka-mock/kafka-mock-broker.c"
+  bin="$dir/kafka-mock-broker"
+  gcc -O2 -o "$bin" "$src" -lrdkafka 2>"$dir/kafka-mock-build.log" || { echo "test-services: the Kafka mock broker did not build (see $dir/kafka-mock-build.log)" >&2; return 1; }
+  echo "export SVC_TEST_KAFKA_MOCK=$bin" >>"$dir/env"
+}
+
 pg_ctl_start() {
   runuser -u postgres -- "$(cat "$dir/pg.bin")/pg_ctl" -D "$dir/pg/db" -l "$dir/pg/pg.log" -w -t 30 \
     -o "-c listen_addresses=127.0.0.1 -p $(cat "$dir/pg.port") -k $dir/pg -c fsync=${PG_FSYNC:-off} -c full_page_writes=${PG_FSYNC:-off} -c max_connections=200" start >&2
@@ -120,6 +134,8 @@ case "$cmd" in
     start_moto || true
     # Redis: tests start their own (they stop and restart it); here we only say where the binary is.
     command -v redis-server >/dev/null && echo "export SVC_TEST_REDIS_SERVER=$(command -v redis-server)" >>"$dir/env"
+    command -v nats-server >/dev/null && echo "export SVC_TEST_NATS_SERVER=$(command -v nats-server)" >>"$dir/env"
+    build_kafka_mock || true
     cat "$dir/env" >&2
     ;;
   stop)

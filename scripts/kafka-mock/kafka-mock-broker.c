@@ -5,18 +5,17 @@
  *
  *   kafka-mock-broker BROKERS TOPIC:PARTITIONS...
  * prints "bootstrap <host:port,...>" on stdout once the topics exist (the mock does not implement
- * CreateTopics: topics are made here).
+ * CreateTopics: topics are made here). Then reads commands on stdin, one per line, answering "ok":
+ *   down ID   the broker refuses connections and drops the ones it has (a broker outage)
+ *   up ID     it accepts them again, with the data it had
+ * and exits when stdin closes or on SIGTERM.
  */
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-static volatile sig_atomic_t stop = 0;
-static void on_signal(int sig) { (void)sig; stop = 1; }
 
 int main(int argc, char **argv) {
   if (argc < 2) {
@@ -44,11 +43,17 @@ int main(int argc, char **argv) {
       return 1;
     }
   }
-  signal(SIGTERM, on_signal);
-  signal(SIGINT, on_signal);
   printf("bootstrap %s\n", rd_kafka_mock_cluster_bootstraps(cluster));
   fflush(stdout);
-  while (!stop) pause();
+  char line[128];
+  while (fgets(line, sizeof line, stdin)) {
+    int id;
+    if (sscanf(line, "down %d", &id) == 1) rd_kafka_mock_broker_set_down(cluster, id);
+    else if (sscanf(line, "up %d", &id) == 1) rd_kafka_mock_broker_set_up(cluster, id);
+    else continue;
+    printf("ok\n");
+    fflush(stdout);
+  }
   rd_kafka_mock_cluster_destroy(cluster);
   rd_kafka_destroy(rk);
   return 0;
