@@ -1,6 +1,7 @@
 import type { AnyPlugin } from '../kernel/define-plugin.ts';
 import auditApi from '../plugins/audit-api/index.ts';
 import auditLogStream from '../plugins/audit-fanout/log-stream/index.ts';
+import auditMessageStream from '../plugins/audit-fanout/message-stream/index.ts';
 import auditWebhook from '../plugins/audit-fanout/webhook/index.ts';
 import autoResponder from '../plugins/auto-responder/index.ts';
 import { opHistogramBaseline, scopeBaseline, sourceIpBaseline, timeOfDayBaseline } from '../plugins/detectors/baseline/plugins.ts';
@@ -52,7 +53,7 @@ export const ALWAYS: AnyPlugin[] = [keyService, keys, auditApi, tokens, autoResp
 export const DETECTORS: AnyPlugin[] = [scopeBaseline, detectorRateSpike, opHistogramBaseline, timeOfDayBaseline, sourceIpBaseline, detectorHoneyKey];
 
 /** Secondary audit sinks: each wired once per sink its kind has in the configuration (possibly none). */
-export const SECONDARY_SINKS: AnyPlugin[] = [auditWebhook, auditLogStream];
+export const SECONDARY_SINKS: AnyPlugin[] = [auditWebhook, auditLogStream, auditMessageStream];
 
 /** Wired unless risk.enabled is false. */
 export const RISK = riskScoring;

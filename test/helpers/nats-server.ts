@@ -1,0 +1,85 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { connect } from 'nats';
+import type { Test } from 'tap';
+import { tempDir } from './service.ts';
+
+export interface NatsServer {
+  url: string;
+  /** Stops the server (its JetStream store stays) until `start`. */
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  createStream(name: string, subject: string): Promise<void>;
+  /** Every message in `stream`, in stream order, with its Nats-Msg-Id. */
+  messages(stream: string): Promise<Array<{ msgId: string; value: any }>>;
+}
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+
+/** A nats-server with JetStream of this test's own on 127.0.0.1 (installed by scripts/test-services.sh). */
+export async function natsServer(t: Test): Promise<NatsServer | undefined> {
+  const bin = process.env.SVC_TEST_NATS_SERVER;
+  if (!bin) {
+    const why = 'nats-server not available (SVC_TEST_NATS_SERVER unset; run through npm test)';
+    if (process.env.SVC_TEST_REQUIRE_SERVICES === '1') t.fail(why);
+    else t.skip(why, () => {});
+    return undefined;
+  }
+  const [port, monitor] = [await freePort(), await freePort()];
+  const store = tempDir('svc-nats-');
+  let child: ChildProcess | undefined;
+  const ready = async () => {
+    try {
+      return (await fetch(`http://127.0.0.1:${monitor}/healthz?js-enabled-only=true`)).ok;
+    } catch {
+      return false;
+    }
+  };
+  const start = async () => {
+    child = spawn(bin, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', store, '-m', String(monitor)], { stdio: 'ignore' });
+    for (let i = 0; i < 200 && !(await ready()); i++) await new Promise((r) => setTimeout(r, 25));
+  };
+  const stop = async () => {
+    if (!child) return;
+    const exited = new Promise((r) => child!.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+    child = undefined;
+  };
+  const url = `nats://127.0.0.1:${port}`;
+  const withJs = async <T>(work: (nc: Awaited<ReturnType<typeof connect>>) => Promise<T>): Promise<T> => {
+    const nc = await connect({ servers: url });
+    try {
+      return await work(nc);
+    } finally {
+      await nc.close();
+    }
+  };
+  await start();
+  t.teardown(stop);
+  return {
+    url,
+    stop,
+    start,
+    createStream: (name, subject) => withJs(async (nc) => void (await (await nc.jetstreamManager()).streams.add({ name, subjects: [subject] }))),
+    messages: (stream) =>
+      withJs(async (nc) => {
+        const jsm = await nc.jetstreamManager();
+        const { state } = await jsm.streams.info(stream);
+        const out: Array<{ msgId: string; value: any }> = [];
+        for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++) {
+          const m = await jsm.streams.getMessage(stream, { seq });
+          out.push({ msgId: m.header.get('Nats-Msg-Id'), value: m.json() });
+        }
+        return out;
+      }),
+  };
+}
+
