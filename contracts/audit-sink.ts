@@ -108,4 +108,18 @@ export function primaryAuditSinkContract(t: Test, h: PrimarySinkHarness): void {
     t.pass('probe resolved');
     await sink.stop?.();
   });
+
+  t.test('a sink that chains its records links each to the one before and verifies the untouched chain', async (t) => {
+    const sink = await h.open();
+    if (!sink.verify) {
+      t.pass('this sink keeps no hash chain');
+      return sink.stop?.();
+    }
+    const links = [];
+    for (let i = 0; i < 4; i++) links.push(await sink.write(row(`2026-01-01T00:00:0${i}.000Z`, 'ann', 'Sign', 'k', i)));
+    t.ok(links.every((l) => l && /^[0-9a-f]{64}$/.test(l.hash)), 'each write answers its link');
+    for (let i = 1; i < links.length; i++) t.equal(links[i]!.prevHash, links[i - 1]!.hash, `record ${i} follows record ${i - 1}`);
+    t.match(await sink.verify({}), { valid: true, checked: 4 });
+    await sink.stop?.();
+  });
 }

@@ -27,3 +27,16 @@ export const AuditPageSchema = Type.Object({
   offset: Type.Integer(),
   hasMore: Type.Boolean(),
 }, { title: 'AuditPage' });
+
+export const AuditVerifyParams = Type.Object({
+  node: Type.Optional(Type.String({ maxLength: 128, description: 'one node\'s chain; default every node' })),
+  since: Type.Optional(Type.String({ description: 'ISO timestamp, inclusive: the first row checked anchors the chain' })),
+  until: Type.Optional(Type.String({ description: 'ISO timestamp, exclusive' })),
+});
+
+export const AuditVerificationSchema = Type.Object({
+  valid: Type.Boolean(),
+  checked: Type.Integer({ description: 'chained rows recomputed' }),
+  nodes: Type.Array(Type.String()),
+  firstBroken: Type.Optional(Type.Object({ id: Type.String(), node: Type.String(), reason: Type.String() })),
+}, { title: 'AuditVerification' });

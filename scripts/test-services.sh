@@ -27,6 +27,7 @@ ensure_packages() {
   command -v nats-server >/dev/null 2>&1 || missing+=(nats-server)
   [ -f /usr/include/librdkafka/rdkafka_mock.h ] || missing+=(librdkafka-dev)
   command -v gcc >/dev/null 2>&1 || missing+=(gcc)
+  command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
   if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
       echo "test-services: installing ${missing[*]}" >&2

@@ -134,6 +134,11 @@ export class SvcClient {
     return this.http.send({ method: 'GET', path: '/v1/audit', query, idempotent: true }, opts);
   }
 
+  /** Recomputes the audit trail's per-node hash chains; `valid: false` names the first broken row. */
+  verifyAudit(query: T.AuditVerifyQuery = {}, opts?: CallOptions): Promise<T.AuditVerification> {
+    return this.http.send({ method: 'GET', path: '/v1/audit/verify', query, idempotent: true }, opts);
+  }
+
   advisorScan(query: T.AdvisorScanQuery = {}, opts?: CallOptions): Promise<T.AdvisorScanReport> {
     return this.http.send({ method: 'GET', path: '/v1/advisor/scan', query, idempotent: true }, opts);
   }

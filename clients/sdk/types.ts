@@ -36,6 +36,8 @@ export type RevokeAgentResult = Static<typeof T.RevokeAgentResponse>;
 
 export type AuditRecord = Static<typeof Au.AuditRecordSchema>;
 export type AuditPage = Static<typeof Au.AuditPageSchema>;
+export type AuditVerification = Static<typeof Au.AuditVerificationSchema>;
+export type AuditVerifyQuery = Static<typeof Au.AuditVerifyParams>;
 /** The audit filters; numbers may be given as numbers (the wire carries them as query text). */
 export type AuditQuery = { [P in keyof Static<typeof Au.AuditQueryParams>]?: P extends 'limit' | 'offset' ? number : string };
 

@@ -1,5 +1,5 @@
 import type { AuditRecord } from '../model/index.ts';
-import type { AuditFanoutSink, AuditSink } from '../ports/audit-sink.ts';
+import type { AuditChainLink, AuditFanoutSink, AuditSink } from '../ports/audit-sink.ts';
 import type { Logger } from '../ports/logger.ts';
 import { toAuditEvent } from './canonical-event.ts';
 import { FanoutQueue, type DeliverySettings, type FanoutObserver } from './fanout.ts';
@@ -84,9 +84,9 @@ export class AuditPipeline {
   }
 
   async record(record: AuditRecord, journaled = false): Promise<void> {
-    await this.primary.write(record);
+    const link = await this.primary.write(record);
     if (journaled && this.outbox) this.acknowledge(record.id);
-    this.fanOut(record);
+    this.fanOut(record, link);
     for (const listener of this.listeners) listener(record);
   }
 
@@ -116,17 +116,18 @@ export class AuditPipeline {
     const pending = await this.outbox.pendingAudit(before, limit);
     let delivered = 0;
     for (const record of pending) {
-      await this.primary.write(record);
+      const link = await this.primary.write(record);
       await this.outbox.ackAudit([record.id]);
-      this.fanOut(record);
+      this.fanOut(record, link);
       delivered++;
     }
     return delivered;
   }
 
-  private fanOut(record: AuditRecord): void {
+  /** Secondary sinks get the canonical event, with its place on the primary's hash chain when it has one. */
+  private fanOut(record: AuditRecord, link: void | AuditChainLink): void {
     if (this.queues.length === 0) return;
-    const event = toAuditEvent(record, this.options.node);
+    const event = link ? { ...toAuditEvent(record, this.options.node), ...link } : toAuditEvent(record, this.options.node);
     for (const q of this.queues) q.offer(event);
   }
 

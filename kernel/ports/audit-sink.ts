@@ -9,14 +9,37 @@ export interface AuditPage {
   hasMore: boolean;
 }
 
+export interface AuditVerifyQuery {
+  node?: string;
+  since?: string;
+  until?: string;
+}
+
+/** GET /v1/audit/verify's answer. */
+export interface AuditVerification {
+  valid: boolean;
+  checked: number;
+  nodes: string[];
+  firstBroken?: { id: string; node: string; reason: string };
+}
+
+/** Where a record landed on its node's hash chain; secondary sinks carry it, anchoring the chain outside. */
+export interface AuditChainLink {
+  prevHash: string;
+  hash: string;
+}
+
 /**
  * The primary audit sink. `write` resolves only once the record is durable in the sink; if it throws,
  * the request fails closed (500) and returns no cryptographic output. `query` exists only on sinks that
  * can be read back (GET /v1/audit answers 501 otherwise): newest first, filters ANDed.
  */
 export interface AuditSink extends Lifecycle {
-  write(record: AuditRecord): Promise<void>;
+  /** Resolves once durable; a sink that chains its records answers the record's link. */
+  write(record: AuditRecord): Promise<void | AuditChainLink>;
   query?(query: AuditQuery): Promise<AuditPage>;
+  /** Sinks that chain their records per node (the SQL sinks) recompute the chains. */
+  verify?(query: AuditVerifyQuery): Promise<AuditVerification>;
 }
 
 export const auditSinkPort = createPortRef<AuditSink>('audit');

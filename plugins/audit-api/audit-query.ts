@@ -9,7 +9,7 @@ function integer(value: string | undefined, field: string, fallback: number): nu
   return Number(value);
 }
 
-function timestamp(value: string | undefined, field: string): string | undefined {
+export function timestamp(value: string | undefined, field: string): string | undefined {
   if (value === undefined || value === '') return undefined;
   const t = Date.parse(value);
   if (Number.isNaN(t)) throw new SvcError('InvalidField', `${field} must be an ISO 8601 timestamp`);

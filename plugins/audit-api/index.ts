@@ -2,14 +2,14 @@ import { definePlugin, KERNEL_API_VERSION } from '../../kernel/define-plugin.ts'
 import { SvcError } from '../../kernel/errors.ts';
 import { defineOperation, operationsPort, type OperationContribution } from '../../kernel/operations/operation.ts';
 import { auditSinkPort } from '../../kernel/ports/audit-sink.ts';
-import { AuditPageSchema, AuditQueryParams } from '../../schemas/audit.ts';
-import { parseAuditQuery } from './audit-query.ts';
+import { AuditPageSchema, AuditQueryParams, AuditVerificationSchema, AuditVerifyParams } from '../../schemas/audit.ts';
+import { parseAuditQuery, timestamp } from './audit-query.ts';
 
 export default definePlugin({
   id: 'audit-api',
   apiVersion: KERNEL_API_VERSION,
   provides: operationsPort,
-  description: 'GET /v1/audit over a queryable primary sink',
+  description: 'GET /v1/audit and /v1/audit/verify over a queryable primary sink',
   dependsOn: { sink: auditSinkPort },
   create: ({ deps }): OperationContribution => ({
     operations: [
@@ -22,6 +22,16 @@ export default definePlugin({
           if (!deps.sink.query) throw new SvcError('FeatureNotSupported', 'the primary audit sink (audit.kind stdout) cannot be queried; use rdb-embedded or a database sink');
           const page = await deps.sink.query(query);
           return { result: { records: page.records, limit: query.limit, offset: query.offset, hasMore: page.hasMore } };
+        },
+      }),
+      defineOperation({
+        id: 'VerifyAudit', operation: 'Query', group: 'Audit', summary: 'Recompute the audit trail\'s per-node hash chains (Human only)', errors: ['FeatureNotSupported'],
+        input: AuditVerifyParams, output: AuditVerificationSchema, http: { method: 'GET', path: '/v1/audit/verify' }, attributes: { humanOnly: true },
+        resource: () => 'audit',
+        handle: async (input) => {
+          if (!deps.sink.verify) throw new SvcError('FeatureNotSupported', 'the primary audit sink (audit.kind stdout) keeps no hash chain; use rdb-embedded or a database sink');
+          const report = await deps.sink.verify({ node: input.node || undefined, since: timestamp(input.since, 'since'), until: timestamp(input.until, 'until') });
+          return { result: report, audit: { context: { valid: String(report.valid), checked: String(report.checked) } } };
         },
       }),
     ],

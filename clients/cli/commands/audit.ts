@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { AuditQuery, AuditRecord, SvcClient } from '../../sdk/index.ts';
 import { examples, invocation, positiveInt } from '../command-kit.ts';
 import { printLine } from '../output.ts';
+import { EXIT } from '../exit-codes.ts';
 
 const PAGE = 1000;
 
@@ -18,7 +19,7 @@ async function recordsSince(client: SvcClient, filters: AuditQuery, since: strin
   }
 }
 
-/** audit tail [--follow]. */
+/** audit tail [--follow], audit verify. */
 export function registerAuditCommands(program: Command): void {
   const audit = examples(program.command('audit').description('Read the audit trail (Human callers; needs a queryable audit sink)'), 'svc audit tail --follow');
   examples(
@@ -58,5 +59,22 @@ export function registerAuditCommands(program: Command): void {
       }),
     'svc audit tail -n 50 --op Sign',
     'svc audit tail --follow --actor agent-2f0c9c1e-5f6e-4a57-9a43-0e3b1c7f2d11',
+  );
+  examples(
+    audit.command('verify').description('Recompute the per-node hash chains of the audit trail; exit 0 when intact, 3 when a row was edited, removed or inserted')
+      .option('--node <id>', 'only this node\'s chain')
+      .option('--since <iso>', 'start here (the first row checked anchors the chain)')
+      .option('--until <iso>', 'stop before here')
+      .action(async (opts: { node?: string; since?: string; until?: string }, cmd: Command) => {
+        const { client, globals } = invocation(cmd);
+        const report = await client.verifyAudit({ node: opts.node, since: opts.since, until: opts.until });
+        const text = report.valid
+          ? `valid: ${report.checked} rows on ${report.nodes.length} node(s) (${report.nodes.join(', ') || 'none'})`
+          : `BROKEN at ${report.firstBroken!.id} on node ${report.firstBroken!.node}: ${report.firstBroken!.reason} (${report.checked} rows checked)`;
+        printLine(report, text, globals.json);
+        if (!report.valid) process.exitCode = EXIT.invalidSignature;
+      }),
+    'svc audit verify',
+    'svc audit verify --node kms-1:8080 --since 2026-11-01T00:00:00Z',
   );
 }

@@ -41,6 +41,19 @@ const MIGRATIONS: Migration[] = [
       });
     },
   },
+  {
+    // Tamper evidence: each node's rows form a hash chain (node, prev_hash, hash). Rows written before
+    // this migration stay unchained; verification starts at a node's first chained row.
+    name: '003_hash_chain',
+    async up(knex) {
+      await knex.schema.alterTable('svc_audit', (t) => {
+        t.string('node', 128).nullable();
+        t.string('prev_hash', 64).nullable();
+        t.string('hash', 64).nullable();
+      });
+      await knex.raw('create index svc_audit_node_id on svc_audit (node, id)');
+    },
+  },
 ];
 
 export const auditMigrations: Migration[] = MIGRATIONS;

@@ -3,47 +3,41 @@ import { GroupCommit } from '../../../kernel/audit/group-commit.ts';
 import { connectAndMigrate } from '../../sql-support/connect.ts';
 import { unlessUnavailable } from '../../sql-support/unavailable.ts';
 import type { KnexSettings } from '../../sql-support/knex-settings.ts';
+import { isUniqueViolation } from '../../sql-support/unique-violation.ts';
 import type { AuditQuery, AuditRecord } from '../../../kernel/model/index.ts';
-import type { AuditPage, AuditSink } from '../../../kernel/ports/audit-sink.ts';
+import type { AuditChainLink, AuditPage, AuditSink, AuditVerification, AuditVerifyQuery } from '../../../kernel/ports/audit-sink.ts';
+import { chainHead, chainRows, toRecord, toRow, verifyChains, type AuditRow } from './audit-chain.ts';
 import type { Clock } from '../../../kernel/ports/clock.ts';
 import type { Logger } from '../../../kernel/ports/logger.ts';
 import { auditMigrations } from './audit-migrations.ts';
 
 const DAY_MS = 86_400_000;
 
-interface Row {
-  id?: number;
-  event_id: string | null;
-  occurred_at: string;
-  actor: string;
-  actor_kind: string;
-  operation: string;
-  resource: string;
-  outcome: string;
-  context: string;
-  correlation_id: string;
-}
-
 /**
- * A queryable SQL audit sink with daily retention pruning (SPEC 6 "Sinks"). A record is stored once per
- * event id; a batch the database refuses is retried record by record (GroupCommit), so one record can
- * never fail another request's write.
+ * A queryable SQL audit sink with daily retention pruning (SPEC 6 "Sinks") whose rows form one hash chain
+ * per node (audit-chain.ts). A record is stored once per event id; a batch the database refuses is
+ * retried record by record (GroupCommit), so one record can never fail another request's write. Batches
+ * are written one after another, which is what lets each one continue the chain from the last.
  */
 export class KnexAuditSink implements AuditSink {
   private db: Knex | undefined;
   private pruneTimer: NodeJS.Timeout | undefined;
+  private head = '';
   // Concurrent requests' records go in as one multi-row INSERT; each request waits for its commit.
-  private readonly rows = new GroupCommit<Row>((batch) => this.run(async () => void (await this.knex()('svc_audit').insert(batch).onConflict('event_id').ignore())), 500);
+  private readonly rows = new GroupCommit<{ row: AuditRow; stored?: boolean }>((batch) => this.insert(batch), 500);
 
   constructor(
     private readonly settings: KnexSettings,
     private readonly retentionDays: number,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    /** This node's id: its rows form their own chain. */
+    private readonly node = 'node',
   ) {}
 
   async start(): Promise<void> {
     this.db = await connectAndMigrate(this.settings, auditMigrations, 'svc_audit_migrations');
+    this.head = await chainHead(this.db, this.node);
     if (this.retentionDays > 0) {
       await this.prune();
       this.pruneTimer = setInterval(() => void this.prune().catch((err) => this.logger.warn('audit pruning failed', { error: (err as Error).message })), DAY_MS);
@@ -63,18 +57,31 @@ export class KnexAuditSink implements AuditSink {
     await this.run(() => this.knex()('svc_audit_probe').insert({ id: 1, checked_at: this.clock.now().toISOString() }).onConflict('id').merge());
   }
 
-  write(r: AuditRecord): Promise<void> {
-    return this.rows.add({
-      event_id: r.id,
-      occurred_at: r.occurredAt,
-      actor: r.principal.subject,
-      actor_kind: r.principal.kind,
-      operation: r.operation,
-      resource: r.resource,
-      outcome: r.outcome,
-      context: JSON.stringify(r.context),
-      correlation_id: r.correlationId,
-    });
+  async write(r: AuditRecord): Promise<AuditChainLink | undefined> {
+    const item = { row: toRow(r), stored: false };
+    await this.rows.add(item);
+    return item.stored ? { prevHash: item.row.prev_hash!, hash: item.row.hash! } : undefined;
+  }
+
+  verify(q: AuditVerifyQuery): Promise<AuditVerification> {
+    return this.run(() => verifyChains(this.knex(), q));
+  }
+
+  /**
+   * Chains and inserts one batch; the head moves only once the INSERT (atomic) succeeded. A record
+   * already stored (relayed twice from the outbox) is a unique violation: alone, it counts as written.
+   */
+  private async insert(batch: Array<{ row: AuditRow; stored?: boolean }>): Promise<void> {
+    const rows = batch.map((b) => b.row);
+    const head = chainRows(rows, this.node, this.head);
+    try {
+      await this.run(() => this.knex()('svc_audit').insert(rows));
+    } catch (err) {
+      if (batch.length === 1 && isUniqueViolation(err) && (await this.run(() => this.knex()('svc_audit').where('event_id', rows[0]!.event_id).first('id')))) return;
+      throw err;
+    }
+    this.head = head;
+    for (const b of batch) b.stored = true;
   }
 
   async query(q: AuditQuery): Promise<AuditPage> {
@@ -84,20 +91,8 @@ export class KnexAuditSink implements AuditSink {
     if (q.actor) sql.where('actor', q.actor);
     if (q.key) sql.where('resource', q.key);
     if (q.op) sql.where('operation', q.op);
-    const rows: Row[] = await this.run(() => sql.orderBy([{ column: 'occurred_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(q.limit + 1).offset(q.offset));
-    return {
-      hasMore: rows.length > q.limit,
-      records: rows.slice(0, q.limit).map((row) => ({
-        id: row.event_id ?? `row-${row.id}`,
-        occurredAt: row.occurred_at,
-        principal: { subject: row.actor, kind: row.actor_kind as AuditRecord['principal']['kind'] },
-        operation: row.operation,
-        resource: row.resource,
-        outcome: row.outcome,
-        context: JSON.parse(row.context),
-        correlationId: row.correlation_id,
-      })),
-    };
+    const rows: AuditRow[] = await this.run(() => sql.orderBy([{ column: 'occurred_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(q.limit + 1).offset(q.offset));
+    return { hasMore: rows.length > q.limit, records: rows.slice(0, q.limit).map(toRecord) };
   }
 
   /** Removes rows strictly earlier than now minus the retention period. */

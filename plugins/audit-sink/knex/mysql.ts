@@ -4,6 +4,8 @@ import type { ConfigValues } from '../../../kernel/config-values.ts';
 import { auditRetention, mysqlFragment } from '../../sql-support/config.ts';
 import { mysqlSettings } from '../../sql-support/server-connection.ts';
 import { KnexAuditSink } from './knex-audit-sink.ts';
+import { nodeIdOf } from '../../../config/node.ts';
+import type { BaseConfig } from '../../../config/schema.ts';
 
 export default definePlugin({
   id: 'audit-sink-mysql',
@@ -12,6 +14,6 @@ export default definePlugin({
   kind: 'rdb-server-2',
   description: 'queryable MySQL/MariaDB audit trail',
   config: { ...mysqlFragment, ...auditRetention },
-  configSlice: (all: ConfigValues<typeof mysqlFragment & typeof auditRetention>) => ({ settings: mysqlSettings(all), retentionDays: all.audit.retentionDays }),
-  create: ({ config, clock, logger }) => new KnexAuditSink(config.settings, config.retentionDays, clock, logger),
+  configSlice: (all: BaseConfig & ConfigValues<typeof mysqlFragment & typeof auditRetention>) => ({ settings: mysqlSettings(all), retentionDays: all.audit.retentionDays, node: nodeIdOf(all) }),
+  create: ({ config, clock, logger }) => new KnexAuditSink(config.settings, config.retentionDays, clock, logger, config.node),
 });

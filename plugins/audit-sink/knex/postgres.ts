@@ -4,6 +4,8 @@ import type { ConfigValues } from '../../../kernel/config-values.ts';
 import { auditRetention, postgresFragment } from '../../sql-support/config.ts';
 import { postgresSettings } from '../../sql-support/server-connection.ts';
 import { KnexAuditSink } from './knex-audit-sink.ts';
+import { nodeIdOf } from '../../../config/node.ts';
+import type { BaseConfig } from '../../../config/schema.ts';
 
 export default definePlugin({
   id: 'audit-sink-postgres',
@@ -12,6 +14,6 @@ export default definePlugin({
   kind: 'rdb-server-1',
   description: 'queryable PostgreSQL audit trail',
   config: { ...postgresFragment, ...auditRetention },
-  configSlice: (all: ConfigValues<typeof postgresFragment & typeof auditRetention>) => ({ settings: postgresSettings(all), retentionDays: all.audit.retentionDays }),
-  create: ({ config, clock, logger }) => new KnexAuditSink(config.settings, config.retentionDays, clock, logger),
+  configSlice: (all: BaseConfig & ConfigValues<typeof postgresFragment & typeof auditRetention>) => ({ settings: postgresSettings(all), retentionDays: all.audit.retentionDays, node: nodeIdOf(all) }),
+  create: ({ config, clock, logger }) => new KnexAuditSink(config.settings, config.retentionDays, clock, logger, config.node),
 });

@@ -6,6 +6,8 @@ import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.
 import { auditSinkPort } from '../../../kernel/ports/audit-sink.ts';
 import { sqliteKnexSettings } from '../../sql-support/sqlite-connection.ts';
 import { KnexAuditSink } from './knex-audit-sink.ts';
+import { nodeIdOf } from '../../../config/node.ts';
+import type { BaseConfig } from '../../../config/schema.ts';
 
 const auditSqliteConfig = defineConfig({
   ...sqliteFile,
@@ -22,9 +24,10 @@ export default definePlugin({
   kind: 'rdb-embedded',
   description: 'queryable SQLite audit trail (audit.db beside journal.db by default)',
   config: auditSqliteConfig,
-  configSlice: (all: ConfigValues<typeof auditSqliteConfig>) => ({
+  configSlice: (all: BaseConfig & ConfigValues<typeof auditSqliteConfig>) => ({
     file: all.audit.embeddedPath ? path.resolve(all.audit.embeddedPath) : path.join(path.dirname(sqlitePath(all.rdbEmbedded.jdbcUrl)), 'audit.db'),
     retentionDays: all.audit.retentionDays,
+    node: nodeIdOf(all),
   }),
-  create: ({ config, clock, logger }) => new KnexAuditSink(sqliteKnexSettings(config.file), config.retentionDays, clock, logger),
+  create: ({ config, clock, logger }) => new KnexAuditSink(sqliteKnexSettings(config.file), config.retentionDays, clock, logger, config.node),
 });

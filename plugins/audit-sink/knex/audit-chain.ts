@@ -1,0 +1,99 @@
+import type { Knex } from 'knex';
+import { chainHash, GENESIS_HASH, type AuditEvent } from '../../../kernel/audit/canonical-event.ts';
+import type { AuditRecord } from '../../../kernel/model/index.ts';
+import type { AuditVerification, AuditVerifyQuery } from '../../../kernel/ports/audit-sink.ts';
+
+/** One svc_audit row as stored. */
+export interface AuditRow {
+  id?: number;
+  event_id: string | null;
+  occurred_at: string;
+  node?: string | null;
+  actor: string;
+  actor_kind: string;
+  operation: string;
+  resource: string;
+  outcome: string;
+  context: string;
+  correlation_id: string;
+  prev_hash?: string | null;
+  hash?: string | null;
+}
+
+export const toRow = (r: AuditRecord): AuditRow => ({
+  event_id: r.id,
+  occurred_at: r.occurredAt,
+  actor: r.principal.subject,
+  actor_kind: r.principal.kind,
+  operation: r.operation,
+  resource: r.resource,
+  outcome: r.outcome,
+  context: JSON.stringify(r.context),
+  correlation_id: r.correlationId,
+});
+
+export const toRecord = (row: AuditRow): AuditRecord => ({
+  id: row.event_id ?? `row-${row.id}`,
+  occurredAt: row.occurred_at,
+  principal: { subject: row.actor, kind: row.actor_kind as AuditRecord['principal']['kind'] },
+  operation: row.operation,
+  resource: row.resource,
+  outcome: row.outcome,
+  context: JSON.parse(row.context),
+  correlationId: row.correlation_id,
+});
+
+/** The canonical event a chained row stands for, as its hash covers it. */
+function eventOf(row: AuditRow): AuditEvent & { prevHash: string } {
+  const r = toRecord(row);
+  return { schemaVersion: 1, id: r.id, occurredAt: r.occurredAt, node: row.node ?? '', principal: r.principal, operation: r.operation, resource: r.resource, outcome: r.outcome, context: r.context, correlationId: r.correlationId, prevHash: row.prev_hash ?? '' };
+}
+
+/** Links rows onto a node's chain, from `head`; returns the new head. */
+export function chainRows(rows: AuditRow[], node: string, head: string): string {
+  for (const row of rows) {
+    row.node = node;
+    row.prev_hash = head;
+    row.hash = chainHash(eventOf(row));
+    head = row.hash;
+  }
+  return head;
+}
+
+/** The hash of a node's newest row: where its chain goes on (the genesis hash for a new node). */
+export async function chainHead(db: Knex, node: string): Promise<string> {
+  const row = await db('svc_audit').where('node', node).whereNotNull('hash').orderBy('id', 'desc').first('hash');
+  return (row?.hash as string | undefined) ?? GENESIS_HASH;
+}
+
+const PAGE = 5_000;
+
+/**
+ * Walks each node's chain oldest first (in pages, by row id) and recomputes every hash. A row whose hash
+ * does not match its own fields was edited; a row whose prevHash is not the previous row's hash follows a
+ * removed or inserted row. The first row checked is the anchor: its prevHash is taken as given, since
+ * retention pruning (or a `since`) removes what came before it.
+ */
+export async function verifyChains(db: Knex, q: AuditVerifyQuery): Promise<AuditVerification> {
+  const nodes = q.node ? [q.node] : ((await db('svc_audit').distinct('node').whereNotNull('hash')) as Array<{ node: string }>).map((r) => r.node).sort();
+  let checked = 0;
+  for (const node of nodes) {
+    let previous: string | undefined;
+    for (let after = 0; ; ) {
+      const sql = db('svc_audit').where('node', node).whereNotNull('hash').where('id', '>', after);
+      if (q.since) sql.where('occurred_at', '>=', q.since);
+      if (q.until) sql.where('occurred_at', '<', q.until);
+      const rows: AuditRow[] = await sql.orderBy('id', 'asc').limit(PAGE);
+      for (const row of rows) {
+        checked++;
+        const id = row.event_id ?? `row-${row.id}`;
+        if (previous !== undefined && row.prev_hash !== previous) return { valid: false, checked, nodes, firstBroken: { id, node, reason: 'prevHash is not the previous row\'s hash: a row before it was removed or inserted' } };
+        if (chainHash(eventOf(row)) !== row.hash) return { valid: false, checked, nodes, firstBroken: { id, node, reason: 'hash does not match the row: it was edited' } };
+        previous = row.hash!;
+      }
+      if (rows.length < PAGE) break;
+      after = rows.at(-1)!.id!;
+    }
+  }
+  return { valid: true, checked, nodes };
+}
