@@ -31,8 +31,18 @@ export function canonicalJson(value: unknown): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
 }
 
+const str = JSON.stringify;
+
+/**
+ * canonicalJson of an event without `hash`, written out field by field in sorted key order: the same
+ * text (a test holds them equal), at a fraction of the cost, since verification hashes every row.
+ */
+export function canonicalEventJson(e: AuditEvent & { prevHash: string }): string {
+  const context = Object.keys(e.context).sort().map((k) => `${str(k)}:${str(e.context[k])}`).join(',');
+  return `{"context":{${context}},"correlationId":${str(e.correlationId)},"id":${str(e.id)},"node":${str(e.node)},"occurredAt":${str(e.occurredAt)},"operation":${str(e.operation)},"outcome":${str(e.outcome)},"prevHash":${str(e.prevHash)},"principal":{"kind":${str(e.principal.kind)},"subject":${str(e.principal.subject)}},"resource":${str(e.resource)},"schemaVersion":${e.schemaVersion}}`;
+}
+
 /** hex SHA-256 of prevHash followed by the canonical JSON of the event without `hash` (prevHash included). */
 export function chainHash(event: AuditEvent & { prevHash: string }): string {
-  const { hash: _ignored, ...unhashed } = event;
-  return createHash('sha256').update(event.prevHash).update(canonicalJson(unhashed)).digest('hex');
+  return createHash('sha256').update(event.prevHash).update(canonicalEventJson(event)).digest('hex');
 }
