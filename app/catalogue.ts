@@ -1,4 +1,5 @@
 import type { AnyPlugin } from '../kernel/define-plugin.ts';
+import advisor from '../plugins/advisor/index.ts';
 import auditApi from '../plugins/audit-api/index.ts';
 import auditLogStream from '../plugins/audit-fanout/log-stream/index.ts';
 import auditMessageStream from '../plugins/audit-fanout/message-stream/index.ts';
@@ -47,7 +48,7 @@ export const SELECTABLE: Selectable[] = [
 ];
 
 /** Feature plugins wired in every deployment. */
-export const ALWAYS: AnyPlugin[] = [keyService, keys, auditApi, tokens, autoResponder];
+export const ALWAYS: AnyPlugin[] = [keyService, keys, auditApi, advisor, tokens, autoResponder];
 
 /** Anomaly detectors, chosen by detectors.enabled (their kind is the detector name). */
 export const DETECTORS: AnyPlugin[] = [scopeBaseline, detectorRateSpike, opHistogramBaseline, timeOfDayBaseline, sourceIpBaseline, detectorHoneyKey];

@@ -12,12 +12,35 @@ export const AdvisorScanQuery = Type.Object({
 
 /** GET /v1/advisor/explain/{agentId} query. */
 export const AdvisorExplainQuery = Type.Object({
-  lookbackDays: Count('days of audit to read'),
-  maxEvents: Count('at most this many events in the timeline'),
+  lookbackDays: Count('days of audit to read; default 30'),
+  maxEvents: Count('at most this many events in the timeline (the newest); default 200, at most 1000'),
 });
 
-/** SPEC fixes only `truncated` of the scan report; the other fields belong to the advisor that answers. */
-export const AdvisorScanReport = Type.Object({ truncated: Type.Boolean() }, { additionalProperties: true, title: 'AdvisorScanReport' });
+const Window = Type.Object({ since: Type.String(), until: Type.String() });
+const Anomaly = Type.Object({ detector: Type.String(), severity: Type.String(), actor: Type.String(), resource: Type.String(), message: Type.String(), occurredAt: Type.String() }, { title: 'AdvisorAnomaly' });
 
-/** SPEC does not fix the explain report's fields; it is a JSON object. */
-export const AdvisorExplanation = Type.Object({}, { additionalProperties: true, title: 'AdvisorExplanation' });
+export const AdvisorScanReport = Type.Object({
+  window: Window,
+  scannedRecords: Type.Integer(),
+  truncated: Type.Boolean({ description: 'true when the window held more than the 50,000 rows read' }),
+  unusedKeys: Type.Array(Type.Object({ keyId: Type.String(), createdAt: Type.String(), lastUsedAt: Type.Union([Type.String(), Type.Null()]) })),
+  broadScopeAgents: Type.Array(Type.Object({ agentId: Type.String(), parent: Type.String(), scopes: Type.Array(Type.String()) })),
+  activeAnomalies: Type.Array(Anomaly),
+  riskiestAgents: Type.Array(Type.Object({ agentId: Type.String(), maxRisk: Type.Number(), meanRisk: Type.Number(), denials: Type.Integer(), anomalies: Type.Integer() })),
+}, { title: 'AdvisorScanReport' });
+
+export const AdvisorExplanation = Type.Object({
+  agentId: Type.String(),
+  window: Window,
+  events: Type.Array(Type.Object({
+    occurredAt: Type.String(), operation: Type.String(), resource: Type.String(), outcome: Type.String(),
+    riskScore: Type.Optional(Type.Number()), decision: Type.Optional(Type.String()),
+  })),
+  anomalies: Type.Array(Anomaly),
+  summary: Type.String({ description: 'a plain account of the timeline, always present' }),
+  narration: Type.Object({
+    provider: Type.Union([Type.Literal('none'), Type.Literal('openai'), Type.Literal('anthropic'), Type.Literal('ollama')]),
+    status: Type.Union([Type.Literal('ok'), Type.Literal('failed'), Type.Literal('off')]),
+    text: Type.Optional(Type.String()),
+  }),
+}, { title: 'AdvisorExplanation' });

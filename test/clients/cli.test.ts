@@ -22,7 +22,7 @@ t.test('svc --help lists every command, each with an example in its own help', a
   t.equal(r.code, 0);
   const leaves = ['version', 'login', 'keys create', 'keys get', 'keys list', 'keys activate', 'keys sign', 'keys verify', 'keys encrypt', 'keys decrypt',
     'keys wrap', 'keys unwrap', 'keys rotate', 'keys compromise', 'keys destroy', 'keys revoke', 'keys public-key', 'agent issue', 'agent list', 'agent revoke', 'tokens revoke',
-    'audit tail', 'advisor scan', 'advisor explain'];
+    'audit tail', 'audit verify', 'advisor scan', 'advisor explain'];
   for (const c of leaves) t.match(r.out, new RegExp(`svc ${c}\\s`), `lists ${c}`);
   for (const c of [...leaves, 'keys', 'agent', 'tokens', 'audit', 'advisor']) {
     const help = await svc([...c.split(' '), '--help'], env);

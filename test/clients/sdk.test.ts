@@ -64,10 +64,11 @@ t.test('every endpoint, once, with bytes in and out as Uint8Array', async (t) =>
   t.match(page, { limit: 10, offset: 0, hasMore: false });
   t.match(page.records[0], { operation: 'Encrypt', resource: aes.id, principal: { subject: 'alice', kind: 'Human' } });
 
-  // The advisor is not served by this version of the service; the SDK calls SPEC's paths and reports the answer.
-  const scan = await apiError(t, () => alice.advisorScan({ lookbackDays: 7, top: 3 }));
-  const explain = await apiError(t, () => alice.advisorExplain(agent.agentId, { maxEvents: 50 }));
-  t.match([scan.code, explain.code], ['NotFound', 'NotFound']);
+  const scan = await alice.advisorScan({ lookbackDays: 7, top: 3 });
+  t.match(scan, { truncated: false, window: { since: String }, riskiestAgents: Array, unusedKeys: Array });
+  const explain = await alice.advisorExplain(agent.agentId, { maxEvents: 50 });
+  t.match(explain, { agentId: agent.agentId, narration: { provider: 'none', status: 'off' }, summary: String });
+  t.match(await alice.verifyAudit(), { valid: true });
   t.ok(proxy.seen.includes('GET /v1/advisor/scan?lookbackDays=7&top=3'));
   t.ok(proxy.seen.includes(`GET /v1/advisor/explain/${agent.agentId}?maxEvents=50`));
 });

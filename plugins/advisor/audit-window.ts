@@ -1,0 +1,32 @@
+import type { AuditRecord } from '../../kernel/model/index.ts';
+import type { AuditSink } from '../../kernel/ports/audit-sink.ts';
+
+/** Rows one advisor call reads at most (SPEC's scan row cap). */
+export const ROW_CAP = 50_000;
+const PAGE = 1000;
+
+/**
+ * The audit records of a window, newest first, read page by page from the primary sink, stopping at
+ * `cap` rows: `truncated` says the window held more.
+ */
+export async function readWindow(sink: AuditSink, filter: { since: string; until?: string; actor?: string }, cap = ROW_CAP): Promise<{ records: AuditRecord[]; truncated: boolean }> {
+  const records: AuditRecord[] = [];
+  for (let offset = 0; records.length < cap; offset += PAGE) {
+    const page = await sink.query!({ ...filter, limit: Math.min(PAGE, cap - records.length), offset });
+    records.push(...page.records);
+    if (!page.hasMore) return { records, truncated: false };
+  }
+  return { records, truncated: true };
+}
+
+/** A finding the auto-responder wrote (outcome `AnomalyAlert(detector=D, severity=S, ...)`), or undefined. */
+export function anomalyOf(r: AuditRecord): { detector: string; severity: string; actor: string; resource: string; message: string; occurredAt: string } | undefined {
+  const m = /^AnomalyAlert\(detector=([^,]+), severity=([^,]+),/.exec(r.outcome);
+  if (!m) return undefined;
+  return { detector: m[1]!, severity: m[2]!, actor: r.context['auto.response.actor'] ?? '', resource: r.resource, message: r.context['auto.response.detectorMsg'] ?? '', occurredAt: r.occurredAt };
+}
+
+/** Calls the service refused: they count as denials. */
+export const REFUSED = new Set(['Unauthorized', 'PermissionDenied', 'StepUpRequired', 'TooManyRequests']);
+
+export const riskOf = (r: AuditRecord): number | undefined => (r.context['risk.score'] === undefined ? undefined : Number(r.context['risk.score']));

@@ -1,0 +1,54 @@
+import type { AgentRecord, AuditRecord } from '../../kernel/model/index.ts';
+import { anomalyOf, REFUSED, riskOf } from './audit-window.ts';
+
+export interface TimelineEvent {
+  occurredAt: string;
+  operation: string;
+  resource: string;
+  outcome: string;
+  riskScore?: number;
+  decision?: string;
+}
+
+export interface Timeline {
+  agentId: string;
+  window: { since: string; until: string };
+  events: TimelineEvent[];
+  anomalies: Array<NonNullable<ReturnType<typeof anomalyOf>>>;
+  summary: string;
+}
+
+/**
+ * One agent's timeline, oldest first: its own calls (the newest `maxEvents` of the window) with their
+ * risk stamps, and the findings about it. Only these fields leave the audit rows; context values other
+ * than the risk score and decision stay behind (they may hold what a narrator must not see).
+ */
+export function timelineOf(agentId: string, window: { since: string; until: string }, own: AuditRecord[], system: AuditRecord[], agent: AgentRecord | undefined, maxEvents: number): Timeline {
+  const events: TimelineEvent[] = own.slice(0, maxEvents).reverse().map((r) => {
+    const e: TimelineEvent = { occurredAt: r.occurredAt, operation: r.operation, resource: r.resource, outcome: r.outcome };
+    const risk = riskOf(r);
+    if (risk !== undefined) e.riskScore = risk;
+    if (r.context['outcome.decision']) e.decision = r.context['outcome.decision'];
+    return e;
+  });
+  const anomalies = system.map(anomalyOf).filter((a): a is NonNullable<typeof a> => a !== undefined && a.actor === agentId).reverse();
+  return { agentId, window, events, anomalies, summary: summarize(agentId, events, anomalies, agent) };
+}
+
+/** A plain account of the timeline, the same every time: what the narration falls back to. */
+function summarize(agentId: string, events: TimelineEvent[], anomalies: Timeline['anomalies'], agent: AgentRecord | undefined): string {
+  const who = agent ? `${agentId} (issued by ${agent.parent} for "${agent.purpose}", scopes ${agent.scopes.join(', ') || 'none'}${agent.revokedAt ? `, revoked ${agent.revokedAt}` : ''})` : agentId;
+  if (events.length === 0 && anomalies.length === 0) return `${who} made no calls in the window.`;
+  const byOp = new Map<string, number>();
+  for (const e of events) byOp.set(e.operation, (byOp.get(e.operation) ?? 0) + 1);
+  const ops = [...byOp].sort((a, b) => b[1] - a[1]).map(([op, n]) => `${n} ${op}`).join(', ');
+  const keys = new Set(events.map((e) => e.resource)).size;
+  const refused = events.filter((e) => REFUSED.has(e.outcome));
+  const scores = events.flatMap((e) => (e.riskScore === undefined ? [] : [e.riskScore]));
+  const parts = [`${who} made ${events.length} call(s) (${ops}) on ${keys} resource(s)`];
+  if (events.length) parts.push(`from ${events[0]!.occurredAt} to ${events.at(-1)!.occurredAt}`);
+  if (refused.length) parts.push(`${refused.length} refused (${[...new Set(refused.map((e) => e.outcome))].join(', ')})`);
+  if (scores.length) parts.push(`highest risk score ${Math.max(...scores)}`);
+  if (anomalies.length) parts.push(`${anomalies.length} anomaly finding(s): ${[...new Set(anomalies.map((a) => `${a.detector} ${a.severity}`))].join(', ')}`);
+  return `${parts.join('; ')}.`;
+}

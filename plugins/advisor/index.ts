@@ -1,0 +1,78 @@
+import { Type } from '@sinclair/typebox';
+import { namedResource } from '../../kernel/audit/bounds.ts';
+import { definePlugin, KERNEL_API_VERSION } from '../../kernel/define-plugin.ts';
+import type { ConfigValues } from '../../kernel/config-values.ts';
+import { SvcError } from '../../kernel/errors.ts';
+import { defineOperation, operationsPort, type OperationContribution } from '../../kernel/operations/operation.ts';
+import { auditSinkPort, type AuditSink } from '../../kernel/ports/audit-sink.ts';
+import { journalPort } from '../../kernel/ports/journal.ts';
+import { AdvisorExplainQuery, AdvisorExplanation, AdvisorScanQuery, AdvisorScanReport } from '../../schemas/advisor.ts';
+import { requireSafeUrl } from '../audit-fanout/support/config.ts';
+import { readWindow } from './audit-window.ts';
+import { advisorConfig } from './config.ts';
+import { timelineOf } from './explain.ts';
+import { narrate, type NarratorSettings } from './narrator.ts';
+import { scanReport } from './scan.ts';
+
+const DAY_MS = 86_400_000;
+/** Keys a scan reads from the journal at most, oldest first. */
+const KEY_CAP = 10_000;
+
+const count = (value: string | undefined, fallback: number, max: number) => Math.min(max, value === undefined || value === '' ? fallback : Number(value));
+
+function queryable(sink: AuditSink): void {
+  if (!sink.query) throw new SvcError('FeatureNotSupported', 'the advisor reads the audit trail, and the primary audit sink (audit.kind stdout) cannot be queried; use rdb-embedded or a database sink');
+}
+
+export default definePlugin({
+  id: 'advisor',
+  apiVersion: KERNEL_API_VERSION,
+  provides: operationsPort,
+  description: 'read-only advice from the audit trail: scan, and one agent explained (optionally narrated)',
+  dependsOn: { sink: auditSinkPort, journal: journalPort },
+  config: advisorConfig,
+  configSlice: (all: ConfigValues<typeof advisorConfig>): NarratorSettings => {
+    const llm = all.advisor.llm;
+    if ((llm.provider === 'openai' || llm.provider === 'anthropic') && !llm.apiKey) throw new Error(`advisor.llm.apiKey (env SVC_ADVISOR_LLM_API_KEY) is required for provider ${llm.provider}`);
+    if (llm.provider !== 'none' && llm.baseUrl) requireSafeUrl('advisor.llm.baseUrl (env SVC_ADVISOR_LLM_BASE_URL)', llm.baseUrl);
+    return { ...llm };
+  },
+  create: ({ config, deps, clock }): OperationContribution => ({
+    operations: [
+      defineOperation({
+        id: 'AdvisorScan', operation: 'Query', group: 'Advisor', summary: 'Idle keys, broad-scope agents, active anomalies and the riskiest agents (Human only)', errors: ['FeatureNotSupported'],
+        input: AdvisorScanQuery, output: AdvisorScanReport, http: { method: 'GET', path: '/v1/advisor/scan' }, attributes: { humanOnly: true },
+        resource: () => 'advisor',
+        handle: async (input) => {
+          queryable(deps.sink);
+          const now = clock.now();
+          const window = { since: new Date(now.getTime() - Math.max(1, count(input.lookbackDays, 90, 3650)) * DAY_MS).toISOString(), until: now.toISOString() };
+          // Up to now, inclusive: the window's `until` is reported, not used as an exclusive bound.
+          const { records, truncated } = await readWindow(deps.sink, { since: window.since });
+          const keyIds = (await deps.journal.keyIds()).slice(0, KEY_CAP);
+          const keys = await Promise.all(keyIds.map(async (keyId) => ({ keyId, events: await deps.journal.load(keyId) })));
+          const agents = await deps.journal.agents.list({ limit: 1000 });
+          const report = scanReport({ now, window, records, truncated, keys, agents, unusedDays: count(input.unusedDays, 30, 36500), broadScope: Math.max(1, count(input.broadScope, 5, 1000)), top: count(input.top, 5, 1000) });
+          return { result: report, audit: { context: { scannedRecords: String(report.scannedRecords), truncated: String(truncated) } } };
+        },
+      }),
+      defineOperation({
+        id: 'AdvisorExplain', operation: 'Query', group: 'Advisor', summary: 'One agent\'s timeline with risk stamps, findings, a summary and an optional narration (Human only)', errors: ['FeatureNotSupported'],
+        input: Type.Object({ ...AdvisorExplainQuery.properties, agentId: Type.String({ maxLength: 128 }) }), output: AdvisorExplanation,
+        http: { method: 'GET', path: '/v1/advisor/explain/:agentId' }, attributes: { humanOnly: true },
+        resource: (input) => namedResource('agent:', input?.agentId),
+        handle: async (input) => {
+          queryable(deps.sink);
+          const now = clock.now();
+          const window = { since: new Date(now.getTime() - Math.max(1, count(input.lookbackDays, 30, 3650)) * DAY_MS).toISOString(), until: now.toISOString() };
+          const maxEvents = Math.max(1, count(input.maxEvents, 200, 1000));
+          const own = (await deps.sink.query!({ since: window.since, actor: input.agentId, limit: maxEvents, offset: 0 })).records;
+          const system = (await readWindow(deps.sink, { since: window.since, actor: 'svc-system' }, 5_000)).records;
+          const timeline = timelineOf(input.agentId, window, own, system, await deps.journal.agents.get(input.agentId), maxEvents);
+          const narration = await narrate(config, timeline);
+          return { result: { ...timeline, narration }, audit: { context: { events: String(timeline.events.length), narration: `${narration.provider}:${narration.status}` } } };
+        },
+      }),
+    ],
+  }),
+});

@@ -1,0 +1,71 @@
+import type { AgentRecord, AuditRecord, StoredEvent } from '../../kernel/model/index.ts';
+import { anomalyOf, REFUSED, riskOf } from './audit-window.ts';
+
+const KEY_USE = new Set(['Sign', 'Verify', 'Encrypt', 'Decrypt', 'Wrap', 'Unwrap']);
+const DAY_MS = 86_400_000;
+/** Lists SPEC gives no `top` for are capped here, so the report stays small. */
+export const LIST_CAP = 1000;
+
+export interface ScanInput {
+  now: Date;
+  window: { since: string; until: string };
+  records: AuditRecord[];
+  truncated: boolean;
+  keys: Array<{ keyId: string; events: StoredEvent[] }>;
+  agents: AgentRecord[];
+  unusedDays: number;
+  broadScope: number;
+  top: number;
+}
+
+/** The scan report (DECISIONS "Advisor scan"), from the audit window, the keys and the agent registry. */
+export function scanReport(s: ScanInput) {
+  const lastUse = new Map<string, string>();
+  const perAgent = new Map<string, { maxRisk: number; riskSum: number; scored: number; denials: number; anomalies: number }>();
+  const agentStats = (id: string) => perAgent.get(id) ?? perAgent.set(id, { maxRisk: 0, riskSum: 0, scored: 0, denials: 0, anomalies: 0 }).get(id)!;
+  const anomalies = [];
+  for (const r of s.records) {
+    if (KEY_USE.has(r.operation) && !REFUSED.has(r.outcome) && !lastUse.has(r.resource)) lastUse.set(r.resource, r.occurredAt); // newest first
+    const anomaly = anomalyOf(r);
+    if (anomaly) {
+      anomalies.push(anomaly);
+      if (anomaly.actor.startsWith('agent-')) agentStats(anomaly.actor).anomalies++;
+      continue;
+    }
+    if (r.principal.kind !== 'Agent') continue;
+    const a = agentStats(r.principal.subject);
+    const risk = riskOf(r);
+    if (risk !== undefined) {
+      a.maxRisk = Math.max(a.maxRisk, risk);
+      a.riskSum += risk;
+      a.scored++;
+    }
+    if (REFUSED.has(r.outcome)) a.denials++;
+  }
+  const idleBefore = new Date(s.now.getTime() - s.unusedDays * DAY_MS).toISOString();
+  const unusedKeys = s.keys.flatMap(({ keyId, events }) => {
+    const created = events.find((e) => e.event.type === 'KeyCreated')?.event.at;
+    if (!created || created > idleBefore || events.some((e) => e.event.type === 'Destroyed')) return [];
+    const lastUsedAt = lastUse.get(keyId);
+    return lastUsedAt && lastUsedAt > idleBefore ? [] : [{ keyId, createdAt: created, lastUsedAt: lastUsedAt ?? null }];
+  });
+  const nowIso = s.now.toISOString();
+  const broadScopeAgents = s.agents
+    .filter((a) => !a.revokedAt && a.expiresAt > nowIso && a.scopes.length >= s.broadScope)
+    .map((a) => ({ agentId: a.agentId, parent: a.parent, scopes: a.scopes }));
+  const riskiestAgents = [...perAgent]
+    .map(([agentId, a]) => ({ agentId, maxRisk: round(a.maxRisk), meanRisk: round(a.scored ? a.riskSum / a.scored : 0), denials: a.denials, anomalies: a.anomalies }))
+    .sort((x, y) => y.maxRisk - x.maxRisk || y.anomalies - x.anomalies || y.denials - x.denials || x.agentId.localeCompare(y.agentId))
+    .slice(0, s.top);
+  return {
+    window: s.window,
+    scannedRecords: s.records.length,
+    truncated: s.truncated,
+    unusedKeys: unusedKeys.slice(0, LIST_CAP),
+    broadScopeAgents: broadScopeAgents.slice(0, LIST_CAP),
+    activeAnomalies: anomalies.slice(0, LIST_CAP),
+    riskiestAgents,
+  };
+}
+
+const round = (n: number) => Math.round(n * 100) / 100;
