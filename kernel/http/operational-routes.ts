@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
 import { koaSwagger } from 'koa2-swagger-ui';
+import { AuditEventSchema } from '../../schemas/audit-event.ts';
 import type { KmsMetrics } from '../observability/metrics.ts';
 import type { PublicRoute } from './route.ts';
 
@@ -14,6 +15,9 @@ const UI_ASSETS: Record<string, { file: string; type: string }> = {
   'swagger-ui-bundle.js': { file: 'swagger-ui-bundle.js', type: 'application/javascript' },
   'swagger-ui-standalone-preset.js': { file: 'swagger-ui-standalone-preset.js', type: 'application/javascript' },
 };
+
+// The TypeBox schema is JSON Schema already; serialized once, with its draft named for validators.
+const AUDIT_EVENT_JSON_SCHEMA = JSON.stringify({ $schema: 'https://json-schema.org/draft/2020-12/schema', ...AuditEventSchema }, null, 2);
 
 const Readiness = Type.Object({
   status: Type.Union([Type.Literal('ready'), Type.Literal('unready')]),
@@ -66,6 +70,14 @@ export function operationalRoutes(deps: OperationalDeps): PublicRoute[] {
       handle: async (ctx) => {
         ctx.type = 'application/yaml';
         ctx.body = deps.openApiYaml();
+      },
+    },
+    {
+      method: 'GET', path: '/docs/audit-event.schema.json', tag: 'Operational', summary: 'JSON Schema of the canonical audit event that secondary sinks receive', produces: 'application/schema+json',
+      handle: async (ctx) => {
+        ctx.type = 'application/schema+json';
+        ctx.set('Cache-Control', 'public, max-age=3600');
+        ctx.body = AUDIT_EVENT_JSON_SCHEMA;
       },
     },
     {

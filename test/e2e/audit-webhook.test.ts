@@ -119,3 +119,18 @@ t.test('boot refuses plain http to a non-loopback host, and an enabled webhook w
   await t.rejects(startTestService({ SVC_AUDIT_WEBHOOK_ENABLED: 'true', SVC_AUDIT_WEBHOOK_URL: 'http://siem.example.com/in', SVC_AUDIT_WEBHOOK_SECRET: SECRET }), /must be https/);
   await t.rejects(startTestService({ SVC_AUDIT_WEBHOOK_ENABLED: 'true', SVC_AUDIT_WEBHOOK_URL: 'https://siem.example.com/in' }), /url and secret are required/);
 });
+
+t.test('/docs/audit-event.schema.json serves the canonical event schema, and what the webhook receives matches it', async (t) => {
+  const { svc, rx } = await withWebhook(t);
+  const res = await fetch(`${svc.url}/docs/audit-event.schema.json`);
+  t.equal(res.status, 200);
+  t.match(res.headers.get('content-type'), /application\/schema\+json/);
+  const schema = await res.json();
+  t.match(schema, { title: 'AuditEvent', properties: { schemaVersion: { const: 1 } }, required: ['schemaVersion', 'id', 'occurredAt', 'node'] });
+  const served = new Ajv({ strict: false });
+  addFormats.default(served);
+  const check = served.compile({ ...schema, $schema: undefined });
+  await svc.client().post('/v1/keys', { spec: { name: 'schema', algorithm: 'AES' } });
+  await until(() => rx.accepted().length >= 1, 'an event');
+  t.ok(check(rx.accepted()[0]), JSON.stringify(check.errors));
+});
