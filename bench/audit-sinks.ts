@@ -17,11 +17,12 @@ import { pairedRounds, type Round } from './lib/paired.ts';
 const work = mkdtempSync(path.join(tmpdir(), 'svc-bench-sinks-'));
 const freePort = () => new Promise<number>((resolve) => { const s = createServer().listen(0, '127.0.0.1', () => { const { port } = s.address() as AddressInfo; s.close(() => resolve(port)); }); });
 
-// A webhook receiver: answers 200 to every event, counts them.
-let received = 0;
-const receiver = createServer((req, res) => { req.resume(); req.on('end', () => { received++; res.end('ok'); }); });
-await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-const webhookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/audit`;
+// A webhook receiver in a process of its own (not the load generator's): answers 200 to every event,
+// counts them, and tells the count on GET.
+const receiverCode = `let n=0;const s=require('node:http').createServer((q,r)=>{if(q.method==='GET')return r.end(String(n));q.resume();q.on('end',()=>{n++;r.end('ok')})});s.listen(0,'127.0.0.1',()=>console.log(s.address().port))`;
+const receiver = spawn(process.execPath, ['-e', receiverCode], { stdio: ['ignore', 'pipe', 'ignore'] });
+const receiverPort = String((await createInterface({ input: receiver.stdout! })[Symbol.asyncIterator]().next()).value);
+const webhookUrl = `http://127.0.0.1:${receiverPort}/audit`;
 
 const mockBin = path.join(work, 'kafka-mock-broker');
 execFileSync('gcc', ['-O2', '-o', mockBin, path.join(ROOT, 'scripts/kafka-mock/kafka-mock-broker.c'), '-lrdkafka']);
@@ -57,6 +58,7 @@ try {
     await new Promise((r) => setTimeout(r, 100));
   }
   const count = (sink: string, result: string) => Number(new RegExp(`svc_audit_sink_events_total\\{sink="${sink}",result="${result}"\\} (\\d+)`).exec(metrics)?.[1] ?? 0);
+  const received = await (await fetch(webhookUrl)).text();
   const sinkRows = ['webhook', 'log-stream', 'message-stream'].map((s) => `| ${s} | ${count(s, 'delivered')} | ${count(s, 'retried')} | ${count(s, 'dead_lettered')} |`);
   const rps = (r: Round['encrypt']) => r.b.rps / r.a.rps;
   const cpu = (r: Round['encrypt']) => r.b.perCpuSecond / r.a.perCpuSecond;
@@ -95,5 +97,5 @@ try {
   off.child.kill('SIGTERM');
   kafka.kill('SIGTERM');
   nats.kill('SIGTERM');
-  receiver.close();
+  receiver.kill('SIGTERM');
 }

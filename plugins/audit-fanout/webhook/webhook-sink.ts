@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { PermanentDeliveryError, type DeliverySettings } from '../../../kernel/audit/fanout.ts';
 import type { AuditEvent } from '../../../kernel/audit/canonical-event.ts';
 import type { AuditFanoutSink } from '../../../kernel/ports/audit-sink.ts';
+import { KeepAlivePoster } from './http-post.ts';
 
 export interface WebhookSettings {
   name: string;
@@ -12,7 +13,7 @@ export interface WebhookSettings {
 }
 
 /**
- * POSTs one canonical event per request on the runtime's own HTTP client (fetch), signed with
+ * POSTs one canonical event per request on the runtime's own HTTP client (node:http, keep-alive), signed with
  * `X-Svc-Signature: sha256=<hex HMAC-SHA256 of the raw body>`. 2xx acknowledges; 4xx (and a redirect,
  * which is never followed: signed audit goes only where the operator pointed it) is permanent and goes
  * to the dead letter; 5xx, timeouts and transport errors are retried by the kernel's queue.
@@ -20,37 +21,33 @@ export interface WebhookSettings {
 export class WebhookSink implements AuditFanoutSink {
   readonly name: string;
   readonly delivery: DeliverySettings;
+  private readonly poster: KeepAlivePoster;
+  private readonly host: string;
 
   constructor(private readonly settings: WebhookSettings) {
     this.name = settings.name;
     this.delivery = settings.delivery;
+    const url = new URL(settings.url);
+    this.host = url.host;
+    this.poster = new KeepAlivePoster(url, settings.delivery.concurrency);
+  }
+
+  async stop(): Promise<void> {
+    this.poster.close();
   }
 
   async deliver(event: AuditEvent): Promise<void> {
     const body = JSON.stringify(event);
     const signature = createHmac('sha256', this.settings.secret).update(body).digest('hex');
-    let response: Response;
+    let status: number;
     try {
-      response = await fetch(this.settings.url, {
-        method: 'POST',
-        body,
-        headers: { 'Content-Type': 'application/json', 'X-Svc-Event-Id': event.id, 'X-Svc-Signature': `sha256=${signature}` },
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.settings.timeoutMs),
-      });
+      ({ status } = await this.poster.post(body, { 'Content-Type': 'application/json', 'X-Svc-Event-Id': event.id, 'X-Svc-Signature': `sha256=${signature}` }, this.settings.timeoutMs));
     } catch (err) {
-      const cause = (err as Error & { cause?: Error }).cause?.message ?? (err as Error).message;
-      throw new Error(`webhook ${this.host()} unreachable: ${cause}`);
+      throw new Error(`webhook ${this.host} unreachable: ${(err as Error).message}`);
     }
-    // Read the answer to the end so the connection goes back to the pool.
-    await response.arrayBuffer().catch(() => undefined);
-    if (response.status >= 200 && response.status < 300) return;
-    const what = `webhook ${this.host()} answered ${response.status}`;
-    if (response.status < 500) throw new PermanentDeliveryError(what);
+    if (status >= 200 && status < 300) return;
+    const what = `webhook ${this.host} answered ${status}`;
+    if (status < 500) throw new PermanentDeliveryError(what);
     throw new Error(what);
-  }
-
-  private host(): string {
-    return new URL(this.settings.url).host;
   }
 }
