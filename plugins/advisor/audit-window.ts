@@ -26,7 +26,7 @@ export function anomalyOf(r: AuditRecord): { detector: string; severity: string;
   return { detector: m[1]!, severity: m[2]!, actor: r.context['auto.response.actor'] ?? '', resource: r.resource, message: r.context['auto.response.detectorMsg'] ?? '', occurredAt: r.occurredAt };
 }
 
-/** Calls the service refused: they count as denials. */
-export const REFUSED = new Set(['Unauthorized', 'PermissionDenied', 'StepUpRequired', 'TooManyRequests']);
+/** Outcomes that count as denials: the caller was not let through (a missing key is not a denial). */
+export const DENIED = new Set(['Unauthorized', 'PermissionDenied', 'StepUpRequired', 'TooManyRequests']);
 
 export const riskOf = (r: AuditRecord): number | undefined => (r.context['risk.score'] === undefined ? undefined : Number(r.context['risk.score']));

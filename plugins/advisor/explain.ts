@@ -1,5 +1,5 @@
 import type { AgentRecord, AuditRecord } from '../../kernel/model/index.ts';
-import { anomalyOf, REFUSED, riskOf } from './audit-window.ts';
+import { anomalyOf, DENIED, riskOf } from './audit-window.ts';
 
 export interface TimelineEvent {
   occurredAt: string;
@@ -43,7 +43,7 @@ function summarize(agentId: string, events: TimelineEvent[], anomalies: Timeline
   for (const e of events) byOp.set(e.operation, (byOp.get(e.operation) ?? 0) + 1);
   const ops = [...byOp].sort((a, b) => b[1] - a[1]).map(([op, n]) => `${n} ${op}`).join(', ');
   const keys = new Set(events.map((e) => e.resource)).size;
-  const refused = events.filter((e) => REFUSED.has(e.outcome));
+  const refused = events.filter((e) => DENIED.has(e.outcome));
   const scores = events.flatMap((e) => (e.riskScore === undefined ? [] : [e.riskScore]));
   const parts = [`${who} made ${events.length} call(s) (${ops}) on ${keys} resource(s)`];
   if (events.length) parts.push(`from ${events[0]!.occurredAt} to ${events.at(-1)!.occurredAt}`);

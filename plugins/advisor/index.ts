@@ -7,7 +7,7 @@ import { defineOperation, operationsPort, type OperationContribution } from '../
 import { auditSinkPort, type AuditSink } from '../../kernel/ports/audit-sink.ts';
 import { journalPort } from '../../kernel/ports/journal.ts';
 import { AdvisorExplainQuery, AdvisorExplanation, AdvisorScanQuery, AdvisorScanReport } from '../../schemas/advisor.ts';
-import { requireSafeUrl } from '../audit-fanout/support/config.ts';
+import { requireSafeUrl } from '../net-support/safe-url.ts';
 import { readWindow } from './audit-window.ts';
 import { advisorConfig } from './config.ts';
 import { timelineOf } from './explain.ts';

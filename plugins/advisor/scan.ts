@@ -1,5 +1,5 @@
 import type { AgentRecord, AuditRecord, StoredEvent } from '../../kernel/model/index.ts';
-import { anomalyOf, REFUSED, riskOf } from './audit-window.ts';
+import { anomalyOf, DENIED, riskOf } from './audit-window.ts';
 
 const KEY_USE = new Set(['Sign', 'Verify', 'Encrypt', 'Decrypt', 'Wrap', 'Unwrap']);
 const DAY_MS = 86_400_000;
@@ -25,7 +25,7 @@ export function scanReport(s: ScanInput) {
   const agentStats = (id: string) => perAgent.get(id) ?? perAgent.set(id, { maxRisk: 0, riskSum: 0, scored: 0, denials: 0, anomalies: 0 }).get(id)!;
   const anomalies = [];
   for (const r of s.records) {
-    if (KEY_USE.has(r.operation) && !REFUSED.has(r.outcome) && !lastUse.has(r.resource)) lastUse.set(r.resource, r.occurredAt); // newest first
+    if (KEY_USE.has(r.operation) && !DENIED.has(r.outcome) && !lastUse.has(r.resource)) lastUse.set(r.resource, r.occurredAt); // newest first
     const anomaly = anomalyOf(r);
     if (anomaly) {
       anomalies.push(anomaly);
@@ -40,7 +40,7 @@ export function scanReport(s: ScanInput) {
       a.riskSum += risk;
       a.scored++;
     }
-    if (REFUSED.has(r.outcome)) a.denials++;
+    if (DENIED.has(r.outcome)) a.denials++;
   }
   const idleBefore = new Date(s.now.getTime() - s.unusedDays * DAY_MS).toISOString();
   const unusedKeys = s.keys.flatMap(({ keyId, events }) => {

@@ -38,6 +38,7 @@ t.test('audit.sinks: several sinks from the config file, one of them misconfigur
   const file = path.join(dir, 'svc.yaml');
   writeFileSync(file, 'audit:\n  sinks:\n    - {kind: webhook, name: siem, url: "https://siem.example/in", secret: s3cr3t}\n    - {kind: message-stream, name: bus, servers: "http://nats:4222"}\n');
   await t.rejects(startTestService({}, { argv: ['--config', file] }), /audit\.sinks\[1\] \(message-stream sink\): server "http:\/\/nats:4222" is not a nats:\/\/ or tls:\/\/ URL/);
+  await t.rejects(startTestService({ SVC_AUDIT_MSGSTREAM_ENABLED: 'true' }), /audit \(env SVC_AUDIT_MSGSTREAM_\*\) \(message-stream sink\): servers is required/, 'the env sink is named by its variables');
   writeFileSync(file, 'audit:\n  sinks:\n    - {kind: carrier-pigeon, name: p}\n');
   await t.rejects(startTestService({}, { argv: ['--config', file] }), /audit\.sinks\[0\] has kind "carrier-pigeon", which this build has no sink for; available: webhook, log-stream, message-stream/);
   writeFileSync(file, 'audit:\n  sinks:\n    - {kind: webhook, name: siem, url: "https://a.example", secret: x, retries: 3}\n');

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { Kafka, logLevel } from 'kafkajs';
 import type { Test } from 'tap';
+import { serverMissing } from './test-server.ts';
 
 export interface KafkaBroker {
   bootstrap: string;
@@ -12,22 +13,16 @@ export interface KafkaBroker {
   messages(topic: string): Promise<Array<{ partition: number; key: string; value: any; headers: Record<string, string> }>>;
 }
 
-function unavailable(t: Test, why: string): undefined {
-  if (process.env.SVC_TEST_REQUIRE_SERVICES === '1') t.fail(why);
-  else t.skip(why, () => {});
-  return undefined;
-}
-
 /** A Kafka-protocol broker of this test's own (librdkafka's mock cluster, built by scripts/test-services.sh). */
 export async function kafkaBroker(t: Test, topics: string[]): Promise<KafkaBroker | undefined> {
   const bin = process.env.SVC_TEST_KAFKA_MOCK;
-  if (!bin) return unavailable(t, 'Kafka mock broker not built (SVC_TEST_KAFKA_MOCK unset; run through npm test)');
+  if (!bin) return serverMissing(t, 'Kafka mock broker not built (SVC_TEST_KAFKA_MOCK unset; run through npm test)');
   const child = spawn(bin, ['1', ...topics], { stdio: ['pipe', 'pipe', 'ignore'] });
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   const next = async () => String((await lines.next()).value ?? '');
   const first = await next();
   const bootstrap = first.replace(/^bootstrap /, '');
-  if (!first.startsWith('bootstrap ')) return unavailable(t, `Kafka mock broker did not start: ${first}`);
+  if (!first.startsWith('bootstrap ')) return serverMissing(t, `Kafka mock broker did not start: ${first}`);
   const command = async (line: string) => {
     child.stdin!.write(`${line}\n`);
     if ((await next()) !== 'ok') throw new Error(`mock broker refused "${line}"`);

@@ -1,5 +1,6 @@
 import { CreateKeyCommand, KMSClient } from '@aws-sdk/client-kms';
 import type { Test } from 'tap';
+import { serverMissing } from './test-server.ts';
 
 export const MOTO_REGION = 'us-east-1';
 /** moto accepts any credentials; the SDK's default provider chain reads these. */
@@ -19,9 +20,7 @@ export function moto(t: Test): Moto | undefined {
   const endpoint = process.env.SVC_TEST_MOTO_URL;
   if (!endpoint) {
     const why = 'moto_server not available (SVC_TEST_MOTO_URL unset; run through npm test, which starts it)';
-    if (process.env.SVC_TEST_REQUIRE_SERVICES === '1') t.fail(why);
-    else t.skip(why, () => {});
-    return undefined;
+    return serverMissing(t, why);
   }
   Object.assign(process.env, MOTO_CREDENTIALS);
   return {

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { connect } from 'nats';
 import type { Test } from 'tap';
 import { tempDir } from './service.ts';
+import { freePort, serverMissing } from './test-server.ts';
 
 export interface NatsServer {
   url: string;
@@ -14,23 +14,12 @@ export interface NatsServer {
   messages(stream: string): Promise<Array<{ msgId: string; value: any }>>;
 }
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-
 /** A nats-server with JetStream of this test's own on 127.0.0.1 (installed by scripts/test-services.sh). */
 export async function natsServer(t: Test): Promise<NatsServer | undefined> {
   const bin = process.env.SVC_TEST_NATS_SERVER;
   if (!bin) {
     const why = 'nats-server not available (SVC_TEST_NATS_SERVER unset; run through npm test)';
-    if (process.env.SVC_TEST_REQUIRE_SERVICES === '1') t.fail(why);
-    else t.skip(why, () => {});
-    return undefined;
+    return serverMissing(t, why);
   }
   const [port, monitor] = [await freePort(), await freePort()];
   const store = tempDir('svc-nats-');

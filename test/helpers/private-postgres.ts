@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Test } from 'tap';
+import { serverMissing } from './test-server.ts';
 
 const SCRIPT = path.resolve(import.meta.dirname, '../../scripts/test-services.sh');
 
@@ -24,9 +25,7 @@ export function privatePostgres(t: Test): PrivatePostgres | undefined {
     run('start-pg');
   } catch (err) {
     const why = `private PostgreSQL could not start: ${String((err as { stderr?: Buffer }).stderr ?? err).slice(0, 300)}`;
-    if (process.env.SVC_TEST_REQUIRE_SERVICES === '1') t.fail(why);
-    else t.skip(why, () => {});
-    return undefined;
+    return serverMissing(t, why);
   }
   t.teardown(() => run('stop'));
   const vars = Object.fromEntries(

@@ -1,22 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import type { Test } from 'tap';
+import { freePort, serverMissing } from './test-server.ts';
 
 export interface PrivateRedis {
   url: string;
   stop(): Promise<void>;
   start(): Promise<void>;
 }
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 
 async function answers(url: string): Promise<boolean> {
   const r = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
@@ -36,9 +27,7 @@ export async function privateRedis(t: Test): Promise<PrivateRedis | undefined> {
   const bin = process.env.SVC_TEST_REDIS_SERVER;
   if (!bin) {
     const why = 'redis-server not available (SVC_TEST_REDIS_SERVER unset; run through npm test)';
-    if (process.env.SVC_TEST_REQUIRE_SERVICES === '1') t.fail(why);
-    else t.skip(why, () => {});
-    return undefined;
+    return serverMissing(t, why);
   }
   const port = await freePort();
   const url = `redis://127.0.0.1:${port}/0`;

@@ -17,7 +17,7 @@ export default definePlugin({
   config: logStreamConfig,
   instances: (all: Config) => {
     const { enabled, ...env } = all.audit.logStream;
-    return sinkInstances('log-stream', all, enabled ? env : undefined, logStreamEntry, (entry, where): LogStreamSettings => {
+    return sinkInstances('log-stream', all, { prefix: 'SVC_AUDIT_LOGSTREAM', entry: enabled ? env : undefined }, logStreamEntry, (entry, where): LogStreamSettings => {
       const brokers = entry.bootstrapServers.split(',').map((b) => b.trim()).filter(Boolean);
       if (brokers.length === 0) throw new Error(`${where} (log-stream sink): bootstrapServers is required`);
       const bad = brokers.find((b) => !/^[^\s:/]+:\d{1,5}$/.test(b));

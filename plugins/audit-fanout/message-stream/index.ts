@@ -18,7 +18,7 @@ export default definePlugin({
   config: messageStreamConfig,
   instances: (all: Config) => {
     const { enabled, ...env } = all.audit.msgStream;
-    return sinkInstances('message-stream', all, enabled ? env : undefined, messageStreamEntry, (entry, where): MessageStreamSettings => {
+    return sinkInstances('message-stream', all, { prefix: 'SVC_AUDIT_MSGSTREAM', entry: enabled ? env : undefined }, messageStreamEntry, (entry, where): MessageStreamSettings => {
       const servers = entry.servers.split(',').map((s) => s.trim()).filter(Boolean);
       if (servers.length === 0) throw new Error(`${where} (message-stream sink): servers is required`);
       const bad = servers.find((s) => !/^(nats|tls|ws|wss):\/\/[^\s/]+$/.test(s));

@@ -69,21 +69,21 @@ export interface SinkConfigSources {
 }
 
 /**
- * The instances of one sink kind: the environment-configured one when `envEntry` is given (it is when
- * its ENABLED flag is true), then every `audit.sinks` entry of this kind, each checked against the kind's
+ * The instances of one sink kind: the environment-configured one when `env.entry` is given (it is when
+ * its `<prefix>_ENABLED` flag is true), then every `audit.sinks` entry of this kind, each checked against the kind's
  * schema (defaults filled in) and then by `check`, whose complaint fails the boot.
  */
 export function sinkInstances<P extends TProperties, C>(
   kind: string,
   all: SinkConfigSources,
-  envEntry: Record<string, unknown> | undefined,
+  env: { prefix: string; entry: Record<string, unknown> | undefined },
   properties: P,
   build: (entry: Static<TObject<P>> & { name: string }, where: string) => C,
 ): Array<{ name: string; config: C }> {
   const schema = Type.Object({ kind: Type.Literal(kind), name: SinkName, ...properties }, { additionalProperties: false });
   const valid = ajv.compile(schema);
   const entries: Array<{ where: string; entry: Record<string, unknown> }> = [];
-  if (envEntry) entries.push({ where: `audit (env SVC_AUDIT_${kind.replace('-', '').toUpperCase()}_*)`, entry: { kind, name: kind, ...envEntry } });
+  if (env.entry) entries.push({ where: `audit (env ${env.prefix}_*)`, entry: { kind, name: kind, ...env.entry } });
   all.audit.sinks.forEach((e, i) => {
     if (e && typeof e === 'object' && (e as { kind?: unknown }).kind === kind) entries.push({ where: `audit.sinks[${i}]`, entry: { ...(e as Record<string, unknown>) } });
   });
@@ -96,17 +96,4 @@ export function sinkInstances<P extends TProperties, C>(
     const typed = entry as Static<TObject<P>> & { name: string };
     return { name: typed.name, config: build(typed, where) };
   });
-}
-
-/** Plain http:// is refused unless the host is loopback: audit events must not cross a network in clear. */
-export function requireSafeUrl(where: string, url: string): URL {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new Error(`${where}: url "${url}" is not a URL`);
-  }
-  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(parsed.hostname) || /^127\./.test(parsed.hostname);
-  if (parsed.protocol === 'https:' || (parsed.protocol === 'http:' && loopback)) return parsed;
-  throw new Error(`${where}: url must be https:// (plain http:// only to a loopback host), got ${parsed.protocol}//${parsed.host}`);
 }

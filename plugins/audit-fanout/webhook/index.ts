@@ -2,7 +2,8 @@ import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.
 import type { ConfigValues } from '../../../kernel/config-values.ts';
 import { auditFanoutPort } from '../../../kernel/ports/audit-sink.ts';
 import type { BaseConfig } from '../../../config/schema.ts';
-import { deliveryOf, requireSafeUrl, sinkInstances } from '../support/config.ts';
+import { requireSafeUrl } from '../../net-support/safe-url.ts';
+import { deliveryOf, sinkInstances } from '../support/config.ts';
 import { webhookConfig, webhookEntry } from './config.ts';
 import { WebhookSink, type WebhookSettings } from './webhook-sink.ts';
 
@@ -17,7 +18,7 @@ export default definePlugin({
   config: webhookConfig,
   instances: (all: Config) => {
     const { enabled, ...env } = all.audit.webhook;
-    return sinkInstances('webhook', all, enabled ? env : undefined, webhookEntry, (entry, where): WebhookSettings => {
+    return sinkInstances('webhook', all, { prefix: 'SVC_AUDIT_WEBHOOK', entry: enabled ? env : undefined }, webhookEntry, (entry, where): WebhookSettings => {
       if (!entry.url || !entry.secret) throw new Error(`${where} (webhook sink): url and secret are required`);
       requireSafeUrl(`${where} (webhook sink)`, entry.url);
       return { name: entry.name, url: entry.url, secret: entry.secret, timeoutMs: entry.timeoutMs, delivery: deliveryOf(entry, entry.name, all.node.dataDir) };
