@@ -1,30 +1,48 @@
 import { PreflightRefused } from '../kernel/boot.ts';
 import { createStderrLogger } from '../kernel/logger.ts';
 import { startTracing } from '../kernel/observability/otel.ts';
+import { parseServerCommandLine, ServerUsageError, USAGE, type ServerCommand } from './command-line.ts';
 import { rewrap } from './commands/rewrap.ts';
-import { resolveConfiguration, startService } from './start.ts';
+import { resolveConfiguration, startService, VERSION } from './start.ts';
 
-/** The process entry point: `npm start [-- --config FILE] [-- --print-config]`. */
+/** The process entry point: `npm start -- [--config FILE] [--print-config | --version | --help] [rewrap]`. */
 async function main(): Promise<void> {
   // Everything the service writes (SQLite files and their WAL, the KEK file, dead letters, sockets) is
   // for its own user only: files 0600, directories 0700.
   process.umask(0o077);
-  const argv = process.argv.slice(2);
+  let command: ServerCommand;
+  try {
+    command = parseServerCommandLine(process.argv.slice(2));
+  } catch (err) {
+    if (!(err instanceof ServerUsageError)) throw err;
+    process.stderr.write(`svc-kms: ${err.message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  if (command.kind === 'help') return void process.stdout.write(USAGE);
+  if (command.kind === 'version') return void process.stdout.write(`svc-kms ${VERSION}\n`);
   const logger = createStderrLogger();
-  if (argv[0] === 'rewrap') {
-    await rewrap(argv.slice(1), process.env, logger, (line) => process.stdout.write(`${line}\n`));
+  if (command.kind === 'rewrap') {
+    await rewrap(command.argv, process.env, logger, (line) => process.stdout.write(`${line}\n`));
     process.exit(0);
   }
-  if (argv.includes('--print-config')) {
-    const { config } = await resolveConfiguration(argv, process.env);
+  if (command.kind === 'print-config') {
+    const { config } = await resolveConfiguration(command.argv, process.env);
     process.stdout.write(`${config.redacted()}\n`);
     return;
   }
   // The OpenTelemetry SDK reads the process environment (OTEL_*), so the process starts it, not startService.
   const tracing = await startTracing(process.env, logger);
-  const kernel = await startService({ argv, env: process.env, logger, tracer: tracing.tracer });
-  logger.info('listening', { host: kernel.address!.address, port: kernel.address!.port });
+  const kernel = await startService({ argv: command.argv, env: process.env, logger, tracer: tracing.tracer });
+  logger.info('listening', { protocol: kernel.protocol, host: kernel.address!.address, port: kernel.address!.port });
 
+  // SIGHUP: renewed certificate files are picked up without a restart.
+  process.on('SIGHUP', () => {
+    try {
+      if (kernel.reloadTls()) logger.info('TLS certificate files reloaded');
+    } catch (err) {
+      logger.error('TLS reload failed; the previous certificate stays in use', { error: (err as Error).message });
+    }
+  });
   let signalled = false;
   const shutdown = (signal: string) => {
     if (signalled) return; // a second signal while stopping changes nothing

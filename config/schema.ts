@@ -18,6 +18,12 @@ export const baseSchema = defineConfig({
     requestTimeoutMs: { doc: 'A request that has not fully arrived after this long is answered 408.', format: 'nat', default: 30000, env: 'SVC_HTTP_REQUEST_TIMEOUT_MS' },
     keepAliveTimeoutMs: { doc: 'An idle keep-alive connection is closed after this long.', format: 'nat', default: 5000, env: 'SVC_HTTP_KEEP_ALIVE_TIMEOUT_MS' },
     maxConnections: { doc: 'Connections accepted at once; further ones are refused until one closes.', format: 'nat', default: 10000, env: 'SVC_HTTP_MAX_CONNECTIONS' },
+    tls: {
+      certFile: { doc: 'PEM certificate chain of the listener; with keyFile, the service speaks HTTPS only (TLS 1.2 or newer).', format: String, default: '', env: 'SVC_HTTP_TLS_CERT_FILE' },
+      keyFile: { doc: 'PEM private key of the listener\'s certificate.', format: String, default: '', env: 'SVC_HTTP_TLS_KEY_FILE' },
+      clientCaFile: { doc: 'PEM CA certificate(s): when set, every connection must present a client certificate signed by one of them (mutual TLS).', format: String, default: '', env: 'SVC_HTTP_TLS_CLIENT_CA_FILE' },
+      terminatedUpstream: { doc: 'TLS ends at a proxy or load balancer in front of the service: plain HTTP on an exposed bind is then no preflight finding.', format: Boolean, default: false, env: 'SVC_HTTP_TLS_TERMINATED_UPSTREAM' },
+    },
   },
   node: {
     id: { doc: 'This node\'s id in audit events and its audit hash chain; unique per node. Empty: host name and port.', format: String, default: '', env: 'SVC_NODE_ID' },

@@ -10,6 +10,7 @@ import { HttpHost, type HttpSettings } from './http/host.ts';
 import { buildOpenApi, openApiYaml } from './http/openapi.ts';
 import { operationalRoutes } from './http/operational-routes.ts';
 import type { PublicRoute } from './http/route.ts';
+import { tlsPreflight } from './http/tls.ts';
 import { PluginLifecycle } from './lifecycle.ts';
 import { operationsPort, type OperationContribution } from './operations/operation.ts';
 import { OperationPipeline } from './operations/pipeline.ts';
@@ -59,6 +60,10 @@ export interface RunningKernel {
   audit: AuditPipeline;
   pipeline: OperationPipeline;
   relay: OutboxRelay;
+  /** https when `http.tls` names a certificate and key. */
+  protocol: 'http' | 'https';
+  /** Re-reads the TLS files for new connections (SIGHUP); false when the service speaks plain HTTP. */
+  reloadTls(): boolean;
   /** SPEC 1 shutdown order; idempotent, so a second signal changes nothing. */
   stop(): Promise<void>;
 }
@@ -79,6 +84,7 @@ export async function bootKernel(opts: BootOptions): Promise<RunningKernel> {
 
   const env: PreflightEnv = { exposed: !isLoopback(opts.http.host) };
   const tree: PreflightNode[] = [
+    tlsPreflight(opts.http.tls, env.exposed),
     ...(opts.preflight ?? []),
     ...plugins.flatMap((p) => (p.preflight ? p.preflight(p.configSlice ? p.configSlice(opts.config) : opts.config, env) : [])),
   ];
@@ -156,7 +162,7 @@ export async function bootKernel(opts: BootOptions): Promise<RunningKernel> {
       await lifecycle.stop(); // ... then plugins in reverse order (timers first, journal pool last)
       metrics.clear(); // 3. metrics registry
     })());
-  return { address, container, audit, pipeline, relay, stop };
+  return { address, protocol: host.protocol, reloadTls: () => host.reloadTls(), container, audit, pipeline, relay, stop };
 }
 
 function bootTree(plugins: AnyPlugin[], version: string): string {

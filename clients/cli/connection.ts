@@ -1,5 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { decodeJwt } from 'jose';
-import { SvcClient, type Credentials } from '../sdk/index.ts';
+import { SvcClient, type ClientTls, type Credentials } from '../sdk/index.ts';
 import { configPath, readLogin } from './config-file.ts';
 import { UsageError } from './exit-codes.ts';
 
@@ -11,6 +12,9 @@ export interface GlobalOptions {
   token?: string;
   json?: boolean;
   timeout?: string;
+  caFile?: string;
+  certFile?: string;
+  keyFile?: string;
 }
 
 export const DEFAULT_SERVER = 'http://127.0.0.1:8080';
@@ -46,7 +50,23 @@ export function resolveConnection(flags: GlobalOptions, env: NodeJS.ProcessEnv =
 export function clientFor(connection: Connection, flags: GlobalOptions): SvcClient {
   const timeoutMs = flags.timeout === undefined ? undefined : Number(flags.timeout) * 1000;
   if (timeoutMs !== undefined && !(timeoutMs > 0)) throw new UsageError(`--timeout must be a number of seconds above 0, not "${flags.timeout}"`);
-  return new SvcClient({ server: connection.server, credentials: connection.credentials, timeoutMs });
+  return new SvcClient({ server: connection.server, credentials: connection.credentials, timeoutMs, tls: clientTls(flags) });
+}
+
+/** --ca-file / --cert-file / --key-file (or SVC_CA_FILE, SVC_CLIENT_CERT_FILE, SVC_CLIENT_KEY_FILE), read now. */
+function clientTls(flags: GlobalOptions, env: NodeJS.ProcessEnv = process.env): ClientTls | undefined {
+  const files = { ca: flags.caFile ?? env.SVC_CA_FILE, cert: flags.certFile ?? env.SVC_CLIENT_CERT_FILE, key: flags.keyFile ?? env.SVC_CLIENT_KEY_FILE };
+  if (!files.ca && !files.cert && !files.key) return undefined;
+  if (Boolean(files.cert) !== Boolean(files.key)) throw new UsageError('--cert-file and --key-file go together (SVC_CLIENT_CERT_FILE, SVC_CLIENT_KEY_FILE)');
+  const read = (flag: string, file: string | undefined) => {
+    if (!file) return undefined;
+    try {
+      return readFileSync(file);
+    } catch (err) {
+      throw new UsageError(`${flag} ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+  };
+  return { ca: read('--ca-file', files.ca), cert: read('--cert-file', files.cert), key: read('--key-file', files.key) };
 }
 
 /** The token's sub claim, read without verifying it: only to filter the caller's own records; the service decides who the caller is. */

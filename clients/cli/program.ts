@@ -20,6 +20,9 @@ export function buildProgram(): Command {
     .option('--token <jwt>', 'bearer token (env SVC_TOKEN)')
     .option('--json', 'print JSON instead of text')
     .option('--timeout <seconds>', 'give up on a request after this long (default 10)')
+    .option('--ca-file <pem>', 'CA certificate(s) of an https server with a private CA (env SVC_CA_FILE)')
+    .option('--cert-file <pem>', 'client certificate, for a server that requires mutual TLS (env SVC_CLIENT_CERT_FILE)')
+    .option('--key-file <pem>', 'the client certificate\'s private key (env SVC_CLIENT_KEY_FILE)')
     .exitOverride()
     .showHelpAfterError('(add --help for usage and examples)')
     .showSuggestionAfterError();

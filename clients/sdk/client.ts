@@ -1,6 +1,7 @@
 import { Buffer } from 'node:buffer';
 import { Transport, type CallOptions, type Credentials, type RetryOptions } from './transport.ts';
 import type * as T from './types.ts';
+import { fetchWithTls, type ClientTls } from './tls-fetch.ts';
 
 export interface SvcClientOptions {
   /** Base URL of the service, for example http://127.0.0.1:8080. */
@@ -12,6 +13,8 @@ export interface SvcClientOptions {
   retry?: Partial<RetryOptions>;
   /** A fetch to use instead of the global one (a proxy agent, a test). */
   fetch?: typeof fetch;
+  /** A private CA and, for mutual TLS, a client certificate and key (ignored when fetch is given). */
+  tls?: ClientTls;
 }
 
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
@@ -32,7 +35,7 @@ export class SvcClient {
       credentials: options.credentials,
       timeoutMs: options.timeoutMs ?? 10_000,
       retry: { retries: 3, initialBackoffMs: 100, maxBackoffMs: 2_000, ...options.retry },
-      fetch: options.fetch ?? globalThis.fetch,
+      fetch: options.fetch ?? (options.tls ? fetchWithTls(options.tls) : globalThis.fetch),
     });
   }
 

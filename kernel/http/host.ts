@@ -1,4 +1,5 @@
 import { createServer, STATUS_CODES, type Server } from 'node:http';
+import { createServer as createTlsServer, type Server as TlsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import Router from '@koa/router';
 import Koa from 'koa';
@@ -8,6 +9,7 @@ import type { Logger } from '../ports/logger.ts';
 import { requestIdAndErrors } from './errors-middleware.ts';
 import { operationRoute, type HttpDoorDeps } from './operation-route.ts';
 import type { PublicRoute } from './route.ts';
+import { listenerTlsOptions, tlsEnabled, type TlsSettings } from './tls.ts';
 
 export interface HttpSettings {
   host: string;
@@ -18,6 +20,8 @@ export interface HttpSettings {
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
   maxConnections: number;
+  /** Absent or without files: plain HTTP. */
+  tls?: TlsSettings;
 }
 
 /** Node's HTTP parser errors, answered as `{error, message}` like every other error. */
@@ -44,7 +48,7 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
  */
 export class HttpHost {
   readonly app = new Koa();
-  private server: Server | undefined;
+  private server: Server | TlsServer | undefined;
 
   constructor(
     operations: AnyOperation[],
@@ -75,10 +79,8 @@ export class HttpHost {
     const s = this.settings;
     // Node enforces the header and request timeouts on a sweep every connectionsCheckingInterval
     // (30 s by default); a one-second sweep keeps a 408 close to the configured time.
-    const server = createServer(
-      { headersTimeout: s.headersTimeoutMs, requestTimeout: s.requestTimeoutMs, keepAliveTimeout: s.keepAliveTimeoutMs, connectionsCheckingInterval: 1000 },
-      this.app.callback(),
-    );
+    const limits = { headersTimeout: s.headersTimeoutMs, requestTimeout: s.requestTimeoutMs, keepAliveTimeout: s.keepAliveTimeoutMs, connectionsCheckingInterval: 1000 };
+    const server = s.tls && tlsEnabled(s.tls) ? createTlsServer({ ...limits, ...listenerTlsOptions(s.tls) }, this.app.callback()) : createServer(limits, this.app.callback());
     server.maxConnections = s.maxConnections;
     server.on('clientError', answerClientError);
     server.listen(s.port, s.host);
@@ -88,6 +90,22 @@ export class HttpHost {
       server.once('error', reject);
     });
     return server.address() as AddressInfo;
+  }
+
+  get protocol(): 'http' | 'https' {
+    return tlsEnabled(this.settings.tls) ? 'https' : 'http';
+  }
+
+  /**
+   * Reads the certificate, key and client CA files again (SIGHUP): new connections get them, open ones
+   * keep theirs. A file that cannot be read leaves the current ones in place and throws.
+   */
+  reloadTls(): boolean {
+    const server = this.server;
+    const tls = this.settings.tls;
+    if (!server || !tls || !tlsEnabled(tls) || !('setSecureContext' in server)) return false;
+    server.setSecureContext(listenerTlsOptions(tls));
+    return true;
   }
 
   /** Stops accepting, lets in-flight requests finish within the grace period, then cuts the rest. */

@@ -13,7 +13,7 @@ t.test('an unknown journal kind fails the boot naming SVC_JOURNAL_KIND; every ba
   t.match(svc.stderr(), /audit\.retentionDays:.*\(env SVC_AUDIT_RETENTION_DAYS\)/);
 });
 
-t.test('enforce on an exposed bind refuses to boot, lists the four dev-grade findings and never opens the port', async (t) => {
+t.test('enforce on an exposed bind refuses to boot, lists the five dev-grade findings and never opens the port', async (t) => {
   // Hold the port: if the service tried to listen it would fail with EADDRINUSE instead of the preflight refusal.
   const blocker = createServer();
   await new Promise<void>((resolve) => blocker.listen(0, '0.0.0.0', resolve));
@@ -23,15 +23,15 @@ t.test('enforce on an exposed bind refuses to boot, lists the four dev-grade fin
   blocker.close();
   t.equal(code, 1);
   const err = svc.stderr();
-  t.match(err, /refusing to boot, 4 finding\(s\)/);
-  for (const finding of ['auth.kind', 'policy.kind', 'crypto.kind', 'journal.kind']) t.match(err, new RegExp(`\\[FAIL\\] ${finding.replace('.', '\\.')}: `), finding);
+  t.match(err, /refusing to boot, 5 finding\(s\)/);
+  for (const finding of ['http.tls', 'auth.kind', 'policy.kind', 'crypto.kind', 'journal.kind']) t.match(err, new RegExp(`\\[FAIL\\] ${finding.replace('.', '\\.')}: `), finding);
   t.notMatch(err, /EADDRINUSE|listening/);
 });
 
 t.test('warn on an exposed bind prints one banner with each finding and its risk, then boots', async (t) => {
   const svc = spawnService({ SVC_HTTP_HOST: '0.0.0.0', SVC_HTTP_PORT: '0' });
   await svc.listening;
-  t.match(svc.stderr(), /preflight \(warn\): 4 finding\(s\)/);
+  t.match(svc.stderr(), /preflight \(warn\): 5 finding\(s\)/);
   t.match(svc.stderr(), /\[WARN\] auth\.kind: .*\n\s+risk\/advice: /);
   svc.child.kill('SIGTERM');
   t.equal(await svc.exited, 0);

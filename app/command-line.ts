@@ -1,0 +1,68 @@
+import { parseArgs } from 'node:util';
+
+/** What the server's own command line asks for. */
+export type ServerCommand =
+  | { kind: 'serve'; argv: string[] }
+  | { kind: 'print-config'; argv: string[] }
+  | { kind: 'rewrap'; argv: string[] }
+  | { kind: 'help' }
+  | { kind: 'version' };
+
+export const USAGE = `Usage: npm start -- [options] [command]
+       node --import tsx app/main.ts [options] [command]
+
+Runs the svc-kms service. Every setting is also an SVC_* environment variable
+(docs/configuration.md); the config file is JSON or YAML.
+
+Options:
+  --config PATH    read settings from this file (also SVC_CONFIG_FILE)
+  --print-config   print the effective configuration, secrets hidden, and exit
+  --version        print the version and exit
+  --help           print this help and exit
+
+Commands:
+  (none)           start the service and listen (http.host, http.port)
+  rewrap           re-wrap every key-wrapping key under the current root-of-trust KEK,
+                   without opening HTTP, then exit
+
+Exit codes: 0 done, 1 the service could not start or stopped on an error, 2 usage error.
+`;
+
+export class ServerUsageError extends Error {}
+
+/**
+ * Parses argv strictly: an unknown flag, a flag without its value or an unknown command is a usage
+ * error, so a typo never starts a server on defaults. The argv handed on keeps --config for the
+ * configuration loader.
+ */
+export function parseServerCommandLine(argv: string[]): ServerCommand {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        config: { type: 'string' },
+        'print-config': { type: 'boolean' },
+        version: { type: 'boolean' },
+        help: { type: 'boolean' },
+      },
+    });
+  } catch (err) {
+    throw new ServerUsageError((err as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { kind: 'help' };
+  if (values.version) return { kind: 'version' };
+  if (values.config === '') throw new ServerUsageError('--config needs a file path');
+  const forward = values.config === undefined ? [] : ['--config', values.config];
+  const [command, ...rest] = positionals;
+  if (rest.length) throw new ServerUsageError(`unexpected argument "${rest[0]}"`);
+  if (command !== undefined && command !== 'rewrap') throw new ServerUsageError(`unknown command "${command}"`);
+  if (command === 'rewrap') {
+    if (values['print-config']) throw new ServerUsageError('--print-config does not go with rewrap');
+    return { kind: 'rewrap', argv: forward };
+  }
+  return { kind: values['print-config'] ? 'print-config' : 'serve', argv: forward };
+}

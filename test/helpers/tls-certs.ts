@@ -1,0 +1,51 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+export interface TestPki {
+  dir: string;
+  caFile: string;
+  serverCertFile: string;
+  serverKeyFile: string;
+  clientCertFile: string;
+  clientKeyFile: string;
+  /** A client certificate from a CA the service does not trust. */
+  strangerCertFile: string;
+  strangerKeyFile: string;
+  read(file: string): Buffer;
+}
+
+const openssl = (args: string[], cwd: string) => execFileSync('openssl', args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+
+function authority(cwd: string, name: string): void {
+  openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '2', '-subj', `/CN=${name}`, '-keyout', `${name}.key`, '-out', `${name}.pem`], cwd);
+}
+
+function issued(cwd: string, ca: string, name: string, extensions: string): void {
+  writeFileSync(path.join(cwd, `${name}.ext`), extensions);
+  openssl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-subj', `/CN=${name}`, '-keyout', `${name}.key`, '-out', `${name}.csr`], cwd);
+  openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', `${ca}.pem`, '-CAkey', `${ca}.key`, '-CAcreateserial', '-days', '2', '-extfile', `${name}.ext`, '-out', `${name}.pem`], cwd);
+}
+
+/** A throwaway PKI made with the openssl command line: a CA, a server certificate for 127.0.0.1 and localhost, client certificates. */
+export function makeTestPki(): TestPki {
+  const dir = mkdtempSync(path.join(tmpdir(), 'svc-pki-'));
+  authority(dir, 'ca');
+  authority(dir, 'stranger-ca');
+  issued(dir, 'ca', 'server', 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');
+  issued(dir, 'ca', 'client', 'extendedKeyUsage=clientAuth\n');
+  issued(dir, 'stranger-ca', 'stranger', 'extendedKeyUsage=clientAuth\n');
+  const at = (f: string) => path.join(dir, f);
+  return {
+    dir,
+    caFile: at('ca.pem'),
+    serverCertFile: at('server.pem'),
+    serverKeyFile: at('server.key'),
+    clientCertFile: at('client.pem'),
+    clientKeyFile: at('client.key'),
+    strangerCertFile: at('stranger.pem'),
+    strangerKeyFile: at('stranger.key'),
+    read: (file) => readFileSync(file),
+  };
+}
