@@ -1,0 +1,38 @@
+package dev.svckms.client;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
+
+/**
+ * What a key is: its name, algorithm and size or curve. Build one with the factories; the service
+ * fills in what they leave out (the object type, Ed25519 for EdDSA).
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@JsonIgnoreProperties(ignoreUnknown = true)
+public record KeySpec(String name, String algorithm, Integer sizeBits, String curve, String objectType) {
+
+    /** AES-GCM for encrypt/decrypt and AES key wrap: 128, 192 or 256 bits. */
+    public static KeySpec aes(String name, int sizeBits) {
+        return new KeySpec(name, "AES", sizeBits, null, null);
+    }
+
+    /** ECDSA on P-256, P-384, P-521 or secp256k1. */
+    public static KeySpec ec(String name, String curve) {
+        return new KeySpec(name, "EC", null, curve, null);
+    }
+
+    /** EdDSA on Ed25519. */
+    public static KeySpec ed25519(String name) {
+        return new KeySpec(name, "EdDSA", null, "Ed25519", null);
+    }
+
+    /** RSA-PSS signatures: 2048, 3072 or 4096 bits. */
+    public static KeySpec rsa(String name, int sizeBits) {
+        return new KeySpec(name, "RSA", sizeBits, null, null);
+    }
+
+    /** HMAC-SHA2 message authentication: 256, 384 or 512 bits. */
+    public static KeySpec hmac(String name, int sizeBits) {
+        return new KeySpec(name, "HMAC", sizeBits, null, null);
+    }
+}

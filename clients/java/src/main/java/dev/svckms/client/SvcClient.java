@@ -1,0 +1,196 @@
+package dev.svckms.client;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import javax.net.ssl.SSLContext;
+
+/**
+ * The svc-kms client for the JVM: one method per REST operation, thread-safe, reusable.
+ *
+ * <pre>{@code
+ * SvcClient kms = SvcClient.builder().baseUrl("https://kms.internal:8443").bearerToken(jwt).build();
+ * ManagedKey key = kms.createKey(KeySpec.aes("payments", 256));
+ * kms.activate(key.id());
+ * EncryptResult sealed = kms.encrypt(key.id(), data, Map.of("tenant", "acme"));
+ * byte[] back = kms.decrypt(key.id(), sealed.ciphertextBase64(), Map.of("tenant", "acme"));
+ * }</pre>
+ *
+ * Every failure is an unchecked {@link SvcApiException}.
+ */
+public final class SvcClient {
+    private static final Base64.Encoder B64 = Base64.getEncoder();
+    private static final Base64.Decoder UNB64 = Base64.getDecoder();
+
+    private final HttpTransport http;
+
+    private SvcClient(HttpTransport http) {
+        this.http = http;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    // Key lifecycle
+
+    public ManagedKey createKey(KeySpec spec) {
+        return http.send("POST", "/v1/keys", null, Map.of("spec", spec), false, ManagedKey.class);
+    }
+
+    public ManagedKey getKey(String id) {
+        return http.send("GET", key(id, ""), null, null, true, ManagedKey.class);
+    }
+
+    public KeyStateChange activate(String id) {
+        return http.send("POST", key(id, "/activate"), null, null, false, KeyStateChange.class);
+    }
+
+    public RotateResult rotate(String id) {
+        return http.send("POST", key(id, "/rotate"), null, Map.of(), false, RotateResult.class);
+    }
+
+    /** Deactivates the key: it still decrypts and verifies, never encrypts or signs again. {@code reason} may be null. */
+    public KeyStateChange revoke(String id, String reason) {
+        return http.send("POST", key(id, "/revoke"), null, reason == null ? Map.of() : Map.of("reason", reason), false, KeyStateChange.class);
+    }
+
+    public KeyStateChange compromise(String id, String reason) {
+        return http.send("POST", key(id, "/compromise"), null, Map.of("reason", reason), false, KeyStateChange.class);
+    }
+
+    /** Erases the key's material for good; the key answers its Destroyed state from then on. */
+    public KeyStateChange destroy(String id) {
+        return http.send("DELETE", key(id, ""), null, null, false, KeyStateChange.class);
+    }
+
+    // Cryptographic operations
+
+    public EncryptResult encrypt(String id, byte[] plaintext, Map<String, String> context) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("plaintextBase64", B64.encodeToString(plaintext));
+        if (context != null) body.put("context", context);
+        return http.send("POST", key(id, "/encrypt"), null, body, false, EncryptResult.class);
+    }
+
+    /** The plaintext; the context must be the one given to encrypt. */
+    public byte[] decrypt(String id, String ciphertextBase64, Map<String, String> context) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("ciphertextBase64", ciphertextBase64);
+        if (context != null) body.put("context", context);
+        return UNB64.decode(http.send("POST", key(id, "/decrypt"), null, body, true, DecryptAnswer.class).plaintextBase64());
+    }
+
+    public SignResult sign(String id, byte[] message) {
+        return http.send("POST", key(id, "/sign"), null, Map.of("messageBase64", B64.encodeToString(message)), false, SignResult.class);
+    }
+
+    public boolean verify(String id, byte[] message, String signatureBase64) {
+        Map<String, Object> body = Map.of("messageBase64", B64.encodeToString(message), "signatureBase64", signatureBase64);
+        return http.send("POST", key(id, "/verify"), null, body, true, VerifyAnswer.class).valid();
+    }
+
+    /** Wraps a data key (16..512 bytes, a multiple of 8) under an AES key. */
+    public WrapResult wrap(String id, byte[] dataKey) {
+        return http.send("POST", key(id, "/wrap"), null, Map.of("dekBase64", B64.encodeToString(dataKey)), false, WrapResult.class);
+    }
+
+    /** The data key, byte for byte the one wrapped. */
+    public byte[] unwrap(String id, String wrappedDekBase64) {
+        return UNB64.decode(http.send("POST", key(id, "/unwrap"), null, Map.of("wrappedDekBase64", wrappedDekBase64), true, UnwrapAnswer.class).dekBase64());
+    }
+
+    // Agents and audit
+
+    /**
+     * Issues a short-lived AI agent token for the calling Human: {@code scopes} are operation names
+     * (never more than the caller may do), {@code ttlSeconds} 1..86400.
+     */
+    public IssuedAgent issueAgent(String label, List<String> scopes, int ttlSeconds) {
+        Map<String, Object> body = Map.of("label", label, "scopes", scopes, "ttlSeconds", ttlSeconds);
+        return http.send("POST", "/v1/agents/issue", null, body, false, IssuedAgent.class);
+    }
+
+    public AuditPage queryAudit(AuditQuery query) {
+        return http.send("GET", "/v1/audit", (query == null ? AuditQuery.all() : query).parameters(), null, true, AuditPage.class);
+    }
+
+    private static String key(String id, String rest) {
+        return "/v1/keys/" + URLEncoder.encode(id, StandardCharsets.UTF_8).replace("+", "%20") + rest;
+    }
+
+    private record DecryptAnswer(String plaintextBase64, int keyVersion) {
+    }
+
+    private record VerifyAnswer(boolean valid, String algorithm, Integer keyVersion) {
+    }
+
+    private record UnwrapAnswer(String dekBase64, int keyVersion) {
+    }
+
+    /** Where the service is and who calls it. */
+    public static final class Builder {
+        private URI baseUrl;
+        private final Map<String, String> credentials = new LinkedHashMap<>();
+        private Duration timeout = Duration.ofSeconds(10);
+        private SSLContext sslContext;
+
+        private Builder() {
+        }
+
+        /** For example {@code https://kms.internal:8443}. */
+        public Builder baseUrl(String url) {
+            URI parsed = URI.create(url.endsWith("/") ? url : url + "/");
+            if (!"http".equals(parsed.getScheme()) && !"https".equals(parsed.getScheme())) {
+                throw new IllegalArgumentException("baseUrl must be an http or https URL, not " + url);
+            }
+            this.baseUrl = parsed;
+            return this;
+        }
+
+        /** Development mode only (SVC_AUTH_KIND=dev): the caller's name, sent as X-Svc-User. */
+        public Builder devUser(String name) {
+            credentials.clear();
+            credentials.put("X-Svc-User", name);
+            return this;
+        }
+
+        /** A bearer token: HMAC or OIDC tokens, or an agent token from issueAgent. */
+        public Builder bearerToken(String jwt) {
+            credentials.clear();
+            credentials.put("Authorization", "Bearer " + jwt);
+            return this;
+        }
+
+        /** Per-attempt timeout; 10 s by default. */
+        public Builder timeout(Duration value) {
+            this.timeout = value;
+            return this;
+        }
+
+        /** TLS with a private CA or a client certificate (mutual TLS); the JVM's default trust otherwise. */
+        public Builder sslContext(SSLContext context) {
+            this.sslContext = context;
+            return this;
+        }
+
+        public SvcClient build() {
+            if (baseUrl == null) throw new IllegalStateException("baseUrl is required");
+            HttpClient.Builder http = HttpClient.newBuilder().connectTimeout(timeout).version(HttpClient.Version.HTTP_1_1);
+            if (sslContext != null) http.sslContext(sslContext);
+            ObjectMapper json = new ObjectMapper()
+                    .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
+                    .setSerializationInclusion(JsonInclude.Include.NON_NULL);
+            return new SvcClient(new HttpTransport(http.build(), json, baseUrl, Map.copyOf(credentials), timeout));
+        }
+    }
+}

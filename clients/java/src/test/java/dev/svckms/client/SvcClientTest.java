@@ -1,0 +1,155 @@
+package dev.svckms.client;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Runs against a real service: SVC_TEST_URL with HMAC tokens (SVC_TEST_TOKEN is a Human's) and a
+ * queryable audit sink, SVC_TEST_DEV_URL in development mode. test/clients/java-sdk.test.ts starts both.
+ */
+class SvcClientTest {
+    private static final String URL = required("SVC_TEST_URL");
+    private static final SvcClient KMS = SvcClient.builder().baseUrl(URL).bearerToken(required("SVC_TEST_TOKEN")).build();
+    private static final byte[] MESSAGE = "pay 10 EUR to Bob".getBytes(StandardCharsets.UTF_8);
+
+    private static String required(String name) {
+        String value = System.getenv(name);
+        if (value == null || value.isEmpty()) throw new IllegalStateException(name + " is not set: run through test/clients/java-sdk.test.ts");
+        return value;
+    }
+
+    private static ManagedKey activeKey(KeySpec spec) {
+        ManagedKey key = KMS.createKey(spec);
+        assertEquals("PreActive", key.state());
+        assertEquals("Active", KMS.activate(key.id()).state());
+        return key;
+    }
+
+    @Test
+    void aesKeyGoesThroughItsWholeLifecycle() {
+        ManagedKey key = activeKey(KeySpec.aes("java-payments", 256));
+        assertEquals("AES", key.spec().algorithm());
+        assertEquals(256, key.spec().sizeBits());
+        assertEquals(1, key.currentVersion());
+        Map<String, String> context = Map.of("tenant", "acme");
+
+        EncryptResult sealed = KMS.encrypt(key.id(), MESSAGE, context);
+        assertEquals(1, sealed.keyVersion());
+        assertArrayEquals(MESSAGE, KMS.decrypt(key.id(), sealed.ciphertextBase64(), context));
+        SvcApiException wrongContext = assertThrows(SvcApiException.class, () -> KMS.decrypt(key.id(), sealed.ciphertextBase64(), Map.of("tenant", "evil")));
+        assertEquals("DecryptionFailed", wrongContext.code());
+        assertEquals(400, wrongContext.status());
+
+        RotateResult rotated = KMS.rotate(key.id());
+        assertEquals(1, rotated.previousVersion());
+        assertEquals(2, rotated.currentVersion());
+        assertEquals(2, KMS.getKey(key.id()).currentVersion());
+        assertArrayEquals(MESSAGE, KMS.decrypt(key.id(), sealed.ciphertextBase64(), context), "the old version still decrypts");
+
+        KeyStateChange revoked = KMS.revoke(key.id(), "retired");
+        assertEquals("Deactivated", revoked.state());
+        assertEquals("retired", revoked.reason());
+        assertNotNull(revoked.changedAt());
+        assertEquals("IllegalOperation", assertThrows(SvcApiException.class, () -> KMS.encrypt(key.id(), MESSAGE, context)).code());
+
+        assertEquals("Destroyed", KMS.destroy(key.id()).state());
+        ManagedKey destroyed = KMS.getKey(key.id());
+        assertEquals("Destroyed", destroyed.state());
+        assertNotNull(destroyed.destroyedAt());
+    }
+
+    @Test
+    void signaturesVerifyForEveryAsymmetricAndMacFamily() {
+        for (KeySpec spec : List.of(KeySpec.ed25519("java-ed"), KeySpec.ec("java-ec", "P-256"), KeySpec.rsa("java-rsa", 2048), KeySpec.hmac("java-mac", 256))) {
+            ManagedKey key = activeKey(spec);
+            SignResult signed = KMS.sign(key.id(), MESSAGE);
+            assertEquals(1, signed.keyVersion());
+            assertTrue(KMS.verify(key.id(), MESSAGE, signed.signatureBase64()), spec.algorithm() + " verifies its own signature");
+            assertFalse(KMS.verify(key.id(), "pay 1000 EUR to Eve".getBytes(StandardCharsets.UTF_8), signed.signatureBase64()), spec.algorithm() + " refuses another message");
+        }
+    }
+
+    @Test
+    void wrapAndUnwrapGiveBackTheSameDataKey() {
+        ManagedKey key = activeKey(KeySpec.aes("java-kek", 256));
+        byte[] dataKey = new byte[32];
+        new java.security.SecureRandom().nextBytes(dataKey);
+        WrapResult wrapped = KMS.wrap(key.id(), dataKey);
+        assertArrayEquals(dataKey, KMS.unwrap(key.id(), wrapped.wrappedDekBase64()));
+    }
+
+    @Test
+    void compromiseStopsUseAndKeepsTheReason() {
+        ManagedKey key = activeKey(KeySpec.ec("java-leaked", "P-384"));
+        KeyStateChange compromised = KMS.compromise(key.id(), "found in a public repository");
+        assertEquals("Compromised", compromised.state());
+        assertEquals("found in a public repository", KMS.getKey(key.id()).reason());
+        assertEquals("IllegalOperation", assertThrows(SvcApiException.class, () -> KMS.sign(key.id(), MESSAGE)).code());
+    }
+
+    @Test
+    void errorsCarryTheServiceCodeStatusAndMessage() {
+        SvcApiException missing = assertThrows(SvcApiException.class, () -> KMS.getKey("00000000-0000-4000-8000-000000000000"));
+        assertEquals("KeyNotFound", missing.code());
+        assertEquals(404, missing.status());
+        assertFalse(missing.getMessage().isEmpty());
+
+        SvcApiException badSize = assertThrows(SvcApiException.class, () -> KMS.createKey(KeySpec.aes("odd", 100)));
+        assertEquals("InvalidField", badSize.code());
+
+        SvcClient stranger = SvcClient.builder().baseUrl(URL).bearerToken("not-a-token").build();
+        SvcApiException refused = assertThrows(SvcApiException.class, () -> stranger.getKey("00000000-0000-4000-8000-000000000000"));
+        assertEquals("Unauthorized", refused.code());
+        assertEquals(401, refused.status());
+
+        SvcClient nobody = SvcClient.builder().baseUrl("http://127.0.0.1:9").timeout(java.time.Duration.ofSeconds(2)).build();
+        SvcApiException network = assertThrows(SvcApiException.class, () -> nobody.getKey("00000000-0000-4000-8000-000000000000"));
+        assertEquals("NetworkError", network.code());
+        assertEquals(0, network.status());
+    }
+
+    @Test
+    void anAgentTokenDoesWhatItsScopesAllowAndNothingElse() {
+        ManagedKey key = activeKey(KeySpec.aes("java-agent-key", 256));
+        IssuedAgent agent = KMS.issueAgent("java-encryptor", List.of("Encrypt"), 300);
+        assertTrue(agent.agentId().startsWith("agent-"));
+        assertFalse(agent.toString().contains(agent.jwt()), "the token never shows in toString");
+        SvcClient asAgent = SvcClient.builder().baseUrl(URL).bearerToken(agent.jwt()).build();
+        assertEquals(1, asAgent.encrypt(key.id(), MESSAGE, null).keyVersion());
+        SvcApiException denied = assertThrows(SvcApiException.class, () -> asAgent.destroy(key.id()));
+        assertEquals("PermissionDenied", denied.code());
+        assertEquals("Active", KMS.getKey(key.id()).state(), "the refused destroy changed nothing");
+    }
+
+    @Test
+    void theAuditTrailNamesWhatWasDone() {
+        ManagedKey key = activeKey(KeySpec.hmac("java-audited", 256));
+        KMS.sign(key.id(), MESSAGE);
+        AuditPage page = KMS.queryAudit(AuditQuery.all().withKey(key.id()).withPage(10, 0));
+        List<String> operations = page.records().stream().map(AuditRecord::operation).toList();
+        assertEquals(List.of("Sign", "Activate", "Create"), operations, "newest first");
+        AuditRecord signed = page.records().get(0);
+        assertEquals("Success", signed.outcome());
+        assertEquals("Human", signed.principal().kind());
+        assertFalse(page.hasMore());
+        assertEquals(1, KMS.queryAudit(AuditQuery.all().withKey(key.id()).withOperation("Sign")).records().size());
+    }
+
+    @Test
+    void devUserSpeaksAsTheNamedHumanInDevelopmentMode() {
+        SvcClient dev = SvcClient.builder().baseUrl(required("SVC_TEST_DEV_URL")).devUser("alice").build();
+        ManagedKey key = dev.createKey(KeySpec.ed25519("java-dev"));
+        assertEquals("alice", key.owner());
+        assertEquals("Active", dev.activate(key.id()).state());
+        assertTrue(dev.verify(key.id(), MESSAGE, dev.sign(key.id(), MESSAGE).signatureBase64()));
+    }
+}

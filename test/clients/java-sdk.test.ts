@@ -1,0 +1,35 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import t from 'tap';
+import { startTestService } from '../helpers/service.ts';
+import { mintToken, TEST_SECRET } from '../helpers/tokens.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/**
+ * The Java SDK's JUnit 5 suite (clients/java/src/test) against two real services started here: one with
+ * HMAC tokens and a queryable audit sink, one in development mode. clients/java/test.sh builds the jar
+ * and the tests with javac (installing the JDK, Jackson and JUnit 5 from Debian when missing).
+ */
+t.test('the Java SDK passes its JUnit 5 suite against a real service', async (t) => {
+  const secured = await startTestService({ SVC_AUTH_KIND: 'hmac', SVC_AUTH_HMAC_SECRET: TEST_SECRET });
+  t.teardown(() => secured.stop());
+  const dev = await startTestService();
+  t.teardown(() => dev.stop());
+  const env = {
+    ...process.env,
+    SVC_TEST_URL: secured.url,
+    SVC_TEST_TOKEN: await mintToken({ sub: 'alice', svc_kind: 'human' }, { ttlSeconds: 3600 }),
+    SVC_TEST_DEV_URL: dev.url,
+  };
+  const run = await new Promise<{ code: number; out: string }>((resolve) => {
+    execFile('bash', [path.join(ROOT, 'clients/java/test.sh')], { env, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, out: `${stdout}\n${stderr}` });
+    });
+  });
+  t.equal(run.code, 0, run.code === 0 ? 'JUnit exits 0' : run.out);
+  const succeeded = Number(/\[\s*(\d+) tests successful\s*\]/.exec(run.out)?.[1] ?? 0);
+  const failed = Number(/\[\s*(\d+) tests failed\s*\]/.exec(run.out)?.[1] ?? -1);
+  t.equal(failed, 0, 'no JUnit test failed');
+  t.ok(succeeded >= 8, `every JUnit test ran and passed (${succeeded})`);
+});
