@@ -115,7 +115,8 @@ export async function bootKernel(opts: BootOptions): Promise<RunningKernel> {
   const node = opts.node ?? { id: 'node', dataDir: 'data' };
   audit = new AuditPipeline(container.resolve<AuditSink>(auditSinkPort.id), all<AuditFanoutSink>(auditFanoutPort.id), opts.logger, journal, { node: node.id, dataDir: node.dataDir, observer });
   depths = () => audit!.depths();
-  const operations = all<OperationContribution>(operationsPort.id).flatMap((c) => c.operations);
+  const contributions = all<OperationContribution>(operationsPort.id);
+  const operations = contributions.flatMap((c) => c.operations);
   pipeline = new OperationPipeline(operations, {
     policy: container.resolve<Policy>(policyPort.id),
     risk: container.hasRegistration(riskPort.id) ? container.resolve<RiskAssessor>(riskPort.id) : undefined,
@@ -135,7 +136,7 @@ export async function bootKernel(opts: BootOptions): Promise<RunningKernel> {
   const publicRoutes: PublicRoute[] = operationalRoutes({
     metrics,
     probe: async () => ({ ...(await lifecycle.probe()), ...audit.health() }),
-    openApiYaml: (): string => (yamlDoc ??= openApiYaml(buildOpenApi(operations, publicRoutes, { version: opts.version }))),
+    openApiYaml: (): string => (yamlDoc ??= openApiYaml(buildOpenApi(operations, publicRoutes, { version: opts.version, groups: Object.assign({}, ...contributions.map((c) => c.groups)) }))),
   });
   const host = new HttpHost(
     operations,

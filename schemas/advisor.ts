@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 
-const Count = (description: string) => Type.Optional(Type.String({ pattern: '^[0-9]{1,6}$', description }));
+const Count = (description: string) => Type.Optional(Type.Integer({ minimum: 0, maximum: 999999, description }));
 
 /** GET /v1/advisor/scan query (SPEC 4 "Advisor"). */
 export const AdvisorScanQuery = Type.Object({

@@ -17,8 +17,8 @@ export const AuditQueryParams = Type.Object({
   actor: Type.Optional(Type.String()),
   key: Type.Optional(Type.String({ description: 'resource, for example a key id' })),
   op: Type.Optional(Type.String({ description: 'an Operation name' })),
-  limit: Type.Optional(Type.String({ description: 'clamped to 1..1000; default 100' })),
-  offset: Type.Optional(Type.String({ description: '0 or more; default 0' })),
+  limit: Type.Optional(Type.Integer({ description: 'clamped to 1..1000; default 100' })),
+  offset: Type.Optional(Type.Integer({ description: 'below 0 reads as 0; default 0' })),
 });
 
 export const AuditPageSchema = Type.Object({

@@ -1,5 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { KEY_ALGORITHMS, KEY_STATES } from '../kernel/model/index.ts';
+import { EC_CURVES, ED_CURVES, KEY_ALGORITHMS, KEY_STATES, OBJECT_TYPES, SIGNATURE_ALGORITHMS } from '../kernel/model/index.ts';
+import { StringEnum } from './string-enum.ts';
 
 const B64 = (description: string) => Type.String({ description: `${description} (standard base64)` });
 const Timestamp = (description: string) => Type.String({ description: `${description} (ISO 8601 UTC)` });
@@ -8,10 +9,10 @@ const strict = <T extends Record<string, TSchema>>(props: T, title: string) => T
 export const KeySpecRequest = strict(
   {
     name: Type.String({ description: '1..256 characters, no control characters; need not be unique' }),
-    algorithm: Type.String({ description: KEY_ALGORITHMS.join(' | ') }),
+    algorithm: StringEnum(KEY_ALGORITHMS),
     sizeBits: Type.Optional(Type.Integer({ description: 'AES 128|192|256, HMAC 256|384|512, RSA 2048|3072|4096; EC 256|384|521 picks a P-curve' })),
-    curve: Type.Optional(Type.String({ description: 'EC: P-256|P-384|P-521|secp256k1; EdDSA: Ed25519 (default)|Ed448' })),
-    objectType: Type.Optional(Type.String({ description: 'SymmetricKey (AES, HMAC) or PrivateKey (RSA, EC, EdDSA); defaulted' })),
+    curve: Type.Optional(StringEnum([...EC_CURVES, ...ED_CURVES], { description: 'EC: P-256 (default), P-384, P-521, secp256k1; EdDSA: Ed25519 (default), Ed448' })),
+    objectType: Type.Optional(StringEnum(OBJECT_TYPES, { description: 'SymmetricKey (AES, HMAC) or PrivateKey (RSA, EC, EdDSA); defaulted' })),
   },
   'KeySpecRequest',
 );
@@ -20,10 +21,10 @@ export const CreateKeyBody = strict({ spec: KeySpecRequest }, 'CreateKeyRequest'
 
 export const KeySpec = Type.Object({
   name: Type.String(),
-  algorithm: Type.Union(KEY_ALGORITHMS.map((a) => Type.Literal(a))),
+  algorithm: StringEnum(KEY_ALGORITHMS),
   sizeBits: Type.Integer(),
-  curve: Type.Optional(Type.String()),
-  objectType: Type.String(),
+  curve: Type.Optional(StringEnum([...EC_CURVES, ...ED_CURVES])),
+  objectType: StringEnum(OBJECT_TYPES),
 }, { title: 'KeySpec' });
 
 export const ManagedKey = Type.Object({
@@ -31,7 +32,7 @@ export const ManagedKey = Type.Object({
   spec: KeySpec,
   owner: Type.String({ description: "the creating principal's subject (an agent's parent for agents)" }),
   tenant: Type.Optional(Type.String({ description: 'the tenant of the Service that created it' })),
-  state: Type.Union(KEY_STATES.map((s) => Type.Literal(s))),
+  state: StringEnum(KEY_STATES),
   currentVersion: Type.Integer({ minimum: 1 }),
   createdAt: Timestamp('creation time'),
   activatedAt: Type.Optional(Timestamp('activation time')),
@@ -43,16 +44,16 @@ export const ManagedKey = Type.Object({
   rotationPolicy: Type.String({ description: 'Manual, TimeBased:<duration> or OpCountBased:<count>' }),
 }, { title: 'ManagedKey' });
 
-export const ActivateResponse = Type.Object({ id: Type.String(), state: Type.String(), activatedAt: Timestamp('activation time') });
+export const ActivateResponse = Type.Object({ id: Type.String(), state: StringEnum(KEY_STATES), activatedAt: Timestamp('activation time') });
 export const ReasonBody = strict({ reason: Type.Optional(Type.String({ maxLength: 1024 })) }, 'ReasonRequest');
 export const CompromiseBody = strict({ reason: Type.String({ maxLength: 1024, description: 'non-empty' }) }, 'CompromiseRequest');
-export const RevokeResponse = Type.Object({ id: Type.String(), state: Type.String(), revokedAt: Timestamp('revocation time'), reason: Type.Optional(Type.String()) });
-export const CompromiseResponse = Type.Object({ id: Type.String(), state: Type.String(), compromisedAt: Timestamp('compromise time'), reason: Type.String() });
+export const RevokeResponse = Type.Object({ id: Type.String(), state: StringEnum(KEY_STATES), revokedAt: Timestamp('revocation time'), reason: Type.Optional(Type.String()) });
+export const CompromiseResponse = Type.Object({ id: Type.String(), state: StringEnum(KEY_STATES), compromisedAt: Timestamp('compromise time'), reason: Type.String() });
 export const DestroyResponse = Type.Object({ id: Type.String(), state: Type.Literal('Destroyed'), destroyedAt: Timestamp('destruction time') });
 export const RotateBody = strict({ policy: Type.Optional(Type.String({ description: 'Manual, TimeBased:<n><s|m|h|days>, OpCountBased:<n>' })), reason: Type.Optional(Type.String({ maxLength: 1024 })) }, 'RotateRequest');
-export const RotateResponse = Type.Object({ id: Type.String(), state: Type.String(), previousVersion: Type.Integer(), currentVersion: Type.Integer(), rotatedAt: Timestamp('rotation time'), rotationPolicy: Type.String() });
+export const RotateResponse = Type.Object({ id: Type.String(), state: StringEnum(KEY_STATES), previousVersion: Type.Integer(), currentVersion: Type.Integer(), rotatedAt: Timestamp('rotation time'), rotationPolicy: Type.String() });
 
-const SigAlgorithm = Type.String({ description: 'RsaPssSha256|384|512, RsaPkcs1Sha256, EcdsaSha256|384|512, Ed25519, Ed448, HmacSha256|384|512; defaults to the key\'s own' });
+const SigAlgorithm = StringEnum(SIGNATURE_ALGORITHMS, { description: 'one of the key family\'s algorithms; defaults to the key\'s own' });
 export const SignBody = strict({ messageBase64: B64('message'), algorithm: Type.Optional(SigAlgorithm) }, 'SignRequest');
 export const SignResponse = Type.Object({ signatureBase64: B64('signature: DER for ECDSA, raw for EdDSA and HMAC, PSS salt = digest length'), algorithm: Type.String(), keyVersion: Type.Integer() });
 export const VerifyBody = strict({ messageBase64: B64('message'), signatureBase64: B64('signature'), algorithm: Type.Optional(SigAlgorithm), keyVersion: Type.Optional(Type.Integer({ minimum: 1 })) }, 'VerifyRequest');
@@ -69,7 +70,7 @@ export const WrapResponse = Type.Object({ wrappedDekBase64: B64('AES key wrap (R
 export const UnwrapBody = strict({ wrappedDekBase64: Type.Optional(B64('blob from wrap')), wrappedKeyBase64: Type.Optional(B64('variant B name for the blob')) }, 'UnwrapRequest');
 export const UnwrapResponse = Type.Object({ dekBase64: B64('the data key, byte-identical to the one wrapped'), keyVersion: Type.Integer() });
 
-export const PublicKeyQuery = Type.Object({ version: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,8}$', description: 'key version; default current' })) });
+export const PublicKeyQuery = Type.Object({ version: Type.Optional(Type.Integer({ minimum: 1, maximum: 999999999, description: 'key version; default current' })) });
 export const PublicKeyResponse = Type.Object({ id: Type.String(), keyVersion: Type.Integer(), algorithm: Type.String(), curve: Type.Optional(Type.String()), publicKeyPem: Type.String({ description: 'SPKI PEM' }) });
 
 /** A key id as it arrives from a door: any text; one that is not a UUID is answered 404 KeyNotFound. */

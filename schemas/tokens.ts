@@ -35,7 +35,7 @@ export const AgentView = Type.Object({
 
 export const ListAgentsQuery = Type.Object({
   parent: Type.Optional(Type.String({ description: 'only the agents of this parent (callers without Query on agent:* may name only themselves)', maxLength: 512 })),
-  limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: 'at most this many, newest first (1..1000, default 1000)' })),
+  limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 9999, description: 'at most this many, newest first (clamped to 1..1000, default 1000)' })),
 }, { additionalProperties: false, title: 'ListAgentsQuery' });
 
 export const AgentList = Type.Object({ agents: Type.Array(AgentView) }, { title: 'AgentList' });

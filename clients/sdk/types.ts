@@ -17,6 +17,8 @@ export type CompromiseResult = Static<typeof K.CompromiseResponse>;
 export type DestroyResult = Static<typeof K.DestroyResponse>;
 export type PublicKeyResult = Static<typeof K.PublicKeyResponse>;
 export type SignatureAlgorithm = NonNullable<Static<typeof K.SignBody>['algorithm']>;
+export type KeyAlgorithm = Static<typeof K.KeySpecRequest>['algorithm'];
+export type Curve = NonNullable<Static<typeof K.KeySpecRequest>['curve']>;
 export type EncryptionContext = NonNullable<Static<typeof K.EncryptBody>['context']>;
 export type VerifyResult = Static<typeof K.VerifyResponse>;
 

@@ -3,22 +3,20 @@ import { stringify } from 'yaml';
 import { ERROR_CATALOGUE, type ErrorCode } from '../errors.ts';
 import { ErrorBody } from '../../schemas/error.ts';
 import type { AnyOperation } from '../operations/operation.ts';
+import { SchemaComponents } from './openapi-components.ts';
 import { pathFields } from './operation-route.ts';
 import type { PublicRoute } from './route.ts';
 
-// TypeBox marks its schemas with symbol keys; a JSON round trip leaves plain JSON Schema.
-const plain = (schema: TSchema): unknown => JSON.parse(JSON.stringify(schema));
 const openApiPath = (path: string) => path.replace(/:([A-Za-z]+)/g, '{$1}');
+const ERROR_REF = { $ref: '#/components/schemas/Error' };
 
 const errorResponse = (codes: string[]) => ({
   description: codes.map((c) => `${c}: ${ERROR_CATALOGUE[c as ErrorCode].when}`).join('; '),
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  content: { 'application/json': { schema: ERROR_REF } },
 });
 
-/** Every error an operation can answer through HTTP, grouped by status. */
-function operationErrors(def: AnyOperation, hasInput: boolean, hasBody: boolean): Record<string, unknown> {
-  const codes: string[] = ['Unauthorized', 'PermissionDenied', 'TooManyRequests', 'InternalError', 'ServiceUnavailable', ...(hasInput ? ['BadRequest', 'InvalidField'] : []), ...(def.errors ?? [])];
-  if (hasBody) codes.push('PayloadTooLarge', 'UnsupportedMediaType');
+/** Responses for the given error codes, one per status. */
+function errorResponses(codes: string[]): Record<string, unknown> {
   const byStatus = new Map<number, string[]>();
   for (const code of new Set(codes)) {
     const status = ERROR_CATALOGUE[code as ErrorCode].status;
@@ -27,55 +25,89 @@ function operationErrors(def: AnyOperation, hasInput: boolean, hasBody: boolean)
   return Object.fromEntries([...byStatus].sort(([a], [b]) => a - b).map(([status, list]) => [String(status), errorResponse(list)]));
 }
 
-function operationEntry(def: AnyOperation): [string, string, Record<string, unknown>] {
+/** Every error an operation can answer through HTTP. */
+function operationErrors(def: AnyOperation, hasInput: boolean, hasBody: boolean): string[] {
+  const codes: string[] = ['Unauthorized', 'PermissionDenied', 'TooManyRequests', 'InternalError', 'ServiceUnavailable', ...(hasInput ? ['BadRequest', 'InvalidField'] : []), ...(def.errors ?? [])];
+  if (hasBody) codes.push('PayloadTooLarge', 'UnsupportedMediaType');
+  return codes;
+}
+
+function operationEntry(def: AnyOperation, components: SchemaComponents): [string, string, Record<string, unknown>] {
   const http = def.http!;
   const fromPath = pathFields(http.path);
   const input = def.input as TObject;
   const rest = Type.Omit(input, fromPath);
   const restProps = Object.keys(rest.properties ?? {});
-  const parameters: unknown[] = fromPath.map((name) => ({ name, in: 'path', required: true, schema: plain(input.properties[name] ?? Type.String()) }));
-  const op: Record<string, unknown> = { operationId: def.id, summary: def.summary, tags: [def.group], 'x-svc-operation': def.operation };
+  const parameters: unknown[] = fromPath.map((name) => ({ name, in: 'path', required: true, schema: components.use(input.properties[name] ?? Type.String()) }));
+  const op: Record<string, unknown> = { operationId: operationId(def.id), summary: def.summary, tags: [def.group], 'x-svc-operation': def.operation };
   if (def.attributes?.humanOnly) op['x-svc-human-only'] = true;
   const hasBody = http.method !== 'GET' && restProps.length > 0;
   if (http.method === 'GET') {
-    for (const name of restProps) parameters.push({ name, in: 'query', required: (rest.required ?? []).includes(name), schema: plain((rest.properties as Record<string, TSchema>)[name]!) });
+    for (const name of restProps) parameters.push({ name, in: 'query', required: (rest.required ?? []).includes(name), schema: components.use((rest.properties as Record<string, TSchema>)[name]!) });
   } else if (hasBody) {
-    op.requestBody = { required: (rest.required ?? []).length > 0, content: { 'application/json': { schema: plain(rest) } } };
+    const { title: _, ...body } = JSON.parse(JSON.stringify(rest)) as Record<string, unknown>;
+    // Rotate's and revoke's bodies may be left out (every field optional); the others are required.
+    op.requestBody = { required: (rest.required ?? []).length > 0, content: { 'application/json': { schema: components.use(body, `${def.id}Request`) } } };
   }
   if (parameters.length) op.parameters = parameters;
+  const output = def.output as TSchema & { title?: string };
   op.responses = {
-    [String(http.status ?? 200)]: { description: 'Success', content: { 'application/json': { schema: plain(def.output) } } },
-    ...operationErrors(def, restProps.length > 0, hasBody),
+    [String(http.status ?? 200)]: { description: 'Success', content: { 'application/json': { schema: components.use(output, output.title ?? `${def.id}Response`) } } },
+    ...errorResponses(operationErrors(def, restProps.length > 0, hasBody)),
   };
   return [openApiPath(http.path), http.method.toLowerCase(), op];
 }
 
-function publicEntry(route: PublicRoute): [string, string, Record<string, unknown>] {
-  const op: Record<string, unknown> = { summary: route.summary, tags: [route.tag], security: [] };
+/** operationIds are identifiers in lower camel case: what generated clients name their methods. */
+const operationId = (id: string) => id.charAt(0).toLowerCase() + id.slice(1);
+
+function publicEntry(route: PublicRoute, components: SchemaComponents): [string, string, Record<string, unknown>] {
+  const op: Record<string, unknown> = { operationId: operationId(route.operationId), summary: route.summary, tags: [route.tag], security: [] };
   const params = pathFields(route.path).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
   if (params.length) op.parameters = params;
-  op.responses = { '200': { description: 'OK', content: { [route.produces]: route.response ? { schema: plain(route.response) } : {} } } };
+  const content = { [route.produces]: { schema: route.response ? components.use(route.response) : { type: 'string' } } };
+  op.responses = {
+    '200': { description: 'OK', content },
+    ...(route.unavailable ? { '503': { description: route.unavailable, content } } : {}),
+    // Answered by the HTTP parser before any route runs.
+    ...errorResponses(['URITooLong', 'HeadersTooLarge']),
+  };
   return [openApiPath(route.path), 'get', op];
 }
 
+export interface OpenApiInfo {
+  version: string;
+  /** Descriptions of the documentation groups (tags), as the plugins declare them. */
+  groups?: Record<string, string>;
+}
+
 /** The OpenAPI 3.1 document, generated from the same declarations the service runs. */
-export function buildOpenApi(operations: AnyOperation[], publicRoutes: PublicRoute[], info: { version: string }): Record<string, unknown> {
+export function buildOpenApi(operations: AnyOperation[], publicRoutes: PublicRoute[], info: OpenApiInfo): Record<string, unknown> {
+  const components = new SchemaComponents();
+  components.use(ErrorBody, 'Error');
   const paths: Record<string, Record<string, unknown>> = {};
-  const entries = [...operations.filter((o) => o.http).map(operationEntry), ...publicRoutes.filter((r) => !r.hidden).map(publicEntry)];
+  const documented = publicRoutes.filter((r) => !r.hidden);
+  const entries = [...operations.filter((o) => o.http).map((o) => operationEntry(o, components)), ...documented.map((r) => publicEntry(r, components))];
   for (const [path, method, op] of entries) paths[path] = { ...paths[path], [method]: op };
-  const tags = [...new Set([...operations.filter((o) => o.http).map((o) => o.group), ...publicRoutes.filter((r) => !r.hidden).map((r) => r.tag)])];
+  const tags = [...new Set([...operations.filter((o) => o.http).map((o) => o.group), ...documented.map((r) => r.tag)])];
+  const groups: Record<string, string> = { Operational: 'Metrics, health, readiness and this document; no credential needed.', ...info.groups };
   return {
     openapi: '3.1.0',
-    info: { title: 'svc-kms', version: info.version, description: 'Key management service: keys, lifecycle, cryptographic operations and audit.' },
+    info: {
+      title: 'svc-kms',
+      version: info.version,
+      description: 'Key management service: keys, lifecycle, cryptographic operations and audit. Every error answers `{error, message}` (the Error schema).',
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+    },
     servers: [{ url: '/' }],
     security: [{ devUser: [] }, { bearer: [] }],
-    tags: tags.map((name) => ({ name })),
+    tags: tags.map((name) => ({ name, description: groups[name] ?? `${name} operations.` })),
     paths,
     components: {
-      schemas: { Error: plain(ErrorBody) },
+      schemas: components.schemas,
       securitySchemes: {
         devUser: { type: 'apiKey', in: 'header', name: 'X-Svc-User', description: 'auth.kind dev: the caller becomes Human(<value>); X-Svc-Groups sets groups.' },
-        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'auth.kind hmac or oidc.' },
+        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'auth.kind hmac or oidc, and agent tokens.' },
       },
     },
   };

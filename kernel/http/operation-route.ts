@@ -18,6 +18,26 @@ export interface HttpDoorDeps {
 /** The `:name` segments of a path: the input fields the path carries. */
 export const pathFields = (path: string): string[] => [...path.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]!);
 
+/** The input fields an operation declares as integers: a query string carries them as text. */
+function integerFields(def: AnyOperation): string[] {
+  const props = ((def.input as { properties?: Record<string, { type?: unknown }> }).properties ?? {});
+  return Object.entries(props).filter(([, schema]) => schema.type === 'integer').map(([name]) => name);
+}
+
+const INTEGER_TEXT = /^-?\d{1,15}$/;
+
+/** The query's integer fields as numbers; text that is not an integer is InvalidField, as in a JSON body. */
+function queryInput(query: Record<string, unknown>, integers: string[]): Record<string, unknown> {
+  const input: Record<string, unknown> = { ...query };
+  for (const name of integers) {
+    const value = input[name];
+    if (typeof value !== 'string') continue; // absent, or repeated (an array: the validator's BadRequest)
+    if (!INTEGER_TEXT.test(value)) throw new SvcError('InvalidField', `${name} must be an integer`);
+    input[name] = Number(value);
+  }
+  return input;
+}
+
 /** The request's headers as the authenticator reads them (a class, so no closure is made per request). */
 class KoaCredentials implements CredentialSource {
   constructor(private readonly ctx: Context) {}
@@ -37,6 +57,7 @@ export function operationRoute(def: AnyOperation, deps: HttpDoorDeps): Middlewar
   const http = def.http!;
   const fields = pathFields(http.path);
   const readsBody = http.method !== 'GET';
+  const integers = integerFields(def);
   return async (ctx) => {
     let principal;
     try {
@@ -46,22 +67,17 @@ export function operationRoute(def: AnyOperation, deps: HttpDoorDeps): Middlewar
       throw err;
     }
     // Koa parses the query string when ctx.query is read: only GET operations take their input from it.
-    let source: unknown = readsBody ? undefined : ctx.query;
+    let source: unknown;
     let rejected: SvcError | undefined;
-    if (readsBody) {
-      try {
-        source = await deps.readBody(ctx);
-      } catch (err) {
-        rejected = toSvcError(err);
-      }
+    try {
+      // A parsed body is this request's own object; the query object is Koa's, so queryInput copies it.
+      source = readsBody ? await deps.readBody(ctx) : queryInput(ctx.query, integers);
+    } catch (err) {
+      rejected = toSvcError(err);
     }
-    let input: unknown = source;
+    const input: unknown = source;
     if (!rejected && (typeof source !== 'object' || source === null || Array.isArray(source))) rejected = new SvcError('BadRequest', 'request body must be a JSON object');
-    else if (fields.length) {
-      // A parsed body is this request's own object; the query object is Koa's, so it is copied.
-      if (!readsBody) input = { ...(source as object) };
-      for (const f of fields) (input as Record<string, unknown>)[f] = ctx.params[f];
-    }
+    else if (!rejected) for (const f of fields) (input as Record<string, unknown>)[f] = ctx.params[f];
     const result = await deps.pipeline.run(def.id, rejected ? undefined : input, { principal, requestId: ctx.state.requestId as string, sourceIp: ctx.req.socket.remoteAddress ?? '' }, rejected);
     ctx.status = http.status ?? 200;
     ctx.body = result;

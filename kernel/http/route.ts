@@ -9,11 +9,15 @@ import type { Context } from 'koa';
 export interface PublicRoute {
   method: 'GET';
   path: string;
+  /** Its operationId in the OpenAPI document. */
+  operationId: string;
   summary: string;
   tag: string;
   /** Content type of the documented response, and its JSON schema when it is JSON. */
   produces: string;
   response?: TSchema;
+  /** When it can answer 503 with the same body: what that means. */
+  unavailable?: string;
   /** Left out of the OpenAPI document (the docs UI's own assets). */
   hidden?: boolean;
   handle(ctx: Context): Promise<void>;

@@ -108,6 +108,8 @@ export function defineOperation<I extends TSchema, O extends TSchema>(def: Opera
 /** Feature plugins contribute their operations through this multiple port. */
 export interface OperationContribution {
   operations: AnyOperation[];
+  /** One sentence per documentation group these operations use (the OpenAPI tags' descriptions). */
+  groups?: Record<string, string>;
 }
 
 export const operationsPort = createPortRef<OperationContribution>('operations', { multiple: true });

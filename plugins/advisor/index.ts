@@ -18,7 +18,7 @@ const DAY_MS = 86_400_000;
 /** Keys a scan reads from the journal at most, oldest first. */
 const KEY_CAP = 10_000;
 
-const count = (value: string | undefined, fallback: number, max: number) => Math.min(max, value === undefined || value === '' ? fallback : Number(value));
+const count = (value: number | undefined, fallback: number, max: number) => Math.min(max, value ?? fallback);
 
 function queryable(sink: AuditSink): void {
   if (!sink.query) throw new SvcError('FeatureNotSupported', 'the advisor reads the audit trail, and the primary audit sink (audit.kind stdout) cannot be queried; use rdb-embedded or a database sink');
@@ -38,6 +38,7 @@ export default definePlugin({
     return { ...llm };
   },
   create: ({ config, deps, clock }): OperationContribution => ({
+    groups: { Advisor: 'Read-only advice from the audit trail: a scan, and one agent explained (Human only).' },
     operations: [
       defineOperation({
         id: 'AdvisorScan', operation: 'Query', group: 'Advisor', summary: 'Idle keys, broad-scope agents, active anomalies and the riskiest agents (Human only)', errors: ['FeatureNotSupported'],

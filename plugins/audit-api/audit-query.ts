@@ -3,12 +3,6 @@ import { isOperation, type AuditQuery } from '../../kernel/model/index.ts';
 
 const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, n));
 
-function integer(value: string | undefined, field: string, fallback: number): number {
-  if (value === undefined || value === '') return fallback;
-  if (!/^-?\d+$/.test(value)) throw new SvcError('InvalidField', `${field} must be an integer`);
-  return Number(value);
-}
-
 export function timestamp(value: string | undefined, field: string): string | undefined {
   if (value === undefined || value === '') return undefined;
   const t = Date.parse(value);
@@ -17,7 +11,7 @@ export function timestamp(value: string | undefined, field: string): string | un
 }
 
 /** Query string to AuditQuery (SPEC 4 "Audit read"): limit clamped to 1..1000, offset to 0 or more. */
-export function parseAuditQuery(q: Record<string, string | undefined>): AuditQuery {
+export function parseAuditQuery(q: { since?: string; until?: string; actor?: string; key?: string; op?: string; limit?: number; offset?: number }): AuditQuery {
   if (q.op !== undefined && !isOperation(q.op)) throw new SvcError('InvalidField', `op must be an Operation name, not "${q.op}"`);
   return {
     since: timestamp(q.since, 'since'),
@@ -25,7 +19,7 @@ export function parseAuditQuery(q: Record<string, string | undefined>): AuditQue
     actor: q.actor || undefined,
     key: q.key || undefined,
     op: q.op,
-    limit: clamp(integer(q.limit, 'limit', 100), 1, 1000),
-    offset: Math.max(0, integer(q.offset, 'offset', 0)),
+    limit: clamp(q.limit ?? 100, 1, 1000),
+    offset: Math.max(0, q.offset ?? 0),
   };
 }

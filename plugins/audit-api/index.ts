@@ -12,6 +12,7 @@ export default definePlugin({
   description: 'GET /v1/audit and /v1/audit/verify over a queryable primary sink',
   dependsOn: { sink: auditSinkPort },
   create: ({ deps }): OperationContribution => ({
+    groups: { Audit: 'Read the audit trail and check its hash chains (Human only; needs a queryable audit sink).' },
     operations: [
       defineOperation({
         id: 'QueryAudit', operation: 'Query', group: 'Audit', summary: 'Read the audit trail, newest first (Human only)', errors: ['FeatureNotSupported'],

@@ -13,6 +13,10 @@ export default definePlugin({
   description: 'key lifecycle and cryptographic operations (/v1/keys)',
   dependsOn: { service: keyServicePort, rootOfTrust: rootOfTrustPort },
   create: ({ deps }): OperationContribution => ({
+    groups: {
+      Keys: 'Create keys and run their lifecycle: activate, rotate, revoke, mark compromised, destroy; read a key and its public key.',
+      Crypto: 'Sign, verify, encrypt, decrypt, wrap and unwrap under a managed key.',
+    },
     operations: [
       ...withKeyFacts([...lifecycleOperations(deps.service.lifecycle), ...cryptoOperations(deps.service.crypto)], deps.service.facts),
       rewrapOperation(deps.service.wrapping, () => deps.rootOfTrust.currentKekId()),

@@ -22,6 +22,7 @@ export default definePlugin({
   create: ({ config, deps, clock }): OperationContribution => {
     const issuer = isUsableHmacSecret(config.secret) ? new AgentIssuer(config.secret, deps.policy, deps.journal.agents, clock) : undefined;
     return {
+      groups: { Agents: 'Issue, list and revoke AI agents\' scoped short-lived tokens; revoke any token.' },
       operations: [
         defineOperation({
           id: 'IssueAgentToken', operation: 'Create', group: 'Agents', summary: 'Issue a short-lived, scoped agent token (Human only)', errors: ['FeatureNotSupported'],

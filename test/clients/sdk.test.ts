@@ -78,7 +78,7 @@ t.test('error codes come back as SvcApiError with code, status, message and requ
   const cases: Array<[string, number, () => Promise<unknown>]> = [
     ['KeyNotFound', 404, () => alice.getKey('7d0c9a3e-1111-4222-8333-944455556666')],
     ['IllegalOperation', 409, () => alice.encrypt(key.id, text('not active yet'))],
-    ['InvalidField', 400, () => alice.createKey({ name: 'x', algorithm: 'Rot13' })],
+    ['InvalidField', 400, () => alice.createKey({ name: 'x', algorithm: 'Rot13' as 'AES' })],
     ['Unauthorized', 401, () => new SvcClient({ server: proxy.url, credentials: { token: 'not-a-jwt' } }).getKey(key.id)],
   ];
   for (const [code, status, call] of cases) {

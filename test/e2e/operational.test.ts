@@ -60,9 +60,16 @@ t.test('/docs/docs.yaml is a valid OpenAPI 3.1 document covering every route', a
 t.test('/docs/ serves the interactive UI with its assets from this server', async (t) => {
   const page = await anonymous.get('/docs/');
   t.equal(page.status, 200);
-  t.match(page.body, /\/docs\/docs\.yaml/);
+  t.match(page.body, /\/docs\/assets\/ui\/svc-docs\.js/);
   t.match(page.body, /\/docs\/assets\/ui\/swagger-ui-bundle\.js/);
-  t.notMatch(page.body, /cdnjs|unpkg/);
+  t.notMatch(page.body, /(href|src)="(https?:)?\/\//, 'the page loads nothing from another host (no CDN, no web fonts)');
+  t.match(page.headers.get('content-security-policy'), /default-src 'self'/, 'and the browser is told to refuse anything that is not from this server');
+  const init = await fetch(`${svc.url}/docs/assets/ui/svc-docs.js`);
+  const script = await init.text();
+  t.match(script, /layout: 'BaseLayout'/, 'the UI without its Explore bar');
+  t.match(script, /url: '\/docs\/docs\.yaml'/);
+  t.notMatch(script, /StandaloneLayout|https?:\/\//);
+  t.equal((await fetch(`${svc.url}/docs/assets/ui/swagger-ui.css`)).status, 200);
   const bundle = await fetch(`${svc.url}/docs/assets/ui/swagger-ui-bundle.js`);
   t.equal(bundle.status, 200);
   t.ok((await bundle.text()).length > 100_000);

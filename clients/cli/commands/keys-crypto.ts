@@ -4,6 +4,7 @@ import { contextPair, examples, invocation, positiveInt } from '../command-kit.t
 import { EXIT, UsageError } from '../exit-codes.ts';
 import { decodeBase64, readData, writeBytes, type DataOptions } from '../io.ts';
 import { print } from '../output.ts';
+import type { SignatureAlgorithm } from '../../sdk/index.ts';
 
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 
@@ -30,7 +31,7 @@ export function registerKeyCrypto(keys: Command): void {
       .option('--algorithm <alg>', 'for example EcdsaSha256, Ed25519, RsaPssSha256; default: the key\'s own')
       .action(async (id: string, opts: DataOptions & { algorithm?: string; out?: string }, cmd: Command) => {
         const { client, globals } = invocation(cmd);
-        const r = await client.sign(id, await readData(opts), { algorithm: opts.algorithm });
+        const r = await client.sign(id, await readData(opts), { algorithm: opts.algorithm as SignatureAlgorithm | undefined });
         emitBytes('signatureBase64', r.signature, { algorithm: r.algorithm, keyVersion: r.keyVersion }, opts.out, globals.json);
       }),
     'svc keys sign $KEY --message "pay 10 EUR to Bob"',
@@ -47,7 +48,7 @@ export function registerKeyCrypto(keys: Command): void {
         const { client, globals } = invocation(cmd);
         if ((opts.signature === undefined) === (opts.signatureFile === undefined)) throw new UsageError('give one of --signature B64 and --signature-file PATH');
         const signature = opts.signatureFile !== undefined ? await readData({ file: opts.signatureFile }) : decodeBase64(opts.signature!, '--signature');
-        const r = await client.verify(id, await readData(opts), signature, { algorithm: opts.algorithm, keyVersion: opts.keyVersion });
+        const r = await client.verify(id, await readData(opts), signature, { algorithm: opts.algorithm as SignatureAlgorithm | undefined, keyVersion: opts.keyVersion });
         print({ ...r }, globals.json);
         if (!r.valid) process.exitCode = EXIT.invalidSignature;
       }),

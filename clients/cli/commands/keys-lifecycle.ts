@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { examples, invocation, positiveInt } from '../command-kit.ts';
 import { listKeys } from '../keys-list.ts';
 import { print, printLine } from '../output.ts';
+import type { Curve, KeyAlgorithm } from '../../sdk/index.ts';
 
 /** keys create / get / list / activate / rotate / revoke / compromise / destroy / public-key. */
 export function registerKeyLifecycle(keys: Command): void {
@@ -13,7 +14,8 @@ export function registerKeyLifecycle(keys: Command): void {
       .option('--curve <curve>', 'EC: P-256|P-384|P-521|secp256k1; EdDSA: Ed25519|Ed448')
       .action(async (opts: { name: string; algorithm: string; sizeBits?: number; curve?: string }, cmd: Command) => {
         const { client, globals } = invocation(cmd);
-        print(await client.createKey({ name: opts.name, algorithm: opts.algorithm, sizeBits: opts.sizeBits, curve: opts.curve }), globals.json);
+        // The service checks the values and answers InvalidField naming the allowed ones.
+        print(await client.createKey({ name: opts.name, algorithm: opts.algorithm as KeyAlgorithm, sizeBits: opts.sizeBits, curve: opts.curve as Curve | undefined }), globals.json);
       }),
     'svc keys create --name payments --algorithm AES --size-bits 256',
     'svc keys create --name signer --algorithm EC --curve P-256 --json',

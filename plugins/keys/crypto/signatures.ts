@@ -1,6 +1,6 @@
 import { constants, createHmac, sign as nodeSign, timingSafeEqual, verify as nodeVerify } from 'node:crypto';
 import { SvcError } from '../../../kernel/errors.ts';
-import type { KeySpec } from '../../../kernel/model/index.ts';
+import { SIGNATURE_ALGORITHMS, type KeySpec, type SignatureAlgorithm } from '../../../kernel/model/index.ts';
 import type { ParsedMaterial } from './material.ts';
 
 interface SigAlg {
@@ -11,7 +11,7 @@ interface SigAlg {
   macBits?: number;
 }
 
-export const SIG_ALGORITHMS: Record<string, SigAlg> = {
+export const SIG_ALGORITHMS: Record<string, SigAlg> & Record<SignatureAlgorithm, SigAlg> = {
   RsaPssSha256: { family: 'RSA-PSS', hash: 'sha256', digestBytes: 32 },
   RsaPssSha384: { family: 'RSA-PSS', hash: 'sha384', digestBytes: 48 },
   RsaPssSha512: { family: 'RSA-PSS', hash: 'sha512', digestBytes: 64 },
@@ -26,7 +26,7 @@ export const SIG_ALGORITHMS: Record<string, SigAlg> = {
   HmacSha512: { family: 'HMAC', hash: 'sha512', macBits: 512 },
 };
 
-export const SIG_ALGORITHM_NAMES = Object.keys(SIG_ALGORITHMS);
+export const SIG_ALGORITHM_NAMES: readonly string[] = SIGNATURE_ALGORITHMS;
 
 /** The algorithm used when a sign or verify request names none (DECISIONS). */
 export function defaultSigAlgorithm(spec: KeySpec): string {
