@@ -113,7 +113,8 @@ export async function bootKernel(opts: BootOptions): Promise<RunningKernel> {
   let depths: () => Array<[string, number]> = () => [];
   const observer = metrics.trackAuditSinks(() => depths());
   const node = opts.node ?? { id: 'node', dataDir: 'data' };
-  audit = new AuditPipeline(container.resolve<AuditSink>(auditSinkPort.id), all<AuditFanoutSink>(auditFanoutPort.id), opts.logger, journal, { node: node.id, dataDir: node.dataDir, observer });
+  audit = new AuditPipeline(container.resolve<AuditSink>(auditSinkPort.id), all<AuditFanoutSink>(auditFanoutPort.id), opts.logger, journal, { node: node.id, dataDir: node.dataDir, observer, primaryObserver: metrics.trackAuditWrites() });
+  metrics.trackJournalPool(() => journal?.poolStats?.());
   depths = () => audit!.depths();
   const contributions = all<OperationContribution>(operationsPort.id);
   const operations = contributions.flatMap((c) => c.operations);

@@ -20,6 +20,8 @@ export interface AuditPipelineOptions {
   /** Where dead-letter files go when a sink names none. */
   dataDir: string;
   observer?: FanoutObserver;
+  /** Told about every write to the primary sink: how long it took and whether it succeeded. */
+  primaryObserver?: { written(seconds: number, ok: boolean): void };
 }
 
 export type AuditListener = (record: AuditRecord) => void;
@@ -84,10 +86,24 @@ export class AuditPipeline {
   }
 
   async record(record: AuditRecord, journaled = false): Promise<void> {
-    const link = await this.primary.write(record);
+    const link = await this.writePrimary(record);
     if (journaled && this.outbox) this.acknowledge(record.id);
     this.fanOut(record, link);
     for (const listener of this.listeners) listener(record);
+  }
+
+  private async writePrimary(record: AuditRecord): Promise<void | AuditChainLink> {
+    const observer = this.options.primaryObserver;
+    if (!observer) return this.primary.write(record);
+    const started = performance.now();
+    try {
+      const link = await this.primary.write(record);
+      observer.written((performance.now() - started) / 1000, true);
+      return link;
+    } catch (err) {
+      observer.written((performance.now() - started) / 1000, false);
+      throw err;
+    }
   }
 
   /** Acknowledges stored records in the outbox, all those of one event-loop turn in one call. */
@@ -116,7 +132,7 @@ export class AuditPipeline {
     const pending = await this.outbox.pendingAudit(before, limit);
     let delivered = 0;
     for (const record of pending) {
-      const link = await this.primary.write(record);
+      const link = await this.writePrimary(record);
       await this.outbox.ackAudit([record.id]);
       this.fanOut(record, link);
       delivered++;

@@ -7,6 +7,7 @@ import { SvcError, type ErrorCode } from '../errors.ts';
 import type { AnyOperation } from '../operations/operation.ts';
 import type { Logger } from '../ports/logger.ts';
 import { requestIdAndErrors } from './errors-middleware.ts';
+import { httpMetrics } from '../observability/http-metrics.ts';
 import { operationRoute, type HttpDoorDeps } from './operation-route.ts';
 import type { PublicRoute } from './route.ts';
 import { listenerTlsOptions, tlsEnabled, type TlsSettings } from './tls.ts';
@@ -64,6 +65,7 @@ export class HttpHost {
     }
     for (const route of publicRoutes) router.get(route.path, (ctx) => route.handle(ctx));
     this.app.silent = true;
+    this.app.use(httpMetrics(door.metrics.registry));
     this.app.use(requestIdAndErrors(logger));
     this.app.use(router.routes());
     this.app.use(

@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { JournalPoolStats } from '../ports/journal.ts';
 import { createPortRef } from '../ports/port-ref.ts';
 
 /** The service's Prometheus registry and the three KMS operation metrics of SPEC 6. */
@@ -11,6 +12,9 @@ export class KmsMetrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+    // prom-client names these gauges *_total, which Prometheus keeps for counters (promtool refuses
+    // them); the same counts stay available per type as nodejs_active_{handles,requests,resources}.
+    for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) this.registry.removeSingleMetric(name);
     this.ops = new Counter({ name: 'svc_keys_op_total', help: 'KMS operations handled.', labelNames: ['operation'], registers: [this.registry] });
     this.duration = new Histogram({
       name: 'svc_keys_op_duration_seconds',
@@ -35,6 +39,38 @@ export class KmsMetrics {
       },
     });
     return { counted: (sink, result, events) => this.sinkEvents.labels({ sink, result }).inc(events) };
+  }
+
+  /**
+   * The primary audit sink's writes: latency by result, and failures (each one a call answered 500 or
+   * 503, or a relay attempt that will be repeated).
+   */
+  trackAuditWrites(): { written(seconds: number, ok: boolean): void } {
+    const latency = new Histogram<'result'>({
+      name: 'svc_audit_write_duration_seconds', help: 'Writes to the primary audit sink, by result (ok, failed).', labelNames: ['result'],
+      buckets: [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5], registers: [this.registry],
+    });
+    const failures = new Counter({ name: 'svc_audit_write_failures_total', help: 'Writes to the primary audit sink that failed.', registers: [this.registry] });
+    const ok = latency.labels({ result: 'ok' });
+    const failed = latency.labels({ result: 'failed' });
+    return {
+      written: (seconds, success) => {
+        (success ? ok : failed).observe(seconds);
+        if (!success) failures.inc();
+      },
+    };
+  }
+
+  /** The journal's database connection pool, read when scraped (journals without a pool report nothing). */
+  trackJournalPool(stats: () => JournalPoolStats | undefined): void {
+    new Gauge<'state'>({
+      name: 'svc_journal_pool_connections', help: 'Journal database connections: used, free, pending (waiting for a connection) and max.', labelNames: ['state'], registers: [this.registry],
+      collect() {
+        const now = stats();
+        if (!now) return;
+        for (const [state, value] of Object.entries(now)) this.labels({ state }).set(value);
+      },
+    });
   }
 
   rateLimited(kind: string): void {

@@ -2,6 +2,15 @@ import type { AuditRecord, KeyEvent, StoredEvent } from '../model/index.ts';
 import type { AgentRegistry } from './agent-registry.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import type { WrappedKey } from './root-of-trust.ts';
+
+/** A journal's database connection pool at one moment. */
+export interface JournalPoolStats {
+  used: number;
+  free: number;
+  /** Callers waiting for a connection. */
+  pending: number;
+  max: number;
+}
 import { createPortRef } from './port-ref.ts';
 
 /**
@@ -40,6 +49,8 @@ export interface KeyJournal extends Lifecycle {
   load(keyId: string): Promise<StoredEvent[]>;
   /** Every key id, oldest first; background work (time-based rotation) walks it at start. */
   keyIds(): Promise<string[]>;
+  /** Connections of the journal's database pool right now, for svc_journal_pool_connections; absent without a pool. */
+  poolStats?(): JournalPoolStats | undefined;
   putMaterial(keyId: string, materialId: string, wrapped: Buffer): Promise<void>;
   getMaterial(keyId: string, materialId: string): Promise<Buffer | undefined>;
   eraseMaterial(keyId: string): Promise<void>;

@@ -24,6 +24,12 @@ const MAX_COOLDOWNS = 50_000;
  * any revoke; Alert and Freeze change nothing and are written as annotation rows. Records by svc-system
  * are not fed to the detectors, so it never reacts to itself. Failures become rows, never exceptions.
  */
+/** Told about every finding and every action taken (svc_detector_findings_total, svc_auto_response_actions_total). */
+export interface ResponseObserver {
+  found(detector: string, severity: string): void;
+  acted(action: string, result: 'success' | 'failed'): void;
+}
+
 export class AutoResponder {
   private readonly lastAction: LRUCache<string, number>;
   private readonly pending = new Set<Promise<void>>();
@@ -36,6 +42,7 @@ export class AutoResponder {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly cooldownMs: number,
+    private readonly observer: ResponseObserver = { found: () => {}, acted: () => {} },
   ) {
     this.lastAction = new LRUCache({ max: MAX_COOLDOWNS });
   }
@@ -60,7 +67,10 @@ export class AutoResponder {
         this.logger.error('detector failed', { detector: detector.name, error: (err as Error).message });
         continue;
       }
-      for (const finding of findings) this.respond(detector.name, finding, record);
+      for (const finding of findings) {
+        this.observer.found(detector.name, finding.severity);
+        this.respond(detector.name, finding, record);
+      }
     }
   }
 
@@ -75,12 +85,15 @@ export class AutoResponder {
       const now = this.clock.now().getTime();
       if (now - (this.lastAction.get(cooldownKey) ?? -Infinity) < this.cooldownMs) continue;
       this.lastAction.set(cooldownKey, now);
-      const work = this.act(detector, finding, action).finally(() => this.pending.delete(work));
+      const work = this.act(detector, finding, action)
+        .then((ok) => this.observer.acted(action, ok ? 'success' : 'failed'))
+        .finally(() => this.pending.delete(work));
       this.pending.add(work);
     }
   }
 
-  private async act(detector: string, finding: Finding, action: Action): Promise<void> {
+  /** Runs one action; true when it took effect (and its audit record was written). */
+  private async act(detector: string, finding: Finding, action: Action): Promise<boolean> {
     const recId = randomUUID();
     const keyId = (finding.details.resource ?? '').replace(/^key:/, '');
     const alert = `AnomalyAlert(detector=${detector}, severity=${finding.severity}, rec=${recId}, action=${action})`;
@@ -92,25 +105,23 @@ export class AutoResponder {
     };
     const correlationId = `auto-response-${recId}`;
     if (action === 'RevokeAgent') {
-      await this.operations
+      return this.operations
         .run('RevokeAgent', { agentId: finding.actor.subject }, {
           principal: SYSTEM_PRINCIPAL,
           requestId: correlationId,
           decorate: { context, outcome: (o, message) => (o === 'Success' ? `${alert} Success agent revoked` : `${alert} Failed ${o}: ${message ?? ''}`) },
         })
-        .catch(() => {}); // the failure is on the row the pipeline wrote
-      return;
+        .then(() => true, () => false); // the failure is on the row the pipeline wrote
     }
     if (action === 'Revoke' || action === 'Deactivate') {
       const reason = `auto-response to ${detector} (${finding.severity}) by ${finding.actor.subject}`;
-      await this.operations
+      return this.operations
         .run('RevokeKey', { id: keyId, reason }, {
           principal: SYSTEM_PRINCIPAL,
           requestId: correlationId,
           decorate: { context, resource: () => `key:${keyId}`, outcome: (o, message) => (o === 'Success' ? `${alert} Success key revoked` : `${alert} Failed ${o}: ${message ?? ''}`) },
         })
-        .catch(() => {}); // the failure is on the row the pipeline wrote
-      return;
+        .then(() => true, () => false); // the failure is on the row the pipeline wrote
     }
     const record: AuditRecord = {
       id: randomUUID(),
@@ -124,8 +135,10 @@ export class AutoResponder {
     };
     try {
       await this.audit.record(record);
+      return true;
     } catch (err) {
       this.logger.error('auto-response audit write failed', { recId, error: (err as Error).message });
+      return false;
     }
   }
 }

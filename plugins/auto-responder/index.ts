@@ -3,7 +3,9 @@ import { auditPipelinePort } from '../../kernel/ports/audit-pipeline.ts';
 import { detectorPort } from '../../kernel/ports/detector.ts';
 import { operationRunnerPort } from '../../kernel/ports/operation-runner.ts';
 import { createPortRef } from '../../kernel/ports/port-ref.ts';
+import { metricsPort } from '../../kernel/observability/metrics.ts';
 import { AutoResponder } from './auto-responder.ts';
+import { responseMetrics } from './response-metrics.ts';
 import { defaultRules, parseRules } from './rules.ts';
 import type { ConfigValues } from '../../kernel/config-values.ts';
 import { autoResponseConfig } from './config.ts';
@@ -15,7 +17,7 @@ export default definePlugin({
   apiVersion: KERNEL_API_VERSION,
   provides: createPortRef<AutoResponder>('autoResponder'),
   description: 'runs the detectors on every audit record and acts on their findings',
-  dependsOn: { detectors: detectorPort, operations: operationRunnerPort, audit: auditPipelinePort },
+  dependsOn: { detectors: detectorPort, operations: operationRunnerPort, audit: auditPipelinePort, metrics: metricsPort },
   config: autoResponseConfig,
   configSlice: (all: ConfigValues<typeof autoResponseConfig>) => {
     const revokeKinds = all.autoResponse.revokeKinds.split(',').map((k) => k.trim()).filter(Boolean);
@@ -30,5 +32,5 @@ export default definePlugin({
     }
   },
   create: ({ config, deps, clock, logger }) =>
-    new AutoResponder(deps.detectors, config.enabled ? parseRules(config.lines, DETECTOR_NAMES) : [], deps.operations, deps.audit, clock, logger, config.cooldownMs),
+    new AutoResponder(deps.detectors, config.enabled ? parseRules(config.lines, DETECTOR_NAMES) : [], deps.operations, deps.audit, clock, logger, config.cooldownMs, responseMetrics(deps.metrics.registry)),
 });

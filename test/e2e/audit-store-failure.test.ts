@@ -78,6 +78,8 @@ t.test('SQLite audit store on a full file system: no change takes effect without
   const ready = await api.get('/readyz');
   t.equal(ready.status, 503, 'readiness notices a store that can no longer be written');
   t.equal(ready.body.checks.audit.ok, false);
+  const failures = /^svc_audit_write_failures_total (\d+)$/m.exec(await (await fetch(`${svc.url}/metrics`)).text());
+  t.ok(Number(failures?.[1]) >= Object.keys(during).length, 'every failed audit write is counted in svc_audit_write_failures_total');
 
   const held = journalOf(path.join(dir, 'journal.db'));
   t.ok(held.outbox.length >= 1, 'the records of changes that happened are held in the journal outbox');

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { AuditRecord, KeyEvent, StoredEvent } from '../../../kernel/model/index.ts';
-import { JournalConflict, type KeyJournal } from '../../../kernel/ports/journal.ts';
+import { JournalConflict, type JournalPoolStats, type KeyJournal } from '../../../kernel/ports/journal.ts';
 import type { WrappedKey } from '../../../kernel/ports/root-of-trust.ts';
 import { BatchedLookup } from '../../sql-support/batched-lookup.ts';
 import { connectAndMigrate } from '../../sql-support/connect.ts';
@@ -36,6 +36,13 @@ export class KnexJournal implements KeyJournal {
     const db = this.db;
     this.db = undefined;
     await db?.destroy();
+  }
+
+  poolStats(): JournalPoolStats | undefined {
+    // knex keeps its tarn pool on the client; it exists while the journal is started.
+    const pool = (this.db?.client as { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number; max: number } } | undefined)?.pool;
+    if (!pool) return undefined;
+    return { used: pool.numUsed(), free: pool.numFree(), pending: pool.numPendingAcquires(), max: pool.max };
   }
 
   async probe(): Promise<void> {

@@ -1,0 +1,35 @@
+import type { Middleware } from 'koa';
+import { Counter, Histogram, type Registry } from 'prom-client';
+
+/**
+ * Every HTTP request by method, route template (never the raw path, so ids do not multiply series;
+ * `unmatched` for paths no route serves) and status, with its latency. Outermost middleware: it sees the
+ * status the error middleware settled on.
+ */
+export function httpMetrics(registry: Registry): Middleware {
+  const requests = new Counter<'method' | 'route' | 'status'>({ name: 'svc_http_requests_total', help: 'HTTP requests answered, by method, route template and status.', labelNames: ['method', 'route', 'status'], registers: [registry] });
+  const latency = new Histogram<'method' | 'route'>({
+    name: 'svc_http_request_duration_seconds', help: 'HTTP request latency, by method and route template.', labelNames: ['method', 'route'],
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers: [registry],
+  });
+  // Label children are looked up once per combination: hashing label objects is most of the cost.
+  const counters = new Map<string, { inc(): void }>();
+  const timers = new Map<string, { observe(v: number): void }>();
+  return async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
+      const method = ctx.method;
+      const timerKey = `${method} ${route}`;
+      let timer = timers.get(timerKey);
+      if (!timer) timers.set(timerKey, (timer = latency.labels({ method, route })));
+      timer.observe(Number(process.hrtime.bigint() - started) / 1e9);
+      const countKey = `${timerKey} ${ctx.status}`;
+      let counter = counters.get(countKey);
+      if (!counter) counters.set(countKey, (counter = requests.labels({ method, route, status: String(ctx.status) })));
+      counter.inc();
+    }
+  };
+}
