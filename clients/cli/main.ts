@@ -25,4 +25,17 @@ function describe(err: unknown): string {
   return `svc: ${(err as Error)?.message ?? String(err)}`;
 }
 
+/**
+ * A reader that stops early (`svc --help | head -1`, `svc audit tail --follow | head`) closes the pipe:
+ * that ends the command quietly, as it does for any Unix filter, instead of a stack trace.
+ */
+function endQuietlyWhenThePipeCloses(stream: NodeJS.WriteStream): void {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.ok);
+    throw err;
+  });
+}
+
+endQuietlyWhenThePipeCloses(process.stdout);
+endQuietlyWhenThePipeCloses(process.stderr);
 await main(process.argv);

@@ -25,6 +25,8 @@ export interface CallOptions {
   timeoutMs?: number;
   /** Aborts the call, including a retry that is waiting. */
   signal?: AbortSignal;
+  /** The X-Request-Id to send (printable ASCII, at most 128 characters); a new UUID by default. It becomes the audit record's correlationId. */
+  requestId?: string;
 }
 
 export interface Call {
@@ -46,7 +48,7 @@ export class Transport {
   constructor(private readonly options: TransportOptions) {}
 
   async send<T>(call: Call, opts: CallOptions = {}): Promise<T> {
-    const requestId = randomUUID();
+    const requestId = opts.requestId ?? randomUUID();
     const attempts = call.idempotent ? this.options.retry.retries + 1 : 1;
     for (let attempt = 1; ; attempt++) {
       let res: Response;

@@ -182,6 +182,46 @@ t.test('audit tail prints the latest records and --follow prints new ones as the
   t.match(await follow.matched, /alice\(Human\)  Activate/);
 });
 
+t.test('audit tail --follow does not print its own polling queries, and a reader that stops early ends it quietly', async (t) => {
+  const key = await json(['keys', 'create', '--name', 'unfiltered-tail', '--algorithm', 'AES']);
+  const follow = svcUntil(['audit', 'tail', '--follow', '--interval', '1'], env, new RegExp(`Create  ${key.id}  Success`));
+  t.teardown(() => follow.child.kill());
+  await follow.matched;
+  // The poll that printed the create wrote its own Query record before answering; the poll that prints
+  // the activate would print that record too if the tail echoed its queries.
+  await json(['keys', 'activate', key.id]);
+  const until = new RegExp(`Activate  ${key.id}  Success`);
+  const text = await new Promise<string>((resolve) => {
+    let out = '';
+    follow.child.stdout!.on('data', (d: Buffer) => {
+      out += d;
+      if (until.test(out)) resolve(out);
+    });
+  });
+  t.notMatch(text, /  Query  /, 'no Query record of the tail itself');
+
+  const piped = svcUntil(['audit', 'tail', '--follow', '--interval', '1'], env, /Success/);
+  let stderr = '';
+  piped.child.stderr!.on('data', (d: Buffer) => (stderr += d));
+  await piped.matched;
+  piped.child.stdout!.destroy(); // as `| head -1` does once it has its line
+  const exited = new Promise<number | null>((resolve) => piped.child.on('exit', (code) => resolve(code)));
+  await json(['keys', 'create', '--name', 'after-the-reader-left', '--algorithm', 'AES']);
+  t.equal(await exited, 0, 'the next write finds the pipe closed and the command ends with 0');
+  t.notMatch(stderr, /EPIPE|Error/, 'without a stack trace');
+});
+
+t.test('svc --help | head -1 ends quietly', async (t) => {
+  const { spawn } = await import('node:child_process');
+  const { SVC_BIN } = await import('../helpers/cli.ts');
+  const child = spawn(SVC_BIN, ['--help'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.destroy();
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d));
+  t.equal(await new Promise((resolve) => child.on('close', resolve)), 0);
+  t.equal(stderr, '');
+});
+
 t.test('dev mode: SVC_USER (or --user) names the caller', async (t) => {
   const dev = await startTestService();
   t.teardown(() => dev.stop());

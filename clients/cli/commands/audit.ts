@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import type { AuditQuery, AuditRecord, SvcClient } from '../../sdk/index.ts';
 import { examples, invocation, positiveInt } from '../command-kit.ts';
@@ -10,12 +11,30 @@ const line = (r: AuditRecord) => [r.occurredAt, `${r.principal.subject}(${r.prin
 const identity = (r: AuditRecord) => JSON.stringify(r);
 
 /** Every record from `since` on (inclusive; all of them without it), oldest first, reading all pages. */
-async function recordsSince(client: SvcClient, filters: AuditQuery, since: string | undefined): Promise<AuditRecord[]> {
+/**
+ * The tail's own queries are audited too (as Query records of the caller). Each carries a request id
+ * with this run's prefix, which comes back as the record's correlationId, so the tail can leave its own
+ * polling out of what it prints and show every other record, other Query records included.
+ */
+class OwnQueries {
+  private readonly prefix = `svc-audit-tail-${randomUUID()}`;
+  private sent = 0;
+
+  next(): { requestId: string } {
+    return { requestId: `${this.prefix}-${++this.sent}` };
+  }
+
+  others(records: AuditRecord[]): AuditRecord[] {
+    return records.filter((r) => !r.correlationId.startsWith(this.prefix));
+  }
+}
+
+async function recordsSince(client: SvcClient, filters: AuditQuery, since: string | undefined, own: OwnQueries): Promise<AuditRecord[]> {
   const out: AuditRecord[] = [];
   for (let offset = 0; ; offset += PAGE) {
-    const page = await client.queryAudit({ ...filters, since, limit: PAGE, offset });
+    const page = await client.queryAudit({ ...filters, since, limit: PAGE, offset }, own.next());
     out.push(...page.records);
-    if (!page.hasMore) return out.reverse();
+    if (!page.hasMore) return own.others(out).reverse();
   }
 }
 
@@ -34,9 +53,10 @@ export function registerAuditCommands(program: Command): void {
       .action(async (opts: { lines: number; actor?: string; key?: string; op?: string; since?: string; follow?: boolean; interval: number }, cmd: Command) => {
         const { client, globals } = invocation(cmd);
         const filters: AuditQuery = { actor: opts.actor, key: opts.key, op: opts.op };
+        const own = new OwnQueries();
         const first = opts.since !== undefined
-          ? await recordsSince(client, filters, opts.since)
-          : (await client.queryAudit({ ...filters, limit: opts.lines })).records.reverse();
+          ? await recordsSince(client, filters, opts.since, own)
+          : own.others((await client.queryAudit({ ...filters, limit: opts.lines }, own.next())).records).reverse();
         for (const r of first) printLine(r, line(r), globals.json);
         if (!opts.follow) return;
 
@@ -46,7 +66,7 @@ export function registerAuditCommands(program: Command): void {
         let printedAtCursor = new Set(first.filter((r) => r.occurredAt === cursor).map(identity));
         for (;;) {
           await new Promise((resolve) => setTimeout(resolve, opts.interval * 1000));
-          for (const r of await recordsSince(client, filters, cursor)) {
+          for (const r of await recordsSince(client, filters, cursor, own)) {
             if (r.occurredAt === cursor && printedAtCursor.has(identity(r))) continue;
             printLine(r, line(r), globals.json);
             if (r.occurredAt !== cursor) {
