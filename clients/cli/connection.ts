@@ -54,7 +54,7 @@ export function clientFor(connection: Connection, flags: GlobalOptions): SvcClie
 }
 
 /** --ca-file / --cert-file / --key-file (or SVC_CA_FILE, SVC_CLIENT_CERT_FILE, SVC_CLIENT_KEY_FILE), read now. */
-function clientTls(flags: GlobalOptions, env: NodeJS.ProcessEnv = process.env): ClientTls | undefined {
+export function clientTls(flags: GlobalOptions, env: NodeJS.ProcessEnv = process.env): ClientTls | undefined {
   const files = { ca: flags.caFile ?? env.SVC_CA_FILE, cert: flags.certFile ?? env.SVC_CLIENT_CERT_FILE, key: flags.keyFile ?? env.SVC_CLIENT_KEY_FILE };
   if (!files.ca && !files.cert && !files.key) return undefined;
   if (Boolean(files.cert) !== Boolean(files.key)) throw new UsageError('--cert-file and --key-file go together (SVC_CLIENT_CERT_FILE, SVC_CLIENT_KEY_FILE)');

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { SvcClient } from '../../sdk/index.ts';
 import { examples } from '../command-kit.ts';
 import { configPath, writeLogin } from '../config-file.ts';
-import { type GlobalOptions } from '../connection.ts';
+import { clientTls, type GlobalOptions } from '../connection.ts';
 import { UsageError } from '../exit-codes.ts';
 import { print } from '../output.ts';
 import { CLI_VERSION } from '../version.ts';
@@ -27,7 +27,7 @@ export function registerSessionCommands(program: Command): void {
         const token = g.token ?? process.env.SVC_TOKEN;
         if (!server) throw new UsageError('login needs --server URL (or SVC_SERVER)');
         if ((user === undefined) === (token === undefined)) throw new UsageError('login needs one of --user NAME and --token JWT');
-        await new SvcClient({ server, retry: { retries: 0 } }).health();
+        await new SvcClient({ server, retry: { retries: 0 }, tls: clientTls(g) }).health();
         const groups = g.groups?.split(',').map((s) => s.trim()).filter(Boolean);
         const file = configPath();
         writeLogin(file, token !== undefined ? { server, token } : { server, user, ...(groups?.length ? { groups } : {}) });
