@@ -1,6 +1,7 @@
 import { chmod, mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { withFileLock } from './file-lock.ts';
+import { knexSqliteClient } from './sqlite-driver.ts';
 import type { KnexSettings } from './knex-settings.ts';
 
 /**
@@ -22,7 +23,7 @@ export function sqliteKnexSettings(file: string): KnexSettings {
       if (existing && (existing.mode & 0o077) !== 0) await chmod(file, 0o600);
     },
     config: {
-      client: 'better-sqlite3',
+      client: knexSqliteClient(),
       connection: { filename: file },
       useNullAsDefault: true,
       pool: {

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from '../../plugins/sql-support/sqlite-driver.ts';
 import knexFactory from 'knex';
 import t, { type Test } from 'tap';
 import { serverConnection } from '../../config/urls.ts';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from '../../plugins/sql-support/sqlite-driver.ts';
 import knexFactory from 'knex';
 import t, { type Test } from 'tap';
 import { open } from '../../plugins/keys/crypto/envelope.ts';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from '../../plugins/sql-support/sqlite-driver.ts';
 import t from 'tap';
 import { journalPort, type KeyJournal } from '../../kernel/ports/journal.ts';
 import { startTestService, tempDir } from '../helpers/service.ts';

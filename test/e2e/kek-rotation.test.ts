@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from '../../plugins/sql-support/sqlite-driver.ts';
 import t from 'tap';
 import { b64 } from '../helpers/client.ts';
 import { everyByte, recoverAesMaterial } from '../helpers/forensics.ts';

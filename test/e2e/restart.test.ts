@@ -1,5 +1,5 @@
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from '../../plugins/sql-support/sqlite-driver.ts';
 import t from 'tap';
 import { b64 } from '../helpers/client.ts';
 import { startTestService, tempDir } from '../helpers/service.ts';

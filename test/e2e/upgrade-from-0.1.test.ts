@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from '../../plugins/sql-support/sqlite-driver.ts';
 import t from 'tap';
 import { sealAesGcm } from '../../kernel/crypto/aes-gcm.ts';
 import { seal } from '../../plugins/keys/crypto/envelope.ts';

@@ -120,7 +120,8 @@ export class KnexJournal implements KeyJournal {
    * until purged and reused: both rebuild the small KWK table into new pages instead.
    */
   private async compactKwks(): Promise<void> {
-    const client = this.knex().client.config.client as string;
+    // The dialect's driver name: the SQLite client is given to knex as a class, not by name.
+    const client = (this.knex().client as { driverName: string }).driverName;
     if (client === 'better-sqlite3') await this.knex().raw('PRAGMA wal_checkpoint(TRUNCATE)');
     else if (client === 'pg') await this.knex().raw('VACUUM FULL svc_key_kwk');
     else await this.knex().raw('OPTIMIZE TABLE svc_key_kwk');
