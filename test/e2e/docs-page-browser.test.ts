@@ -1,22 +1,11 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { startTestService } from '../helpers/service.ts';
+import { debianTool } from '../helpers/debian-tool.ts';
 import { serverMissing } from '../helpers/test-server.ts';
-
-/** Debian's chromium, installed here when missing (root); undefined if it cannot be. */
-function chromium(): string | undefined {
-  const find = () => execFileSync('bash', ['-c', 'command -v chromium || true'], { encoding: 'utf8' }).trim() || undefined;
-  if (find()) return find();
-  try {
-    execFileSync('bash', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium'], { stdio: 'ignore' });
-  } catch {
-    return undefined;
-  }
-  return find();
-}
 
 /**
  * The interactive documentation rendered by a real browser that can reach nothing but the service
@@ -24,7 +13,7 @@ function chromium(): string | undefined {
  * operation from the served document, without its Explore bar.
  */
 t.test('/docs/ renders the API in a headless browser with no outside host', async (t) => {
-  const browser = chromium();
+  const browser = debianTool('chromium', 'chromium');
   if (!browser) return serverMissing(t, 'chromium (Debian package) is not installed and could not be');
   const svc = await startTestService();
   t.teardown(() => svc.stop());

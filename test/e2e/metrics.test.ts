@@ -1,22 +1,11 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import t from 'tap';
 import { ApiClient, b64 } from '../helpers/client.ts';
 import { startTestService } from '../helpers/service.ts';
 import { mintToken, TEST_SECRET } from '../helpers/tokens.ts';
+import { debianTool } from '../helpers/debian-tool.ts';
 import { serverMissing } from '../helpers/test-server.ts';
 import { until } from '../helpers/until.ts';
-
-/** promtool from Debian's prometheus package, installed here when missing (root); undefined if it cannot be. */
-function promtool(): string | undefined {
-  const find = () => execFileSync('bash', ['-c', 'command -v promtool || true'], { encoding: 'utf8' }).trim() || undefined;
-  if (find()) return find();
-  try {
-    execFileSync('bash', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus'], { stdio: 'ignore' });
-  } catch {
-    return undefined;
-  }
-  return find();
-}
 
 /** The value of one sample, by metric name and exact label set as Prometheus prints it. */
 function sample(text: string, series: string): number | undefined {
@@ -51,7 +40,7 @@ t.test('metrics count HTTP requests by route and status, detector findings, auto
   t.ok((sample(text, 'svc_journal_pool_connections{state="max"}') ?? 0) >= 1, 'the journal pool size');
   t.notMatch(text, /# TYPE \w+_total gauge/, 'no gauge is named *_total');
 
-  const tool = promtool();
+  const tool = debianTool('promtool', 'prometheus');
   if (!tool) return serverMissing(t, 'promtool (Debian package prometheus) is not installed and could not be');
   const check = await new Promise<{ code: number; out: string }>((resolve) => {
     const child = execFile(tool, ['check', 'metrics'], (err, stdout, stderr) => resolve({ code: err ? 1 : 0, out: `${stdout}${stderr}` }));
