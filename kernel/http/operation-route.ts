@@ -67,16 +67,15 @@ export function operationRoute(def: AnyOperation, deps: HttpDoorDeps): Middlewar
       throw err;
     }
     // Koa parses the query string when ctx.query is read: only GET operations take their input from it.
-    let source: unknown;
+    let input: unknown;
     let rejected: SvcError | undefined;
     try {
       // A parsed body is this request's own object; the query object is Koa's, so queryInput copies it.
-      source = readsBody ? await deps.readBody(ctx) : queryInput(ctx.query, integers);
+      input = readsBody ? await deps.readBody(ctx) : queryInput(ctx.query, integers);
     } catch (err) {
       rejected = toSvcError(err);
     }
-    const input: unknown = source;
-    if (!rejected && (typeof source !== 'object' || source === null || Array.isArray(source))) rejected = new SvcError('BadRequest', 'request body must be a JSON object');
+    if (!rejected && (typeof input !== 'object' || input === null || Array.isArray(input))) rejected = new SvcError('BadRequest', 'request body must be a JSON object');
     else if (!rejected) for (const f of fields) (input as Record<string, unknown>)[f] = ctx.params[f];
     const result = await deps.pipeline.run(def.id, rejected ? undefined : input, { principal, requestId: ctx.state.requestId as string, sourceIp: ctx.req.socket.remoteAddress ?? '' }, rejected);
     ctx.status = http.status ?? 200;

@@ -7,6 +7,7 @@ import t, { type Test } from 'tap';
 import { serverConnection } from '../../config/urls.ts';
 import { privatePostgres } from '../helpers/private-postgres.ts';
 import { startTestService, tempDir, type TestService } from '../helpers/service.ts';
+import { serverMissing } from '../helpers/test-server.ts';
 
 /** The journal's events and outbox, read from its SQLite file with SQLite's own client. */
 function journalOf(file: string) {
@@ -50,10 +51,7 @@ t.test('SQLite audit store on a full file system: no change takes effect without
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', auditFs], { stdio: 'pipe' });
   } catch (err) {
     // Mounting needs root (CI runs as root); anywhere else the test cannot make a real full disk.
-    const why = `cannot mount a small tmpfs for a full file system: ${String((err as { stderr?: Buffer }).stderr ?? err).trim()}`;
-    if (process.env.SVC_TEST_REQUIRE_SERVICES === '1') t.fail(why);
-    else t.skip(why, () => {});
-    return;
+    return serverMissing(t, `cannot mount a small tmpfs for a full file system: ${String((err as { stderr?: Buffer }).stderr ?? err).trim()}`);
   }
   t.teardown(() => execFileSync('umount', ['-l', auditFs]));
   const svc = await startTestService({ SVC_JOURNAL_KIND: 'rdb-embedded', SVC_AUDIT_EMBEDDED_PATH: path.join(auditFs, 'audit.db') }, { dir });
