@@ -1,13 +1,14 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { JournalPoolStats } from '../ports/journal.ts';
+import { LabelledCounter, LabelledHistogram, type CounterChild, type HistogramChild } from './labelled-metrics.ts';
 import { createPortRef } from '../ports/port-ref.ts';
 
 /** The service's Prometheus registry and the three KMS operation metrics of SPEC 6. */
 export class KmsMetrics {
   readonly registry = new Registry();
-  private readonly ops: Counter<'operation'>;
-  private readonly duration: Histogram<'operation' | 'outcome'>;
-  private readonly errors: Counter<'operation' | 'code'>;
+  private readonly ops: LabelledCounter<'operation'>;
+  private readonly duration: LabelledHistogram<'operation' | 'outcome'>;
+  private readonly errors: LabelledCounter<'operation' | 'code'>;
   private readonly limited: Counter<'kind'>;
 
   constructor() {
@@ -15,15 +16,15 @@ export class KmsMetrics {
     // prom-client names these gauges *_total, which Prometheus keeps for counters (promtool refuses
     // them); the same counts stay available per type as nodejs_active_{handles,requests,resources}.
     for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) this.registry.removeSingleMetric(name);
-    this.ops = new Counter({ name: 'svc_keys_op_total', help: 'KMS operations handled.', labelNames: ['operation'], registers: [this.registry] });
-    this.duration = new Histogram({
+    this.ops = new LabelledCounter({ name: 'svc_keys_op_total', help: 'KMS operations handled.', labelNames: ['operation'], registers: [this.registry] });
+    this.duration = new LabelledHistogram({
       name: 'svc_keys_op_duration_seconds',
       help: 'KMS operation latency, from authentication to the audit write.',
       labelNames: ['operation', 'outcome'],
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers: [this.registry],
     });
-    this.errors = new Counter({ name: 'svc_keys_op_errors_total', help: 'KMS operations that failed, by error code.', labelNames: ['operation', 'code'], registers: [this.registry] });
+    this.errors = new LabelledCounter({ name: 'svc_keys_op_errors_total', help: 'KMS operations that failed, by error code.', labelNames: ['operation', 'code'], registers: [this.registry] });
     this.limited = new Counter({ name: 'svc_rate_limited_total', help: 'Calls refused with 429 by the per-principal rate limit, by principal kind.', labelNames: ['kind'], registers: [this.registry] });
   }
 
@@ -46,7 +47,7 @@ export class KmsMetrics {
    * 503, or a relay attempt that will be repeated).
    */
   trackAuditWrites(): { written(seconds: number, ok: boolean): void } {
-    const latency = new Histogram<'result'>({
+    const latency = new LabelledHistogram<'result'>({
       name: 'svc_audit_write_duration_seconds', help: 'Writes to the primary audit sink, by result (ok, failed).', labelNames: ['result'],
       buckets: [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5], registers: [this.registry],
     });
@@ -77,9 +78,8 @@ export class KmsMetrics {
     this.limited.labels({ kind }).inc();
   }
 
-  // Label children are looked up once per (operation, outcome): hashing label objects on every call
-  // is the larger part of an observation's cost.
-  private readonly children = new Map<string, { op: { inc(): void }; duration: { observe(v: number): void }; error?: { inc(): void } }>();
+  // Children are looked up once per (operation, outcome), by one string key.
+  private readonly children = new Map<string, { op: CounterChild; duration: HistogramChild; error?: CounterChild }>();
 
   observe(operation: string, outcome: string, seconds: number): void {
     const key = `${operation}|${outcome}`;
