@@ -13,24 +13,35 @@ export function httpMetrics(registry: Registry): Middleware {
     name: 'svc_http_request_duration_seconds', help: 'HTTP request latency, by method and route template.', labelNames: ['method', 'route'],
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers: [registry],
   });
-  // Children are looked up once per combination, by one string key.
-  const counters = new Map<string, CounterChild>();
-  const timers = new Map<string, HistogramChild>();
+  // Children are found through maps keyed by the route template and method strings themselves (the
+  // router's and the parser's own string objects, whose hashes are cached), never by a string built per
+  // request, and latency comes from performance.now (no BigInt per request).
+  const byRoute = new Map<string, Map<string, RouteSeries>>();
+  const seriesOf = (route: string, method: string): RouteSeries => {
+    let byMethod = byRoute.get(route);
+    if (!byMethod) byRoute.set(route, (byMethod = new Map()));
+    let series = byMethod.get(method);
+    if (!series) byMethod.set(method, (series = { latency: latency.labels({ method, route }), byStatus: new Map() }));
+    return series;
+  };
   return async (ctx, next) => {
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     try {
       await next();
     } finally {
-      const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
       const method = ctx.method;
-      const timerKey = `${method} ${route}`;
-      let timer = timers.get(timerKey);
-      if (!timer) timers.set(timerKey, (timer = latency.labels({ method, route })));
-      timer.observe(Number(process.hrtime.bigint() - started) / 1e9);
-      const countKey = `${timerKey} ${ctx.status}`;
-      let counter = counters.get(countKey);
-      if (!counter) counters.set(countKey, (counter = requests.labels({ method, route, status: String(ctx.status) })));
+      const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
+      const series = seriesOf(route, method);
+      series.latency.observe((performance.now() - started) / 1000);
+      const status = ctx.status;
+      let counter = series.byStatus.get(status);
+      if (!counter) series.byStatus.set(status, (counter = requests.labels({ method, route, status: String(status) })));
       counter.inc();
     }
   };
+}
+
+interface RouteSeries {
+  latency: HistogramChild;
+  byStatus: Map<number, CounterChild>;
 }

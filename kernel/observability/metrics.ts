@@ -78,19 +78,21 @@ export class KmsMetrics {
     this.limited.labels({ kind }).inc();
   }
 
-  // Children are looked up once per (operation, outcome), by one string key.
-  private readonly children = new Map<string, { op: CounterChild; duration: HistogramChild; error?: CounterChild }>();
+  // Children are found by the operation and outcome strings themselves (constants whose hashes are
+  // cached), never by a key string built per call.
+  private readonly children = new Map<string, Map<string, OperationSeries>>();
 
   observe(operation: string, outcome: string, seconds: number): void {
-    const key = `${operation}|${outcome}`;
-    let child = this.children.get(key);
+    let byOutcome = this.children.get(operation);
+    if (!byOutcome) this.children.set(operation, (byOutcome = new Map()));
+    let child = byOutcome.get(outcome);
     if (!child) {
       child = {
         op: this.ops.labels({ operation }),
         duration: this.duration.labels({ operation, outcome: outcome === 'Success' ? 'success' : 'error' }),
         error: outcome === 'Success' ? undefined : this.errors.labels({ operation, code: outcome }),
       };
-      this.children.set(key, child);
+      byOutcome.set(outcome, child);
     }
     child.op.inc();
     child.duration.observe(seconds);
@@ -102,6 +104,12 @@ export class KmsMetrics {
     this.children.clear();
     this.registry.clear();
   }
+}
+
+interface OperationSeries {
+  op: CounterChild;
+  duration: HistogramChild;
+  error?: CounterChild;
 }
 
 export const metricsPort = createPortRef<KmsMetrics>('metrics');
