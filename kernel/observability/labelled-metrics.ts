@@ -7,6 +7,8 @@ import type { Metric, MetricValue, Registry } from 'prom-client';
  * and an observation is an addition. prom-client still does the exposition: these register with its
  * Registry and answer `get()` in its format, so /metrics reads exactly as before.
  */
+
+/** A metric family as prom-client's constructors take it. */
 interface Family<L extends string> {
   name: string;
   help: string;

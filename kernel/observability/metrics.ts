@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { JournalPoolStats } from '../ports/journal.ts';
 import { LabelledCounter, LabelledHistogram, type CounterChild, type HistogramChild } from './labelled-metrics.ts';
 import { createPortRef } from '../ports/port-ref.ts';
