@@ -32,6 +32,10 @@ class CounterCell implements CounterChild {
   inc(by = 1): void {
     this.value += by;
   }
+
+  zero(): void {
+    this.value = 0;
+  }
 }
 
 class HistogramCell implements HistogramChild {
@@ -50,9 +54,15 @@ class HistogramCell implements HistogramChild {
     this.sum += value;
     this.count++;
   }
+
+  zero(): void {
+    this.counts.fill(0);
+    this.sum = 0;
+    this.count = 0;
+  }
 }
 
-abstract class LabelledFamily<L extends string, C> {
+abstract class LabelledFamily<L extends string, C extends { zero(): void }> {
   readonly name: string;
   readonly help: string;
   readonly aggregator = 'sum' as const;
@@ -78,8 +88,12 @@ abstract class LabelledFamily<L extends string, C> {
     return cell;
   }
 
+  /**
+   * Registry.resetMetrics(): every series back to zero. Series stay (at 0) rather than vanish as in
+   * prom-client, because callers keep their children: a dropped cell would count on unseen.
+   */
   reset(): void {
-    this.cells.clear();
+    for (const cell of this.cells.values()) cell.zero();
   }
 
   protected abstract create(labels: Record<string, string>): C;
