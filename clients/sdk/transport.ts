@@ -51,19 +51,19 @@ export class Transport {
     const requestId = opts.requestId ?? randomUUID();
     const attempts = call.idempotent ? this.options.retry.retries + 1 : 1;
     for (let attempt = 1; ; attempt++) {
-      let res: Response;
+      let answer: Answer;
       try {
-        res = await this.once(call, requestId, opts);
+        answer = await this.once(call, requestId, opts);
       } catch (err) {
         const noAnswer = err instanceof SvcApiError && (err.code === 'NetworkError' || err.code === 'Timeout');
         if (!noAnswer || attempt >= attempts) throw err;
         await sleep(this.backoff(attempt), requestId, opts.signal);
         continue;
       }
-      if (res.ok) return (await res.json()) as T;
-      const failure = await errorFrom(res, requestId);
-      if (res.status !== RETRYABLE_STATUS || attempt >= attempts) throw failure;
-      await sleep(retryAfter(res) ?? this.backoff(attempt), requestId, opts.signal);
+      if (answer.ok) return JSON.parse(answer.text) as T;
+      const failure = errorFrom(answer, requestId);
+      if (answer.status !== RETRYABLE_STATUS || attempt >= attempts) throw failure;
+      await sleep(retryAfter(answer.headers) ?? this.backoff(attempt), requestId, opts.signal);
     }
   }
 
@@ -72,22 +72,41 @@ export class Transport {
     return Math.random() * Math.min(maxBackoffMs, initialBackoffMs * 2 ** (attempt - 1));
   }
 
-  private async once(call: Call, requestId: string, opts: CallOptions): Promise<Response> {
+  /**
+   * One request and its whole body under one timeout. The timeout is an ordinary (referenced) timer, not
+   * AbortSignal.timeout, whose timer is unreferenced: a call that is still outstanding keeps the process
+   * alive until it is answered or times out, so a stalled connection ends in a Timeout error, never in a
+   * CLI that exits silently in the middle of a call.
+   */
+  private async once(call: Call, requestId: string, opts: CallOptions): Promise<Answer> {
     const url = new URL(call.path, this.options.baseUrl);
     for (const [k, v] of Object.entries(call.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const headers: Record<string, string> = { Accept: 'application/json', 'X-Request-Id': requestId, ...credentialHeaders(this.options.credentials) };
     if (call.body !== undefined) headers['Content-Type'] = 'application/json';
-    const timeout = AbortSignal.timeout(opts.timeoutMs ?? this.options.timeoutMs);
-    const signal = opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout;
+    const timeoutMs = opts.timeoutMs ?? this.options.timeoutMs;
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), timeoutMs);
+    const signal = opts.signal ? AbortSignal.any([timeout.signal, opts.signal]) : timeout.signal;
     try {
-      return await this.options.fetch(url, { method: call.method, headers, body: call.body === undefined ? undefined : JSON.stringify(call.body), signal });
+      const res = await this.options.fetch(url, { method: call.method, headers, body: call.body === undefined ? undefined : JSON.stringify(call.body), signal });
+      return { ok: res.ok, status: res.status, headers: res.headers, text: await res.text() };
     } catch (err) {
       if (opts.signal?.aborted) throw new SvcApiError('Aborted', 0, `${call.method} ${call.path} was aborted by the caller`, requestId);
-      if (timeout.aborted) throw new SvcApiError('Timeout', 0, `${call.method} ${call.path} got no answer within ${opts.timeoutMs ?? this.options.timeoutMs} ms`, requestId);
+      if (timeout.signal.aborted) throw new SvcApiError('Timeout', 0, `${call.method} ${call.path} got no answer within ${timeoutMs} ms`, requestId);
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
       throw new SvcApiError('NetworkError', 0, `${call.method} ${url.origin}${call.path}: ${cause?.code ?? cause?.message ?? (err as Error).message}`, requestId);
+    } finally {
+      clearTimeout(timer);
     }
   }
+}
+
+/** What one attempt got back: the status, headers and the body as text. */
+interface Answer {
+  ok: boolean;
+  status: number;
+  headers: Headers;
+  text: string;
 }
 
 function credentialHeaders(credentials: Credentials | undefined): Record<string, string> {
@@ -96,21 +115,20 @@ function credentialHeaders(credentials: Credentials | undefined): Record<string,
   return { 'X-Svc-User': credentials.user, ...(credentials.groups?.length ? { 'X-Svc-Groups': credentials.groups.join(',') } : {}) };
 }
 
-async function errorFrom(res: Response, requestId: string): Promise<SvcApiError> {
-  const id = res.headers.get('X-Request-Id') ?? requestId;
-  const text = await res.text();
+function errorFrom(answer: Answer, requestId: string): SvcApiError {
+  const id = answer.headers.get('X-Request-Id') ?? requestId;
   try {
-    const body = JSON.parse(text) as { error?: unknown; message?: unknown };
-    if (typeof body.error === 'string') return new SvcApiError(body.error, res.status, String(body.message ?? ''), id);
+    const body = JSON.parse(answer.text) as { error?: unknown; message?: unknown };
+    if (typeof body.error === 'string') return new SvcApiError(body.error, answer.status, String(body.message ?? ''), id);
   } catch {
     // Not the service's JSON error body (a proxy in between, perhaps): report the status and the text.
   }
-  return new SvcApiError(`Http${res.status}`, res.status, `HTTP ${res.status}: ${text.slice(0, 200)}`, id);
+  return new SvcApiError(`Http${answer.status}`, answer.status, `HTTP ${answer.status}: ${answer.text.slice(0, 200)}`, id);
 }
 
 /** Retry-After in seconds, when the service or a proxy sends one. */
-function retryAfter(res: Response): number | undefined {
-  const seconds = Number(res.headers.get('Retry-After'));
+function retryAfter(headers: Headers): number | undefined {
+  const seconds = Number(headers.get('Retry-After'));
   return Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds, 60) * 1000 : undefined;
 }
 
