@@ -133,4 +133,11 @@ t.test('network failures and timeouts are SvcApiErrors too', async (t) => {
   const slow = new SvcClient({ server: proxy.url, credentials: { token: aliceToken }, timeoutMs: 200, retry: { retries: 1, ...fastRetry } });
   t.match(await apiError(t, () => slow.getKey(key.id)), { code: 'Timeout', status: 0 });
   t.equal(proxy.seen.length - before, 2, 'a read that timed out is tried once more');
+
+  proxy.inject(new RegExp(`^GET /v1/keys/${key.id}$`), 'stall-body', 1);
+  const midBody = proxy.seen.length;
+  t.equal((await slow.getKey(key.id)).id, key.id, 'an answer whose body stalls times out and the read is tried again');
+  t.equal(proxy.seen.length - midBody, 2);
+  proxy.inject(new RegExp(`^GET /v1/keys/${key.id}$`), 'stall-body', 2);
+  t.match(await apiError(t, () => slow.getKey(key.id)), { code: 'Timeout', status: 0 }, 'the timeout covers the body: a Timeout, not a bare abort error');
 });

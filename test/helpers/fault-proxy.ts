@@ -1,8 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** 503: answer ServiceUnavailable; drop: cut the connection; stall: never answer. */
-export type Fault = '503' | 'drop' | 'stall';
+/** 503: answer ServiceUnavailable; drop: cut the connection; stall: never answer; stall-body: send the headers and a first byte, then nothing. */
+export type Fault = '503' | 'drop' | 'stall' | 'stall-body';
 
 export interface FaultProxy {
   url: string;
@@ -32,6 +32,10 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       rule.left--;
       if (rule.fault === 'drop') return req.socket.destroy();
       if (rule.fault === 'stall') return;
+      if (rule.fault === 'stall-body') {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        return res.write('{');
+      }
       res.writeHead(503, { 'Content-Type': 'application/json' });
       return res.end(JSON.stringify({ error: 'ServiceUnavailable', message: 'injected by the test proxy' }));
     }
