@@ -108,11 +108,13 @@ t.test('queue full: the overflow goes to the dead letter at once, the rest is de
   await until(() => deadLetters().length >= 4, 'the overflow');
   t.ok(deadLetters().every((d) => d.error === 'queue full' && d.attempts === 0));
   await rx.up();
+  // The audit read below is audited too; while the queue is still full its own event overflows to the
+  // dead letter, so counting events would stop one short: wait for each of the primary's ids instead.
   const ids = await primaryIds(svc);
-  await until(() => rx.accepted().length + deadLetters().length >= ids.length, 'the rest');
-  const landed = [...rx.accepted().map((e) => e.id), ...deadLetters().map((d) => d.event.id)];
-  t.equal(new Set(landed).size, landed.length, 'none twice');
-  t.ok(ids.every((id) => landed.includes(id)), 'each event delivered or dead-lettered, none lost');
+  const landed = () => [...rx.accepted().map((e) => e.id), ...deadLetters().map((d) => d.event.id)];
+  await until(() => ids.every((id) => landed().includes(id)), 'each event delivered or dead-lettered, none lost');
+  t.equal(new Set(landed()).size, landed().length, 'none twice');
+  t.same(rx.accepted().map((e) => e.id).slice(0, 4), ids.slice(0, 4), 'the four that fit (one in flight, three queued) reach the receiver in order');
 });
 
 t.test('boot refuses plain http to a non-loopback host, and an enabled webhook without a secret', async (t) => {
