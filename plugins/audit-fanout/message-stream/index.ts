@@ -5,6 +5,7 @@ import { auditFanoutPort } from '../../../kernel/ports/audit-sink.ts';
 import type { BaseConfig } from '../../../config/schema.ts';
 import { deliveryOf, sinkInstances } from '../support/config.ts';
 import { messageStreamConfig, messageStreamEntry } from './config.ts';
+import { checkCredentialsFile } from './credentials.ts';
 import { MessageStreamSink, type MessageStreamSettings } from './message-stream-sink.ts';
 
 type Config = BaseConfig & ConfigValues<typeof messageStreamConfig>;
@@ -23,9 +24,17 @@ export default definePlugin({
       if (servers.length === 0) throw new Error(`${where} (message-stream sink): servers is required`);
       const bad = servers.find((s) => !/^(nats|tls|ws|wss):\/\/[^\s/]+$/.test(s));
       if (bad) throw new Error(`${where} (message-stream sink): server "${bad}" is not a nats:// or tls:// URL`);
+      const credentialsFile = entry.credentialsFile ? path.resolve(entry.credentialsFile) : '';
+      if (credentialsFile) {
+        try {
+          checkCredentialsFile(credentialsFile);
+        } catch (err) {
+          throw new Error(`${where} (message-stream sink): ${(err as Error).message}`);
+        }
+      }
       return {
         name: entry.name, servers, stream: entry.stream, subject: entry.subject, autoCreateStream: entry.autoCreateStream,
-        credentialsFile: entry.credentialsFile ? path.resolve(entry.credentialsFile) : '', delivery: deliveryOf(entry, entry.name, all.node.dataDir),
+        credentialsFile, delivery: deliveryOf(entry, entry.name, all.node.dataDir),
       };
     });
   },

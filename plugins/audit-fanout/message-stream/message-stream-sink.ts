@@ -1,9 +1,9 @@
-import { readFile } from 'node:fs/promises';
-import { connect, credsAuthenticator, headers as natsHeaders, type JetStreamClient, type NatsConnection } from 'nats';
+import { connect, headers as natsHeaders, type JetStreamClient, type NatsConnection } from 'nats';
 import type { AuditEvent } from '../../../kernel/audit/canonical-event.ts';
 import type { DeliverySettings } from '../../../kernel/audit/fanout.ts';
 import type { AuditFanoutSink } from '../../../kernel/ports/audit-sink.ts';
 import type { Logger } from '../../../kernel/ports/logger.ts';
+import { connectFailure, credentialsAuthenticator } from './credentials.ts';
 
 export interface MessageStreamSettings {
   name: string;
@@ -67,13 +67,14 @@ export class MessageStreamSink implements AuditFanoutSink {
 
   private connect(): Promise<{ nc: NatsConnection; js: JetStreamClient }> {
     this.connection ??= (async () => {
-      const authenticator = this.settings.credentialsFile ? credsAuthenticator(await readFile(this.settings.credentialsFile)) : undefined;
-      const nc = await connect({ servers: this.settings.servers, authenticator, name: 'svc-kms audit', maxReconnectAttempts: -1, reconnectTimeWait: 500, timeout: 3_000 });
+      const { servers, credentialsFile } = this.settings;
+      const authenticator = credentialsFile ? credentialsAuthenticator(credentialsFile) : undefined;
+      const nc = await connect({ servers, authenticator, name: 'svc-kms audit', maxReconnectAttempts: -1, reconnectTimeWait: 500, timeout: 3_000 });
       this.logger.info('audit message-stream connected', { sink: this.name, subject: this.settings.subject });
       return { nc, js: nc.jetstream() };
     })().catch((err) => {
       this.connection = undefined;
-      throw new Error(`message-stream servers ${this.settings.servers.join(',')} unreachable: ${(err as Error).message}`);
+      throw new Error(connectFailure(err, this.settings.servers, this.settings.credentialsFile));
     });
     return this.connection;
   }
