@@ -2,17 +2,10 @@ import t from 'tap';
 import { ApiClient, b64 } from '../helpers/client.ts';
 import { startTestService, tempDir } from '../helpers/service.ts';
 import { mintToken, TEST_SECRET } from '../helpers/tokens.ts';
+import { until } from '../helpers/until.ts';
 
 const base = { SVC_AUTH_KIND: 'hmac', SVC_AUTH_HMAC_SECRET: TEST_SECRET, SVC_JOURNAL_KIND: 'rdb-embedded' };
 const human = (url: string, token: string) => new ApiClient(url, { Authorization: `Bearer ${token}` });
-
-async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 t.test('rate spike: 95 signs by an agent it was allowed to make revoke the agent and the key once, as svc-system', async (t) => {
   const svc = await startTestService(base);
