@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import t from 'tap';
+import { ApiClient } from '../helpers/client.ts';
+import { startFaultProxy } from '../helpers/fault-proxy.ts';
 import { startTestService } from '../helpers/service.ts';
 import { mintToken, TEST_SECRET } from '../helpers/tokens.ts';
 
@@ -16,11 +18,23 @@ t.test('the Java SDK passes its JUnit 5 suite against a real service', async (t)
   t.teardown(() => secured.stop());
   const dev = await startTestService();
   t.teardown(() => dev.stop());
+  // StalledAnswerTest reads two keys through a proxy whose answers stall after the first byte: once for
+  // one key (the retry succeeds), on every attempt for the other (the client gives up with Timeout).
+  const proxy = await startFaultProxy(secured.url);
+  t.teardown(() => proxy.close());
+  const token = await mintToken({ sub: 'alice', svc_kind: 'human' }, { ttlSeconds: 3600 });
+  const alice = new ApiClient(secured.url, { Authorization: `Bearer ${token}` });
+  const [stalledOnce, stalled] = [await alice.key({ algorithm: 'AES' }), await alice.key({ algorithm: 'AES' })];
+  proxy.inject(new RegExp(`^GET /v1/keys/${stalledOnce}$`), 'stall-body', 1);
+  proxy.inject(new RegExp(`^GET /v1/keys/${stalled}$`), 'stall-body', 100);
   const env = {
     ...process.env,
     SVC_TEST_URL: secured.url,
-    SVC_TEST_TOKEN: await mintToken({ sub: 'alice', svc_kind: 'human' }, { ttlSeconds: 3600 }),
+    SVC_TEST_TOKEN: token,
     SVC_TEST_DEV_URL: dev.url,
+    SVC_TEST_FAULT_URL: proxy.url,
+    SVC_TEST_STALLED_ONCE_KEY: stalledOnce,
+    SVC_TEST_STALLED_KEY: stalled,
   };
   const run = await new Promise<{ code: number; out: string }>((resolve) => {
     execFile('bash', [path.join(ROOT, 'clients/java/test.sh')], { env, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
@@ -31,5 +45,7 @@ t.test('the Java SDK passes its JUnit 5 suite against a real service', async (t)
   const succeeded = Number(/\[\s*(\d+) tests successful\s*\]/.exec(run.out)?.[1] ?? 0);
   const failed = Number(/\[\s*(\d+) tests failed\s*\]/.exec(run.out)?.[1] ?? -1);
   t.equal(failed, 0, 'no JUnit test failed');
-  t.ok(succeeded >= 8, `every JUnit test ran and passed (${succeeded})`);
+  t.ok(succeeded >= 10, `every JUnit test ran and passed (${succeeded})`);
+  t.equal(proxy.seen.filter((l) => l === `GET /v1/keys/${stalledOnce}`).length, 2, 'the stalled read was retried once');
+  t.equal(proxy.seen.filter((l) => l === `GET /v1/keys/${stalled}`).length, 4, 'the always-stalled read: the first attempt and three retries');
 });

@@ -14,7 +14,11 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.StringJoiner;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * One HTTP exchange with the service on the JDK's own client: credentials, a request id, a timeout,
@@ -46,7 +50,7 @@ final class HttpTransport {
         for (int attempt = 1; ; attempt++) {
             HttpResponse<byte[]> response;
             try {
-                response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+                response = exchange(request);
             } catch (HttpTimeoutException e) {
                 if (attempt >= attempts) throw new SvcApiException("Timeout", method + " " + path + " got no answer within " + timeout.toMillis() + " ms", requestId, e);
                 pause(attempt);
@@ -63,6 +67,28 @@ final class HttpTransport {
             if (status >= 200 && status < 300) return read(response.body(), type, requestId);
             if (status != 503 || attempt >= attempts) throw failure(response, requestId);
             pause(attempt);
+        }
+    }
+
+    /**
+     * One attempt, bounded by the timeout from sending to the last byte of the body: the JDK's own request
+     * timeout stops at the headers, so an answer whose body stalls would otherwise block the caller forever.
+     */
+    private HttpResponse<byte[]> exchange(HttpRequest request) throws IOException, InterruptedException {
+        CompletableFuture<HttpResponse<byte[]>> pending = http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
+        try {
+            return pending.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            pending.cancel(true);
+            throw new HttpTimeoutException("no complete answer within " + timeout.toMillis() + " ms");
+        } catch (InterruptedException e) {
+            pending.cancel(true);
+            throw e;
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof IOException io) throw io;
+            if (cause instanceof RuntimeException runtime) throw runtime;
+            throw new IOException(cause);
         }
     }
 

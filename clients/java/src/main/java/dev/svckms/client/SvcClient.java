@@ -171,7 +171,7 @@ public final class SvcClient {
             return this;
         }
 
-        /** Per-attempt timeout; 10 s by default. */
+        /** Per-attempt timeout, from sending the request to the last byte of the answer; 10 s by default. */
         public Builder timeout(Duration value) {
             this.timeout = value;
             return this;
