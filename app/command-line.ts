@@ -5,6 +5,7 @@ export type ServerCommand =
   | { kind: 'serve'; argv: string[] }
   | { kind: 'print-config'; argv: string[] }
   | { kind: 'rewrap'; argv: string[] }
+  | { kind: 'replay-dead-letters'; argv: string[]; sink?: string }
   | { kind: 'help' }
   | { kind: 'version' };
 
@@ -24,6 +25,10 @@ Commands:
   (none)           start the service and listen (http.host, http.port)
   rewrap           re-wrap every key-wrapping key under the current root-of-trust KEK,
                    without opening HTTP, then exit
+  replay-dead-letters [--sink NAME]
+                   deliver the events in the audit sinks' dead-letter files again (every
+                   secondary sink, or the one named), without opening HTTP, then exit;
+                   exits 1 when some could not be delivered (they are dead-lettered anew)
 
 Exit codes: 0 done, 1 the service could not start or stopped on an error, 2 usage error.
 `;
@@ -47,6 +52,7 @@ export function parseServerCommandLine(argv: string[]): ServerCommand {
         'print-config': { type: 'boolean' },
         version: { type: 'boolean' },
         help: { type: 'boolean' },
+        sink: { type: 'string' },
       },
     });
   } catch (err) {
@@ -59,10 +65,11 @@ export function parseServerCommandLine(argv: string[]): ServerCommand {
   const forward = values.config === undefined ? [] : ['--config', values.config];
   const [command, ...rest] = positionals;
   if (rest.length) throw new ServerUsageError(`unexpected argument "${rest[0]}"`);
-  if (command !== undefined && command !== 'rewrap') throw new ServerUsageError(`unknown command "${command}"`);
-  if (command === 'rewrap') {
-    if (values['print-config']) throw new ServerUsageError('--print-config does not go with rewrap');
-    return { kind: 'rewrap', argv: forward };
-  }
+  if (command !== undefined && command !== 'rewrap' && command !== 'replay-dead-letters') throw new ServerUsageError(`unknown command "${command}"`);
+  if (values.sink !== undefined && command !== 'replay-dead-letters') throw new ServerUsageError('--sink goes only with replay-dead-letters');
+  if (values.sink === '') throw new ServerUsageError('--sink needs a sink name');
+  if (command !== undefined && values['print-config']) throw new ServerUsageError(`--print-config does not go with ${command}`);
+  if (command === 'replay-dead-letters') return { kind: 'replay-dead-letters', argv: forward, ...(values.sink === undefined ? {} : { sink: values.sink }) };
+  if (command === 'rewrap') return { kind: 'rewrap', argv: forward };
   return { kind: values['print-config'] ? 'print-config' : 'serve', argv: forward };
 }

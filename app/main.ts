@@ -2,10 +2,11 @@ import { PreflightRefused } from '../kernel/boot.ts';
 import { createStderrLogger } from '../kernel/logger.ts';
 import { startTracing } from '../kernel/observability/otel.ts';
 import { parseServerCommandLine, ServerUsageError, USAGE, type ServerCommand } from './command-line.ts';
+import { replayDeadLetterFiles } from './commands/replay-dead-letters.ts';
 import { rewrap } from './commands/rewrap.ts';
 import { resolveConfiguration, startService, VERSION } from './start.ts';
 
-/** The process entry point: `npm start -- [--config FILE] [--print-config | --version | --help] [rewrap]`. */
+/** The process entry point: `npm start -- [--config FILE] [--print-config | --version | --help] [rewrap | replay-dead-letters [--sink NAME]]`. */
 async function main(): Promise<void> {
   // Everything the service writes (SQLite files and their WAL, the KEK file, dead letters, sockets) is
   // for its own user only: files 0600, directories 0700.
@@ -24,6 +25,10 @@ async function main(): Promise<void> {
   if (command.kind === 'rewrap') {
     await rewrap(command.argv, process.env, logger, (line) => process.stdout.write(`${line}\n`));
     process.exit(0);
+  }
+  if (command.kind === 'replay-dead-letters') {
+    const allDelivered = await replayDeadLetterFiles(command.argv, command.sink, process.env, logger, (line) => process.stdout.write(`${line}\n`));
+    process.exit(allDelivered ? 0 : 1);
   }
   if (command.kind === 'print-config') {
     const { config } = await resolveConfiguration(command.argv, process.env);

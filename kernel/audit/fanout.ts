@@ -60,6 +60,20 @@ export class FanoutQueue {
     return this.queue.length;
   }
 
+  get capacity(): number {
+    return this.settings.queueCapacity;
+  }
+
+  get deadLetterFile(): string {
+    return this.settings.deadLetterFile;
+  }
+
+  /** Resolves once nothing is queued or in flight: every event offered so far was delivered or dead-lettered. */
+  async settled(): Promise<void> {
+    await this.drained;
+    await this.deadLetters;
+  }
+
   offer(event: AuditEvent): void {
     if (this.stopped) {
       void this.deadLetter([event], 'offered after shutdown began', 0);

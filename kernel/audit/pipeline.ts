@@ -2,6 +2,7 @@ import type { AuditRecord } from '../model/index.ts';
 import type { AuditChainLink, AuditFanoutSink, AuditSink } from '../ports/audit-sink.ts';
 import type { Logger } from '../ports/logger.ts';
 import { toAuditEvent } from './canonical-event.ts';
+import { replayDeadLetters, type ReplayOutcome } from './dead-letter-replay.ts';
 import { FanoutQueue, type DeliverySettings, type FanoutObserver } from './fanout.ts';
 
 /** Delivery defaults of a secondary sink; the dead-letter file defaults to data/audit-<sink>.deadletter.jsonl. */
@@ -75,6 +76,18 @@ export class AuditPipeline {
   /** Each secondary sink's queued events, for the queue-depth gauge. */
   depths(): Array<[string, number]> {
     return this.queues.map((q) => [q.name, q.depth]);
+  }
+
+  /** Replays the dead-letter file of the named sink, or of every secondary sink, one sink after another. */
+  async replayDeadLetters(sink?: string): Promise<ReplayOutcome[]> {
+    const chosen = sink === undefined ? this.queues : this.queues.filter((q) => q.name === sink);
+    if (sink !== undefined && chosen.length === 0) {
+      const names = this.queues.map((q) => q.name);
+      throw new Error(`no secondary audit sink is named "${sink}"; ${names.length ? `configured: ${names.join(', ')}` : 'none is configured'}`);
+    }
+    const outcomes: ReplayOutcome[] = [];
+    for (const queue of chosen) outcomes.push(await replayDeadLetters(queue));
+    return outcomes;
   }
 
   get queryable(): boolean {

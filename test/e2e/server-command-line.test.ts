@@ -17,10 +17,10 @@ function npmStart(args: string[], env: Record<string, string> = {}): Promise<{ c
   });
 }
 
-t.test('--help prints the usage on stdout, names every flag and the rewrap command, and exits 0', async (t) => {
+t.test('--help prints the usage on stdout, names every flag and command, and exits 0', async (t) => {
   const { code, stdout } = await npmStart(['--help']);
   t.equal(code, 0);
-  for (const word of ['--config PATH', '--print-config', '--version', '--help', 'rewrap']) t.match(stdout, word);
+  for (const word of ['--config PATH', '--print-config', '--version', '--help', 'rewrap', 'replay-dead-letters [--sink NAME]']) t.match(stdout, word);
 });
 
 t.test('--version prints the version and exits 0', async (t) => {
