@@ -11,7 +11,7 @@ export interface ReplayOutcome {
   file: string;
   replayed: number;
   delivered: number;
-  /** Failed again (retries exhausted, a 4xx, the queue full): back in the dead-letter file. */
+  /** Failed again (retries exhausted, or an answer that retrying cannot help): back in the dead-letter file. */
   deadLettered: number;
   /** Lines that are not a dead-letter record; kept, unchanged, in `<file>.unreadable`. */
   unreadable: number;
