@@ -2,7 +2,7 @@ import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { natsServer } from '../helpers/nats-server.ts';
-import { startTestService, tempDir } from '../helpers/service.ts';
+import { startTestService, tempDir, type TestService } from '../helpers/service.ts';
 import { until } from '../helpers/until.ts';
 
 const retrying = { SVC_AUDIT_MSGSTREAM_ENABLED: 'true', SVC_AUDIT_MSGSTREAM_INITIAL_BACKOFF_MS: '20', SVC_AUDIT_MSGSTREAM_MAX_BACKOFF_MS: '200', SVC_AUDIT_MSGSTREAM_MAX_RETRIES: '1000' };
@@ -10,7 +10,7 @@ const MAY_PUBLISH = ['svc.audit', '$JS.API.>'];
 
 /** The NKey seed in a credentials file: the secret that must never be printed. */
 const seedOf = (file: string) => /-----BEGIN USER NKEY SEED-----\s+(\S+)/.exec(readFileSync(file, 'utf8'))![1];
-const detail = async (svc: Awaited<ReturnType<typeof startTestService>>) => (await svc.client().get('/readyz')).body.checks['sink:message-stream'];
+const detail = async (svc: TestService) => (await svc.client().get('/readyz')).body.checks['sink:message-stream'];
 
 t.test('message-stream against a server that requires credentials: delivered as the NATS user of the credentials file', async (t) => {
   const nats = await natsServer(t, { auth: true });
