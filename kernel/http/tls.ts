@@ -12,12 +12,27 @@ export interface TlsSettings {
 
 export const NO_TLS: TlsSettings = { certFile: '', keyFile: '', clientCaFile: '', terminatedUpstream: false };
 
+/**
+ * TLS 1.2 suites the listener offers: ECDHE key exchange (forward secret: a stolen certificate key does not
+ * open recorded traffic) with an AEAD cipher (no CBC padding oracles). Node's default list also offers
+ * RSA key exchange and CBC suites. TLS 1.3 suites are all forward-secret AEAD and stay as Node sets them.
+ */
+export const TLS12_CIPHERS = [
+  'ECDHE-ECDSA-AES128-GCM-SHA256',
+  'ECDHE-RSA-AES128-GCM-SHA256',
+  'ECDHE-ECDSA-AES256-GCM-SHA384',
+  'ECDHE-RSA-AES256-GCM-SHA384',
+  'ECDHE-ECDSA-CHACHA20-POLY1305',
+  'ECDHE-RSA-CHACHA20-POLY1305',
+].join(':');
+
 export function tlsEnabled(tls: TlsSettings | undefined): boolean {
   return Boolean(tls?.certFile || tls?.keyFile);
 }
 
 /**
- * What node:tls needs for the listener, read from the files now: TLS 1.2 or newer, and with a client
+ * What node:tls needs for the listener, read from the files now: TLS 1.2 or newer with forward-secret AEAD
+ * suites only (`TLS12_CIPHERS`), and with a client
  * CA, a client certificate that chains to it on every connection (the handshake fails otherwise, before
  * any HTTP is read). Throws with the setting's name when a file cannot be read.
  */
@@ -27,6 +42,8 @@ export function listenerTlsOptions(tls: TlsSettings): SecureContextOptions & { r
     key: readSetting('http.tls.keyFile', tls.keyFile),
     ...(tls.clientCaFile ? { ca: readSetting('http.tls.clientCaFile', tls.clientCaFile) } : {}),
     minVersion: 'TLSv1.2',
+    ciphers: TLS12_CIPHERS,
+    honorCipherOrder: true,
     requestCert: Boolean(tls.clientCaFile),
     rejectUnauthorized: Boolean(tls.clientCaFile),
   };

@@ -145,3 +145,27 @@ t.test('preflight: plain HTTP on an exposed bind is the http.tls finding, and br
     t.match(svcProcess.stderr(), message, what);
   }
 });
+
+/** A TLS 1.2 handshake by the openssl command line offering the one suite `cipher`; the suite agreed on, or null when refused. */
+async function tls12Handshake(port: number, cipher: string): Promise<string | null> {
+  const { execFile } = await import('node:child_process');
+  return new Promise((resolve) => {
+    const child = execFile('openssl', ['s_client', '-connect', `127.0.0.1:${port}`, '-tls1_2', '-cipher', cipher, '-CAfile', pki.caFile], { timeout: 20_000 }, (err, stdout) => {
+      const agreed = /Cipher is (\S+)/.exec(stdout)?.[1];
+      resolve(err || !agreed || agreed === '(NONE)' ? null : agreed);
+    });
+    child.stdin?.end();
+  });
+}
+
+t.test('TLS 1.2 offers forward-secret AEAD suites only: no RSA key exchange, no CBC', async (t) => {
+  for (const [certKind, certFile, keyFile, accepted, refused] of [
+    ['RSA', pki.rsaServerCertFile, pki.rsaServerKeyFile, ['ECDHE-RSA-AES128-GCM-SHA256', 'ECDHE-RSA-AES256-GCM-SHA384', 'ECDHE-RSA-CHACHA20-POLY1305'], ['AES128-GCM-SHA256', 'AES256-GCM-SHA384', 'AES128-SHA256', 'ECDHE-RSA-AES128-SHA256', 'ECDHE-RSA-AES256-SHA384', 'ECDHE-RSA-AES128-SHA']],
+    ['ECDSA', pki.serverCertFile, pki.serverKeyFile, ['ECDHE-ECDSA-AES128-GCM-SHA256', 'ECDHE-ECDSA-CHACHA20-POLY1305'], ['ECDHE-ECDSA-AES128-SHA256', 'ECDHE-ECDSA-AES256-SHA384', 'ECDHE-ECDSA-AES128-SHA']],
+  ] as const) {
+    const service = started(t, { SVC_HTTP_TLS_CERT_FILE: certFile, SVC_HTTP_TLS_KEY_FILE: keyFile });
+    const port = await service.listening;
+    for (const cipher of accepted) t.equal(await tls12Handshake(port, cipher), cipher, `${certKind} certificate: ${cipher} is agreed`);
+    for (const cipher of refused) t.equal(await tls12Handshake(port, cipher), null, `${certKind} certificate: ${cipher} is refused`);
+  }
+});

@@ -13,6 +13,9 @@ export interface TestPki {
   /** A client certificate from a CA the service does not trust. */
   strangerCertFile: string;
   strangerKeyFile: string;
+  /** A server certificate with an RSA key (for 127.0.0.1), so RSA key exchange suites could be negotiated if offered. */
+  rsaServerCertFile: string;
+  rsaServerKeyFile: string;
   read(file: string): Buffer;
 }
 
@@ -22,9 +25,10 @@ function authority(cwd: string, name: string): void {
   openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '2', '-subj', `/CN=${name}`, '-keyout', `${name}.key`, '-out', `${name}.pem`], cwd);
 }
 
-function issued(cwd: string, ca: string, name: string, extensions: string): void {
+function issued(cwd: string, ca: string, name: string, extensions: string, keyType: 'ec' | 'rsa' = 'ec'): void {
   writeFileSync(path.join(cwd, `${name}.ext`), extensions);
-  openssl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-subj', `/CN=${name}`, '-keyout', `${name}.key`, '-out', `${name}.csr`], cwd);
+  const newKey = keyType === 'ec' ? ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'] : ['-newkey', 'rsa:2048'];
+  openssl(['req', ...newKey, '-nodes', '-subj', `/CN=${name}`, '-keyout', `${name}.key`, '-out', `${name}.csr`], cwd);
   openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', `${ca}.pem`, '-CAkey', `${ca}.key`, '-CAcreateserial', '-days', '2', '-extfile', `${name}.ext`, '-out', `${name}.pem`], cwd);
 }
 
@@ -34,6 +38,7 @@ export function makeTestPki(): TestPki {
   authority(dir, 'ca');
   authority(dir, 'stranger-ca');
   issued(dir, 'ca', 'server', 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');
+  issued(dir, 'ca', 'rsa-server', 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n', 'rsa');
   issued(dir, 'ca', 'client', 'extendedKeyUsage=clientAuth\n');
   issued(dir, 'stranger-ca', 'stranger', 'extendedKeyUsage=clientAuth\n');
   const at = (f: string) => path.join(dir, f);
@@ -46,6 +51,8 @@ export function makeTestPki(): TestPki {
     clientKeyFile: at('client.key'),
     strangerCertFile: at('stranger.pem'),
     strangerKeyFile: at('stranger.key'),
+    rsaServerCertFile: at('rsa-server.pem'),
+    rsaServerKeyFile: at('rsa-server.key'),
     read: (file) => readFileSync(file),
   };
 }
