@@ -138,6 +138,8 @@ export async function bootKernel(opts: BootOptions): Promise<RunningKernel> {
     metrics,
     probe: async () => ({ ...(await lifecycle.probe()), ...audit.health() }),
     openApiYaml: (): string => (yamlDoc ??= openApiYaml(buildOpenApi(operations, publicRoutes, { version: opts.version, groups: Object.assign({}, ...contributions.map((c) => c.groups)) }))),
+    authenticator: container.resolve<Authenticator>(authenticatorPort.id),
+    logger: opts.logger,
   });
   const host = new HttpHost(
     operations,

@@ -1,25 +1,42 @@
 import { Type } from '@sinclair/typebox';
+import type { Context } from 'koa';
 import { AuditEventSchema } from '../../schemas/audit-event.ts';
+import { authenticate } from '../auth/authenticate.ts';
 import type { KmsMetrics } from '../observability/metrics.ts';
+import type { Authenticator } from '../ports/authenticator.ts';
+import type { Logger } from '../ports/logger.ts';
 import { serveDocsAsset, serveDocsPage } from './docs-page.ts';
+import { ReadinessReport, ReadinessSchema, type ReadinessChecks } from './readiness.ts';
 import type { PublicRoute } from './route.ts';
 
 // The TypeBox schema is JSON Schema already; serialized once, with its draft named for validators.
 const AUDIT_EVENT_JSON_SCHEMA = JSON.stringify({ $schema: 'https://json-schema.org/draft/2020-12/schema', ...AuditEventSchema }, null, 2);
 
-const Readiness = Type.Object({
-  status: Type.Union([Type.Literal('ready'), Type.Literal('unready')]),
-  checks: Type.Record(Type.String(), Type.Object({ ok: Type.Boolean(), detail: Type.Optional(Type.String()) })),
-}, { title: 'Readiness' });
-
 export interface OperationalDeps {
   metrics: KmsMetrics;
-  probe: () => Promise<Record<string, { ok: boolean; detail?: string }>>;
+  probe: () => Promise<ReadinessChecks>;
   openApiYaml: () => string;
+  /** Decides who may read a failing check's detail; without it nobody may (it is logged either way). */
+  authenticator?: Authenticator;
+  logger: Logger;
+}
+
+/**
+ * Whether the caller is an authenticated Human. /readyz never refuses a caller: a missing or bad
+ * credential only means the anonymous answer.
+ */
+async function isHuman(authenticator: Authenticator | undefined, ctx: Context): Promise<boolean> {
+  if (!authenticator) return false;
+  try {
+    return (await authenticate(authenticator, { header: (name) => ctx.get(name) || undefined })).kind === 'Human';
+  } catch {
+    return false;
+  }
 }
 
 /** The kernel's own public routes: metrics, liveness, readiness and the API documentation. */
 export function operationalRoutes(deps: OperationalDeps): PublicRoute[] {
+  const readiness = new ReadinessReport(deps.logger);
   return [
     {
       method: 'GET', path: '/metrics', operationId: 'GetMetrics', tag: 'Operational', summary: 'Prometheus metrics', produces: 'text/plain',
@@ -36,13 +53,15 @@ export function operationalRoutes(deps: OperationalDeps): PublicRoute[] {
       },
     },
     {
-      method: 'GET', path: '/readyz', operationId: 'GetReadiness', tag: 'Operational', summary: 'Readiness of every probed plugin (503 when one fails)', produces: 'application/json',
-      response: Readiness, unavailable: 'At least one check failed: take the node out of rotation',
+      method: 'GET', path: '/readyz', operationId: 'GetReadiness', tag: 'Operational',
+      summary: 'Readiness of every probed plugin (503 when one fails): each check\'s name and state; why a check fails is logged, and shown to an authenticated Human only',
+      produces: 'application/json',
+      response: ReadinessSchema, unavailable: 'At least one check failed: take the node out of rotation',
       handle: async (ctx) => {
-        const checks = await deps.probe();
-        const ready = Object.values(checks).every((c) => c.ok);
+        const [checks, human] = await Promise.all([deps.probe(), isHuman(deps.authenticator, ctx)]);
+        const { ready, body } = readiness.answer(checks, human);
         ctx.status = ready ? 200 : 503;
-        ctx.body = { status: ready ? 'ready' : 'unready', checks };
+        ctx.body = body;
       },
     },
     {

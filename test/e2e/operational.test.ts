@@ -37,9 +37,12 @@ t.test('/readyz answers 503 when a probed plugin fails', async (t) => {
     throw new Error('database is gone');
   };
   const res = await anonymous.get('/readyz');
+  const asHuman = await api.get('/readyz');
   sink.probe = original;
   t.equal(res.status, 503);
-  t.match(res.body, { status: 'unready', checks: { audit: { ok: false, detail: 'database is gone' } } });
+  t.same(res.body.checks.audit, { ok: false, state: 'unavailable' }, 'an anonymous caller reads the name and state only');
+  t.match(asHuman.body, { status: 'unready', checks: { audit: { ok: false, state: 'unavailable', detail: 'database is gone' } } }, 'an authenticated Human reads why');
+  t.match(svc.logs.join('\n'), /readiness check fails.*"check":"audit".*database is gone/, 'the log has why');
 });
 
 t.test('/docs/docs.yaml is a valid OpenAPI 3.1 document covering every route', async (t) => {
