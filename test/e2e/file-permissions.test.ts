@@ -1,4 +1,4 @@
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { ApiClient } from '../helpers/client.ts';
@@ -23,4 +23,28 @@ t.test('--print-config hides passwords, also inside URLs', async (t) => {
   const out = svc.stdout();
   t.notMatch(out, /hunter2|hunter3|hunter4/);
   t.match(JSON.parse(out), { jdbc: { url: 'postgres://svc:***@db.internal:5432/svc' }, rdb2: { jdbcUrl: 'jdbc:mysql://db:3306/svc?user=svc&password=***' } });
+});
+
+t.test('--print-config hides the password of every URL in a list and every credential in query parameters', async (t) => {
+  const file = path.join(tempDir(), 'svc.yaml');
+  writeFileSync(file, [
+    'audit:',
+    '  sinks:',
+    '    - {kind: webhook, name: siem-a, url: "https://siem-a.example/in?source=svc&access_token=leak-a1"}',
+    '    - {kind: webhook, name: siem-b, url: "https://ops:leak-b1@siem-b.example/in?X-Amz-Signature=leak-b2&apikey=leak-b3"}',
+    '',
+  ].join('\n'));
+  const svc = spawnService({
+    SVC_AUDIT_MSGSTREAM_SERVERS: 'nats://first:leak-n1@nats-1.example:4222,nats://second:leak-n2@nats-2.example:4222,tls://third:leak-n3@nats-3.example:4222',
+    SVC_AUDIT_WEBHOOK_URL: 'https://siem.example/ingest?token=leak-w1&source=svc',
+    SVC_ADVISOR_LLM_BASE_URL: 'https://llm.example/v1?key=leak-l1',
+    SVC_JDBC_URL: 'jdbc:postgresql://db.internal:5432/svc?user=svc&password=leak-p1&sslpassword=leak-p2',
+  }, ['--config', file, '--print-config']);
+  t.equal(await svc.exited, 0, svc.stderr());
+  const out = svc.stdout();
+  t.notMatch(out, /leak-/, 'no password or token is printed');
+  const printed = JSON.parse(out);
+  t.equal(printed.audit.msgStream.servers, 'nats://first:***@nats-1.example:4222,nats://second:***@nats-2.example:4222,tls://third:***@nats-3.example:4222', 'every URL of the list keeps its user and host, not its password');
+  t.equal(printed.audit.webhook.url, 'https://siem.example/ingest?token=***&source=svc', 'a harmless parameter stays readable');
+  t.match(printed.audit.sinks, [{ url: 'https://siem-a.example/in?source=svc&access_token=***' }, { url: 'https://ops:***@siem-b.example/in?X-Amz-Signature=***&apikey=***' }]);
 });
