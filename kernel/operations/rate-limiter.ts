@@ -17,8 +17,11 @@ class Bucket {
 /**
  * Per-principal token buckets on this node (DECISIONS: rateLimit.*): each caller may make `burst`
  * calls at once and `requestsPerSecond` on average; beyond that a call is 429 TooManyRequests with the
- * whole seconds until one more would pass. One map lookup and a little arithmetic per call; buckets of
- * callers not seen for a while are dropped first when the table is full (a dropped bucket starts full).
+ * whole seconds until one more would pass. An agent's call takes one token from its own bucket AND one
+ * from its parent's (the parent's Human bucket), so a user's agents share the user's limit instead of
+ * multiplying it; when either is empty neither is charged. One or two map lookups and a little
+ * arithmetic per call; buckets of callers not seen for a while are dropped first when the table is full
+ * (a dropped bucket starts full).
  */
 export class RateLimiter {
   private readonly kinds = new Map<PrincipalKind, LRUCache<string, Bucket>>();
@@ -28,25 +31,38 @@ export class RateLimiter {
     this.perMs = limit.requestsPerSecond / 1000;
   }
 
-  /** Takes one call from the principal's bucket at `nowMs` (a monotonic clock); throws 429 when it is empty. */
+  /** Takes one call from the principal's bucket (and an agent's parent's) at `nowMs` (a monotonic clock); throws 429 when one is empty. */
   take(principal: Principal, nowMs: number): void {
-    let table = this.kinds.get(principal.kind);
-    if (!table) {
-      table = new LRUCache<string, Bucket>({ maxSize: Math.floor(MAX_BUCKET_BYTES / 3), sizeCalculation: (_b, subject) => 64 + 2 * subject.length });
-      this.kinds.set(principal.kind, table);
-    }
-    const bucket = table.get(principal.subject);
-    if (!bucket) {
-      table.set(principal.subject, new Bucket(this.limit.burst - 1, nowMs));
+    const own = this.refilled(principal.kind, principal.subject, nowMs);
+    // Agents are issued by Humans only, so the parent's calls are in the Human table under its subject.
+    const parentSubject = principal.kind === 'Agent' ? principal.parent : undefined;
+    const parent = parentSubject === undefined ? undefined : this.refilled('Human', parentSubject, nowMs);
+    if (own.tokens >= 1 && (parent === undefined || parent.tokens >= 1)) {
+      own.tokens -= 1;
+      if (parent) parent.tokens -= 1;
       return;
+    }
+    const empty = own.tokens < 1 ? own : parent!;
+    const retryAfterSeconds = Math.max(1, Math.ceil((1 - empty.tokens) / this.limit.requestsPerSecond));
+    const who = empty === own ? `${principal.subject} is` : `${principal.subject}'s parent ${parentSubject} is`;
+    throw new SvcError('TooManyRequests', `${who} over its rate limit of ${this.limit.requestsPerSecond} requests per second (burst ${this.limit.burst}); retry after ${retryAfterSeconds} s`, { retryAfterSeconds });
+  }
+
+  /** The caller's bucket brought up to `nowMs` (a new one starts full). */
+  private refilled(kind: PrincipalKind, subject: string, nowMs: number): Bucket {
+    let table = this.kinds.get(kind);
+    if (!table) {
+      table = new LRUCache<string, Bucket>({ maxSize: Math.floor(MAX_BUCKET_BYTES / 3), sizeCalculation: (_b, key) => 64 + 2 * key.length });
+      this.kinds.set(kind, table);
+    }
+    let bucket = table.get(subject);
+    if (!bucket) {
+      bucket = new Bucket(this.limit.burst, nowMs);
+      table.set(subject, bucket);
+      return bucket;
     }
     bucket.tokens = Math.min(this.limit.burst, bucket.tokens + (nowMs - bucket.at) * this.perMs);
     bucket.at = nowMs;
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1;
-      return;
-    }
-    const retryAfterSeconds = Math.max(1, Math.ceil((1 - bucket.tokens) / this.limit.requestsPerSecond));
-    throw new SvcError('TooManyRequests', `${principal.subject} is over its rate limit of ${this.limit.requestsPerSecond} requests per second (burst ${this.limit.burst}); retry after ${retryAfterSeconds} s`, { retryAfterSeconds });
+    return bucket;
   }
 }

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { ApiClient, b64 } from '../helpers/client.ts';
 import { startTestService } from '../helpers/service.ts';
+import { mintToken, TEST_SECRET } from '../helpers/tokens.ts';
 
 t.test('per-principal rate limit: 429 with Retry-After beyond the burst, audited and counted; others unaffected', async (t) => {
   // One token a second: the five calls below would have to take a whole second for a refill to blur them.
@@ -38,4 +39,26 @@ t.test('rateLimit.enabled=false: no limit at all', async (t) => {
   await alice.post(`/v1/keys/${key}/activate`);
   const results = await Promise.all(Array.from({ length: 20 }, (_, i) => alice.post(`/v1/keys/${key}/encrypt`, { plaintextBase64: b64(`m${i}`) })));
   t.same([...new Set(results.map((r) => r.status))], [200]);
+});
+
+t.test("an agent's calls count against its parent's limit too: a user's agents share its rate, they do not multiply it", async (t) => {
+  // One token a second and a burst of 4: alice spends 3 on her key and two agents, so about one is left for all of them.
+  const svc = await startTestService({ SVC_AUTH_KIND: 'hmac', SVC_AUTH_HMAC_SECRET: TEST_SECRET, SVC_RATE_LIMIT_RPS: '1', SVC_RATE_LIMIT_BURST: '4' });
+  t.teardown(() => svc.stop());
+  const alice = new ApiClient(svc.url, { Authorization: `Bearer ${await mintToken({ sub: 'alice' })}` });
+  const key = await alice.key({ algorithm: 'AES' }, false);
+  const agents = [];
+  for (const label of ['one', 'two']) {
+    const issued = await alice.post('/v1/agents/issue', { label, scopes: ['Get'], ttlSeconds: 600 });
+    t.equal(issued.status, 200);
+    agents.push(new ApiClient(svc.url, { Authorization: `Bearer ${issued.body.jwt}` }));
+  }
+  // Each agent alone is within its own burst of 4; together with alice they are far over hers.
+  const calls = await Promise.all(agents.flatMap((agent) => Array.from({ length: 4 }, () => agent.get(`/v1/keys/${key}`))));
+  const passed = calls.filter((c) => c.status === 200).length;
+  t.ok(passed <= 3, `${passed} of 8 agent calls passed: the parent's bucket bounds them all`);
+  const refused = calls.find((c) => c.status === 429);
+  t.match(refused?.body.message, /^agent-[0-9a-f-]{36}'s parent alice is over its rate limit of 1 requests per second \(burst 4\)/);
+  t.ok(refused?.headers.get('retry-after'), 'Retry-After is sent');
+  t.equal((await alice.get(`/v1/keys/${key}`)).status, 429, "alice's own calls are limited by what her agents used");
 });
