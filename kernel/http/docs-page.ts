@@ -41,12 +41,14 @@ const INIT = `window.ui = SwaggerUIBundle({
 });
 `;
 
-const ASSETS: Record<string, { file?: string; text?: string; type: string }> = {
-  'swagger-ui.css': { file: 'swagger-ui.css', type: 'text/css' },
-  'swagger-ui-bundle.js': { file: 'swagger-ui-bundle.js', type: 'application/javascript' },
-  'favicon-32x32.png': { file: 'favicon-32x32.png', type: 'image/png' },
-  'svc-docs.js': { text: INIT, type: 'application/javascript' },
-};
+// A Map, not an object literal: the name comes from the request path, and `constructor` or `__proto__`
+// looked up on an object would find Object.prototype's members instead of nothing.
+const ASSETS = new Map<string, { file?: string; text?: string; type: string }>([
+  ['swagger-ui.css', { file: 'swagger-ui.css', type: 'text/css' }],
+  ['swagger-ui-bundle.js', { file: 'swagger-ui-bundle.js', type: 'application/javascript' }],
+  ['favicon-32x32.png', { file: 'favicon-32x32.png', type: 'image/png' }],
+  ['svc-docs.js', { text: INIT, type: 'application/javascript' }],
+]);
 
 export function serveDocsPage(ctx: Context): void {
   ctx.set('Content-Security-Policy', DOCS_CONTENT_SECURITY_POLICY);
@@ -56,7 +58,7 @@ export function serveDocsPage(ctx: Context): void {
 
 /** One of the page's assets; an unknown name is left to the 404 answer. */
 export function serveDocsAsset(ctx: Context, name: string): void {
-  const asset = ASSETS[name];
+  const asset = ASSETS.get(name);
   if (!asset) return;
   ctx.type = asset.type;
   ctx.set('Cache-Control', 'public, max-age=86400');

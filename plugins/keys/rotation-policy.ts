@@ -1,7 +1,8 @@
 import { SvcError } from '../../kernel/errors.ts';
 import type { ManagedKey } from '../../kernel/model/index.ts';
 
-const UNITS: Record<string, number> = { s: 1, sec: 1, seconds: 1, m: 60, min: 60, minutes: 60, h: 3600, hours: 3600, d: 86400, day: 86400, days: 86400 };
+// A Map: the unit is the caller's text, and on an object `TimeBased:1constructor` would find a function.
+const UNITS = new Map(Object.entries({ s: 1, sec: 1, seconds: 1, m: 60, min: 60, minutes: 60, h: 3600, hours: 3600, d: 86400, day: 86400, days: 86400 }));
 
 export type RotationPolicy = { kind: 'Manual' } | { kind: 'TimeBased'; seconds: number } | { kind: 'OpCountBased'; count: number };
 
@@ -21,7 +22,8 @@ export function parseRotationPolicy(text: string): RotationPolicy {
 function parse(text: string): RotationPolicy {
   if (text === 'Manual') return { kind: 'Manual' };
   const time = /^TimeBased:(\d+)\s*([a-z]+)$/.exec(text);
-  if (time && UNITS[time[2]!] && Number(time[1]) > 0) return { kind: 'TimeBased', seconds: Number(time[1]) * UNITS[time[2]!]! };
+  const unit = time && UNITS.get(time[2]!);
+  if (time && unit && Number(time[1]) > 0) return { kind: 'TimeBased', seconds: Number(time[1]) * unit };
   const ops = /^OpCountBased:(\d+)$/.exec(text);
   if (ops && Number(ops[1]) > 0) return { kind: 'OpCountBased', count: Number(ops[1]) };
   throw new SvcError('InvalidField', 'policy must be Manual, TimeBased:<n><s|m|h|days> (for example TimeBased:7days) or OpCountBased:<n>');

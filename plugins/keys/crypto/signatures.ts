@@ -42,7 +42,8 @@ export function defaultSigAlgorithm(spec: KeySpec): string {
 /** Resolves the requested algorithm and checks it fits the key (DECISIONS "Algorithm fit"). */
 export function resolveSigAlgorithm(spec: KeySpec, requested: string | undefined): string {
   const name = requested ?? defaultSigAlgorithm(spec);
-  const alg = SIG_ALGORITHMS[name];
+  // Own names only: the caller's `constructor` or `toString` must not find Object.prototype's members.
+  const alg = Object.hasOwn(SIG_ALGORITHMS, name) ? SIG_ALGORITHMS[name] : undefined;
   if (!alg) throw new SvcError('InvalidField', `algorithm must be one of ${SIG_ALGORITHM_NAMES.join(', ')}`);
   const fits =
     ((alg.family === 'RSA-PSS' || alg.family === 'RSA-PKCS1') && spec.algorithm === 'RSA') ||
