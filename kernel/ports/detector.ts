@@ -8,7 +8,12 @@ export type Severity = (typeof SEVERITIES)[number];
 export interface Finding {
   severity: Severity;
   actor: { subject: string; kind: PrincipalKind };
-  /** details.resource names the target: a key id. */
+  /**
+   * details.resource names the target: a key id. details.windowSeconds, when given, is the span of time
+   * the finding covers, ending at the record that made it (a rate over a window); without it the finding
+   * is about that record alone. The auto-responder revokes the key only for successful uses of its
+   * material by the actor within that span.
+   */
   details: Record<string, string>;
   message: string;
 }

@@ -6,20 +6,21 @@ import type { Clock } from '../../kernel/ports/clock.ts';
 import type { Detector, Finding } from '../../kernel/ports/detector.ts';
 import type { Logger } from '../../kernel/ports/logger.ts';
 import type { OperationRunner } from '../../kernel/ports/operation-runner.ts';
+import { usedMaterial, type MaterialUses } from './material-uses.ts';
 import { matchRule, type Action, type Rule } from './rules.ts';
 
-/** Outcomes of calls the service refused before they could touch a key: they never cost the key anything. */
-const REFUSED = new Set(['Unauthorized', 'PermissionDenied', 'StepUpRequired', 'KeyNotFound', 'NotFound', 'TooManyRequests']);
 /** Cooldown entries kept at most (each lives one cooldown): a flood of distinct actors cannot grow it further. */
 const MAX_COOLDOWNS = 50_000;
 
 /**
  * Runs every detector on every audit record and acts on findings by the first matching rule (SPEC 6
  * items 6-11), every action of its line: Alert (a row only), RevokeAgent (the offending agent's token
- * on the revocation list), Revoke and Deactivate (revoke the key in details.resource), Freeze (intent
- * recorded). The response hits the offender, not its target: a key is revoked only when the record that
- * made the finding was a call on that key the actor was allowed to make; refused calls (401, 403, 404,
- * 429) still feed the detectors, but their findings act on the actor alone. One action per (actor,
+ * killed), Revoke and Deactivate (revoke the key in details.resource), Freeze (intent recorded). The
+ * response hits the offender, not its target: a key is revoked only when the offender used that key's
+ * material with success (Sign, Verify, Encrypt, Decrypt, Wrap, Unwrap) within the finding's window
+ * (details.windowSeconds up to the record that made it; without a window, that record itself). Reads
+ * (Get, Locate, the public key) and refused or failed calls still feed the detectors, but their findings
+ * act on the actor alone, so an agent cannot make the service disable a key it cannot use. One action per (actor,
  * action) per cooldown. Revoke and RevokeAgent run through the operation pipeline as svc-system, like
  * any revoke; Alert and Freeze change nothing and are written as annotation rows. Records by svc-system
  * are not fed to the detectors, so it never reacts to itself. Failures become rows, never exceptions.
@@ -42,6 +43,7 @@ export class AutoResponder {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly cooldownMs: number,
+    private readonly uses: MaterialUses,
     private readonly observer: ResponseObserver = { found: () => {}, acted: () => {} },
   ) {
     this.lastAction = new LRUCache({ max: MAX_COOLDOWNS });
@@ -59,6 +61,8 @@ export class AutoResponder {
 
   observe(record: AuditRecord): void {
     if (record.principal.subject === SYSTEM_PRINCIPAL.subject) return;
+    // Noted before the detectors run, so a finding made by this very use sees it.
+    this.uses.note(record);
     for (const detector of this.detectors) {
       let findings: Finding[];
       try {
@@ -77,10 +81,9 @@ export class AutoResponder {
   private respond(detector: string, finding: Finding, record: AuditRecord): void {
     const rule = matchRule(this.rules, detector, finding.severity, finding.actor.kind);
     if (!rule) return;
-    // The key named by the finding may pay only for a call on it that the service let through.
-    const keyUsedByRight = !REFUSED.has(record.outcome) && finding.details.resource === record.resource;
+    const keyMaterialUsed = this.usedKeyMaterial(finding, record);
     for (const action of rule.actions) {
-      if ((action === 'Revoke' || action === 'Deactivate') && !keyUsedByRight) continue;
+      if ((action === 'Revoke' || action === 'Deactivate') && !keyMaterialUsed) continue;
       const cooldownKey = `${finding.actor.kind}:${finding.actor.subject}|${action}`;
       const now = this.clock.now().getTime();
       if (now - (this.lastAction.get(cooldownKey) ?? -Infinity) < this.cooldownMs) continue;
@@ -90,6 +93,15 @@ export class AutoResponder {
         .finally(() => this.pending.delete(work));
       this.pending.add(work);
     }
+  }
+
+  /** True when the finding's actor used the material of the finding's key with success within the finding's window. */
+  private usedKeyMaterial(finding: Finding, record: AuditRecord): boolean {
+    const keyId = (finding.details.resource ?? '').replace(/^key:/, '');
+    if (keyId === '') return false;
+    const windowSeconds = Number(finding.details.windowSeconds);
+    if (!(windowSeconds > 0)) return usedMaterial(record) && record.resource === keyId && record.principal.subject === finding.actor.subject;
+    return this.uses.usedSince(finding.actor, keyId, Date.parse(record.occurredAt) - windowSeconds * 1000);
   }
 
   /** Runs one action; true when it took effect (and its audit record was written). */

@@ -4,6 +4,8 @@ import { detectorPort } from '../../kernel/ports/detector.ts';
 import { operationRunnerPort } from '../../kernel/ports/operation-runner.ts';
 import { createPortRef } from '../../kernel/ports/port-ref.ts';
 import { metricsPort } from '../../kernel/observability/metrics.ts';
+import { actorStatePort } from '../../kernel/detection/state-budget.ts';
+import { MaterialUses } from './material-uses.ts';
 import { AutoResponder } from './auto-responder.ts';
 import { responseMetrics } from './response-metrics.ts';
 import { defaultRules, parseRules } from './rules.ts';
@@ -17,7 +19,7 @@ export default definePlugin({
   apiVersion: KERNEL_API_VERSION,
   provides: createPortRef<AutoResponder>('autoResponder'),
   description: 'runs the detectors on every audit record and acts on their findings',
-  dependsOn: { detectors: detectorPort, operations: operationRunnerPort, audit: auditPipelinePort, metrics: metricsPort },
+  dependsOn: { detectors: detectorPort, operations: operationRunnerPort, audit: auditPipelinePort, metrics: metricsPort, state: actorStatePort },
   config: autoResponseConfig,
   configSlice: (all: ConfigValues<typeof autoResponseConfig>) => {
     const revokeKinds = all.autoResponse.revokeKinds.split(',').map((k) => k.trim()).filter(Boolean);
@@ -32,5 +34,5 @@ export default definePlugin({
     }
   },
   create: ({ config, deps, clock, logger }) =>
-    new AutoResponder(deps.detectors, config.enabled ? parseRules(config.lines, DETECTOR_NAMES) : [], deps.operations, deps.audit, clock, logger, config.cooldownMs, responseMetrics(deps.metrics.registry)),
+    new AutoResponder(deps.detectors, config.enabled ? parseRules(config.lines, DETECTOR_NAMES) : [], deps.operations, deps.audit, clock, logger, config.cooldownMs, new MaterialUses(deps.state), responseMetrics(deps.metrics.registry)),
 });

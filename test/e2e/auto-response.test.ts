@@ -57,7 +57,7 @@ t.test('a powerless agent hammering a victim key is cut off; the key stays Activ
   t.ok(rows.some((r: any) => r.resource === `agent:${issued.body.agentId}` && /Success agent revoked$/.test(r.outcome)), 'the agent revocation is audited');
 });
 
-t.test('honey key: an agent is caught at the first touch; a human is audited but not reported', async (t) => {
+t.test('honey key: an agent is caught at the first touch; the key is revoked only when the agent used its material; a human is not reported', async (t) => {
   const dir = tempDir();
   const first = await startTestService(base, { dir });
   const adminToken = await mintToken({ sub: 'alice' });
@@ -72,16 +72,58 @@ t.test('honey key: an agent is caught at the first touch; a human is audited but
   t.same(await responses(), [], 'a Human touching it: no recommendation');
   t.ok((await alice.auditOf(honey)).some((r) => r.principal.subject === 'alice' && r.operation === 'Get'), 'but an audit row');
 
-  const issued = await alice.post('/v1/agents/issue', { label: 'curious', scopes: ['Get', 'Encrypt'], ttlSeconds: 600 });
+  const issue = async (label: string) => (await alice.post('/v1/agents/issue', { label, scopes: ['Get', 'Encrypt'], ttlSeconds: 600 })).body;
+  const reader = await issue('curious');
+  const readerClient = new ApiClient(svc.url, { Authorization: `Bearer ${reader.jwt}` });
+  await readerClient.get(`/v1/keys/${honey}`);
+  await until(async () => (await readerClient.get(`/v1/keys/${honey}`)).status === 401, 'the reading agent to be revoked');
+  const readerRows = (await alice.get(`/v1/audit?key=agent:${reader.agentId}`)).body.records;
+  t.match(readerRows.find((r: any) => r.context['auto.response.rule'] === 'HoneyKey:High:RevokeAgent'), { principal: { subject: 'svc-system' }, outcome: /Success agent revoked$/ });
+  t.same((await responses()).filter((r: any) => r.operation === 'Revoke'), [], 'a read of the honey key does not revoke it');
+  t.equal((await alice.get(`/v1/keys/${honey}`)).body.state, 'Active');
+
+  const user = await issue('encrypting');
+  const userClient = new ApiClient(svc.url, { Authorization: `Bearer ${user.jwt}` });
+  t.equal((await userClient.post(`/v1/keys/${honey}/encrypt`, { plaintextBase64: b64('taken') })).status, 200);
+  await until(async () => (await alice.get(`/v1/keys/${honey}`)).body.state === 'Deactivated', 'the honey key to be revoked');
+  t.match((await responses()).find((r: any) => r.context['auto.response.rule'] === 'HoneyKey:High:Revoke'), {
+    principal: { subject: 'svc-system' }, outcome: /^AnomalyAlert\(detector=HoneyKey, severity=High, .*action=Revoke\) Success/, context: { 'auto.response.actor': user.agentId },
+  });
+  await until(async () => (await userClient.get(`/v1/keys/${honey}`)).status === 401, 'the encrypting agent to be revoked');
+});
+
+t.test("a read-only agent's 90 GETs of another user's key: the agent is cut off, the key stays Active and its owner keeps signing", async (t) => {
+  const svc = await startTestService(base);
+  t.teardown(() => svc.stop());
+  const owner = human(svc.url, await mintToken({ sub: 'owner' }));
+  const victim = await owner.key({ algorithm: 'EdDSA' });
+  const mallory = human(svc.url, await mintToken({ sub: 'mallory' }));
+  const issued = await mallory.post('/v1/agents/issue', { label: 'reader', scopes: ['Get'], ttlSeconds: 600 });
+  const reader = new ApiClient(svc.url, { Authorization: `Bearer ${issued.body.jwt}` });
+  const statuses = new Set<number>();
+  for (let i = 0; i < 90; i++) statuses.add((await reader.get(`/v1/keys/${victim}`)).status);
+  t.ok(statuses.has(200), 'its reads were allowed');
+  await until(async () => (await reader.get(`/v1/keys/${victim}`)).status === 401, 'the reading agent to be revoked');
+  const rows = (await owner.get('/v1/audit?actor=svc-system&limit=100')).body.records;
+  t.ok(rows.some((r: any) => r.context['auto.response.rule'] === 'RateSpike:High:RevokeAgent' && /Success agent revoked$/.test(r.outcome)), 'the agent is revoked for its rate spike');
+  t.same(rows.filter((r: any) => r.operation === 'Revoke' && r.resource === `key:${victim}`), [], 'no key revocation was even attempted');
+  t.equal((await owner.get(`/v1/keys/${victim}`)).body.state, 'Active', 'the key it read is untouched');
+  t.equal((await owner.post(`/v1/keys/${victim}/sign`, { messageBase64: b64('still mine') })).status, 200, 'its owner keeps signing');
+});
+
+t.test('an agent that encrypted with a key, then trips a detector by reading it, gets the key revoked: the use was in the window', async (t) => {
+  const svc = await startTestService(base);
+  t.teardown(() => svc.stop());
+  const alice = human(svc.url, await mintToken({ sub: 'alice' }));
+  const key = await alice.key({ algorithm: 'AES' });
+  const issued = await alice.post('/v1/agents/issue', { label: 'user', scopes: ['Get', 'Encrypt'], ttlSeconds: 600 });
   const agent = new ApiClient(svc.url, { Authorization: `Bearer ${issued.body.jwt}` });
-  await agent.get(`/v1/keys/${honey}`);
-  await until(async () => (await responses()).length > 0, 'the honey-key response');
-  const [row] = await responses();
-  await until(async () => (await agent.get(`/v1/keys/${honey}`)).status === 401, 'the agent to be revoked');
-  const rows = [...(await responses()), ...(await alice.get(`/v1/audit?key=agent:${issued.body.agentId}`)).body.records];
-  t.match(rows.find((r: any) => r.context['auto.response.rule'] === 'HoneyKey:High:Revoke'), { principal: { subject: 'svc-system' }, outcome: /^AnomalyAlert\(detector=HoneyKey, severity=High, .*action=Revoke\) Success/, context: { 'auto.response.actor': issued.body.agentId } });
-  t.match(rows.find((r: any) => r.context['auto.response.rule'] === 'HoneyKey:High:RevokeAgent'), { principal: { subject: 'svc-system' }, outcome: /Success agent revoked$/ });
-  t.equal((await alice.get(`/v1/keys/${honey}`)).body.state, 'Deactivated', 'the agent was allowed to Get it, so the honey key is revoked too');
+  t.equal((await agent.post(`/v1/keys/${key}/encrypt`, { plaintextBase64: b64('used') })).status, 200);
+  for (let i = 0; i < 89; i++) await agent.get(`/v1/keys/${key}`);
+  await until(async () => (await alice.get(`/v1/keys/${key}`)).body.state === 'Deactivated', 'the key to be revoked');
+  const rows = (await alice.get(`/v1/audit?key=key:${key}&limit=100`)).body.records;
+  t.equal(rows.filter((r: any) => r.context['auto.response.rule'] === 'RateSpike:High:Revoke').length, 1, 'one key revocation, by the rate-spike rule');
+  await until(async () => (await agent.get(`/v1/keys/${key}`)).status === 401, 'the agent to be revoked');
 });
 
 t.test('a malformed honey key id fails the boot', async (t) => {

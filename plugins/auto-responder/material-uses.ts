@@ -1,0 +1,49 @@
+import { ActorTable } from '../../kernel/detection/actor-table.ts';
+import type { ActorStateBudget } from '../../kernel/detection/state-budget.ts';
+import type { AuditRecord, PrincipalKind } from '../../kernel/model/index.ts';
+
+/** The operations that use a key's secret or public material; Get, Locate and the public key read only metadata. */
+const MATERIAL_OPERATIONS: ReadonlySet<string> = new Set(['Sign', 'Verify', 'Encrypt', 'Decrypt', 'Wrap', 'Unwrap']);
+/** Outcomes of calls that did run with the material (a Verify that did not match still used the key). */
+const COMPLETED: ReadonlySet<string> = new Set(['Success', 'InvalidSignature']);
+const MAX_ACTORS = 10_000;
+/** Keys remembered per actor; past it the least recently used key is forgotten first. */
+const MAX_KEYS_PER_ACTOR = 256;
+/** Estimated bytes of one remembered key besides its id string: a Map slot and a number. */
+const KEY_OVERHEAD = 48;
+
+type Actor = { kind: PrincipalKind; subject: string };
+
+/** True when the record is a call that completed with the material of the key it names. */
+export const usedMaterial = (r: AuditRecord): boolean => MATERIAL_OPERATIONS.has(r.operation) && COMPLETED.has(r.outcome);
+
+/**
+ * When each actor last used each key's material with success, so that a response can tell a key that
+ * was really used by the offender from one it only read or was refused on. Bounded like detector state:
+ * MAX_ACTORS per principal kind and MAX_KEYS_PER_ACTOR keys each, within the detectors' byte budget.
+ */
+export class MaterialUses {
+  private readonly table: ActorTable<Map<string, number>>;
+
+  constructor(budget: ActorStateBudget) {
+    this.table = new ActorTable<Map<string, number>>(budget, MAX_ACTORS, () => 64);
+  }
+
+  /** Remembers the record's time for its key when it used the key's material with success. */
+  note(r: AuditRecord): void {
+    if (!usedMaterial(r)) return;
+    let uses = this.table.get(r.principal);
+    if (uses === undefined) this.table.set(r.principal, (uses = new Map()));
+    const known = uses.delete(r.resource);
+    uses.set(r.resource, Date.parse(r.occurredAt)); // re-inserted: Map order stays least recently used first
+    if (known) return;
+    if (uses.size > MAX_KEYS_PER_ACTOR) uses.delete(uses.keys().next().value!);
+    else this.table.grew(r.principal, KEY_OVERHEAD + 2 * r.resource.length);
+  }
+
+  /** True when the actor used the key's material with success at `sinceMs` or later. */
+  usedSince(actor: Actor, keyId: string, sinceMs: number): boolean {
+    const at = this.table.peek(actor)?.get(keyId);
+    return at !== undefined && at >= sinceMs;
+  }
+}
