@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { KnexRecipe } from './knex-recipe.ts';
 
 /** How to reach one SQL database: knex's config plus what must happen before the first connection. */
 export interface KnexSettings {
@@ -15,4 +16,6 @@ export interface KnexSettings {
   shared: boolean;
   /** Bound on reaching the database at start. */
   bootTimeoutMs: number;
+  /** The same settings as plain data, for a worker thread that opens its own connection (knex-recipe.ts). */
+  recipe?: KnexRecipe;
 }

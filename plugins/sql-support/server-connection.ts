@@ -47,6 +47,7 @@ export function serverKnexSettings(kind: 'postgresql' | 'mysql', c: ServerConnec
     shared: true,
     bootTimeoutMs: pool.bootTimeoutMs,
     exclusive: kind === 'postgresql' ? postgresMigrationLock : mysqlMigrationLock,
+    recipe: { kind, connection: c, pool },
     config: {
       client: kind === 'postgresql' ? 'pg' : 'mysql2',
       connection,

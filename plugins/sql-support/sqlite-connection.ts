@@ -14,6 +14,7 @@ export function sqliteKnexSettings(file: string): KnexSettings {
     describe: file,
     shared: false,
     bootTimeoutMs: 15_000,
+    recipe: { kind: 'sqlite', file },
     // The data directory is made 0700; the process umask (app/main.ts) makes every file in it 0600, and
     // a file an earlier version left readable to others is narrowed at start.
     exclusive: (_db, _name, work) => withFileLock(file, 15_000, work),
@@ -35,6 +36,37 @@ export function sqliteKnexSettings(file: string): KnexSettings {
             conn.pragma('synchronous = FULL');
             // Freed cells are overwritten with zeros, so a deleted row leaves no copy in the file.
             conn.pragma('secure_delete = ON');
+            conn.pragma('busy_timeout = 5000');
+            done(null, conn);
+          } catch (err) {
+            done(err as Error, conn);
+          }
+        },
+      },
+    },
+  };
+}
+
+/**
+ * A read-only connection to the same SQLite file, for a worker thread that reads beside the writer. WAL
+ * lets it read while the service writes; each statement is its own short read transaction, so a long
+ * read made in pages never keeps the WAL from being checkpointed for longer than one page.
+ */
+export function sqliteReaderSettings(file: string): KnexSettings {
+  return {
+    describe: file,
+    shared: false,
+    bootTimeoutMs: 15_000,
+    recipe: { kind: 'sqlite', file },
+    config: {
+      client: knexSqliteClient(),
+      connection: { filename: file, options: { readonly: true } },
+      useNullAsDefault: true,
+      pool: {
+        min: 1,
+        max: 1,
+        afterCreate: (conn: { pragma(s: string): unknown }, done: (err: Error | null, conn: unknown) => void) => {
+          try {
             conn.pragma('busy_timeout = 5000');
             done(null, conn);
           } catch (err) {

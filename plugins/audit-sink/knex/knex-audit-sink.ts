@@ -6,7 +6,8 @@ import type { KnexSettings } from '../../sql-support/knex-settings.ts';
 import { isUniqueViolation } from '../../sql-support/unique-violation.ts';
 import type { AuditQuery, AuditRecord } from '../../../kernel/model/index.ts';
 import type { AuditChainLink, AuditPage, AuditSink, AuditVerification, AuditVerifyQuery } from '../../../kernel/ports/audit-sink.ts';
-import { chainHead, chainRows, toRecord, toRow, verifyChains, type AuditRow } from './audit-chain.ts';
+import { chainHead, chainRows, toRecord, toRow, type AuditRow } from './audit-chain.ts';
+import { AuditReader } from './reader-client.ts';
 import type { Clock } from '../../../kernel/ports/clock.ts';
 import type { Logger } from '../../../kernel/ports/logger.ts';
 import { auditMigrations } from './audit-migrations.ts';
@@ -23,6 +24,7 @@ export class KnexAuditSink implements AuditSink {
   private db: Knex | undefined;
   private pruneTimer: NodeJS.Timeout | undefined;
   private head = '';
+  private reader: AuditReader | undefined;
   // Concurrent requests' records go in as one multi-row INSERT; each request waits for its commit.
   private readonly rows = new GroupCommit<{ row: AuditRow; stored?: boolean }>((batch) => this.insert(batch), 500);
 
@@ -36,8 +38,10 @@ export class KnexAuditSink implements AuditSink {
   ) {}
 
   async start(): Promise<void> {
+    if (!this.settings.recipe) throw new Error(`the audit sink's settings for ${this.settings.describe} have no recipe for its reader worker`);
     this.db = await connectAndMigrate(this.settings, auditMigrations, 'svc_audit_migrations');
     this.head = await chainHead(this.db, this.node);
+    this.reader = new AuditReader(this.settings.recipe, this.logger);
     if (this.retentionDays > 0) {
       await this.prune();
       this.pruneTimer = setInterval(() => void this.prune().catch((err) => this.logger.warn('audit pruning failed', { error: (err as Error).message })), DAY_MS);
@@ -47,6 +51,7 @@ export class KnexAuditSink implements AuditSink {
 
   async stop(): Promise<void> {
     clearInterval(this.pruneTimer);
+    await this.reader?.stop();
     const db = this.db;
     this.db = undefined;
     await db?.destroy();
@@ -63,8 +68,9 @@ export class KnexAuditSink implements AuditSink {
     return item.stored ? { prevHash: item.row.prev_hash!, hash: item.row.hash! } : undefined;
   }
 
+  /** Runs in the reader worker: a verification reads and hashes every row, off the request path. */
   verify(q: AuditVerifyQuery): Promise<AuditVerification> {
-    return this.run(() => verifyChains(this.knex(), q));
+    return this.readerOf().request('verify', q);
   }
 
   /**
@@ -103,6 +109,11 @@ export class KnexAuditSink implements AuditSink {
 
   private run<T>(work: () => Promise<T>): Promise<T> {
     return unlessUnavailable(`the audit database (${this.settings.describe})`, work);
+  }
+
+  private readerOf(): AuditReader {
+    if (!this.reader) throw new Error('audit sink is not started');
+    return this.reader;
   }
 
   private knex(): Knex {
