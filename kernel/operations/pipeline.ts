@@ -108,7 +108,9 @@ class PipelineCall implements OperationCall {
 /**
  * The one entry point of every KMS operation, whatever the door: rate limit -> authorize -> risk ->
  * validate -> handle -> audit -> metrics -> span. Exactly one audit record per call, success or not, written to the
- * primary sink before the result is returned; if that write fails the caller gets no result (fail closed).
+ * primary sink before the result is returned; if that write fails the caller gets no result (fail closed),
+ * unless the call's state change committed with its record in the journal's outbox: then the record is
+ * durable, the relay delivers it, and the change is acknowledged with its normal answer.
  * `svc-system` (internal actors) skips policy and risk: no credential can carry that subject.
  */
 export class OperationPipeline {
@@ -178,18 +180,25 @@ export class OperationPipeline {
     }
 
     // A change that committed has its record already (journaled with it), even if the handler failed
-    // afterwards (a destroy whose erase did not finish): that record is the call's one record.
+    // afterwards: that record is the call's one record.
     const journaled = call.committed !== undefined;
     const record = journaled ? call.committed! : call.record(failure ? undefined : handled?.audit, outcome, failure ? (failure as Error).message : undefined);
     try {
       await (span.recording ? span.child('audit.write', () => this.deps.audit.record(record, journaled)) : this.deps.audit.record(record, journaled));
     } catch (err) {
-      // Fail closed: without its audit record the caller gets no result, not even a success.
-      this.deps.logger.error('primary audit sink write failed; result withheld', { requestId: caller.requestId, operation: def.id, journaled, error: (err as Error).message });
-      failure = isSvcError(err) && err.code === 'ServiceUnavailable'
-        ? new SvcError('ServiceUnavailable', 'the audit store is unreachable, so the operation result is withheld; retry later', { retryAfterSeconds: 5 })
-        : new SvcError('InternalError', 'the audit record could not be written; the operation result is withheld');
-      outcome = (failure as SvcError).code;
+      if (journaled && !failure) {
+        // The change committed with its record in the journal's outbox, so the record is durable and the
+        // relay writes it once the store is back: the caller gets its answer (withholding it made clients
+        // create a second key, or believe a key they had destroyed was not).
+        this.deps.logger.warn('primary audit sink write failed; the committed change is acknowledged and its record waits in the outbox', { requestId: caller.requestId, operation: def.id, error: (err as Error).message });
+      } else {
+        // Fail closed: without its audit record the caller gets no result, not even a success.
+        this.deps.logger.error('primary audit sink write failed; result withheld', { requestId: caller.requestId, operation: def.id, journaled, error: (err as Error).message });
+        failure = isSvcError(err) && err.code === 'ServiceUnavailable'
+          ? new SvcError('ServiceUnavailable', 'the audit store is unreachable, so the operation result is withheld; retry later', { retryAfterSeconds: 5 })
+          : new SvcError('InternalError', 'the audit record could not be written; the operation result is withheld');
+        outcome = (failure as SvcError).code;
+      }
     }
 
     this.deps.metrics.observe(def.operation, outcome === 'InvalidSignature' ? 'Success' : outcome, (performance.now() - started) / 1000);

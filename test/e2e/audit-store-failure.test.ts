@@ -8,6 +8,7 @@ import { serverConnection } from '../../config/urls.ts';
 import { privatePostgres } from '../helpers/private-postgres.ts';
 import { startTestService, tempDir, type TestService } from '../helpers/service.ts';
 import { serverMissing } from '../helpers/test-server.ts';
+import { until } from '../helpers/until.ts';
 
 /** The journal's events and outbox, read from its SQLite file with SQLite's own client. */
 function journalOf(file: string) {
@@ -31,16 +32,38 @@ function assertEveryChangeAudited(t: Test, events: Array<{ key_id: string; type:
   }
 }
 
-/** Drives every kind of state change while the audit store is failing; returns the answers. */
-async function changesDuringOutage(svc: TestService, activeKey: string, preActiveKey: string) {
+/**
+ * Drives every kind of state change, and two calls that change nothing, while the audit store is
+ * failing. A change commits with its record in the journal's outbox, so it is acknowledged with its
+ * normal answer; a call that changes nothing has no durable record and must fail closed.
+ */
+async function callsDuringOutage(t: Test, svc: TestService, activeKey: string, preActiveKey: string, failure: { status: number; error: string }) {
   const api = svc.client('ops');
-  return {
-    create: await api.post('/v1/keys', { spec: { name: 'during-outage', algorithm: 'AES' } }),
-    rotate: await api.post(`/v1/keys/${activeKey}/rotate`, {}),
-    compromise: await api.post(`/v1/keys/${preActiveKey}/compromise`, { reason: 'drill' }),
-    destroy: await api.call('DELETE', `/v1/keys/${preActiveKey}`),
+  const create = await api.post('/v1/keys', { spec: { name: 'during-outage', algorithm: 'AES' } });
+  t.equal(create.status, 201, 'create is acknowledged: its record waits in the outbox');
+  t.match(create.body, { id: String, state: 'PreActive' });
+  t.equal((await api.post(`/v1/keys/${activeKey}/rotate`, {})).status, 200, 'rotate is acknowledged');
+  t.equal((await api.post(`/v1/keys/${preActiveKey}/compromise`, { reason: 'drill' })).status, 200, 'compromise is acknowledged');
+  const destroy = await api.call('DELETE', `/v1/keys/${preActiveKey}`);
+  t.equal(destroy.status, 200, 'destroy is acknowledged: the client knows the key is gone');
+  t.match(destroy.body, { id: preActiveKey, state: 'Destroyed' });
+  const reads = {
     encrypt: await api.post(`/v1/keys/${activeKey}/encrypt`, { plaintextBase64: 'AAAA' }),
+    get: await api.get(`/v1/keys/${activeKey}`),
   };
+  for (const [name, res] of Object.entries(reads)) {
+    t.equal(res.status, failure.status, `${name} changes nothing, so it fails closed (${failure.status})`);
+    t.equal(res.body.error, failure.error);
+    t.notOk(res.body.ciphertextBase64, `${name} returns no cryptographic output`);
+  }
+  return create.body.id as string;
+}
+
+/** The key created while the audit store failed is a working key once the store is back. */
+async function usable(t: Test, svc: TestService, keyId: string) {
+  const api = svc.client('ops');
+  t.equal((await api.post(`/v1/keys/${keyId}/activate`)).status, 200);
+  t.equal((await api.post(`/v1/keys/${keyId}/encrypt`, { plaintextBase64: 'AAAA' })).status, 200, 'the key created during the outage encrypts');
 }
 
 t.test('SQLite audit store on a full file system: no change takes effect without its record', async (t) => {
@@ -67,28 +90,25 @@ t.test('SQLite audit store on a full file system: no change takes effect without
   } catch {
     // ENOSPC: the file system is now full.
   }
-  const during = await changesDuringOutage(svc, active, preActive);
-  for (const [name, res] of Object.entries(during)) {
-    t.equal(res.status, 500, `${name} answers 500 while the audit store is full`);
-    t.equal(res.body.error, 'InternalError');
-    t.notOk(res.body.ciphertextBase64, `${name} returns no cryptographic output`);
-  }
+  const created = await callsDuringOutage(t, svc, active, preActive, { status: 500, error: 'InternalError' });
   const ready = await api.get('/readyz');
   t.equal(ready.status, 503, 'readiness notices a store that can no longer be written');
   t.equal(ready.body.checks.audit.ok, false);
   const failures = /^svc_audit_write_failures_total (\d+)$/m.exec(await (await fetch(`${svc.url}/metrics`)).text());
-  t.ok(Number(failures?.[1]) >= Object.keys(during).length, 'every failed audit write is counted in svc_audit_write_failures_total');
+  t.ok(Number(failures?.[1]) >= 6, 'every failed audit write is counted in svc_audit_write_failures_total');
 
   const held = journalOf(path.join(dir, 'journal.db'));
-  t.ok(held.outbox.length >= 1, 'the records of changes that happened are held in the journal outbox');
+  t.equal(held.outbox.length, 4, 'the records of the four acknowledged changes are held in the journal outbox');
 
   rmSync(filler);
-  await svc.kernel.relay.runOnce(new Date(Date.now() + 60_000).toISOString());
-  const { events, outbox } = journalOf(path.join(dir, 'journal.db'));
-  t.same(outbox, [], 'the outbox is delivered once the store can be written again');
+  // The service's own relay delivers them (records older than its 10 s grace, every 5 s).
+  await until(() => journalOf(path.join(dir, 'journal.db')).outbox.length === 0, 'the relay to deliver the outbox', 60_000);
+  const { events } = journalOf(path.join(dir, 'journal.db'));
   const rows = (await api.get('/v1/audit?limit=1000')).body.records;
   assertEveryChangeAudited(t, events, rows);
+  t.ok(rows.some((r: { operation: string; resource: string }) => r.operation === 'Create' && r.resource === created), 'the acknowledged create has its audit row');
   t.equal((await api.get('/readyz')).status, 200);
+  await usable(t, svc, created);
 });
 
 t.test('PostgreSQL audit store stopped: no change takes effect without its record', async (t) => {
@@ -102,20 +122,17 @@ t.test('PostgreSQL audit store stopped: no change takes effect without its recor
   const preActive = await api.key({ algorithm: 'AES' }, false);
 
   pg.down();
-  const during = await changesDuringOutage(svc, active, preActive);
-  for (const [name, res] of Object.entries(during)) {
-    t.equal(res.status, 503, `${name} answers 503 while the audit store is unreachable`);
-    t.equal(res.body.error, 'ServiceUnavailable');
-    t.notOk(res.body.ciphertextBase64, `${name} returns no cryptographic output`);
-  }
+  const created = await callsDuringOutage(t, svc, active, preActive, { status: 503, error: 'ServiceUnavailable' });
   t.equal((await api.get('/readyz')).body.checks.audit.ok, false);
-  t.ok(journalOf(path.join(svc.dir, 'journal.db')).outbox.length >= 1, 'the records of changes that happened are held in the journal outbox');
+  t.equal(journalOf(path.join(svc.dir, 'journal.db')).outbox.length, 4, 'the records of the four acknowledged changes are held in the journal outbox');
 
   pg.up();
-  await svc.kernel.relay.runOnce(new Date(Date.now() + 60_000).toISOString());
-  const { events, outbox } = journalOf(path.join(svc.dir, 'journal.db'));
-  t.same(outbox, [], 'the outbox is delivered once the store is back');
+  await until(() => journalOf(path.join(svc.dir, 'journal.db')).outbox.length === 0, 'the relay to deliver the outbox once the store is back', 60_000);
+  const { events } = journalOf(path.join(svc.dir, 'journal.db'));
   const knex = knexFactory({ client: 'pg', connection: { host: c.host, port: c.port, database: c.database, user: c.user, password: c.password } });
   t.teardown(() => knex.destroy());
-  assertEveryChangeAudited(t, events, await knex('svc_audit').select('operation', 'resource', 'outcome'));
+  const rows = await knex('svc_audit').select('operation', 'resource', 'outcome');
+  assertEveryChangeAudited(t, events, rows);
+  t.ok(rows.some((r: { operation: string; resource: string }) => r.operation === 'Create' && r.resource === created), 'the acknowledged create has its audit row');
+  await usable(t, svc, created);
 });
