@@ -27,7 +27,8 @@ export function loadConfig(schema: ConfigFragment, file: ConfigFile, env: NodeJS
     const lines = (err as Error).message.split('\n').filter(Boolean).map((line) => {
       const key = line.split(':')[0]!.trim();
       const envName = envNames.get(key);
-      return `  - ${line}${envName ? ` (env ${envName})` : ''}`;
+      // convict quotes the refused value of a setting not marked sensitive; a URL may hold a password.
+      return `  - ${redactUrl(line)}${envName ? ` (env ${envName})` : ''}`;
     });
     const where = file.path ? ` (file ${file.path} and environment)` : ' (environment)';
     throw new Error(`configuration is invalid${where}:\n${lines.join('\n')}`);

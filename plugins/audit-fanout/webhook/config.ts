@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineConfig } from '../../../kernel/config-values.ts';
 import { auditSinksLeaf, deliveryLeaves, deliveryProperties } from '../support/config.ts';
+import { httpsUrlSetting } from '../../net-support/safe-url.ts';
 
 const DEFAULTS = { batchSize: 1, concurrency: 4 };
 
@@ -9,7 +10,7 @@ export const webhookConfig = defineConfig({
     sinks: auditSinksLeaf,
     webhook: {
       enabled: { doc: 'POST every audit event to a webhook (one sink named "webhook").', format: Boolean, default: false, env: 'SVC_AUDIT_WEBHOOK_ENABLED' },
-      url: { doc: 'Receiver URL: https://, or http:// to a loopback host only.', format: String, default: '', env: 'SVC_AUDIT_WEBHOOK_URL' },
+      url: httpsUrlSetting('Receiver URL: https://, or http:// to a loopback host only.', 'SVC_AUDIT_WEBHOOK_URL'),
       secret: { doc: 'HMAC-SHA256 key of the X-Svc-Signature header; required when enabled.', format: String, default: '', env: 'SVC_AUDIT_WEBHOOK_SECRET', sensitive: true },
       timeoutMs: { doc: 'A delivery that has no answer after this long is retried.', format: 'nat', default: 10_000, env: 'SVC_AUDIT_WEBHOOK_TIMEOUT_MS' },
       ...deliveryLeaves('SVC_AUDIT_WEBHOOK', DEFAULTS),

@@ -5,6 +5,7 @@ import type { Principal } from '../../../kernel/model/index.ts';
 import { SVC_TOKEN_ISSUER, type SvcClaims } from '../../../kernel/model/token-claims.ts';
 import type { Authenticator, CredentialSource } from '../../../kernel/ports/authenticator.ts';
 import type { RevocationList } from '../../../kernel/ports/revocation.ts';
+import { requireSafeUrl } from '../../net-support/safe-url.ts';
 
 export interface OidcOptions {
   issuer: string;
@@ -46,7 +47,7 @@ export class OidcAuthenticator implements Authenticator {
     }
     if (!doc.jwks_uri) throw new Error(`OIDC discovery at ${url} names no jwks_uri`);
     if (doc.issuer !== this.options.issuer) throw new Error(`OIDC discovery at ${url} names issuer ${doc.issuer}, not the configured ${this.options.issuer}`);
-    this.jwks = createRemoteJWKSet(new URL(doc.jwks_uri), {
+    this.jwks = createRemoteJWKSet(requireSafeUrl(`OIDC discovery at ${url}: jwks_uri`, doc.jwks_uri), {
       cacheMaxAge: this.options.jwksCacheTtlSeconds * 1000,
       cooldownDuration: this.options.jwksRefreshCooldownSeconds * 1000,
       timeoutDuration: this.options.discoveryTimeoutMs,

@@ -1,4 +1,5 @@
 import { defineConfig } from '../../../kernel/config-values.ts';
+import { httpsUrlSetting } from '../../net-support/safe-url.ts';
 
 /** Earlier local KEKs: read by the local root of trust, and by cloud-kms while moving off the local one. */
 export const localPreviousKeks = defineConfig({
@@ -14,7 +15,7 @@ export const cloudKmsConfig = defineConfig({
       region: { doc: 'cloud-kms region; required when crypto.kind is cloud-kms.', format: String, default: '', env: 'SVC_CRYPTO_CLOUD_KMS_REGION' },
       kekArn: { doc: 'cloud-kms: ARN of the KMS key (the KEK) that wraps every key-wrapping key; required when crypto.kind is cloud-kms.', format: String, default: '', env: 'SVC_CRYPTO_CLOUD_KMS_KEK_ARN' },
       previousKekArns: { doc: 'Earlier KEK ARNs (comma-separated) that still unwrap until `rewrap` has moved every key to the current KEK (also when the current one is local).', format: String, default: '', env: 'SVC_CRYPTO_CLOUD_KMS_PREVIOUS_KEK_ARNS' },
-      endpoint: { doc: 'cloud-kms endpoint override (an emulator, a VPC endpoint); empty uses the region\'s.', format: String, default: '', env: 'SVC_CRYPTO_CLOUD_KMS_ENDPOINT' },
+      endpoint: httpsUrlSetting('cloud-kms endpoint override (an emulator, a VPC endpoint): https://, or http:// to a loopback host only; empty uses the region\'s.', 'SVC_CRYPTO_CLOUD_KMS_ENDPOINT'),
       timeoutMs: { doc: 'Time limit of one KMS call; past it the operation answers 503 with Retry-After.', format: 'nat', default: 5000, env: 'SVC_CRYPTO_CLOUD_KMS_TIMEOUT_MS' },
     },
   },
