@@ -24,4 +24,9 @@ export interface AuditQuery {
   op?: string;
   limit: number;
   offset: number;
+  /**
+   * A page's `next` cursor (AuditPage): this page then starts right after that page's last record, so a
+   * long read seeks instead of skipping `offset` rows (which it may still add, counted from the cursor).
+   */
+  before?: string;
 }

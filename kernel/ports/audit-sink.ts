@@ -7,6 +7,8 @@ import { createPortRef } from './port-ref.ts';
 export interface AuditPage {
   records: AuditRecord[];
   hasMore: boolean;
+  /** With hasMore, from sinks that can seek: pass it as the query's `before` to read the next page. */
+  next?: string;
 }
 
 export interface AuditVerifyQuery {

@@ -5,16 +5,25 @@ import type { AuditSink } from '../../kernel/ports/audit-sink.ts';
 export const ROW_CAP = 50_000;
 const PAGE = 1000;
 
+/** Lets the event loop answer waiting requests before the next page is read and handled. */
+export const yieldToRequests = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 /**
  * The audit records of a window, newest first, read page by page from the primary sink, stopping at
- * `cap` rows: `truncated` says the window held more.
+ * `cap` rows: `truncated` says the window held more. Each page seeks from the previous one's cursor (a
+ * sink without cursors is paged by offset), so every page costs the same however deep the window goes.
  */
 export async function readWindow(sink: AuditSink, filter: { since: string; until?: string; actor?: string }, cap = ROW_CAP): Promise<{ records: AuditRecord[]; truncated: boolean }> {
   const records: AuditRecord[] = [];
-  for (let offset = 0; records.length < cap; offset += PAGE) {
-    const page = await sink.query!({ ...filter, limit: Math.min(PAGE, cap - records.length), offset });
-    records.push(...page.records);
+  let before: string | undefined;
+  let offset = 0;
+  while (records.length < cap) {
+    const page = await sink.query!({ ...filter, limit: Math.min(PAGE, cap - records.length), offset, before });
+    for (const r of page.records) records.push(r);
     if (!page.hasMore) return { records, truncated: false };
+    if (page.next) before = page.next;
+    else offset += page.records.length;
+    await yieldToRequests();
   }
   return { records, truncated: true };
 }

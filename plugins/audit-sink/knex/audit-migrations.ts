@@ -54,6 +54,18 @@ const MIGRATIONS: Migration[] = [
       await knex.raw('create index svc_audit_node_id on svc_audit (node, id)');
     },
   },
+  {
+    // Audit pages are read newest first by (occurred_at, id), and long reads seek from the last row of
+    // the previous page. On PostgreSQL an index on occurred_at alone leaves the id order to a sort the
+    // planner may run over the whole window for every page; (occurred_at, id) gives the order itself.
+    // SQLite and InnoDB indexes already end in the row id, so they keep theirs.
+    name: '004_audit_time_id_index',
+    async up(knex) {
+      if (knex.client.config.client !== 'pg') return;
+      await knex.raw('create index svc_audit_time_id on svc_audit (occurred_at, id)');
+      await knex.raw('drop index svc_audit_time');
+    },
+  },
 ];
 
 export const auditMigrations: Migration[] = MIGRATIONS;

@@ -6,7 +6,7 @@ import type { KnexSettings } from '../../sql-support/knex-settings.ts';
 import { isUniqueViolation } from '../../sql-support/unique-violation.ts';
 import type { AuditQuery, AuditRecord } from '../../../kernel/model/index.ts';
 import type { AuditChainLink, AuditPage, AuditSink, AuditVerification, AuditVerifyQuery } from '../../../kernel/ports/audit-sink.ts';
-import { chainHead, chainRows, toRecord, toRow, type AuditRow } from './audit-chain.ts';
+import { chainHead, chainRows, toRow, type AuditRow } from './audit-chain.ts';
 import { AuditReader } from './reader-client.ts';
 import type { Clock } from '../../../kernel/ports/clock.ts';
 import type { Logger } from '../../../kernel/ports/logger.ts';
@@ -90,15 +90,9 @@ export class KnexAuditSink implements AuditSink {
     for (const b of batch) b.stored = true;
   }
 
-  async query(q: AuditQuery): Promise<AuditPage> {
-    const sql = this.knex()('svc_audit');
-    if (q.since) sql.where('occurred_at', '>=', q.since);
-    if (q.until) sql.where('occurred_at', '<', q.until);
-    if (q.actor) sql.where('actor', q.actor);
-    if (q.key) sql.where('resource', q.key);
-    if (q.op) sql.where('operation', q.op);
-    const rows: AuditRow[] = await this.run(() => sql.orderBy([{ column: 'occurred_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(q.limit + 1).offset(q.offset));
-    return { hasMore: rows.length > q.limit, records: rows.slice(0, q.limit).map(toRecord) };
+  /** Runs in the reader worker: a page of a long read (an advisor window, a listing) never blocks requests. */
+  query(q: AuditQuery): Promise<AuditPage> {
+    return this.readerOf().request('query', q);
   }
 
   /** Removes rows strictly earlier than now minus the retention period. */

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { verifyChains } from './audit-chain.ts';
+import { queryAudit } from './audit-query.ts';
 
 /**
  * What the audit reader worker answers: one handler per request kind, each given the worker's own read
@@ -8,6 +9,7 @@ import { verifyChains } from './audit-chain.ts';
  */
 export const readerHandlers = {
   verify: verifyChains,
+  query: queryAudit,
 } satisfies Record<string, (db: Knex, args: never) => Promise<unknown>>;
 
 export type ReaderHandlers = typeof readerHandlers;
