@@ -10,6 +10,7 @@ import type { Logger } from '../ports/logger.ts';
 import type { Policy } from '../ports/policy.ts';
 import type { RiskAssessor, RiskDecision } from '../ports/risk.ts';
 import { compileValidator, type Validator } from '../validation.ts';
+import { nulCharacterError } from './nul-characters.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import type { AnyOperation, AuditFacts, OperationCall } from './operation.ts';
 
@@ -144,6 +145,9 @@ export class OperationPipeline {
     if (!op) throw new SvcError('NotFound', 'no such operation');
     const { def } = op;
     const { principal } = caller;
+    // A NUL anywhere in the input is refused before authorization (whose resource facts come from the
+    // database) and before any handler could carry it to a database, whatever door it came through.
+    const nul = rejected ? undefined : nulCharacterError(input);
     const started = performance.now();
     const span = this.deps.tracer ? new OperationSpan(this.deps.tracer, def.operation) : NO_SPAN;
     const context: Record<string, string> = caller.sourceIp === undefined ? {} : { 'source.ip': caller.sourceIp };
@@ -161,6 +165,7 @@ export class OperationPipeline {
         if (def.attributes?.humanOnly && principal.kind !== 'Human') {
           throw new SvcError('PermissionDenied', `${def.operation} (${def.id}) is for human principals only; ${principal.kind} callers are refused`);
         }
+        if (nul) throw nul;
         if (!def.attributes?.authorizesItself) {
           const facts = this.deps.policy.usesResourceFacts && def.resourceFacts ? await def.resourceFacts(input as never, principal) : undefined;
           const decision = this.deps.policy.authorize(principal, def.operation, resource, facts);
@@ -168,7 +173,7 @@ export class OperationPipeline {
         }
         if (this.deps.risk && op.gated) gateOnRisk(this.deps.risk.assess({ principal, operation: def.operation, resource, sourceIp: caller.sourceIp ?? '' }), context);
       }
-      if (rejected) throw rejected;
+      if (rejected ?? nul) throw rejected ?? nul;
       op.validate(input);
       if (def.inputFacts) Object.assign(context, def.inputFacts(input));
       handled = await def.handle(input, call);

@@ -65,7 +65,7 @@ t.test('a request target over 8192 characters is 414 URITooLong', async (t) => {
 
 t.test('a key id that is not a UUID is 404 KeyNotFound, audited as invalid:<hash>, never echoed', async (t) => {
   const api = svc.client('mallory');
-  const id = `${'x'.repeat(300)}\u0000`;
+  const id = `${'x'.repeat(300)}\u0007`;
   const res = await api.post(`/v1/keys/${encodeURIComponent(id)}/sign`, { messageBase64: 'AA==' });
   t.equal(res.status, 404);
   t.equal(res.body.error, 'KeyNotFound');
