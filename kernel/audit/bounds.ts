@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { AuditRecord } from '../model/index.ts';
 
 /** Field bounds of every audit record, in characters (DECISIONS "an audit trail nothing skips"). */
-export const AUDIT_BOUNDS = { resource: 300, subject: 256, operation: 32, outcome: 2048, contextKey: 64, contextValue: 1024, contextEntries: 64, correlationId: 128 } as const;
+export const AUDIT_BOUNDS = { resource: 300, name: 256, subject: 256, operation: 32, outcome: 2048, contextKey: 64, contextValue: 1024, contextEntries: 64, correlationId: 128 } as const;
 
 // C0 and C1 controls, DEL, and lone surrogates: PostgreSQL refuses NUL in text, MySQL refuses invalid
 // UTF-8, and a terminal reading the trail should never receive an escape sequence from a caller.
@@ -35,8 +35,12 @@ export function keyResource(rawId: unknown): string {
   return `invalid:${createHash('sha256').update(String(rawId ?? '')).digest('hex').slice(0, 16)}`;
 }
 
-/** A resource named by a caller-chosen text (a key name on a failed create): prefix plus the text, bounded. */
-export const namedResource = (prefix: string, text: unknown): string => `${prefix}${boundText(typeof text === 'string' ? text : '', AUDIT_BOUNDS.resource - prefix.length)}`;
+/**
+ * A resource named by a caller-chosen text (a key name on a failed create, an agent id): prefix plus the
+ * text cut where names end (256 characters, a key name's longest), so a refused over-long name reads as
+ * the longest name it could have been rather than as however much of it fitted the resource column.
+ */
+export const namedResource = (prefix: string, text: unknown): string => `${prefix}${boundText(typeof text === 'string' ? text : '', AUDIT_BOUNDS.name)}`;
 
 const clean = (text: string, max: number): boolean => text.length <= max && CLEAN.test(text);
 
