@@ -10,7 +10,7 @@ import { DEFAULT_DELIVERY } from '../../../kernel/audit/pipeline.ts';
  * `audit.sinks` list, each entry `{kind, name, ...that kind's settings}` in the same camelCase keys.
  */
 export const auditSinksLeaf = {
-  doc: 'Secondary audit sinks, each {kind: webhook | log-stream | message-stream, name, ...settings of that kind} (config file only).',
+  doc: 'Secondary audit sinks, each {kind: webhook | log-stream | message-stream, name, enabled (default true; false: not started), ...settings of that kind} (config file only).',
   format: Array,
   default: [],
 };
@@ -71,7 +71,10 @@ export interface SinkConfigSources {
 /**
  * The instances of one sink kind: the environment-configured one when `env.entry` is given (it is when
  * its `<prefix>_ENABLED` flag is true), then every `audit.sinks` entry of this kind, each checked against the kind's
- * schema (defaults filled in) and then by `check`, whose complaint fails the boot.
+ * schema (defaults filled in) and then by `build`, whose complaint fails the boot. An entry may say
+ * `enabled: false` (every kind has the setting, as its variables have `_ENABLED`): it is still checked
+ * against the schema, so a typo is found before it is switched on, but is not started, and its required
+ * settings may stay empty.
  */
 export function sinkInstances<P extends TProperties, C>(
   kind: string,
@@ -80,20 +83,23 @@ export function sinkInstances<P extends TProperties, C>(
   properties: P,
   build: (entry: Static<TObject<P>> & { name: string }, where: string) => C,
 ): Array<{ name: string; config: C }> {
-  const schema = Type.Object({ kind: Type.Literal(kind), name: SinkName, ...properties }, { additionalProperties: false });
+  const schema = Type.Object({ kind: Type.Literal(kind), name: SinkName, enabled: Type.Boolean({ default: true }), ...properties }, { additionalProperties: false });
   const valid = ajv.compile(schema);
+  // A switched-off entry need not carry its required settings yet, but may not carry wrong ones.
+  const validOff = ajv.compile(Type.Composite([Type.Partial(schema), Type.Object({ enabled: Type.Literal(false) })], { additionalProperties: false }));
   const entries: Array<{ where: string; entry: Record<string, unknown> }> = [];
   if (env.entry) entries.push({ where: `audit (env ${env.prefix}_*)`, entry: { kind, name: kind, ...env.entry } });
   all.audit.sinks.forEach((e, i) => {
     if (e && typeof e === 'object' && (e as { kind?: unknown }).kind === kind) entries.push({ where: `audit.sinks[${i}]`, entry: { ...(e as Record<string, unknown>) } });
   });
-  return entries.map(({ where, entry }) => {
-    if (!valid(entry)) {
-      const err = valid.errors![0]!;
+  return entries.flatMap(({ where, entry }) => {
+    const check = entry.enabled === false ? validOff : valid;
+    if (!check(entry)) {
+      const err = check.errors![0]!;
       const at = err.instancePath ? err.instancePath.slice(1) : err.keyword === 'additionalProperties' ? String(err.params.additionalProperty) : '';
       throw new Error(`${where} (${kind} sink): ${at ? `${at} ` : ''}${err.keyword === 'additionalProperties' ? 'is not a setting of this kind' : err.message}`);
     }
-    const typed = entry as Static<TObject<P>> & { name: string };
-    return { name: typed.name, config: build(typed, where) };
+    const { enabled, ...typed } = entry as Static<TObject<P>> & { name: string; enabled: boolean };
+    return enabled ? [{ name: typed.name, config: build(typed as Static<TObject<P>> & { name: string }, where) }] : [];
   });
 }
