@@ -99,7 +99,9 @@ export function sinkInstances<P extends TProperties, C>(
       const at = err.instancePath ? err.instancePath.slice(1) : err.keyword === 'additionalProperties' ? String(err.params.additionalProperty) : '';
       throw new Error(`${where} (${kind} sink): ${at ? `${at} ` : ''}${err.keyword === 'additionalProperties' ? 'is not a setting of this kind' : err.message}`);
     }
-    const { enabled, ...typed } = entry as Static<TObject<P>> & { name: string; enabled: boolean };
-    return enabled ? [{ name: typed.name, config: build(typed as Static<TObject<P>> & { name: string }, where) }] : [];
+    if (entry.enabled === false) return [];
+    delete entry.enabled;
+    const typed = entry as Static<TObject<P>> & { name: string };
+    return [{ name: typed.name, config: build(typed, where) }];
   });
 }
