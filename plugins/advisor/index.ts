@@ -3,6 +3,7 @@ import { namedResource } from '../../kernel/audit/bounds.ts';
 import { definePlugin, KERNEL_API_VERSION } from '../../kernel/define-plugin.ts';
 import type { ConfigValues } from '../../kernel/config-values.ts';
 import { SvcError } from '../../kernel/errors.ts';
+import { oneAtATime } from '../../kernel/operations/one-at-a-time.ts';
 import { defineOperation, operationsPort, type OperationContribution } from '../../kernel/operations/operation.ts';
 import { auditSinkPort, type AuditSink } from '../../kernel/ports/audit-sink.ts';
 import { journalPort } from '../../kernel/ports/journal.ts';
@@ -11,12 +12,11 @@ import { requireSafeUrl } from '../net-support/safe-url.ts';
 import { readWindow } from './audit-window.ts';
 import { advisorConfig } from './config.ts';
 import { timelineOf } from './explain.ts';
+import { keysWithEvents } from './journal-keys.ts';
 import { narrate, type NarratorSettings } from './narrator.ts';
 import { scanReport } from './scan.ts';
 
 const DAY_MS = 86_400_000;
-/** Keys a scan reads from the journal at most, oldest first. */
-const KEY_CAP = 10_000;
 
 const count = (value: number | undefined, fallback: number, max: number) => Math.min(max, value ?? fallback);
 
@@ -44,18 +44,18 @@ export default definePlugin({
         id: 'AdvisorScan', operation: 'Query', group: 'Advisor', summary: 'Idle keys, broad-scope agents, active anomalies and the riskiest agents (Human only)', errors: ['FeatureNotSupported'],
         input: AdvisorScanQuery, output: AdvisorScanReport, http: { method: 'GET', path: '/v1/advisor/scan' }, attributes: { humanOnly: true },
         resource: () => 'advisor',
-        handle: async (input) => {
+        // One scan at a time per node: it reads up to 50,000 audit rows and every key's events.
+        handle: oneAtATime('an advisor scan', async (input) => {
           queryable(deps.sink);
           const now = clock.now();
           const window = { since: new Date(now.getTime() - Math.max(1, count(input.lookbackDays, 90, 3650)) * DAY_MS).toISOString(), until: now.toISOString() };
           // Up to now, inclusive: the window's `until` is reported, not used as an exclusive bound.
           const { records, truncated } = await readWindow(deps.sink, { since: window.since });
-          const keyIds = (await deps.journal.keyIds()).slice(0, KEY_CAP);
-          const keys = await Promise.all(keyIds.map(async (keyId) => ({ keyId, events: await deps.journal.load(keyId) })));
+          const keys = await keysWithEvents(deps.journal);
           const agents = await deps.journal.agents.list({ limit: 1000 });
           const report = scanReport({ now, window, records, truncated, keys, agents, unusedDays: count(input.unusedDays, 30, 36500), broadScope: Math.max(1, count(input.broadScope, 5, 1000)), top: count(input.top, 5, 1000) });
           return { result: report, audit: { context: { scannedRecords: String(report.scannedRecords), truncated: String(truncated) } } };
-        },
+        }),
       }),
       defineOperation({
         id: 'AdvisorExplain', operation: 'Query', group: 'Advisor', summary: 'One agent\'s timeline with risk stamps, findings, a summary and an optional narration (Human only)', errors: ['FeatureNotSupported'],
