@@ -1,19 +1,20 @@
 import { Type } from '@sinclair/typebox';
 
-const Count = (description: string) => Type.Optional(Type.Integer({ minimum: 0, maximum: 999999, description }));
+// A value outside its range is 400 InvalidField naming the bound, never silently moved into it.
+const Count = (minimum: number, maximum: number, description: string) => Type.Optional(Type.Integer({ minimum, maximum, description: `${description}; ${minimum}..${maximum}` }));
 
 /** GET /v1/advisor/scan query (SPEC 4 "Advisor"). */
 export const AdvisorScanQuery = Type.Object({
-  lookbackDays: Count('days of audit to read; default 90'),
-  unusedDays: Count('a key unused this many days is idle; default 30'),
-  broadScope: Count('an agent with this many operations or more is broad; default 5'),
-  top: Count('how many riskiest agents to list; default 5'),
+  lookbackDays: Count(1, 3650, 'days of audit to read; default 90'),
+  unusedDays: Count(0, 36500, 'a key unused this many days is idle; default 30'),
+  broadScope: Count(1, 1000, 'an agent with this many operations or more is broad; default 5'),
+  top: Count(1, 1000, 'how long each list of the report may be; default 5'),
 });
 
 /** GET /v1/advisor/explain/{agentId} query. */
 export const AdvisorExplainQuery = Type.Object({
-  lookbackDays: Count('days of audit to read; default 30'),
-  maxEvents: Count('at most this many events in the timeline (the newest); default 200, at most 1000'),
+  lookbackDays: Count(1, 3650, 'days of audit to read; default 30'),
+  maxEvents: Count(1, 1000, 'at most this many events in the timeline (the newest); default 200'),
 });
 
 const Window = Type.Object({ since: Type.String(), until: Type.String() });

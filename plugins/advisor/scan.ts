@@ -3,8 +3,6 @@ import { anomalyOf, DENIED, riskOf } from './audit-window.ts';
 
 const KEY_USE = new Set(['Sign', 'Verify', 'Encrypt', 'Decrypt', 'Wrap', 'Unwrap']);
 const DAY_MS = 86_400_000;
-/** Lists SPEC gives no `top` for are capped here, so the report stays small. */
-export const LIST_CAP = 1000;
 
 export interface ScanInput {
   now: Date;
@@ -15,10 +13,14 @@ export interface ScanInput {
   agents: AgentRecord[];
   unusedDays: number;
   broadScope: number;
+  /** How long each list of the report may be. */
   top: number;
 }
 
-/** The scan report (DECISIONS "Advisor scan"), from the audit window, the keys and the agent registry. */
+/**
+ * The scan report, from the audit window, the keys and the agent registry. Every list is at most `top`
+ * long: the oldest idle keys, the broadest agents, the newest findings and the riskiest agents.
+ */
 export function scanReport(s: ScanInput) {
   const lastUse = new Map<string, string>();
   const perAgent = new Map<string, { maxRisk: number; riskSum: number; scored: number; denials: number; anomalies: number }>();
@@ -52,6 +54,7 @@ export function scanReport(s: ScanInput) {
   const nowIso = s.now.toISOString();
   const broadScopeAgents = s.agents
     .filter((a) => !a.revokedAt && a.expiresAt > nowIso && a.scopes.length >= s.broadScope)
+    .sort((x, y) => y.scopes.length - x.scopes.length || x.agentId.localeCompare(y.agentId))
     .map((a) => ({ agentId: a.agentId, parent: a.parent, scopes: a.scopes }));
   const riskiestAgents = [...perAgent]
     .map(([agentId, a]) => ({ agentId, maxRisk: round(a.maxRisk), meanRisk: round(a.scored ? a.riskSum / a.scored : 0), denials: a.denials, anomalies: a.anomalies }))
@@ -61,9 +64,9 @@ export function scanReport(s: ScanInput) {
     window: s.window,
     scannedRecords: s.records.length,
     truncated: s.truncated,
-    unusedKeys: unusedKeys.slice(0, LIST_CAP),
-    broadScopeAgents: broadScopeAgents.slice(0, LIST_CAP),
-    activeAnomalies: anomalies.slice(0, LIST_CAP),
+    unusedKeys: unusedKeys.sort((x, y) => x.createdAt.localeCompare(y.createdAt) || x.keyId.localeCompare(y.keyId)).slice(0, s.top),
+    broadScopeAgents: broadScopeAgents.slice(0, s.top),
+    activeAnomalies: anomalies.slice(0, s.top),
     riskiestAgents,
   };
 }

@@ -9,7 +9,7 @@ export function registerAdvisorCommands(program: Command): void {
       .option('--lookback-days <n>', 'days of audit to read (server default 90)', positiveInt('--lookback-days'))
       .option('--unused-days <n>', 'a key unused this long is idle (server default 30)', positiveInt('--unused-days'))
       .option('--broad-scope <n>', 'agents with this many operations or more are broad (server default 5)', positiveInt('--broad-scope'))
-      .option('--top <n>', 'how many riskiest agents (server default 5)', positiveInt('--top'))
+      .option('--top <n>', 'how long each list of the report may be (server default 5)', positiveInt('--top'))
       .action(async (opts: { lookbackDays?: number; unusedDays?: number; broadScope?: number; top?: number }, cmd: Command) => {
         const { client } = invocation(cmd);
         process.stdout.write(`${JSON.stringify(await client.advisorScan(opts), null, 2)}\n`);
