@@ -2,6 +2,7 @@ import { SvcError } from '../errors.ts';
 import { agentClaimProblem } from './agent-claims.ts';
 import { principalFromClaims, type SvcClaims } from '../model/token-claims.ts';
 import type { Principal } from '../model/index.ts';
+import type { AgentRegistry } from '../ports/agent-registry.ts';
 import type { CredentialSource } from '../ports/authenticator.ts';
 import type { RevocationList } from '../ports/revocation.ts';
 
@@ -24,10 +25,10 @@ export function bearerToken(request: CredentialSource): string {
 /**
  * The shared tail of every token authenticator: the agent-token rules, claims to Principal, then the
  * revocation list for the token and, for an agent, its parent's token (only after signature and claims
- * passed; tokens without jti are not checked). Messages name what failed,
- * never the token.
+ * passed; tokens without jti are not checked), then, for an agent, the agent registry. Messages name
+ * what failed, never the token.
  */
-export async function principalFromVerifiedToken(claims: SvcClaims, alg: string | undefined, revocation: RevocationList): Promise<Principal> {
+export async function principalFromVerifiedToken(claims: SvcClaims, alg: string | undefined, revocation: RevocationList, agents: AgentRegistry): Promise<Principal> {
   const problem = agentClaimProblem(claims, alg);
   if (problem) throw new SvcError('Unauthorized', `invalid token: ${problem}`);
   let principal: Principal;
@@ -41,7 +42,23 @@ export async function principalFromVerifiedToken(claims: SvcClaims, alg: string 
   // An agent stops with its parent's token (DECISIONS: revocation cascades).
   const parentJti = principal.credential?.parentJti;
   if (parentJti && (await revocation.isRevoked(parentJti))) throw new SvcError('Unauthorized', `the token that issued agent ${principal.subject} has been revoked`);
+  if (principal.kind === 'Agent') await registeredAgent(principal, agents);
   return principal;
+}
+
+/**
+ * The registry is the authority for agent tokens: one is accepted only while the registry holds the
+ * agent, with this jti and parent, unrevoked. A signature alone is not enough (in oidc mode the agent
+ * secret could otherwise mint an agent for a parent the service never issued one to), and a kill switch
+ * holds whatever revocation list is configured and across restarts, because the registry is stored
+ * with the keys.
+ */
+async function registeredAgent(principal: Extract<Principal, { kind: 'Agent' }>, agents: AgentRegistry): Promise<void> {
+  const agent = await agents.get(principal.subject);
+  if (!agent || agent.jti !== principal.credential?.jti || agent.parent !== principal.parent) {
+    throw new SvcError('Unauthorized', `agent ${principal.subject} is not in the agent registry: only agent tokens this service issued are accepted`);
+  }
+  if (agent.revokedAt !== undefined) throw new SvcError('Unauthorized', `agent ${principal.subject} was revoked at ${agent.revokedAt}`);
 }
 
 /** jose's error codes, as short reasons a client may see. */

@@ -8,6 +8,10 @@ import type { AgentRecord } from '../model/agent.ts';
  *   those of one parent when `parent` is given.
  * - `markRevoked` sets revokedAt once and answers the stored agent (the first revokedAt stays), or
  *   undefined for an unknown agentId.
+ * - `get` is the authority every agent token is checked against at every call, so it must be cheap and
+ *   current: a markRevoked through this registry is seen by every `get` that starts after it returned,
+ *   and on storage several nodes share, one committed on another node is seen by the next `get` here
+ *   (it may answer from memory only where this process is the storage's only writer).
  */
 export interface AgentRegistry {
   register(agent: AgentRecord): Promise<void>;

@@ -22,7 +22,8 @@ export interface IssueRequest {
 /**
  * Issues agent tokens (SPEC 4 "Agent tokens"): HS256, signed with SVC_AUTH_HMAC_SECRET, scoped to
  * operations the caller may perform itself, carrying the caller's groups so that role-based policy can
- * keep bounding the agent by its parent at every use.
+ * keep bounding the agent by its parent at every use, expiring no later than the caller's own token, and
+ * registered before the token leaves (the registry is what authenticates it at every use).
  */
 export class AgentIssuer {
   private readonly key: Uint8Array;
@@ -47,7 +48,10 @@ export class AgentIssuer {
     const parentJti = caller.credential?.jti;
     const jti = randomUUID();
     const now = Math.floor(this.clock.now().getTime() / 1000);
-    const exp = now + req.ttlSeconds;
+    // An agent never outlives the credential it was issued under: when that expires, so does the agent.
+    const parentExp = caller.credential?.expiresAt;
+    const exp = parentExp === undefined ? now + req.ttlSeconds : Math.min(now + req.ttlSeconds, parentExp);
+    if (exp <= now) throw new SvcError('InvalidField', 'the token this call was made with has expired (within the allowed clock skew): renew it to issue an agent');
     const jwt = await new SignJWT({ svc_kind: 'agent', svc_parent: caller.subject, svc_purpose: req.label, svc_ops: scopes, svc_groups: caller.groups, ...(parentJti ? { svc_parent_jti: parentJti } : {}) })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setIssuer(SVC_TOKEN_ISSUER)

@@ -4,7 +4,6 @@ import type { AgentRecord } from '../../kernel/model/index.ts';
 import { defineOperation, type AnyOperation } from '../../kernel/operations/operation.ts';
 import type { AgentRegistry } from '../../kernel/ports/agent-registry.ts';
 import type { Clock } from '../../kernel/ports/clock.ts';
-import type { RevocationList } from '../../kernel/ports/revocation.ts';
 import { AgentList, AgentRef, ListAgentsQuery, RevokeAgentResponse } from '../../schemas/tokens.ts';
 
 const MAX_LIST = 1000;
@@ -18,10 +17,11 @@ const view = (a: AgentRecord) => ({
  * The kill switch (DECISIONS "Agents cannot hurt what they cannot touch"): list the agents a Human
  * issued and revoke one. Both decide who may call from what they find, so they ask the policy
  * themselves: a parent always sees and stops its own agents; `Query` on `agent:*` sees every agent and
- * `Revoke` on `agent:<id>` stops any. Revoking puts the agent's jti on the revocation list (its next
- * call is 401) and marks the registry; it is idempotent and keeps the first revocation time.
+ * `Revoke` on `agent:<id>` stops any. Revoking marks the registry, which every agent token is checked
+ * against at every call, so the agent's next call is 401 whatever revocation list is configured (none
+ * included) and after any restart; it is idempotent and keeps the first revocation time.
  */
-export function agentOperations(registry: AgentRegistry, revocation: RevocationList, clock: Clock): AnyOperation[] {
+export function agentOperations(registry: AgentRegistry, clock: Clock): AnyOperation[] {
   return [
     defineOperation({
       id: 'ListAgents', operation: 'Query', group: 'Agents', summary: "List agent tokens: the caller's own, or every agent for a caller allowed Query on agent:* (Human only)",
@@ -51,8 +51,6 @@ export function agentOperations(registry: AgentRegistry, revocation: RevocationL
         if (agent.parent !== call.principal.subject && !call.permits('Revoke', `agent:${agent.agentId}`)) {
           throw new SvcError('PermissionDenied', `${call.principal.subject} is neither the parent of ${agent.agentId} nor allowed to Revoke it`);
         }
-        // The list first: once it holds the jti the agent is stopped, whatever happens to the registry write.
-        await revocation.revoke(agent.jti, Math.ceil(Date.parse(agent.expiresAt) / 1000));
         const marked = await registry.markRevoked(agent.agentId, clock.now().toISOString());
         const revokedAt = marked?.revokedAt ?? clock.now().toISOString();
         return { result: { agentId: agent.agentId, revoked: true as const, revokedAt }, audit: { context: { parent: agent.parent, jti: agent.jti } } };

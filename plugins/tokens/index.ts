@@ -53,7 +53,7 @@ export default definePlugin({
             return { result: { jti: input.jti, revoked: true as const } };
           },
         }),
-        ...agentOperations(deps.journal.agents, deps.revocation, clock),
+        ...agentOperations(deps.journal.agents, clock),
       ],
     };
   },

@@ -7,7 +7,9 @@ import { mintToken, TEST_SECRET } from '../helpers/tokens.ts';
 const ALL = ['Create', 'Get', 'Activate', 'Revoke', 'Destroy', 'Sign', 'Verify', 'Encrypt', 'Decrypt', 'Rotate', 'Compromise', 'Query'];
 const POLICY = {
   SVC_AUTH_KIND: 'hmac', SVC_AUTH_HMAC_SECRET: TEST_SECRET, SVC_POLICY_KIND: 'role-based',
-  SVC_POLICY_ROLE_BINDINGS: JSON.stringify({ 'kms-admins': ALL, signers: ['Create', 'Get', 'Activate', 'Sign'] }),
+  SVC_POLICY_ROLE_BINDINGS: JSON.stringify({
+    'kms-admins': ALL, 'agent-admins': { operations: ['Query', 'Revoke'], agents: ['*'] }, signers: ['Create', 'Get', 'Activate', 'Sign'],
+  }),
 };
 const as = (url: string, token: string) => new ApiClient(url, { Authorization: `Bearer ${token}` });
 
@@ -18,7 +20,8 @@ async function killSwitch(t: Test, env: Record<string, string>): Promise<void> {
   const bobToken = await mintToken({ sub: 'bob', svc_groups: ['signers'] }, { ttlSeconds: 3600 });
   const bob = as(svc.url, bobToken);
   const carol = as(svc.url, await mintToken({ sub: 'carol', svc_groups: ['signers'] }));
-  const admin = as(svc.url, await mintToken({ sub: 'ops', svc_groups: ['kms-admins'] }));
+  const admin = as(svc.url, await mintToken({ sub: 'ops', svc_groups: ['kms-admins', 'agent-admins'] }));
+  const keyAdmin = as(svc.url, await mintToken({ sub: 'keys-only', svc_groups: ['kms-admins'] }));
   const key = (await bob.post('/v1/keys', { spec: { name: 'bobs', algorithm: 'EdDSA' } })).body.id;
   await bob.post(`/v1/keys/${key}/activate`);
   const issue = async (client: ApiClient, label: string) => (await client.post('/v1/agents/issue', { label, scopes: ['Sign'], ttlSeconds: 600 })).body;
@@ -34,17 +37,20 @@ async function killSwitch(t: Test, env: Record<string, string>): Promise<void> {
   t.same((await admin.get('/v1/agents?parent=carol')).body.agents.map((a: any) => a.agentId), [carols.agentId], 'an admin filters by parent');
   t.equal((await admin.get('/v1/agents')).body.agents.length, 3, 'an admin sees every agent');
   t.equal((await as(svc.url, first.jwt).get('/v1/agents')).status, 403, 'agents cannot list agents');
+  t.equal((await keyAdmin.get('/v1/agents?parent=carol')).status, 403, "a plain Query binding does not show others' agents");
+  t.same((await keyAdmin.get('/v1/agents')).body.agents, [], 'nor their jtis: it lists only its own (none)');
 
   const agent = as(svc.url, first.jwt);
   const sign = () => agent.post(`/v1/keys/${key}/sign`, { messageBase64: b64('m') });
   t.equal((await sign()).status, 200, 'the agent works');
   t.equal((await carol.post(`/v1/agents/${first.agentId}/revoke`)).status, 403, 'carol cannot stop bob\'s agent');
+  t.equal((await keyAdmin.post(`/v1/agents/${first.agentId}/revoke`)).status, 403, "nor can a plain Revoke binding (it is about keys)");
   t.equal((await bob.post('/v1/agents/agent-00000000-0000-4000-8000-000000000000/revoke')).body.error, 'NotFound');
   const revoked = await bob.post(`/v1/agents/${first.agentId}/revoke`);
   t.match(revoked.body, { agentId: first.agentId, revoked: true, revokedAt: /^\d{4}-\d\d-\d\dT/ });
   t.equal((await sign()).status, 401, 'the revoked agent is refused at once');
   t.equal((await bob.post(`/v1/agents/${first.agentId}/revoke`)).body.revokedAt, revoked.body.revokedAt, 'revoking again keeps the first time');
-  t.equal((await admin.post(`/v1/agents/${carols.agentId}/revoke`)).status, 200, 'a Human allowed Revoke stops any agent');
+  t.equal((await admin.post(`/v1/agents/${carols.agentId}/revoke`)).status, 200, 'a Human allowed Revoke on agents stops any agent');
   t.equal((await as(svc.url, second.jwt).post(`/v1/keys/${key}/sign`, { messageBase64: b64('m') })).status, 200, 'the other agent keeps working');
 
   // Revocation cascades: bob's own token revoked, his remaining agent stops too.
@@ -60,8 +66,13 @@ async function killSwitch(t: Test, env: Record<string, string>): Promise<void> {
   if (env.SVC_JOURNAL_KIND !== 'in-memory') {
     await svc.stop();
     svc = await startTestService({ ...POLICY, ...env }, { dir });
-    const again = (await as(svc.url, await mintToken({ sub: 'ops', svc_groups: ['kms-admins'] })).get('/v1/agents')).body.agents;
+    const again = (await as(svc.url, await mintToken({ sub: 'ops', svc_groups: ['kms-admins', 'agent-admins'] })).get('/v1/agents')).body.agents;
     t.same(again.map((a: any) => [a.agentId, a.revoked]), [[carols.agentId, true], [second.agentId, false], [first.agentId, true]], 'the registry survives a restart');
+    // The default revocation list is in memory and empty now; the registry still stops killed agents.
+    const afterRestart = await as(svc.url, first.jwt).post(`/v1/keys/${key}/sign`, { messageBase64: b64('m') });
+    t.equal(afterRestart.status, 401, 'a kill-switched agent stays stopped after a restart');
+    t.match(afterRestart.body.message, /was revoked at/);
+    t.equal((await as(svc.url, carols.jwt).get('/v1/agents')).status, 401, 'so does every other revoked agent');
   }
   await svc.stop();
 }
@@ -71,4 +82,45 @@ t.test('agent registry on the in-memory journal', (t) => killSwitch(t, { SVC_JOU
 t.test('agent registry on PostgreSQL', async (t) => {
   const db = await freshDatabase(t, 'postgresql');
   if (db) await killSwitch(t, db.env);
+});
+
+t.test('the registry is the authority: no revocation list needed, no unregistered agent, no agent outliving its parent', async (t) => {
+  const svc = await startTestService({ ...POLICY, SVC_JOURNAL_KIND: 'rdb-embedded', SVC_REVOCATION_KIND: 'none' });
+  t.teardown(() => svc.stop());
+  const now = Math.floor(Date.now() / 1000);
+  const bob = as(svc.url, await mintToken({ sub: 'bob', svc_groups: ['signers'] }, { ttlSeconds: 120, iat: now }));
+  const key = await bob.key({ algorithm: 'EdDSA' });
+  const issued = (await bob.post('/v1/agents/issue', { label: 'long', scopes: ['Sign'], ttlSeconds: 86_400 })).body;
+  t.ok(Date.parse(issued.expiresAt) <= (now + 120) * 1000, `asked for a day, the agent ends with bob's token (${issued.expiresAt})`);
+  t.equal(JSON.parse(Buffer.from(issued.jwt.split('.')[1], 'base64url').toString()).exp, now + 120, "the token's exp says so too");
+  t.equal((await bob.get('/v1/agents')).body.agents[0].expiresAt, issued.expiresAt, 'and the registry');
+
+  const agent = as(svc.url, issued.jwt);
+  const sign = () => agent.post(`/v1/keys/${key}/sign`, { messageBase64: b64('m') });
+  t.equal((await sign()).status, 200);
+  const revoked = await bob.post(`/v1/agents/${issued.agentId}/revoke`);
+  t.equal(revoked.status, 200, 'the kill switch works with revocation.kind none');
+  t.equal((await sign()).status, 401, 'and stops the agent at once');
+
+  // Someone holding the signing secret mints an agent the service never issued, for bob or for anyone.
+  const minted = await mintToken({ sub: 'agent-00000000-0000-4000-8000-00000000beef', svc_kind: 'agent', iss: 'svc-kms', aud: 'svc-kms', svc_parent: 'bob', svc_ops: ['Sign'], svc_groups: ['signers'] });
+  const refused = await as(svc.url, minted).post(`/v1/keys/${key}/sign`, { messageBase64: b64('m') });
+  t.equal(refused.status, 401, 'a well-signed agent token the registry does not hold is refused');
+  t.match(refused.body.message, /is not in the agent registry/);
+});
+
+t.test('two nodes on one PostgreSQL: an agent killed on node A is refused by node B at its very next call', async (t) => {
+  const db = await freshDatabase(t, 'postgresql');
+  if (!db) return;
+  const a = await startTestService({ ...POLICY, ...db.env });
+  t.teardown(() => a.stop());
+  const b = await startTestService({ ...POLICY, ...db.env });
+  t.teardown(() => b.stop());
+  const bobToken = await mintToken({ sub: 'bob', svc_groups: ['signers'] });
+  const key = await as(a.url, bobToken).key({ algorithm: 'EdDSA' });
+  const issued = (await as(a.url, bobToken).post('/v1/agents/issue', { label: 'roaming', scopes: ['Sign'], ttlSeconds: 600 })).body;
+  const onB = as(b.url, issued.jwt);
+  t.equal((await onB.post(`/v1/keys/${key}/sign`, { messageBase64: b64('m') })).status, 200, 'B accepts the agent A issued');
+  t.equal((await as(a.url, bobToken).post(`/v1/agents/${issued.agentId}/revoke`)).status, 200);
+  t.equal((await onB.post(`/v1/keys/${key}/sign`, { messageBase64: b64('m') })).status, 401, 'B refuses it at once');
 });

@@ -95,13 +95,14 @@ t.test('agent tokens: issued by Humans only, within rules, bounded by their scop
   t.equal(beyond.status, 403);
   t.match(beyond.body.message, /scopes its parent lacks: Encrypt/);
 
-  // A token whose svc_ops claim more than the parent's bindings: the excess is refused at use.
+  // A token minted with the secret whose svc_ops claim more than the parent's bindings: the service never
+  // issued it, so the agent registry refuses it outright (issued agents stay bounded by their parent at use).
   const forged = as(await mintToken({ sub: 'agent-x', iss: 'svc-kms', aud: 'svc-kms', svc_kind: 'agent', svc_parent: 'bob', svc_groups: ['signers'], svc_ops: ['Sign', 'Get', 'Encrypt'] }));
   const aes = (await admin.post('/v1/keys', { spec: { name: 'k', algorithm: 'AES' } })).body.id;
   await admin.post(`/v1/keys/${aes}/activate`);
   const excess = await forged.post(`/v1/keys/${aes}/encrypt`, { plaintextBase64: b64('x') });
-  t.equal(excess.status, 403);
-  t.match(excess.body.message, /its parent bob is not allowed to/);
+  t.equal(excess.status, 401);
+  t.match(excess.body.message, /agent-x is not in the agent registry/);
 
   const rows = (await admin.get(`/v1/audit?key=agent:${issued.body.agentId}`)).body.records;
   t.match(rows[0], { operation: 'Create', outcome: 'Success', context: { agentId: issued.body.agentId, jti: issued.body.jti, ttlSeconds: '600', scopes: 'Sign,Get' } });
@@ -113,7 +114,9 @@ t.test('agent tokens: issued by Humans only, within rules, bounded by their scop
 t.test('agent tokens must be ones this service issues: iss, aud, parent, jti, at most 24 h', async (t) => {
   const agent = { sub: 'agent-z', svc_kind: 'agent', svc_parent: 'alice', svc_groups: ['kms-admins'], svc_ops: ['Get', 'Create'] };
   const use = async (token: string) => (await as(token).post('/v1/keys', { spec: { name: 'z', algorithm: 'AES' } }));
-  t.equal((await use(await mintToken({ ...agent, iss: 'svc-kms', aud: 'svc-kms' }))).status, 201, 'a well-formed agent token works');
+  const unissued = await use(await mintToken({ ...agent, iss: 'svc-kms', aud: 'svc-kms' }));
+  t.equal(unissued.status, 401, 'a well-formed agent token the service did not issue is refused');
+  t.match(unissued.body.message, /is not in the agent registry/);
   const cases: Array<[string, Promise<string>, RegExp]> = [
     ['no iss', mintToken({ ...agent, aud: 'svc-kms' }), /must have iss svc-kms/],
     ['no aud', mintToken({ ...agent, iss: 'svc-kms' }), /must have aud svc-kms/],

@@ -81,6 +81,25 @@ t.test('the agent secret signs agents only; the issuer cannot mint agents', asyn
   t.match(issuerAgent.body.message, /agent tokens must be HS256 tokens issued by this service/);
 });
 
+t.test('the agent secret cannot mint an agent the registry never issued, nor give an issued one another parent; an agent expires with its parent', async (t) => {
+  const now = Math.floor(Date.now() / 1000);
+  const agentToken = (claims: { sub: string; jti: string; svc_parent: string }) =>
+    new SignJWT({ svc_kind: 'agent', svc_ops: ['Create', 'Get'], svc_groups: [], svc_purpose: 'minted', svc_parent: claims.svc_parent })
+      .setProtectedHeader({ alg: 'HS256' }).setIssuer('svc-kms').setAudience('svc-kms').setSubject(claims.sub).setJti(claims.jti)
+      .setIssuedAt(now).setExpirationTime(now + 300).sign(new TextEncoder().encode(TEST_SECRET));
+  const minted = await create(await agentToken({ sub: 'agent-00000000-0000-4000-8000-00000000c0de', jti: 'minted-1', svc_parent: 'ceo' }));
+  t.equal(minted.status, 401, 'an agent for a parent the registry never issued one to is refused');
+  t.match(minted.body.message, /is not in the agent registry/);
+
+  const alice = as(await issuer.forge(rsa1, { sub: 'alice', svc_kind: 'human' }, { exp: now + 120 }));
+  const issued = (await alice.post('/v1/agents/issue', { label: 'bot', scopes: ['Create', 'Get'], ttlSeconds: 3600 })).body;
+  t.ok(Date.parse(issued.expiresAt) <= (now + 120) * 1000, `the agent expires with the token it was issued under (${issued.expiresAt}), not an hour later`);
+  t.equal(JSON.parse(Buffer.from(issued.jwt.split('.')[1], 'base64url').toString()).exp, now + 120, 'and so does its token');
+  const reparented = await create(await agentToken({ sub: issued.agentId, jti: issued.jti, svc_parent: 'ceo' }));
+  t.equal(reparented.status, 401, "an issued agent's id and jti under another parent are refused");
+  t.equal((await create(issued.jwt)).status, 201, 'the issued token itself works');
+});
+
 t.test('an unreachable issuer fails the boot in bounded time', async (t) => {
   const started = Date.now();
   const proc = spawnService({ SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', SVC_AUTH_KIND: 'oidc', SVC_AUTH_OIDC_ISSUER_URI: 'http://127.0.0.1:1', SVC_AUTH_OIDC_DISCOVERY_TIMEOUT_MS: '2000' });

@@ -12,6 +12,7 @@ import { KnexAuditSink } from '../../plugins/audit-sink/knex/knex-audit-sink.ts'
 import { StdoutAuditSink } from '../../plugins/audit-sink/stdout/stdout-sink.ts';
 import { DevAuthenticator } from '../../plugins/auth/dev/dev-authenticator.ts';
 import { HmacAuthenticator } from '../../plugins/auth/hmac/hmac-authenticator.ts';
+import { MemoryAgentRegistry } from '../../plugins/journal/memory/memory-agent-registry.ts';
 import { BaselineDetector } from '../../plugins/detectors/baseline/baseline-detector.ts';
 import { scope, sourceIp } from '../../plugins/detectors/baseline/dimensions.ts';
 import { DevPolicy } from '../../plugins/policy/dev/dev-policy.ts';
@@ -50,7 +51,7 @@ t.test('authenticator: dev', async (t) => {
 t.test('authenticator: hmac', async (t) => {
   const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
   authenticatorContract(t, async () => ({
-    authenticator: new HmacAuthenticator(TEST_SECRET, new MemoryRevocationList(systemClock)),
+    authenticator: new HmacAuthenticator(TEST_SECRET, new MemoryRevocationList(systemClock), new MemoryAgentRegistry()),
     valid: async (subject) => bearer(await mintToken({ sub: subject })),
     invalid: async () => [
       ['signed with another secret', bearer(await mintToken({ sub: 'alice' }, { secret: 'another-secret-that-is-long-enough-0123456789' }))],
@@ -58,6 +59,7 @@ t.test('authenticator: hmac', async (t) => {
       ['alg none', bearer(unsignedToken({ sub: 'alice' }))],
       ['not a token', bearer('not.a.token')],
       ['no sub', bearer(await mintToken({}))],
+      ['a well-signed agent token the agent registry never issued', bearer(await mintToken({ sub: 'agent-minted', svc_kind: 'agent', iss: 'svc-kms', aud: 'svc-kms', svc_parent: 'alice', svc_ops: ['Sign'] }))],
     ],
   }));
 });

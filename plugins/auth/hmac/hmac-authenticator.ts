@@ -3,13 +3,14 @@ import { bearerToken, CLOCK_SKEW_SECONDS, principalFromVerifiedToken, tokenRejec
 import type { Principal } from '../../../kernel/model/index.ts';
 import type { SvcClaims } from '../../../kernel/model/token-claims.ts';
 import type { Authenticator, CredentialSource } from '../../../kernel/ports/authenticator.ts';
+import type { AgentRegistry } from '../../../kernel/ports/agent-registry.ts';
 import type { RevocationList } from '../../../kernel/ports/revocation.ts';
 
 /** HS256 bearer tokens verified with the shared secret (jose compares the MAC in constant time). */
 export class HmacAuthenticator implements Authenticator {
   private readonly key: Uint8Array;
 
-  constructor(secret: string, private readonly revocation: RevocationList) {
+  constructor(secret: string, private readonly revocation: RevocationList, private readonly agents: AgentRegistry) {
     this.key = new TextEncoder().encode(secret);
   }
 
@@ -22,6 +23,6 @@ export class HmacAuthenticator implements Authenticator {
     } catch (err) {
       throw tokenRejection(err);
     }
-    return principalFromVerifiedToken(claims, alg, this.revocation);
+    return principalFromVerifiedToken(claims, alg, this.revocation, this.agents);
   }
 }

@@ -1,6 +1,7 @@
 import { isUsableHmacSecret } from '../../../kernel/auth/bearer.ts';
 import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
 import { authenticatorPort } from '../../../kernel/ports/authenticator.ts';
+import { journalPort } from '../../../kernel/ports/journal.ts';
 import { revocationPort } from '../../../kernel/ports/revocation.ts';
 import type { PreflightNode } from '../../../kernel/preflight.ts';
 import { OidcAuthenticator, type OidcOptions } from './oidc-authenticator.ts';
@@ -14,7 +15,7 @@ export default definePlugin({
   provides: authenticatorPort,
   kind: 'oidc',
   description: 'bearer tokens from an OpenID Connect issuer (RS/ES only), plus the service\'s own agent tokens',
-  dependsOn: { revocation: revocationPort },
+  dependsOn: { revocation: revocationPort, journal: journalPort },
   config: oidcConfig,
   configSlice: (all: BaseConfig & ConfigValues<typeof oidcConfig>): OidcOptions => ({
     issuer: all.auth.oidc.issuerUri,
@@ -30,5 +31,5 @@ export default definePlugin({
     if (!o.audience) nodes.push({ name: 'auth.oidc.audience', status: env.exposed ? 'warn' : 'ok', message: 'no expected audience: tokens the issuer minted for other services are accepted too', advice: 'set SVC_AUTH_OIDC_AUDIENCE in production' });
     return nodes;
   },
-  create: ({ config, deps }) => new OidcAuthenticator(config, deps.revocation),
+  create: ({ config, deps }) => new OidcAuthenticator(config, deps.revocation, deps.journal.agents),
 });

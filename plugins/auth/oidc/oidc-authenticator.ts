@@ -4,6 +4,7 @@ import { SvcError } from '../../../kernel/errors.ts';
 import type { Principal } from '../../../kernel/model/index.ts';
 import { SVC_TOKEN_ISSUER, type SvcClaims } from '../../../kernel/model/token-claims.ts';
 import type { Authenticator, CredentialSource } from '../../../kernel/ports/authenticator.ts';
+import type { AgentRegistry } from '../../../kernel/ports/agent-registry.ts';
 import type { RevocationList } from '../../../kernel/ports/revocation.ts';
 import { requireSafeUrl } from '../../net-support/safe-url.ts';
 
@@ -31,7 +32,7 @@ export class OidcAuthenticator implements Authenticator {
   private jwks: JWTVerifyGetKey | undefined;
   private readonly agentKey: Uint8Array | undefined;
 
-  constructor(private readonly options: OidcOptions, private readonly revocation: RevocationList) {
+  constructor(private readonly options: OidcOptions, private readonly revocation: RevocationList, private readonly agents: AgentRegistry) {
     this.agentKey = options.agentSecret ? new TextEncoder().encode(options.agentSecret) : undefined;
   }
 
@@ -77,6 +78,6 @@ export class OidcAuthenticator implements Authenticator {
     } catch (err) {
       throw tokenRejection(err);
     }
-    return principalFromVerifiedToken(claims, alg, this.revocation);
+    return principalFromVerifiedToken(claims, alg, this.revocation, this.agents);
   }
 }

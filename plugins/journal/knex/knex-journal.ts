@@ -17,7 +17,7 @@ import { journalMigrations } from './migrations.ts';
  */
 export class KnexJournal implements KeyJournal {
   readonly shared: boolean;
-  readonly agents = new KnexAgentRegistry((work) => this.run(() => work(this.knex())));
+  readonly agents: KnexAgentRegistry;
   private db: Knex | undefined;
   private readonly lastSeqs = new BatchedLookup<number>(async (keyIds) => {
     const rows = await this.run(() => this.knex()('svc_key_events').whereIn('key_id', keyIds).groupBy('key_id').select('key_id').max({ seq: 'seq' }));
@@ -26,6 +26,7 @@ export class KnexJournal implements KeyJournal {
 
   constructor(private readonly settings: KnexSettings) {
     this.shared = settings.shared;
+    this.agents = new KnexAgentRegistry((work) => this.run(() => work(this.knex())), settings.shared);
   }
 
   async start(): Promise<void> {

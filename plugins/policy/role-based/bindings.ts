@@ -1,8 +1,11 @@
 import { isOperation, type Operation } from '../../../kernel/model/index.ts';
 import type { ResourceFacts } from '../../../kernel/ports/policy.ts';
 
-/** A binding value: operations on every key, or `{operations, keys}` limited to keys matching a pattern. */
-export type Binding = string[] | { operations: string[]; keys: string[] };
+/**
+ * A binding value: operations on every key, or `{operations, keys}` limited to keys matching a pattern,
+ * or `{operations, agents}` on the agent registry (`*`: every agent; or agent ids), or both fields.
+ */
+export type Binding = string[] | { operations: string[]; keys?: string[]; agents?: string[] };
 export type Bindings = Record<string, Binding>;
 
 /** Who "self" is for `owner:self`: the caller (an agent's parent), and a Service's tenant. */
@@ -13,11 +16,16 @@ export interface Self {
 
 type KeyPattern = (facts: ResourceFacts, self: Self) => boolean;
 
-/** A compiled binding: its operations and, for a key-scoped one, the patterns a key must match. */
+/** A compiled binding: its operations and, for a scoped one, the patterns a key must match and the agents it covers. */
 export interface Grant {
   operations: ReadonlySet<Operation>;
+  /** Undefined: every key and every other resource; a list: only keys matching one of them (none when empty). */
   keys?: KeyPattern[];
+  /** The agents of the agent registry this grant covers: `*` for all, or agent ids; none when undefined. */
+  agents?: ReadonlySet<string>;
 }
+
+const AGENT_ID = /^agent-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -43,10 +51,18 @@ export function compileBinding(where: string, binding: unknown, problems: string
   if (!Array.isArray(ops)) problems.push(`${where} must be a list of Operation names or {operations: [...], keys: [...]}`);
   else for (const op of ops) typeof op === 'string' && isOperation(op) ? operations.add(op) : problems.push(`${where} names unknown operation "${String(op)}"`);
   if (!scoped) return { operations };
-  const keys = (binding as { keys?: unknown }).keys;
+  const { keys, agents } = binding as { keys?: unknown; agents?: unknown };
+  if (keys === undefined && agents === undefined) {
+    problems.push(`${where}.keys must be a non-empty list of key patterns (owner:self, name:GLOB, id:UUID), or ${where}.agents a list of agents ("*" or agent ids)`);
+    return { operations, keys: [] };
+  }
+  return { operations, keys: keys === undefined ? [] : compileKeys(where, keys, problems), ...(agents === undefined ? {} : { agents: compileAgents(where, agents, problems) }) };
+}
+
+function compileKeys(where: string, keys: unknown, problems: string[]): KeyPattern[] {
   if (!Array.isArray(keys) || keys.length === 0) {
     problems.push(`${where}.keys must be a non-empty list of key patterns (owner:self, name:GLOB, id:UUID)`);
-    return { operations, keys: [] };
+    return [];
   }
   const patterns: KeyPattern[] = [];
   for (const p of keys) {
@@ -54,5 +70,15 @@ export function compileBinding(where: string, binding: unknown, problems: string
     if (typeof compiled === 'string') problems.push(`${where}: ${compiled}`);
     else patterns.push(compiled);
   }
-  return { operations, keys: patterns };
+  return patterns;
+}
+
+function compileAgents(where: string, agents: unknown, problems: string[]): ReadonlySet<string> {
+  if (!Array.isArray(agents) || agents.length === 0) {
+    problems.push(`${where}.agents must be a non-empty list: "*" (every agent) or agent ids (agent-<uuid>)`);
+    return new Set();
+  }
+  const bad = agents.filter((a) => typeof a !== 'string' || (a !== '*' && !AGENT_ID.test(a)));
+  if (bad.length) problems.push(`${where}.agents: ${bad.map((a) => JSON.stringify(a)).join(', ')} is neither "*" nor an agent id (agent-<uuid>)`);
+  return new Set(agents.filter((a): a is string => typeof a === 'string'));
 }

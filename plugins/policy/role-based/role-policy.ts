@@ -27,7 +27,10 @@ export function bindingProblems(roleBindings: Bindings, subjectBindings: Binding
  * on a key outside every matching binding is refused, as is one on an unknown key (no existence oracle).
  * An Agent may do what its own token allows AND what its parent may do on that key, with `owner:self`
  * meaning the parent's keys: an agent never exceeds the Human that issued it. Issuing an agent checks
- * operations only ('agent:new'); its keys are bounded at every use.
+ * operations only ('agent:new'); its keys are bounded at every use. The agent registry is granted only
+ * by bindings that name agents (`{operations, agents: ["*" | agent ids]}`): Query on `agent:*` (every
+ * agent listed) and Revoke on `agent:<id>` (stopping an agent its caller did not issue; a parent always
+ * may stop its own, without any binding).
  */
 export class RoleBasedPolicy implements Policy {
   readonly usesResourceFacts: boolean;
@@ -38,7 +41,7 @@ export class RoleBasedPolicy implements Policy {
     const problems: string[] = [];
     this.roles = compileAll('roleBindings', roles, problems);
     this.subjects = compileAll('subjectBindings', subjects, problems);
-    this.usesResourceFacts = [...this.roles.values(), ...this.subjects.values()].some((g) => g.keys !== undefined);
+    this.usesResourceFacts = [...this.roles.values(), ...this.subjects.values()].some((g) => g.keys !== undefined && g.keys.length > 0);
   }
 
   authorize(principal: Principal, operation: Operation, resource: string, facts?: ResourceFacts): PolicyDecision {
@@ -62,8 +65,13 @@ export class RoleBasedPolicy implements Policy {
 
   private grant(grant: Grant | undefined, operation: Operation, resource: string, facts: ResourceFacts | undefined, self: Self): boolean {
     if (!grant || !grant.operations.has(operation)) return false;
+    // Every agent's registry entry (jti included), and stopping another Human's agent, need a binding
+    // that names agents: a plain Query or Revoke binding is about keys.
+    if (resource === 'agent:*' || (operation === 'Revoke' && resource.startsWith('agent:') && resource !== 'agent:new')) {
+      return grant.agents !== undefined && (grant.agents.has('*') || grant.agents.has(resource.slice('agent:'.length)));
+    }
     if (!grant.keys) return true;
-    if (resource === 'agent:new') return true;
+    if (resource === 'agent:new') return grant.keys.length > 0;
     return facts !== undefined && grant.keys.some((matches) => matches(facts, self));
   }
 }
