@@ -17,8 +17,9 @@ import { narrate, type NarratorSettings } from './narrator.ts';
 import { scanReport } from './scan.ts';
 
 const DAY_MS = 86_400_000;
+// Parameters arrive within their ranges (the input schemas refuse others with InvalidField); absent ones
+// take the defaults below.
 
-const count = (value: number | undefined, fallback: number, max: number) => Math.min(max, value ?? fallback);
 
 function queryable(sink: AuditSink): void {
   if (!sink.query) throw new SvcError('FeatureNotSupported', 'the advisor reads the audit trail, and the primary audit sink (audit.kind stdout) cannot be queried; use rdb-embedded or a database sink');
@@ -48,12 +49,12 @@ export default definePlugin({
         handle: oneAtATime('an advisor scan', async (input) => {
           queryable(deps.sink);
           const now = clock.now();
-          const window = { since: new Date(now.getTime() - Math.max(1, count(input.lookbackDays, 90, 3650)) * DAY_MS).toISOString(), until: now.toISOString() };
+          const window = { since: new Date(now.getTime() - (input.lookbackDays ?? 90) * DAY_MS).toISOString(), until: now.toISOString() };
           // Up to now, inclusive: the window's `until` is reported, not used as an exclusive bound.
           const { records, truncated } = await readWindow(deps.sink, { since: window.since });
           const keys = await keysWithEvents(deps.journal);
           const agents = await deps.journal.agents.list({ limit: 1000 });
-          const report = scanReport({ now, window, records, truncated, keys, agents, unusedDays: count(input.unusedDays, 30, 36500), broadScope: Math.max(1, count(input.broadScope, 5, 1000)), top: count(input.top, 5, 1000) });
+          const report = scanReport({ now, window, records, truncated, keys, agents, unusedDays: input.unusedDays ?? 30, broadScope: input.broadScope ?? 5, top: input.top ?? 5 });
           return { result: report, audit: { context: { scannedRecords: String(report.scannedRecords), truncated: String(truncated) } } };
         }),
       }),
@@ -65,8 +66,8 @@ export default definePlugin({
         handle: async (input) => {
           queryable(deps.sink);
           const now = clock.now();
-          const window = { since: new Date(now.getTime() - Math.max(1, count(input.lookbackDays, 30, 3650)) * DAY_MS).toISOString(), until: now.toISOString() };
-          const maxEvents = Math.max(1, count(input.maxEvents, 200, 1000));
+          const window = { since: new Date(now.getTime() - (input.lookbackDays ?? 30) * DAY_MS).toISOString(), until: now.toISOString() };
+          const maxEvents = input.maxEvents ?? 200;
           const own = (await deps.sink.query!({ since: window.since, actor: input.agentId, limit: maxEvents, offset: 0 })).records;
           const system = (await readWindow(deps.sink, { since: window.since, actor: 'svc-system' }, 5_000)).records;
           const timeline = timelineOf(input.agentId, window, own, system, await deps.journal.agents.get(input.agentId), maxEvents);
