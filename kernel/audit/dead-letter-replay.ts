@@ -2,6 +2,8 @@ import { createReadStream, existsSync } from 'node:fs';
 import { appendFile, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { setAsideIfOthersCouldWrite } from '../files/owner-only.ts';
+import type { Logger } from '../ports/logger.ts';
 import type { AuditEvent } from './canonical-event.ts';
 import type { FanoutQueue } from './fanout.ts';
 
@@ -15,6 +17,8 @@ export interface ReplayOutcome {
   deadLettered: number;
   /** Lines that are not a dead-letter record; kept, unchanged, in `<file>.unreadable`. */
   unreadable: number;
+  /** Files other users could have written: moved aside to these names, not replayed. */
+  untrusted: string[];
 }
 
 /**
@@ -23,14 +27,21 @@ export interface ReplayOutcome {
  * deduplicate on it). The file is first renamed to `<file>.replaying-<time>`, so a running service that
  * dead-letters meanwhile starts a fresh file and nothing is read twice or missed; the renamed file is
  * deleted only once each of its events was delivered or dead-lettered again. A replay that was cut short
- * leaves its renamed file behind, and the next replay takes it up first.
+ * leaves its renamed file behind, and the next replay takes it up first. A file (or leftover) that other
+ * users could write is moved aside unread and named in the outcome's `untrusted`.
  */
-export async function replayDeadLetters(queue: FanoutQueue): Promise<ReplayOutcome> {
+export async function replayDeadLetters(queue: FanoutQueue, logger: Pick<Logger, 'warn'>): Promise<ReplayOutcome> {
   const file = queue.deadLetterFile;
-  const outcome: ReplayOutcome = { sink: queue.name, file, replayed: 0, delivered: 0, deadLettered: 0, unreadable: 0 };
-  if (existsSync(file)) await rename(file, `${file}.replaying-${Date.now()}`);
+  const outcome: ReplayOutcome = { sink: queue.name, file, replayed: 0, delivered: 0, deadLettered: 0, unreadable: 0, untrusted: [...queue.setAside] };
+  // A replay signs what it reads: lines that another user could have put in a file are never replayed.
+  const aside = (f: string) => {
+    const moved = setAsideIfOthersCouldWrite(f, 'audit dead-letter file', logger);
+    if (moved) outcome.untrusted.push(moved);
+    return !moved;
+  };
+  if (existsSync(file) && aside(file)) await rename(file, `${file}.replaying-${Date.now()}`);
   const ids = new Set<string>();
-  for (const taken of await leftovers(file)) {
+  for (const taken of (await leftovers(file)).filter(aside)) {
     await offerAll(queue, taken, ids, outcome);
     await queue.settled();
     await unlink(taken);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { AuditEvent } from './canonical-event.ts';
 import type { AuditFanoutSink } from '../ports/audit-sink.ts';
 import type { Logger } from '../ports/logger.ts';
+import { narrowToOwner, setAsideIfOthersCouldWrite } from '../files/owner-only.ts';
 
 export interface DeliverySettings {
   queueCapacity: number;
@@ -44,13 +45,20 @@ export class FanoutQueue {
   private stopped = false;
   private readonly abandon = new AbortController();
   private failure: { attempts: number; error: string } | undefined;
+  /** Dead-letter files found writable by other users at start and moved aside unread (see `setAsideIfOthersCouldWrite`). */
+  readonly setAside: string[] = [];
 
   constructor(
     private readonly sink: AuditFanoutSink,
     private readonly settings: DeliverySettings,
     private readonly logger: Logger,
     private readonly observer: FanoutObserver = { counted: () => {} },
-  ) {}
+  ) {
+    // Appending keeps an existing file's mode: one pre-created 0666 would take (and offer for replay) lines from anyone.
+    const aside = setAsideIfOthersCouldWrite(settings.deadLetterFile, 'audit dead-letter file', logger);
+    if (aside) this.setAside.push(aside);
+    narrowToOwner(`${settings.deadLetterFile}.unreadable`, 'audit dead-letter file', logger);
+  }
 
   get name(): string {
     return this.sink.name;

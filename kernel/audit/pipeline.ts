@@ -86,7 +86,7 @@ export class AuditPipeline {
       throw new Error(`no secondary audit sink is named "${sink}"; ${names.length ? `configured: ${names.join(', ')}` : 'none is configured'}`);
     }
     const outcomes: ReplayOutcome[] = [];
-    for (const queue of chosen) outcomes.push(await replayDeadLetters(queue));
+    for (const queue of chosen) outcomes.push(await replayDeadLetters(queue, this.logger));
     return outcomes;
   }
 

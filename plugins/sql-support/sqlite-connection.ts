@@ -1,5 +1,7 @@
-import { chmod, mkdir, stat } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { narrowToOwner } from '../../kernel/files/owner-only.ts';
+import type { Logger } from '../../kernel/ports/logger.ts';
 import { withFileLock } from './file-lock.ts';
 import { knexSqliteClient } from './sqlite-driver.ts';
 import type { KnexSettings } from './knex-settings.ts';
@@ -9,19 +11,18 @@ import type { KnexSettings } from './knex-settings.ts';
  * WAL for concurrent readers, synchronous FULL so an acknowledged write survives a crash. The folder
  * is made at start, not when the settings are built.
  */
-export function sqliteKnexSettings(file: string): KnexSettings {
+export function sqliteKnexSettings(file: string, logger: Pick<Logger, 'warn'> = { warn: () => {} }): KnexSettings {
   return {
     describe: file,
     shared: false,
     bootTimeoutMs: 15_000,
     recipe: { kind: 'sqlite', file },
     // The data directory is made 0700; the process umask (app/main.ts) makes every file in it 0600, and
-    // a file an earlier version left readable to others is narrowed at start.
+    // a file an earlier version or a restore left open to others is narrowed at start, with a warning.
     exclusive: (_db, _name, work) => withFileLock(file, 15_000, work),
     prepare: async () => {
       await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-      const existing = await stat(file).catch(() => undefined);
-      if (existing && (existing.mode & 0o077) !== 0) await chmod(file, 0o600);
+      for (const f of [file, `${file}-wal`, `${file}-shm`]) narrowToOwner(f, 'SQLite file', logger);
     },
     config: {
       client: knexSqliteClient(),

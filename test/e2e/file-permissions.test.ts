@@ -1,9 +1,10 @@
-import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { ApiClient } from '../helpers/client.ts';
 import { spawnService } from '../helpers/process.ts';
 import { tempDir } from '../helpers/service.ts';
+import { webhookReceiver } from '../helpers/webhook-receiver.ts';
 
 t.test('the data directory is 0700 and every file the service writes in it 0600', async (t) => {
   const data = path.join(tempDir(), 'data');
@@ -15,6 +16,51 @@ t.test('the data directory is 0700 and every file the service writes in it 0600'
   const files = readdirSync(data);
   t.ok(['journal.db', 'journal.db-wal', 'audit.db', 'kek.key'].every((f) => files.includes(f)), `files: ${files.join(', ')}`);
   for (const f of files) t.equal(statSync(path.join(data, f)).mode & 0o777, 0o600, `${f} is 0600`);
+});
+
+t.test('files restored open to others (kek.key 0644, journal.db 0666) are narrowed to 0600 at boot, with a warning naming each', async (t) => {
+  const data = path.join(tempDir(), 'data');
+  const env = { SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', SVC_JOURNAL_KIND: 'rdb-embedded', SVC_AUDIT_KIND: 'rdb-embedded', SVC_RDB_EMBEDDED_JDBC_URL: `jdbc:sqlite:${path.join(data, 'journal.db')}`, SVC_DATA_DIR: data };
+  const first = spawnService(env);
+  const api = new ApiClient(`http://127.0.0.1:${await first.listening}`, { 'X-Svc-User': 'ops' });
+  const keyId = await api.key({ algorithm: 'AES' });
+  first.child.kill('SIGTERM');
+  await first.exited;
+  const opened = { 'kek.key': 0o644, 'journal.db': 0o666, 'audit.db': 0o640 } as const;
+  for (const [f, mode] of Object.entries(opened)) chmodSync(path.join(data, f), mode);
+
+  const second = spawnService(env);
+  t.teardown(() => second.child.kill('SIGKILL'));
+  const again = new ApiClient(`http://127.0.0.1:${await second.listening}`, { 'X-Svc-User': 'ops' });
+  for (const [f, mode] of Object.entries(opened)) {
+    t.equal(statSync(path.join(data, f)).mode & 0o777, 0o600, `${f} is 0600 again`);
+    t.match(second.stderr(), new RegExp(`"msg":"[^"]*was mode 0${mode.toString(8)}, open to other users; narrowed to 0600".*"file":"${path.join(data, f)}"`), `the log names ${f} and its old mode`);
+  }
+  t.equal((await again.get(`/v1/keys/${keyId}`)).status, 200, 'the service serves as before');
+});
+
+t.test('a dead-letter file others could write (pre-created 0666) is moved aside unread: its lines are never replayed signed', async (t) => {
+  const rx = await webhookReceiver();
+  t.teardown(() => rx.close());
+  const dir = tempDir();
+  const file = path.join(dir, 'audit-webhook.deadletter.jsonl');
+  const forged = { schemaVersion: 1, id: 'forged-1', occurredAt: '2026-01-01T00:00:00.000Z', node: 'node-a', principal: { subject: 'mallory', kind: 'Human' }, operation: 'Destroy', resource: 'key:ceo', outcome: 'Success', context: {}, correlationId: 'x' };
+  writeFileSync(file, `${JSON.stringify({ event: forged, sink: 'webhook', error: 'webhook answered 500', attempts: 6, failedAt: '2026-01-01T00:00:01.000Z' })}\n`);
+  chmodSync(file, 0o666);
+  const env = {
+    SVC_JOURNAL_KIND: 'rdb-embedded', SVC_AUDIT_KIND: 'rdb-embedded', SVC_RDB_EMBEDDED_JDBC_URL: `jdbc:sqlite:${path.join(dir, 'journal.db')}`, SVC_DATA_DIR: dir,
+    SVC_AUDIT_WEBHOOK_ENABLED: 'true', SVC_AUDIT_WEBHOOK_URL: rx.url, SVC_AUDIT_WEBHOOK_SECRET: 'webhook-secret-of-the-receiver-0123456789',
+  };
+  const replay = spawnService(env, ['replay-dead-letters']);
+  t.equal(await replay.exited, 1, 'the replay does not report success');
+  t.same(rx.accepted().map((e) => e.id), [], 'the forged line was not delivered');
+  const aside = readdirSync(dir).filter((f) => f.startsWith('audit-webhook.deadletter.jsonl.untrusted-'));
+  t.equal(aside.length, 1, 'the file is moved aside');
+  t.notOk(existsSync(file), 'nothing is left under the name a replay reads');
+  t.equal(statSync(path.join(dir, aside[0]!)).mode & 0o777, 0o600, 'and narrowed to 0600');
+  t.match(readFileSync(path.join(dir, aside[0]!), 'utf8'), /forged-1/, 'kept unchanged for the operator to inspect');
+  t.match(replay.stderr(), /audit dead-letter file could be written by other users \(mode 0666\)/, 'the log says why');
+  t.match(replay.stdout(), new RegExp(`webhook: 0 replayed.*not replayed, writable by other users: ${path.join(dir, aside[0]!)}`), 'the summary names it');
 });
 
 t.test('--print-config hides passwords, also inside URLs', async (t) => {

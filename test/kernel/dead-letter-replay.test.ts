@@ -27,18 +27,18 @@ t.test('every dead-lettered event is delivered again, in the file\'s order, and 
   const dir = tempDir();
   const { queue, delivered, file } = sinkBehindQueue(dir);
   writeFileSync(file, [1, 2, 3].map((n) => line(event(n))).join(''));
-  const outcome = await replayDeadLetters(queue);
-  t.same(outcome, { sink: 'siem', file, replayed: 3, delivered: 3, deadLettered: 0, unreadable: 0 });
+  const outcome = await replayDeadLetters(queue, quiet);
+  t.same(outcome, { sink: 'siem', file, replayed: 3, delivered: 3, deadLettered: 0, unreadable: 0, untrusted: [] });
   t.same(delivered, ['rec-1', 'rec-2', 'rec-3']);
   t.same(readdirSync(dir), [], 'neither the dead-letter file nor the renamed one is left');
-  t.same(await replayDeadLetters(queue), { sink: 'siem', file, replayed: 0, delivered: 0, deadLettered: 0, unreadable: 0 }, 'a second replay finds nothing');
+  t.same(await replayDeadLetters(queue, quiet), { sink: 'siem', file, replayed: 0, delivered: 0, deadLettered: 0, unreadable: 0, untrusted: [] }, 'a second replay finds nothing');
 });
 
 t.test('what fails again is dead-lettered anew and counted; the rest is delivered', async (t) => {
   const dir = tempDir();
   const { queue, delivered, file } = sinkBehindQueue(dir, 100, ['rec-2']);
   writeFileSync(file, [1, 2, 3].map((n) => line(event(n))).join(''));
-  const outcome = await replayDeadLetters(queue);
+  const outcome = await replayDeadLetters(queue, quiet);
   t.match(outcome, { replayed: 3, delivered: 2, deadLettered: 1 });
   t.same(delivered, ['rec-1', 'rec-3']);
   const again = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
@@ -50,7 +50,7 @@ t.test('more events than the queue holds: offered a queue-full at a time, none o
   const { queue, delivered, file } = sinkBehindQueue(dir, 3);
   const events = Array.from({ length: 20 }, (_, i) => event(i));
   writeFileSync(file, events.map(line).join(''));
-  t.match(await replayDeadLetters(queue), { replayed: 20, delivered: 20, deadLettered: 0 });
+  t.match(await replayDeadLetters(queue, quiet), { replayed: 20, delivered: 20, deadLettered: 0 });
   t.same(delivered, events.map((e) => e.id));
   t.notOk(existsSync(file), 'no "queue full" dead letter');
 });
@@ -59,7 +59,7 @@ t.test('lines that are not dead-letter records are kept, unchanged, in .unreadab
   const dir = tempDir();
   const { queue, delivered, file } = sinkBehindQueue(dir);
   writeFileSync(file, `${line(event(1))}{"half a line\n\n{"event": {"no": "id"}}\n${line(event(2))}`);
-  t.match(await replayDeadLetters(queue), { replayed: 2, delivered: 2, unreadable: 2 });
+  t.match(await replayDeadLetters(queue, quiet), { replayed: 2, delivered: 2, unreadable: 2 });
   t.same(delivered, ['rec-1', 'rec-2']);
   t.equal(readFileSync(`${file}.unreadable`, 'utf8'), '{"half a line\n{"event": {"no": "id"}}\n');
 });
@@ -69,7 +69,7 @@ t.test('a replay cut short leaves its renamed file; the next replay takes it up 
   const { queue, delivered, file } = sinkBehindQueue(dir);
   writeFileSync(`${file}.replaying-1000`, [1, 2].map((n) => line(event(n))).join(''));
   writeFileSync(file, [2, 3].map((n) => line(event(n))).join(''));
-  t.match(await replayDeadLetters(queue), { replayed: 3, delivered: 3 });
+  t.match(await replayDeadLetters(queue, quiet), { replayed: 3, delivered: 3 });
   t.same(delivered, ['rec-1', 'rec-2', 'rec-3']);
   t.same(readdirSync(dir), []);
 });

@@ -29,5 +29,5 @@ export default definePlugin({
     retentionDays: all.audit.retentionDays,
     node: nodeIdOf(all),
   }),
-  create: ({ config, clock, logger }) => new KnexAuditSink(sqliteKnexSettings(config.file), config.retentionDays, clock, logger, config.node),
+  create: ({ config, clock, logger }) => new KnexAuditSink(sqliteKnexSettings(config.file, logger), config.retentionDays, clock, logger, config.node),
 });

@@ -14,5 +14,5 @@ export default definePlugin({
   description: 'SQLite file journal (one node)',
   config: sqliteFile,
   configSlice: (all: ConfigValues<typeof sqliteFile>) => ({ file: sqlitePath(all.rdbEmbedded.jdbcUrl) }),
-  create: ({ config }) => new KnexJournal(sqliteKnexSettings(config.file)),
+  create: ({ config, logger }) => new KnexJournal(sqliteKnexSettings(config.file, logger)),
 });

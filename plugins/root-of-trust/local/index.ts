@@ -65,7 +65,7 @@ export default definePlugin({
   },
   create: ({ config, deps, logger }) => {
     if (config.source.kind === 'refused') throw new Error('no KEK configured for a persistent journal');
-    const local = new LocalRootOfTrust(config.source, config.previous);
+    const local = new LocalRootOfTrust(config.source, config.previous, logger);
     const { arns, region, endpoint, timeoutMs } = config.cloudPrevious;
     if (arns.length === 0) return local;
     // Moving back from cloud-kms: its KEKs still unwrap until rewrap has moved every key here.

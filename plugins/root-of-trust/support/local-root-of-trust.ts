@@ -2,6 +2,8 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { openAesGcm, sealAesGcm } from '../../../kernel/crypto/aes-gcm.ts';
+import { narrowToOwner } from '../../../kernel/files/owner-only.ts';
+import type { Logger } from '../../../kernel/ports/logger.ts';
 import type { RootOfTrust, WrappedKey } from '../../../kernel/ports/root-of-trust.ts';
 
 export type KekSource =
@@ -31,10 +33,11 @@ export class LocalRootOfTrust implements RootOfTrust {
   constructor(
     private readonly source: KekSource,
     private readonly previousKeksBase64: string[] = [],
+    private readonly logger: Pick<Logger, 'warn'> = { warn: () => {} },
   ) {}
 
   async start(): Promise<void> {
-    const kek = this.source.kind === 'configured' ? Buffer.from(this.source.kekBase64, 'base64') : this.source.kind === 'ephemeral' ? randomBytes(32) : await loadOrCreateKekFile(this.source.file);
+    const kek = this.source.kind === 'configured' ? Buffer.from(this.source.kekBase64, 'base64') : this.source.kind === 'ephemeral' ? randomBytes(32) : await loadOrCreateKekFile(this.source.file, this.logger);
     const all = [kek, ...this.previousKeksBase64.map((b) => Buffer.from(b, 'base64'))];
     if (all.some((k) => k.length !== 32)) throw new Error('every KEK must be exactly 32 bytes');
     this.current = localKekId(kek);
@@ -83,8 +86,8 @@ export class LocalRootOfTrust implements RootOfTrust {
   }
 }
 
-/** Reads the KEK file, or creates it exclusively (0600) on first boot; never overwrites one. */
-async function loadOrCreateKekFile(file: string): Promise<Buffer> {
+/** Reads the KEK file (narrowed to 0600 first if found open to others), or creates it exclusively (0600) on first boot; never overwrites one. */
+async function loadOrCreateKekFile(file: string, logger: Pick<Logger, 'warn'>): Promise<Buffer> {
   await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
   try {
     const handle = await open(file, 'wx', 0o600);
@@ -97,5 +100,6 @@ async function loadOrCreateKekFile(file: string): Promise<Buffer> {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
+  narrowToOwner(file, 'KEK file', logger);
   return Buffer.from((await readFile(file, 'utf8')).trim(), 'base64');
 }

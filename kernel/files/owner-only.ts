@@ -1,0 +1,61 @@
+import { chmodSync, renameSync, statSync, type Stats } from 'node:fs';
+import type { Logger } from '../ports/logger.ts';
+
+const octal = (mode: number) => `0${(mode & 0o777).toString(8)}`;
+
+function statOf(file: string): Stats | undefined {
+  try {
+    return statSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+/**
+ * A file of the service's own (its data: journal, audit, KEK, dead letters) found readable or writable by
+ * anyone but the service's user, say a kek.key restored from a backup as 0644, is narrowed to 0600 with a
+ * warning naming it. The service makes its files 0600 itself (umask 077); this repairs what someone else
+ * left. A file that cannot be narrowed (another user owns it) fails with a sentence saying so, since it
+ * would stay open to others. `what` names the file's role in the warning.
+ */
+export function narrowToOwner(file: string, what: string, logger: Pick<Logger, 'warn'>): void {
+  const stat = statOf(file);
+  if (!stat || !stat.isFile() || (stat.mode & 0o077) === 0) return;
+  try {
+    chmodSync(file, 0o600);
+  } catch (err) {
+    throw new Error(`${what} ${file} is mode ${octal(stat.mode)} (open to other users) and cannot be narrowed to 0600: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; make the service's user its owner and run chmod 600 on it`);
+  }
+  logger.warn(`${what} was mode ${octal(stat.mode)}, open to other users; narrowed to 0600`, { file });
+}
+
+/** Whether someone other than the service's user could have written the file: group or other write bits, or another owner. */
+export function othersCouldWrite(stat: Stats): boolean {
+  return (stat.mode & 0o022) !== 0 || (typeof process.getuid === 'function' && stat.uid !== process.getuid());
+}
+
+/**
+ * A file whose content the service will act on (an audit dead-letter file, whose lines a replay delivers
+ * signed) that others could have written is not trusted: narrowing it now would not undo what they wrote.
+ * It is renamed to `<file>.untrusted-<ms>` (narrowed to 0600 where possible), where nothing reads it, and
+ * a warning names it; the operator inspects it and appends the lines they vouch for to the file. Returns
+ * the new name, or undefined when the file is missing or trusted (then only narrowed if others could read it).
+ */
+export function setAsideIfOthersCouldWrite(file: string, what: string, logger: Pick<Logger, 'warn'>): string | undefined {
+  const stat = statOf(file);
+  if (!stat || !stat.isFile()) return undefined;
+  if (!othersCouldWrite(stat)) {
+    narrowToOwner(file, what, logger);
+    return undefined;
+  }
+  const aside = `${file}.untrusted-${Date.now()}`;
+  renameSync(file, aside);
+  try {
+    chmodSync(aside, 0o600);
+  } catch {
+    // Another user's file: it stays theirs, but nothing of the service reads it any more.
+  }
+  logger.warn(`${what} could be written by other users (mode ${octal(stat.mode)}${typeof process.getuid === 'function' && stat.uid !== process.getuid() ? `, owner uid ${stat.uid}` : ''}), so its lines may not be the service's: moved aside and not replayed; inspect it and append the lines you trust to the file`, { file, movedTo: aside });
+  return aside;
+}
