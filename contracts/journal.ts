@@ -112,18 +112,47 @@ export function journalContract(t: Test, open: () => Promise<KeyJournal>, reopen
     await replayed.stop?.();
   });
 
-  t.test('material is stored per material id and erased for good', async (t) => {
+  t.test('material is stored per material id and deleted with the Destroyed event, in its transaction', async (t) => {
     const j = await open();
     const id = newId();
+    await j.putKwk(id, { kekId: 'kek', blob: Buffer.from('wrapped-kwk') });
     await j.putMaterial(id, 'm1', Buffer.from('wrapped-1'));
     await j.putMaterial(id, 'm2', Buffer.from('wrapped-2'));
     t.same(await j.getMaterial(id, 'm1'), Buffer.from('wrapped-1'));
-    await j.eraseMaterial(id);
-    await j.eraseMaterial(id);
+    await j.append(id, 0, [{ type: 'KeyCreated', at, spec, by: 'a', materialId: 'm1' }, { type: 'Compromised', at, by: 'a', reason: 'x' }]);
+    t.equal(await j.hasMaterial(id), true, 'a change other than Destroyed keeps the material');
+    await t.rejects(j.append(id, 1, [{ type: 'Destroyed', at, by: 'b' }]), JournalConflict);
+    t.equal(await j.hasMaterial(id), true, 'a Destroyed that lost its race deletes nothing');
+    await j.append(id, 2, [{ type: 'Destroyed', at, by: 'a' }]);
+    t.equal(await j.hasMaterial(id), false, 'the committed Destroyed deleted the KWK and material');
     const after = reopen ? (await j.stop?.(), await reopen()) : j;
     t.equal(await after.getMaterial(id, 'm1'), undefined);
     t.equal(await after.getMaterial(id, 'm2'), undefined);
+    t.equal(await after.getKwk(id), undefined);
     await after.stop?.();
+  });
+
+  t.test('erasure tasks: recorded with the delete, durable, done by erasePending, idempotent', async (t) => {
+    const j = await open();
+    const id = newId();
+    const left = newId();
+    await j.putKwk(id, { kekId: 'kek', blob: Buffer.from('wrapped-kwk') });
+    await j.append(id, 0, [{ type: 'KeyCreated', at, spec, by: 'a', materialId: 'm1' }, { type: 'Destroyed', at, by: 'a' }]);
+    // Material an older version's destroy left behind: scheduleErasure deletes it and records the task.
+    await j.putKwk(left, { kekId: 'kek', blob: Buffer.from('left-kwk') });
+    await j.putMaterial(left, 'm1', Buffer.from('left-1'));
+    await j.scheduleErasure(left);
+    await j.scheduleErasure(left);
+    t.equal(await j.hasMaterial(left), false);
+    const pending = await j.pendingErasures();
+    const reopened = reopen ? (await j.stop?.(), await reopen()) : j;
+    t.same(await reopened.pendingErasures(), pending, 'tasks survive a restart');
+    const attempt = await reopened.erasePending();
+    t.same(attempt.pending, [], `nothing keeps the storage from being erased here (${attempt.reason ?? 'no reason'})`);
+    for (const key of pending) t.ok(attempt.erased.includes(key), 'every task read is reported erased');
+    t.same(await reopened.pendingErasures(), [], 'and removed');
+    t.same(await reopened.erasePending(), { erased: [], pending: [] }, 'an attempt with nothing to do does nothing');
+    await reopened.stop?.();
   });
 
   t.test('key-wrapping keys: stored per key, listed by KEK, replaced only from what they were, erased with the material', async (t) => {
@@ -144,7 +173,7 @@ export function journalContract(t: Test, open: () => Promise<KeyJournal>, reopen
     t.same(await j.getMaterial(a, 'm1'), Buffer.from('sealed-1b'));
     t.same(await j.materialIds(a), ['m1']);
     t.equal(await j.hasMaterial(a), true);
-    await j.eraseMaterial(a);
+    await j.scheduleErasure(a);
     const after = reopen ? (await j.stop?.(), await reopen()) : j;
     t.equal(await after.getKwk(a), undefined, 'the KWK is erased with the key');
     t.equal(await after.hasMaterial(a), false);

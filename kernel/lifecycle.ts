@@ -57,12 +57,13 @@ export class PluginLifecycle {
     this.started = [];
   }
 
-  /** Cheap live checks of every plugin that can be probed, for /readyz. */
-  async probe(): Promise<Record<string, { ok: boolean; detail?: string }>> {
-    const checks: Record<string, { ok: boolean; detail?: string }> = {};
+  /** Cheap live checks of every plugin that can be probed, and the checks plugins report themselves, for /readyz. */
+  async probe(): Promise<Record<string, { ok: boolean; state?: string; detail?: string }>> {
+    const checks: Record<string, { ok: boolean; state?: string; detail?: string }> = {};
     await Promise.all(
       this.wired.map(async (w) => {
         const lc = asLifecycle(w.instance);
+        if (lc.readiness) Object.assign(checks, lc.readiness());
         if (!lc.probe) return;
         const name = w.plugin.provides.multiple ? w.name : w.plugin.provides.id;
         try {

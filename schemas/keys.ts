@@ -49,7 +49,12 @@ export const ReasonBody = strict({ reason: Type.Optional(Type.String({ maxLength
 export const CompromiseBody = strict({ reason: Type.String({ maxLength: 1024, description: 'non-empty' }) }, 'CompromiseRequest');
 export const RevokeResponse = Type.Object({ id: Type.String(), state: StringEnum(KEY_STATES), revokedAt: Timestamp('revocation time'), reason: Type.Optional(Type.String()) });
 export const CompromiseResponse = Type.Object({ id: Type.String(), state: StringEnum(KEY_STATES), compromisedAt: Timestamp('compromise time'), reason: Type.String() });
-export const DestroyResponse = Type.Object({ id: Type.String(), state: Type.Literal('Destroyed'), destroyedAt: Timestamp('destruction time') });
+export const DestroyResponse = Type.Object({
+  id: Type.String(), state: Type.Literal('Destroyed'), destroyedAt: Timestamp('destruction time'),
+  erasure: StringEnum(['complete', 'pending'] as const, {
+    description: "complete: the key's key-wrapping key and material are deleted and erased from the journal database's files. pending: deleted, and the erase of the files is retried in the background until done (a reader of SQLite's WAL or a lock on PostgreSQL prevents it now); see svc_erasure_pending and the erasure check of /readyz",
+  }),
+});
 export const RotateBody = strict({ policy: Type.Optional(Type.String({ description: 'Manual, TimeBased:<n><s|m|h|days>, OpCountBased:<n>' })), reason: Type.Optional(Type.String({ maxLength: 1024 })) }, 'RotateRequest');
 export const RotateResponse = Type.Object({ id: Type.String(), state: StringEnum(KEY_STATES), previousVersion: Type.Integer(), currentVersion: Type.Integer(), rotatedAt: Timestamp('rotation time'), rotationPolicy: Type.String() });
 

@@ -74,6 +74,16 @@ export class KmsMetrics {
     });
   }
 
+  /** Destroyed keys whose storage is not erased yet (the key service's background erase), read when scraped. */
+  trackErasurePending(pending: () => number): void {
+    new Gauge({
+      name: 'svc_erasure_pending', help: 'Destroyed keys whose KWK and material are deleted but not yet erased from the journal database\'s files (retried until done).', registers: [this.registry],
+      collect() {
+        this.set(pending());
+      },
+    });
+  }
+
   rateLimited(kind: string): void {
     this.limited.labels({ kind }).inc();
   }

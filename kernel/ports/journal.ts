@@ -27,11 +27,18 @@ import { createPortRef } from './port-ref.ts';
  * - `load` returns a key's events ordered by seq (an empty list for an unknown key).
  * - material is stored already wrapped (by the key's KWK); the KWK is stored wrapped by the root of
  *   trust; the journal never sees plain key material.
- * - `eraseMaterial` removes the key's KWK and every version's material and is idempotent. It erases them
- *   from the storage it controls as far as that storage allows: SQLite overwrites freed pages
- *   (secure_delete) and truncates its WAL; the server databases rebuild the KWK table so no page of it
- *   keeps the row. Copies kept elsewhere (backups, replicas, a WAL archive) are unreadable once the KEK
- *   that wrapped the KWK is rotated out.
+ * - Destroy is a delete, then an erase. An `append` whose events include `Destroyed` deletes the key's KWK
+ *   and every version's material and records an erasure task for the key, all in the same transaction
+ *   as the event; `scheduleErasure` does the same for a key whose material outlived its `Destroyed`
+ *   event (a destroy by an older version that stopped part-way). Both are idempotent.
+ * - `erasePending` is one attempt to remove every deleted row from the storage's own files, as far as
+ *   that storage allows: SQLite overwrites freed cells (secure_delete) and checkpoints and truncates its
+ *   WAL, which a reader of the WAL (a backup) prevents until it lets go; the server databases rebuild
+ *   the KWK table so no page of it keeps a deleted row, which a lock another session holds, or a
+ *   snapshot older than the delete, prevents. It never waits long for a lock (other requests queue
+ *   behind a waiting rebuild), removes the tasks it completed, and says why it did not complete the
+ *   others; tasks are durable, so a restart resumes them. Copies kept elsewhere (backups, replicas, a
+ *   WAL archive) are unreadable once the KEK that wrapped the KWK is rotated out.
  */
 export interface KeyJournal extends Lifecycle {
   /**
@@ -53,7 +60,12 @@ export interface KeyJournal extends Lifecycle {
   poolStats?(): JournalPoolStats | undefined;
   putMaterial(keyId: string, materialId: string, wrapped: Buffer): Promise<void>;
   getMaterial(keyId: string, materialId: string): Promise<Buffer | undefined>;
-  eraseMaterial(keyId: string): Promise<void>;
+  /** Deletes the KWK and material of a Destroyed key still holding them, and records its erasure task. */
+  scheduleErasure(keyId: string): Promise<void>;
+  /** Keys whose erasure task is recorded and not complete, oldest first. */
+  pendingErasures(): Promise<string[]>;
+  /** One bounded attempt at the physical erase of every pending task (see the contract above). */
+  erasePending(): Promise<ErasureAttempt>;
   /** True while any material or the KWK of the key is stored (a destroy that failed part-way). */
   hasMaterial(keyId: string): Promise<boolean>;
   putKwk(keyId: string, wrapped: WrappedKey): Promise<void>;
@@ -66,6 +78,14 @@ export interface KeyJournal extends Lifecycle {
   materialIds(keyId: string): Promise<string[]>;
   /** Replaces one stored material blob; only for moving 0.1 material under its key's KWK. */
   rewrapMaterial(keyId: string, materialId: string, wrapped: Buffer): Promise<void>;
+}
+
+/** What one erase attempt achieved: the keys now erased, those still pending and, if any, why. */
+export interface ErasureAttempt {
+  erased: string[];
+  pending: string[];
+  /** Why the pending keys are not erased yet (no secrets, no connection details): 'a reader holds the WAL' ... */
+  reason?: string;
 }
 
 export class JournalConflict extends Error {

@@ -2,6 +2,7 @@ import { SvcError } from '../../kernel/errors.ts';
 import type { ManagedKey } from '../../kernel/model/index.ts';
 import type { TraceScope } from '../../kernel/observability/trace-scope.ts';
 import type { Clock } from '../../kernel/ports/clock.ts';
+import type { ErasureState, ErasureWorker } from './erasure-worker.ts';
 import type { ChangeScope, KeyStore } from './key-store.ts';
 import { requireTransition } from './key-state.ts';
 import { parseRotationPolicy } from './rotation-policy.ts';
@@ -21,6 +22,7 @@ export class KeyLifecycle {
   constructor(
     private readonly store: KeyStore,
     private readonly clock: Clock,
+    private readonly erasure: ErasureWorker,
   ) {}
 
   private now(): string {
@@ -91,21 +93,28 @@ export class KeyLifecycle {
   }
 
   /**
-   * Erases the key's KWK and every version's material; the events stay, so GET still answers Destroyed.
-   * A Destroyed key whose material is still stored (a destroy that failed part-way) is erased again.
+   * Appends Destroyed; the journal deletes the key's KWK and every version's material in the same
+   * transaction and records the erasure task that the background erase then completes. The events stay,
+   * so GET still answers Destroyed. The answer says whether the erase of the storage is complete or
+   * still pending (a reader of SQLite's WAL, a lock on PostgreSQL); either way nothing after the commit
+   * can fail the call. A Destroyed key whose material an older version left stored is deleted and erased now.
    */
   async destroy(id: string, scope: ChangeScope) {
     const before = await this.store.get(id, scope.trace);
     if (before.state === 'Destroyed' && (await this.store.hasMaterial(id))) {
-      await this.store.eraseMaterial(before, scope.trace);
-      return { id, state: 'Destroyed' as const, destroyedAt: before.destroyedAt! };
+      await this.store.scheduleErasure(before, scope.trace);
+      return { id, state: 'Destroyed' as const, destroyedAt: before.destroyedAt!, erasure: await this.erase(id, scope) };
     }
     const key = await this.store.mutate(id, scope, async (k) => {
       requireTransition(k, 'Destroyed');
       return { event: { type: 'Destroyed', at: this.now(), by: scope.by } };
     });
-    await this.store.eraseMaterial(key, scope.trace);
-    return { id, state: 'Destroyed' as const, destroyedAt: key.destroyedAt! };
+    this.store.forgetMaterial(key);
+    return { id, state: 'Destroyed' as const, destroyedAt: key.destroyedAt!, erasure: await this.erase(id, scope) };
+  }
+
+  private erase(id: string, scope: ChangeScope): Promise<ErasureState> {
+    return scope.trace.child('journal.erase', () => this.erasure.afterDestroy(id));
   }
 
   async publicKey(id: string, version: number | undefined, trace?: TraceScope) {

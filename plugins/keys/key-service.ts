@@ -11,6 +11,8 @@ import { KeyCrypto } from './key-crypto.ts';
 import { KeyLifecycle } from './key-lifecycle.ts';
 import { KeyStore } from './key-store.ts';
 import { KeyWrapping, type KwkCacheSettings } from './key-wrapping.ts';
+import { ErasureWorker } from './erasure-worker.ts';
+import type { AuditPipelinePort } from '../../kernel/ports/audit-pipeline.ts';
 import { RotationScheduler } from './rotation-scheduler.ts';
 
 /** One key service per process: every operation shares its caches and its locks. */
@@ -18,6 +20,8 @@ export class KeyService implements Lifecycle {
   readonly lifecycle: KeyLifecycle;
   readonly crypto: KeyCrypto;
   readonly wrapping: KeyWrapping;
+  /** The background erase after destroy (svc_erasure_pending, the `erasure` readiness check). */
+  readonly erasure: ErasureWorker;
   private readonly scheduler: RotationScheduler;
   private readonly store: KeyStore;
   /** What authorization may know of a key (id, name, owner, tenant); undefined for an unknown id. */
@@ -31,27 +35,40 @@ export class KeyService implements Lifecycle {
     private readonly logger: Logger,
     settings: { rotationCheckSeconds: number; kwkCache: KwkCacheSettings },
     metrics: Registry,
+    audit?: AuditPipelinePort,
   ) {
     this.wrapping = new KeyWrapping(journal, rootOfTrust, logger, settings.kwkCache, metrics);
     const store = new KeyStore(journal, this.wrapping, settings.kwkCache);
     this.store = store;
-    this.lifecycle = new KeyLifecycle(store, clock);
+    this.erasure = new ErasureWorker(journal, audit, clock, logger);
+    this.lifecycle = new KeyLifecycle(store, clock, this.erasure);
     this.scheduler = new RotationScheduler(store, journal, operations, clock, logger, Math.max(1, settings.rotationCheckSeconds));
     this.crypto = new KeyCrypto(store, this.scheduler);
   }
 
-  /** Warms the key cache (the scheduler walks every key), then finishes any destroy that stopped part-way. */
+  /**
+   * Warms the key cache (the scheduler walks every key), deletes what an older version's destroy left
+   * stored, then resumes the erase of every destroyed key whose storage is not erased yet (in the background).
+   */
   async start(): Promise<void> {
+    await this.wrapping.checkRootOfTrust();
     await this.scheduler.start();
     for (const key of this.store.cached()) {
       if (key.state !== 'Destroyed' || !(await this.journal.hasMaterial(key.id))) continue;
-      await this.store.eraseMaterial(key, UNTRACED);
-      this.logger.warn('erased the material a destroy had left behind', { keyId: key.id });
+      await this.store.scheduleErasure(key, UNTRACED);
+      this.logger.warn('deleted the material a destroy had left behind; its erase follows', { keyId: key.id });
     }
+    await this.erasure.start();
   }
 
-  stop(): Promise<void> {
-    return this.scheduler.stop();
+  async stop(): Promise<void> {
+    await this.erasure.stop();
+    await this.scheduler.stop();
+  }
+
+  /** Pending erasures are reported, never a reason to take the node out of rotation. */
+  readiness(): Record<string, { ok: boolean; state: string; detail?: string }> {
+    return { erasure: this.erasure.readiness() };
   }
 }
 

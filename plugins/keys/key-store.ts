@@ -156,9 +156,10 @@ export class KeyStore {
     this.wrapping.forget(key.id);
   }
 
-  async eraseMaterial(key: ManagedKey, trace: TraceScope): Promise<void> {
+  /** Deletes what a destroy left stored (an older version's destroy that stopped part-way) and records its erasure task. */
+  async scheduleErasure(key: ManagedKey, trace: TraceScope): Promise<void> {
     this.forgetMaterial(key);
-    await trace.child('journal.eraseMaterial', () => this.journal.eraseMaterial(key.id));
+    await trace.child('journal.scheduleErasure', () => this.journal.scheduleErasure(key.id));
   }
 
   /** True while a key's KWK or any of its material is still stored (a destroy that failed part-way). */

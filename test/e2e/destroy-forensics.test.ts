@@ -6,7 +6,7 @@ import t, { type Test } from 'tap';
 import { open } from '../../plugins/keys/crypto/envelope.ts';
 import { b64, type ApiClient } from '../helpers/client.ts';
 import { freshDatabase } from '../helpers/databases.ts';
-import { everyByte, recoverAesMaterial } from '../helpers/forensics.ts';
+import { everyByte, postgresTableFiles, recoverAesMaterial } from '../helpers/forensics.ts';
 import { startTestService } from '../helpers/service.ts';
 
 /** A key with a ciphertext made before its destroy, compromised and destroyed; and a key that stays. */
@@ -15,7 +15,9 @@ async function destroyedKeyWithCiphertext(t: Test, api: ApiClient) {
   const id = await api.key({ algorithm: 'AES' });
   const enc = await api.post(`/v1/keys/${id}/encrypt`, { plaintextBase64: b64('the secret the destroy must take with it') });
   t.equal((await api.post(`/v1/keys/${id}/compromise`, { reason: 'lost laptop' })).status, 200);
-  t.equal((await api.call('DELETE', `/v1/keys/${id}`)).status, 200);
+  const destroyed = await api.call('DELETE', `/v1/keys/${id}`);
+  t.equal(destroyed.status, 200);
+  t.equal(destroyed.body.erasure, 'complete', 'with nothing in the way, the DELETE answers once the files are erased');
   return { kept, id, ciphertext: Buffer.from(enc.body.ciphertextBase64, 'base64') };
 }
 
@@ -59,15 +61,9 @@ t.test("PostgreSQL: the journal tables' pages after a destroy, with the KEK, do 
   // As the database superuser: flush, then read the relation files of every journal table.
   const admin = knexFactory({ client: 'pg', connection: process.env.SVC_TEST_PG_ADMIN_URL!.replace(/\/postgres$/, `/${db.url.split('/').pop()}`) });
   t.teardown(() => admin.destroy());
-  await admin.raw('checkpoint');
   const materialOf = async (keyId: string) => JSON.parse(((await admin('svc_key_events').where({ key_id: keyId, seq: 1 }).first('payload')) as { payload: string }).payload).materialId as string;
   const [materialId, keptMaterialId] = [await materialOf(id), await materialOf(kept)];
-  const pages: Buffer[] = [];
-  for (const table of ['svc_key_kwk', 'svc_key_material', 'svc_key_events', 'svc_audit_outbox']) {
-    const file = (await admin.raw('select pg_relation_filepath(?) as f', [table])).rows[0].f as string;
-    pages.push((await admin.raw('select pg_read_binary_file(?) as b', [file])).rows[0].b as Buffer);
-  }
-  const bytes = Buffer.concat(pages);
+  const bytes = await postgresTableFiles(admin, ['svc_key_kwk', 'svc_key_material', 'svc_key_events', 'svc_audit_outbox']);
   const kek = Buffer.from(db.env.SVC_CRYPTO_LOCAL_KEK!, 'base64');
   t.equal(recoverAesMaterial(bytes, kek, kept, keptMaterialId).length > 0, true, 'control: the same search finds the material of a key that was not destroyed');
   const recovered = recoverAesMaterial(bytes, kek, id, materialId);

@@ -3,6 +3,7 @@ import { Database } from '../../plugins/sql-support/sqlite-driver.ts';
 import t from 'tap';
 import { journalPort, type KeyJournal } from '../../kernel/ports/journal.ts';
 import { startTestService, tempDir } from '../helpers/service.ts';
+import { until } from '../helpers/until.ts';
 
 /** Appends Destroyed to a key's journal as a destroy would, leaving its KWK and material in place (a crash between the two). */
 function destroyedButNotErased(journalFile: string, keyId: string): void {
@@ -37,6 +38,7 @@ t.test('a destroy that stopped part-way is finished by DELETE again (200), and b
   t.teardown(() => second.stop());
   t.equal(stored(journal, viaStartup), 0, 'start-up erased what a Destroyed key left behind');
   t.equal(stored(journal, viaDelete), 0, 'start-up erased this one too');
+  await until(async () => (await second.kernel.container.resolve<KeyJournal>(journalPort.id).pendingErasures()).length === 0, 'the background erase of their files');
 
   // And through the API, for a node that did not restart: make the leftover again, on the running node.
   const again = second.client('ops');
@@ -48,7 +50,7 @@ t.test('a destroy that stopped part-way is finished by DELETE again (200), and b
   await second.kernel.container.resolve<KeyJournal>(journalPort.id).putMaterial(third, 'left-behind', Buffer.alloc(61, 3));
   const finished = await again.call('DELETE', `/v1/keys/${third}`);
   t.equal(finished.status, 200);
-  t.match(finished.body, { id: third, state: 'Destroyed' });
+  t.match(finished.body, { id: third, state: 'Destroyed', erasure: 'complete' });
   t.equal(stored(journal, third), 0, 'and the erase is complete');
   t.match((await again.get(`/v1/keys/${third}`)).body, { state: 'Destroyed' });
 });

@@ -1,6 +1,8 @@
+import { spawn } from 'node:child_process';
 import { createDecipheriv } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import type { Knex } from 'knex';
 
 /** Every byte of every file below a directory, as an attacker with a copy of it has them. */
 export function everyByte(dir: string): Buffer {
@@ -50,4 +52,40 @@ export function recoverAesMaterial(bytes: Buffer, kek: Buffer, keyId: string, ma
     }
   }
   return found;
+}
+
+/**
+ * The relation files of journal tables on PostgreSQL, read as the database superuser after a checkpoint
+ * (so shared buffers are on disk): what an attacker who copies the data directory has.
+ */
+export async function postgresTableFiles(admin: Knex, tables: string[]): Promise<Buffer> {
+  await admin.raw('checkpoint');
+  const pages: Buffer[] = [];
+  for (const table of tables) {
+    const file = (await admin.raw('select pg_relation_filepath(?) as f', [table])).rows[0].f as string;
+    pages.push((await admin.raw('select pg_read_binary_file(?) as b', [file])).rows[0].b as Buffer);
+  }
+  return Buffer.concat(pages);
+}
+
+/**
+ * A real `sqlite3` process holding a read transaction on a database file, as `sqlite3 .backup` does
+ * while it copies: until `release`, no checkpoint can empty the file's WAL.
+ */
+export async function holdSqliteReader(file: string): Promise<{ release(): Promise<void> }> {
+  const reader = spawn('sqlite3', [file], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const exited = new Promise<void>((resolve) => reader.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    reader.once('error', reject);
+    reader.stderr.on('data', (d) => reject(new Error(`sqlite3: ${String(d)}`)));
+    // The first row read means the read transaction (and its snapshot of the WAL) is open.
+    reader.stdout.once('data', () => resolve());
+    reader.stdin.write('begin;\nselect count(*) from svc_key_events;\n');
+  });
+  return {
+    release: async () => {
+      reader.stdin.end('commit;\n.quit\n');
+      await exited;
+    },
+  };
 }

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { AuditRecord, KeyEvent, StoredEvent } from '../../../kernel/model/index.ts';
-import { JournalConflict, type JournalPoolStats, type KeyJournal } from '../../../kernel/ports/journal.ts';
+import { JournalConflict, type ErasureAttempt, type JournalPoolStats, type KeyJournal } from '../../../kernel/ports/journal.ts';
 import type { WrappedKey } from '../../../kernel/ports/root-of-trust.ts';
 import { BatchedLookup } from '../../sql-support/batched-lookup.ts';
 import { connectAndMigrate } from '../../sql-support/connect.ts';
@@ -9,6 +9,7 @@ import { isUniqueViolation } from '../../sql-support/unique-violation.ts';
 import { unlessUnavailable } from '../../sql-support/unavailable.ts';
 import { KnexAgentRegistry } from './knex-agent-registry.ts';
 import { journalMigrations } from './migrations.ts';
+import { scrubStorage } from './storage-scrub.ts';
 
 /**
  * The SQL journal shared by every relational backend: events in svc_key_events with a primary key on
@@ -63,6 +64,7 @@ export class KnexJournal implements KeyJournal {
         this.knex().transaction(async (trx) => {
           await trx('svc_key_events').insert(rows);
           if (audit) await trx('svc_audit_outbox').insert({ id: audit.id, occurred_at: audit.occurredAt, record: JSON.stringify(audit) });
+          if (events.some((e) => e.type === 'Destroyed')) await deleteForErasure(trx, keyId);
         }),
       );
     } catch (err) {
@@ -104,28 +106,29 @@ export class KnexJournal implements KeyJournal {
     return row ? Buffer.from(row.wrapped) : undefined;
   }
 
-  async eraseMaterial(keyId: string): Promise<void> {
-    await this.run(() =>
-      this.knex().transaction(async (trx) => {
-        await trx('svc_key_material').where({ key_id: keyId }).delete();
-        await trx('svc_key_kwk').where({ key_id: keyId }).delete();
-      }),
-    );
-    await this.run(() => this.compactKwks());
+  async scheduleErasure(keyId: string): Promise<void> {
+    await this.run(() => this.knex().transaction((trx) => deleteForErasure(trx, keyId)));
+  }
+
+  async pendingErasures(): Promise<string[]> {
+    const rows = await this.run(() => this.knex()('svc_erasure_tasks').orderBy('recorded_at', 'asc').select('key_id'));
+    return rows.map((r: { key_id: string }) => r.key_id);
   }
 
   /**
-   * Leaves no readable copy of deleted KWK rows in the database's own files. SQLite (secure_delete on)
-   * has zeroed the freed cells; a truncating checkpoint moves the WAL into the file and empties it.
-   * PostgreSQL keeps deleted tuples in its heap pages until they are reused, and InnoDB in its pages
-   * until purged and reused: both rebuild the small KWK table into new pages instead.
+   * The tasks read first were all committed (with their deletes) before the scrub starts, so a scrub
+   * that completes covers them; a task committed meanwhile waits for the next attempt.
    */
-  private async compactKwks(): Promise<void> {
-    // The dialect's driver name: the SQLite client is given to knex as a class, not by name.
-    const client = (this.knex().client as { driverName: string }).driverName;
-    if (client === 'better-sqlite3') await this.knex().raw('PRAGMA wal_checkpoint(TRUNCATE)');
-    else if (client === 'pg') await this.knex().raw('VACUUM FULL svc_key_kwk');
-    else await this.knex().raw('OPTIMIZE TABLE svc_key_kwk');
+  async erasePending(): Promise<ErasureAttempt> {
+    const pending = await this.pendingErasures();
+    if (pending.length === 0) return { erased: [], pending: [] };
+    const outcome = await this.run(() => scrubStorage(this.knex()));
+    if (!outcome.complete) return { erased: [], pending, ...(outcome.reason ? { reason: outcome.reason } : {}) };
+    for (let i = 0; i < pending.length; i += 500) {
+      const done = pending.slice(i, i + 500);
+      await this.run(() => this.knex()('svc_erasure_tasks').whereIn('key_id', done).delete());
+    }
+    return { erased: pending, pending: [] };
   }
 
   async hasMaterial(keyId: string): Promise<boolean> {
@@ -172,4 +175,11 @@ export class KnexJournal implements KeyJournal {
     if (!this.db) throw new Error('journal is not started');
     return this.db;
   }
+}
+
+/** Deletes a destroyed key's KWK and material and records its erasure task, inside the caller's transaction. */
+async function deleteForErasure(trx: Knex.Transaction, keyId: string): Promise<void> {
+  await trx('svc_key_material').where({ key_id: keyId }).delete();
+  await trx('svc_key_kwk').where({ key_id: keyId }).delete();
+  await trx('svc_erasure_tasks').insert({ key_id: keyId, recorded_at: new Date().toISOString() }).onConflict('key_id').ignore();
 }

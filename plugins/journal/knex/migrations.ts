@@ -71,6 +71,21 @@ const MIGRATIONS: Migration[] = [
       });
     },
   },
+  {
+    // Destroyed keys whose deleted KWK and material may still sit in the database's own files (free
+    // pages, the WAL) until the background erase has rebuilt or checkpointed them; a restart resumes
+    // them. Every key destroyed before this version gets a task, so an erase that an older version
+    // left unfinished (a cancelled rebuild) is done once more.
+    name: '006_erasure_tasks',
+    async up(knex) {
+      await knex.schema.createTable('svc_erasure_tasks', (t) => {
+        if (knex.client.config.client === 'mysql2') t.charset('utf8mb4');
+        t.string('key_id', 36).notNullable().primary();
+        t.string('recorded_at', 32).notNullable();
+      });
+      await knex.raw("insert into svc_erasure_tasks (key_id, recorded_at) select key_id, max(occurred_at) from svc_key_events where type = 'Destroyed' group by key_id");
+    },
+  },
 ];
 
 export const journalMigrations: Migration[] = MIGRATIONS;

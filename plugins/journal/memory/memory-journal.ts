@@ -1,5 +1,5 @@
 import type { AuditRecord, KeyEvent, StoredEvent } from '../../../kernel/model/index.ts';
-import { JournalConflict, type KeyJournal } from '../../../kernel/ports/journal.ts';
+import { JournalConflict, type ErasureAttempt, type KeyJournal } from '../../../kernel/ports/journal.ts';
 import type { WrappedKey } from '../../../kernel/ports/root-of-trust.ts';
 import { MemoryAgentRegistry } from './memory-agent-registry.ts';
 
@@ -18,6 +18,7 @@ export class MemoryJournal implements KeyJournal {
     this.events.set(keyId, log);
     // The pipeline never changes a record once it is journaled, so the outbox keeps it as it is.
     if (audit) this.outbox.set(audit.id, audit);
+    if (events.some((e) => e.type === 'Destroyed')) this.erase(keyId);
   }
 
   async pendingAudit(before: string, limit: number): Promise<AuditRecord[]> {
@@ -50,11 +51,24 @@ export class MemoryJournal implements KeyJournal {
     return this.material.get(keyId)?.get(materialId);
   }
 
-  async eraseMaterial(keyId: string): Promise<void> {
+  /** Memory has no files to scrub: the buffers are zeroed at the delete, so an erase is complete at once. */
+  private erase(keyId: string): void {
     for (const buf of this.material.get(keyId)?.values() ?? []) buf.fill(0);
     this.material.delete(keyId);
     this.kwks.get(keyId)?.blob.fill(0);
     this.kwks.delete(keyId);
+  }
+
+  async scheduleErasure(keyId: string): Promise<void> {
+    this.erase(keyId);
+  }
+
+  async pendingErasures(): Promise<string[]> {
+    return [];
+  }
+
+  async erasePending(): Promise<ErasureAttempt> {
+    return { erased: [], pending: [] };
   }
 
   async hasMaterial(keyId: string): Promise<boolean> {

@@ -1,0 +1,159 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import knexFactory, { type Knex } from 'knex';
+import t, { type Test } from 'tap';
+import { Database } from '../../plugins/sql-support/sqlite-driver.ts';
+import { b64, type ApiClient } from '../helpers/client.ts';
+import { freshDatabase } from '../helpers/databases.ts';
+import { everyByte, holdSqliteReader, postgresTableFiles, recoverAesMaterial } from '../helpers/forensics.ts';
+import { startTestService, tempDir, type TestService } from '../helpers/service.ts';
+import { until } from '../helpers/until.ts';
+
+/**
+ * Destroy is an erase that nobody can block and nobody is blocked by: a reader of SQLite's WAL (a
+ * backup), a lock or an old snapshot on PostgreSQL only delay the erase of the files, which the DELETE
+ * says (`erasure: pending`), the gauge, /readyz and the audit trail show, and the service finishes by
+ * itself once they go, across a restart too. Checked as an attacker holding the KEK and the raw files.
+ */
+
+/** A call that must be answered; a caller stalled behind a lock fails the test instead of hanging it. */
+async function answered<T>(what: string, call: Promise<T>, ms = 20_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const stalled = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} was not answered within ${ms} ms: it is stalled`)), ms);
+  });
+  return Promise.race([call, stalled]).finally(() => clearTimeout(timer));
+}
+
+const pendingGauge = async (svc: TestService) => Number(/^svc_erasure_pending (\d+)$/m.exec(await (await fetch(`${svc.url}/metrics`)).text())?.[1]);
+/** /readyz as an anonymous caller (a load balancer) reads it. */
+const readyz = async (svc: TestService) => {
+  const res = await fetch(`${svc.url}/readyz`);
+  return { status: res.status, body: (await res.json()) as { checks: Record<string, { ok: boolean; state: string; detail?: string }> } };
+};
+const erasureCheck = async (svc: TestService) => (await readyz(svc)).body.checks.erasure!;
+
+/** What every observer sees while an erase is pending: the gauge, a ready node with a pending check, and the audit row. */
+async function assertPending(t: Test, svc: TestService, api: ApiClient, keyId: string) {
+  t.equal(await pendingGauge(svc), 1, 'svc_erasure_pending counts the key');
+  const ready = await readyz(svc);
+  t.equal(ready.status, 200, 'a pending erase does not take the node out of rotation');
+  t.same(ready.body.checks.erasure, { ok: true, state: 'pending' }, 'anonymous /readyz names the check and its state only');
+  const human = (await api.get('/readyz')).body.checks.erasure;
+  t.match(human.detail, /^1 destroyed key\(s\) await the erase of their storage: /, 'a Human reads how many and why');
+  const failed = (await api.auditOf(keyId)).filter((r) => r.operation === 'Destroy' && r.principal.subject === 'svc-system');
+  t.equal(failed.length, 1, 'the failed erase is audited once');
+  t.match(failed[0], { outcome: 'InternalError', context: { erasure: 'pending', 'erasure.reason': String } });
+}
+
+/** Once the obstacle is gone the service finishes by itself: gauge 0, check ok, and the completion audited. */
+async function awaitComplete(t: Test, svc: TestService, api: ApiClient, keyId: string) {
+  await until(async () => (await erasureCheck(svc)).state === 'ok', 'the background erase to complete', 60_000);
+  t.equal(await pendingGauge(svc), 0);
+  const rows = (await api.auditOf(keyId)).filter((r) => r.operation === 'Destroy' && r.principal.subject === 'svc-system');
+  t.match(rows.at(-1), { outcome: 'Success', context: { erasure: 'complete' } }, 'the completed erase is audited');
+}
+
+t.test('SQLite: a reader holding the WAL makes the erase pending, not skipped; it completes once the reader goes, across a restart', async (t) => {
+  const dir = tempDir();
+  const env = { SVC_JOURNAL_KIND: 'rdb-embedded' };
+  let svc = await startTestService(env, { dir });
+  t.teardown(() => svc.stop());
+  const api = svc.client('forensic');
+  const id = await api.key({ algorithm: 'AES' });
+  t.equal((await api.post(`/v1/keys/${id}/encrypt`, { plaintextBase64: b64('sealed before the destroy') })).status, 200);
+  t.equal((await api.post(`/v1/keys/${id}/compromise`, { reason: 'lost laptop' })).status, 200);
+  const journalFile = path.join(dir, 'journal.db');
+  const db = new Database(journalFile, { readonly: true });
+  const materialId = JSON.parse((db.prepare('select payload from svc_key_events where key_id = ? and seq = 1').get(id) as { payload: string }).payload).materialId as string;
+  db.close();
+  const kek = Buffer.from(readFileSync(path.join(dir, 'kek.key'), 'utf8').trim(), 'base64');
+
+  const reader = await holdSqliteReader(journalFile);
+  t.teardown(() => reader.release());
+  const destroyed = await answered('DELETE', api.call('DELETE', `/v1/keys/${id}`));
+  t.equal(destroyed.status, 200);
+  t.match(destroyed.body, { id, state: 'Destroyed', erasure: 'pending' }, 'the DELETE says the erase is not complete yet');
+  t.equal((await api.get(`/v1/keys/${id}`)).body.state, 'Destroyed');
+  t.ok(recoverAesMaterial(everyByte(dir), kek, id, materialId).length > 0, 'control: the reader really keeps the key-wrapping key in journal.db-wal');
+  await assertPending(t, svc, api, id);
+
+  // A restart while the reader still holds the WAL: the task is in journal.db, so the new process resumes it.
+  await svc.stop();
+  svc = await startTestService(env, { dir });
+  t.equal((await erasureCheck(svc)).state, 'pending', 'the restarted node still knows the erase is pending');
+  t.equal(await pendingGauge(svc), 1);
+
+  await reader.release();
+  await awaitComplete(t, svc, svc.client('forensic'), id);
+  const wal = path.join(dir, 'journal.db-wal');
+  t.same(recoverAesMaterial(readFileSync(wal), kek, id, materialId), [], 'journal.db-wal no longer holds the key-wrapping key');
+  t.same(recoverAesMaterial(everyByte(dir), kek, id, materialId), [], 'nor does any other byte of the data directory');
+});
+
+/** The pieces of a PostgreSQL erase test: a service, a superuser connection to its database, and a key to destroy. */
+async function postgresSetup(t: Test) {
+  const db = await freshDatabase(t, 'postgresql');
+  if (!db) return undefined;
+  // One entry in each cache, so the kept key's encrypt after the destroy reads its KWK from svc_key_kwk.
+  const env = { ...db.env, SVC_CRYPTO_CACHE_MAX_ENTRIES: '1' };
+  const svc = await startTestService(env);
+  const admin: Knex = knexFactory({ client: 'pg', connection: process.env.SVC_TEST_PG_ADMIN_URL!.replace(/\/postgres$/, `/${db.url.split('/').pop()}`), pool: { min: 0, max: 4 } });
+  t.teardown(() => admin.destroy());
+  const api = svc.client('forensic');
+  const kept = await api.key({ algorithm: 'AES' });
+  t.equal((await api.post(`/v1/keys/${kept}/encrypt`, { plaintextBase64: b64('x') })).status, 200);
+  const id = await api.key({ algorithm: 'AES' });
+  t.equal((await api.post(`/v1/keys/${id}/encrypt`, { plaintextBase64: b64('sealed before the destroy') })).status, 200);
+  t.equal((await api.post(`/v1/keys/${id}/compromise`, { reason: 'lost laptop' })).status, 200);
+  const materialId = JSON.parse(((await admin('svc_key_events').where({ key_id: id, seq: 1 }).first('payload')) as { payload: string }).payload).materialId as string;
+  const kek = Buffer.from(db.env.SVC_CRYPTO_LOCAL_KEK!, 'base64');
+  const recovered = async () => recoverAesMaterial(await postgresTableFiles(admin, ['svc_key_kwk', 'svc_key_material']), kek, id, materialId);
+  return { env, svc, admin, api, kept, id, recovered };
+}
+
+t.test('PostgreSQL: a session holding a lock on the KWK table delays the erase; DELETE, creates and encrypts are answered meanwhile; a restart resumes it', async (t) => {
+  const s = await postgresSetup(t);
+  if (!s) return;
+  let svc = s.svc;
+  t.teardown(() => svc.stop());
+  const holder = await s.admin.transaction();
+  t.teardown(() => holder.rollback().catch(() => {}));
+  await holder.raw('lock table svc_key_kwk in access share mode');
+
+  const destroyed = await answered('DELETE', s.api.call('DELETE', `/v1/keys/${s.id}`));
+  t.equal(destroyed.status, 200);
+  t.match(destroyed.body, { id: s.id, state: 'Destroyed', erasure: 'pending' });
+  t.equal((await answered('create', s.api.post('/v1/keys', { spec: { name: 'meanwhile', algorithm: 'AES' } }))).status, 201, 'a create is answered while the erase waits');
+  t.equal((await answered('encrypt', s.api.post(`/v1/keys/${s.kept}/encrypt`, { plaintextBase64: b64('y') }))).status, 200, 'an encrypt that reads its KWK from the table is answered');
+  t.ok((await s.recovered()).length > 0, 'control: the deleted KWK row is still in the heap file');
+  await assertPending(t, svc, s.api, s.id);
+
+  await svc.stop();
+  svc = await startTestService(s.env);
+  t.equal((await erasureCheck(svc)).state, 'pending', 'the restarted node resumes the pending erase');
+
+  await holder.commit();
+  await awaitComplete(t, svc, svc.client('forensic'), s.id);
+  t.same(await s.recovered(), [], 'no page of the journal tables keeps the material or its key-wrapping key');
+});
+
+t.test('PostgreSQL: a snapshot older than the destroy keeps the deleted row through VACUUM FULL; the erase is pending until it ends', async (t) => {
+  const s = await postgresSetup(t);
+  if (!s) return;
+  t.teardown(() => s.svc.stop());
+  // As pg_dump does: a repeatable-read transaction whose snapshot predates the destroy, with no lock on svc_key_kwk.
+  const snapshot = await s.admin.transaction({ isolationLevel: 'repeatable read' });
+  t.teardown(() => snapshot.rollback().catch(() => {}));
+  await snapshot('svc_key_events').count({ n: '*' });
+
+  const destroyed = await answered('DELETE', s.api.call('DELETE', `/v1/keys/${s.id}`));
+  t.equal(destroyed.status, 200);
+  t.match(destroyed.body, { id: s.id, state: 'Destroyed', erasure: 'pending' }, 'a rebuild that had to keep the row is not reported as an erase');
+  t.ok((await s.recovered()).length > 0, 'control: VACUUM FULL copied the deleted KWK row into the new heap file');
+  await assertPending(t, s.svc, s.api, s.id);
+
+  await snapshot.commit();
+  await awaitComplete(t, s.svc, s.api, s.id);
+  t.same(await s.recovered(), [], 'once the snapshot ended, the rebuild left no copy');
+});
