@@ -2,6 +2,7 @@ import path from 'node:path';
 import t from 'tap';
 import { SvcClient } from '../../clients/sdk/index.ts';
 import { MOTO_CREDENTIALS, MOTO_REGION, moto } from '../helpers/moto.ts';
+import { privateRedis } from '../helpers/private-redis.ts';
 import { spawnService } from '../helpers/process.ts';
 import { tempDir } from '../helpers/service.ts';
 import { makeTestPki } from '../helpers/tls-certs.ts';
@@ -9,7 +10,10 @@ import { mintToken, TEST_SECRET } from '../helpers/tokens.ts';
 
 const kms = moto(t);
 if (kms) {
-  t.test('a production-shaped configuration (HTTPS, hmac, role-based, cloud-kms, SQL journal) boots under enforce on 0.0.0.0 with no finding', async (t) => {
+  t.test('a production-shaped configuration (HTTPS, hmac, role-based, cloud-kms, SQL journal, Redis revocation) boots under enforce on 0.0.0.0 with no finding', async (t) => {
+    const redis = await privateRedis(t);
+    if (!redis) return;
+    t.teardown(() => redis.stop());
     const pki = makeTestPki();
     const svc = spawnService({
       ...MOTO_CREDENTIALS,
@@ -19,7 +23,7 @@ if (kms) {
       SVC_POLICY_KIND: 'role-based', SVC_POLICY_ROLE_BINDINGS: JSON.stringify({ 'kms-admins': ['Create', 'Get', 'Activate', 'Encrypt', 'Decrypt'] }),
       SVC_CRYPTO_KIND: 'cloud-kms', SVC_CRYPTO_CLOUD_KMS_REGION: MOTO_REGION, SVC_CRYPTO_CLOUD_KMS_KEK_ARN: await kms.createKek(), SVC_CRYPTO_CLOUD_KMS_ENDPOINT: kms.endpoint,
       SVC_JOURNAL_KIND: 'rdb-embedded', SVC_RDB_EMBEDDED_JDBC_URL: path.join(tempDir(), 'journal.db'), SVC_AUDIT_KIND: 'rdb-embedded',
-      SVC_REVOCATION_KIND: 'in-memory',
+      SVC_REVOCATION_KIND: 'kv-store', SVC_REVOCATION_KV_URI: redis.url,
     });
     t.teardown(() => svc.child.kill('SIGKILL'));
     const port = await svc.listening;

@@ -1,6 +1,8 @@
 import t from 'tap';
 import { ApiClient } from '../helpers/client.ts';
+import { freshDatabase } from '../helpers/databases.ts';
 import { privateRedis } from '../helpers/private-redis.ts';
+import { spawnService } from '../helpers/process.ts';
 import { startTestService, tempDir } from '../helpers/service.ts';
 import { mintToken, TEST_SECRET } from '../helpers/tokens.ts';
 
@@ -30,8 +32,11 @@ if (redis) {
   });
 
   t.test("revocation cascades across nodes: a parent's token revoked on one node stops its agents on the other", async (t) => {
-    const a = await startTestService(env);
-    const b = await startTestService(env);
+    // Two nodes of one deployment share the journal (and so the agent registry) as well as the list.
+    const db = await freshDatabase(t, 'postgresql');
+    if (!db) return;
+    const a = await startTestService({ ...env, ...db.env });
+    const b = await startTestService({ ...env, ...db.env });
     t.teardown(async () => {
       await a.stop();
       await b.stop();
@@ -63,5 +68,21 @@ if (redis) {
     t.equal(revoke.status, 503);
     t.equal(revoke.body.error, 'ServiceUnavailable');
     await redis.start();
+  });
+
+  t.test('preflight: the in-memory list with bearer tokens on a reachable bind is a finding that advises Redis; kv-store is not', async (t) => {
+    const tokens = { SVC_HTTP_HOST: '0.0.0.0', SVC_HTTP_PORT: '0', SVC_HTTP_TLS_TERMINATED_UPSTREAM: 'true', SVC_AUTH_KIND: 'hmac', SVC_AUTH_HMAC_SECRET: TEST_SECRET };
+    const inMemory = spawnService(tokens);
+    t.teardown(() => inMemory.child.kill('SIGKILL'));
+    await inMemory.listening;
+    t.match(inMemory.stderr(), /\[WARN\] revocation\.kind: revocation\.kind is in-memory: a revoked token is accepted again after a restart, and on every other node, until it expires\n\s+risk\/advice: set SVC_REVOCATION_KIND=kv-store/);
+    const shared = spawnService({ ...tokens, SVC_REVOCATION_KIND: 'kv-store', SVC_REVOCATION_KV_URI: redis.url });
+    t.teardown(() => shared.child.kill('SIGKILL'));
+    await shared.listening;
+    t.notMatch(shared.stderr(), /revocation\.kind/, 'a shared, persistent list: no finding');
+    const loopback = spawnService({ ...tokens, SVC_HTTP_HOST: '127.0.0.1' });
+    t.teardown(() => loopback.child.kill('SIGKILL'));
+    await loopback.listening;
+    t.notMatch(loopback.stderr(), /\[WARN\] revocation\.kind/, 'nor on a loopback bind');
   });
 }
