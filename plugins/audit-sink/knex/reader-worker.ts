@@ -4,6 +4,7 @@ import { SvcError } from '../../../kernel/errors.ts';
 import { readerSettings, type KnexRecipe } from '../../sql-support/knex-recipe.ts';
 import { unlessUnavailable } from '../../sql-support/unavailable.ts';
 import { readerHandlers, type ReaderMessage, type ReaderReply } from './reader-handlers.ts';
+import { lowerThisThreadsPriority } from './reader-priority.ts';
 
 /**
  * The audit reader worker (started by reader-client.ts): its own connection to the audit database, made
@@ -13,6 +14,8 @@ import { readerHandlers, type ReaderMessage, type ReaderReply } from './reader-h
 const settings = readerSettings((workerData as { recipe: KnexRecipe }).recipe);
 const db = knexFactory(settings.config);
 const port = parentPort!;
+// Where this thread and the request path's share a core, the request path gets it first.
+lowerThisThreadsPriority();
 
 async function answer(message: ReaderMessage): Promise<ReaderReply> {
   try {
