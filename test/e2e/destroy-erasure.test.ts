@@ -157,3 +157,26 @@ t.test('PostgreSQL: a snapshot older than the destroy keeps the deleted row thro
   await awaitComplete(t, s.svc, s.api, s.id);
   t.same(await s.recovered(), [], 'once the snapshot ended, the rebuild left no copy');
 });
+
+t.test('PostgreSQL upgrade: a KWK that an older version deleted but never got out of the heap (a cancelled VACUUM FULL) is erased at the first start of this version', async (t) => {
+  const s = await postgresSetup(t);
+  if (!s) return;
+  const rowsOf = async (table: string) => s.admin(table).where({ key_id: s.id }).select('*');
+  const [kwk, material] = [await rowsOf('svc_key_kwk'), await rowsOf('svc_key_material')];
+  t.match((await s.api.call('DELETE', `/v1/keys/${s.id}`)).body, { erasure: 'complete' });
+  await s.svc.stop();
+  // What the older version left: the key Destroyed, its rows deleted, their tuples still in the heap
+  // files because the rebuild was cancelled; and a journal that has no erasure tasks yet.
+  await s.admin('svc_key_kwk').insert(kwk);
+  await s.admin('svc_key_material').insert(material);
+  await s.admin('svc_key_kwk').where({ key_id: s.id }).delete();
+  await s.admin('svc_key_material').where({ key_id: s.id }).delete();
+  await s.admin.schema.dropTable('svc_erasure_tasks');
+  await s.admin('svc_journal_migrations').where({ name: '006_erasure_tasks' }).delete();
+  t.ok((await s.recovered()).length > 0, 'control: the heap files hold the KWK, as the older version left them');
+
+  const upgraded = await startTestService(s.env);
+  t.teardown(() => upgraded.stop());
+  await until(async () => (await s.admin('svc_erasure_tasks').count({ n: '*' }))[0]!.n === '0' && (await erasureCheck(upgraded)).state === 'ok', 'the erase redone at upgrade', 60_000);
+  t.same(await s.recovered(), [], 'the first start of this version erased it');
+});
