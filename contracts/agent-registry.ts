@@ -25,6 +25,8 @@ export function agentRegistryContract(t: Test, open: () => Promise<KeyJournal>, 
     for (const a of [older, newer, other]) await j.agents.register(a);
     t.same(await j.agents.get(older.agentId), older, 'every field, parentJti included');
     t.equal(await j.agents.get('agent-unknown'), undefined);
+    t.same(await j.agents.findByJti(newer.jti), newer, 'found by its jti');
+    t.equal(await j.agents.findByJti('jti-unknown'), undefined);
     t.same((await j.agents.list({ parent, limit: 10 })).map((a) => a.agentId), [newer.agentId, older.agentId], 'one parent, newest first');
     const all = (await j.agents.list({ limit: 1000 })).map((a) => a.agentId);
     t.ok(all.indexOf(other.agentId) < all.indexOf(newer.agentId), 'all parents, newest first');
@@ -39,6 +41,7 @@ export function agentRegistryContract(t: Test, open: () => Promise<KeyJournal>, 
     await j.agents.register(a);
     t.equal((await j.agents.markRevoked(a.agentId, '2026-02-01T00:00:00.000Z'))?.revokedAt, '2026-02-01T00:00:00.000Z');
     t.equal((await j.agents.markRevoked(a.agentId, '2026-03-01T00:00:00.000Z'))?.revokedAt, '2026-02-01T00:00:00.000Z', 'the first revocation time stays');
+    t.equal((await j.agents.get(a.agentId))?.revokedAt, '2026-02-01T00:00:00.000Z', 'the next get sees the revocation');
     t.equal(await j.agents.markRevoked('agent-unknown', '2026-02-01T00:00:00.000Z'), undefined);
     if (reopen) {
       await j.stop?.();

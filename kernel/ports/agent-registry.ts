@@ -16,6 +16,8 @@ import type { AgentRecord } from '../model/agent.ts';
 export interface AgentRegistry {
   register(agent: AgentRecord): Promise<void>;
   get(agentId: string): Promise<AgentRecord | undefined>;
+  /** The agent whose token has this jti (indexed; for revoking a token by its jti), or undefined. */
+  findByJti(jti: string): Promise<AgentRecord | undefined>;
   list(filter: { parent?: string; limit: number }): Promise<AgentRecord[]>;
   markRevoked(agentId: string, at: string): Promise<AgentRecord | undefined>;
 }

@@ -40,7 +40,7 @@ export default definePlugin({
           id: 'RevokeToken', operation: 'Revoke', group: 'Agents', summary: 'Refuse a token by its jti from now on (Human only)', errors: ['FeatureNotSupported'],
           input: RevokeTokenBody, output: RevokeTokenResponse, http: { method: 'POST', path: '/v1/tokens/revoke' }, attributes: { humanOnly: true, destructive: true },
           resource: (input) => namedResource('token:', input?.jti),
-          handle: async (input) => {
+          handle: async (input, call) => {
             if (input.jti.trim() === '') throw new SvcError('InvalidField', 'jti must not be blank');
             if (input.jti.length > MAX_JTI_LENGTH) throw new SvcError('InvalidField', `jti must be at most ${MAX_JTI_LENGTH} characters`);
             let expiresAt: number | undefined;
@@ -48,6 +48,16 @@ export default definePlugin({
               const t = Date.parse(input.expiresAt);
               if (Number.isNaN(t)) throw new SvcError('InvalidField', 'expiresAt must be an ISO 8601 timestamp');
               expiresAt = Math.ceil(t / 1000);
+            }
+            // An agent's token is stopped in the agent registry, durably and whatever the list's kind, and only
+            // by whoever may stop that agent through the kill switch (its parent, or Revoke on agent:<id>).
+            const agent = await deps.journal.agents.findByJti(input.jti);
+            if (agent) {
+              if (agent.parent !== call.principal.subject && !call.permits('Revoke', `agent:${agent.agentId}`)) {
+                throw new SvcError('PermissionDenied', `${call.principal.subject} is neither the parent of the agent this token belongs to nor allowed to Revoke it`);
+              }
+              await deps.journal.agents.markRevoked(agent.agentId, clock.now().toISOString());
+              return { result: { jti: input.jti, revoked: true as const }, audit: { context: { agentId: agent.agentId } } };
             }
             await deps.revocation.revoke(input.jti, expiresAt);
             return { result: { jti: input.jti, revoked: true as const } };

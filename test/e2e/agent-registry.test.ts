@@ -28,14 +28,15 @@ async function killSwitch(t: Test, env: Record<string, string>): Promise<void> {
   const first = await issue(bob, 'first');
   const second = await issue(bob, 'second');
   const carols = await issue(carol, 'carols');
+  const third = await issue(bob, 'third');
 
   const listed = (await bob.get('/v1/agents')).body.agents;
-  t.same(listed.map((a: any) => a.agentId), [second.agentId, first.agentId], 'bob sees his own agents, newest first');
-  t.match(listed[1], { agentId: first.agentId, jti: first.jti, parent: 'bob', purpose: 'first', scopes: ['Sign'], expiresAt: first.expiresAt, revoked: false });
+  t.same(listed.map((a: any) => a.agentId), [third.agentId, second.agentId, first.agentId], 'bob sees his own agents, newest first');
+  t.match(listed[2], { agentId: first.agentId, jti: first.jti, parent: 'bob', purpose: 'first', scopes: ['Sign'], expiresAt: first.expiresAt, revoked: false });
   t.notOk(JSON.stringify(listed).includes(first.jwt), 'the token itself is never listed');
   t.equal((await bob.get('/v1/agents?parent=carol')).status, 403, "another parent's agents need Query on agent:*");
   t.same((await admin.get('/v1/agents?parent=carol')).body.agents.map((a: any) => a.agentId), [carols.agentId], 'an admin filters by parent');
-  t.equal((await admin.get('/v1/agents')).body.agents.length, 3, 'an admin sees every agent');
+  t.equal((await admin.get('/v1/agents')).body.agents.length, 4, 'an admin sees every agent');
   t.equal((await as(svc.url, first.jwt).get('/v1/agents')).status, 403, 'agents cannot list agents');
   t.equal((await keyAdmin.get('/v1/agents?parent=carol')).status, 403, "a plain Query binding does not show others' agents");
   t.same((await keyAdmin.get('/v1/agents')).body.agents, [], 'nor their jtis: it lists only its own (none)');
@@ -53,6 +54,18 @@ async function killSwitch(t: Test, env: Record<string, string>): Promise<void> {
   t.equal((await admin.post(`/v1/agents/${carols.agentId}/revoke`)).status, 200, 'a Human allowed Revoke on agents stops any agent');
   t.equal((await as(svc.url, second.jwt).post(`/v1/keys/${key}/sign`, { messageBase64: b64('m') })).status, 200, 'the other agent keeps working');
 
+  // The jti of any agent is in the audit trail (its issue record), which a plain Query binding reads; a
+  // plain Revoke binding still cannot stop the agent through POST /v1/tokens/revoke with it.
+  const thirdJti = (await keyAdmin.get(`/v1/audit?key=agent:${third.agentId}&limit=10`)).body.records.find((r: any) => r.operation === 'Create').context.jti;
+  t.equal(thirdJti, third.jti);
+  t.equal((await keyAdmin.post('/v1/tokens/revoke', { jti: thirdJti })).status, 403, "a plain Revoke binding cannot revoke another's agent by its jti");
+  const useThird = () => as(svc.url, third.jwt).post(`/v1/keys/${key}/sign`, { messageBase64: b64('m') });
+  t.equal((await useThird()).status, 200, 'so the agent still works');
+  t.equal((await admin.post('/v1/tokens/revoke', { jti: third.jti })).status, 200, 'a caller allowed Revoke on agents may');
+  t.equal((await useThird()).status, 401, 'and that stops it');
+  t.equal((await admin.get(`/v1/agents?parent=bob`)).body.agents.find((a: any) => a.agentId === third.agentId).revoked, true, 'in the registry');
+
+
   // Revocation cascades: bob's own token revoked, his remaining agent stops too.
   const bobJti = JSON.parse(Buffer.from(bobToken.split('.')[1]!, 'base64url').toString()).jti;
   t.equal((await admin.post('/v1/tokens/revoke', { jti: bobJti })).status, 200);
@@ -67,12 +80,13 @@ async function killSwitch(t: Test, env: Record<string, string>): Promise<void> {
     await svc.stop();
     svc = await startTestService({ ...POLICY, ...env }, { dir });
     const again = (await as(svc.url, await mintToken({ sub: 'ops', svc_groups: ['kms-admins', 'agent-admins'] })).get('/v1/agents')).body.agents;
-    t.same(again.map((a: any) => [a.agentId, a.revoked]), [[carols.agentId, true], [second.agentId, false], [first.agentId, true]], 'the registry survives a restart');
+    t.same(again.map((a: any) => [a.agentId, a.revoked]), [[third.agentId, true], [carols.agentId, true], [second.agentId, false], [first.agentId, true]], 'the registry survives a restart');
     // The default revocation list is in memory and empty now; the registry still stops killed agents.
     const afterRestart = await as(svc.url, first.jwt).post(`/v1/keys/${key}/sign`, { messageBase64: b64('m') });
     t.equal(afterRestart.status, 401, 'a kill-switched agent stays stopped after a restart');
     t.match(afterRestart.body.message, /was revoked at/);
     t.equal((await as(svc.url, carols.jwt).get('/v1/agents')).status, 401, 'so does every other revoked agent');
+    t.equal((await as(svc.url, third.jwt).get('/v1/agents')).status, 401, 'the one revoked by its jti included');
   }
   await svc.stop();
 }

@@ -64,6 +64,11 @@ export class KnexAgentRegistry implements AgentRegistry {
     return agent;
   }
 
+  async findByJti(jti: string): Promise<AgentRecord | undefined> {
+    const row = await this.run((db) => db<AgentRow>('svc_agents').where({ jti }).first());
+    return row ? toRecord(row as AgentRow) : undefined;
+  }
+
   async list(filter: { parent?: string; limit: number }): Promise<AgentRecord[]> {
     const rows = await this.run((db) => {
       const q = db<AgentRow>('svc_agents').orderBy([{ column: 'issued_at', order: 'desc' }, { column: 'n', order: 'desc' }]).limit(filter.limit);

@@ -86,6 +86,15 @@ const MIGRATIONS: Migration[] = [
       await knex.raw("insert into svc_erasure_tasks (key_id, recorded_at) select key_id, max(occurred_at) from svc_key_events where type = 'Destroyed' group by key_id");
     },
   },
+  {
+    // Revoking a token by its jti (POST /v1/tokens/revoke) looks up whether it is an agent's.
+    name: '007_agent_jti_index',
+    async up(knex) {
+      await knex.schema.alterTable('svc_agents', (t) => {
+        t.index(['jti'], 'svc_agents_jti');
+      });
+    },
+  },
 ];
 
 export const journalMigrations: Migration[] = MIGRATIONS;

@@ -15,6 +15,11 @@ export class MemoryAgentRegistry implements AgentRegistry {
     return agent && structuredClone(agent);
   }
 
+  async findByJti(jti: string): Promise<AgentRecord | undefined> {
+    for (const agent of this.agents.values()) if (agent.jti === jti) return structuredClone(agent);
+    return undefined;
+  }
+
   async list(filter: { parent?: string; limit: number }): Promise<AgentRecord[]> {
     const all = [...this.agents.values()].filter((a) => filter.parent === undefined || a.parent === filter.parent);
     // Map order is registration order: reversed, a stable sort by time keeps later registrations first.
