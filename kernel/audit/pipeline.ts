@@ -99,7 +99,16 @@ export class AuditPipeline {
   }
 
   async record(record: AuditRecord, journaled = false): Promise<void> {
-    const link = await this.writePrimary(record);
+    let link: void | AuditChainLink;
+    try {
+      link = await this.writePrimary(record);
+    } catch (err) {
+      // A journaled record is durable in the outbox and its change is acknowledged to the caller, so the
+      // detectors see it now: the relay that delivers it later does not tell them, and an audit outage
+      // must not hide a burst of destroys from them. Secondary sinks get it from the relay.
+      if (journaled && this.outbox) for (const listener of this.listeners) listener(record);
+      throw err;
+    }
     if (journaled && this.outbox) this.acknowledge(record.id);
     this.fanOut(record, link);
     for (const listener of this.listeners) listener(record);
