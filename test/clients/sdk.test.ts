@@ -56,7 +56,8 @@ t.test('every endpoint, once, with bytes in and out as Uint8Array', async (t) =>
   t.match(agent, { agentId: /^agent-/, jti: /^[0-9a-f-]{36}$/ });
   t.same(await alice.revokeToken({ jti: agent.jti, expiresAt: agent.expiresAt }), { jti: agent.jti, revoked: true });
   const listed = await alice.listAgents();
-  t.match(listed.agents.find((a) => a.agentId === agent.agentId), { parent: 'alice', purpose: 'sdk-agent', scopes: ['Get'], revoked: false });
+  // Revoking an agent's token by its jti revokes the agent in the registry.
+  t.match(listed.agents.find((a) => a.agentId === agent.agentId), { parent: 'alice', purpose: 'sdk-agent', scopes: ['Get'], revoked: true });
   t.match(await alice.revokeAgent(agent.agentId), { agentId: agent.agentId, revoked: true });
   t.equal((await alice.listAgents({ parent: 'alice', limit: 1 })).agents.length, 1);
 
