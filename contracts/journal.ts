@@ -2,6 +2,7 @@ import type { Test } from 'tap';
 import type { AuditRecord, KeyEvent } from '../kernel/model/index.ts';
 import { JournalConflict, type KeyJournal } from '../kernel/ports/journal.ts';
 import { agentRegistryContract } from './agent-registry.ts';
+import { nodeRegistryContract } from './node-registry.ts';
 
 const spec = { name: 'contract', algorithm: 'AES', sizeBits: 256, objectType: 'SymmetricKey' } as const;
 const at = '2026-01-01T00:00:00.000Z';
@@ -17,6 +18,7 @@ const record = (id: string, occurredAt: string, resource: string): AuditRecord =
  */
 export function journalContract(t: Test, open: () => Promise<KeyJournal>, reopen?: () => Promise<KeyJournal>): void {
   agentRegistryContract(t, open, reopen);
+  nodeRegistryContract(t, open, reopen);
   t.test('appends and loads events in sequence order; lastSeq follows', async (t) => {
     const j = await open();
     const id = newId();

@@ -22,6 +22,7 @@ export { authenticatorPort, type Authenticator, type CredentialSource } from './
 export { clockPort, systemClock, type Clock } from './ports/clock.ts';
 export { detectorPort, SEVERITIES, type Detector, type Finding, type Severity } from './ports/detector.ts';
 export { journalPort, JournalConflict, type KeyJournal } from './ports/journal.ts';
+export type { NodeRegistry, RegisteredNode, RecordedAuditHead, AuditAdoption } from './ports/node-registry.ts';
 export type { Lifecycle } from './ports/lifecycle.ts';
 export { loggerPort, type Logger } from './ports/logger.ts';
 export { operationRunnerPort, type OperationRunner } from './ports/operation-runner.ts';

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { StringEnum } from './string-enum.ts';
 
 export const AuditRecordSchema = Type.Object({
   id: Type.String({ description: 'unique record id (rows written before 0.2 read as row-<n>)' }),
@@ -32,11 +33,12 @@ export const AuditVerifyParams = Type.Object({
   node: Type.Optional(Type.String({ maxLength: 128, description: 'one node\'s chain; default every node' })),
   since: Type.Optional(Type.String({ description: 'ISO timestamp, inclusive: the first row checked anchors the chain' })),
   until: Type.Optional(Type.String({ description: 'ISO timestamp, exclusive' })),
+  full: Type.Optional(StringEnum(['true', 'false'], { description: 'true: check every row again. Default: only rows after where this node\'s last verification of each chain ended (that row must still be as it was); a window (since, until) is always checked in full' })),
 });
 
 export const AuditVerificationSchema = Type.Object({
   valid: Type.Boolean(),
-  checked: Type.Integer({ description: 'chained rows recomputed' }),
+  checked: Type.Integer({ description: 'chained rows recomputed by this verification (without full, only those after the last verified row of each chain)' }),
   nodes: Type.Array(Type.String()),
   firstBroken: Type.Optional(Type.Object({ id: Type.String(), node: Type.String(), reason: Type.String() })),
 }, { title: 'AuditVerification' });

@@ -15,6 +15,8 @@ export interface AuditVerifyQuery {
   node?: string;
   since?: string;
   until?: string;
+  /** Check every row again; without it (and without a window) a sink may check only rows after the last verified ones. */
+  full?: boolean;
 }
 
 /** GET /v1/audit/verify's answer. */

@@ -1,6 +1,7 @@
 import type { AuditRecord, KeyEvent, StoredEvent } from '../model/index.ts';
 import type { AgentRegistry } from './agent-registry.ts';
 import type { Lifecycle } from './lifecycle.ts';
+import type { NodeRegistry } from './node-registry.ts';
 import type { WrappedKey } from './root-of-trust.ts';
 
 /** A journal's database connection pool at one moment. */
@@ -48,6 +49,8 @@ export interface KeyJournal extends Lifecycle {
   readonly shared?: boolean;
   /** The registry of issued agent tokens, kept in the same storage as the keys. */
   readonly agents: AgentRegistry;
+  /** The deployment's nodes and their recorded audit chain heads (node-registry.ts), in the same storage. */
+  readonly nodes: NodeRegistry;
   /** The highest sequence number written for a key (0 for none); cheap, one index lookup. */
   lastSeq(keyId: string): Promise<number>;
   append(keyId: string, expectedSeq: number, events: KeyEvent[], audit?: AuditRecord): Promise<void>;

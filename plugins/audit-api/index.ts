@@ -1,9 +1,18 @@
 import { definePlugin, KERNEL_API_VERSION } from '../../kernel/define-plugin.ts';
 import { SvcError } from '../../kernel/errors.ts';
 import { defineOperation, operationsPort, type OperationContribution } from '../../kernel/operations/operation.ts';
-import { auditSinkPort } from '../../kernel/ports/audit-sink.ts';
+import { OneAtATime } from '../../kernel/operations/one-at-a-time.ts';
+import { auditSinkPort, type AuditSink } from '../../kernel/ports/audit-sink.ts';
 import { AuditPageSchema, AuditQueryParams, AuditVerificationSchema, AuditVerifyParams } from '../../schemas/audit.ts';
 import { parseAuditQuery, timestamp } from './audit-query.ts';
+
+// A verification reads and hashes the whole trail: one at a time per node (per primary sink), a second caller is 429.
+const verifications = new WeakMap<AuditSink, OneAtATime>();
+const verificationGate = (sink: AuditSink): OneAtATime => {
+  let gate = verifications.get(sink);
+  if (!gate) verifications.set(sink, (gate = new OneAtATime('an audit verification')));
+  return gate;
+};
 
 export default definePlugin({
   id: 'audit-api',
@@ -31,8 +40,10 @@ export default definePlugin({
         resource: () => 'audit',
         handle: async (input) => {
           if (!deps.sink.verify) throw new SvcError('FeatureNotSupported', 'the primary audit sink (audit.kind stdout) keeps no hash chain; use rdb-embedded or a database sink');
-          const report = await deps.sink.verify({ node: input.node || undefined, since: timestamp(input.since, 'since'), until: timestamp(input.until, 'until') });
-          return { result: report, audit: { context: { valid: String(report.valid), checked: String(report.checked) } } };
+          const sink = deps.sink;
+          const query = { node: input.node || undefined, since: timestamp(input.since, 'since'), until: timestamp(input.until, 'until'), full: input.full === 'true' };
+          const report = await verificationGate(sink).run(() => sink.verify!(query));
+          return { result: report, audit: { context: { valid: String(report.valid), checked: String(report.checked), full: String(query.full) } } };
         },
       }),
     ],

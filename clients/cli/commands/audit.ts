@@ -81,20 +81,22 @@ export function registerAuditCommands(program: Command): void {
     'svc audit tail --follow --actor agent-2f0c9c1e-5f6e-4a57-9a43-0e3b1c7f2d11',
   );
   examples(
-    audit.command('verify').description('Recompute the per-node hash chains of the audit trail; exit 0 when intact, 3 when a row was edited, removed or inserted')
+    audit.command('verify').description('Recompute the per-node hash chains of the audit trail; exit 0 when intact, 3 when a row was edited, removed or inserted, or a chain is unknown or cut short')
       .option('--node <id>', 'only this node\'s chain')
       .option('--since <iso>', 'start here (the first row checked anchors the chain)')
       .option('--until <iso>', 'stop before here')
-      .action(async (opts: { node?: string; since?: string; until?: string }, cmd: Command) => {
+      .option('--full', 'check every row again, not only those after the node\'s last verification')
+      .action(async (opts: { node?: string; since?: string; until?: string; full?: boolean }, cmd: Command) => {
         const { client, globals } = invocation(cmd);
-        const report = await client.verifyAudit({ node: opts.node, since: opts.since, until: opts.until });
+        const report = await client.verifyAudit({ node: opts.node, since: opts.since, until: opts.until, ...(opts.full ? { full: 'true' as const } : {}) });
         const text = report.valid
-          ? `valid: ${report.checked} rows on ${report.nodes.length} node(s) (${report.nodes.join(', ') || 'none'})`
+          ? `valid: ${report.checked} ${opts.full || opts.since || opts.until ? '' : 'new '}rows on ${report.nodes.length} node(s) (${report.nodes.join(', ') || 'none'})`
           : `BROKEN at ${report.firstBroken!.id} on node ${report.firstBroken!.node}: ${report.firstBroken!.reason} (${report.checked} rows checked)`;
         printLine(report, text, globals.json);
         if (!report.valid) process.exitCode = EXIT.invalidSignature;
       }),
     'svc audit verify',
+    'svc audit verify --full',
     'svc audit verify --node kms-1:8080 --since 2026-11-01T00:00:00Z',
   );
 }

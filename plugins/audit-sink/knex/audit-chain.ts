@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import { chainHash, GENESIS_HASH, type AuditEvent } from '../../../kernel/audit/canonical-event.ts';
 import type { AuditRecord } from '../../../kernel/model/index.ts';
-import type { AuditVerification, AuditVerifyQuery } from '../../../kernel/ports/audit-sink.ts';
 
 /** One svc_audit row as stored. */
 export interface AuditRow {
@@ -44,7 +43,7 @@ export const toRecord = (row: AuditRow): AuditRecord => ({
 });
 
 /** The canonical event a chained row stands for, as its hash covers it. */
-function eventOf(row: AuditRow): AuditEvent & { prevHash: string } {
+export function eventOf(row: AuditRow): AuditEvent & { prevHash: string } {
   const r = toRecord(row);
   return { schemaVersion: 1, id: r.id, occurredAt: r.occurredAt, node: row.node ?? '', principal: r.principal, operation: r.operation, resource: r.resource, outcome: r.outcome, context: r.context, correlationId: r.correlationId, prevHash: row.prev_hash ?? '' };
 }
@@ -64,42 +63,4 @@ export function chainRows(rows: AuditRow[], node: string, head: string): string 
 export async function chainHead(db: Knex, node: string): Promise<string> {
   const row = await db('svc_audit').where('node', node).whereNotNull('hash').orderBy('id', 'desc').first('hash');
   return (row?.hash as string | undefined) ?? GENESIS_HASH;
-}
-
-const PAGE = 5_000;
-
-/**
- * Walks each node's chain oldest first (in pages, by row id) and recomputes every hash. A row whose hash
- * does not match its own fields was edited; a row whose prevHash is not the previous row's hash follows a
- * removed or inserted row. The first row checked is the anchor: its prevHash is taken as given, since
- * retention pruning (or a `since`) removes what came before it.
- */
-export async function verifyChains(db: Knex, q: AuditVerifyQuery): Promise<AuditVerification> {
-  const nodes = q.node ? [q.node] : ((await db('svc_audit').distinct('node').whereNotNull('hash')) as Array<{ node: string }>).map((r) => r.node).sort();
-  let checked = 0;
-  for (const node of nodes) {
-    let previous: string | undefined;
-    const page = (after: number): Promise<AuditRow[]> => {
-      const sql = db('svc_audit').where('node', node).whereNotNull('hash').where('id', '>', after);
-      if (q.since) sql.where('occurred_at', '>=', q.since);
-      if (q.until) sql.where('occurred_at', '<', q.until);
-      const rows = sql.orderBy('id', 'asc').limit(PAGE).then((r: AuditRow[]) => r);
-      void rows.catch(() => undefined); // awaited below; a page left unread when the walk stops early may fail unseen
-      return rows;
-    };
-    // The next page is read while this one is hashed.
-    for (let pending = page(0); ; ) {
-      const rows = await pending;
-      if (rows.length === PAGE) pending = page(rows.at(-1)!.id!);
-      for (const row of rows) {
-        checked++;
-        const id = row.event_id ?? `row-${row.id}`;
-        if (previous !== undefined && row.prev_hash !== previous) return { valid: false, checked, nodes, firstBroken: { id, node, reason: 'prevHash is not the previous row\'s hash: a row before it was removed or inserted' } };
-        if (chainHash(eventOf(row)) !== row.hash) return { valid: false, checked, nodes, firstBroken: { id, node, reason: 'hash does not match the row: it was edited' } };
-        previous = row.hash!;
-      }
-      if (rows.length < PAGE) break;
-    }
-  }
-  return { valid: true, checked, nodes };
 }

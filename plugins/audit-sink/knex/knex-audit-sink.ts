@@ -8,6 +8,9 @@ import type { AuditQuery, AuditRecord } from '../../../kernel/model/index.ts';
 import type { AuditChainLink, AuditPage, AuditSink, AuditVerification, AuditVerifyQuery } from '../../../kernel/ports/audit-sink.ts';
 import { chainHead, chainRows, toRow, type AuditRow } from './audit-chain.ts';
 import { AuditReader } from './reader-client.ts';
+import { ChainHeadRecorder } from './chain-head-recorder.ts';
+import type { VerifiedState } from './chain-verification.ts';
+import type { NodeRegistry } from '../../../kernel/ports/node-registry.ts';
 import type { Clock } from '../../../kernel/ports/clock.ts';
 import type { Logger } from '../../../kernel/ports/logger.ts';
 import { auditMigrations } from './audit-migrations.ts';
@@ -25,6 +28,9 @@ export class KnexAuditSink implements AuditSink {
   private pruneTimer: NodeJS.Timeout | undefined;
   private head = '';
   private reader: AuditReader | undefined;
+  private readonly recorder: ChainHeadRecorder | undefined;
+  /** Where this node's last verification ended on each chain: the next one goes on from there. */
+  private verified: VerifiedState | undefined;
   // Concurrent requests' records go in as one multi-row INSERT; each request waits for its commit.
   private readonly rows = new GroupCommit<{ row: AuditRow; stored?: boolean }>((batch) => this.insert(batch), 500);
 
@@ -35,13 +41,18 @@ export class KnexAuditSink implements AuditSink {
     private readonly logger: Logger,
     /** This node's id: its rows form their own chain. */
     private readonly node = 'node',
-  ) {}
+    /** The journal's node registry; without it (a sink tested alone) verification cannot see unknown nodes or a cut chain end. */
+    nodes?: NodeRegistry,
+  ) {
+    this.recorder = nodes && new ChainHeadRecorder(nodes, node, clock, logger);
+  }
 
   async start(): Promise<void> {
     if (!this.settings.recipe) throw new Error(`the audit sink's settings for ${this.settings.describe} have no recipe for its reader worker`);
     this.db = await connectAndMigrate(this.settings, auditMigrations, 'svc_audit_migrations');
     this.head = await chainHead(this.db, this.node);
     this.reader = new AuditReader(this.settings.recipe, this.logger);
+    await this.recorder?.start(this.db, this.pruneBefore());
     if (this.retentionDays > 0) {
       await this.prune();
       this.pruneTimer = setInterval(() => void this.prune().catch((err) => this.logger.warn('audit pruning failed', { error: (err as Error).message })), DAY_MS);
@@ -52,6 +63,7 @@ export class KnexAuditSink implements AuditSink {
   async stop(): Promise<void> {
     clearInterval(this.pruneTimer);
     await this.reader?.stop();
+    if (this.db) await this.recorder?.stop(this.db);
     const db = this.db;
     this.db = undefined;
     await db?.destroy();
@@ -68,9 +80,16 @@ export class KnexAuditSink implements AuditSink {
     return item.stored ? { prevHash: item.row.prev_hash!, hash: item.row.hash! } : undefined;
   }
 
-  /** Runs in the reader worker: a verification reads and hashes every row, off the request path. */
-  verify(q: AuditVerifyQuery): Promise<AuditVerification> {
-    return this.readerOf().request('verify', q);
+  /**
+   * Runs in the reader worker: a verification reads and hashes every row, off the request path. It goes
+   * on from where this node's last one ended (unless `full` or a window), and checks the trail against
+   * the journal's node registry.
+   */
+  async verify(q: AuditVerifyQuery): Promise<AuditVerification> {
+    const registry = await this.recorder?.view();
+    const { state, ...report } = await this.readerOf().request('verify', { ...q, registry, from: this.verified, pruneBefore: this.pruneBefore() });
+    if (state) this.verified = state;
+    return report;
   }
 
   /**
@@ -88,6 +107,7 @@ export class KnexAuditSink implements AuditSink {
     }
     this.head = head;
     for (const b of batch) b.stored = true;
+    this.recorder?.wrote(this.knex(), rows);
   }
 
   /** Runs in the reader worker: a page of a long read (an advisor window, a listing) never blocks requests. */
@@ -99,6 +119,11 @@ export class KnexAuditSink implements AuditSink {
   async prune(): Promise<number> {
     const cutoff = new Date(this.clock.now().getTime() - this.retentionDays * DAY_MS).toISOString();
     return this.knex()('svc_audit').where('occurred_at', '<', cutoff).delete();
+  }
+
+  /** Rows that happened before this may have been pruned by now (see prune); undefined without retention. */
+  private pruneBefore(): string | undefined {
+    return this.retentionDays > 0 ? new Date(this.clock.now().getTime() - this.retentionDays * DAY_MS).toISOString() : undefined;
   }
 
   private run<T>(work: () => Promise<T>): Promise<T> {

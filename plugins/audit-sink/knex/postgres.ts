@@ -1,5 +1,6 @@
 import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
 import { auditSinkPort } from '../../../kernel/ports/audit-sink.ts';
+import { journalPort } from '../../../kernel/ports/journal.ts';
 import type { ConfigValues } from '../../../kernel/config-values.ts';
 import { auditRetention, postgresFragment } from '../../sql-support/config.ts';
 import { postgresSettings } from '../../sql-support/server-connection.ts';
@@ -11,9 +12,11 @@ export default definePlugin({
   id: 'audit-sink-postgres',
   apiVersion: KERNEL_API_VERSION,
   provides: auditSinkPort,
+  // The journal's node registry: the chain is checked against the nodes it knows and the heads they recorded.
+  dependsOn: { journal: journalPort },
   kind: 'rdb-server-1',
   description: 'queryable PostgreSQL audit trail',
   config: { ...postgresFragment, ...auditRetention },
   configSlice: (all: BaseConfig & ConfigValues<typeof postgresFragment & typeof auditRetention>) => ({ settings: postgresSettings(all), retentionDays: all.audit.retentionDays, node: nodeIdOf(all) }),
-  create: ({ config, clock, logger }) => new KnexAuditSink(config.settings, config.retentionDays, clock, logger, config.node),
+  create: ({ config, clock, logger, deps }) => new KnexAuditSink(config.settings, config.retentionDays, clock, logger, config.node, deps.journal.nodes),
 });

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { verifyChains } from './audit-chain.ts';
+import { verifyChains } from './chain-verification.ts';
 import { queryAudit } from './audit-query.ts';
 
 /**

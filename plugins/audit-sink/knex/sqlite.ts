@@ -4,6 +4,7 @@ import { defineConfig, type ConfigValues } from '../../../kernel/config-values.t
 import { auditRetention, sqliteFile } from '../../sql-support/config.ts';
 import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
 import { auditSinkPort } from '../../../kernel/ports/audit-sink.ts';
+import { journalPort } from '../../../kernel/ports/journal.ts';
 import { sqliteKnexSettings } from '../../sql-support/sqlite-connection.ts';
 import { KnexAuditSink } from './knex-audit-sink.ts';
 import { nodeIdOf } from '../../../config/node.ts';
@@ -21,6 +22,8 @@ export default definePlugin({
   id: 'audit-sink-sqlite',
   apiVersion: KERNEL_API_VERSION,
   provides: auditSinkPort,
+  // The journal's node registry: the chain is checked against the nodes it knows and the heads they recorded.
+  dependsOn: { journal: journalPort },
   kind: 'rdb-embedded',
   description: 'queryable SQLite audit trail (audit.db beside journal.db by default)',
   config: auditSqliteConfig,
@@ -29,5 +32,5 @@ export default definePlugin({
     retentionDays: all.audit.retentionDays,
     node: nodeIdOf(all),
   }),
-  create: ({ config, clock, logger }) => new KnexAuditSink(sqliteKnexSettings(config.file, logger), config.retentionDays, clock, logger, config.node),
+  create: ({ config, clock, logger, deps }) => new KnexAuditSink(sqliteKnexSettings(config.file, logger), config.retentionDays, clock, logger, config.node, deps.journal.nodes),
 });

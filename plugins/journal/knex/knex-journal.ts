@@ -8,6 +8,7 @@ import type { KnexSettings } from '../../sql-support/knex-settings.ts';
 import { isUniqueViolation } from '../../sql-support/unique-violation.ts';
 import { unlessUnavailable } from '../../sql-support/unavailable.ts';
 import { KnexAgentRegistry } from './knex-agent-registry.ts';
+import { KnexNodeRegistry } from './knex-node-registry.ts';
 import { journalMigrations } from './migrations.ts';
 import { scrubStorage } from './storage-scrub.ts';
 
@@ -18,6 +19,7 @@ import { scrubStorage } from './storage-scrub.ts';
  */
 export class KnexJournal implements KeyJournal {
   readonly shared: boolean;
+  readonly nodes = new KnexNodeRegistry((work) => this.run(() => work(this.knex())));
   readonly agents: KnexAgentRegistry;
   private db: Knex | undefined;
   private readonly lastSeqs = new BatchedLookup<number>(async (keyIds) => {

@@ -72,6 +72,33 @@ const MIGRATIONS: Migration[] = [
     },
   },
   {
+    // The deployment's nodes (each registers itself at start) and the audit chain head each last recorded,
+    // kept here rather than beside the audit rows so that writing the audit database alone cannot invent a
+    // node or cut a chain's end unseen. svc_node_adoption records, once, the nodes an audit trail written
+    // before this registry already held (they are registered as origin 'upgrade').
+    name: '005_node_registry',
+    async up(knex) {
+      const mysql = knex.client.config.client === 'mysql2';
+      await knex.schema.createTable('svc_nodes', (t) => {
+        if (mysql) t.charset('utf8mb4');
+        t.string('node', 128).notNullable().primary();
+        t.string('registered_at', 24).notNullable();
+        t.string('origin', 16).notNullable();
+        t.bigInteger('head_row_id').nullable();
+        t.string('head_hash', 64).nullable();
+        t.string('head_occurred_at', 24).nullable();
+        t.bigInteger('head_count').nullable();
+        t.string('head_recorded_at', 24).nullable();
+      });
+      await knex.schema.createTable('svc_node_adoption', (t) => {
+        if (mysql) t.charset('utf8mb4');
+        t.string('name', 32).notNullable().primary();
+        t.string('adopted_at', 24).notNullable();
+        t.bigInteger('legacy_max_id').notNullable();
+      });
+    },
+  },
+  {
     // Destroyed keys whose deleted KWK and material may still sit in the database's own files (free
     // pages, the WAL) until the background erase has rebuilt or checkpointed them; a restart resumes
     // them. Every key destroyed before this version gets a task, so an erase that an older version

@@ -2,10 +2,12 @@ import type { AuditRecord, KeyEvent, StoredEvent } from '../../../kernel/model/i
 import { JournalConflict, type ErasureAttempt, type KeyJournal } from '../../../kernel/ports/journal.ts';
 import type { WrappedKey } from '../../../kernel/ports/root-of-trust.ts';
 import { MemoryAgentRegistry } from './memory-agent-registry.ts';
+import { MemoryNodeRegistry } from './memory-node-registry.ts';
 
 /** Process-local journal: everything is lost on restart. Same contract as the SQL journals. */
 export class MemoryJournal implements KeyJournal {
   readonly agents = new MemoryAgentRegistry();
+  readonly nodes = new MemoryNodeRegistry();
   private readonly events = new Map<string, StoredEvent[]>();
   private readonly material = new Map<string, Map<string, Buffer>>();
   private readonly outbox = new Map<string, AuditRecord>();

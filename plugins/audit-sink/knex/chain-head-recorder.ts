@@ -1,0 +1,90 @@
+import type { Knex } from 'knex';
+import type { Clock } from '../../../kernel/ports/clock.ts';
+import type { Logger } from '../../../kernel/ports/logger.ts';
+import type { NodeRegistry, RecordedAuditHead } from '../../../kernel/ports/node-registry.ts';
+import type { AuditRow } from './audit-chain.ts';
+import { intact, type ChainVerifyArgs } from './chain-verification.ts';
+
+/** A node records its chain's head in the journal after this many rows (and when it stops). */
+export const RECORD_EVERY = 1000;
+
+/**
+ * This node's side of the journal's node registry: it registers the node at start (and, once per
+ * journal, the nodes an older audit trail already holds), and records where its chain stands every
+ * RECORD_EVERY rows and at stop, so that verification sees rows removed from the chain's end.
+ *
+ * A head is never recorded from what the audit database says at start: had someone cut the chain while
+ * the node was down, that would approve the cut. If the chain at start no longer holds the recorded
+ * head, the node says so and records no further head, so verification keeps reporting the cut.
+ */
+export class ChainHeadRecorder {
+  private count = 0;
+  private unrecorded = 0;
+  private last: AuditRow | undefined;
+  private recording: Promise<void> = Promise.resolve();
+  private held = false;
+
+  constructor(
+    private readonly registry: NodeRegistry,
+    private readonly node: string,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {}
+
+  async start(db: Knex, pruneBefore: string | undefined): Promise<void> {
+    const now = this.clock.now().toISOString();
+    if (!(await this.registry.adoption())) {
+      // The first start with a registry: the nodes already on the audit trail (an upgrade from 0.2) are adopted once.
+      const nodes = ((await db('svc_audit').distinct('node').whereNotNull('node')) as Array<{ node: string }>).map((r) => r.node);
+      const legacy = (await db('svc_audit').whereNull('node').max({ top: 'id' }).first()) as { top: number | string | null } | undefined;
+      await this.registry.adopt(nodes, Number(legacy?.top ?? 0), now);
+    }
+    await this.registry.register(this.node, now);
+    const counted = (await db('svc_audit').where('node', this.node).count({ n: '*' }).first()) as { n: number | string } | undefined;
+    this.count = Number(counted?.n ?? 0);
+    const head = (await this.registry.list()).find((n) => n.node === this.node)?.head;
+    if (head && !(await holds(db, this.node, head, pruneBefore))) {
+      this.held = true;
+      this.logger.error('the audit chain of this node no longer holds the head it recorded; verification reports it, and no new head is recorded until an operator clears it', { node: this.node, rowId: head.rowId, recordedAt: head.recordedAt });
+    }
+  }
+
+  /** Rows this node just committed to its chain, oldest first. */
+  wrote(db: Knex, rows: AuditRow[]): void {
+    this.count += rows.length;
+    this.unrecorded += rows.length;
+    this.last = rows.at(-1);
+    if (this.unrecorded >= RECORD_EVERY) this.record(db);
+  }
+
+  /** Records the head of what was written since the last record; waits for recordings under way. */
+  async stop(db: Knex): Promise<void> {
+    if (this.unrecorded > 0) this.record(db);
+    await this.recording;
+  }
+
+  /** What verification checks the trail against. */
+  async view(): Promise<ChainVerifyArgs['registry']> {
+    return { nodes: await this.registry.list(), legacyMaxId: (await this.registry.adoption())?.legacyMaxId ?? 0 };
+  }
+
+  private record(db: Knex): void {
+    const row = this.last;
+    const count = this.count;
+    this.unrecorded = 0;
+    if (this.held || !row?.event_id || !row.hash) return;
+    // One after another, so an older head never overwrites a newer one.
+    this.recording = this.recording.then(async () => {
+      const stored = (await db('svc_audit').where('event_id', row.event_id).first('id')) as { id: number | string } | undefined;
+      if (!stored) return;
+      await this.registry.recordHead(this.node, { rowId: Number(stored.id), hash: row.hash!, occurredAt: row.occurred_at, count, recordedAt: this.clock.now().toISOString() });
+    }).catch((err) => this.logger.warn('recording the audit chain head in the journal failed; the next one will', { error: (err as Error).message }));
+  }
+}
+
+/** True when the chain still holds a recorded head (or retention pruned it). */
+async function holds(db: Knex, node: string, head: RecordedAuditHead, pruneBefore: string | undefined): Promise<boolean> {
+  const row = (await db('svc_audit').where('id', head.rowId).first()) as AuditRow | undefined;
+  if (row) return intact(row, node, head.hash);
+  return pruneBefore !== undefined && head.occurredAt < pruneBefore;
+}

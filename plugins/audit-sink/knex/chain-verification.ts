@@ -1,0 +1,131 @@
+import type { Knex } from 'knex';
+import { chainHash } from '../../../kernel/audit/canonical-event.ts';
+import type { AuditVerification, AuditVerifyQuery } from '../../../kernel/ports/audit-sink.ts';
+import type { RegisteredNode } from '../../../kernel/ports/node-registry.ts';
+import { eventOf, type AuditRow } from './audit-chain.ts';
+
+/** The last row a verification checked on a chain: the next one goes on from it. */
+export interface VerifiedHead {
+  rowId: number;
+  hash: string;
+  occurredAt: string;
+}
+
+/** What a node remembers between verifications: each chain's last verified row, and how far rows without a node were looked for. */
+export interface VerifiedState {
+  heads: Record<string, VerifiedHead>;
+  scannedTo: number;
+}
+
+export interface ChainVerifyArgs extends AuditVerifyQuery {
+  /** The journal's node registry; without it (a sink tested alone) unknown nodes and recorded heads are not checked. */
+  registry?: { nodes: RegisteredNode[]; legacyMaxId: number };
+  /** Where the previous verification of this node ended; ignored with `full` or a time window. */
+  from?: VerifiedState;
+  /** Rows that happened before this were pruned by retention: a recorded head older than it may be gone. */
+  pruneBefore?: string;
+}
+
+export type ChainVerification = AuditVerification & { state?: VerifiedState };
+
+const PAGE = 5_000;
+/** A row that is still on `node`'s chain with the hash it had, and whose fields still give that hash. */
+export const intact = (row: AuditRow, node: string, hash: string) => row.node === node && row.hash === hash && chainHash(eventOf(row)) === hash;
+const idOf = (row: { id?: number | string; event_id?: string | null }) => row.event_id ?? `row-${row.id}`;
+
+/**
+ * Walks each node's chain oldest first, in pages by row id (each page its own short read, so a long walk
+ * never holds a database snapshot or SQLite's WAL for long), and recomputes every hash. Invalid:
+ * - a row whose hash does not match its fields (edited), or whose prevHash is not the previous row's
+ *   hash (a row before it removed or inserted); a row with no hash, or no node, after the upgrade;
+ * - a chain of a node the journal's registry does not know (nodes register when they start);
+ * - a chain that ends before the head its node last recorded in the journal (its newest rows removed),
+ *   or whose row there is not that head (the chain rewritten up to it).
+ * The first row of a walk anchors it: its prevHash is taken as given, since retention pruning (or a
+ * `since`) removes what came before. Without `full` or a window, a chain is walked only after the row
+ * where the previous verification ended, which must still be there as it was.
+ */
+export async function verifyChains(db: Knex, q: ChainVerifyArgs): Promise<ChainVerification> {
+  const windowed = Boolean(q.since || q.until);
+  const from = q.full || windowed ? undefined : q.from;
+  const known = q.registry && new Map(q.registry.nodes.map((n) => [n.node, n]));
+  const top = Number((await db('svc_audit').max({ top: 'id' }).first())?.top ?? 0);
+  const inWindow = (sql: Knex.QueryBuilder) => {
+    if (q.since) sql.where('occurred_at', '>=', q.since);
+    if (q.until) sql.where('occurred_at', '<', q.until);
+    return sql;
+  };
+  let nodes: string[] = [];
+  let checked = 0;
+  const broken = (id: string, node: string, reason: string): ChainVerification => ({ valid: false, checked, nodes, firstBroken: { id, node, reason } });
+
+  if (q.node) nodes = [q.node];
+  else {
+    const stored = ((await db('svc_audit').distinct('node').whereNotNull('node')) as Array<{ node: string }>).map((r) => r.node);
+    // A node that recorded a head is checked even when none of its rows are left.
+    const recorded = q.registry?.nodes.filter((n) => n.head).map((n) => n.node) ?? [];
+    nodes = [...new Set([...stored, ...recorded])].sort();
+  }
+
+  if (q.registry && !q.node) {
+    // Rows on no chain: only those written before the chain existed, and the registry noted which at the upgrade.
+    const after = Math.max(q.registry.legacyMaxId, from?.scannedTo ?? 0);
+    const stray = (await inWindow(db('svc_audit').whereNull('node').where('id', '>', after).where('id', '<=', top)).orderBy('id').first('id', 'event_id')) as AuditRow | undefined;
+    if (stray) return broken(idOf(stray), '', 'the row has no node, so it is on no chain: it was written outside the service');
+  }
+
+  const heads: Record<string, VerifiedHead> = { ...(q.from?.heads ?? {}) };
+  for (const node of nodes) {
+    const registered = known?.get(node);
+    if (known && !registered) {
+      const first = (await db('svc_audit').where('node', node).orderBy('id').first('id', 'event_id')) as AuditRow | undefined;
+      if (first) return broken(idOf(first), node, `node ${node} is not in the journal's node registry: no node of this deployment ever started under that id`);
+    }
+
+    let previous: string | undefined;
+    let after = 0;
+    const remembered = from?.heads[node];
+    if (remembered) {
+      const row = (await db('svc_audit').where('id', remembered.rowId).first()) as AuditRow | undefined;
+      if (row && intact(row, node, remembered.hash)) {
+        previous = remembered.hash;
+        after = remembered.rowId;
+      } else if (row || !(q.pruneBefore && remembered.occurredAt < q.pruneBefore)) {
+        return broken(row ? idOf(row) : `row-${remembered.rowId}`, node, `row ${remembered.rowId}, the last one verified before, was ${row ? 'changed' : 'removed'} since: verify with full=true to find what else changed`);
+      }
+      // Else retention pruned it: the walk starts over from the oldest row left.
+    }
+
+    let last: AuditRow | undefined;
+    for (;;) {
+      const rows = (await inWindow(db('svc_audit').where('node', node).where('id', '>', after)).orderBy('id', 'asc').limit(PAGE)) as AuditRow[];
+      for (const row of rows) {
+        checked++;
+        if (!row.hash) return broken(idOf(row), node, 'the row has no hash: it was written outside the chain');
+        if (previous !== undefined && row.prev_hash !== previous) return broken(idOf(row), node, 'prevHash is not the previous row\'s hash: a row before it was removed or inserted');
+        if (chainHash(eventOf(row)) !== row.hash) return broken(idOf(row), node, 'hash does not match the row: it was edited');
+        previous = row.hash;
+        last = row;
+      }
+      if (rows.length < PAGE) break;
+      after = Number(rows.at(-1)!.id);
+    }
+    if (!windowed && last) heads[node] = { rowId: Number(last.id), hash: last.hash!, occurredAt: last.occurred_at };
+
+    const recorded = registered?.head;
+    if (recorded) {
+      const row = (await db('svc_audit').where('id', recorded.rowId).first()) as AuditRow | undefined;
+      if (row && !intact(row, node, recorded.hash)) {
+        return broken(idOf(row), node, `row ${recorded.rowId} is no longer the head node ${node} recorded there (${recorded.recordedAt}): it was edited, or the chain rewritten up to it`);
+      }
+      if (!row && !(q.pruneBefore && recorded.occurredAt < q.pruneBefore)) {
+        const newest = (await db('svc_audit').where('node', node).orderBy('id', 'desc').first('id', 'event_id')) as AuditRow | undefined;
+        const end = newest ? `ends at row ${newest.id}` : 'has no rows';
+        return broken(newest ? idOf(newest) : `row-${recorded.rowId}`, node, `the chain ${end}, before the head node ${node} recorded at row ${recorded.rowId} (${recorded.count} rows, ${recorded.recordedAt}): its newest rows were removed`);
+      }
+    }
+  }
+  // A window proves nothing about the rows outside it, so it moves no remembered head.
+  if (windowed) return { valid: true, checked, nodes };
+  return { valid: true, checked, nodes, state: { heads, scannedTo: q.registry && !q.node ? top : (q.from?.scannedTo ?? 0) } };
+}

@@ -1,0 +1,33 @@
+import type { AuditAdoption, NodeRegistry, RecordedAuditHead, RegisteredNode } from '../../../kernel/ports/node-registry.ts';
+
+/**
+ * The node registry of the in-memory journal: lost on restart, so after one the registry adopts the
+ * audit trail's nodes again. It guards a chain only for the life of the process, like the keys it sits beside.
+ */
+export class MemoryNodeRegistry implements NodeRegistry {
+  private readonly nodes = new Map<string, RegisteredNode>();
+  private adopted: AuditAdoption | undefined;
+
+  async register(node: string, at: string): Promise<void> {
+    if (!this.nodes.has(node)) this.nodes.set(node, { node, registeredAt: at, origin: 'boot' });
+  }
+
+  async recordHead(node: string, head: RecordedAuditHead): Promise<void> {
+    await this.register(node, head.recordedAt);
+    this.nodes.get(node)!.head = { ...head };
+  }
+
+  async adopt(nodes: string[], legacyMaxId: number, at: string): Promise<void> {
+    if (this.adopted) return;
+    for (const node of nodes) if (!this.nodes.has(node)) this.nodes.set(node, { node, registeredAt: at, origin: 'upgrade' });
+    this.adopted = { adoptedAt: at, legacyMaxId };
+  }
+
+  async adoption(): Promise<AuditAdoption | undefined> {
+    return this.adopted && { ...this.adopted };
+  }
+
+  async list(): Promise<RegisteredNode[]> {
+    return [...this.nodes.values()].sort((a, b) => (a.node < b.node ? -1 : a.node > b.node ? 1 : 0)).map((n) => structuredClone(n));
+  }
+}
