@@ -6,6 +6,7 @@ import { UNTRACED, type TraceScope } from '../../kernel/observability/trace-scop
 import type { KeyJournal } from '../../kernel/ports/journal.ts';
 import type { Logger } from '../../kernel/ports/logger.ts';
 import type { RootOfTrust } from '../../kernel/ports/root-of-trust.ts';
+import { checkStoredKwksOpen } from './stored-kwk-check.ts';
 
 /** Material sealed under its key's KWK. */
 const MATERIAL_FORMAT = 3;
@@ -74,6 +75,11 @@ export class KeyWrapping {
       return raw;
     }
     return openAesGcm(await this.kwkOf(keyId, trace), MATERIAL_FORMAT, `${keyId}/${materialId}`, blob);
+  }
+
+  /** At start: the root of trust opens the stored KWKs, or the boot stops saying why (`checkStoredKwksOpen`). */
+  checkRootOfTrust(): Promise<void> {
+    return checkStoredKwksOpen(this.journal, this.rootOfTrust, this.logger);
   }
 
   /** Drops the key's KWK from memory (compromise, revoke, destroy). */

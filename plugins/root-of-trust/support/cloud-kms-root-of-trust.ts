@@ -54,10 +54,17 @@ export class CloudKmsRootOfTrust implements RootOfTrust {
       maxAttempts: 2,
       requestHandler: { requestTimeout: this.settings.timeoutMs, connectionTimeout: this.settings.timeoutMs },
     });
-    // A KEK that cannot be used at boot is a configuration problem the operator should see at once.
     if (this.options.probeAtStart === false) return;
     await this.probe().catch((err: Error) => {
-      throw new Error(`the cloud KMS KEK ${this.settings.kekArn} is not usable${this.settings.endpoint ? ` at ${this.settings.endpoint}` : ''}: ${err.message}`);
+      // An outage (KMS unreachable or throttling, the KEK disabled or denied) is not the configuration's
+      // fault and ends by itself: boot, answer 503 and report `rootOfTrust` unready until it does, so the
+      // node recovers without a restart. Anything else (a KEK that does not exist) fails the boot.
+      const where = `the cloud KMS KEK ${this.settings.kekArn}${this.settings.endpoint ? ` at ${this.settings.endpoint}` : ''}`;
+      if (err instanceof SvcError && err.code === 'ServiceUnavailable') {
+        this.logger.warn(`${where} cannot be used now; calls that need it answer 503 until it can`, { error: err.message });
+        return;
+      }
+      throw new Error(`${where} is not usable: ${err.message}`);
     });
   }
 
