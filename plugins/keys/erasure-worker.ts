@@ -78,6 +78,11 @@ export class ErasureWorker {
     return { ok: true, state: 'pending', detail: `${this.pending.size} destroyed key(s) await the erase of their storage: ${this.reason ?? 'in progress'}` };
   }
 
+  /** Whether the key's erase is still pending, here or as a task another node recorded. */
+  async isPending(keyId: string): Promise<boolean> {
+    return this.pending.has(keyId) || (await this.journal.pendingErasures()).includes(keyId);
+  }
+
   /** Called once a destroy committed: waits (briefly) for an attempt that starts after it, and says whether the key is erased. */
   async afterDestroy(keyId: string): Promise<ErasureState> {
     this.pending.add(keyId);

@@ -97,12 +97,15 @@ export class KeyLifecycle {
    * transaction and records the erasure task that the background erase then completes. The events stay,
    * so GET still answers Destroyed. The answer says whether the erase of the storage is complete or
    * still pending (a reader of SQLite's WAL, a lock on PostgreSQL); either way nothing after the commit
-   * can fail the call. A Destroyed key whose material an older version left stored is deleted and erased now.
+   * can fail the call. DELETE again on a Destroyed key whose erase is still pending tries it once more
+   * and answers where it stands (a client's way to follow it); one whose material an older version left
+   * stored is deleted and erased now; a Destroyed key already erased is 409, as any refused transition.
    */
   async destroy(id: string, scope: ChangeScope) {
     const before = await this.store.get(id, scope.trace);
-    if (before.state === 'Destroyed' && (await this.store.hasMaterial(id))) {
-      await this.store.scheduleErasure(before, scope.trace);
+    if (before.state === 'Destroyed') {
+      if (await this.store.hasMaterial(id)) await this.store.scheduleErasure(before, scope.trace);
+      else if (!(await this.erasure.isPending(id))) requireTransition(before, 'Destroyed');
       return { id, state: 'Destroyed' as const, destroyedAt: before.destroyedAt!, erasure: await this.erase(id, scope) };
     }
     const key = await this.store.mutate(id, scope, async (k) => {

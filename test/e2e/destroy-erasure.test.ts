@@ -128,6 +128,9 @@ t.test('PostgreSQL: a session holding a lock on the KWK table delays the erase; 
   t.equal((await answered('encrypt', s.api.post(`/v1/keys/${s.kept}/encrypt`, { plaintextBase64: b64('y') }))).status, 200, 'an encrypt that reads its KWK from the table is answered');
   t.ok((await s.recovered()).length > 0, 'control: the deleted KWK row is still in the heap file');
   await assertPending(t, svc, s.api, s.id);
+  const again = await answered('DELETE again', s.api.call('DELETE', `/v1/keys/${s.id}`));
+  t.equal(again.status, 200, 'DELETE again on a key whose erase is pending tries once more and says where it stands');
+  t.match(again.body, { id: s.id, state: 'Destroyed', erasure: 'pending' });
 
   await svc.stop();
   svc = await startTestService(s.env);
@@ -136,6 +139,7 @@ t.test('PostgreSQL: a session holding a lock on the KWK table delays the erase; 
   await holder.commit();
   await awaitComplete(t, svc, svc.client('forensic'), s.id);
   t.same(await s.recovered(), [], 'no page of the journal tables keeps the material or its key-wrapping key');
+  t.equal((await svc.client('forensic').call('DELETE', `/v1/keys/${s.id}`)).status, 409, 'once erased, DELETE again is a refused transition');
 });
 
 t.test('PostgreSQL: a snapshot older than the destroy keeps the deleted row through VACUUM FULL; the erase is pending until it ends', async (t) => {
