@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { configFilePath, readConfigFile } from '../config/file.ts';
 import { loadConfig } from '../config/load.ts';
 import { baseSchema } from '../config/schema.ts';
-import { nodeIdOf } from '../config/node.ts';
+import { commandNodeId, nodeIdOf } from '../config/node.ts';
 import { stitchSchema } from '../config/stitch.ts';
 import { bootKernel, type RunningKernel } from '../kernel/boot.ts';
 import { createStderrLogger } from '../kernel/logger.ts';
@@ -28,6 +28,8 @@ export interface StartOptions {
   tracer?: Tracer;
   /** false: start the plugins without an HTTP listener (the server's own commands). */
   listen?: boolean;
+  /** The server command being run (rewrap ...): it writes under a node id of its own, `commandNodeId`. */
+  command?: string;
   print?: (text: string) => void;
 }
 
@@ -47,6 +49,7 @@ export async function startService(opts: StartOptions): Promise<RunningKernel> {
   const print = opts.print ?? ((text: string) => process.stderr.write(`${text}\n`));
   const { config, thirdParty } = await resolveConfiguration(opts.argv, opts.env);
   const values = config.values as Record<string, any>;
+  if (opts.command) values.node.id = commandNodeId(nodeIdOf(values as Parameters<typeof nodeIdOf>[0]), opts.command);
   const plugins = selectPlugins(values, thirdParty);
   return bootKernel({
     config: values,

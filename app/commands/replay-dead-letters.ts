@@ -9,7 +9,7 @@ import { startService } from '../start.ts';
  * users could write was moved aside unread).
  */
 export async function replayDeadLetterFiles(argv: string[], sink: string | undefined, env: NodeJS.ProcessEnv, logger: Logger, print: (line: string) => void): Promise<boolean> {
-  const kernel = await startService({ argv, env, logger, listen: false });
+  const kernel = await startService({ argv, env, logger, listen: false, command: 'replay-dead-letters' });
   try {
     const outcomes = await kernel.audit.replayDeadLetters(sink);
     if (outcomes.length === 0) print('no secondary audit sink is configured: nothing to replay');

@@ -6,11 +6,12 @@ import { startService } from '../start.ts';
 /**
  * `npm start -- rewrap`: with the service's own configuration, starts every plugin without opening HTTP,
  * re-wraps every key-wrapping key under the current KEK (the RewrapKeys operation, audited as svc-system),
- * prints how many it re-wrapped and stops. Moving from the local root of trust to cloud-kms is: configure
+ * prints how many it re-wrapped and stops. It may run beside serving nodes: it writes its audit rows under
+ * a node id of its own (`commandNodeId`), so their chains keep one writer each. Moving from the local root of trust to cloud-kms is: configure
  * cloud-kms, list the local KEK as previous, run this.
  */
 export async function rewrap(argv: string[], env: NodeJS.ProcessEnv, logger: Logger, print: (line: string) => void): Promise<void> {
-  const kernel = await startService({ argv, env, logger, listen: false });
+  const kernel = await startService({ argv, env, logger, listen: false, command: 'rewrap' });
   try {
     const result = (await kernel.pipeline.run('RewrapKeys', {}, { principal: SYSTEM_PRINCIPAL, requestId: `rewrap-${randomUUID()}` })) as { rewrapped: number; kekId: string };
     print(`rewrapped ${result.rewrapped} key-wrapping key(s) under ${result.kekId}`);
