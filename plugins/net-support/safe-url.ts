@@ -1,3 +1,4 @@
+import { redactUrl } from '../../config/urls.ts';
 import { isLoopback } from '../../kernel/boot.ts';
 
 /** Why `url` may not be used for outbound calls, or undefined when it may (https://, or http:// to a loopback host). */
@@ -21,7 +22,7 @@ function unsafeUrlReason(url: string): { parsed?: URL; reason?: string } {
  */
 export function requireSafeUrl(where: string, url: string): URL {
   const { parsed, reason } = unsafeUrlReason(url);
-  if (reason || !parsed) throw new Error(`${where}: url ${reason === 'is not a URL' ? `"${url}" ` : ''}${reason}`);
+  if (reason || !parsed) throw new Error(`${where}: url ${reason === 'is not a URL' ? `"${redactUrl(url)}" ` : ''}${reason}`);
   return parsed;
 }
 
