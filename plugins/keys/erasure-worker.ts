@@ -130,6 +130,8 @@ export class ErasureWorker {
       if (this.failed.delete(keyId)) await this.record(keyId, 'Success', { erasure: 'complete' });
     }
     if (result.erased.length > 0) this.logger.info('erased the storage of destroyed keys', { keys: result.erased.length });
+    // Keys another node finished: nothing left to audit here.
+    for (const keyId of this.failed) if (!this.pending.has(keyId)) this.failed.delete(keyId);
     if (this.pending.size === 0) {
       this.retryMs = FIRST_RETRY_MS;
       this.reason = undefined;
