@@ -29,4 +29,9 @@ export interface AuditQuery {
    * long read seeks instead of skipping `offset` rows (which it may still add, counted from the cursor).
    */
   before?: string;
+  /**
+   * A page of a long read nobody waits on interactively (an advisor window): a sink may serve it at a
+   * lower priority than the pages callers wait on, so it yields the CPU to them and to the request path.
+   */
+  background?: boolean;
 }

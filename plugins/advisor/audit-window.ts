@@ -18,7 +18,7 @@ export async function readWindow(sink: AuditSink, filter: { since: string; until
   let before: string | undefined;
   let offset = 0;
   while (records.length < cap) {
-    const page = await sink.query!({ ...filter, limit: Math.min(PAGE, cap - records.length), offset, before });
+    const page = await sink.query!({ ...filter, limit: Math.min(PAGE, cap - records.length), offset, before, background: true });
     for (const r of page.records) records.push(r);
     if (!page.hasMore) return { records, truncated: false };
     if (page.next) before = page.next;

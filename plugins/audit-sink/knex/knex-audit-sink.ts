@@ -8,6 +8,7 @@ import type { AuditQuery, AuditRecord } from '../../../kernel/model/index.ts';
 import type { AuditChainLink, AuditPage, AuditSink, AuditVerification, AuditVerifyQuery } from '../../../kernel/ports/audit-sink.ts';
 import { chainHead, chainRows, toRow, type AuditRow } from './audit-chain.ts';
 import { AuditReader } from './reader-client.ts';
+import { READER_NICENESS } from './reader-priority.ts';
 import { ChainHeadRecorder } from './chain-head-recorder.ts';
 import type { VerifiedState } from './chain-verification.ts';
 import type { NodeRegistry } from '../../../kernel/ports/node-registry.ts';
@@ -27,7 +28,10 @@ export class KnexAuditSink implements AuditSink {
   private db: Knex | undefined;
   private pruneTimer: NodeJS.Timeout | undefined;
   private head = '';
+  // Two reader threads: one for the pages callers wait on, one at a lower CPU priority for long reads
+  // nobody waits on interactively (verification, advisor windows), so those never crowd out either.
   private reader: AuditReader | undefined;
+  private background: AuditReader | undefined;
   private readonly recorder: ChainHeadRecorder | undefined;
   /** Where this node's last verification ended on each chain: the next one goes on from there. */
   private verified: VerifiedState | undefined;
@@ -52,6 +56,7 @@ export class KnexAuditSink implements AuditSink {
     this.db = await connectAndMigrate(this.settings, auditMigrations, 'svc_audit_migrations');
     this.head = await chainHead(this.db, this.node);
     this.reader = new AuditReader(this.settings.recipe, this.logger);
+    this.background = new AuditReader(this.settings.recipe, this.logger, READER_NICENESS);
     await this.recorder?.start(this.db, this.pruneBefore());
     if (this.retentionDays > 0) {
       await this.prune();
@@ -62,7 +67,7 @@ export class KnexAuditSink implements AuditSink {
 
   async stop(): Promise<void> {
     clearInterval(this.pruneTimer);
-    await this.reader?.stop();
+    await Promise.all([this.reader?.stop(), this.background?.stop()]);
     if (this.db) await this.recorder?.stop(this.db);
     const db = this.db;
     this.db = undefined;
@@ -87,7 +92,7 @@ export class KnexAuditSink implements AuditSink {
    */
   async verify(q: AuditVerifyQuery): Promise<AuditVerification> {
     const registry = await this.recorder?.view();
-    const { state, ...report } = await this.readerOf().request('verify', { ...q, registry, from: this.verified, pruneBefore: this.pruneBefore() });
+    const { state, ...report } = await this.readerOf(true).request('verify', { ...q, registry, from: this.verified, pruneBefore: this.pruneBefore() });
     if (state) this.verified = state;
     return report;
   }
@@ -110,9 +115,9 @@ export class KnexAuditSink implements AuditSink {
     this.recorder?.wrote(this.knex(), rows);
   }
 
-  /** Runs in the reader worker: a page of a long read (an advisor window, a listing) never blocks requests. */
+  /** Runs in a reader worker, never on the request path; a background page on the low-priority one. */
   query(q: AuditQuery): Promise<AuditPage> {
-    return this.readerOf().request('query', q);
+    return this.readerOf(q.background === true).request('query', q);
   }
 
   /** Removes rows strictly earlier than now minus the retention period. */
@@ -130,9 +135,10 @@ export class KnexAuditSink implements AuditSink {
     return unlessUnavailable(`the audit database (${this.settings.describe})`, work);
   }
 
-  private readerOf(): AuditReader {
-    if (!this.reader) throw new Error('audit sink is not started');
-    return this.reader;
+  private readerOf(background = false): AuditReader {
+    const reader = background ? this.background : this.reader;
+    if (!reader) throw new Error('audit sink is not started');
+    return reader;
   }
 
   private knex(): Knex {

@@ -35,6 +35,8 @@ export class AuditReader {
   constructor(
     private readonly recipe: KnexRecipe,
     private readonly logger: Logger,
+    /** Above 0, the worker thread lowers its own CPU priority to this nice value (reader-priority.ts). */
+    private readonly niceness = 0,
   ) {}
 
   request<K extends ReaderKind>(kind: K, args: ReaderArgs<K>): Promise<ReaderAnswer<K>> {
@@ -64,7 +66,7 @@ export class AuditReader {
 
   private running(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(BOOTSTRAP, { eval: true, workerData: { recipe: this.recipe, entry: ENTRY.href, tsx: TSX } });
+    const worker = new Worker(BOOTSTRAP, { eval: true, workerData: { recipe: this.recipe, entry: ENTRY.href, tsx: TSX, niceness: this.niceness } });
     worker.on('message', (reply: ReaderReply) => this.settle(reply));
     worker.on('error', (err) => this.logger.warn('audit reader worker failed', { error: err.message }));
     worker.on('exit', (code) => {

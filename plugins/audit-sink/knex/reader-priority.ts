@@ -2,9 +2,11 @@ import { readlinkSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 
 /**
- * The reader thread's nice value. On a contended core the scheduler then gives the request path's
- * thread about nine tenths of it and the reader one tenth: under full load a verification takes longer,
- * the callers around it do not. Nothing changes on an idle core.
+ * The background reader thread's nice value (verification, advisor windows). On a contended core the
+ * scheduler then gives the request path's thread about nine tenths of it and that reader one tenth: under
+ * full load a verification takes longer, the callers around it do not. Nothing changes on an idle core.
+ * Pages callers wait on (GET /v1/audit) have a reader of their own at normal priority: starved like this,
+ * a steady stream of them would queue up behind each other.
  */
 export const READER_NICENESS = 10;
 

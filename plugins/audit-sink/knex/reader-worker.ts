@@ -11,11 +11,12 @@ import { lowerThisThreadsPriority } from './reader-priority.ts';
  * from the sink's settings, answering one message per request. Everything it does (a synchronous SQLite
  * read, hashing 100,000 rows) happens on this thread, so the service's event loop goes on answering.
  */
-const settings = readerSettings((workerData as { recipe: KnexRecipe }).recipe);
+const { recipe, niceness } = workerData as { recipe: KnexRecipe; niceness: number };
+const settings = readerSettings(recipe);
 const db = knexFactory(settings.config);
 const port = parentPort!;
-// Where this thread and the request path's share a core, the request path gets it first.
-lowerThisThreadsPriority();
+// A background reader: where this thread and the request path's share a core, the request path gets it first.
+if (niceness > 0) lowerThisThreadsPriority(niceness);
 
 async function answer(message: ReaderMessage): Promise<ReaderReply> {
   try {
