@@ -43,6 +43,15 @@ export function agentRegistryContract(t: Test, open: () => Promise<KeyJournal>, 
     t.equal((await j.agents.markRevoked(a.agentId, '2026-03-01T00:00:00.000Z'))?.revokedAt, '2026-02-01T00:00:00.000Z', 'the first revocation time stays');
     t.equal((await j.agents.get(a.agentId))?.revokedAt, '2026-02-01T00:00:00.000Z', 'the next get sees the revocation');
     t.equal(await j.agents.markRevoked('agent-unknown', '2026-02-01T00:00:00.000Z'), undefined);
+    const parentJti = `parent-${n}`;
+    const under = [agent('cascade', '2026-01-01T00:00:00.000Z', { parentJti }), agent('cascade', '2026-01-02T00:00:00.000Z', { parentJti })];
+    const elsewhere = agent('cascade', '2026-01-03T00:00:00.000Z', { parentJti: `${parentJti}-other` });
+    for (const x of [...under, elsewhere]) await j.agents.register(x);
+    await j.agents.markRevoked(under[0]!.agentId, '2026-02-01T00:00:00.000Z');
+    t.same(await j.agents.markRevokedUnder(parentJti, '2026-02-02T00:00:00.000Z'), [under[1]!.agentId], 'the unrevoked agents issued under that token');
+    t.equal((await j.agents.get(under[0]!.agentId))?.revokedAt, '2026-02-01T00:00:00.000Z', 'an earlier revocation time stays');
+    t.equal((await j.agents.get(under[1]!.agentId))?.revokedAt, '2026-02-02T00:00:00.000Z', 'the next get sees the cascade');
+    t.equal((await j.agents.get(elsewhere.agentId))?.revokedAt, undefined, 'agents of other tokens are untouched');
     if (reopen) {
       await j.stop?.();
       const again = await reopen();

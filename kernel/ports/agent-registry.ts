@@ -20,5 +20,7 @@ export interface AgentRegistry {
   findByJti(jti: string): Promise<AgentRecord | undefined>;
   list(filter: { parent?: string; limit: number }): Promise<AgentRecord[]>;
   markRevoked(agentId: string, at: string): Promise<AgentRecord | undefined>;
+  /** Marks every unrevoked agent issued under the token `parentJti` revoked at `at`; answers their agentIds. */
+  markRevokedUnder(parentJti: string, at: string): Promise<string[]>;
 }
 

@@ -57,10 +57,14 @@ export default definePlugin({
                 throw new SvcError('PermissionDenied', `${call.principal.subject} is neither the parent of the agent this token belongs to nor allowed to Revoke it`);
               }
               await deps.journal.agents.markRevoked(agent.agentId, clock.now().toISOString());
-              return { result: { jti: input.jti, revoked: true as const }, audit: { context: { agentId: agent.agentId } } };
+              const context: Record<string, string> = { agentId: agent.agentId };
+              return { result: { jti: input.jti, revoked: true as const }, audit: { context } };
             }
             await deps.revocation.revoke(input.jti, expiresAt);
-            return { result: { jti: input.jti, revoked: true as const } };
+            // The agents issued under this token stop with it, durably: the list may be lost at a restart.
+            const agents = await deps.journal.agents.markRevokedUnder(input.jti, clock.now().toISOString());
+            const context: Record<string, string> = { agentsRevoked: String(agents.length) };
+            return { result: { jti: input.jti, revoked: true as const }, audit: { context } };
           },
         }),
         ...agentOperations(deps.journal.agents, clock),

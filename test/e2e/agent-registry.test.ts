@@ -72,6 +72,8 @@ async function killSwitch(t: Test, env: Record<string, string>): Promise<void> {
   const orphan = await as(svc.url, second.jwt).post(`/v1/keys/${key}/sign`, { messageBase64: b64('m') });
   t.equal(orphan.status, 401, "an agent stops with its parent's token");
   t.match(orphan.body.message, /the token that issued agent .* has been revoked/);
+  t.equal((await bob.get('/v1/agents')).status, 401, "bob's own token is refused too");
+  t.equal((await admin.get('/v1/agents?parent=bob')).body.agents.find((a: any) => a.agentId === second.agentId).revoked, true, 'the registry records the cascade');
 
   const rows = (await admin.get(`/v1/audit?key=agent:${first.agentId}&limit=10`)).body.records;
   t.ok(rows.some((r: any) => r.operation === 'Revoke' && r.outcome === 'Success' && r.principal.subject === 'bob'), 'the kill switch is audited');
@@ -80,13 +82,14 @@ async function killSwitch(t: Test, env: Record<string, string>): Promise<void> {
     await svc.stop();
     svc = await startTestService({ ...POLICY, ...env }, { dir });
     const again = (await as(svc.url, await mintToken({ sub: 'ops', svc_groups: ['kms-admins', 'agent-admins'] })).get('/v1/agents')).body.agents;
-    t.same(again.map((a: any) => [a.agentId, a.revoked]), [[third.agentId, true], [carols.agentId, true], [second.agentId, false], [first.agentId, true]], 'the registry survives a restart');
+    t.same(again.map((a: any) => [a.agentId, a.revoked]), [[third.agentId, true], [carols.agentId, true], [second.agentId, true], [first.agentId, true]], 'the registry survives a restart');
     // The default revocation list is in memory and empty now; the registry still stops killed agents.
     const afterRestart = await as(svc.url, first.jwt).post(`/v1/keys/${key}/sign`, { messageBase64: b64('m') });
     t.equal(afterRestart.status, 401, 'a kill-switched agent stays stopped after a restart');
     t.match(afterRestart.body.message, /was revoked at/);
     t.equal((await as(svc.url, carols.jwt).get('/v1/agents')).status, 401, 'so does every other revoked agent');
     t.equal((await as(svc.url, third.jwt).get('/v1/agents')).status, 401, 'the one revoked by its jti included');
+    t.equal((await as(svc.url, second.jwt).get('/v1/agents')).status, 401, "and the one stopped with its parent's token, although the list forgot that token");
   }
   await svc.stop();
 }

@@ -77,6 +77,19 @@ export class KnexAgentRegistry implements AgentRegistry {
     return (rows as AgentRow[]).map(toRecord);
   }
 
+  async markRevokedUnder(parentJti: string, at: string): Promise<string[]> {
+    const ids = await this.run(async (db) => {
+      const rows = await db<AgentRow>('svc_agents').where({ parent_jti: parentJti }).whereNull('revoked_at').select('agent_id');
+      await db('svc_agents').where({ parent_jti: parentJti }).whereNull('revoked_at').update({ revoked_at: at });
+      return (rows as Array<{ agent_id: string }>).map((r) => r.agent_id);
+    });
+    this.revocations++;
+    // Every cached agent of that parent token is forgotten (the next get reads it back revoked), also one
+    // registered between the select and the update, which the update revoked too.
+    if (this.cache) for (const [id, agent] of [...this.cache.entries()]) if (agent.parentJti === parentJti) this.cache.delete(id);
+    return ids;
+  }
+
   async markRevoked(agentId: string, at: string): Promise<AgentRecord | undefined> {
     // Only the first revocation sets the time; later ones leave it as it is.
     await this.run((db) => db('svc_agents').where({ agent_id: agentId }).whereNull('revoked_at').update({ revoked_at: at }));

@@ -122,6 +122,15 @@ const MIGRATIONS: Migration[] = [
       });
     },
   },
+  {
+    // Revoking a Human's token revokes, in the registry, the agents issued under it (by parent_jti).
+    name: '008_agent_parent_jti_index',
+    async up(knex) {
+      await knex.schema.alterTable('svc_agents', (t) => {
+        t.index(['parent_jti'], 'svc_agents_parent_jti');
+      });
+    },
+  },
 ];
 
 export const journalMigrations: Migration[] = MIGRATIONS;

@@ -26,6 +26,12 @@ export class MemoryAgentRegistry implements AgentRegistry {
     return all.reverse().sort((a, b) => b.issuedAt.localeCompare(a.issuedAt)).slice(0, filter.limit).map((a) => structuredClone(a));
   }
 
+  async markRevokedUnder(parentJti: string, at: string): Promise<string[]> {
+    const under = [...this.agents.values()].filter((a) => a.parentJti === parentJti && a.revokedAt === undefined);
+    for (const agent of under) agent.revokedAt = at;
+    return under.map((a) => a.agentId);
+  }
+
   async markRevoked(agentId: string, at: string): Promise<AgentRecord | undefined> {
     const agent = this.agents.get(agentId);
     if (!agent) return undefined;
