@@ -46,6 +46,8 @@ export async function principalFromVerifiedToken(claims: SvcClaims, alg: string 
   return principal;
 }
 
+const ISSUED_AGENT_ID = /^agent-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 /**
  * The registry is the authority for agent tokens: one is accepted only while the registry holds the
  * agent, with this jti and parent, unrevoked. A signature alone is not enough (in oidc mode the agent
@@ -54,7 +56,8 @@ export async function principalFromVerifiedToken(claims: SvcClaims, alg: string 
  * with the keys.
  */
 async function registeredAgent(principal: Extract<Principal, { kind: 'Agent' }>, agents: AgentRegistry): Promise<void> {
-  const agent = await agents.get(principal.subject);
+  // The service names its agents agent-<uuid>: any other subject is not looked up (nor sent to a database).
+  const agent = ISSUED_AGENT_ID.test(principal.subject) ? await agents.get(principal.subject) : undefined;
   if (!agent || agent.jti !== principal.credential?.jti || agent.parent !== principal.parent) {
     throw new SvcError('Unauthorized', `agent ${principal.subject} is not in the agent registry: only agent tokens this service issued are accepted`);
   }
