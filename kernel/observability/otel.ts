@@ -1,4 +1,5 @@
 import { trace, type Tracer } from '@opentelemetry/api';
+import { outboundUrlProblem } from '../net/outbound-url.ts';
 import type { Logger } from '../ports/logger.ts';
 
 export interface Tracing {
@@ -23,6 +24,12 @@ export async function startTracing(env: NodeJS.ProcessEnv, logger: Logger): Prom
   const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf';
   if (exporter === 'otlp' && !PROTOCOLS.has(protocol)) throw new Error(`OTEL_EXPORTER_OTLP_TRACES_PROTOCOL must be http/protobuf, http/json or grpc, not "${protocol}"`);
   if (exporter === 'none') return { tracer: undefined, shutdown: async () => {} };
+  // Spans name operations, keys and callers: the collector is held to the rule of every outbound URL.
+  for (const name of ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_EXPORTER_OTLP_ENDPOINT']) {
+    const endpoint = exporter === 'otlp' ? env[name]?.trim() : undefined;
+    const problem = endpoint ? outboundUrlProblem(endpoint) : undefined;
+    if (problem) throw new Error(`${name} ${problem}`);
+  }
   const { NodeSDK } = await import('@opentelemetry/sdk-node');
   const sdk = new NodeSDK({ serviceName: env.OTEL_SERVICE_NAME || 'svc-kms', metricReaders: [], logRecordProcessors: [] });
   sdk.start();

@@ -1,29 +1,15 @@
 import { redactUrl } from '../../config/urls.ts';
-import { isLoopback } from '../../kernel/boot.ts';
-
-/** Why `url` may not be used for outbound calls, or undefined when it may (https://, or http:// to a loopback host). */
-function unsafeUrlReason(url: string): { parsed?: URL; reason?: string } {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return { reason: 'is not a URL' };
-  }
-  // URL keeps IPv6 hosts in brackets; isLoopback speaks the bind address's form.
-  if (parsed.protocol === 'https:' || (parsed.protocol === 'http:' && isLoopback(parsed.hostname.replace(/^\[(.*)\]$/, '$1')))) return { parsed };
-  return { parsed, reason: `must be https:// (plain http:// only to a loopback host), got ${parsed.protocol}//${parsed.host}` };
-}
+import { outboundUrlProblem } from '../../kernel/net/outbound-url.ts';
 
 /**
  * An outbound URL that carries keys, tokens or audit data (a cloud KMS endpoint, a webhook, a language
- * model provider, an OIDC issuer and its key set): https://, or plain http:// only to a loopback host, so
- * nothing crosses a network in clear or to a host that anyone on the path could impersonate. Throws a
- * sentence naming `where` (the setting) otherwise.
+ * model provider, an OIDC issuer and its key set) follows the kernel's `outboundUrlProblem` rule: https://,
+ * or plain http:// only to a loopback host. Throws a sentence naming `where` (the setting) otherwise.
  */
 export function requireSafeUrl(where: string, url: string): URL {
-  const { parsed, reason } = unsafeUrlReason(url);
-  if (reason || !parsed) throw new Error(`${where}: url ${reason === 'is not a URL' ? `"${redactUrl(url)}" ` : ''}${reason}`);
-  return parsed;
+  const reason = outboundUrlProblem(url);
+  if (reason) throw new Error(`${where}: url ${reason === 'is not a URL' ? `"${redactUrl(url)}" ` : ''}${reason}`);
+  return new URL(url);
 }
 
 /**
@@ -35,7 +21,7 @@ export const httpsUrl = Object.defineProperty(
   (value: unknown): void => {
     if (value === '') return;
     if (typeof value !== 'string') throw new Error('must be a URL string');
-    const { reason } = unsafeUrlReason(value);
+    const reason = outboundUrlProblem(value);
     if (reason) throw new Error(reason);
   },
   'name',

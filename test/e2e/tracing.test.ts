@@ -47,3 +47,13 @@ t.test('an unknown exporter or protocol fails the boot with a sentence', async (
   t.equal(await svc.exited, 1);
   t.match(svc.stderr(), /OTEL_EXPORTER_OTLP_TRACES_PROTOCOL must be http\/protobuf, http\/json or grpc/);
 });
+
+t.test('an OTLP endpoint in plain http to a host that is not loopback fails the boot, naming the variable', async (t) => {
+  for (const name of ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_EXPORTER_OTLP_ENDPOINT']) {
+    const svc = spawnService({ ...BASE, [name]: 'http://collector.example.com:4318/v1/traces' });
+    t.teardown(() => svc.child.kill('SIGKILL'));
+    const outcome = await Promise.race([svc.exited.then((code) => `exited with ${code}`), svc.listening.then(() => 'listening', () => new Promise<never>(() => {}))]);
+    t.equal(outcome, 'exited with 1', `${name}: the boot fails`);
+    t.match(svc.stderr(), new RegExp(`${name} must be https:// \\(plain http:// only to a loopback host\\), got http://collector\\.example\\.com:4318`));
+  }
+});
