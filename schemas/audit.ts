@@ -20,6 +20,7 @@ export const AuditQueryParams = Type.Object({
   op: Type.Optional(Type.String({ description: 'an Operation name' })),
   limit: Type.Optional(Type.Integer({ description: 'clamped to 1..1000; default 100' })),
   offset: Type.Optional(Type.Integer({ description: 'below 0 reads as 0; default 0' })),
+  before: Type.Optional(Type.String({ maxLength: 100, description: 'the `next` of the previous page: this page starts right after its last record (a seek, so reading far back costs no more per page; offset then counts from there)' })),
 });
 
 export const AuditPageSchema = Type.Object({
@@ -27,6 +28,7 @@ export const AuditPageSchema = Type.Object({
   limit: Type.Integer(),
   offset: Type.Integer(),
   hasMore: Type.Boolean(),
+  next: Type.Optional(Type.String({ description: 'with hasMore: a cursor to pass as `before` for the next page' })),
 }, { title: 'AuditPage' });
 
 export const AuditVerifyParams = Type.Object({

@@ -18,13 +18,16 @@ const CONCURRENT_GETS = 8;
  */
 export async function listKeys(client: SvcClient, opts: { actor?: string; limit: number }): Promise<KeyRow[]> {
   const ids = new Set<string>(); // insertion order: newest Create first
-  for (let offset = 0; ids.size < opts.limit; offset += PAGE) {
-    const page = await client.queryAudit({ op: 'Create', actor: opts.actor, limit: PAGE, offset });
+  // Each page seeks from the last one's cursor (`next`); a server without cursors is paged by offset.
+  for (let offset = 0, before: string | undefined; ids.size < opts.limit; ) {
+    const page = await client.queryAudit({ op: 'Create', actor: opts.actor, limit: PAGE, offset, before });
     for (const r of page.records) {
       // Agent issue is audited as Create too (resource agent:<id>); only key ids are UUIDs without a prefix.
       if (r.outcome === 'Success' && !r.resource.includes(':')) ids.add(r.resource);
     }
     if (!page.hasMore) break;
+    if (page.next) before = page.next;
+    else offset += PAGE;
   }
   const wanted = [...ids].slice(0, opts.limit);
   const rows: KeyRow[] = new Array(wanted.length);

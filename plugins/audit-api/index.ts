@@ -31,7 +31,7 @@ export default definePlugin({
           const query = parseAuditQuery(input);
           if (!deps.sink.query) throw new SvcError('FeatureNotSupported', 'the primary audit sink (audit.kind stdout) cannot be queried; use rdb-embedded or a database sink');
           const page = await deps.sink.query(query);
-          return { result: { records: page.records, limit: query.limit, offset: query.offset, hasMore: page.hasMore } };
+          return { result: { records: page.records, limit: query.limit, offset: query.offset, hasMore: page.hasMore, ...(page.next ? { next: page.next } : {}) } };
         },
       }),
       defineOperation({
