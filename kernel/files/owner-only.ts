@@ -17,9 +17,10 @@ function statOf(file: string): Stats | undefined {
  * anyone but the service's user, say a kek.key restored from a backup as 0644, is narrowed to 0600 with a
  * warning naming it. The service makes its files 0600 itself (umask 077); this repairs what someone else
  * left. A file that cannot be narrowed (another user owns it) fails with a sentence saying so, since it
- * would stay open to others. `what` names the file's role in the warning.
+ * would stay open to others. `what` names the file's role in the warning, `advice` what to do about what
+ * others may have read meanwhile.
  */
-export function narrowToOwner(file: string, what: string, logger: Pick<Logger, 'warn'>): void {
+export function narrowToOwner(file: string, what: string, logger: Pick<Logger, 'warn'>, advice = ''): void {
   const stat = statOf(file);
   if (!stat || !stat.isFile() || (stat.mode & 0o077) === 0) return;
   try {
@@ -27,7 +28,7 @@ export function narrowToOwner(file: string, what: string, logger: Pick<Logger, '
   } catch (err) {
     throw new Error(`${what} ${file} is mode ${octal(stat.mode)} (open to other users) and cannot be narrowed to 0600: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; make the service's user its owner and run chmod 600 on it`);
   }
-  logger.warn(`${what} was mode ${octal(stat.mode)}, open to other users; narrowed to 0600`, { file });
+  logger.warn(`${what} was mode ${octal(stat.mode)}, open to other users; narrowed to 0600${advice ? `; ${advice}` : ''}`, { file });
 }
 
 /** Whether someone other than the service's user could have written the file: group or other write bits, or another owner. */

@@ -34,8 +34,9 @@ t.test('files restored open to others (kek.key 0644, journal.db 0666) are narrow
   const again = new ApiClient(`http://127.0.0.1:${await second.listening}`, { 'X-Svc-User': 'ops' });
   for (const [f, mode] of Object.entries(opened)) {
     t.equal(statSync(path.join(data, f)).mode & 0o777, 0o600, `${f} is 0600 again`);
-    t.match(second.stderr(), new RegExp(`"msg":"[^"]*was mode 0${mode.toString(8)}, open to other users; narrowed to 0600".*"file":"${path.join(data, f)}"`), `the log names ${f} and its old mode`);
+    t.match(second.stderr(), new RegExp(`"msg":"[^"]*was mode 0${mode.toString(8)}, open to other users; narrowed to 0600[^"]*".*"file":"${path.join(data, f)}"`), `the log names ${f} and its old mode`);
   }
+  t.match(second.stderr(), /KEK file was mode 0644, open to other users; narrowed to 0600; whoever could read it may hold the KEK: rotate it/, 'and says what a KEK others could read calls for');
   t.equal((await again.get(`/v1/keys/${keyId}`)).status, 200, 'the service serves as before');
 });
 

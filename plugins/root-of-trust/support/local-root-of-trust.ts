@@ -100,6 +100,6 @@ async function loadOrCreateKekFile(file: string, logger: Pick<Logger, 'warn'>): 
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
-  narrowToOwner(file, 'KEK file', logger);
+  narrowToOwner(file, 'KEK file', logger, 'whoever could read it may hold the KEK: rotate it (a new KEK, the old one as previous, then rewrap)');
   return Buffer.from((await readFile(file, 'utf8')).trim(), 'base64');
 }
