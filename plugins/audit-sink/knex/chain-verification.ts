@@ -97,8 +97,15 @@ export async function verifyChains(db: Knex, q: ChainVerifyArgs): Promise<ChainV
     }
 
     let last: AuditRow | undefined;
-    for (;;) {
-      const rows = (await inWindow(db('svc_audit').where('node', node).where('id', '>', after)).orderBy('id', 'asc').limit(PAGE)) as AuditRow[];
+    const page = (from: number): Promise<AuditRow[]> => {
+      const rows = inWindow(db('svc_audit').where('node', node).where('id', '>', from)).orderBy('id', 'asc').limit(PAGE).then((r: AuditRow[]) => r);
+      void rows.catch(() => undefined); // awaited below; a page left unread when the walk stops early may fail unseen
+      return rows;
+    };
+    // The next page is read (on a server database) while this one is hashed.
+    for (let pending = page(after); ; ) {
+      const rows = await pending;
+      if (rows.length === PAGE) pending = page(Number(rows.at(-1)!.id));
       for (const row of rows) {
         checked++;
         if (!row.hash) return broken(idOf(row), node, 'the row has no hash: it was written outside the chain');
@@ -108,7 +115,6 @@ export async function verifyChains(db: Knex, q: ChainVerifyArgs): Promise<ChainV
         last = row;
       }
       if (rows.length < PAGE) break;
-      after = Number(rows.at(-1)!.id);
     }
     if (!windowed && last) heads[node] = { rowId: Number(last.id), hash: last.hash!, occurredAt: last.occurred_at };
 
