@@ -1,0 +1,190 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import knexFactory from 'knex';
+import { FUZZ_ENV } from '../test/helpers/fuzz/cast.ts';
+import { runFuzz, type FuzzResult } from '../test/helpers/fuzz/run.ts';
+import { connect } from '../test/helpers/fuzz/transport.ts';
+import { findingLine, summarize } from './lib/fuzz-stats.ts';
+import { cpuSeconds, machine, PINNED, ROOT, start } from './lib/harness.ts';
+
+/**
+ * `npm run bench:fuzz`: boots the real service (hmac tokens, role-based policy, SQLite journal and audit;
+ * PostgreSQL too when SVC_TEST_PG_URL and SVC_TEST_PG_ADMIN_URL are set), sets up Humans, a Service,
+ * scoped agents and keys of every algorithm, then sends --requests (default 100,000) mixed valid and
+ * hostile requests from --connections keep-alive connections (default 24), drawn from a seeded PRNG
+ * (test/helpers/fuzz/). Records every answer's status and latency and the server process's health.
+ * Goal: p99 < 100 ms and no 5xx. Writes docs/benchmarks-fuzz.md; exits 1 on any 5xx or a crash.
+ */
+const { values: args } = parseArgs({
+  options: {
+    requests: { type: 'string', default: process.env.BENCH_FUZZ_REQUESTS ?? '100000' },
+    connections: { type: 'string', default: process.env.BENCH_FUZZ_CONNECTIONS ?? '24' },
+    seed: { type: 'string', default: process.env.BENCH_FUZZ_SEED ?? '20261127' },
+    backends: { type: 'string', default: process.env.BENCH_FUZZ_BACKENDS ?? 'sqlite,postgres' },
+    out: { type: 'string', default: process.env.BENCH_FUZZ_OUT ?? path.join(ROOT, 'docs/benchmarks-fuzz.md') },
+  },
+});
+const REQUESTS = Number(args.requests);
+const CONNECTIONS = Number(args.connections);
+const SEED = Number(args.seed);
+const KEK = Buffer.alloc(32, 5).toString('base64');
+const work = mkdtempSync(path.join(tmpdir(), 'svc-bench-fuzz-'));
+
+interface Run {
+  backend: string;
+  result: FuzzResult;
+  rssBeforeMb: number;
+  rssAfterMb: number;
+  rssPeakMb: number;
+  cpuSeconds: number;
+  load: [number, number];
+  crashed: string | undefined;
+  readyAfter: number;
+  verify: { status: number; valid?: boolean; checked?: number; ms: number; text: string };
+  errorLogs: string[];
+}
+
+/** Resident and peak resident memory of a process, in MiB, from /proc/PID/status. */
+function memory(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+}
+
+async function measure(backend: string, env: Record<string, string>): Promise<Run> {
+  const dir = mkdtempSync(path.join(work, `${backend}-`));
+  const svc = await start(['app/main.ts'], { ...FUZZ_ENV, SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', SVC_NODE_ID: 'fuzz-node', SVC_CRYPTO_LOCAL_KEK: KEK, SVC_DATA_DIR: dir, ...env });
+  const pid = svc.child.pid!;
+  let crashed: string | undefined;
+  let stopping = false;
+  svc.child.on('exit', (code, signal) => void (stopping || (crashed = `exited with ${code ?? signal}`)));
+  // Error lines of the service's log, the place a 5xx's cause would be named.
+  const errorLogs: string[] = [];
+  let partial = '';
+  svc.child.stderr!.on('data', (d: Buffer) => {
+    const lines = (partial + d.toString()).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) if (line.includes('"level":"error"') && errorLogs.length < 50) errorLogs.push(line.slice(0, 1000));
+  });
+  const pool = connect(svc.url, CONNECTIONS);
+  try {
+    const before = memory(pid);
+    const cpu0 = cpuSeconds(pid);
+    const load0 = loadavg()[0]!;
+    const t0 = performance.now();
+    process.stderr.write(`${backend}: ${REQUESTS} requests from ${CONNECTIONS} connections, seed ${SEED}, load average ${load0.toFixed(1)}\n`);
+    const { cast, result } = await runFuzz(svc.url, pool, {
+      requests: REQUESTS, connections: CONNECTIONS, seed: SEED,
+      onProgress: (done) => process.stderr.write(`  ${done} answered after ${((performance.now() - t0) / 1000).toFixed(0)} s\n`),
+    });
+    const cpu = cpuSeconds(pid) - cpu0;
+    const load1 = loadavg()[0]!;
+    const after = crashed ? { rss: 0, peak: 0 } : memory(pid);
+    const readyAfter = crashed ? 0 : (await fetch(`${svc.url}/readyz`)).status;
+    const v0 = performance.now();
+    const res = crashed ? undefined : await fetch(`${svc.url}/v1/audit/verify?full=true`, { headers: cast.auth('auditor') });
+    const text = res ? await res.text() : crashed!;
+    const ms = performance.now() - v0;
+    const body = res?.ok ? JSON.parse(text) : {};
+    return {
+      backend, result, rssBeforeMb: before.rss, rssAfterMb: after.rss, rssPeakMb: after.peak, cpuSeconds: cpu, load: [load0, load1], crashed, readyAfter,
+      verify: { status: res?.status ?? 0, valid: body.valid, checked: body.checked, ms, text: text.slice(0, 300) }, errorLogs,
+    };
+  } finally {
+    stopping = true;
+    await pool.close();
+    svc.child.kill('SIGTERM');
+  }
+}
+
+/** A fresh database on the PostgreSQL test server, as the e2e tests make one. */
+async function freshPostgres(): Promise<Record<string, string>> {
+  const name = `svc_fuzz_${Date.now().toString(36)}`;
+  const admin = knexFactory({ client: 'pg', connection: process.env.SVC_TEST_PG_ADMIN_URL! });
+  try {
+    await admin.raw(`create database ${name} owner ${process.env.SVC_TEST_PG_USER}`);
+  } finally {
+    await admin.destroy();
+  }
+  return {
+    SVC_JOURNAL_KIND: 'rdb-server-1', SVC_AUDIT_KIND: 'rdb-server-1', SVC_JDBC_URL: process.env.SVC_TEST_PG_URL!.replace(/\/[^/]+$/, `/${name}`),
+    SVC_JDBC_USERNAME: process.env.SVC_TEST_PG_USER!, SVC_JDBC_PASSWORD: process.env.SVC_TEST_PG_PASSWORD!,
+  };
+}
+
+const backends = String(args.backends).split(',');
+const runs: Run[] = [];
+const skipped: string[] = [];
+if (backends.includes('sqlite')) {
+  runs.push(await measure('SQLite', { SVC_JOURNAL_KIND: 'rdb-embedded', SVC_AUDIT_KIND: 'rdb-embedded', SVC_RDB_EMBEDDED_JDBC_URL: `jdbc:sqlite:${path.join(work, 'journal.db')}`, SVC_AUDIT_EMBEDDED_PATH: path.join(work, 'audit.db') }));
+}
+if (backends.includes('postgres')) {
+  if (process.env.SVC_TEST_PG_URL && process.env.SVC_TEST_PG_ADMIN_URL) runs.push(await measure('PostgreSQL', await freshPostgres()));
+  else skipped.push('PostgreSQL (SVC_TEST_PG_URL and SVC_TEST_PG_ADMIN_URL unset; `source` the test services\' env to include it)');
+}
+
+const f = (x: number) => x.toFixed(1);
+const lines: string[] = [];
+for (const run of runs) {
+  const r = run.result;
+  const s = summarize(r);
+  const fivexx = r.serverErrors.length;
+  const met = s.all.p99 < 100 && fivexx === 0 && !run.crashed;
+  lines.push(`## ${run.backend}`, '');
+  lines.push(`**Goal: p99 < 100 ms, no 5xx: ${met ? 'met' : 'not met'}** (p99 ${f(s.all.p99)} ms, ${fivexx} 5xx${run.crashed ? `, the server ${run.crashed}` : ''}).`, '');
+  lines.push(`${r.statuses.length.toLocaleString('en')} requests in ${f(r.wallSeconds)} s: **${(r.statuses.length / r.wallSeconds).toFixed(0)} req/s**; server CPU ${f(run.cpuSeconds)} s`,
+    `(${(r.statuses.length / run.cpuSeconds).toFixed(0)} requests per CPU second). Load average (1 min) ${f(run.load[0])} at the start, ${f(run.load[1])} at the end.`, '');
+  lines.push(`| latency (ms) | p50 | p95 | p99 | max | answers at or over 100 ms |`, '|---|---|---|---|---|---|',
+    `| all requests | ${f(s.all.p50)} | ${f(s.all.p95)} | ${f(s.all.p99)} | ${f(s.all.max)} | ${s.all.over100} |`, '');
+  lines.push(`Server process: ${run.crashed ? `**${run.crashed}**` : 'alive'}; resident memory ${f(run.rssBeforeMb)} MiB after boot, ${f(run.rssAfterMb)} MiB after the run (peak ${f(run.rssPeakMb)} MiB);`,
+    `/readyz answered ${run.readyAfter} after the run. \`GET /v1/audit/verify?full=true\` at the end: ${run.verify.status}, valid ${run.verify.valid}, **${run.verify.checked?.toLocaleString('en') ?? '?'} audit rows** checked in ${(run.verify.ms / 1000).toFixed(1)} s.`, '');
+  lines.push('Status histogram: ' + s.statuses.map(([st, c]) => `${st === 0 ? 'no answer' : st}: ${c}`).join(', ') + '.', '');
+  lines.push(`Mix: ${s.kinds.map(([k, c]) => `${k} ${c}`).join(', ')}.`, '');
+  lines.push(`5xx answers: ${fivexx}${fivexx ? ':' : '.'}`, ...r.serverErrors.slice(0, 20).map(findingLine), '');
+  if (r.connectionFailures.length) lines.push(`Requests without an answer (connection failed): ${r.connectionFailures.length}:`, ...r.connectionFailures.slice(0, 10).map(findingLine), '');
+  if (r.badErrorBodies.length) lines.push(`Error answers without an {error, message} body: ${r.badErrorBodies.length}:`, ...r.badErrorBodies.slice(0, 10).map(findingLine), '');
+  if (fivexx && run.errorLogs.length) lines.push('Error lines of the service log:', '', '```', ...run.errorLogs.slice(0, 10), '```', '');
+  lines.push(`Latency over the run, per slice of ${s.size.toLocaleString('en')} requests in the order answered (the audit trail grows all along):`, '',
+    '| slice | p50 | p99 | max |', '|---|---|---|---|', ...s.overTime.map((l, i) => `| ${i + 1} | ${f(l.p50)} | ${f(l.p99)} | ${f(l.max)} |`), '');
+  lines.push('Where the time goes: routes by answers at or over 100 ms, then by count.', '',
+    '| route | requests | p50 | p99 | max | at or over 100 ms |', '|---|---|---|---|---|---|',
+    ...s.routes.map((x) => `| \`${x.route}\` | ${x.count} | ${f(x.p50)} | ${f(x.p99)} | ${f(x.max)} | ${x.over100} |`), '');
+}
+const doc = [
+  '# Benchmark: 100,000 mixed requests',
+  '',
+  '<!-- Written by `npm run bench:fuzz`; numbers from the run described below. -->',
+  '',
+  `Last run: ${machine()}, ${cpus().length} cores (${cpus()[0]?.model.trim()}). ${REQUESTS.toLocaleString('en')} requests per backend from ${CONNECTIONS}`,
+  `keep-alive connections (undici) at once, each sending its next request when the last one answered; seed ${SEED}.`,
+  PINNED ? 'The service runs pinned to core 0 (taskset), the load generator on core 1.' : 'Service and load generator share the cores (taskset was not available).',
+  '',
+  'The service runs as in production: hmac bearer tokens, the role-based policy (admins, signers, auditors, agent',
+  'admins, and a Service bound to its own keys), risk scoring, the six detectors and the auto-responder on, journal and',
+  'audit on SQLite (and PostgreSQL). The rate limiter is on with limits the run does not reach. Before the run it sets up',
+  'Humans, a Service, scoped agents and keys of every algorithm and size (AES, HMAC, EC, EdDSA, RSA). Three requests in',
+  'four are valid calls of every route: create, get, public key, activate, encrypt, decrypt, wrap, unwrap, sign, verify,',
+  'rotate, revoke, compromise, destroy; agent issue, list and revoke, token revoke; `GET /v1/audit` with filters and',
+  'paging; `GET /v1/audit/verify` (incremental, a recent window, or in full); advisor scan and explain; /readyz,',
+  '/healthz, /metrics and the docs. The others are hostile: wrong types, unknown and prototype field names, control',
+  'characters and NULs, bad base64, values up to 900 KB or 300,000 levels deep, malformed JSON, wrong content types,',
+  'bodies over the limit, long targets and big headers, bad ids and prototype names in paths and queries, missing,',
+  'expired, forged, unsigned, tampered and unregistered credentials, agents outside their scopes, Humans outside',
+  'their roles, keys of the wrong type, retired keys, bad query values and unknown routes. The mix reacts to the',
+  'answers as clients would: created keys are activated, a key the auto-responder revoked and an agent it cut off',
+  'are replaced, a page with more is followed. The generator is in `test/helpers/fuzz/`; `test/e2e/fuzz-mixed-requests.test.ts`',
+  'runs 3,000 of the same requests in `npm test` and asserts no 5xx, every error answer {error, message}, ready, chain valid.',
+  '',
+  'The machine is shared: 2 cores, and other jobs (test runs of other people) were running on it, so absolute numbers',
+  'drift by 15-35% between runs; the load average at the start and the end of each run is given. Latency is measured',
+  'by the client from the first byte sent to the last byte read, so it includes waiting for a core.',
+  '',
+  ...(skipped.length ? [`Not run: ${skipped.join('; ')}.`, ''] : []),
+  ...lines,
+].join('\n');
+writeFileSync(String(args.out), doc);
+process.stderr.write(`${doc}\n${args.out} written\n`);
+const failed = runs.some((r) => r.result.serverErrors.length > 0 || r.crashed);
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,258 @@
+import type { Prng } from './prng.ts';
+import type { Cast, KeyRef, Role } from './cast.ts';
+import type { FuzzRequest } from './transport.ts';
+import { VALID } from './valid-requests.ts';
+
+/**
+ * Hostile requests: a valid request with one thing broken (a field's type, an unknown field, a control
+ * character, bad base64, a huge or deeply nested value, the JSON itself, the credential), or a call
+ * that must be refused (an agent outside its scopes, a Human outside its role, a bad or prototype id,
+ * a key of the wrong type, a retired key, a bad query, an unknown route). None of them may be a 5xx.
+ */
+type Maker = (cast: Cast, rnd: Prng) => FuzzRequest;
+
+/** Makers whose requests change no state when generated; a mutation starts from one of these. */
+const BASES = ['encrypt', 'decrypt', 'wrap', 'unwrap', 'sign', 'verify', 'get', 'create', 'issueAgent', 'auditQuery', 'listAgents', 'auditVerify'] as const;
+const BODY_BASES = ['encrypt', 'decrypt', 'wrap', 'unwrap', 'sign', 'verify', 'create', 'issueAgent'] as const;
+
+function base(cast: Cast, rnd: Prng, names: readonly string[], kind: string): FuzzRequest {
+  const name = names === BODY_BASES && cast.agents.length > 12 ? rnd.pick(BODY_BASES.filter((n) => n !== 'issueAgent')) : rnd.pick(names);
+  const { after: _after, ...req } = VALID[name]!.make(cast, rnd);
+  return { ...req, kind: `hostile:${kind}` };
+}
+
+/** Every [parent, field] of a JSON value, so a mutation can pick one place to break. */
+function places(value: unknown, out: Array<[Record<string, unknown>, string]> = []): Array<[Record<string, unknown>, string]> {
+  if (value && typeof value === 'object' && !Array.isArray(value)) {
+    for (const [k, v] of Object.entries(value)) {
+      out.push([value as Record<string, unknown>, k]);
+      places(v, out);
+    }
+  }
+  return out;
+}
+
+function mutateBody(cast: Cast, rnd: Prng, kind: string, change: (parent: Record<string, unknown>, field: string) => void): FuzzRequest {
+  const req = base(cast, rnd, BODY_BASES, kind);
+  const body = JSON.parse(req.body ?? '{}');
+  const all = places(body);
+  if (all.length) change(...rnd.pick(all));
+  return { ...req, body: JSON.stringify(body) };
+}
+
+const WRONG_TYPES = [42, -1, 1.5, true, false, null, [], {}, ['a'], { a: 1 }, 'text', '', 1e21];
+const BAD_BASE64 = ['!!!!', '====', 'YQ', 'a'.repeat(4097) + '=', 'ключ', '%%%', 'Zm9v\nYmFy', 'Zm9v YmFy', 'Zm9vYmFy=', 'Zm9=vYmFy', '-_-_', '\u0000AAAA'];
+const CONTROL = ['\u0000', '\u0001', '\u0007', '\u001b[31m', '\r\n', '\u2028', '\u202e', '\ud800', '\uffff', '\u0000\u0000'];
+const PROTO = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__'];
+
+/** A value nested `depth` arrays deep, written as text (no recursion on either side of the wire). */
+const deep = (depth: number, open = '[', close = ']') => `${open.repeat(depth)}1${close.repeat(depth)}`;
+
+const wrongType: Maker = (cast, rnd) => mutateBody(cast, rnd, 'wrong-type', (p, f) => void (p[f] = rnd.pick(WRONG_TYPES)));
+const unknownField: Maker = (cast, rnd) => mutateBody(cast, rnd, 'unknown-field', (p) => void (p[rnd.pick(['extra', 'admin', 'owner', 'id', ...PROTO])] = rnd.pick(WRONG_TYPES)));
+const controlChars: Maker = (cast, rnd) =>
+  mutateBody(cast, rnd, 'control-characters', (p, f) => {
+    if (rnd.chance(0.3)) p[`${f}${rnd.pick(CONTROL)}`] = 'x';
+    else p[f] = `${typeof p[f] === 'string' ? p[f] : 'value'}${rnd.pick(CONTROL)}tail`;
+  });
+const badBase64: Maker = (cast, rnd) => {
+  const req = base(cast, rnd, ['encrypt', 'decrypt', 'wrap', 'unwrap', 'sign', 'verify'], 'bad-base64');
+  const body = JSON.parse(req.body!);
+  const fields = Object.keys(body).filter((f) => f.endsWith('Base64'));
+  for (const f of fields) if (f === fields[0] || rnd.chance(0.5)) body[f] = rnd.pick(BAD_BASE64);
+  return { ...req, body: JSON.stringify(body) };
+};
+const hugeValue: Maker = (cast, rnd) =>
+  mutateBody(cast, rnd, 'huge-value', (p, f) => void (p[f] = rnd.chance(0.5) ? 'A'.repeat(rnd.pick([70_000, 300_000, 900_000])) : Array.from({ length: 50_000 }, (_, i) => i)));
+const deepValue: Maker = (cast, rnd) => {
+  const req = base(cast, rnd, BODY_BASES, 'deep-value');
+  const depth = rnd.pick([100, 5_000, 100_000, 300_000]);
+  const nested = rnd.chance(0.5) ? deep(depth) : deep(depth, '{"a":', '}');
+  const body = (req.body ?? '{}').replace(/^\{/, `{"deep":${nested},`).replace(/,}$/, '}');
+  return { ...req, body };
+};
+const malformedJson: Maker = (cast, rnd) => {
+  const req = base(cast, rnd, BODY_BASES, 'malformed-json');
+  const text = req.body ?? '{}';
+  const body = rnd.pick([text.slice(0, Math.max(1, text.length - 3)), `${text}garbage`, text.replace(/"/g, "'"), '', 'null', '[]', '"just a string"', '{"a":1,"a":2}', '{"spec":{"spec":{"spec":1}}}', '\u0000', '{"x":NaN}', '{"x":1e400}', `{"ttlSeconds":${2 ** 64}}`, '\ufeff{}']);
+  return { ...req, body };
+};
+const wrongContentType: Maker = (cast, rnd) => {
+  const req = base(cast, rnd, BODY_BASES, 'wrong-content-type');
+  return { ...req, headers: { ...req.headers, 'content-type': rnd.pick(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', 'application/xml']) } };
+};
+const badCredential: Maker = (cast, rnd) => {
+  const req = base(cast, rnd, BASES, 'bad-credential');
+  const bad = rnd.pick(cast.badTokens);
+  const headers = { ...req.headers };
+  delete headers.authorization;
+  if (bad.header) headers.authorization = bad.header;
+  return { ...req, kind: `hostile:bad-credential:${bad.name}`, headers };
+};
+
+const post = (kind: string, route: string, path: string, headers: Record<string, string>, body?: unknown, method = 'POST'): FuzzRequest => ({
+  route, kind: `hostile:${kind}`, method, path, headers, ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+});
+const anyKey = (cast: Cast, rnd: Prng, pool: KeyRef[] = cast.core): string => (pool.length ? rnd.pick(pool).id : '00000000-0000-4000-8000-000000000000');
+
+const agentOutOfScope: Maker = (cast, rnd) => {
+  const agent = cast.agents.length ? rnd.pick(cast.agents) : undefined;
+  if (!agent) return badCredential(cast, rnd);
+  const h = { authorization: `Bearer ${agent.jwt}` };
+  const k = anyKey(cast, rnd, cast.agentKeys);
+  return rnd.pick([
+    () => post('agent-out-of-scope', 'DELETE /v1/keys/:id', `/v1/keys/${k}`, h, undefined, 'DELETE'),
+    () => post('agent-out-of-scope', 'POST /v1/keys/:id/compromise', `/v1/keys/${k}/compromise`, h, { reason: 'agent says so' }),
+    () => post('agent-out-of-scope', 'POST /v1/keys', '/v1/keys', h, { spec: { name: 'agent-made', algorithm: 'AES' } }),
+    () => post('agent-out-of-scope', 'POST /v1/keys/:id/rotate', `/v1/keys/${k}/rotate`, h, {}),
+    () => post('agent-out-of-scope', agent.scopes.includes('Sign') ? 'POST /v1/keys/:id/encrypt' : 'POST /v1/keys/:id/sign', `/v1/keys/${k}/${agent.scopes.includes('Sign') ? 'encrypt' : 'sign'}`, h, agent.scopes.includes('Sign') ? { plaintextBase64: 'aGk=' } : { messageBase64: 'aGk=' }),
+    () => post('agent-out-of-scope', 'GET /v1/audit', '/v1/audit?limit=10', h, undefined, 'GET'),
+    () => post('agent-out-of-scope', 'GET /v1/audit/verify', '/v1/audit/verify', h, undefined, 'GET'),
+    () => post('agent-out-of-scope', 'POST /v1/agents/issue', '/v1/agents/issue', h, { label: 'child', scopes: agent.scopes, ttlSeconds: 60 }),
+    () => post('agent-out-of-scope', 'GET /v1/agents', '/v1/agents', h, undefined, 'GET'),
+    () => post('agent-out-of-scope', 'GET /v1/advisor/scan', '/v1/advisor/scan', h, undefined, 'GET'),
+    () => post('agent-out-of-scope', 'POST /v1/tokens/revoke', '/v1/tokens/revoke', h, { jti: agent.jti }),
+    () => post('agent-out-of-scope', 'POST /v1/keys/:id/encrypt', `/v1/keys/${anyKey(cast, rnd)}/encrypt`, h, { plaintextBase64: 'aGk=' }),
+  ])();
+};
+
+const outOfRole: Maker = (cast, rnd) => {
+  const who: Role = rnd.pick(['mallory', 'signer', 'service']);
+  const h = cast.auth(who);
+  const k = anyKey(cast, rnd);
+  const victim = cast.agents.find((a) => a.parent === 'admin');
+  return rnd.pick([
+    () => post('out-of-role', 'POST /v1/keys/:id/encrypt', `/v1/keys/${k}/encrypt`, h, { plaintextBase64: 'aGk=' }),
+    () => post('out-of-role', 'DELETE /v1/keys/:id', `/v1/keys/${k}`, h, undefined, 'DELETE'),
+    () => post('out-of-role', 'POST /v1/keys/:id/revoke', `/v1/keys/${k}/revoke`, h, {}),
+    () => post('out-of-role', 'GET /v1/agents', '/v1/agents?parent=alice', h, undefined, 'GET'),
+    () => post('out-of-role', 'POST /v1/agents/:agentId/revoke', `/v1/agents/${victim?.agentId ?? 'agent-00000000-0000-4000-8000-000000000001'}/revoke`, h),
+    () => post('out-of-role', 'POST /v1/tokens/revoke', '/v1/tokens/revoke', h, { jti: victim?.jti ?? '00000000-0000-4000-8000-000000000000' }),
+    () => post('out-of-role', 'POST /v1/agents/issue', '/v1/agents/issue', h, { label: 'more than I may', scopes: ['Destroy', 'Encrypt'], ttlSeconds: 60 }),
+    () => post('out-of-role', 'POST /v1/agents/issue', '/v1/agents/issue', h, { label: 'for someone else', scopes: ['Sign'], ttlSeconds: 60, parent: 'alice' }),
+    () => post('out-of-role', 'GET /v1/audit', '/v1/audit?actor=alice', h, undefined, 'GET'),
+    () => post('out-of-role', 'GET /v1/audit/verify', '/v1/audit/verify', h, undefined, 'GET'),
+    () => post('out-of-role', 'GET /v1/advisor/scan', '/v1/advisor/scan', h, undefined, 'GET'),
+  ])();
+};
+
+const BAD_IDS = ['not-a-uuid', '00000000-0000-4000-8000-000000000000', 'a'.repeat(400), '%00', '%00%00abc', '..%2F..%2Fetc%2Fpasswd', '%E2%80%AE', '%ZZ', '%', '%C0%AF', '%F0%9F%94%91', '1%20OR%201%3D1', "'%3B--", '%7B%7D', 'FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF', '-1', '0x10', '%0d%0aSet-Cookie:%20x'];
+const KEY_PATHS = ['', '/encrypt', '/decrypt', '/sign', '/verify', '/wrap', '/unwrap', '/activate', '/rotate', '/revoke', '/compromise', '/public-key'];
+
+const badId: Maker = (cast, rnd) => {
+  const id = rnd.chance(0.2) ? rnd.pick(PROTO) : rnd.pick(BAD_IDS);
+  const kind = PROTO.includes(id) ? 'prototype-name' : 'bad-id';
+  const h = cast.auth(rnd.pick(['admin', 'keeper', 'auditor'] as Role[]));
+  const tail = rnd.pick(KEY_PATHS);
+  return rnd.pick([
+    () => post(kind, `${tail === '' || tail === '/public-key' ? 'GET' : 'POST'} /v1/keys/:id${tail}`, `/v1/keys/${id}${tail}`, h, tail === '' || tail === '/public-key' ? undefined : { plaintextBase64: 'aGk=', messageBase64: 'aGk=' }, tail === '' || tail === '/public-key' ? 'GET' : 'POST'),
+    () => post(kind, 'DELETE /v1/keys/:id', `/v1/keys/${id}`, h, undefined, 'DELETE'),
+    () => post(kind, 'POST /v1/agents/:agentId/revoke', `/v1/agents/${id}/revoke`, h),
+    () => post(kind, 'GET /v1/advisor/explain/:agentId', `/v1/advisor/explain/${id}`, h, undefined, 'GET'),
+    () => post(kind, 'GET /docs/assets/ui/:file', `/docs/assets/ui/${id}`, {}, undefined, 'GET'),
+    () => post(kind, 'GET /v1/audit', `/v1/audit?key=${id}&actor=${rnd.pick(PROTO)}&op=${rnd.pick(PROTO)}`, h, undefined, 'GET'),
+    () => post(kind, 'GET /v1/agents', `/v1/agents?parent=${id}&${rnd.pick(PROTO)}=1`, h, undefined, 'GET'),
+  ])();
+};
+
+const wrongKey: Maker = (cast, rnd) => {
+  const h = cast.auth('admin');
+  const of = (algs: string[]) => anyKey(cast, rnd, cast.core.filter((k) => algs.includes(k.algorithm)));
+  const aes = cast.core.filter((k) => k.algorithm === 'AES' && k.owner !== 'service' && cast.sampleOf(k.id).ciphertexts.length);
+  const signed = cast.core.filter((k) => cast.sampleOf(k.id).signatures.length);
+  return rnd.pick([
+    () => post('wrong-key-type', 'POST /v1/keys/:id/encrypt', `/v1/keys/${of(['EC', 'EdDSA', 'RSA', 'HMAC'])}/encrypt`, h, { plaintextBase64: 'aGk=' }),
+    () => post('wrong-key-type', 'POST /v1/keys/:id/sign', `/v1/keys/${of(['AES'])}/sign`, h, { messageBase64: 'aGk=' }),
+    () => post('wrong-key-type', 'POST /v1/keys/:id/wrap', `/v1/keys/${of(['HMAC', 'EC'])}/wrap`, h, { dekBase64: Buffer.alloc(32).toString('base64') }),
+    () => post('wrong-key-type', 'POST /v1/keys/:id/wrap', `/v1/keys/${of(['AES'])}/wrap`, h, { dekBase64: Buffer.alloc(rnd.pick([0, 1, 15, 17, 520])).toString('base64') }),
+    () => post('wrong-key-type', 'GET /v1/keys/:id/public-key', `/v1/keys/${of(['AES', 'HMAC'])}/public-key`, h, undefined, 'GET'),
+    () => post('wrong-key-type', 'POST /v1/keys/:id/sign', `/v1/keys/${of(['EdDSA', 'EC'])}/sign`, h, { messageBase64: 'aGk=', algorithm: rnd.pick(['RS256', 'PS512', 'HS256', 'ES384', 'EdDSA', 'none']) }),
+    () => post('wrong-key-type', 'POST /v1/keys/:id/unwrap', `/v1/keys/${of(['AES'])}/unwrap`, h, { wrappedDekBase64: rnd.bytes(40).toString('base64') }),
+    () => post('wrong-key-type', 'POST /v1/keys/:id/decrypt', `/v1/keys/${of(['AES'])}/decrypt`, h, { ciphertextBase64: rnd.bytes(rnd.pick([0, 5, 60, 200])).toString('base64') }),
+    () => {
+      // A ciphertext decrypted under another key, or with another context: DecryptionFailed, never a 500.
+      if (aes.length < 2) return post('wrong-key-type', 'POST /v1/keys/:id/decrypt', `/v1/keys/${of(['AES'])}/decrypt`, h, { ciphertextBase64: 'AAAA' });
+      const [a, b] = [rnd.pick(aes), rnd.pick(aes)];
+      const s = rnd.pick(cast.sampleOf(a.id).ciphertexts);
+      return post('wrong-key-type', 'POST /v1/keys/:id/decrypt', `/v1/keys/${b.id}/decrypt`, h, { ciphertextBase64: s.c, context: { tenant: 'someone else' } });
+    },
+    () => {
+      if (!signed.length) return post('wrong-key-type', 'POST /v1/keys/:id/verify', `/v1/keys/${of(['EC'])}/verify`, h, { messageBase64: 'aGk=', signatureBase64: 'AAAA' });
+      const s = rnd.pick(cast.sampleOf(rnd.pick(signed).id).signatures);
+      return post('wrong-key-type', 'POST /v1/keys/:id/verify', `/v1/keys/${of(['RSA', 'EC', 'EdDSA', 'HMAC'])}/verify`, h, { messageBase64: s.m, signatureBase64: s.s, keyVersion: rnd.pick([1, 2, 999999]) });
+    },
+  ])();
+};
+
+const retiredKey: Maker = (cast, rnd) => {
+  if (!cast.retired.length) return wrongKey(cast, rnd);
+  const id = rnd.pick(cast.retired);
+  const h = cast.auth('admin');
+  return rnd.pick([
+    () => post('retired-key', 'POST /v1/keys/:id/encrypt', `/v1/keys/${id}/encrypt`, h, { plaintextBase64: 'aGk=' }),
+    () => post('retired-key', 'POST /v1/keys/:id/sign', `/v1/keys/${id}/sign`, h, { messageBase64: 'aGk=' }),
+    () => post('retired-key', 'POST /v1/keys/:id/activate', `/v1/keys/${id}/activate`, h),
+    () => post('retired-key', 'POST /v1/keys/:id/rotate', `/v1/keys/${id}/rotate`, h, {}),
+    () => post('retired-key', 'DELETE /v1/keys/:id', `/v1/keys/${id}`, h, undefined, 'DELETE'),
+    () => post('retired-key', 'GET /v1/keys/:id', `/v1/keys/${id}`, h, undefined, 'GET'),
+  ])();
+};
+
+const badQuery: Maker = (cast, rnd) => {
+  const h = cast.auth(rnd.pick(['auditor', 'keeper'] as Role[]));
+  const value = () => rnd.pick(['abc', '-5', '99999999999999999999', '1e3', '1.5', '', '%00', 'true', '[]', '0x10', '%E2%80%AE', 'NaN', 'Infinity', '%2010', '%20']);
+  return rnd.pick([
+    () => post('bad-query', 'GET /v1/audit', `/v1/audit?limit=${value()}&offset=${value()}`, h, undefined, 'GET'),
+    () => post('bad-query', 'GET /v1/audit', `/v1/audit?since=${rnd.pick(['not-a-date', '2026-13-45T99:00:00Z', '0', '%00', '9999999-01-01'])}&until=${value()}`, h, undefined, 'GET'),
+    () => post('bad-query', 'GET /v1/audit', `/v1/audit?limit=1&limit=2&op=Encrypt&op=Sign`, h, undefined, 'GET'),
+    () => post('bad-query', 'GET /v1/audit/verify', `/v1/audit/verify?full=${rnd.pick(['maybe', 'TRUE', '1', ''])}&node=${'n'.repeat(rnd.pick([1, 200]))}`, h, undefined, 'GET'),
+    () => post('bad-query', 'GET /v1/audit/verify', `/v1/audit/verify?since=${value()}&until=${value()}`, h, undefined, 'GET'),
+    () => post('bad-query', 'GET /v1/advisor/scan', `/v1/advisor/scan?lookbackDays=${value()}&top=${value()}&broadScope=${value()}&unusedDays=${value()}`, h, undefined, 'GET'),
+    () => post('bad-query', 'GET /v1/agents', `/v1/agents?limit=${value()}&parent=${'p'.repeat(rnd.pick([1, 600]))}`, h, undefined, 'GET'),
+    () => post('bad-query', 'GET /v1/keys/:id/public-key', `/v1/keys/${anyKey(cast, rnd)}/public-key?version=${value()}`, h, undefined, 'GET'),
+  ])();
+};
+
+const unknownRoute: Maker = (cast, rnd) => {
+  const h = rnd.chance(0.5) ? cast.auth('admin') : {};
+  const k = anyKey(cast, rnd);
+  const [method, path] = rnd.pick([
+    ['GET', '/v1/nope'], ['GET', '/v1/keys'], ['PUT', '/v1/keys'], ['PATCH', `/v1/keys/${k}`], ['GET', `/v1/keys/${k}/encrypt`],
+    ['POST', `/v1/keys/${k}/explode`], ['DELETE', '/v1/audit'], ['POST', '/readyz'], ['GET', '/v1/keys/'], ['GET', '//v1//keys'],
+    ['GET', '/v1/keys/%2e%2e/%2e%2e/metrics'], ['OPTIONS', '/v1/keys'], ['TRACE', '/v1/keys'], ['GET', '/v2/keys'], ['GET', `/v1/keys/${k}/encrypt/extra/segments`],
+  ] as Array<[string, string]>);
+  return post('unknown-route', `${method} (unknown)`, path, h, method === 'POST' || method === 'PUT' ? { a: 1 } : undefined, method);
+};
+
+const tooLarge: Maker = (cast, rnd) => {
+  const req = base(cast, rnd, BODY_BASES, 'too-large');
+  return { ...req, body: JSON.stringify({ plaintextBase64: 'A'.repeat(1_100_000 + rnd.int(0, 100_000)) }) };
+};
+const longTarget: Maker = (cast, rnd) => post('long-target', 'GET /v1/audit', `/v1/audit?actor=${'a'.repeat(rnd.pick([5_000, 9_000, 20_000]))}`, cast.auth('auditor'), undefined, 'GET');
+const bigHeaders: Maker = (cast, rnd) => {
+  const req = base(cast, rnd, BASES, 'big-headers');
+  return { ...req, headers: { ...req.headers, 'x-padding': 'p'.repeat(rnd.pick([4_000, 20_000])) } };
+};
+
+/** Hostile makers and their weights (per thousand requests of the hostile part). */
+export const HOSTILE: Record<string, { weight: number; make: Maker }> = {
+  wrongType: { weight: 90, make: wrongType },
+  unknownField: { weight: 60, make: unknownField },
+  controlChars: { weight: 80, make: controlChars },
+  badBase64: { weight: 70, make: badBase64 },
+  hugeValue: { weight: 15, make: hugeValue },
+  deepValue: { weight: 15, make: deepValue },
+  malformedJson: { weight: 60, make: malformedJson },
+  wrongContentType: { weight: 30, make: wrongContentType },
+  badCredential: { weight: 120, make: badCredential },
+  agentOutOfScope: { weight: 70, make: agentOutOfScope },
+  outOfRole: { weight: 70, make: outOfRole },
+  badId: { weight: 100, make: badId },
+  wrongKey: { weight: 70, make: wrongKey },
+  retiredKey: { weight: 40, make: retiredKey },
+  badQuery: { weight: 60, make: badQuery },
+  unknownRoute: { weight: 30, make: unknownRoute },
+  tooLarge: { weight: 5, make: tooLarge },
+  longTarget: { weight: 5, make: longTarget },
+  bigHeaders: { weight: 5, make: bigHeaders },
+};

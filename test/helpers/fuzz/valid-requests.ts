@@ -1,0 +1,254 @@
+import type { Prng } from './prng.ts';
+import { SPECS, type AgentRef, type Algorithm, type Cast, type KeyRef, type Role } from './cast.ts';
+import type { Answer, FuzzRequest } from './transport.ts';
+
+/**
+ * Well-formed, authorized calls of every route. "Valid" is about the request: the answer may still be a
+ * 4xx when the mix raced itself (a key destroyed between two calls) or the auto-responder acted.
+ */
+type Maker = (cast: Cast, rnd: Prng) => FuzzRequest;
+
+const SIGNING: Algorithm[] = ['RSA', 'EC', 'EdDSA', 'HMAC'];
+const ASYMMETRIC: Algorithm[] = ['RSA', 'EC', 'EdDSA'];
+const b64 = (b: Buffer) => b.toString('base64');
+
+interface Actor { headers: Record<string, string>; agent?: AgentRef }
+
+function request(route: string, method: string, path: string, actor: Actor, body?: unknown, after?: (a: Answer) => void): FuzzRequest {
+  return { route, kind: 'valid', method, path, headers: actor.headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }), ...(after ? { after } : {}) };
+}
+
+/** Someone allowed `op` on a key of `algorithms`, and that key: a Human, the Service on its own keys, or an agent with the scope on its keys. */
+function keyUser(cast: Cast, rnd: Prng, op: string, algorithms: Algorithm[], has?: (k: KeyRef) => boolean): { actor: Actor; key: KeyRef } | undefined {
+  const fits = (k: KeyRef) => algorithms.includes(k.algorithm) && (!has || has(k));
+  const choices: Array<() => { actor: Actor; key: KeyRef } | undefined> = [
+    () => {
+      const keys = cast.core.filter((k) => fits(k) && k.owner !== 'service');
+      const role: Role = ['Sign', 'Verify', 'Get'].includes(op) && rnd.chance(0.5) ? 'signer' : rnd.pick(['admin', 'keeper'] as Role[]);
+      return keys.length ? { actor: { headers: cast.auth(role) }, key: rnd.pick(keys) } : undefined;
+    },
+    () => {
+      const keys = cast.core.filter((k) => fits(k) && k.owner === 'service');
+      return keys.length ? { actor: { headers: cast.auth('service') }, key: rnd.pick(keys) } : undefined;
+    },
+    () => {
+      const agents = cast.agents.filter((a) => a.scopes.includes(op));
+      const keys = cast.agentKeys.filter(fits);
+      if (!agents.length || !keys.length) return undefined;
+      const agent = rnd.pick(agents);
+      return { actor: { headers: { authorization: `Bearer ${agent.jwt}` }, agent }, key: rnd.pick(keys) };
+    },
+  ];
+  const first = rnd.int(0, choices.length - 1);
+  for (let i = 0; i < choices.length; i++) {
+    const got = choices[(first + i) % choices.length]!();
+    if (got) return got;
+  }
+  return undefined;
+}
+
+/** Keeps the pools honest: an agent refused is replaced, a key answered unusable is replaced. */
+function watch(cast: Cast, key: KeyRef, actor: Actor, onOk?: (a: Answer) => void): (a: Answer) => void {
+  return (a) => {
+    if (actor.agent && (a.status === 401 || a.status === 403)) cast.retireAgent(actor.agent.agentId);
+    else if (a.status === 404 || a.status === 409) cast.retire(key.id);
+    else if (a.status === 200) onOk?.(a);
+  };
+}
+
+function context(rnd: Prng): Record<string, string> | undefined {
+  return rnd.chance(0.3) ? { tenant: rnd.pick(['billing', 'payroll', 'ünïcødé']), request: String(rnd.int(1, 1e6)) } : undefined;
+}
+
+const encrypt: Maker = (cast, rnd) => {
+  const u = keyUser(cast, rnd, 'Encrypt', ['AES']);
+  if (!u) return health(cast, rnd);
+  const ctx = context(rnd);
+  const body = { plaintextBase64: b64(rnd.bytes(rnd.pick([0, 16, 256, 1024, 4096]))), ...(ctx ? { context: ctx } : {}) };
+  return request('POST /v1/keys/:id/encrypt', 'POST', `/v1/keys/${u.key.id}/encrypt`, u.actor, body,
+    watch(cast, u.key, u.actor, (a) => cast.remember(cast.sampleOf(u.key.id).ciphertexts, { c: a.json.ciphertextBase64, ...(ctx ? { context: ctx } : {}) })));
+};
+
+const decrypt: Maker = (cast, rnd) => {
+  const u = keyUser(cast, rnd, 'Decrypt', ['AES'], (k) => cast.sampleOf(k.id).ciphertexts.length > 0);
+  if (!u) return encrypt(cast, rnd);
+  const s = rnd.pick(cast.sampleOf(u.key.id).ciphertexts);
+  return request('POST /v1/keys/:id/decrypt', 'POST', `/v1/keys/${u.key.id}/decrypt`, u.actor, { ciphertextBase64: s.c, ...(s.context ? { context: s.context } : {}) }, watch(cast, u.key, u.actor));
+};
+
+const wrap: Maker = (cast, rnd) => {
+  const u = keyUser(cast, rnd, 'Wrap', ['AES']);
+  if (!u) return health(cast, rnd);
+  const field = rnd.chance(0.8) ? 'dekBase64' : 'plaintextBase64';
+  return request('POST /v1/keys/:id/wrap', 'POST', `/v1/keys/${u.key.id}/wrap`, u.actor, { [field]: b64(rnd.bytes(rnd.pick([16, 24, 32, 64]))) },
+    watch(cast, u.key, u.actor, (a) => cast.remember(cast.sampleOf(u.key.id).wrapped, a.json.wrappedDekBase64)));
+};
+
+const unwrap: Maker = (cast, rnd) => {
+  const u = keyUser(cast, rnd, 'Unwrap', ['AES'], (k) => cast.sampleOf(k.id).wrapped.length > 0);
+  if (!u) return wrap(cast, rnd);
+  const field = rnd.chance(0.8) ? 'wrappedDekBase64' : 'wrappedKeyBase64';
+  return request('POST /v1/keys/:id/unwrap', 'POST', `/v1/keys/${u.key.id}/unwrap`, u.actor, { [field]: rnd.pick(cast.sampleOf(u.key.id).wrapped) }, watch(cast, u.key, u.actor));
+};
+
+const sign: Maker = (cast, rnd) => {
+  const u = keyUser(cast, rnd, 'Sign', SIGNING);
+  if (!u) return health(cast, rnd);
+  const m = b64(rnd.bytes(rnd.pick([1, 32, 64, 1000])));
+  return request('POST /v1/keys/:id/sign', 'POST', `/v1/keys/${u.key.id}/sign`, u.actor, { messageBase64: m },
+    watch(cast, u.key, u.actor, (a) => cast.remember(cast.sampleOf(u.key.id).signatures, { m, s: a.json.signatureBase64 })));
+};
+
+const verify: Maker = (cast, rnd) => {
+  const u = keyUser(cast, rnd, 'Verify', SIGNING, (k) => cast.sampleOf(k.id).signatures.length > 0);
+  if (!u) return sign(cast, rnd);
+  const s = rnd.pick(cast.sampleOf(u.key.id).signatures);
+  // A fifth of them check a signature over another message: a valid request answered { valid: false }.
+  const messageBase64 = rnd.chance(0.2) ? b64(Buffer.from('another message')) : s.m;
+  return request('POST /v1/keys/:id/verify', 'POST', `/v1/keys/${u.key.id}/verify`, u.actor, { messageBase64, signatureBase64: s.s }, watch(cast, u.key, u.actor));
+};
+
+const get: Maker = (cast, rnd) => {
+  const u = keyUser(cast, rnd, 'Get', ['AES', ...SIGNING]);
+  if (!u) return health(cast, rnd);
+  return request('GET /v1/keys/:id', 'GET', `/v1/keys/${u.key.id}`, u.actor, undefined, watch(cast, u.key, u.actor));
+};
+
+const publicKey: Maker = (cast, rnd) => {
+  const keys = cast.core.filter((k) => ASYMMETRIC.includes(k.algorithm));
+  if (!keys.length) return get(cast, rnd);
+  const key = rnd.pick(keys);
+  const actor = { headers: cast.auth(rnd.pick(['admin', 'signer'] as Role[])) };
+  return request('GET /v1/keys/:id/public-key', 'GET', `/v1/keys/${key.id}/public-key${rnd.chance(0.3) ? '?version=1' : ''}`, actor, undefined, watch(cast, key, actor));
+};
+
+const create: Maker = (cast, rnd) => {
+  // RSA key generation takes tens to hundreds of milliseconds: one create in fifty is RSA.
+  const cheap = SPECS.filter((s) => s.algorithm !== 'RSA');
+  const spec = rnd.chance(0.02) ? rnd.pick(SPECS.filter((s) => s.algorithm === 'RSA' && s.sizeBits === 2048)) : rnd.pick(cheap);
+  const owner: Role = spec.algorithm === 'AES' && rnd.chance(0.3) ? 'service' : SIGNING.includes(spec.algorithm) && rnd.chance(0.3) ? 'signer' : 'admin';
+  const owned = { ...spec, ...(rnd.chance(0.2) ? { objectType: spec.algorithm === 'AES' || spec.algorithm === 'HMAC' ? 'SymmetricKey' : 'PrivateKey' } : {}) };
+  return cast.createRequest(owner, owned);
+};
+
+/** Rotate, revoke, compromise or destroy one of the keys the mix made; the pool is refilled by creates. */
+function lifecycle(op: 'rotate' | 'revoke' | 'compromise' | 'destroy'): Maker {
+  return (cast, rnd) => {
+    if (cast.scratch.length < 3) return create(cast, rnd);
+    const actor = { headers: cast.auth('admin') };
+    if (op === 'rotate') {
+      const key = rnd.pick(cast.scratch);
+      const body = rnd.chance(0.3) ? { policy: rnd.pick(['Manual', 'TimeBased:7days', 'OpCountBased:500000']), reason: 'scheduled' } : {};
+      return request('POST /v1/keys/:id/rotate', 'POST', `/v1/keys/${key.id}/rotate`, actor, body, watch(cast, key, actor));
+    }
+    const key = cast.scratch.splice(rnd.int(0, cast.scratch.length - 1), 1)[0]!;
+    cast.retired.push(key.id);
+    if (op === 'destroy') return request('DELETE /v1/keys/:id', 'DELETE', `/v1/keys/${key.id}`, actor);
+    const body = op === 'compromise' ? { reason: 'fuzz: suspected leak' } : rnd.chance(0.5) ? { reason: 'no longer needed' } : {};
+    return request(`POST /v1/keys/:id/${op}`, 'POST', `/v1/keys/${key.id}/${op}`, actor, body);
+  };
+}
+
+const issueAgent: Maker = (cast, rnd) => {
+  if (cast.agents.length > 12) return revokeAgent(cast, rnd);
+  return rnd.chance(0.5)
+    ? cast.issueRequest('admin', rnd.pick([['Encrypt', 'Decrypt'], ['Encrypt', 'Decrypt', 'Wrap', 'Unwrap', 'Get'], ['Get']]))
+    : cast.issueRequest('signer', rnd.pick([['Sign', 'Verify'], ['Sign'], ['Get', 'Verify']]));
+};
+
+const listAgents: Maker = (cast, rnd) => {
+  const [role, query] = rnd.pick([['admin', ''], ['signer', '?limit=5'], ['keeper', '?parent=carol'], ['keeper', '?limit=1000'], ['auditor', '?parent=alice&limit=20']] as Array<[Role, string]>);
+  return request('GET /v1/agents', 'GET', `/v1/agents${query}`, { headers: cast.auth(role) });
+};
+
+const revokeAgent: Maker = (cast, rnd) => {
+  if (cast.agents.length < 4) return issueAgent(cast, rnd);
+  const agent = cast.agents[rnd.int(0, cast.agents.length - 1)]!;
+  cast.retireAgent(agent.agentId);
+  const by: Role = rnd.chance(0.5) ? 'keeper' : agent.parent;
+  return request('POST /v1/agents/:agentId/revoke', 'POST', `/v1/agents/${agent.agentId}/revoke`, { headers: cast.auth(by) });
+};
+
+const revokeToken: Maker = (cast, rnd) => {
+  if (!cast.retiredAgents.length) return listAgents(cast, rnd);
+  const agent = rnd.pick(cast.retiredAgents);
+  return request('POST /v1/tokens/revoke', 'POST', '/v1/tokens/revoke', { headers: cast.auth('keeper') }, { jti: agent.jti });
+};
+
+const auditQuery: Maker = (cast, rnd) => {
+  const q = new URLSearchParams();
+  const filter = rnd.int(0, 5);
+  if (filter === 1 && cast.core.length) q.set('key', rnd.pick(cast.core).id);
+  if (filter === 2) q.set('actor', rnd.pick(['alice', 'bob', 'carol', 'billing', 'mallory', ...cast.agents.map((a) => a.agentId)]));
+  if (filter === 3) q.set('op', rnd.pick(['Encrypt', 'Sign', 'Create', 'Destroy', 'Query']));
+  if (filter === 4) q.set('since', new Date(Date.now() - rnd.int(1, 120) * 1000).toISOString());
+  if (filter === 5) {
+    q.set('since', new Date(Date.now() - 3_600_000).toISOString());
+    q.set('until', new Date(Date.now() - rnd.int(0, 60) * 1000).toISOString());
+  }
+  q.set('limit', String(rnd.pick([1, 10, 100, 500, 1000])));
+  if (rnd.chance(0.3)) q.set('offset', String(rnd.pick([0, 100, 1000, 5000])));
+  const role = rnd.pick(['auditor', 'admin', 'keeper'] as Role[]);
+  const headers = cast.auth(role);
+  return request('GET /v1/audit', 'GET', `/v1/audit?${q}`, { headers }, undefined, (a) => {
+    // Paging: the next page of a page that has more is asked for next.
+    if (a.status === 200 && a.json.hasMore && rnd.chance(0.5)) {
+      q.set('offset', String(Number(q.get('offset') ?? 0) + a.json.records.length));
+      cast.forced.push(request('GET /v1/audit', 'GET', `/v1/audit?${q}`, { headers }));
+    }
+  });
+};
+
+const auditVerify: Maker = (cast, rnd) => {
+  const roll = rnd.next();
+  // Mostly incremental (what came after the last verification); sometimes a recent window; rarely all of it.
+  const query = roll < 0.03 ? '?full=true' : roll < 0.2 ? `?since=${encodeURIComponent(new Date(Date.now() - 60_000).toISOString())}` : '';
+  return request('GET /v1/audit/verify', 'GET', `/v1/audit/verify${query}`, { headers: cast.auth(rnd.pick(['auditor', 'keeper'] as Role[])) });
+};
+
+const advisorScan: Maker = (cast, rnd) =>
+  request('GET /v1/advisor/scan', 'GET', `/v1/advisor/scan${rnd.chance(0.5) ? `?lookbackDays=${rnd.int(1, 30)}&top=${rnd.int(1, 20)}` : ''}`, { headers: cast.auth('auditor') });
+
+const advisorExplain: Maker = (cast, rnd) => {
+  const agent = cast.agents.length ? rnd.pick([...cast.agents, ...cast.retiredAgents.slice(-4)]) : undefined;
+  const id = agent?.agentId ?? 'agent-00000000-0000-4000-8000-000000000000';
+  return request('GET /v1/advisor/explain/:agentId', 'GET', `/v1/advisor/explain/${id}${rnd.chance(0.5) ? '?maxEvents=50&lookbackDays=1' : ''}`, { headers: cast.auth(rnd.pick(['auditor', 'keeper'] as Role[])) });
+};
+
+const health: Maker = (cast, rnd) => {
+  const [route, path] = rnd.pick([['GET /readyz', '/readyz'], ['GET /readyz', '/readyz'], ['GET /healthz', '/healthz'], ['GET /metrics', '/metrics']]);
+  const headers = route === 'GET /readyz' && rnd.chance(0.5) ? cast.auth('admin') : {};
+  return request(route!, 'GET', path!, { headers });
+};
+
+const docs: Maker = (_cast, rnd) => {
+  const [route, path] = rnd.pick([['GET /docs/docs.yaml', '/docs/docs.yaml'], ['GET /docs/audit-event.schema.json', '/docs/audit-event.schema.json']]);
+  return request(route!, 'GET', path!, { headers: {} });
+};
+
+/** Valid makers and their weights (per thousand requests of the valid part). */
+export const VALID: Record<string, { weight: number; make: Maker }> = {
+  encrypt: { weight: 150, make: encrypt },
+  decrypt: { weight: 110, make: decrypt },
+  wrap: { weight: 50, make: wrap },
+  unwrap: { weight: 40, make: unwrap },
+  sign: { weight: 120, make: sign },
+  verify: { weight: 90, make: verify },
+  get: { weight: 70, make: get },
+  publicKey: { weight: 20, make: publicKey },
+  create: { weight: 40, make: create },
+  rotate: { weight: 12, make: lifecycle('rotate') },
+  revoke: { weight: 6, make: lifecycle('revoke') },
+  compromise: { weight: 6, make: lifecycle('compromise') },
+  destroy: { weight: 8, make: lifecycle('destroy') },
+  issueAgent: { weight: 8, make: issueAgent },
+  listAgents: { weight: 12, make: listAgents },
+  revokeAgent: { weight: 4, make: revokeAgent },
+  revokeToken: { weight: 3, make: revokeToken },
+  auditQuery: { weight: 70, make: auditQuery },
+  auditVerify: { weight: 12, make: auditVerify },
+  advisorScan: { weight: 2, make: advisorScan },
+  advisorExplain: { weight: 5, make: advisorExplain },
+  health: { weight: 40, make: health },
+  docs: { weight: 3, make: docs },
+};
