@@ -8,24 +8,38 @@ const PAGE = 1000;
 /** Lets the event loop answer waiting requests before the next page is read and handled. */
 export const yieldToRequests = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
+type WindowFilter = { since: string; until?: string; actor?: string };
+
 /**
- * The audit records of a window, newest first, read page by page from the primary sink, stopping at
- * `cap` rows: `truncated` says the window held more. Each page seeks from the previous one's cursor (a
- * sink without cursors is paged by offset), so every page costs the same however deep the window goes.
+ * Hands the audit records of a window to `onPage`, newest first, a page at a time as the primary sink
+ * answers, stopping at `cap` rows: `truncated` says the window held more. Each page seeks from the
+ * previous one's cursor (a sink without cursors is paged by offset), so every page costs the same however
+ * deep the window goes, and waiting requests run between pages, so work done per page never adds up to
+ * one long stall.
  */
-export async function readWindow(sink: AuditSink, filter: { since: string; until?: string; actor?: string }, cap = ROW_CAP): Promise<{ records: AuditRecord[]; truncated: boolean }> {
-  const records: AuditRecord[] = [];
+export async function eachWindowPage(sink: AuditSink, filter: WindowFilter, cap: number, onPage: (records: AuditRecord[]) => void): Promise<{ read: number; truncated: boolean }> {
+  let read = 0;
   let before: string | undefined;
   let offset = 0;
-  while (records.length < cap) {
-    const page = await sink.query!({ ...filter, limit: Math.min(PAGE, cap - records.length), offset, before, background: true });
-    for (const r of page.records) records.push(r);
-    if (!page.hasMore) return { records, truncated: false };
+  while (read < cap) {
+    const page = await sink.query!({ ...filter, limit: Math.min(PAGE, cap - read), offset, before, background: true });
+    read += page.records.length;
+    onPage(page.records);
+    if (!page.hasMore) return { read, truncated: false };
     if (page.next) before = page.next;
     else offset += page.records.length;
     await yieldToRequests();
   }
-  return { records, truncated: true };
+  return { read, truncated: true };
+}
+
+/** The audit records of a window, newest first, at most `cap` of them (see eachWindowPage). */
+export async function readWindow(sink: AuditSink, filter: WindowFilter, cap = ROW_CAP): Promise<{ records: AuditRecord[]; truncated: boolean }> {
+  const records: AuditRecord[] = [];
+  const { truncated } = await eachWindowPage(sink, filter, cap, (page) => {
+    for (const r of page) records.push(r);
+  });
+  return { records, truncated };
 }
 
 /** A finding the auto-responder wrote (outcome `AnomalyAlert(detector=D, severity=S, ...)`), or undefined. */

@@ -9,12 +9,12 @@ import { auditSinkPort, type AuditSink } from '../../kernel/ports/audit-sink.ts'
 import { journalPort } from '../../kernel/ports/journal.ts';
 import { AdvisorExplainQuery, AdvisorExplanation, AdvisorScanQuery, AdvisorScanReport } from '../../schemas/advisor.ts';
 import { requireSafeUrl } from '../net-support/safe-url.ts';
-import { readWindow } from './audit-window.ts';
+import { eachWindowPage, readWindow, ROW_CAP } from './audit-window.ts';
 import { advisorConfig } from './config.ts';
 import { timelineOf } from './explain.ts';
 import { keysWithEvents } from './journal-keys.ts';
 import { narrate, type NarratorSettings } from './narrator.ts';
-import { scanReport } from './scan.ts';
+import { scanReport, WindowTally } from './scan.ts';
 
 const DAY_MS = 86_400_000;
 // Parameters arrive within their ranges (the input schemas refuse others with InvalidField); absent ones
@@ -51,10 +51,11 @@ export default definePlugin({
           const now = clock.now();
           const window = { since: new Date(now.getTime() - (input.lookbackDays ?? 90) * DAY_MS).toISOString(), until: now.toISOString() };
           // Up to now, inclusive: the window's `until` is reported, not used as an exclusive bound.
-          const { records, truncated } = await readWindow(deps.sink, { since: window.since });
+          const tally = new WindowTally();
+          const { truncated } = await eachWindowPage(deps.sink, { since: window.since }, ROW_CAP, (page) => tally.add(page));
           const keys = await keysWithEvents(deps.journal);
           const agents = await deps.journal.agents.list({ limit: 1000 });
-          const report = scanReport({ now, window, records, truncated, keys, agents, unusedDays: input.unusedDays ?? 30, broadScope: input.broadScope ?? 5, top: input.top ?? 5 });
+          const report = scanReport({ now, window, tally, truncated, keys, agents, unusedDays: input.unusedDays ?? 30, broadScope: input.broadScope ?? 5, top: input.top ?? 5 });
           return { result: report, audit: { context: { scannedRecords: String(report.scannedRecords), truncated: String(truncated) } } };
         }),
       }),
