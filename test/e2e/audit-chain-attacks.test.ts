@@ -56,7 +56,10 @@ async function trail(t: Test, kind: Kind, env: Record<string, string> = {}): Pro
 async function someCalls(service: TestService, encrypts: number): Promise<void> {
   const api = service.client();
   const key = await api.key({ algorithm: 'AES' });
-  for (let i = 0; i < encrypts; i++) t.equal((await api.post(`/v1/keys/${key}/encrypt`, { plaintextBase64: 'aGk=' })).status, 200);
+  for (let i = 0; i < encrypts; i++) {
+    const res = await api.post(`/v1/keys/${key}/encrypt`, { plaintextBase64: 'aGk=' });
+    if (res.status !== 200) throw new Error(`encrypt answered ${res.status}: ${JSON.stringify(res.body)}`);
+  }
 }
 
 const verify = async (service: TestService, query = '') => (await service.client('auditor').get(`/v1/audit/verify${query}`)).body;
@@ -189,5 +192,39 @@ for (const kind of ['sqlite', 'postgresql'] as const) {
     t.ok(Number(refused.headers.get('retry-after')) >= 1, `Retry-After: ${refused.headers.get('retry-after')}`);
     t.match(both.find((r) => r.status === 200)!.body, { valid: true });
     t.equal((await api.get('/v1/audit/verify')).status, 200, 'once it is done, a verification runs again');
+  });
+}
+
+for (const kind of ['sqlite', 'postgresql'] as const) {
+  t.test(`${kind}: upgrading from 0.2: the nodes already on the trail are adopted once, older unchained rows stay accepted, new ones do not`, async (t) => {
+    const db = kind === 'sqlite' ? undefined : await freshDatabase(t, kind);
+    if (kind !== 'sqlite' && !db) return;
+    const dir = tempDir('svc-chain-attacks-');
+    const settings = db
+      ? serverKnexSettings('postgresql', serverConnection(db.url, 'postgresql', db.user, db.password), { max: 4, acquireTimeoutMs: 5000, bootTimeoutMs: 20000 })
+      : sqliteKnexSettings(path.join(dir, 'audit.db'));
+    // A trail as 0.2 left it: rows from before the chain (0.1: no node, no hash), then two nodes' chains, written without a registry.
+    for (const node of ['kms-a', 'kms-b']) {
+      const old = new KnexAuditSink(settings, 0, systemClock, createStderrLogger('error', () => {}), node);
+      await old.start();
+      if (node === 'kms-a') for (let i = 0; i < 3; i++) insiderSql(dir, db, insertRow(forgedRow({ node: null, operation: 'Get' })));
+      await seedAudit(old, 20, new Date());
+      await old.stop();
+    }
+    const env = { SVC_JOURNAL_KIND: 'rdb-embedded', SVC_NODE_ID: NODE, ...(db?.env ?? {}) };
+    let service = await startTestService(env, { dir });
+    t.teardown(() => service.stop());
+    await someCalls(service, 1);
+    t.match(await verify(service), { valid: true, nodes: ['kms-1', 'kms-a', 'kms-b'] }, 'the upgraded trail verifies');
+    const registered = insiderSql(dir, db, 'select node, origin from svc_nodes order by node', 'journal').trim().split('\n');
+    t.same(registered, ['kms-1|boot', 'kms-a|upgrade', 'kms-b|upgrade']);
+
+    // After the upgrade a row without a node is not taken in, not even by the next start.
+    const stray = forgedRow({ node: null });
+    insiderSql(dir, db, insertRow(stray));
+    await service.stop();
+    service = await startTestService(env, { dir });
+    t.match(await verify(service), { valid: false, firstBroken: { id: stray.event_id, reason: /no node/ } });
+    t.same(insiderSql(dir, db, 'select count(*) from svc_node_adoption', 'journal').trim(), '1', 'adopted once');
   });
 }
