@@ -1,4 +1,4 @@
-import { chmodSync, renameSync, statSync, type Stats } from 'node:fs';
+import { chmodSync, lstatSync, renameSync, statSync, type Stats } from 'node:fs';
 import type { Logger } from '../ports/logger.ts';
 
 const octal = (mode: number) => `0${(mode & 0o777).toString(8)}`;
@@ -44,19 +44,31 @@ export function othersCouldWrite(stat: Stats): boolean {
  * the new name, or undefined when the file is missing or trusted (then only narrowed if others could read it).
  */
 export function setAsideIfOthersCouldWrite(file: string, what: string, logger: Pick<Logger, 'warn'>): string | undefined {
-  const stat = statOf(file);
-  if (!stat || !stat.isFile()) return undefined;
-  if (!othersCouldWrite(stat)) {
-    narrowToOwner(file, what, logger);
+  const link = lstatOf(file);
+  if (!link) return undefined;
+  // A symbolic link in its place (possible only where others can write the folder) would send the
+  // service's appends, and the replay's reads, to a file of someone else's choosing.
+  const why = link.isSymbolicLink() ? 'is a symbolic link' : othersCouldWrite(link) ? `could be written by other users (mode ${octal(link.mode)}${typeof process.getuid === 'function' && link.uid !== process.getuid() ? `, owner uid ${link.uid}` : ''})` : undefined;
+  if (!why) {
+    if (link.isFile()) narrowToOwner(file, what, logger);
     return undefined;
   }
   const aside = `${file}.untrusted-${Date.now()}`;
   renameSync(file, aside);
   try {
-    chmodSync(aside, 0o600);
+    if (!link.isSymbolicLink()) chmodSync(aside, 0o600);
   } catch {
     // Another user's file: it stays theirs, but nothing of the service reads it any more.
   }
-  logger.warn(`${what} could be written by other users (mode ${octal(stat.mode)}${typeof process.getuid === 'function' && stat.uid !== process.getuid() ? `, owner uid ${stat.uid}` : ''}), so its lines may not be the service's: moved aside and not replayed; inspect it and append the lines you trust to the file`, { file, movedTo: aside });
+  logger.warn(`${what} ${why}, so its lines may not be the service's: moved aside and not replayed; inspect it and append the lines you trust to the file`, { file, movedTo: aside });
   return aside;
+}
+
+function lstatOf(file: string): Stats | undefined {
+  try {
+    return lstatSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
 }

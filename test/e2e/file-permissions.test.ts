@@ -1,9 +1,10 @@
-import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { ApiClient } from '../helpers/client.ts';
 import { spawnService } from '../helpers/process.ts';
 import { tempDir } from '../helpers/service.ts';
+import { until } from '../helpers/until.ts';
 import { webhookReceiver } from '../helpers/webhook-receiver.ts';
 
 t.test('the data directory is 0700 and every file the service writes in it 0600', async (t) => {
@@ -62,6 +63,27 @@ t.test('a dead-letter file others could write (pre-created 0666) is moved aside 
   t.match(readFileSync(path.join(dir, aside[0]!), 'utf8'), /forged-1/, 'kept unchanged for the operator to inspect');
   t.match(replay.stderr(), /audit dead-letter file could be written by other users \(mode 0666\)/, 'the log says why');
   t.match(replay.stdout(), new RegExp(`webhook: 0 replayed.*not replayed, writable by other users: ${path.join(dir, aside[0]!)}`), 'the summary names it');
+});
+
+t.test('a dead-letter path that is a symbolic link is moved aside at boot: appends never follow it', async (t) => {
+  const dir = tempDir();
+  const target = path.join(tempDir(), 'elsewhere.txt');
+  writeFileSync(target, 'not the service\'s\n');
+  const file = path.join(dir, 'audit-webhook.deadletter.jsonl');
+  symlinkSync(target, file);
+  const env = {
+    SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', SVC_DATA_DIR: dir,
+    SVC_AUDIT_WEBHOOK_ENABLED: 'true', SVC_AUDIT_WEBHOOK_URL: 'http://127.0.0.1:9/never', SVC_AUDIT_WEBHOOK_SECRET: 'webhook-secret-of-the-receiver-0123456789', SVC_AUDIT_WEBHOOK_MAX_RETRIES: '0',
+  };
+  const svc = spawnService(env);
+  t.teardown(() => svc.child.kill('SIGKILL'));
+  const api = new ApiClient(`http://127.0.0.1:${await svc.listening}`, { 'X-Svc-User': 'ops' });
+  await api.key({ algorithm: 'AES' });
+  t.match(svc.stderr(), /audit dead-letter file is a symbolic link, so its lines may not be the service's: moved aside/);
+  t.ok(readdirSync(dir).some((f) => f.startsWith('audit-webhook.deadletter.jsonl.untrusted-')), 'the link is moved aside');
+  await until(() => existsSync(file) && !lstatSync(file).isSymbolicLink() && readFileSync(file, 'utf8').includes('"sink":"webhook"'), 'the undeliverable events to land in a dead-letter file of the service\'s own');
+  t.equal(statSync(file).mode & 0o777, 0o600);
+  t.equal(readFileSync(target, 'utf8'), 'not the service\'s\n', 'the file it pointed to is untouched');
 });
 
 t.test('--print-config hides passwords, also inside URLs', async (t) => {
