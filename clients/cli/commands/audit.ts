@@ -31,10 +31,14 @@ class OwnQueries {
 
 async function recordsSince(client: SvcClient, filters: AuditQuery, since: string | undefined, own: OwnQueries): Promise<AuditRecord[]> {
   const out: AuditRecord[] = [];
-  for (let offset = 0; ; offset += PAGE) {
-    const page = await client.queryAudit({ ...filters, since, limit: PAGE, offset }, own.next());
+  // Each page starts after the last one's cursor: records written meanwhile do not shift it, as they
+  // shift offset pages (a server without cursors is paged by offset).
+  for (let offset = 0, before: string | undefined; ; ) {
+    const page = await client.queryAudit({ ...filters, since, limit: PAGE, offset, before }, own.next());
     out.push(...page.records);
     if (!page.hasMore) return own.others(out).reverse();
+    if (page.next) before = page.next;
+    else offset += PAGE;
   }
 }
 
