@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { AuditEvent } from './canonical-event.ts';
 import type { AuditFanoutSink } from '../ports/audit-sink.ts';
 import type { Logger } from '../ports/logger.ts';
-import { narrowToOwner, setAsideIfOthersCouldWrite } from '../files/owner-only.ts';
+import { narrowToOwner, setAsideIfOthersCouldWrite, warnIfFolderOpen } from '../files/owner-only.ts';
 
 export interface DeliverySettings {
   queueCapacity: number;
@@ -55,6 +55,7 @@ export class FanoutQueue {
     private readonly observer: FanoutObserver = { counted: () => {} },
   ) {
     // Appending keeps an existing file's mode: one pre-created 0666 would take (and offer for replay) lines from anyone.
+    warnIfFolderOpen(path.dirname(settings.deadLetterFile), logger);
     const aside = setAsideIfOthersCouldWrite(settings.deadLetterFile, 'audit dead-letter file', logger);
     if (aside) this.setAside.push(aside);
     narrowToOwner(`${settings.deadLetterFile}.unreadable`, 'audit dead-letter file', logger);

@@ -72,3 +72,18 @@ function lstatOf(file: string): Stats | undefined {
     throw err;
   }
 }
+
+const warnedFolders = new Set<string>();
+
+/**
+ * A folder holding the service's files that other users can write lets them put files in it (a dead
+ * letter of their own, a link where the service will write); one they can read lets them list it. The
+ * service does not change a folder's mode (an operator may share its parent with a backup agent), but
+ * says so once per folder.
+ */
+export function warnIfFolderOpen(folder: string, logger: Pick<Logger, 'warn'>): void {
+  const stat = statOf(folder);
+  if (!stat?.isDirectory() || (stat.mode & 0o077) === 0 || warnedFolders.has(folder)) return;
+  warnedFolders.add(folder);
+  logger.warn(`the folder of the service's files is mode ${octal(stat.mode)}, open to other users${(stat.mode & 0o022) !== 0 ? ' (they can add or replace files in it)' : ''}; make it 0700 (chmod 700)`, { folder });
+}

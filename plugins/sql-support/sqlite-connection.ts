@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { narrowToOwner } from '../../kernel/files/owner-only.ts';
+import { narrowToOwner, warnIfFolderOpen } from '../../kernel/files/owner-only.ts';
 import type { Logger } from '../../kernel/ports/logger.ts';
 import { withFileLock } from './file-lock.ts';
 import { knexSqliteClient } from './sqlite-driver.ts';
@@ -22,6 +22,7 @@ export function sqliteKnexSettings(file: string, logger: Pick<Logger, 'warn'> = 
     exclusive: (_db, _name, work) => withFileLock(file, 15_000, work),
     prepare: async () => {
       await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+      warnIfFolderOpen(path.dirname(file), logger);
       for (const f of [file, `${file}-wal`, `${file}-shm`]) narrowToOwner(f, 'SQLite file', logger);
     },
     config: {

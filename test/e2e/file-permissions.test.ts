@@ -29,6 +29,7 @@ t.test('files restored open to others (kek.key 0644, journal.db 0666) are narrow
   await first.exited;
   const opened = { 'kek.key': 0o644, 'journal.db': 0o666, 'audit.db': 0o640 } as const;
   for (const [f, mode] of Object.entries(opened)) chmodSync(path.join(data, f), mode);
+  chmodSync(data, 0o755);
 
   const second = spawnService(env);
   t.teardown(() => second.child.kill('SIGKILL'));
@@ -38,6 +39,8 @@ t.test('files restored open to others (kek.key 0644, journal.db 0666) are narrow
     t.match(second.stderr(), new RegExp(`"msg":"[^"]*was mode 0${mode.toString(8)}, open to other users; narrowed to 0600[^"]*".*"file":"${path.join(data, f)}"`), `the log names ${f} and its old mode`);
   }
   t.match(second.stderr(), /KEK file was mode 0644, open to other users; narrowed to 0600; whoever could read it may hold the KEK: rotate it/, 'and says what a KEK others could read calls for');
+  t.match(second.stderr(), new RegExp(`the folder of the service's files is mode 0755, open to other users; make it 0700 \\(chmod 700\\)","folder":"${data}"`), 'an open data folder is named, not changed');
+  t.equal(statSync(data).mode & 0o777, 0o755);
   t.equal((await again.get(`/v1/keys/${keyId}`)).status, 200, 'the service serves as before');
 });
 
