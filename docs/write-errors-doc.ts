@@ -19,8 +19,12 @@ export function renderErrorsDoc(): string {
     '',
     'Validation: a body that is not JSON, not an object, misses a required field, has a field of the wrong',
     'JSON type or an unknown field is `BadRequest`; a field of the right type with a bad value (unknown enum',
-    'member, bad base64, out of range, too long, blank) is `InvalidField`. After the state checks (409), every',
-    'decrypt or unwrap failure answers the same `DecryptionFailed` message, so the answer is no oracle.',
+    'member, bad base64, out of range, too long, blank) is `InvalidField`. A NUL character anywhere in the',
+    'input (a path parameter such as a key or agent id, a query filter, any string or field name of the JSON',
+    'body) is `InvalidField` naming the field, checked before authorization looks anything up; the call is',
+    'audited as a failure. A credential whose subject, groups or purpose hold a NUL is 401. After the state',
+    'checks (409), every decrypt or unwrap failure answers the same `DecryptionFailed` message, so the answer',
+    'is no oracle.',
     '',
   ].join('\n');
 }
