@@ -3,8 +3,12 @@ import type { Logger } from './ports/logger.ts';
 import type { PortRef } from './ports/port-ref.ts';
 import type { PreflightNode } from './preflight.ts';
 
-/** Bumped when the manifest shape changes; third-party plugins declare the version they were built for. */
-export const KERNEL_API_VERSION = 1;
+/**
+ * Bumped when the manifest shape or a port changes incompatibly (2: the journal's node registry and
+ * background erasure, the agent registry's jti lookups); third-party plugins declare the version they were
+ * built for, and the loader refuses another one.
+ */
+export const KERNEL_API_VERSION = 2;
 
 /** A convict schema fragment: nested objects of `{doc, format, default, env?, sensitive?}` leaves. */
 export type ConfigFragment = Record<string, unknown>;
