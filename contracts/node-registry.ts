@@ -29,6 +29,11 @@ export function nodeRegistryContract(t: Test, open: () => Promise<KeyJournal>, r
     mine = (await j.nodes.list()).filter((x) => x.node === b);
     t.same(mine[0], { node: b, registeredAt: at(1), origin: 'boot', head: head(2001, 2000) }, 'the latest head, field for field; registering again keeps it');
 
+    await j.nodes.recordHead(b, { ...head(2002, 2001), closed: true });
+    t.same((await j.nodes.list()).find((x) => x.node === b)?.head, { ...head(2002, 2001), closed: true }, 'a head recorded at stop says it is closed');
+    await j.nodes.recordHead(b, { ...head(2002, 2001), closed: false });
+    t.same((await j.nodes.list()).find((x) => x.node === b)?.head, head(2002, 2001), 'and recorded open again, it no longer does');
+
     const c = nodeName('c');
     await j.nodes.recordHead(c, head(7, 7));
     t.match((await j.nodes.list()).find((x) => x.node === c), { node: c, origin: 'boot', head: head(7, 7) }, 'recording a head registers its node');

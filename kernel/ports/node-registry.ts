@@ -15,6 +15,11 @@ export interface RecordedAuditHead {
   /** How many rows the node's chain held up to and including this one. */
   count: number;
   recordedAt: string;
+  /**
+   * Recorded as the node stopped: its chain ends at this row until the node starts again (and records
+   * the head open), so a row after a closed head was written while no process wrote under that node id.
+   */
+  closed?: boolean;
 }
 
 export interface RegisteredNode {

@@ -16,13 +16,22 @@ export const RECORD_EVERY = 1000;
  * A head is never recorded from what the audit database says at start: had someone cut the chain while
  * the node was down, that would approve the cut. If the chain at start no longer holds the recorded
  * head, the node says so and records no further head, so verification keeps reporting the cut.
+ *
+ * The head recorded at stop is closed: the chain ends there while no process writes under this node id,
+ * so rows an insider chains on meanwhile (the hash function is public) are after a closed head, which
+ * verification reports. At start the node records the head open again only when its chain still ends
+ * exactly there; otherwise it says so and leaves it closed (recording none further), so the rows added
+ * while it was down stay reported after its own new rows follow them.
  */
 export class ChainHeadRecorder {
   private count = 0;
   private unrecorded = 0;
   private last: AuditRow | undefined;
+  /** The row id of `last` when already known (a row read back at start); else looked up by its event id. */
+  private lastRowId: number | undefined;
   private recording: Promise<void> = Promise.resolve();
   private held = false;
+  private stopping = false;
 
   constructor(
     private readonly registry: NodeRegistry,
@@ -46,7 +55,23 @@ export class ChainHeadRecorder {
     if (head && !(await holds(db, this.node, head, pruneBefore))) {
       this.held = true;
       this.logger.error('the audit chain of this node no longer holds the head it recorded; verification reports it, and no new head is recorded until an operator clears it', { node: this.node, rowId: head.rowId, recordedAt: head.recordedAt });
+      return;
     }
+    if (!head) return;
+    const newest = (await db('svc_audit').where('node', this.node).orderBy('id', 'desc').first()) as AuditRow | undefined;
+    const endsAtHead = newest !== undefined && Number(newest.id) === head.rowId;
+    if (head.closed && newest && !endsAtHead) {
+      this.held = true;
+      this.logger.error('rows were added to the audit chain of this node while it was stopped; verification reports them, and no new head is recorded until an operator clears it', { node: this.node, rowId: head.rowId, recordedAt: head.recordedAt, newestRowId: Number(newest.id) });
+      return;
+    }
+    // The chain ends at the recorded head itself, so a stop without writes may close it there.
+    if (endsAtHead) {
+      this.last = newest;
+      this.lastRowId = head.rowId;
+    }
+    // Open again before this node writes a row after it.
+    if (head.closed) await this.registry.recordHead(this.node, { ...head, closed: false, recordedAt: now });
   }
 
   /** Rows this node just committed to its chain, oldest first. */
@@ -54,12 +79,15 @@ export class ChainHeadRecorder {
     this.count += rows.length;
     this.unrecorded += rows.length;
     this.last = rows.at(-1);
-    if (this.unrecorded >= RECORD_EVERY) this.record(db);
+    this.lastRowId = undefined;
+    // A row written while stopping (a batch that was under way) moves the closed head along.
+    if (this.unrecorded >= RECORD_EVERY || this.stopping) this.record(db);
   }
 
-  /** Records the head of what was written since the last record; waits for recordings under way. */
+  /** Records the newest row as the closed head (no row may follow it until the next start); waits for recordings under way. */
   async stop(db: Knex): Promise<void> {
-    if (this.unrecorded > 0) this.record(db);
+    this.stopping = true;
+    this.record(db);
     await this.recording;
   }
 
@@ -70,14 +98,16 @@ export class ChainHeadRecorder {
 
   private record(db: Knex): void {
     const row = this.last;
+    const knownId = this.lastRowId;
     const count = this.count;
+    const closed = this.stopping;
     this.unrecorded = 0;
     if (this.held || !row?.event_id || !row.hash) return;
     // One after another, so an older head never overwrites a newer one.
     this.recording = this.recording.then(async () => {
-      const stored = (await db('svc_audit').where('event_id', row.event_id).first('id')) as { id: number | string } | undefined;
+      const stored = knownId !== undefined ? { id: knownId } : ((await db('svc_audit').where('event_id', row.event_id).first('id')) as { id: number | string } | undefined);
       if (!stored) return;
-      await this.registry.recordHead(this.node, { rowId: Number(stored.id), hash: row.hash!, occurredAt: row.occurred_at, count, recordedAt: this.clock.now().toISOString() });
+      await this.registry.recordHead(this.node, { rowId: Number(stored.id), hash: row.hash!, occurredAt: row.occurred_at, count, recordedAt: this.clock.now().toISOString(), ...(closed ? { closed } : {}) });
     }).catch((err) => this.logger.warn('recording the audit chain head in the journal failed; the next one will', { error: (err as Error).message }));
   }
 }

@@ -40,7 +40,8 @@ const idOf = (row: { id?: number | string; event_id?: string | null }) => row.ev
  *   hash (a row before it removed or inserted); a row with no hash, or no node, after the upgrade;
  * - a chain of a node the journal's registry does not know (nodes register when they start);
  * - a chain that ends before the head its node last recorded in the journal (its newest rows removed),
- *   or whose row there is not that head (the chain rewritten up to it).
+ *   or whose row there is not that head (the chain rewritten up to it), or that goes on after the head
+ *   its node recorded as it stopped (rows added while no process wrote under that node id).
  * The first row of a walk anchors it: its prevHash is taken as given, since retention pruning (or a
  * `since`) removes what came before. Without `full` or a window, a chain is walked only after the row
  * where the previous verification ended, which must still be there as it was.
@@ -128,6 +129,11 @@ export async function verifyChains(db: Knex, q: ChainVerifyArgs): Promise<ChainV
         const newest = (await db('svc_audit').where('node', node).orderBy('id', 'desc').first('id', 'event_id')) as AuditRow | undefined;
         const end = newest ? `ends at row ${newest.id}` : 'has no rows';
         return broken(newest ? idOf(newest) : `row-${recorded.rowId}`, node, `the chain ${end}, before the head node ${node} recorded at row ${recorded.rowId} (${recorded.count} rows, ${recorded.recordedAt}): its newest rows were removed`);
+      }
+      if (recorded.closed) {
+        // The node recorded this head as it stopped and has not started since: nothing of it can follow.
+        const added = (await db('svc_audit').where('node', node).where('id', '>', recorded.rowId).orderBy('id').first('id', 'event_id')) as AuditRow | undefined;
+        if (added) return broken(idOf(added), node, `the row follows row ${recorded.rowId}, where the chain ended when node ${node} stopped (${recorded.recordedAt}): it was added after node ${node} stopped, not by it`);
       }
     }
   }

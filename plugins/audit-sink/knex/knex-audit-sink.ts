@@ -35,6 +35,8 @@ export class KnexAuditSink implements AuditSink {
   private readonly recorder: ChainHeadRecorder | undefined;
   /** Where this node's last verification ended on each chain: the next one goes on from there. */
   private verified: VerifiedState | undefined;
+  /** The batch being written now, if any (one at a time: GroupCommit writes them one after another). */
+  private inserting: Promise<void> | undefined;
   // Concurrent requests' records go in as one multi-row INSERT; each request waits for its commit.
   private readonly rows = new GroupCommit<{ row: AuditRow; stored?: boolean }>((batch) => this.insert(batch), 500);
 
@@ -68,6 +70,8 @@ export class KnexAuditSink implements AuditSink {
   async stop(): Promise<void> {
     clearInterval(this.pruneTimer);
     await Promise.all([this.reader?.stop(), this.background?.stop()]);
+    // The head recorded at stop closes the chain: a batch still being written must be in it first.
+    await this.writesSettled();
     if (this.db) await this.recorder?.stop(this.db);
     const db = this.db;
     this.db = undefined;
@@ -97,11 +101,30 @@ export class KnexAuditSink implements AuditSink {
     return report;
   }
 
+  /** Writes one batch (insertBatch) and keeps track of it until it settles, for stop. */
+  private insert(batch: Array<{ row: AuditRow; stored?: boolean }>): Promise<void> {
+    const insert = this.insertBatch(batch);
+    const settled: Promise<void> = insert.then(() => undefined, () => undefined).finally(() => {
+      if (this.inserting === settled) this.inserting = undefined;
+    });
+    this.inserting = settled;
+    return insert;
+  }
+
+  /** Waits until no batch is being written, including one that records handed over just now start (a few rounds at most). */
+  private async writesSettled(): Promise<void> {
+    for (let round = 0; round < 20; round++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (!this.inserting) return;
+      await this.inserting;
+    }
+  }
+
   /**
    * Chains and inserts one batch; the head moves only once the INSERT (atomic) succeeded. A record
    * already stored (relayed twice from the outbox) is a unique violation: alone, it counts as written.
    */
-  private async insert(batch: Array<{ row: AuditRow; stored?: boolean }>): Promise<void> {
+  private async insertBatch(batch: Array<{ row: AuditRow; stored?: boolean }>): Promise<void> {
     const rows = batch.map((b) => b.row);
     const head = chainRows(rows, this.node, this.head);
     try {

@@ -11,6 +11,7 @@ interface NodeRow {
   head_occurred_at: string | null;
   head_count: number | string | null;
   head_recorded_at: string | null;
+  head_closed: boolean | number | string | null;
 }
 
 const toNode = (r: NodeRow): RegisteredNode => ({
@@ -18,13 +19,16 @@ const toNode = (r: NodeRow): RegisteredNode => ({
   registeredAt: r.registered_at,
   origin: r.origin === 'upgrade' ? 'upgrade' : 'boot',
   ...(r.head_row_id !== null && r.head_hash
-    ? { head: { rowId: Number(r.head_row_id), hash: r.head_hash, occurredAt: r.head_occurred_at ?? '', count: Number(r.head_count ?? 0), recordedAt: r.head_recorded_at ?? '' } }
+    ? { head: { rowId: Number(r.head_row_id), hash: r.head_hash, occurredAt: r.head_occurred_at ?? '', count: Number(r.head_count ?? 0), recordedAt: r.head_recorded_at ?? '', ...(closed(r.head_closed) ? { closed: true } : {}) } }
     : {}),
 });
 
 const headColumns = (head: RecordedAuditHead) => ({
-  head_row_id: head.rowId, head_hash: head.hash, head_occurred_at: head.occurredAt, head_count: head.count, head_recorded_at: head.recordedAt,
+  head_row_id: head.rowId, head_hash: head.hash, head_occurred_at: head.occurredAt, head_count: head.count, head_recorded_at: head.recordedAt, head_closed: head.closed === true,
 });
+
+/** PostgreSQL answers a boolean, SQLite and MySQL 0 or 1. */
+const closed = (value: NodeRow['head_closed']): boolean => value === true || Number(value) === 1;
 
 /** The node registry in the journal's database (tables svc_nodes and svc_node_adoption). */
 export class KnexNodeRegistry implements NodeRegistry {

@@ -131,6 +131,15 @@ const MIGRATIONS: Migration[] = [
       });
     },
   },
+  {
+    // A node's head recorded as it stopped: no row may follow it on the chain until the node starts again.
+    name: '009_node_head_closed',
+    async up(knex) {
+      await knex.schema.alterTable('svc_nodes', (t) => {
+        t.boolean('head_closed').notNullable().defaultTo(false);
+      });
+    },
+  },
 ];
 
 export const journalMigrations: Migration[] = MIGRATIONS;

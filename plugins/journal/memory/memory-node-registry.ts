@@ -14,7 +14,8 @@ export class MemoryNodeRegistry implements NodeRegistry {
 
   async recordHead(node: string, head: RecordedAuditHead): Promise<void> {
     await this.register(node, head.recordedAt);
-    this.nodes.get(node)!.head = { ...head };
+    const { closed, ...open } = head;
+    this.nodes.get(node)!.head = closed === true ? { ...open, closed } : open;
   }
 
   async adopt(nodes: string[], legacyMaxId: number, at: string): Promise<void> {
