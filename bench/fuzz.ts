@@ -6,7 +6,7 @@ import knexFactory from 'knex';
 import { FUZZ_ENV } from '../test/helpers/fuzz/cast.ts';
 import { runFuzz, type FuzzResult } from '../test/helpers/fuzz/run.ts';
 import { connect } from '../test/helpers/fuzz/transport.ts';
-import { findingLine, summarize } from './lib/fuzz-stats.ts';
+import { findingLine, gaugeMs, serverHistogram, summarize } from './lib/fuzz-stats.ts';
 import { cpuSeconds, machine, PINNED, ROOT, start } from './lib/harness.ts';
 
 /**
@@ -44,6 +44,8 @@ interface Run {
   readyAfter: number;
   verify: { status: number; valid?: boolean; checked?: number; ms: number; text: string };
   errorLogs: string[];
+  /** The service's /metrics at the end (its own latency view, event loop lag). */
+  metrics: string;
 }
 
 /** Resident and peak resident memory of a process, in MiB, from /proc/PID/status. */
@@ -83,6 +85,7 @@ async function measure(backend: string, env: Record<string, string>): Promise<Ru
     const load1 = loadavg()[0]!;
     const after = crashed ? { rss: 0, peak: 0 } : memory(pid);
     const readyAfter = crashed ? 0 : (await fetch(`${svc.url}/readyz`)).status;
+    const metrics = crashed ? '' : await (await fetch(`${svc.url}/metrics`)).text();
     const v0 = performance.now();
     const res = crashed ? undefined : await fetch(`${svc.url}/v1/audit/verify?full=true`, { headers: cast.auth('auditor') });
     const text = res ? await res.text() : crashed!;
@@ -90,7 +93,7 @@ async function measure(backend: string, env: Record<string, string>): Promise<Ru
     const body = res?.ok ? JSON.parse(text) : {};
     return {
       backend, result, rssBeforeMb: before.rss, rssAfterMb: after.rss, rssPeakMb: after.peak, cpuSeconds: cpu, load: [load0, load1], crashed, readyAfter,
-      verify: { status: res?.status ?? 0, valid: body.valid, checked: body.checked, ms, text: text.slice(0, 300) }, errorLogs,
+      verify: { status: res?.status ?? 0, valid: body.valid, checked: body.checked, ms, text: text.slice(0, 300) }, errorLogs, metrics,
     };
   } finally {
     stopping = true;
@@ -146,6 +149,13 @@ for (const run of runs) {
   if (r.connectionFailures.length) lines.push(`Requests without an answer (connection failed): ${r.connectionFailures.length}:`, ...r.connectionFailures.slice(0, 10).map(findingLine), '');
   if (r.badErrorBodies.length) lines.push(`Error answers without an {error, message} body: ${r.badErrorBodies.length}:`, ...r.badErrorBodies.slice(0, 10).map(findingLine), '');
   if (fivexx && run.errorLogs.length) lines.push('Error lines of the service log:', '', '```', ...run.errorLogs.slice(0, 10), '```', '');
+  const http = serverHistogram(run.metrics, 'svc_http_request_duration_seconds');
+  const ops = serverHistogram(run.metrics, 'svc_keys_op_duration_seconds');
+  const audit = serverHistogram(run.metrics, 'svc_audit_write_duration_seconds');
+  lines.push('The service\'s own view (its /metrics at the end, set-up included; histogram buckets, so the p99 is a bucket bound):',
+    `HTTP requests p99 under ${f(http.pBoundMs)} ms, ${http.over100} of ${http.count} at or over 100 ms; operations (authentication to audit write) p99 under ${f(ops.pBoundMs)} ms,`,
+    `${ops.over100} at or over 100 ms; primary audit writes p99 under ${f(audit.pBoundMs)} ms. Event loop delay since boot: p99 ${f(gaugeMs(run.metrics, 'nodejs_eventloop_lag_p99_seconds'))} ms,`,
+    `max ${f(gaugeMs(run.metrics, 'nodejs_eventloop_lag_max_seconds'))} ms. Time the client waits beyond what the service measures was spent before its first middleware ran.`, '');
   lines.push(`Latency over the run, per slice of ${s.size.toLocaleString('en')} requests in the order answered (the audit trail grows all along):`, '',
     '| slice | p50 | p99 | max |', '|---|---|---|---|', ...s.overTime.map((l, i) => `| ${i + 1} | ${f(l.p50)} | ${f(l.p99)} | ${f(l.max)} |`), '');
   lines.push('Where the time goes: routes by answers at or over 100 ms, then by count.', '',

@@ -39,3 +39,25 @@ export function summarize(r: FuzzResult, slices = 10) {
 
 /** One finding as a Markdown list item: the request, then the answer. */
 export const findingLine = (f: Finding) => `- \`${f.request.method} ${f.request.path}\` (${f.request.kind}) ${f.request.body ? `body \`${f.request.body.replace(/`/g, "'")}\` ` : ''}-> ${f.status}: \`${f.answer.replace(/`/g, "'")}\``;
+
+/**
+ * A Prometheus histogram of the service's own /metrics, summed over its labels: the bucket bound (ms)
+ * under which `p` percent of the observations fall, and how many were at or over 100 ms. The service's
+ * view of a request starts when its first middleware runs, so the gap to the client's latency is time
+ * spent waiting before that (for a core, for the event loop, in the socket).
+ */
+export function serverHistogram(metrics: string, name: string, p = 99): { count: number; pBoundMs: number; over100: number } {
+  const buckets = new Map<number, number>();
+  for (const m of metrics.matchAll(new RegExp(`^${name}_bucket\\{[^}]*le="([^"]+)"[^}]*\\} (\\d+)`, 'gm'))) {
+    const le = m[1] === '+Inf' ? Infinity : Number(m[1]);
+    buckets.set(le, (buckets.get(le) ?? 0) + Number(m[2]));
+  }
+  const sorted = [...buckets].sort((a, b) => a[0] - b[0]);
+  const count = sorted.at(-1)?.[1] ?? 0;
+  const bound = sorted.find(([, c]) => c >= (p / 100) * count)?.[0] ?? Infinity;
+  const under100 = buckets.get(0.1) ?? 0;
+  return { count, pBoundMs: bound * 1000, over100: count - under100 };
+}
+
+/** A gauge of the service's /metrics (first series), in ms for seconds. */
+export const gaugeMs = (metrics: string, name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)`, 'm').exec(metrics)?.[1] ?? NaN) * 1000;

@@ -1,4 +1,5 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
+import { freshDatabase } from '../helpers/databases.ts';
 import { FUZZ_ENV } from '../helpers/fuzz/cast.ts';
 import { runFuzz } from '../helpers/fuzz/run.ts';
 import { connect } from '../helpers/fuzz/transport.ts';
@@ -9,22 +10,22 @@ import { startTestService } from '../helpers/service.ts';
 const REQUESTS = Number(process.env.SVC_TEST_FUZZ_REQUESTS ?? 3_000);
 const SEED = Number(process.env.SVC_TEST_FUZZ_SEED ?? 20_261_127);
 
-t.test(`${REQUESTS} mixed valid and hostile requests on SQLite: no 5xx, every error is {error, message}, still ready, chain valid`, async (t) => {
-  const svc = await startTestService({ ...FUZZ_ENV, SVC_JOURNAL_KIND: 'rdb-embedded' });
+async function fuzz(t: Test, env: Record<string, string>, requests: number): Promise<void> {
+  const svc = await startTestService({ ...FUZZ_ENV, ...env });
   const pool = connect(svc.url, 16);
   t.teardown(async () => {
     await pool.close();
     await svc.stop();
   });
-  const { cast, result } = await runFuzz(svc.url, pool, { requests: REQUESTS, connections: 16, seed: SEED });
+  const { cast, result } = await runFuzz(svc.url, pool, { requests, connections: 16, seed: SEED });
 
   t.same(result.serverErrors, [], 'no request was answered 5xx');
   t.same(result.connectionFailures, [], 'no connection failed');
   t.same(result.badErrorBodies, [], 'every error answer is {error, message}');
   const hostile = result.kinds.filter((k) => k.startsWith('hostile:')).length;
-  t.ok(hostile > REQUESTS * 0.15 && hostile < REQUESTS * 0.35, `a quarter of the requests were hostile (${hostile})`);
+  t.ok(hostile > requests * 0.15 && hostile < requests * 0.35, `a quarter of the requests were hostile (${hostile})`);
   const ok = Array.from(result.statuses).filter((s) => s >= 200 && s < 300).length;
-  t.ok(ok > REQUESTS * 0.5, `most valid requests succeeded (${ok} 2xx answers)`);
+  t.ok(ok > requests * 0.5, `most valid requests succeeded (${ok} 2xx answers)`);
   for (const route of ['POST /v1/keys/:id/encrypt', 'POST /v1/keys/:id/sign', 'GET /v1/audit', 'GET /v1/audit/verify', 'POST /v1/agents/issue', 'DELETE /v1/keys/:id']) {
     t.ok(result.routes.includes(route), `the mix called ${route}`);
   }
@@ -35,5 +36,13 @@ t.test(`${REQUESTS} mixed valid and hostile requests on SQLite: no 5xx, every er
   const verdict = await verify.json();
   t.equal(verify.status, 200);
   t.equal(verdict.valid, true, `the audit chain verifies (${JSON.stringify(verdict.firstBroken ?? {})})`);
-  t.ok(verdict.checked >= REQUESTS * 0.5, `over the rows the run wrote (${verdict.checked} checked)`);
+  t.ok(verdict.checked >= requests * 0.5, `over the rows the run wrote (${verdict.checked} checked)`);
+}
+
+t.test(`${REQUESTS} mixed valid and hostile requests on SQLite: no 5xx, every error is {error, message}, still ready, chain valid`, (t) =>
+  fuzz(t, { SVC_JOURNAL_KIND: 'rdb-embedded' }, REQUESTS));
+
+t.test(`${Math.round(REQUESTS / 2)} of them on PostgreSQL`, async (t) => {
+  const db = await freshDatabase(t, 'postgresql');
+  if (db) await fuzz(t, db.env, Math.round(REQUESTS / 2));
 });

@@ -205,6 +205,7 @@ const badQuery: Maker = (cast, rnd) => {
     () => post('bad-query', 'GET /v1/audit', `/v1/audit?limit=${value()}&offset=${value()}`, h, undefined, 'GET'),
     () => post('bad-query', 'GET /v1/audit', `/v1/audit?since=${rnd.pick(['not-a-date', '2026-13-45T99:00:00Z', '0', '%00', '9999999-01-01'])}&until=${value()}`, h, undefined, 'GET'),
     () => post('bad-query', 'GET /v1/audit', `/v1/audit?limit=1&limit=2&op=Encrypt&op=Sign`, h, undefined, 'GET'),
+    () => post('bad-query', 'GET /v1/audit', `/v1/audit?before=${rnd.pick(['garbage', '2026-01-01T00:00:00.000Z', 'MjAyNi0wMS0wMQ', '%00', 'x'.repeat(100), 'eyJ0IjoiMjAyNiJ9', '__proto__'])}`, h, undefined, 'GET'),
     () => post('bad-query', 'GET /v1/audit/verify', `/v1/audit/verify?full=${rnd.pick(['maybe', 'TRUE', '1', ''])}&node=${'n'.repeat(rnd.pick([1, 200]))}`, h, undefined, 'GET'),
     () => post('bad-query', 'GET /v1/audit/verify', `/v1/audit/verify?since=${value()}&until=${value()}`, h, undefined, 'GET'),
     () => post('bad-query', 'GET /v1/advisor/scan', `/v1/advisor/scan?lookbackDays=${value()}&top=${value()}&broadScope=${value()}&unusedDays=${value()}`, h, undefined, 'GET'),

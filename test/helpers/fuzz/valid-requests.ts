@@ -47,11 +47,16 @@ function keyUser(cast: Cast, rnd: Prng, op: string, algorithms: Algorithm[], has
   return undefined;
 }
 
-/** Keeps the pools honest: an agent refused is replaced, a key answered unusable is replaced. */
+/**
+ * Keeps the pools honest: an agent whose token is refused (revoked by the auto-responder) is replaced, a
+ * key answered unusable is replaced. A risk decision (StepUpRequired, a risk Deny) is about one call, so
+ * the agent stays.
+ */
 function watch(cast: Cast, key: KeyRef, actor: Actor, onOk?: (a: Answer) => void): (a: Answer) => void {
   return (a) => {
-    if (actor.agent && (a.status === 401 || a.status === 403)) cast.retireAgent(actor.agent.agentId);
-    else if (a.status === 404 || a.status === 409) cast.retire(key.id);
+    if (actor.agent && (a.status === 401 || a.status === 403)) {
+      if (a.json?.error === 'Unauthorized') cast.retireAgent(actor.agent.agentId);
+    } else if (a.status === 404 || a.status === 409) cast.retire(key.id);
     else if (a.status === 200) onOk?.(a);
   };
 }
@@ -191,9 +196,12 @@ const auditQuery: Maker = (cast, rnd) => {
   const role = rnd.pick(['auditor', 'admin', 'keeper'] as Role[]);
   const headers = cast.auth(role);
   return request('GET /v1/audit', 'GET', `/v1/audit?${q}`, { headers }, undefined, (a) => {
-    // Paging: the next page of a page that has more is asked for next.
+    // Paging: the next page of a page that has more is asked for next, by its cursor or by offset.
     if (a.status === 200 && a.json.hasMore && rnd.chance(0.5)) {
-      q.set('offset', String(Number(q.get('offset') ?? 0) + a.json.records.length));
+      if (a.json.next && rnd.chance(0.7)) {
+        q.delete('offset');
+        q.set('before', a.json.next);
+      } else q.set('offset', String(Number(q.get('offset') ?? 0) + a.json.records.length));
       cast.forced.push(request('GET /v1/audit', 'GET', `/v1/audit?${q}`, { headers }));
     }
   });
