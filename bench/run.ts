@@ -107,7 +107,8 @@ try {
     'The cloud-kms root of trust against the local one (warm cache within 10%, cold-cache latency) is in',
     '[benchmarks-cloud-kms.md](benchmarks-cloud-kms.md); what the operation pipeline costs, and 0.1.0 measured',
     'with the same harness, is in [benchmarks-pipeline.md](benchmarks-pipeline.md); the rate limiter\'s cost (on, with limits',
-    'this load never reaches, against off) is in [benchmarks-rate-limit.md](benchmarks-rate-limit.md).',
+    'this load never reaches, against off) is in [benchmarks-rate-limit.md](benchmarks-rate-limit.md); encrypt while',
+    'a Human loops audit verification and advisor scans over 100,000 audit rows is in [benchmarks-long-reads.md](benchmarks-long-reads.md).',
     '',
   ].join('\n');
   writeFileSync(path.join(ROOT, 'docs/benchmarks.md'), doc);
