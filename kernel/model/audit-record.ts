@@ -30,8 +30,8 @@ export interface AuditQuery {
    */
   before?: string;
   /**
-   * A page of a long read nobody waits on interactively (an advisor window): a sink may serve it at a
-   * lower priority than the pages callers wait on, so it yields the CPU to them and to the request path.
+   * A page of a long read (an advisor window of up to 50,000 rows): a sink may serve it at a lower
+   * priority than single pages (GET /v1/audit), so a long read yields the CPU to them and to the request path.
    */
   background?: boolean;
 }

@@ -28,8 +28,8 @@ export class KnexAuditSink implements AuditSink {
   private db: Knex | undefined;
   private pruneTimer: NodeJS.Timeout | undefined;
   private head = '';
-  // Two reader threads: one for the pages callers wait on, one at a lower CPU priority for long reads
-  // nobody waits on interactively (verification, advisor windows), so those never crowd out either.
+  // Two reader threads: one for single pages (GET /v1/audit), one at a lower CPU priority for long reads
+  // (verification, advisor windows), so those never crowd out either the pages or the request path.
   private reader: AuditReader | undefined;
   private background: AuditReader | undefined;
   private readonly recorder: ChainHeadRecorder | undefined;
