@@ -4,7 +4,7 @@ import knexFactory, { type Knex } from 'knex';
 import t, { type Test } from 'tap';
 import { Database } from '../../plugins/sql-support/sqlite-driver.ts';
 import { b64, type ApiClient } from '../helpers/client.ts';
-import { freshDatabase } from '../helpers/databases.ts';
+import { freshDatabase, type TestDatabase } from '../helpers/databases.ts';
 import { everyByte, holdSqliteReader, postgresTableFiles, recoverAesMaterial } from '../helpers/forensics.ts';
 import { startTestService, tempDir, type TestService } from '../helpers/service.ts';
 import { until } from '../helpers/until.ts';
@@ -91,15 +91,19 @@ t.test('SQLite: a reader holding the WAL makes the erase pending, not skipped; i
   t.same(recoverAesMaterial(everyByte(dir), kek, id, materialId), [], 'nor does any other byte of the data directory');
 });
 
-/** The pieces of a PostgreSQL erase test: a service, a superuser connection to its database, and a key to destroy. */
-async function postgresSetup(t: Test) {
+/**
+ * The pieces of a PostgreSQL erase test: a service, a superuser connection to its database, and a key to
+ * destroy. `prepare` runs as the superuser before the service starts.
+ */
+async function postgresSetup(t: Test, prepare?: (admin: Knex, db: TestDatabase) => Promise<void>) {
   const db = await freshDatabase(t, 'postgresql');
   if (!db) return undefined;
   // One entry in each cache, so the kept key's encrypt after the destroy reads its KWK from svc_key_kwk.
   const env = { ...db.env, SVC_CRYPTO_CACHE_MAX_ENTRIES: '1' };
-  const svc = await startTestService(env);
   const admin: Knex = knexFactory({ client: 'pg', connection: process.env.SVC_TEST_PG_ADMIN_URL!.replace(/\/postgres$/, `/${db.url.split('/').pop()}`), pool: { min: 0, max: 4 } });
   t.teardown(() => admin.destroy());
+  await prepare?.(admin, db);
+  const svc = await startTestService(env);
   const api = svc.client('forensic');
   const kept = await api.key({ algorithm: 'AES' });
   t.equal((await api.post(`/v1/keys/${kept}/encrypt`, { plaintextBase64: b64('x') })).status, 200);
@@ -160,6 +164,40 @@ t.test('PostgreSQL: a snapshot older than the destroy keeps the deleted row thro
   await snapshot.commit();
   await awaitComplete(t, s.svc, s.api, s.id);
   t.same(await s.recovered(), [], 'once the snapshot ended, the rebuild left no copy');
+});
+
+t.test('PostgreSQL whose messages are in German (lc_messages de_DE.UTF-8): a DELETE erases, and a snapshot older than the destroy still makes it pending', async (t) => {
+  const s = await postgresSetup(t, async (admin, db) => {
+    // Needs the de_DE.UTF-8 locale where PostgreSQL runs (localedef -i de_DE -f UTF-8 de_DE.UTF-8): PostgreSQL refuses a locale it cannot load.
+    await admin.raw(`alter role ?? in database ?? set lc_messages = 'de_DE.UTF-8'`, [db.user, db.url.split('/').pop()!]);
+  });
+  if (!s) return;
+  t.teardown(() => s.svc.stop());
+  const settings = await s.admin.raw(
+    'select s.setconfig from pg_db_role_setting s join pg_roles r on r.oid = s.setrole join pg_database d on d.oid = s.setdatabase where r.rolname = ? and d.datname = current_database()',
+    [process.env.SVC_TEST_PG_USER!],
+  );
+  t.same(settings.rows, [{ setconfig: ['lc_messages=de_DE.UTF-8'] }], "the service's sessions get German messages");
+  const german = await s.admin.transaction(async (trx) => {
+    await trx.raw("set local lc_messages = 'de_DE.UTF-8'");
+    return trx.raw('select 1/0').then(() => '', (err: Error) => err.message);
+  }).catch((err: Error) => err.message);
+  t.match(german, /Division durch Null/, 'and PostgreSQL speaks German here');
+
+  const snapshot = await s.admin.transaction({ isolationLevel: 'repeatable read' });
+  t.teardown(() => snapshot.rollback().catch(() => {}));
+  await snapshot('svc_key_events').count({ n: '*' });
+  const destroyed = await answered('DELETE', s.api.call('DELETE', `/v1/keys/${s.id}`));
+  t.match(destroyed.body, { id: s.id, state: 'Destroyed', erasure: 'pending' }, 'a rebuild that had to keep the row is not reported as an erase, whatever the language');
+  t.ok((await s.recovered()).length > 0, 'control: VACUUM FULL copied the deleted KWK row into the new heap file');
+  await snapshot.commit();
+  await awaitComplete(t, s.svc, s.api, s.id);
+  t.same(await s.recovered(), [], 'once the snapshot ended, the rebuild left no copy');
+
+  const another = await s.api.key({ algorithm: 'AES' });
+  t.equal((await s.api.post(`/v1/keys/${another}/compromise`, { reason: 'lost laptop' })).status, 200);
+  t.match((await answered('DELETE', s.api.call('DELETE', `/v1/keys/${another}`))).body, { id: another, state: 'Destroyed', erasure: 'complete' }, 'with nothing in the way, the DELETE answers complete');
+  t.equal(await pendingGauge(s.svc), 0);
 });
 
 t.test('PostgreSQL upgrade: a KWK that an older version deleted but never got out of the heap (a cancelled VACUUM FULL) is erased at the first start of this version', async (t) => {

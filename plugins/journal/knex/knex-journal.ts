@@ -119,18 +119,30 @@ export class KnexJournal implements KeyJournal {
 
   /**
    * The tasks read first were all committed (with their deletes) before the scrub starts, so a scrub
-   * that completes covers them; a task committed meanwhile waits for the next attempt.
+   * that completes covers them; a task committed meanwhile waits for the next attempt, and so does a
+   * task recorded again meanwhile (another delete of the same key): only tasks as they were read are
+   * removed. On PostgreSQL a task's xmin is the transaction of its delete, which the scrub checks.
    */
   async erasePending(): Promise<ErasureAttempt> {
-    const pending = await this.pendingErasures();
+    const postgres = this.knex().client.config.client === 'pg';
+    const tasks = (await this.run(() => this.knex()('svc_erasure_tasks').select('key_id', 'recorded_at', ...(postgres ? [this.knex().raw('xmin::text as xid')] : [])))) as ErasureTaskRow[];
+    const pending = tasks.map((r) => r.key_id);
     if (pending.length === 0) return { erased: [], pending: [] };
-    const outcome = await this.run(() => scrubStorage(this.knex()));
+    const outcome = await this.run(() => scrubStorage(this.knex(), tasks.map((r) => r.xid ?? '')));
     if (!outcome.complete) return { erased: [], pending, ...(outcome.reason ? { reason: outcome.reason } : {}) };
-    for (let i = 0; i < pending.length; i += 500) {
-      const done = pending.slice(i, i + 500);
-      await this.run(() => this.knex()('svc_erasure_tasks').whereIn('key_id', done).delete());
+    const still: string[] = [];
+    for (let i = 0; i < tasks.length; i += 200) {
+      const done = tasks.slice(i, i + 200);
+      await this.run(() => this.knex().transaction(async (trx) => {
+        for (const task of done) {
+          const removed = await trx('svc_erasure_tasks').where({ key_id: task.key_id, recorded_at: task.recorded_at })
+            .modify((q) => (task.xid === undefined ? q : q.whereRaw('xmin::text = ?', [task.xid]))).delete();
+          if (removed === 0) still.push(task.key_id);
+        }
+      }));
     }
-    return { erased: pending, pending: [] };
+    const erased = pending.filter((k) => !still.includes(k));
+    return { erased, pending: still, ...(still.length ? { reason: 'the key was deleted again while the erase ran; retried' } : {}) };
   }
 
   async hasMaterial(keyId: string): Promise<boolean> {
@@ -180,8 +192,16 @@ export class KnexJournal implements KeyJournal {
 }
 
 /** Deletes a destroyed key's KWK and material and records its erasure task, inside the caller's transaction. */
+/** An erasure task as read for an attempt; `xid` (PostgreSQL) is the transaction that recorded it, with its delete. */
+interface ErasureTaskRow {
+  key_id: string;
+  recorded_at: string;
+  xid?: string;
+}
+
 async function deleteForErasure(trx: Knex.Transaction, keyId: string): Promise<void> {
   await trx('svc_key_material').where({ key_id: keyId }).delete();
   await trx('svc_key_kwk').where({ key_id: keyId }).delete();
-  await trx('svc_erasure_tasks').insert({ key_id: keyId, recorded_at: new Date().toISOString() }).onConflict('key_id').ignore();
+  // Recorded again when there is one already: the task then names this delete (its time, and on PostgreSQL its transaction).
+  await trx('svc_erasure_tasks').insert({ key_id: keyId, recorded_at: new Date().toISOString() }).onConflict('key_id').merge(['recorded_at']);
 }
