@@ -13,6 +13,12 @@ const FIRST_RETRY_MS = 500;
 const LAST_RETRY_MS = 10_000;
 /** How long a DELETE waits for the erase attempt that follows it before answering `pending`. */
 const ANSWER_WITHIN_MS = 2_000;
+/**
+ * An attempt holds (or queues for) an exclusive lock on the KWK table, or checkpoints SQLite on the
+ * request path's thread: after one that took d ms the next starts no sooner than d × REST_FACTOR ms
+ * later, so attempts take at most a tenth of the time however often DELETEs ask for one.
+ */
+const REST_FACTOR = 9;
 
 /**
  * The physical erase that follows a destroy, in the background. A destroy commits its event together
@@ -37,6 +43,9 @@ export class ErasureWorker {
   private current: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private retryMs = FIRST_RETRY_MS;
+  /** When the next attempt may start (Date.now() ms), and the wait for it while one waits. */
+  private notBefore = 0;
+  private rest: { timer: NodeJS.Timeout; done: () => void } | undefined;
   private reason: string | undefined;
   private stopped = false;
 
@@ -68,6 +77,10 @@ export class ErasureWorker {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    if (this.rest) {
+      clearTimeout(this.rest.timer);
+      this.rest.done();
+    }
     await this.queued;
     await this.current;
   }
@@ -95,11 +108,15 @@ export class ErasureWorker {
     return this.pending.has(keyId) ? 'pending' : 'complete';
   }
 
-  /** The next attempt: one already waiting to start is shared; otherwise one starts when the running one ends. */
+  /**
+   * The next attempt: one already waiting to start is shared; otherwise one starts when the running one
+   * ends and the rest after it is over (REST_FACTOR), so a client repeating DELETE on a pending key, or
+   * destroying keys in a loop, cannot keep the KWK table locked for everyone else.
+   */
   private attemptSoon(): Promise<void> {
     if (this.stopped) return Promise.resolve();
     if (this.queued) return this.queued;
-    const next: Promise<void> = (this.current ?? Promise.resolve()).then(() => {
+    const next: Promise<void> = (this.current ?? Promise.resolve()).then(() => this.rested()).then(() => {
       this.queued = undefined;
       this.current = next;
       return this.attempt();
@@ -110,6 +127,19 @@ export class ErasureWorker {
     return next;
   }
 
+  /** Resolves once the rest after the last attempt is over (at once when there is none, or at stop). */
+  private rested(): Promise<void> {
+    const wait = this.notBefore - Date.now();
+    if (wait <= 0 || this.stopped) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        this.rest = undefined;
+        resolve();
+      };
+      this.rest = { timer: setTimeout(done, wait), done };
+    });
+  }
+
   private async attempt(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
@@ -117,6 +147,7 @@ export class ErasureWorker {
     this.fresh = new Set();
     let result: ErasureAttempt;
     let unavailable = false;
+    const started = Date.now();
     try {
       result = await this.journal.erasePending();
     } catch (err) {
@@ -125,6 +156,7 @@ export class ErasureWorker {
       // The message may name the database host: the audit and readiness get a fixed text.
       result = { erased: [], pending: [...this.pending], reason: unavailable ? 'the journal database is unreachable' : 'the journal database failed (see the service log)' };
     }
+    this.notBefore = Date.now() + (Date.now() - started) * REST_FACTOR;
     this.pending = new Set([...result.pending, ...this.fresh]);
     for (const keyId of result.erased) {
       if (this.failed.delete(keyId)) await this.record(keyId, 'Success', { erasure: 'complete' });

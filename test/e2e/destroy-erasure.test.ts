@@ -146,6 +146,39 @@ t.test('PostgreSQL: a session holding a lock on the KWK table delays the erase; 
   t.equal((await svc.client('forensic').call('DELETE', `/v1/keys/${s.id}`)).status, 409, 'once erased, DELETE again is a refused transition');
 });
 
+t.test('PostgreSQL: a client repeating DELETE on a key whose erase is pending cannot keep the KWK table locked for everyone else', async (t) => {
+  const s = await postgresSetup(t);
+  if (!s) return;
+  t.teardown(() => s.svc.stop());
+  // Every rebuild then queues for its exclusive lock until lock_timeout, and every create or uncached encrypt queues behind it meanwhile.
+  const holder = await s.admin.transaction();
+  t.teardown(() => holder.rollback().catch(() => {}));
+  await holder.raw('lock table svc_key_kwk in access share mode');
+  t.match((await answered('DELETE', s.api.call('DELETE', `/v1/keys/${s.id}`))).body, { erasure: 'pending' });
+
+  let sampling = true;
+  const samples: boolean[] = [];
+  const sampler = (async () => {
+    while (sampling) {
+      const waiting = await s.admin.raw("select count(*)::int as n from pg_locks where relation = 'svc_key_kwk'::regclass and mode = 'AccessExclusiveLock' and not granted");
+      samples.push(waiting.rows[0].n > 0);
+      await new Promise((resolve) => setTimeout(resolve, 5)); // a sampling period, not a wait for a condition
+    }
+  })();
+  // Eight clients repeat DELETE on the pending key, each as soon as the last one was answered.
+  await Promise.all(Array.from({ length: 8 }, async () => {
+    for (let i = 0; i < 6; i++) t.equal((await answered('DELETE again', s.api.call('DELETE', `/v1/keys/${s.id}`))).status, 200);
+  }));
+  sampling = false;
+  await sampler;
+  const locked = samples.filter(Boolean).length / samples.length;
+  t.ok(samples.length >= 50, `${samples.length} samples of pg_locks`);
+  t.ok(locked < 0.4, `a rebuild queued for the table's exclusive lock in ${Math.round(locked * 100)}% of the samples (the rest after each attempt keeps it near a tenth)`);
+
+  await holder.commit();
+  await awaitComplete(t, s.svc, s.api, s.id);
+});
+
 t.test('PostgreSQL: a snapshot older than the destroy keeps the deleted row through VACUUM FULL; the erase is pending until it ends', async (t) => {
   const s = await postgresSetup(t);
   if (!s) return;
