@@ -59,5 +59,3 @@ export function serverHistogram(metrics: string, name: string, p = 99): { count:
   return { count, pBoundMs: bound * 1000, over100: count - under100 };
 }
 
-/** A gauge of the service's /metrics (first series), in ms for seconds. */
-export const gaugeMs = (metrics: string, name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)`, 'm').exec(metrics)?.[1] ?? NaN) * 1000;

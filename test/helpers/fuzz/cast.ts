@@ -68,6 +68,11 @@ export class Cast {
   readonly agents: AgentRef[] = [];
   readonly retiredAgents: AgentRef[] = [];
   readonly samples = new Map<string, { ciphertexts: Array<{ c: string; context?: Record<string, string> }>; wrapped: string[]; signatures: Array<{ m: string; s: string }> }>();
+  /**
+   * The event loop delay the service reported at each scrape of its /metrics during the run (ms; each
+   * scrape resets its histogram, so each pair covers the time since the scrape before).
+   */
+  readonly loopDelays: Array<{ p99: number; max: number }> = [];
   /** Valid requests to send before drawing again: activations of created keys, replacements. */
   readonly forced: FuzzRequest[] = [];
   private agentSeq = 0;

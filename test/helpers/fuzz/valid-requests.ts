@@ -226,7 +226,10 @@ const advisorExplain: Maker = (cast, rnd) => {
 const health: Maker = (cast, rnd) => {
   const [route, path] = rnd.pick([['GET /readyz', '/readyz'], ['GET /readyz', '/readyz'], ['GET /healthz', '/healthz'], ['GET /metrics', '/metrics']]);
   const headers = route === 'GET /readyz' && rnd.chance(0.5) ? cast.auth('admin') : {};
-  return request(route!, 'GET', path!, { headers });
+  const gauge = (text: string, name: string) => Number(new RegExp(`^${name} ([0-9.e+-]+)`, 'm').exec(text)?.[1]) * 1000;
+  return request(route!, 'GET', path!, { headers }, undefined, route === 'GET /metrics' ? (a) => {
+    if (a.status === 200) cast.loopDelays.push({ p99: gauge(a.text, 'nodejs_eventloop_lag_p99_seconds'), max: gauge(a.text, 'nodejs_eventloop_lag_max_seconds') });
+  } : undefined);
 };
 
 const docs: Maker = (_cast, rnd) => {
