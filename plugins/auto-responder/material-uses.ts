@@ -2,7 +2,7 @@ import { ActorTable } from '../../kernel/detection/actor-table.ts';
 import type { ActorStateBudget } from '../../kernel/detection/state-budget.ts';
 import type { AuditRecord, PrincipalKind } from '../../kernel/model/index.ts';
 
-/** The operations that use a key's secret or public material; Get, Locate and the public key read only metadata. */
+/** The operations that can use a key's secret material; Get, Locate and the public key read only metadata or public material. */
 const MATERIAL_OPERATIONS: ReadonlySet<string> = new Set(['Sign', 'Verify', 'Encrypt', 'Decrypt', 'Wrap', 'Unwrap']);
 /** Outcomes of calls that did run with the material (a Verify that did not match still used the key). */
 const COMPLETED: ReadonlySet<string> = new Set(['Success', 'InvalidSignature']);
@@ -14,8 +14,14 @@ const KEY_OVERHEAD = 48;
 
 type Actor = { kind: PrincipalKind; subject: string };
 
-/** True when the record is a call that completed with the material of the key it names. */
-export const usedMaterial = (r: AuditRecord): boolean => MATERIAL_OPERATIONS.has(r.operation) && COMPLETED.has(r.outcome);
+/**
+ * True when the record is a call that completed with the secret material of the key it names. A Verify
+ * with a public key (any signature algorithm but HMAC's, as the record's `alg` says) uses what the
+ * public key read hands to anyone, so it counts as a read: otherwise an agent allowed to verify with
+ * another user's signing key could have it revoked by verifying fast enough.
+ */
+export const usedMaterial = (r: AuditRecord): boolean =>
+  MATERIAL_OPERATIONS.has(r.operation) && COMPLETED.has(r.outcome) && (r.operation !== 'Verify' || (r.context.alg ?? '').startsWith('Hmac'));
 
 /**
  * When each actor last used each key's material with success, so that a response can tell a key that

@@ -111,6 +111,33 @@ t.test("a read-only agent's 90 GETs of another user's key: the agent is cut off,
   t.equal((await owner.post(`/v1/keys/${victim}/sign`, { messageBase64: b64('still mine') })).status, 200, 'its owner keeps signing');
 });
 
+t.test("an agent verifying fast with another user's public signing key is cut off; the key stays Active; verifying with an HMAC key (its secret) still revokes it", async (t) => {
+  const svc = await startTestService(base);
+  t.teardown(() => svc.stop());
+  const owner = human(svc.url, await mintToken({ sub: 'owner' }));
+  const mallory = human(svc.url, await mintToken({ sub: 'mallory' }));
+  const burst = async (key: string) => {
+    const signature = (await owner.post(`/v1/keys/${key}/sign`, { messageBase64: b64('signed by its owner') })).body.signatureBase64 as string;
+    const issued = await mallory.post('/v1/agents/issue', { label: 'verifier', scopes: ['Verify'], ttlSeconds: 600 });
+    const verifier = new ApiClient(svc.url, { Authorization: `Bearer ${issued.body.jwt}` });
+    const answers: number[] = [];
+    for (let i = 0; i < 95; i++) answers.push((await verifier.post(`/v1/keys/${key}/verify`, { messageBase64: b64('signed by its owner'), signatureBase64: signature })).status);
+    t.ok(answers.filter((s) => s === 200).length >= 85 && answers.every((s) => s === 200 || s === 401), 'its verifications were allowed (until it was revoked)');
+    await until(async () => (await verifier.post(`/v1/keys/${key}/verify`, { messageBase64: b64('x'), signatureBase64: signature })).status === 401, 'the verifying agent to be revoked');
+  };
+
+  const signing = await owner.key({ algorithm: 'EdDSA' });
+  await burst(signing);
+  const rows = (await owner.get('/v1/audit?actor=svc-system&limit=100')).body.records;
+  t.same(rows.filter((r: any) => r.operation === 'Revoke' && r.resource === `key:${signing}`), [], 'no revocation of the public key\'s key was even attempted');
+  t.equal((await owner.get(`/v1/keys/${signing}`)).body.state, 'Active', 'the key is untouched');
+  t.equal((await owner.post(`/v1/keys/${signing}/sign`, { messageBase64: b64('still mine') })).status, 200, 'its owner keeps signing');
+
+  const mac = await owner.key({ algorithm: 'HMAC' });
+  await burst(mac);
+  await until(async () => (await owner.get(`/v1/keys/${mac}`)).body.state === 'Deactivated', 'the HMAC key, whose secret each verification used, to be revoked');
+});
+
 t.test('an agent that encrypted with a key, then trips a detector by reading it, gets the key revoked: the use was in the window', async (t) => {
   const svc = await startTestService(base);
   t.teardown(() => svc.stop());
