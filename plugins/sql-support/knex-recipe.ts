@@ -12,12 +12,19 @@ export type KnexRecipe =
   | { kind: 'sqlite'; file: string }
   | { kind: 'postgresql' | 'mysql'; connection: ServerConnection; pool: PoolOptions };
 
+/** How long a read may wait for one of its reader's connections (knex's own default, as for SQLite's reader). */
+const READER_QUEUE_MS = 60_000;
+
 /**
  * Settings for a reader of the same database, as a worker thread opens them: SQLite read-only beside
  * the writer (WAL lets it read while the service writes); a server database through a small pool of
- * its own, so long reads never take a connection the request path waits for.
+ * its own, so long reads never take a connection the request path waits for. Reads beyond its two
+ * connections queue for them: waiting behind a verification is no outage, so only reaching the database
+ * keeps the request path's bound (acquireTimeoutMs); waiting for a free connection of this pool does not
+ * turn into 503 "unreachable" after it.
  */
 export function readerSettings(recipe: KnexRecipe): KnexSettings {
   if (recipe.kind === 'sqlite') return sqliteReaderSettings(recipe.file);
-  return serverKnexSettings(recipe.kind, recipe.connection, { ...recipe.pool, max: 2 });
+  const settings = serverKnexSettings(recipe.kind, recipe.connection, { ...recipe.pool, max: 2 });
+  return { ...settings, config: { ...settings.config, acquireConnectionTimeout: READER_QUEUE_MS } };
 }
