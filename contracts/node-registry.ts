@@ -62,6 +62,34 @@ export function nodeRegistryContract(t: Test, open: () => Promise<KeyJournal>, r
     await j.stop?.();
   });
 
+  t.test('node registry: the pruned row moves forward only; pruned rows of an older trail are adopted once', async (t) => {
+    const j = await open();
+    const node = nodeName('pruned');
+    const pruned = (rowId: number) => ({ rowId, hash: String(rowId % 10).repeat(64), recordedAt: at(rowId % 60) });
+    await j.nodes.register(node, at(1));
+    await j.nodes.recordPruned(node, pruned(20));
+    await j.nodes.recordPruned(node, pruned(10));
+    t.same((await j.nodes.list()).find((x) => x.node === node)?.pruned, pruned(20), 'a pruned row behind the recorded one changes nothing');
+    await j.nodes.recordPruned(node, pruned(30));
+    t.same((await j.nodes.list()).find((x) => x.node === node), { node, registeredAt: at(1), origin: 'boot', pruned: pruned(30) });
+
+    const ghost = nodeName('ghost');
+    await j.nodes.recordPruned(ghost, pruned(5));
+    t.notOk((await j.nodes.list()).some((x) => x.node === ghost), 'a prune registers no node');
+
+    const [older, later] = [nodeName('older'), nodeName('later')];
+    await j.nodes.register(older, at(2));
+    await j.nodes.register(later, at(2));
+    const before = await j.nodes.prunedAdopted();
+    await j.nodes.adoptPruned([{ node: older, pruned: pruned(7) }, { node: ghost, pruned: pruned(7) }]);
+    t.ok(await j.nodes.prunedAdopted(), 'adopted');
+    if (!before) t.match((await j.nodes.list()).find((x) => x.node === older), { origin: 'boot', pruned: pruned(7) });
+    t.notOk((await j.nodes.list()).some((x) => x.node === ghost), 'nor does the adoption');
+    await j.nodes.adoptPruned([{ node: later, pruned: pruned(8) }]);
+    t.notOk((await j.nodes.list()).find((x) => x.node === later)?.pruned, 'a second adoption records nothing');
+    await j.stop?.();
+  });
+
   if (reopen) {
     t.test('node registry: nodes and heads survive a restart', async (t) => {
       const j = await open();

@@ -22,12 +22,20 @@ export interface RecordedAuditHead {
   closed?: boolean;
 }
 
+/** The newest row of a node's chain that retention pruning removed: the first row left links to it. */
+export interface PrunedAuditRow {
+  rowId: number;
+  hash: string;
+  recordedAt: string;
+}
+
 export interface RegisteredNode {
   node: string;
   registeredAt: string;
   /** `boot`: the node registered itself when it started; `upgrade`: found in the audit trail when the registry was first filled. */
   origin: 'boot' | 'upgrade';
   head?: RecordedAuditHead;
+  pruned?: PrunedAuditRow;
 }
 
 /** What the registry took from an audit trail written before it existed (once per journal). */
@@ -44,6 +52,9 @@ export interface AuditAdoption {
  * - `adopt` registers every given node (origin `upgrade`, unless registered already) and records the
  *   adoption; it happens once: a later `adopt` changes nothing and `adoption()` keeps the first.
  * - `list` answers every registered node, ordered by node id.
+ * - `recordPruned` keeps, for a registered node only (a prune must not register a chain someone wrote
+ *   under a made-up id), the pruned row with the highest rowId (pruning nodes may record out of order).
+ *   `adoptPruned` records the given rows, of registered nodes only, once per journal, like `adopt`.
  */
 export interface NodeRegistry {
   register(node: string, at: string): Promise<void>;
@@ -51,4 +62,8 @@ export interface NodeRegistry {
   adopt(nodes: string[], legacyMaxId: number, at: string): Promise<void>;
   adoption(): Promise<AuditAdoption | undefined>;
   list(): Promise<RegisteredNode[]>;
+  recordPruned(node: string, pruned: PrunedAuditRow): Promise<void>;
+  /** Records where chains pruned before the registry kept such rows start (the first start of this version); once. */
+  adoptPruned(rows: Array<{ node: string; pruned: PrunedAuditRow }>): Promise<void>;
+  prunedAdopted(): Promise<boolean>;
 }

@@ -224,6 +224,37 @@ for (const kind of ['sqlite', 'postgresql'] as const) {
 }
 
 for (const kind of ['sqlite', 'postgresql'] as const) {
+  t.test(`${kind}: deleting a chain's oldest rows makes verification fail; the rows retention pruned do not`, async (t) => {
+    const db = kind === 'sqlite' ? undefined : await freshDatabase(t, kind);
+    if (kind !== 'sqlite' && !db) return;
+    const dir = tempDir('svc-chain-attacks-');
+    const settings = db
+      ? serverKnexSettings('postgresql', serverConnection(db.url, 'postgresql', db.user, db.password), { max: 4, acquireTimeoutMs: 5000, bootTimeoutMs: 20000 })
+      : sqliteKnexSettings(path.join(dir, 'audit.db'));
+    // 40 rows over the last 400 days: the oldest fall outside the default retention of 365 days.
+    const seeder = new KnexAuditSink(settings, 0, systemClock, createStderrLogger('error', () => {}), NODE);
+    await seeder.start();
+    await seedAudit(seeder, 40, new Date(), 400);
+    await seeder.stop();
+    const env = { SVC_JOURNAL_KIND: 'rdb-embedded', SVC_NODE_ID: NODE, ...(db?.env ?? {}) };
+    let service = await startTestService(env, { dir });
+    t.teardown(() => service.stop());
+    const left = () => insiderSql(dir, db, `select event_id from svc_audit where node = '${NODE}' order by id`).trim().split('\n');
+    t.ok(left().length < 40, `retention pruned the oldest rows at start (${40 - left().length} of them)`);
+    t.match(await verify(service, '?full=true'), { valid: true }, 'what retention pruned is not a break');
+
+    // Rows well inside the retention period: only someone deleting them explains their absence.
+    const oldest = left().slice(0, 3);
+    insiderSql(dir, db, `delete from svc_audit where event_id in (${oldest.map((id) => `'${id}'`).join(', ')})`);
+    const reason = /its oldest rows were deleted/;
+    t.match(await verify(service, '?full=true'), { valid: false, firstBroken: { id: left()[0], node: NODE, reason } });
+    await service.stop();
+    service = await startTestService(env, { dir });
+    t.match(await verify(service, '?full=true'), { valid: false, firstBroken: { node: NODE, reason } }, 'a restart does not take the cut in');
+  });
+}
+
+for (const kind of ['sqlite', 'postgresql'] as const) {
   t.test(`${kind}: upgrading from 0.2: the nodes already on the trail are adopted once, older unchained rows stay accepted, new ones do not`, async (t) => {
     const db = kind === 'sqlite' ? undefined : await freshDatabase(t, kind);
     if (kind !== 'sqlite' && !db) return;
@@ -253,6 +284,6 @@ for (const kind of ['sqlite', 'postgresql'] as const) {
     await service.stop();
     service = await startTestService(env, { dir });
     t.match(await verify(service), { valid: false, firstBroken: { id: stray.event_id, reason: /no node/ } });
-    t.same(insiderSql(dir, db, 'select count(*) from svc_node_adoption', 'journal').trim(), '1', 'adopted once');
+    t.same(insiderSql(dir, db, "select count(*) from svc_node_adoption where name = 'audit'", 'journal').trim(), '1', 'adopted once');
   });
 }

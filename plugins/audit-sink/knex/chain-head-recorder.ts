@@ -4,6 +4,8 @@ import type { Logger } from '../../../kernel/ports/logger.ts';
 import type { NodeRegistry, RecordedAuditHead } from '../../../kernel/ports/node-registry.ts';
 import type { AuditRow } from './audit-chain.ts';
 import { intact, type ChainVerifyArgs } from './chain-verification.ts';
+import type { PrunedRow } from './chain-prune.ts';
+import { GENESIS_HASH } from '../../../kernel/audit/canonical-event.ts';
 
 /** A node records its chain's head in the journal after this many rows (and when it stops). */
 export const RECORD_EVERY = 1000;
@@ -48,6 +50,16 @@ export class ChainHeadRecorder {
       const legacy = (await db('svc_audit').whereNull('node').max({ top: 'id' }).first()) as { top: number | string | null } | undefined;
       await this.registry.adopt(nodes, Number(legacy?.top ?? 0), now);
     }
+    if (!(await this.registry.prunedAdopted())) {
+      // The first start of a version that records prunes: chains already pruned start where they start now, once.
+      const nodes = ((await db('svc_audit').distinct('node').whereNotNull('node')) as Array<{ node: string }>).map((r) => r.node);
+      const rows: Array<{ node: string; pruned: { rowId: number; hash: string; recordedAt: string } }> = [];
+      for (const node of nodes) {
+        const first = (await db('svc_audit').where('node', node).orderBy('id', 'asc').first('id', 'prev_hash')) as AuditRow | undefined;
+        if (first?.prev_hash && first.prev_hash !== GENESIS_HASH) rows.push({ node, pruned: { rowId: Number(first.id) - 1, hash: first.prev_hash, recordedAt: now } });
+      }
+      await this.registry.adoptPruned(rows);
+    }
     await this.registry.register(this.node, now);
     const counted = (await db('svc_audit').where('node', this.node).count({ n: '*' }).first()) as { n: number | string } | undefined;
     this.count = Number(counted?.n ?? 0);
@@ -89,6 +101,11 @@ export class ChainHeadRecorder {
     this.stopping = true;
     this.record(db);
     await this.recording;
+  }
+
+  /** Records, before a prune deletes it, the newest row of a chain the prune removes. */
+  async pruned(node: string, row: PrunedRow): Promise<void> {
+    await this.registry.recordPruned(node, { ...row, recordedAt: this.clock.now().toISOString() });
   }
 
   /** What verification checks the trail against. */

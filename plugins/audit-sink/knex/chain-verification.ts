@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { chainHash } from '../../../kernel/audit/canonical-event.ts';
+import { chainHash, GENESIS_HASH } from '../../../kernel/audit/canonical-event.ts';
 import type { AuditVerification, AuditVerifyQuery } from '../../../kernel/ports/audit-sink.ts';
 import type { RegisteredNode } from '../../../kernel/ports/node-registry.ts';
 import { eventOf, type AuditRow } from './audit-chain.ts';
@@ -29,6 +29,16 @@ export interface ChainVerifyArgs extends AuditVerifyQuery {
 export type ChainVerification = AuditVerification & { state?: VerifiedState };
 
 const PAGE = 5_000;
+/**
+ * Whether a chain may start at `row`: at the genesis, or right after the newest row retention pruning
+ * removed (recorded in the journal before the prune deletes it, so while that row is still there, a
+ * prune is under way and the walk goes through it).
+ */
+async function startsWhereItMay(db: Knex, row: AuditRow, node: string, pruned: string | undefined): Promise<boolean> {
+  if (row.prev_hash === GENESIS_HASH || (pruned !== undefined && row.prev_hash === pruned)) return true;
+  return pruned !== undefined && (await db('svc_audit').where({ node, hash: pruned }).first('id')) !== undefined;
+}
+
 /** A row that is still on `node`'s chain with the hash it had, and whose fields still give that hash. */
 export const intact = (row: AuditRow, node: string, hash: string) => row.node === node && row.hash === hash && chainHash(eventOf(row)) === hash;
 const idOf = (row: { id?: number | string; event_id?: string | null }) => row.event_id ?? `row-${row.id}`;
@@ -42,9 +52,10 @@ const idOf = (row: { id?: number | string; event_id?: string | null }) => row.ev
  * - a chain that ends before the head its node last recorded in the journal (its newest rows removed),
  *   or whose row there is not that head (the chain rewritten up to it), or that goes on after the head
  *   its node recorded as it stopped (rows added while no process wrote under that node id).
- * The first row of a walk anchors it: its prevHash is taken as given, since retention pruning (or a
- * `since`) removes what came before. Without `full` or a window, a chain is walked only after the row
- * where the previous verification ended, which must still be there as it was.
+ * - a chain whose first row neither starts it (genesis) nor follows the newest row retention pruning
+ *   removed from it (which the pruning node recorded in the journal): its oldest rows were deleted.
+ * A window's first row is taken as given (`since` skips what came before). Without `full` or a window, a
+ * chain is walked only after the row where the previous verification ended, which must still be there as it was.
  */
 export async function verifyChains(db: Knex, q: ChainVerifyArgs): Promise<ChainVerification> {
   const windowed = Boolean(q.since || q.until);
@@ -110,6 +121,9 @@ export async function verifyChains(db: Knex, q: ChainVerifyArgs): Promise<ChainV
       for (const row of rows) {
         checked++;
         if (!row.hash) return broken(idOf(row), node, 'the row has no hash: it was written outside the chain');
+        if (previous === undefined && !windowed && known && !(await startsWhereItMay(db, row, node, registered?.pruned?.hash))) {
+          return broken(idOf(row), node, `the rows before it on node ${node}'s chain were removed, and not by retention pruning (the journal records where each prune left the chain): its oldest rows were deleted`);
+        }
         if (previous !== undefined && row.prev_hash !== previous) return broken(idOf(row), node, 'prevHash is not the previous row\'s hash: a row before it was removed or inserted');
         if (chainHash(eventOf(row)) !== row.hash) return broken(idOf(row), node, 'hash does not match the row: it was edited');
         previous = row.hash;

@@ -10,6 +10,7 @@ import { chainHead, chainRows, toRow, type AuditRow } from './audit-chain.ts';
 import { AuditReader } from './reader-client.ts';
 import { READER_NICENESS } from './reader-priority.ts';
 import { ChainHeadRecorder } from './chain-head-recorder.ts';
+import { pruneChains } from './chain-prune.ts';
 import type { VerifiedState } from './chain-verification.ts';
 import type { NodeRegistry } from '../../../kernel/ports/node-registry.ts';
 import type { Clock } from '../../../kernel/ports/clock.ts';
@@ -143,10 +144,14 @@ export class KnexAuditSink implements AuditSink {
     return this.readerOf(q.background === true).request('query', q);
   }
 
-  /** Removes rows strictly earlier than now minus the retention period. */
+  /**
+   * Removes rows earlier than now minus the retention period, a whole prefix of each chain at a time
+   * (chain-prune.ts), and records in the journal where each chain now starts.
+   */
   async prune(): Promise<number> {
     const cutoff = new Date(this.clock.now().getTime() - this.retentionDays * DAY_MS).toISOString();
-    return this.knex()('svc_audit').where('occurred_at', '<', cutoff).delete();
+    const recorder = this.recorder;
+    return pruneChains(this.knex(), cutoff, recorder && ((node, row) => recorder.pruned(node, row)));
   }
 
   /** Rows that happened before this may have been pruned by now (see prune); undefined without retention. */

@@ -140,6 +140,17 @@ const MIGRATIONS: Migration[] = [
       });
     },
   },
+  {
+    // The newest row of each chain that retention pruning removed, which the first row left links to.
+    name: '010_node_pruned_row',
+    async up(knex) {
+      await knex.schema.alterTable('svc_nodes', (t) => {
+        t.bigInteger('pruned_row_id').nullable();
+        t.string('pruned_hash', 64).nullable();
+        t.string('pruned_recorded_at', 24).nullable();
+      });
+    },
+  },
 ];
 
 export const journalMigrations: Migration[] = MIGRATIONS;

@@ -1,4 +1,4 @@
-import type { AuditAdoption, NodeRegistry, RecordedAuditHead, RegisteredNode } from '../../../kernel/ports/node-registry.ts';
+import type { AuditAdoption, NodeRegistry, PrunedAuditRow, RecordedAuditHead, RegisteredNode } from '../../../kernel/ports/node-registry.ts';
 
 /**
  * The node registry of the in-memory journal: lost on restart, so after one the registry adopts the
@@ -7,6 +7,7 @@ import type { AuditAdoption, NodeRegistry, RecordedAuditHead, RegisteredNode } f
 export class MemoryNodeRegistry implements NodeRegistry {
   private readonly nodes = new Map<string, RegisteredNode>();
   private adopted: AuditAdoption | undefined;
+  private prunedRowsAdopted = false;
 
   async register(node: string, at: string): Promise<void> {
     if (!this.nodes.has(node)) this.nodes.set(node, { node, registeredAt: at, origin: 'boot' });
@@ -26,6 +27,24 @@ export class MemoryNodeRegistry implements NodeRegistry {
 
   async adoption(): Promise<AuditAdoption | undefined> {
     return this.adopted && { ...this.adopted };
+  }
+
+  async recordPruned(node: string, pruned: PrunedAuditRow): Promise<void> {
+    const entry = this.nodes.get(node);
+    if (entry && (!entry.pruned || entry.pruned.rowId < pruned.rowId)) entry.pruned = { ...pruned };
+  }
+
+  async adoptPruned(rows: Array<{ node: string; pruned: PrunedAuditRow }>): Promise<void> {
+    if (this.prunedRowsAdopted) return;
+    for (const { node, pruned } of rows) {
+      const entry = this.nodes.get(node);
+      if (entry) entry.pruned = { ...pruned };
+    }
+    this.prunedRowsAdopted = true;
+  }
+
+  async prunedAdopted(): Promise<boolean> {
+    return this.prunedRowsAdopted;
   }
 
   async list(): Promise<RegisteredNode[]> {
