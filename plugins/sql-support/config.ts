@@ -24,7 +24,7 @@ export const mysqlConnection = defineConfig({
 export const serverPool = defineConfig({
   database: {
     poolMax: { doc: 'Connections per pool (journal and audit each have one) on rdb-server-1/2.', format: 'nat', default: 10, env: 'SVC_DB_POOL_MAX' },
-    acquireTimeoutMs: { doc: 'How long a request waits for a database connection before it answers 503.', format: 'nat', default: 3000, env: 'SVC_DB_ACQUIRE_TIMEOUT_MS' },
+    acquireTimeoutMs: { doc: 'How long a request waits for a database connection before it answers 503 (audit reads queue for their own reader connections up to 60 s; reaching the database keeps this bound).', format: 'nat', default: 3000, env: 'SVC_DB_ACQUIRE_TIMEOUT_MS' },
     bootTimeoutMs: { doc: 'How long boot waits for the database before it fails.', format: 'nat', default: 15000, env: 'SVC_DB_BOOT_TIMEOUT_MS' },
   },
 });
