@@ -137,7 +137,8 @@ export class KnexJournal implements KeyJournal {
         for (const task of done) {
           const removed = await trx('svc_erasure_tasks').where({ key_id: task.key_id, recorded_at: task.recorded_at })
             .modify((q) => (task.xid === undefined ? q : q.whereRaw('xmin::text = ?', [task.xid]))).delete();
-          if (removed === 0) still.push(task.key_id);
+          // Not removed: recorded again since (still pending), or already done by another node's attempt.
+          if (removed === 0 && (await trx('svc_erasure_tasks').where({ key_id: task.key_id }).first('key_id'))) still.push(task.key_id);
         }
       }));
     }
