@@ -255,6 +255,33 @@ for (const kind of ['sqlite', 'postgresql'] as const) {
 }
 
 for (const kind of ['sqlite', 'postgresql'] as const) {
+  t.test(`${kind}: a row from before the chain (no node) edited to tell of something after the upgrade makes verification fail`, async (t) => {
+    const db = kind === 'sqlite' ? undefined : await freshDatabase(t, kind);
+    if (kind !== 'sqlite' && !db) return;
+    const dir = tempDir('svc-chain-attacks-');
+    const settings = db
+      ? serverKnexSettings('postgresql', serverConnection(db.url, 'postgresql', db.user, db.password), { max: 4, acquireTimeoutMs: 5000, bootTimeoutMs: 20000 })
+      : sqliteKnexSettings(path.join(dir, 'audit.db'));
+    // A trail as 0.1 left it: rows without a node or a hash, then the upgraded node's chain.
+    const old = new KnexAuditSink(settings, 0, systemClock, createStderrLogger('error', () => {}), NODE);
+    await old.start();
+    const legacy = Array.from({ length: 3 }, () => forgedRow({ node: null, operation: 'Get', occurred_at: new Date(Date.now() - 86_400_000).toISOString() }));
+    for (const row of legacy) insiderSql(dir, db, insertRow(row));
+    await old.stop();
+    const service = await startTestService({ SVC_JOURNAL_KIND: 'rdb-embedded', SVC_NODE_ID: NODE, ...(db?.env ?? {}) }, { dir });
+    t.teardown(() => service.stop());
+    await someCalls(service, 1);
+    t.match(await verify(service, '?full=true'), { valid: true }, 'the older rows are accepted as they are');
+
+    // The insider turns an old read into a destroy by alice, dated after the upgrade (here two hours on).
+    const later = new Date(Date.now() + 2 * 3_600_000).toISOString();
+    insiderSql(dir, db, `update svc_audit set operation = 'Destroy', actor = 'alice', occurred_at = '${later}' where event_id = '${legacy[1]!.event_id}'`);
+    t.ok((await service.client('auditor').get('/v1/audit?op=Destroy')).body.records.some((r: { id: string }) => r.id === legacy[1]!.event_id), 'it shows in GET /v1/audit');
+    t.match(await verify(service, '?full=true'), { valid: false, firstBroken: { id: legacy[1]!.event_id, reason: /dated after the hash chain began/ } });
+  });
+}
+
+for (const kind of ['sqlite', 'postgresql'] as const) {
   t.test(`${kind}: upgrading from 0.2: the nodes already on the trail are adopted once, older unchained rows stay accepted, new ones do not`, async (t) => {
     const db = kind === 'sqlite' ? undefined : await freshDatabase(t, kind);
     if (kind !== 'sqlite' && !db) return;

@@ -110,7 +110,8 @@ export class ChainHeadRecorder {
 
   /** What verification checks the trail against. */
   async view(): Promise<ChainVerifyArgs['registry']> {
-    return { nodes: await this.registry.list(), legacyMaxId: (await this.registry.adoption())?.legacyMaxId ?? 0 };
+    const adoption = await this.registry.adoption();
+    return { nodes: await this.registry.list(), legacyMaxId: adoption?.legacyMaxId ?? 0, ...(adoption ? { adoptedAt: adoption.adoptedAt } : {}) };
   }
 
   private record(db: Knex): void {

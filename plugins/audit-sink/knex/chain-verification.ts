@@ -19,7 +19,7 @@ export interface VerifiedState {
 
 export interface ChainVerifyArgs extends AuditVerifyQuery {
   /** The journal's node registry; without it (a sink tested alone) unknown nodes and recorded heads are not checked. */
-  registry?: { nodes: RegisteredNode[]; legacyMaxId: number };
+  registry?: { nodes: RegisteredNode[]; legacyMaxId: number; adoptedAt?: string };
   /** Where the previous verification of this node ended; ignored with `full` or a time window. */
   from?: VerifiedState;
   /** Rows that happened before this were pruned by retention: a recorded head older than it may be gone. */
@@ -29,6 +29,8 @@ export interface ChainVerifyArgs extends AuditVerifyQuery {
 export type ChainVerification = AuditVerification & { state?: VerifiedState };
 
 const PAGE = 5_000;
+/** Rows from before the chain were written by older nodes, whose clocks may have been this far ahead. */
+const LEGACY_CLOCK_SKEW_MS = 3_600_000;
 /**
  * Whether a chain may start at `row`: at the genesis, or right after the newest row retention pruning
  * removed (recorded in the journal before the prune deletes it, so while that row is still there, a
@@ -84,6 +86,12 @@ export async function verifyChains(db: Knex, q: ChainVerifyArgs): Promise<ChainV
     const after = Math.max(q.registry.legacyMaxId, from?.scannedTo ?? 0);
     const stray = (await inWindow(db('svc_audit').whereNull('node').where('id', '>', after).where('id', '<=', top)).orderBy('id').first('id', 'event_id')) as AuditRow | undefined;
     if (stray) return broken(idOf(stray), '', 'the row has no node, so it is on no chain: it was written outside the service');
+    // Those older rows are on no chain either, but they happened before it existed: one dated after is not one of them.
+    if (q.registry.adoptedAt && q.registry.legacyMaxId > 0) {
+      const latest = new Date(Date.parse(q.registry.adoptedAt) + LEGACY_CLOCK_SKEW_MS).toISOString();
+      const redated = (await db('svc_audit').whereNull('node').where('id', '<=', q.registry.legacyMaxId).where('occurred_at', '>', latest).first('id', 'event_id')) as AuditRow | undefined;
+      if (redated) return broken(idOf(redated), '', `the row has no node but is dated after the hash chain began (${q.registry.adoptedAt}): a row from before the chain was edited`);
+    }
   }
 
   const heads: Record<string, VerifiedHead> = { ...(q.from?.heads ?? {}) };
