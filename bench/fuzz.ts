@@ -64,13 +64,15 @@ async function measure(backend: string, env: Record<string, string>): Promise<Ru
   let crashed: string | undefined;
   let stopping = false;
   svc.child.on('exit', (code, signal) => void (stopping || (crashed = `exited with ${code ?? signal}`)));
-  // Error lines of the service's log, the place a 5xx's cause would be named.
+  // Error lines of the service's log (and warnings about stores), the place a 5xx's cause would be named;
+  // the first 50, since the detectors' warnings alone could otherwise crowd them out.
   const errorLogs: string[] = [];
+  const telling = /"level":"error"|"level":"warn".*(unavailable|unreachable|timeout|internal)/i;
   let partial = '';
   svc.child.stderr!.on('data', (d: Buffer) => {
     const lines = (partial + d.toString()).split('\n');
     partial = lines.pop() ?? '';
-    for (const line of lines) if (/"level":"(error|warn)"/.test(line) && errorLogs.length < 50) errorLogs.push(line.slice(0, 1000));
+    for (const line of lines) if (telling.test(line) && errorLogs.length < 50) errorLogs.push(line.slice(0, 1000));
   });
   const pool = connect(svc.url, CONNECTIONS);
   try {
