@@ -18,6 +18,8 @@ import type { Logger } from '../../../kernel/ports/logger.ts';
 import { auditMigrations } from './audit-migrations.ts';
 
 const DAY_MS = 86_400_000;
+/** How long a stop waits for a batch being written before it records the chain's closing head. */
+const SETTLE_MS = 3_000;
 
 /**
  * A queryable SQL audit sink with daily retention pruning (SPEC 6 "Sinks") whose rows form one hash chain
@@ -114,10 +116,13 @@ export class KnexAuditSink implements AuditSink {
 
   /** Waits until no batch is being written, including one that records handed over just now start (a few rounds at most). */
   private async writesSettled(): Promise<void> {
-    for (let round = 0; round < 20; round++) {
+    // Bounded: a batch stuck on an unreachable database must not hold up the stop (it fails anyway).
+    const deadline = Date.now() + SETTLE_MS;
+    for (let round = 0; round < 20 && Date.now() < deadline; round++) {
       await new Promise((resolve) => setImmediate(resolve));
       if (!this.inserting) return;
-      await this.inserting;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.inserting, new Promise((resolve) => (timer = setTimeout(resolve, deadline - Date.now())))]).finally(() => clearTimeout(timer));
     }
   }
 
