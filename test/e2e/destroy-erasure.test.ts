@@ -201,8 +201,10 @@ t.test('PostgreSQL: a snapshot older than the destroy keeps the deleted row thro
 
 t.test('PostgreSQL whose messages are in German (lc_messages de_DE.UTF-8): a DELETE erases, and a snapshot older than the destroy still makes it pending', async (t) => {
   const s = await postgresSetup(t, async (admin, db) => {
-    // Needs the de_DE.UTF-8 locale where PostgreSQL runs (localedef -i de_DE -f UTF-8 de_DE.UTF-8): PostgreSQL refuses a locale it cannot load.
-    await admin.raw(`alter role ?? in database ?? set lc_messages = 'de_DE.UTF-8'`, [db.user, db.url.split('/').pop()!]);
+    // PostgreSQL refuses a locale it cannot load, so this needs de_DE.UTF-8 where the test server runs.
+    await admin.raw(`alter role ?? in database ?? set lc_messages = 'de_DE.UTF-8'`, [db.user, db.url.split('/').pop()!]).catch((err: Error) => {
+      throw new Error(`${err.message}: install the de_DE.UTF-8 locale where the PostgreSQL test server runs (localedef --no-archive -i de_DE -f UTF-8 de_DE.UTF-8, as root) and run again`);
+    });
   });
   if (!s) return;
   t.teardown(() => s.svc.stop());
