@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { SvcError } from '../../../kernel/errors.ts';
 import { GroupCommit } from '../../../kernel/audit/group-commit.ts';
 import { connectAndMigrate } from '../../sql-support/connect.ts';
 import { unlessUnavailable } from '../../sql-support/unavailable.ts';
@@ -40,6 +41,8 @@ export class KnexAuditSink implements AuditSink {
   private verified: VerifiedState | undefined;
   /** The batch being written now, if any (one at a time: GroupCommit writes them one after another). */
   private inserting: Promise<void> | undefined;
+  /** Set once the chain's closing head is taken: no batch may follow it. */
+  private closing = false;
   // Concurrent requests' records go in as one multi-row INSERT; each request waits for its commit.
   private readonly rows = new GroupCommit<{ row: AuditRow; stored?: boolean }>((batch) => this.insert(batch), 500);
 
@@ -59,6 +62,7 @@ export class KnexAuditSink implements AuditSink {
   async start(): Promise<void> {
     if (!this.settings.recipe) throw new Error(`the audit sink's settings for ${this.settings.describe} have no recipe for its reader worker`);
     this.db = await connectAndMigrate(this.settings, auditMigrations, 'svc_audit_migrations');
+    this.closing = false;
     this.head = await chainHead(this.db, this.node);
     this.reader = new AuditReader(this.settings.recipe, this.logger);
     this.background = new AuditReader(this.settings.recipe, this.logger, READER_NICENESS);
@@ -75,6 +79,7 @@ export class KnexAuditSink implements AuditSink {
     await Promise.all([this.reader?.stop(), this.background?.stop()]);
     // The head recorded at stop closes the chain: a batch still being written must be in it first.
     await this.writesSettled();
+    this.closing = true;
     if (this.db) await this.recorder?.stop(this.db);
     const db = this.db;
     this.db = undefined;
@@ -131,6 +136,7 @@ export class KnexAuditSink implements AuditSink {
    * already stored (relayed twice from the outbox) is a unique violation: alone, it counts as written.
    */
   private async insertBatch(batch: Array<{ row: AuditRow; stored?: boolean }>): Promise<void> {
+    if (this.closing) throw new SvcError('ServiceUnavailable', 'the audit sink is stopping; retry on another node', { retryAfterSeconds: 5 });
     const rows = batch.map((b) => b.row);
     const head = chainRows(rows, this.node, this.head);
     try {
