@@ -3,6 +3,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import knexFactory from 'knex';
+import { auditMismatches, type AuditMismatch } from '../test/helpers/fuzz/audit-oracle.ts';
 import { FUZZ_ENV } from '../test/helpers/fuzz/cast.ts';
 import { runFuzz, type FuzzResult } from '../test/helpers/fuzz/run.ts';
 import { connect } from '../test/helpers/fuzz/transport.ts';
@@ -46,6 +47,8 @@ interface Run {
   errorLogs: string[];
   /** The service's /metrics at the end (its own latency view). */
   metrics: string;
+  /** The audit trail read back against every answer (audit-oracle.ts). */
+  audited: { checked: number; mismatches: AuditMismatch[] } | undefined;
   /** Event loop delay (ms) the service reported at each scrape of /metrics during the run. */
   loopDelays: Array<{ p99: number; max: number }>;
 }
@@ -95,9 +98,10 @@ async function measure(backend: string, env: Record<string, string>): Promise<Ru
     const text = res ? await res.text() : crashed!;
     const ms = performance.now() - v0;
     const body = res?.ok ? JSON.parse(text) : {};
+    const audited = crashed ? undefined : await auditMismatches(pool, cast, result);
     return {
       backend, result, rssBeforeMb: before.rss, rssAfterMb: after.rss, rssPeakMb: after.peak, cpuSeconds: cpu, load: [load0, load1], crashed, readyAfter,
-      verify: { status: res?.status ?? 0, valid: body.valid, checked: body.checked, ms, text: text.slice(0, 300) }, errorLogs, metrics, loopDelays: cast.loopDelays.filter((d) => Number.isFinite(d.max)),
+      verify: { status: res?.status ?? 0, valid: body.valid, checked: body.checked, ms, text: text.slice(0, 300) }, errorLogs, metrics, audited, loopDelays: cast.loopDelays.filter((d) => Number.isFinite(d.max)),
     };
   } finally {
     stopping = true;
@@ -147,6 +151,12 @@ for (const run of runs) {
     `| all requests | ${f(s.all.p50)} | ${f(s.all.p95)} | ${f(s.all.p99)} | ${f(s.all.max)} | ${s.all.over100} |`, '');
   lines.push(`Server process: ${run.crashed ? `**${run.crashed}**` : 'alive'}; resident memory ${f(run.rssBeforeMb)} MiB after boot, ${f(run.rssAfterMb)} MiB after the run (peak ${f(run.rssPeakMb)} MiB);`,
     `/readyz answered ${run.readyAfter} after the run. \`GET /v1/audit/verify?full=true\` at the end: ${run.verify.status}, valid ${run.verify.valid}, **${run.verify.checked?.toLocaleString('en') ?? '?'} audit rows** checked in ${(run.verify.ms / 1000).toFixed(1)} s.`, '');
+  if (run.audited) {
+    const m = run.audited.mismatches;
+    lines.push(`Audit trail read back against every answer: ${run.audited.checked.toLocaleString('en')} calls reached the operation pipeline; ${m.length ? `**${m.length}**` : 'none'} of the answers lacked`,
+      `exactly one audit record (under its X-Request-Id) that says what the answer said${m.length ? ':' : '.'}`,
+      ...m.slice(0, 10).map((x) => `- \`${x.route}\` (${x.kind}) answered ${x.status} ${x.error}: records ${JSON.stringify(x.records)}`), '');
+  }
   lines.push('Status histogram: ' + s.statuses.map(([st, c]) => `${st === 0 ? 'no answer' : st}: ${c}`).join(', ') + '.', '');
   lines.push(`Mix: ${s.kinds.map(([k, c]) => `${k} ${c}`).join(', ')}.`, '');
   lines.push(`5xx answers: ${fivexx}${fivexx ? ':' : '.'}`, ...r.serverErrors.slice(0, 20).map(findingLine), '');
@@ -189,7 +199,8 @@ const intro = [
   'to the answers as clients would: created keys are activated, a key the auto-responder revoked and an agent whose token',
   'it revoked are replaced, a page with more is followed. The generator is in `test/helpers/fuzz/`;',
   '`test/e2e/fuzz-mixed-requests.test.ts` runs 3,000 of the same requests (1,500 on PostgreSQL) in `npm test` and asserts',
-  'no 5xx, every error answer {error, message}, still ready, audit chain valid.',
+  'no 5xx, every error answer {error, message}, one audit record per call saying what its answer said (read back by',
+  'X-Request-Id), still ready, audit chain valid.',
   '',
   '<!-- generated:start -->',
   '<!-- generated:end -->',

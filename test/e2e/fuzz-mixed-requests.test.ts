@@ -1,5 +1,6 @@
 import t, { type Test } from 'tap';
 import { freshDatabase } from '../helpers/databases.ts';
+import { auditMismatches } from '../helpers/fuzz/audit-oracle.ts';
 import { FUZZ_ENV } from '../helpers/fuzz/cast.ts';
 import { runFuzz } from '../helpers/fuzz/run.ts';
 import { connect } from '../helpers/fuzz/transport.ts';
@@ -37,9 +38,13 @@ async function fuzz(t: Test, env: Record<string, string>, requests: number): Pro
   t.equal(verify.status, 200);
   t.equal(verdict.valid, true, `the audit chain verifies (${JSON.stringify(verdict.firstBroken ?? {})})`);
   t.ok(verdict.checked >= requests * 0.5, `over the rows the run wrote (${verdict.checked} checked)`);
+
+  const audited = await auditMismatches(pool, cast, result);
+  t.same(audited.mismatches, [], 'every call that reached the pipeline has exactly one audit record, and it says what the answer said');
+  t.ok(audited.checked > requests * 0.8, `most calls reached the pipeline (${audited.checked})`);
 }
 
-t.test(`${REQUESTS} mixed valid and hostile requests on SQLite: no 5xx, every error is {error, message}, still ready, chain valid`, (t) =>
+t.test(`${REQUESTS} mixed valid and hostile requests on SQLite: no 5xx, every error is {error, message}, one audit record per call, still ready, chain valid`, (t) =>
   fuzz(t, { SVC_JOURNAL_KIND: 'rdb-embedded' }, REQUESTS));
 
 t.test(`${Math.round(REQUESTS / 2)} of them on PostgreSQL`, async (t) => {

@@ -25,6 +25,9 @@ export interface FuzzResult {
   /** One entry per request, in the order answered. */
   routes: string[];
   kinds: string[];
+  /** The answer's X-Request-Id and, for an error answer, its error code ('' when none). */
+  requestIds: string[];
+  errors: string[];
   statuses: Int16Array;
   latenciesMs: Float64Array;
   serverErrors: Finding[];
@@ -63,7 +66,7 @@ export async function runFuzz(base: string, pool: Pool, opts: FuzzOptions): Prom
 
   const n = opts.requests;
   const result: FuzzResult = {
-    routes: [], kinds: [], statuses: new Int16Array(n), latenciesMs: new Float64Array(n),
+    routes: [], kinds: [], requestIds: [], errors: [], statuses: new Int16Array(n), latenciesMs: new Float64Array(n),
     serverErrors: [], connectionFailures: [], badErrorBodies: [], wallSeconds: 0,
   };
   let drawn = 0;
@@ -77,6 +80,8 @@ export async function runFuzz(base: string, pool: Pool, opts: FuzzOptions): Prom
       const i = done++;
       result.routes.push(req.route);
       result.kinds.push(req.kind);
+      result.requestIds.push(a.requestId ?? '');
+      result.errors.push(typeof a.json?.error === 'string' ? a.json.error : '');
       result.statuses[i] = a.status;
       result.latenciesMs[i] = a.ms;
       if (a.status >= 500) result.serverErrors.push(describe(req, a));

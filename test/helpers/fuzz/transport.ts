@@ -19,6 +19,8 @@ export interface Answer {
   json?: any;
   text: string;
   ms: number;
+  /** X-Request-Id of the answer: the correlationId of the call's audit record, when it has one. */
+  requestId?: string;
 }
 
 /** Keep-alive connections to the service under test, shared by the fuzz run's workers. */
@@ -43,7 +45,8 @@ export async function send(pool: Pool, req: FuzzRequest): Promise<Answer> {
         json = undefined;
       }
     }
-    return { status: res.statusCode, json, text, ms };
+    const requestId = res.headers['x-request-id'];
+    return { status: res.statusCode, json, text, ms, ...(typeof requestId === 'string' ? { requestId } : {}) };
   } catch (err) {
     return { status: 0, text: `${(err as Error).name}: ${(err as Error).message}`, ms: performance.now() - t0 };
   }
