@@ -28,6 +28,15 @@ ensure_packages() {
   [ -f /usr/include/librdkafka/rdkafka_mock.h ] || missing+=(librdkafka-dev)
   command -v gcc >/dev/null 2>&1 || missing+=(gcc)
   command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
+  # The erase test runs PostgreSQL in German (lc_messages), which it can only load as an installed
+  # locale; built as a directory, since a running server may have missed a locale-archive made later.
+  if ! locale -a 2>/dev/null | grep -qi '^de_DE\.utf-\?8$'; then
+    if [ "$(id -u)" = 0 ] && command -v localedef >/dev/null; then
+      localedef --no-archive -i de_DE -f UTF-8 de_DE.UTF-8 >&2 || echo "test-services: localedef de_DE.UTF-8 failed" >&2
+    else
+      echo "test-services: the de_DE.UTF-8 locale is missing and cannot be made here" >&2
+    fi
+  fi
   if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
       echo "test-services: installing ${missing[*]}" >&2
