@@ -55,6 +55,12 @@ export interface OperationAttributes {
    * depends on what the call finds (the agent registry: a parent may always list and revoke its own agents).
    */
   authorizesItself?: boolean;
+  /**
+   * The operation's tool name on the MCP door when the snake_case of its id is not the name a model
+   * should see (Wrap -> wrap_key); false keeps it off that door: an answer that holds a credential (a
+   * new agent token) must not land in a model's context, and operator maintenance is not an agent's job.
+   */
+  toolName?: string | false;
 }
 
 /** How the HTTP door exposes an operation. Path parameters and the body (or the query, for GET) form the input. */

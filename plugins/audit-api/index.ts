@@ -36,7 +36,7 @@ export default definePlugin({
       }),
       defineOperation({
         id: 'VerifyAudit', operation: 'Query', group: 'Audit', summary: 'Recompute the audit trail\'s per-node hash chains (Human only)', errors: ['FeatureNotSupported'],
-        input: AuditVerifyParams, output: AuditVerificationSchema, http: { method: 'GET', path: '/v1/audit/verify' }, attributes: { humanOnly: true },
+        input: AuditVerifyParams, output: AuditVerificationSchema, http: { method: 'GET', path: '/v1/audit/verify' }, attributes: { humanOnly: true, toolName: false },
         resource: () => 'audit',
         handle: async (input) => {
           if (!deps.sink.verify) throw new SvcError('FeatureNotSupported', 'the primary audit sink (audit.kind stdout) keeps no hash chain; use rdb-embedded or a database sink');

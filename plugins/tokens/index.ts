@@ -26,7 +26,7 @@ export default definePlugin({
       operations: [
         defineOperation({
           id: 'IssueAgentToken', operation: 'Create', group: 'Agents', summary: 'Issue a short-lived, scoped agent token (Human only)', errors: ['FeatureNotSupported'],
-          input: IssueAgentBody, output: IssueAgentResponse, http: { method: 'POST', path: '/v1/agents/issue' }, attributes: { humanOnly: true },
+          input: IssueAgentBody, output: IssueAgentResponse, http: { method: 'POST', path: '/v1/agents/issue' }, attributes: { humanOnly: true, toolName: false },
           resource: () => 'agent:new',
           handle: async (input, call) => {
             if (!issuer) throw new SvcError('FeatureNotSupported', 'agent tokens need SVC_AUTH_HMAC_SECRET (at least 32 bytes) to sign them');
@@ -38,7 +38,7 @@ export default definePlugin({
         }),
         defineOperation({
           id: 'RevokeToken', operation: 'Revoke', group: 'Agents', summary: 'Refuse a token by its jti from now on (Human only)', errors: ['FeatureNotSupported'],
-          input: RevokeTokenBody, output: RevokeTokenResponse, http: { method: 'POST', path: '/v1/tokens/revoke' }, attributes: { humanOnly: true, destructive: true },
+          input: RevokeTokenBody, output: RevokeTokenResponse, http: { method: 'POST', path: '/v1/tokens/revoke' }, attributes: { humanOnly: true, destructive: true, toolName: false },
           resource: (input) => namedResource('token:', input?.jti),
           handle: async (input, call) => {
             if (input.jti.trim() === '') throw new SvcError('InvalidField', 'jti must not be blank');

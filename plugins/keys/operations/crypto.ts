@@ -57,7 +57,7 @@ export function cryptoOperations(crypto: KeyCrypto): AnyOperation[] {
     }),
     defineOperation({
       id: 'Wrap', operation: 'Wrap', group: 'Crypto', summary: 'Wrap a data key (AES key wrap); accepts dekBase64 or plaintextBase64', errors: [...STATE_ERRORS],
-      input: S.WrapInput, output: S.WrapResponse, http: { method: 'POST', path: '/v1/keys/:id/wrap' }, resource: byKey,
+      input: S.WrapInput, output: S.WrapResponse, http: { method: 'POST', path: '/v1/keys/:id/wrap' }, resource: byKey, attributes: { toolName: 'wrap_key' },
       handle: async (input, call) => {
         const field = input.dekBase64 !== undefined ? 'dekBase64' : 'plaintextBase64';
         const text = input.dekBase64 ?? input.plaintextBase64;
@@ -72,7 +72,7 @@ export function cryptoOperations(crypto: KeyCrypto): AnyOperation[] {
     }),
     defineOperation({
       id: 'Unwrap', operation: 'Unwrap', group: 'Crypto', summary: 'Unwrap a data key; accepts wrappedDekBase64 or wrappedKeyBase64', errors: [...STATE_ERRORS, 'DecryptionFailed'],
-      input: S.UnwrapInput, output: S.UnwrapResponse, http: { method: 'POST', path: '/v1/keys/:id/unwrap' }, resource: byKey,
+      input: S.UnwrapInput, output: S.UnwrapResponse, http: { method: 'POST', path: '/v1/keys/:id/unwrap' }, resource: byKey, attributes: { toolName: 'unwrap_key' },
       handle: async (input, call) => {
         const field = input.wrappedDekBase64 !== undefined ? 'wrappedDekBase64' : 'wrappedKeyBase64';
         const text = input.wrappedDekBase64 ?? input.wrappedKeyBase64;

@@ -76,7 +76,7 @@ export function lifecycleOperations(lifecycle: KeyLifecycle): AnyOperation[] {
 export function rewrapOperation(wrapping: KeyWrapping, currentKekId: () => string): AnyOperation {
   return defineOperation({
     id: 'RewrapKeys', operation: 'Rotate', group: 'Keys', summary: 'Re-wrap every key-wrapping key under the current KEK',
-    input: S.RewrapInput, output: S.RewrapResponse, attributes: { destructive: true },
+    input: S.RewrapInput, output: S.RewrapResponse, attributes: { destructive: true, toolName: false },
     resource: () => `kek:${currentKekId()}`,
     handle: async () => {
       const { rewrapped, kekId } = await wrapping.rewrapAll();
