@@ -45,6 +45,23 @@ export function auditSinkContract(t: Test, open: () => Promise<AuditSink & { pru
     await sink.stop?.();
   });
 
+  t.test('promptId finds exactly the records whose context names that prompt, and combines with other filters', async (t) => {
+    const sink = await open();
+    const named = (n: number, at: string, promptId?: string) => ({ ...row(at, n % 2 ? 'ann' : 'bob', 'Sign', 'k1', n), context: { n: String(n), ...(promptId ? { 'agent.promptId': promptId, 'agent.model': 'm-1' } : {}) } });
+    await sink.write(named(1, '2026-01-01T00:00:01.000Z', 'p-1'));
+    await sink.write(named(2, '2026-01-01T00:00:02.000Z', 'p-2'));
+    await sink.write(named(3, '2026-01-01T00:00:03.000Z'));
+    await sink.write(named(4, '2026-01-01T00:00:04.000Z', 'p-1'));
+    await sink.write(named(5, '2026-01-01T00:00:05.000Z', 'p-10'));
+    const q = (extra: object) => sink.query!({ limit: 10, offset: 0, ...extra }).then((p) => p.records.map((r) => r.correlationId));
+    t.same(await q({ promptId: 'p-1' }), ['req-4', 'req-1'], 'the exact prompt id, not a prefix');
+    t.same(await q({ promptId: 'p-1', actor: 'bob' }), ['req-4']);
+    t.same(await q({ promptId: 'P-1' }), [], 'case matters');
+    t.same(await q({ promptId: 'none-such' }), []);
+    t.same((await sink.query!({ limit: 10, offset: 0, promptId: 'p-2' })).records[0]!.context, { n: '2', 'agent.promptId': 'p-2', 'agent.model': 'm-1' });
+    await sink.stop?.();
+  });
+
   t.test('pages read on by their next cursor cover the trail once, newest first, rows of one instant included', async (t) => {
     const sink = await open();
     const at = ['2026-01-01T00:00:01.000Z', '2026-01-01T00:00:02.000Z', '2026-01-01T00:00:02.000Z', '2026-01-01T00:00:02.000Z', '2026-01-01T00:00:03.000Z', '2026-01-01T00:00:04.000Z', '2026-01-01T00:00:04.000Z'];

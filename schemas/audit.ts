@@ -18,6 +18,7 @@ export const AuditQueryParams = Type.Object({
   actor: Type.Optional(Type.String()),
   key: Type.Optional(Type.String({ description: 'resource, for example a key id' })),
   op: Type.Optional(Type.String({ description: 'an Operation name' })),
+  promptId: Type.Optional(Type.String({ maxLength: 128, description: 'records of calls that named this prompt id (X-Svc-Prompt-Id; context agent.promptId)' })),
   limit: Type.Optional(Type.Integer({ description: 'clamped to 1..1000; default 100' })),
   offset: Type.Optional(Type.Integer({ description: 'below 0 reads as 0; default 0' })),
   before: Type.Optional(Type.String({ maxLength: 100, description: 'the `next` of the previous page: this page starts right after its last record (a seek, so reading far back costs no more per page; offset then counts from there)' })),

@@ -22,6 +22,8 @@ export interface AuditQuery {
   actor?: string;
   key?: string;
   op?: string;
+  /** Records whose context names this prompt id (`agent.promptId`, from X-Svc-Prompt-Id or an MCP call's `_meta`). */
+  promptId?: string;
   limit: number;
   offset: number;
   /**

@@ -11,7 +11,7 @@ export function timestamp(value: string | undefined, field: string): string | un
 }
 
 /** Query string to AuditQuery (SPEC 4 "Audit read"): limit clamped to 1..1000, offset to 0 or more. */
-export function parseAuditQuery(q: { since?: string; until?: string; actor?: string; key?: string; op?: string; limit?: number; offset?: number; before?: string }): AuditQuery {
+export function parseAuditQuery(q: { since?: string; until?: string; actor?: string; key?: string; op?: string; promptId?: string; limit?: number; offset?: number; before?: string }): AuditQuery {
   if (q.op !== undefined && !isOperation(q.op)) throw new SvcError('InvalidField', `op must be an Operation name, not "${q.op}"`);
   return {
     since: timestamp(q.since, 'since'),
@@ -19,6 +19,7 @@ export function parseAuditQuery(q: { since?: string; until?: string; actor?: str
     actor: q.actor || undefined,
     key: q.key || undefined,
     op: q.op,
+    promptId: q.promptId || undefined,
     limit: clamp(q.limit ?? 100, 1, 1000),
     offset: Math.max(0, q.offset ?? 0),
     before: q.before || undefined,

@@ -15,6 +15,8 @@ export interface AuditRow {
   outcome: string;
   context: string;
   correlation_id: string;
+  /** The context's `agent.promptId`, copied into an indexed column so GET /v1/audit?promptId= seeks; null before migration 005. */
+  prompt_id?: string | null;
   prev_hash?: string | null;
   hash?: string | null;
 }
@@ -29,7 +31,17 @@ export const toRow = (r: AuditRecord): AuditRow => ({
   outcome: r.outcome,
   context: JSON.stringify(r.context),
   correlation_id: r.correlationId,
+  prompt_id: promptIdColumn(r.context),
 });
+
+/**
+ * The prompt_id column of a record: its context's `agent.promptId` (the doors refuse one longer than 128
+ * characters, the column's width; anything longer is left out of the column rather than failing the write).
+ */
+export function promptIdColumn(context: Record<string, string>): string | null {
+  const id = context['agent.promptId'];
+  return id !== undefined && [...id].length <= 128 ? id : null;
+}
 
 export const toRecord = (row: AuditRow): AuditRecord => ({
   id: row.event_id ?? `row-${row.id}`,

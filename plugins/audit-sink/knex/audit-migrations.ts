@@ -66,6 +66,17 @@ const MIGRATIONS: Migration[] = [
       await knex.raw('drop index svc_audit_time');
     },
   },
+  {
+    // GET /v1/audit?promptId= finds one prompt's records: the context's agent.promptId copied into its own
+    // indexed column at write. Rows written before have none (no door recorded a prompt id then).
+    name: '005_audit_prompt_id',
+    async up(knex) {
+      await knex.schema.alterTable('svc_audit', (t) => {
+        t.string('prompt_id', 128).nullable();
+      });
+      await knex.raw('create index svc_audit_prompt_id_time on svc_audit (prompt_id, occurred_at desc)');
+    },
+  },
 ];
 
 export const auditMigrations: Migration[] = MIGRATIONS;

@@ -28,6 +28,7 @@ export async function queryAudit(db: Knex, q: AuditQuery): Promise<AuditPage> {
   if (q.actor) sql.where('actor', q.actor);
   if (q.key) sql.where('resource', q.key);
   if (q.op) sql.where('operation', q.op);
+  if (q.promptId) sql.where('prompt_id', q.promptId);
   if (q.before) {
     const at = parseCursor(q.before);
     // The first condition alone is a range on the time index; the second leaves out the rows of the

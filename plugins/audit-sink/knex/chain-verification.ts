@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { chainHash, GENESIS_HASH } from '../../../kernel/audit/canonical-event.ts';
 import type { AuditVerification, AuditVerifyQuery } from '../../../kernel/ports/audit-sink.ts';
 import type { RegisteredNode } from '../../../kernel/ports/node-registry.ts';
-import { eventOf, type AuditRow } from './audit-chain.ts';
+import { eventOf, promptIdColumn, type AuditRow } from './audit-chain.ts';
 
 /** The last row a verification checked on a chain: the next one goes on from it. */
 export interface VerifiedHead {
@@ -133,7 +133,10 @@ export async function verifyChains(db: Knex, q: ChainVerifyArgs): Promise<ChainV
           return broken(idOf(row), node, `the rows before it on node ${node}'s chain were removed, and not by retention pruning (the journal records where each prune left the chain): its oldest rows were deleted`);
         }
         if (previous !== undefined && row.prev_hash !== previous) return broken(idOf(row), node, 'prevHash is not the previous row\'s hash: a row before it was removed or inserted');
-        if (chainHash(eventOf(row)) !== row.hash) return broken(idOf(row), node, 'hash does not match the row: it was edited');
+        const event = eventOf(row);
+        if (chainHash(event) !== row.hash) return broken(idOf(row), node, 'hash does not match the row: it was edited');
+        // The hash covers the context, not its indexed copy: a copy changed would hide the row from a promptId filter.
+        if ((row.prompt_id ?? null) !== promptIdColumn(event.context)) return broken(idOf(row), node, 'prompt_id does not match the row\'s context agent.promptId: it was edited');
         previous = row.hash;
         last = row;
       }

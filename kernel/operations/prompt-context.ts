@@ -1,0 +1,44 @@
+import { SvcError } from '../errors.ts';
+
+/** Longest model name or prompt id a caller may name, in characters. */
+export const PROMPT_FIELD_MAX_CHARS = 128;
+
+/** The audit context keys a caller's model and prompt id are recorded under, whatever the principal's kind. */
+export const MODEL_CONTEXT_KEY = 'agent.model';
+export const PROMPT_ID_CONTEXT_KEY = 'agent.promptId';
+
+/** The HTTP headers that carry them on REST and on /mcp. */
+export const MODEL_HEADER = 'X-Svc-Model';
+export const PROMPT_ID_HEADER = 'X-Svc-Prompt-Id';
+
+// Control characters (C0, DEL, C1) and the Unicode line and paragraph separators: a value holding one
+// could break a log line or an export's line into two, or hide text from whoever reads the trail.
+const CONTROL = /[\p{Cc}\p{Zl}\p{Zp}]/u;
+
+/**
+ * A caller-named value (model or prompt id) as the audit stores it: absent or empty is none; longer than
+ * 128 characters or holding a control character is InvalidField naming where it came from (`field`:
+ * the header or `_meta` field), so the caller sees which of its values was refused.
+ */
+export function promptField(value: string | undefined, field: string): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  if ([...value].length > PROMPT_FIELD_MAX_CHARS) throw new SvcError('InvalidField', `${field} must be at most ${PROMPT_FIELD_MAX_CHARS} characters`);
+  if (CONTROL.test(value)) throw new SvcError('InvalidField', `${field} must not contain control characters`);
+  return value;
+}
+
+/**
+ * The audit context entries for a call's model and prompt id, each checked by promptField under its own
+ * field name; a refused value throws. A door passes the values it read (headers, or an MCP call's `_meta`).
+ */
+export function promptContext(
+  model: { value: string | undefined; field: string },
+  promptId: { value: string | undefined; field: string },
+): Record<string, string> {
+  const context: Record<string, string> = {};
+  const m = promptField(model.value, model.field);
+  const p = promptField(promptId.value, promptId.field);
+  if (m !== undefined) context[MODEL_CONTEXT_KEY] = m;
+  if (p !== undefined) context[PROMPT_ID_CONTEXT_KEY] = p;
+  return context;
+}
