@@ -13,7 +13,7 @@ import { startService } from '../start.ts';
 export async function rewrap(argv: string[], env: NodeJS.ProcessEnv, logger: Logger, print: (line: string) => void): Promise<void> {
   const kernel = await startService({ argv, env, logger, listen: false, command: 'rewrap' });
   try {
-    const result = (await kernel.pipeline.run('RewrapKeys', {}, { principal: SYSTEM_PRINCIPAL, requestId: `rewrap-${randomUUID()}` })) as { rewrapped: number; kekId: string };
+    const result = (await kernel.pipeline.run('RewrapKeys', {}, { principal: SYSTEM_PRINCIPAL, requestId: `rewrap-${randomUUID()}`, door: 'internal' })) as { rewrapped: number; kekId: string };
     print(`rewrapped ${result.rewrapped} key-wrapping key(s) under ${result.kekId}`);
   } finally {
     await kernel.stop();

@@ -51,7 +51,7 @@ export class JsonlSocketDoor implements Door {
       if (typeof req.id === 'string' && REQUEST_ID.test(req.id)) id = req.id;
       const credential = req.credential ?? {};
       const principal = await authenticate(this.authenticator, { header: (name) => Object.entries(credential).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1] });
-      const result = await this.operations.run(String(req.operation), req.input ?? {}, { principal, requestId: id, sourceIp: 'unix' });
+      const result = await this.operations.run(String(req.operation), req.input ?? {}, { principal, requestId: id, door: this.name, sourceIp: 'unix' });
       return { id, result };
     } catch (err) {
       if (isSvcError(err)) return { id, error: err.code, message: err.message };

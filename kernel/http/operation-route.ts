@@ -77,7 +77,7 @@ export function operationRoute(def: AnyOperation, deps: HttpDoorDeps): Middlewar
     }
     if (!rejected && (typeof input !== 'object' || input === null || Array.isArray(input))) rejected = new SvcError('BadRequest', 'request body must be a JSON object');
     else if (!rejected) for (const f of fields) (input as Record<string, unknown>)[f] = ctx.params[f];
-    const result = await deps.pipeline.run(def.id, rejected ? undefined : input, { principal, requestId: ctx.state.requestId as string, sourceIp: ctx.req.socket.remoteAddress ?? '' }, rejected);
+    const result = await deps.pipeline.run(def.id, rejected ? undefined : input, { principal, requestId: ctx.state.requestId as string, door: 'http', sourceIp: ctx.req.socket.remoteAddress ?? '' }, rejected);
     ctx.status = http.status ?? 200;
     ctx.body = result;
   };

@@ -18,6 +18,18 @@ import type { AnyOperation, AuditFacts, OperationCall } from './operation.ts';
 export interface Caller {
   principal: Principal;
   requestId: string;
+  /**
+   * The door the call came through, audited as context `door`: `http` (the REST API), `mcp`, `internal`
+   * (the service's own actors: auto-responder, rotation scheduler, rewrap) or a plugin door's name.
+   */
+  door: 'http' | 'mcp' | 'internal' | (string & {});
+  /**
+   * Audit context the door adds about the call (`agent.model`, `agent.promptId`, `mcp.client`): at most
+   * DOOR_CONTEXT_MAX entries, bounded and cleaned like every context value. The door refuses control
+   * characters before the call (400 InvalidField); the kernel's own keys (`door`, `source.ip`, risk and
+   * the handler's facts) are never overridden by it.
+   */
+  context?: Readonly<Record<string, string>>;
   /** The remote address, for doors that have one; stamped as context `source.ip`. */
   sourceIp?: string;
   /** Internal actors shape their rows (SPEC 6: auto-responder rows name `key:<id>` and an AnomalyAlert outcome). */
@@ -139,6 +151,18 @@ export class OperationPipeline {
     return [...this.byId.values()].map((c) => c.def);
   }
 
+  /** The operations `principal` may call (OperationRunner.permitted): no rate limit, audit or metrics. */
+  permitted(principal: Principal): AnyOperation[] {
+    if (principal === SYSTEM_PRINCIPAL) return this.list();
+    const policy = this.deps.policy;
+    return this.list().filter((def) => {
+      if (def.attributes?.humanOnly && principal.kind !== 'Human') return false;
+      if (def.attributes?.authorizesItself) return true;
+      if (policy.mayEver) return policy.mayEver(principal, def.operation, def.resourceFacts ? 'keys' : 'other');
+      return principal.kind !== 'Agent' || principal.allowedOperations.includes(def.operation);
+    });
+  }
+
   /** Runs operation `id`. `rejected` is an input error a door found before the pipeline (malformed JSON): it is audited like any failure. */
   async run(id: string, input: unknown, caller: Caller, rejected?: SvcError): Promise<unknown> {
     const op = this.byId.get(id);
@@ -150,7 +174,7 @@ export class OperationPipeline {
     const nul = rejected ? undefined : nulCharacterError(input);
     const started = performance.now();
     const span = this.deps.tracer ? new OperationSpan(this.deps.tracer, def.operation) : NO_SPAN;
-    const context: Record<string, string> = caller.sourceIp === undefined ? {} : { 'source.ip': caller.sourceIp };
+    const context = callContext(caller);
     const derived = def.resource(input as never);
     const resource = caller.decorate?.resource ? caller.decorate.resource(derived) : derived;
     if (caller.decorate?.context) Object.assign(context, caller.decorate.context);
@@ -211,6 +235,28 @@ export class OperationPipeline {
     if (failure) throw failure;
     return handled!.result;
   }
+}
+
+/** How many context entries a door may add to a call's record (the record holds at most 64 in all). */
+export const DOOR_CONTEXT_MAX = 8;
+
+/** Context keys only the kernel writes (door, source.ip, the risk stamps): a door's entries never forge them. */
+const KERNEL_CONTEXT = /^(door$|source\.|risk\.|outcome\.)/;
+
+/** A call's first audit context: the door's entries, then the door's name and the remote address. */
+function callContext(caller: Caller): Record<string, string> {
+  const context: Record<string, string> = {};
+  if (caller.context) {
+    let n = 0;
+    for (const key in caller.context) {
+      if (n++ === DOOR_CONTEXT_MAX) break;
+      const value = caller.context[key];
+      if (typeof value === 'string' && !KERNEL_CONTEXT.test(key)) context[key] = value;
+    }
+  }
+  context.door = caller.door;
+  if (caller.sourceIp !== undefined) context['source.ip'] = caller.sourceIp;
+  return context;
 }
 
 /** Stamps the risk decision on the audit context and refuses StepUp (401) and Deny (403, "risk: "). */

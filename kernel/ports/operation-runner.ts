@@ -1,4 +1,5 @@
 import type { AnyOperation } from '../operations/operation.ts';
+import type { Principal } from '../model/index.ts';
 import type { Caller } from '../operations/pipeline.ts';
 import { createPortRef } from './port-ref.ts';
 
@@ -11,6 +12,14 @@ export interface OperationRunner {
   run(operationId: string, input: unknown, caller: Caller): Promise<unknown>;
   /** Every operation's declaration (a door that lists tools or generates a schema reads them). */
   list(): AnyOperation[];
+  /**
+   * The operations `principal` may call, as far as can be known without a target: the human-only rule,
+   * then the policy's `mayEver` (an Agent: its own scopes bounded by its parent's). Operations that
+   * authorize themselves (the agent registry) are listed for every principal the human-only rule lets
+   * through. No side effects: nothing is rate limited, audited or measured. A listed operation may
+   * still be refused for a given key, by risk or by the rate limit.
+   */
+  permitted(principal: Principal): AnyOperation[];
 }
 
 export const operationRunnerPort = createPortRef<OperationRunner>('operationRunner');

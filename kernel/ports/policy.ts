@@ -25,6 +25,15 @@ export interface Policy {
    * operation on any key at all: a grant limited to some keys counts, as the agent is bounded per key at use.
    */
   authorize(principal: Principal, operation: Operation, resource: string, facts?: ResourceFacts): PolicyDecision;
+  /**
+   * Whether some grant could let `principal` perform `operation`: on some key (`on: 'keys'`, operations
+   * that target a key) or on the operation's other resource (`on: 'other'`: the audit trail, the advisor,
+   * the agent registry). For listing what a caller may call (a door's tool list), never for deciding a
+   * call: the call is still authorized by `authorize`. No side effects, nothing audited. An Agent is
+   * bounded by its own scopes and by what its parent may do. A policy without it: an Agent sees its
+   * own scopes, every other principal every operation (its calls are refused where not allowed).
+   */
+  mayEver?(principal: Principal, operation: Operation, on: 'keys' | 'other'): boolean;
 }
 
 export const policyPort = createPortRef<Policy>('policy');

@@ -121,6 +121,7 @@ export class AutoResponder {
         .run('RevokeAgent', { agentId: finding.actor.subject }, {
           principal: SYSTEM_PRINCIPAL,
           requestId: correlationId,
+          door: 'internal',
           decorate: { context, outcome: (o, message) => (o === 'Success' ? `${alert} Success agent revoked` : `${alert} Failed ${o}: ${message ?? ''}`) },
         })
         .then(() => true, () => false); // the failure is on the row the pipeline wrote
@@ -131,6 +132,7 @@ export class AutoResponder {
         .run('RevokeKey', { id: keyId, reason }, {
           principal: SYSTEM_PRINCIPAL,
           requestId: correlationId,
+          door: 'internal',
           decorate: { context, resource: () => `key:${keyId}`, outcome: (o, message) => (o === 'Success' ? `${alert} Success key revoked` : `${alert} Failed ${o}: ${message ?? ''}`) },
         })
         .then(() => true, () => false); // the failure is on the row the pipeline wrote
@@ -142,7 +144,8 @@ export class AutoResponder {
       operation: action,
       resource: `key:${keyId}`,
       outcome: `${alert} Success${action === 'Freeze' ? ' intent recorded; no automatic freeze' : ''}`,
-      context,
+      // An annotation is written by the service itself, like the pipeline's rows of its internal actors.
+      context: { ...context, door: 'internal' },
       correlationId,
     };
     try {

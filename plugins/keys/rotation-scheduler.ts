@@ -73,6 +73,7 @@ export class RotationScheduler implements RotationHooks {
       await this.operations.run('RotateKey', { id: key.id, reason: why, ifVersion: key.currentVersion }, {
         principal: SYSTEM_PRINCIPAL,
         requestId: `rotation-${key.id}-${key.currentVersion}`,
+        door: 'internal',
         decorate: { context: { 'rotation.trigger': why } },
       });
     } catch (err) {

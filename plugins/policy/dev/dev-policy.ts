@@ -10,4 +10,8 @@ export class DevPolicy implements Policy {
     if (principal.kind !== 'Agent' || principal.allowedOperations.includes(operation)) return { allowed: true };
     return { allowed: false, reason: `agent ${principal.subject} is not scoped for ${operation}` };
   }
+
+  mayEver(principal: Principal, operation: Operation): boolean {
+    return principal.kind !== 'Agent' || principal.allowedOperations.includes(operation);
+  }
 }

@@ -57,6 +57,17 @@ export class RoleBasedPolicy implements Policy {
     return { allowed: false, reason: `${principal.subject} is not allowed to ${operation}${facts ? ' on this key' : ''} (no role or subject binding grants it)` };
   }
 
+  mayEver(principal: Principal, operation: Operation, on: 'keys' | 'other'): boolean {
+    if (principal.kind === 'Agent') return principal.allowedOperations.includes(operation) && this.grantsEver(principal.parent, principal.parentGroups, operation, on);
+    return this.grantsEver(principal.subject, principal.groups, operation, on);
+  }
+
+  /** Some binding of the subject or its groups names the operation, on every resource or, for keys, on some keys. */
+  private grantsEver(subject: string, groups: string[], operation: Operation, on: 'keys' | 'other'): boolean {
+    const ever = (g: Grant | undefined) => g !== undefined && g.operations.has(operation) && (g.keys === undefined || (on === 'keys' && g.keys.length > 0));
+    return ever(this.subjects.get(subject)) || groups.some((group) => ever(this.roles.get(group)));
+  }
+
   private grants(subject: string, groups: string[], operation: Operation, resource: string, facts: ResourceFacts | undefined, self: Self): boolean {
     if (this.grant(this.subjects.get(subject), operation, resource, facts, self)) return true;
     for (const g of groups) if (this.grant(this.roles.get(g), operation, resource, facts, self)) return true;
