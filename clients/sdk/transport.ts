@@ -18,6 +18,9 @@ export interface TransportOptions {
   timeoutMs: number;
   retry: RetryOptions;
   fetch: typeof fetch;
+  /** Sent as X-Svc-Model and X-Svc-Prompt-Id on every call unless a call names its own (see CallOptions). */
+  model?: string;
+  promptId?: string;
 }
 
 export interface CallOptions {
@@ -27,6 +30,12 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** The X-Request-Id to send (printable ASCII, at most 128 characters); a new UUID by default. It becomes the audit record's correlationId. */
   requestId?: string;
+  /**
+   * The model and the prompt this call acts for (X-Svc-Model, X-Svc-Prompt-Id: at most 128 characters, no
+   * control characters), audited as context agent.model and agent.promptId; override the client's for this call.
+   */
+  model?: string;
+  promptId?: string;
 }
 
 export interface Call {
@@ -83,6 +92,10 @@ export class Transport {
     for (const [k, v] of Object.entries(call.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const headers: Record<string, string> = { Accept: 'application/json', 'X-Request-Id': requestId, ...credentialHeaders(this.options.credentials) };
     if (call.body !== undefined) headers['Content-Type'] = 'application/json';
+    const model = opts.model ?? this.options.model;
+    const promptId = opts.promptId ?? this.options.promptId;
+    if (model) headers['X-Svc-Model'] = model;
+    if (promptId) headers['X-Svc-Prompt-Id'] = promptId;
     const timeoutMs = opts.timeoutMs ?? this.options.timeoutMs;
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), timeoutMs);
@@ -109,7 +122,8 @@ interface Answer {
   text: string;
 }
 
-function credentialHeaders(credentials: Credentials | undefined): Record<string, string> {
+/** The headers that carry a caller's credentials (also used by the CLI's `svc mcp` forwarder). */
+export function credentialHeaders(credentials: Credentials | undefined): Record<string, string> {
   if (!credentials) return {};
   if ('token' in credentials) return { Authorization: `Bearer ${credentials.token}` };
   return { 'X-Svc-User': credentials.user, ...(credentials.groups?.length ? { 'X-Svc-Groups': credentials.groups.join(',') } : {}) };
