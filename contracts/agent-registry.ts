@@ -1,6 +1,5 @@
 import type { Test } from 'tap';
-import type { AgentRecord } from '../kernel/model/index.ts';
-import type { KeyJournal } from '../kernel/ports/journal.ts';
+import type { AgentRecord, KeyJournal } from '../kernel/index.ts';
 
 let n = 0;
 const agent = (parent: string, issuedAt: string, extra: Partial<AgentRecord> = {}): AgentRecord => {

@@ -1,8 +1,7 @@
 import type { Test } from 'tap';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { AuditEvent } from '../kernel/audit/canonical-event.ts';
-import type { AuditFanoutSink } from '../kernel/ports/audit-sink.ts';
+import type { AuditEvent, AuditFanoutSink } from '../kernel/index.ts';
 import { AuditEventSchema } from '../schemas/audit-event.ts';
 
 export interface FanoutHarness {

@@ -1,7 +1,5 @@
 import type { Test } from 'tap';
-import type { AuditRecord } from '../kernel/model/index.ts';
-import type { AuditSink } from '../kernel/ports/audit-sink.ts';
-import { AUDIT_BOUNDS, boundRecord } from '../kernel/audit/bounds.ts';
+import { AUDIT_BOUNDS, type AuditRecord, type AuditSink, boundRecord } from '../kernel/index.ts';
 
 const row = (at: string, actor: string, operation: string, resource: string, n: number): AuditRecord => ({
   id: `rec-${n}`,

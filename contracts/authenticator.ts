@@ -1,6 +1,5 @@
 import type { Test } from 'tap';
-import { isSvcError } from '../kernel/errors.ts';
-import type { Authenticator, CredentialSource } from '../kernel/ports/authenticator.ts';
+import { type Authenticator, type CredentialSource, isSvcError } from '../kernel/index.ts';
 
 /** The request headers an authenticator reads, as a test builds them. */
 export const headers = (h: Record<string, string>): CredentialSource => ({ header: (name) => Object.entries(h).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1] });

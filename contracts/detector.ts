@@ -1,6 +1,5 @@
 import type { Test } from 'tap';
-import type { AuditRecord } from '../kernel/model/index.ts';
-import { SEVERITIES, type Detector } from '../kernel/ports/detector.ts';
+import { type AuditRecord, type Detector, SEVERITIES } from '../kernel/index.ts';
 
 const OPS = ['Create', 'Get', 'Sign', 'Encrypt', 'Rotate', 'Compromise', 'Destroy', 'Revoke', 'Query', 'Locate'];
 const KINDS = ['Human', 'Service', 'Agent'] as const;

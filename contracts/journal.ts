@@ -1,6 +1,5 @@
 import type { Test } from 'tap';
-import type { AuditRecord, KeyEvent } from '../kernel/model/index.ts';
-import { JournalConflict, type KeyJournal } from '../kernel/ports/journal.ts';
+import { type AuditRecord, JournalConflict, type KeyEvent, type KeyJournal } from '../kernel/index.ts';
 import { agentRegistryContract } from './agent-registry.ts';
 import { nodeRegistryContract } from './node-registry.ts';
 

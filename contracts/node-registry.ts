@@ -1,6 +1,5 @@
 import type { Test } from 'tap';
-import type { KeyJournal } from '../kernel/ports/journal.ts';
-import type { RecordedAuditHead } from '../kernel/ports/node-registry.ts';
+import type { KeyJournal, RecordedAuditHead } from '../kernel/index.ts';
 
 let n = 0;
 const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 0, minute)).toISOString();

@@ -1,6 +1,5 @@
 import type { Test } from 'tap';
-import { OPERATIONS, type Operation, type Principal } from '../kernel/model/index.ts';
-import type { Policy } from '../kernel/ports/policy.ts';
+import { type Operation, OPERATIONS, type Policy, type Principal } from '../kernel/index.ts';
 
 const human = (subject: string, groups: string[] = []): Principal => ({ kind: 'Human', subject, groups });
 const agent = (parent: string, parentGroups: string[], ops: Operation[]): Principal => ({ kind: 'Agent', subject: 'agent-contract', parent, parentGroups, purpose: 'contract', allowedOperations: ops });

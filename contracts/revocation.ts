@@ -1,5 +1,5 @@
 import type { Test } from 'tap';
-import type { RevocationList } from '../kernel/ports/revocation.ts';
+import type { RevocationList } from '../kernel/index.ts';
 
 let n = 0;
 const jti = () => `contract-jti-${process.pid}-${Date.now()}-${++n}`;

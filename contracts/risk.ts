@@ -1,6 +1,5 @@
 import type { Test } from 'tap';
-import { OPERATIONS, type Principal } from '../kernel/model/index.ts';
-import type { RiskAssessor } from '../kernel/ports/risk.ts';
+import { OPERATIONS, type Principal, type RiskAssessor } from '../kernel/index.ts';
 
 const principals: Principal[] = [
   { kind: 'Human', subject: 'alice', groups: [] },

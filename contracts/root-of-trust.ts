@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Test } from 'tap';
-import type { RootOfTrust } from '../kernel/ports/root-of-trust.ts';
+import type { RootOfTrust } from '../kernel/index.ts';
 
 const keyId = () => `00000000-0000-4000-8000-${randomBytes(6).toString('hex')}`;
 

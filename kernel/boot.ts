@@ -12,6 +12,7 @@ import { operationalRoutes } from './http/operational-routes.ts';
 import type { PublicRoute } from './http/route.ts';
 import { tlsPreflight } from './http/tls.ts';
 import { PluginLifecycle } from './lifecycle.ts';
+import { isLoopback } from './net/loopback.ts';
 import { operationsPort, type OperationContribution } from './operations/operation.ts';
 import { OperationPipeline } from './operations/pipeline.ts';
 import { KmsMetrics, metricsPort } from './observability/metrics.ts';
@@ -71,10 +72,6 @@ export interface RunningKernel {
 export class PreflightRefused extends Error {}
 
 const KERNEL_PORTS = new Set([loggerPort.id, clockPort.id, metricsPort.id, auditPipelinePort.id, operationRunnerPort.id, actorStatePort.id]);
-
-export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
 
 /** register -> preflight -> create -> start (dependency order) -> listen. Nothing is acquired before preflight passes. */
 export async function bootKernel(opts: BootOptions): Promise<RunningKernel> {

@@ -1,4 +1,4 @@
-import { defineConfig } from '../../kernel/config-values.ts';
+import { defineConfig } from '../../kernel/index.ts';
 
 export const jsonlSinkConfig = defineConfig({
   exampleJsonl: {

@@ -1,9 +1,7 @@
 import path from 'node:path';
 // A published plugin would import these from the svc-kms package; the example sits in the repository.
-import { definePlugin, KERNEL_API_VERSION } from '../../kernel/define-plugin.ts';
-import { auditFanoutPort } from '../../kernel/ports/audit-sink.ts';
+import { auditFanoutPort, type ConfigValues, definePlugin, KERNEL_API_VERSION } from '../../kernel/index.ts';
 import { JsonlFileSink } from './jsonl-file-sink.ts';
-import type { ConfigValues } from '../../kernel/config-values.ts';
 import { jsonlSinkConfig } from './config.ts';
 
 export default definePlugin({

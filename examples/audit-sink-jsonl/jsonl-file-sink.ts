@@ -1,7 +1,6 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { AuditEvent } from '../../kernel/audit/canonical-event.ts';
-import type { AuditFanoutSink } from '../../kernel/ports/audit-sink.ts';
+import type { AuditEvent, AuditFanoutSink } from '../../kernel/index.ts';
 
 /**
  * An example third-party secondary sink: appends each canonical audit event as one JSON line to a file, for a

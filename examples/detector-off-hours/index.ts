@@ -1,8 +1,6 @@
 // A published plugin would import these from the svc-kms package; the example sits in the repository.
-import { definePlugin, KERNEL_API_VERSION } from '../../kernel/define-plugin.ts';
-import { detectorPort } from '../../kernel/ports/detector.ts';
+import { type ConfigValues, definePlugin, detectorPort, KERNEL_API_VERSION } from '../../kernel/index.ts';
 import { OffHoursDestructiveDetector } from './off-hours-detector.ts';
-import type { ConfigValues } from '../../kernel/config-values.ts';
 import { offHoursConfig } from './config.ts';
 
 export default definePlugin({

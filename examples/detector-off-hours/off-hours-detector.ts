@@ -1,6 +1,4 @@
-import type { AuditRecord } from '../../kernel/model/index.ts';
-import { DESTRUCTIVE_OPERATIONS, isOperation } from '../../kernel/model/operation.ts';
-import type { Detector, Finding } from '../../kernel/ports/detector.ts';
+import { type AuditRecord, DESTRUCTIVE_OPERATIONS, type Detector, type Finding, isOperation } from '../../kernel/index.ts';
 
 /**
  * An example third-party detector: a destructive operation (rotate, revoke, compromise, destroy) outside

@@ -1,6 +1,5 @@
-import { authenticatorPort, definePlugin, doorPort, KERNEL_API_VERSION, operationRunnerPort } from '../../kernel/index.ts';
+import { authenticatorPort, type ConfigValues, definePlugin, doorPort, KERNEL_API_VERSION, operationRunnerPort } from '../../kernel/index.ts';
 import { JsonlSocketDoor } from './jsonl-socket-door.ts';
-import type { ConfigValues } from '../../kernel/config-values.ts';
 import { socketDoorConfig } from './config.ts';
 
 export default definePlugin({

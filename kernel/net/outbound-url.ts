@@ -1,4 +1,4 @@
-import { isLoopback } from '../boot.ts';
+import { isLoopback } from './loopback.ts';
 
 /**
  * The one rule for every URL the service calls out to (a cloud KMS endpoint, a webhook, a language model,

@@ -1,5 +1,4 @@
-import type { AuditRecord } from '../../kernel/model/index.ts';
-import type { AuditSink } from '../../kernel/ports/audit-sink.ts';
+import type { AuditRecord, AuditSink } from '../../kernel/index.ts';
 
 /** Rows one advisor call reads at most (SPEC's scan row cap). */
 export const ROW_CAP = 50_000;

@@ -1,4 +1,4 @@
-import { defineConfig } from '../../kernel/config-values.ts';
+import { defineConfig } from '../../kernel/index.ts';
 import { httpsUrlSetting } from '../net-support/safe-url.ts';
 
 export const advisorConfig = defineConfig({

@@ -1,4 +1,4 @@
-import type { AgentRecord, AuditRecord } from '../../kernel/model/index.ts';
+import type { AgentRecord, AuditRecord } from '../../kernel/index.ts';
 import { anomalyOf, DENIED, riskOf } from './audit-window.ts';
 
 export interface TimelineEvent {

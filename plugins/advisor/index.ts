@@ -1,12 +1,18 @@
 import { Type } from '@sinclair/typebox';
-import { namedResource } from '../../kernel/audit/bounds.ts';
-import { definePlugin, KERNEL_API_VERSION } from '../../kernel/define-plugin.ts';
-import type { ConfigValues } from '../../kernel/config-values.ts';
-import { SvcError } from '../../kernel/errors.ts';
-import { oneAtATime } from '../../kernel/operations/one-at-a-time.ts';
-import { defineOperation, operationsPort, type OperationContribution } from '../../kernel/operations/operation.ts';
-import { auditSinkPort, type AuditSink } from '../../kernel/ports/audit-sink.ts';
-import { journalPort } from '../../kernel/ports/journal.ts';
+import {
+  type AuditSink,
+  auditSinkPort,
+  type ConfigValues,
+  defineOperation,
+  definePlugin,
+  journalPort,
+  KERNEL_API_VERSION,
+  namedResource,
+  oneAtATime,
+  type OperationContribution,
+  operationsPort,
+  SvcError,
+} from '../../kernel/index.ts';
 import { AdvisorExplainQuery, AdvisorExplanation, AdvisorScanQuery, AdvisorScanReport } from '../../schemas/advisor.ts';
 import { requireSafeUrl } from '../net-support/safe-url.ts';
 import { eachWindowPage, readWindow, ROW_CAP } from './audit-window.ts';

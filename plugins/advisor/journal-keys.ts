@@ -1,5 +1,4 @@
-import type { StoredEvent } from '../../kernel/model/index.ts';
-import type { KeyJournal as Journal } from '../../kernel/ports/journal.ts';
+import type { KeyJournal as Journal, StoredEvent } from '../../kernel/index.ts';
 import { yieldToRequests } from './audit-window.ts';
 
 /** Keys a scan reads from the journal at most, oldest first. */

@@ -1,4 +1,4 @@
-import type { AgentRecord, AuditRecord, StoredEvent } from '../../kernel/model/index.ts';
+import type { AgentRecord, AuditRecord, StoredEvent } from '../../kernel/index.ts';
 import { anomalyOf, DENIED, riskOf } from './audit-window.ts';
 
 const KEY_USE = new Set(['Sign', 'Verify', 'Encrypt', 'Decrypt', 'Wrap', 'Unwrap']);

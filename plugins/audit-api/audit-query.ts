@@ -1,5 +1,4 @@
-import { SvcError } from '../../kernel/errors.ts';
-import { isOperation, type AuditQuery } from '../../kernel/model/index.ts';
+import { type AuditQuery, isOperation, SvcError } from '../../kernel/index.ts';
 
 const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, n));
 

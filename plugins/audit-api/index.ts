@@ -1,8 +1,14 @@
-import { definePlugin, KERNEL_API_VERSION } from '../../kernel/define-plugin.ts';
-import { SvcError } from '../../kernel/errors.ts';
-import { defineOperation, operationsPort, type OperationContribution } from '../../kernel/operations/operation.ts';
-import { OneAtATime } from '../../kernel/operations/one-at-a-time.ts';
-import { auditSinkPort, type AuditSink } from '../../kernel/ports/audit-sink.ts';
+import {
+  type AuditSink,
+  auditSinkPort,
+  defineOperation,
+  definePlugin,
+  KERNEL_API_VERSION,
+  OneAtATime,
+  type OperationContribution,
+  operationsPort,
+  SvcError,
+} from '../../kernel/index.ts';
 import { AuditPageSchema, AuditQueryParams, AuditVerificationSchema, AuditVerifyParams } from '../../schemas/audit.ts';
 import { parseAuditQuery, timestamp } from './audit-query.ts';
 

@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { SYSTEM_PRINCIPAL, type AuditRecord } from '../../kernel/model/index.ts';
-import type { AuditPipelinePort } from '../../kernel/ports/audit-pipeline.ts';
-import type { Clock } from '../../kernel/ports/clock.ts';
-import type { Detector, Finding } from '../../kernel/ports/detector.ts';
-import type { Logger } from '../../kernel/ports/logger.ts';
-import type { OperationRunner } from '../../kernel/ports/operation-runner.ts';
+import {
+  type AuditPipelinePort,
+  type AuditRecord,
+  type Clock,
+  type Detector,
+  type Finding,
+  type Logger,
+  type OperationRunner,
+  SYSTEM_PRINCIPAL,
+} from '../../kernel/index.ts';
 import { usedMaterial, type MaterialUses } from './material-uses.ts';
 import { matchRule, type Action, type Rule } from './rules.ts';
 

@@ -1,15 +1,18 @@
-import { definePlugin, KERNEL_API_VERSION } from '../../kernel/define-plugin.ts';
-import { auditPipelinePort } from '../../kernel/ports/audit-pipeline.ts';
-import { detectorPort } from '../../kernel/ports/detector.ts';
-import { operationRunnerPort } from '../../kernel/ports/operation-runner.ts';
-import { createPortRef } from '../../kernel/ports/port-ref.ts';
-import { metricsPort } from '../../kernel/observability/metrics.ts';
-import { actorStatePort } from '../../kernel/detection/state-budget.ts';
+import {
+  actorStatePort,
+  auditPipelinePort,
+  type ConfigValues,
+  createPortRef,
+  definePlugin,
+  detectorPort,
+  KERNEL_API_VERSION,
+  metricsPort,
+  operationRunnerPort,
+} from '../../kernel/index.ts';
 import { MaterialUses } from './material-uses.ts';
 import { AutoResponder } from './auto-responder.ts';
 import { responseMetrics } from './response-metrics.ts';
 import { defaultRules, parseRules } from './rules.ts';
-import type { ConfigValues } from '../../kernel/config-values.ts';
 import { autoResponseConfig } from './config.ts';
 
 const DETECTOR_NAMES = ['ScopeBaseline', 'RateSpike', 'OpHistogramBaseline', 'TimeOfDayBaseline', 'SourceIpBaseline', 'HoneyKey'];

@@ -1,6 +1,4 @@
-import { ActorTable } from '../../kernel/detection/actor-table.ts';
-import type { ActorStateBudget } from '../../kernel/detection/state-budget.ts';
-import type { AuditRecord, PrincipalKind } from '../../kernel/model/index.ts';
+import { type ActorStateBudget, ActorTable, type AuditRecord, type PrincipalKind } from '../../kernel/index.ts';
 
 /** The operations that can use a key's secret material; Get, Locate and the public key read only metadata or public material. */
 const MATERIAL_OPERATIONS: ReadonlySet<string> = new Set(['Sign', 'Verify', 'Encrypt', 'Decrypt', 'Wrap', 'Unwrap']);

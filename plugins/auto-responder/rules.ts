@@ -1,5 +1,4 @@
-import { SEVERITIES, type Severity } from '../../kernel/ports/detector.ts';
-import type { PrincipalKind } from '../../kernel/model/index.ts';
+import { type PrincipalKind, SEVERITIES, type Severity } from '../../kernel/index.ts';
 
 export const ACTIONS = ['Alert', 'Revoke', 'Deactivate', 'Freeze', 'RevokeAgent'] as const;
 export type Action = (typeof ACTIONS)[number];

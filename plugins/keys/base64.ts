@@ -1,4 +1,4 @@
-import { SvcError } from '../../kernel/errors.ts';
+import { SvcError } from '../../kernel/index.ts';
 
 /**
  * Strict standard base64: Buffer.from alone skips characters it does not know. Re-encoding and

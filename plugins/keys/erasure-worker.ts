@@ -1,10 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { isSvcError } from '../../kernel/errors.ts';
-import { SYSTEM_PRINCIPAL, type AuditRecord } from '../../kernel/model/index.ts';
-import type { AuditPipelinePort } from '../../kernel/ports/audit-pipeline.ts';
-import type { Clock } from '../../kernel/ports/clock.ts';
-import type { ErasureAttempt, KeyJournal } from '../../kernel/ports/journal.ts';
-import type { Logger } from '../../kernel/ports/logger.ts';
+import {
+  type AuditPipelinePort,
+  type AuditRecord,
+  type Clock,
+  type ErasureAttempt,
+  isSvcError,
+  type KeyJournal,
+  type Logger,
+  SYSTEM_PRINCIPAL,
+} from '../../kernel/index.ts';
 
 export type ErasureState = 'complete' | 'pending';
 

@@ -1,6 +1,4 @@
-import { definePlugin, KERNEL_API_VERSION } from '../../kernel/define-plugin.ts';
-import { operationsPort, type OperationContribution } from '../../kernel/operations/operation.ts';
-import { rootOfTrustPort } from '../../kernel/ports/root-of-trust.ts';
+import { definePlugin, KERNEL_API_VERSION, type OperationContribution, operationsPort, rootOfTrustPort } from '../../kernel/index.ts';
 import { keyServicePort } from './key-service.ts';
 import { cryptoOperations } from './operations/crypto.ts';
 import { withKeyFacts } from './operations/key-facts.ts';

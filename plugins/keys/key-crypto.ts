@@ -1,6 +1,4 @@
-import { SvcError } from '../../kernel/errors.ts';
-import type { ManagedKey } from '../../kernel/model/index.ts';
-import { UNTRACED, type TraceScope } from '../../kernel/observability/trace-scope.ts';
+import { type ManagedKey, SvcError, type TraceScope, UNTRACED } from '../../kernel/index.ts';
 import { envelopeVersion, open, seal } from './crypto/envelope.ts';
 import { unwrapKey, wrapKey, wrappedVersion } from './crypto/key-wrap.ts';
 import { resolveSigAlgorithm, signMessage, verifySignature } from './crypto/signatures.ts';

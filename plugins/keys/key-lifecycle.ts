@@ -1,7 +1,4 @@
-import { SvcError } from '../../kernel/errors.ts';
-import type { ManagedKey } from '../../kernel/model/index.ts';
-import type { TraceScope } from '../../kernel/observability/trace-scope.ts';
-import type { Clock } from '../../kernel/ports/clock.ts';
+import { type Clock, type ManagedKey, SvcError, type TraceScope } from '../../kernel/index.ts';
 import type { ErasureState, ErasureWorker } from './erasure-worker.ts';
 import type { ChangeScope, KeyStore } from './key-store.ts';
 import { requireTransition } from './key-state.ts';

@@ -1,18 +1,20 @@
-import { UNTRACED } from '../../kernel/observability/trace-scope.ts';
+import {
+  type AuditPipelinePort,
+  type Clock,
+  createPortRef,
+  type KeyJournal,
+  type Lifecycle,
+  type Logger,
+  type OperationRunner,
+  type RootOfTrust,
+  UNTRACED,
+} from '../../kernel/index.ts';
 import type { Registry } from 'prom-client';
-import type { Clock } from '../../kernel/ports/clock.ts';
-import type { KeyJournal } from '../../kernel/ports/journal.ts';
-import type { Lifecycle } from '../../kernel/ports/lifecycle.ts';
-import type { Logger } from '../../kernel/ports/logger.ts';
-import type { OperationRunner } from '../../kernel/ports/operation-runner.ts';
-import { createPortRef } from '../../kernel/ports/port-ref.ts';
-import type { RootOfTrust } from '../../kernel/ports/root-of-trust.ts';
 import { KeyCrypto } from './key-crypto.ts';
 import { KeyLifecycle } from './key-lifecycle.ts';
 import { KeyStore } from './key-store.ts';
 import { KeyWrapping, type KwkCacheSettings } from './key-wrapping.ts';
 import { ErasureWorker } from './erasure-worker.ts';
-import type { AuditPipelinePort } from '../../kernel/ports/audit-pipeline.ts';
 import { RotationScheduler } from './rotation-scheduler.ts';
 
 /** One key service per process: every operation shares its caches and its locks. */

@@ -1,5 +1,4 @@
-import { SvcError } from '../../kernel/errors.ts';
-import type { KeyEvent, KeyState, ManagedKey, StoredEvent } from '../../kernel/model/index.ts';
+import { type KeyEvent, type KeyState, type ManagedKey, type StoredEvent, SvcError } from '../../kernel/index.ts';
 
 /** Applies one event to a key's state; the journal's replay is this fold over every event. */
 export function applyEvent(key: ManagedKey | undefined, stored: StoredEvent): ManagedKey {

@@ -1,11 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { isUuid } from '../../kernel/audit/bounds.ts';
-import { SvcError } from '../../kernel/errors.ts';
-import type { AuditRecord, KeyEvent, KeySpec, ManagedKey } from '../../kernel/model/index.ts';
-import type { AuditFacts } from '../../kernel/operations/operation.ts';
-import type { ResourceFacts } from '../../kernel/ports/policy.ts';
-import { UNTRACED, type TraceScope } from '../../kernel/observability/trace-scope.ts';
-import { JournalConflict, type KeyJournal } from '../../kernel/ports/journal.ts';
+import {
+  type AuditFacts,
+  type AuditRecord,
+  isUuid,
+  JournalConflict,
+  type KeyEvent,
+  type KeyJournal,
+  type KeySpec,
+  type ManagedKey,
+  type ResourceFacts,
+  SvcError,
+  type TraceScope,
+  UNTRACED,
+} from '../../kernel/index.ts';
 import { generateMaterial, parseMaterial, type ParsedMaterial } from './crypto/material.ts';
 import { applyEvent, foldEvents } from './key-state.ts';
 import type { KeyWrapping, KwkCacheSettings } from './key-wrapping.ts';

@@ -1,11 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { Counter, type Registry } from 'prom-client';
-import { openAesGcm, sealAesGcm } from '../../kernel/crypto/aes-gcm.ts';
-import { UNTRACED, type TraceScope } from '../../kernel/observability/trace-scope.ts';
-import type { KeyJournal } from '../../kernel/ports/journal.ts';
-import type { Logger } from '../../kernel/ports/logger.ts';
-import type { RootOfTrust } from '../../kernel/ports/root-of-trust.ts';
+import { type KeyJournal, type Logger, openAesGcm, type RootOfTrust, sealAesGcm, type TraceScope, UNTRACED } from '../../kernel/index.ts';
 import { checkStoredKwksOpen } from './stored-kwk-check.ts';
 
 /** Material sealed under its key's KWK. */

@@ -1,5 +1,4 @@
-import { SvcError } from '../../kernel/errors.ts';
-import type { ManagedKey } from '../../kernel/model/index.ts';
+import { type ManagedKey, SvcError } from '../../kernel/index.ts';
 
 // A Map: the unit is the caller's text, and on an object `TimeBased:1constructor` would find a function.
 const UNITS = new Map(Object.entries({ s: 1, sec: 1, seconds: 1, m: 60, min: 60, minutes: 60, h: 3600, hours: 3600, d: 86400, day: 86400, days: 86400 }));

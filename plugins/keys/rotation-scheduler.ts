@@ -1,9 +1,12 @@
-import { isSvcError } from '../../kernel/errors.ts';
-import { SYSTEM_PRINCIPAL, type ManagedKey } from '../../kernel/model/index.ts';
-import type { Clock } from '../../kernel/ports/clock.ts';
-import type { KeyJournal } from '../../kernel/ports/journal.ts';
-import type { Logger } from '../../kernel/ports/logger.ts';
-import type { OperationRunner } from '../../kernel/ports/operation-runner.ts';
+import {
+  type Clock,
+  isSvcError,
+  type KeyJournal,
+  type Logger,
+  type ManagedKey,
+  type OperationRunner,
+  SYSTEM_PRINCIPAL,
+} from '../../kernel/index.ts';
 import type { RotationHooks } from './key-crypto.ts';
 import type { KeyStore } from './key-store.ts';
 import { parseRotationPolicy, timeRotationDue } from './rotation-policy.ts';

@@ -1,11 +1,14 @@
-import { definePlugin, KERNEL_API_VERSION } from '../../kernel/define-plugin.ts';
-import { metricsPort } from '../../kernel/observability/metrics.ts';
-import { auditPipelinePort } from '../../kernel/ports/audit-pipeline.ts';
-import { operationRunnerPort } from '../../kernel/ports/operation-runner.ts';
-import { journalPort } from '../../kernel/ports/journal.ts';
-import { rootOfTrustPort } from '../../kernel/ports/root-of-trust.ts';
+import {
+  auditPipelinePort,
+  type ConfigValues,
+  definePlugin,
+  journalPort,
+  KERNEL_API_VERSION,
+  metricsPort,
+  operationRunnerPort,
+  rootOfTrustPort,
+} from '../../kernel/index.ts';
 import { KeyService, keyServicePort } from './key-service.ts';
-import type { ConfigValues } from '../../kernel/config-values.ts';
 import { keyServiceConfig } from './config.ts';
 
 export default definePlugin({

@@ -1,5 +1,4 @@
-import { SvcError } from '../../kernel/errors.ts';
-import { EC_CURVES, ED_CURVES, type Curve, type KeySpec } from '../../kernel/model/index.ts';
+import { type Curve, EC_CURVES, ED_CURVES, type KeySpec, SvcError } from '../../kernel/index.ts';
 
 export interface KeySpecRequest {
   name: string;

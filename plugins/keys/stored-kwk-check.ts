@@ -1,7 +1,4 @@
-import { SvcError } from '../../kernel/errors.ts';
-import type { KeyJournal } from '../../kernel/ports/journal.ts';
-import type { Logger } from '../../kernel/ports/logger.ts';
-import type { RootOfTrust, WrappedKey } from '../../kernel/ports/root-of-trust.ts';
+import { type KeyJournal, type Logger, type RootOfTrust, SvcError, type WrappedKey } from '../../kernel/index.ts';
 
 /** Stored KWKs not under the current KEK that the check reads at most. */
 const SAMPLE = 1000;

@@ -1,5 +1,5 @@
 import { redactUrl } from '../../config/urls.ts';
-import { outboundUrlProblem } from '../../kernel/net/outbound-url.ts';
+import { outboundUrlProblem } from '../../kernel/index.ts';
 
 /**
  * An outbound URL that carries keys, tokens or audit data (a cloud KMS endpoint, a webhook, a language

@@ -1,4 +1,4 @@
-import { defineConfig } from '../../kernel/config-values.ts';
+import { defineConfig } from '../../kernel/index.ts';
 
 /**
  * Settings shared by the SQL plugins. Each is one object that every plugin using it declares in its own

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { describeConnection, serverConnection, type ServerConnection } from '../../config/urls.ts';
-import type { ConfigValues } from '../../kernel/config-values.ts';
+import type { ConfigValues } from '../../kernel/index.ts';
 import type { mysqlFragment, postgresFragment } from './config.ts';
 import type { KnexSettings } from './knex-settings.ts';
 

@@ -1,7 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { narrowToOwner, warnIfFolderOpen } from '../../kernel/files/owner-only.ts';
-import type { Logger } from '../../kernel/ports/logger.ts';
+import { type Logger, narrowToOwner, warnIfFolderOpen } from '../../kernel/index.ts';
 import { withFileLock } from './file-lock.ts';
 import { knexSqliteClient } from './sqlite-driver.ts';
 import type { KnexSettings } from './knex-settings.ts';

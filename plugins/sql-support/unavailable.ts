@@ -1,4 +1,4 @@
-import { SvcError } from '../../kernel/errors.ts';
+import { SvcError } from '../../kernel/index.ts';
 
 const CONNECTION_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH',

@@ -1,12 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
-import { SvcError } from '../../kernel/errors.ts';
-import { isOperation, type Operation, type Principal } from '../../kernel/model/index.ts';
-import { SVC_TOKEN_ISSUER } from '../../kernel/model/token-claims.ts';
-import { MAX_AGENT_TTL_SECONDS, SVC_TOKEN_AUDIENCE } from '../../kernel/auth/agent-claims.ts';
-import type { Clock } from '../../kernel/ports/clock.ts';
-import type { AgentRegistry } from '../../kernel/ports/agent-registry.ts';
-import type { Policy } from '../../kernel/ports/policy.ts';
+import {
+  type AgentRegistry,
+  type Clock,
+  isOperation,
+  MAX_AGENT_TTL_SECONDS,
+  type Operation,
+  type Policy,
+  type Principal,
+  SVC_TOKEN_AUDIENCE,
+  SVC_TOKEN_ISSUER,
+  SvcError,
+} from '../../kernel/index.ts';
 
 
 /** The registry keeps parents up to this length (an indexed column). */

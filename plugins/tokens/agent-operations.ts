@@ -1,9 +1,12 @@
-import { namedResource } from '../../kernel/audit/bounds.ts';
-import { SvcError } from '../../kernel/errors.ts';
-import type { AgentRecord } from '../../kernel/model/index.ts';
-import { defineOperation, type AnyOperation } from '../../kernel/operations/operation.ts';
-import type { AgentRegistry } from '../../kernel/ports/agent-registry.ts';
-import type { Clock } from '../../kernel/ports/clock.ts';
+import {
+  type AgentRecord,
+  type AgentRegistry,
+  type AnyOperation,
+  type Clock,
+  defineOperation,
+  namedResource,
+  SvcError,
+} from '../../kernel/index.ts';
 import { AgentList, AgentRef, ListAgentsQuery, RevokeAgentResponse } from '../../schemas/tokens.ts';
 
 const MAX_LIST = 1000;

@@ -1,13 +1,18 @@
 import type { BaseConfig } from '../../config/schema.ts';
-import { isUsableHmacSecret } from '../../kernel/auth/bearer.ts';
-import { MAX_JTI_LENGTH } from '../../kernel/auth/agent-claims.ts';
-import { namedResource } from '../../kernel/audit/bounds.ts';
-import { definePlugin, KERNEL_API_VERSION } from '../../kernel/define-plugin.ts';
-import { SvcError } from '../../kernel/errors.ts';
-import { defineOperation, operationsPort, type OperationContribution } from '../../kernel/operations/operation.ts';
-import { journalPort } from '../../kernel/ports/journal.ts';
-import { policyPort } from '../../kernel/ports/policy.ts';
-import { revocationPort } from '../../kernel/ports/revocation.ts';
+import {
+  defineOperation,
+  definePlugin,
+  isUsableHmacSecret,
+  journalPort,
+  KERNEL_API_VERSION,
+  MAX_JTI_LENGTH,
+  namedResource,
+  type OperationContribution,
+  operationsPort,
+  policyPort,
+  revocationPort,
+  SvcError,
+} from '../../kernel/index.ts';
 import { IssueAgentBody, IssueAgentResponse, RevokeTokenBody, RevokeTokenResponse } from '../../schemas/tokens.ts';
 import { AgentIssuer } from './agent-issuer.ts';
 import { agentOperations } from './agent-operations.ts';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { defineConfig } from '../../../kernel/config-values.ts';
+import { defineConfig } from '../../../kernel/index.ts';
 import { auditSinksLeaf, deliveryLeaves, deliveryProperties } from '../support/config.ts';
 
 const DEFAULTS = { batchSize: 500, concurrency: 1 };

@@ -1,8 +1,5 @@
 import { Kafka, logLevel, type Producer } from 'kafkajs';
-import type { AuditEvent } from '../../../kernel/audit/canonical-event.ts';
-import type { DeliverySettings } from '../../../kernel/audit/fanout.ts';
-import type { AuditFanoutSink } from '../../../kernel/ports/audit-sink.ts';
-import type { Logger } from '../../../kernel/ports/logger.ts';
+import type { AuditEvent, AuditFanoutSink, DeliverySettings, Logger } from '../../../kernel/index.ts';
 import { askAnyBrokerWhenControllerUnknown } from './any-broker-producer-id.ts';
 
 export interface LogStreamSettings {

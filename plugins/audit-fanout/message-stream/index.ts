@@ -1,7 +1,5 @@
 import path from 'node:path';
-import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
-import type { ConfigValues } from '../../../kernel/config-values.ts';
-import { auditFanoutPort } from '../../../kernel/ports/audit-sink.ts';
+import { auditFanoutPort, type ConfigValues, definePlugin, KERNEL_API_VERSION } from '../../../kernel/index.ts';
 import type { BaseConfig } from '../../../config/schema.ts';
 import { deliveryOf, sinkInstances } from '../support/config.ts';
 import { messageStreamConfig, messageStreamEntry } from './config.ts';

@@ -1,8 +1,7 @@
 import path from 'node:path';
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
 import { Ajv } from 'ajv';
-import type { DeliverySettings } from '../../../kernel/audit/fanout.ts';
-import { DEFAULT_DELIVERY } from '../../../kernel/audit/pipeline.ts';
+import { DEFAULT_DELIVERY, type DeliverySettings } from '../../../kernel/index.ts';
 
 /**
  * Configuration every secondary audit sink kind shares. One sink of each kind comes from its

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { defineConfig } from '../../../kernel/config-values.ts';
+import { defineConfig } from '../../../kernel/index.ts';
 import { auditSinksLeaf, deliveryLeaves, deliveryProperties } from '../support/config.ts';
 import { httpsUrlSetting } from '../../net-support/safe-url.ts';
 

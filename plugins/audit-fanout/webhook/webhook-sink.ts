@@ -1,7 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { PermanentDeliveryError, type DeliverySettings } from '../../../kernel/audit/fanout.ts';
-import type { AuditEvent } from '../../../kernel/audit/canonical-event.ts';
-import type { AuditFanoutSink } from '../../../kernel/ports/audit-sink.ts';
+import { type AuditEvent, type AuditFanoutSink, type DeliverySettings, PermanentDeliveryError } from '../../../kernel/index.ts';
 import { KeepAlivePoster } from './http-post.ts';
 
 export interface WebhookSettings {

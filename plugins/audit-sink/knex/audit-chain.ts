@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
-import { chainHash, GENESIS_HASH, type AuditEvent } from '../../../kernel/audit/canonical-event.ts';
-import type { AuditRecord } from '../../../kernel/model/index.ts';
+import { type AuditEvent, type AuditRecord, chainHash, GENESIS_HASH } from '../../../kernel/index.ts';
 
 /** One svc_audit row as stored. */
 export interface AuditRow {

@@ -1,7 +1,5 @@
 import type { Knex } from 'knex';
-import { SvcError } from '../../../kernel/errors.ts';
-import type { AuditQuery } from '../../../kernel/model/index.ts';
-import type { AuditPage } from '../../../kernel/ports/audit-sink.ts';
+import { type AuditPage, type AuditQuery, SvcError } from '../../../kernel/index.ts';
 import { toRecord, type AuditRow } from './audit-chain.ts';
 
 /**

@@ -1,11 +1,8 @@
 import type { Knex } from 'knex';
-import type { Clock } from '../../../kernel/ports/clock.ts';
-import type { Logger } from '../../../kernel/ports/logger.ts';
-import type { NodeRegistry, RecordedAuditHead } from '../../../kernel/ports/node-registry.ts';
+import { type Clock, GENESIS_HASH, type Logger, type NodeRegistry, type RecordedAuditHead } from '../../../kernel/index.ts';
 import type { AuditRow } from './audit-chain.ts';
 import { intact, type ChainVerifyArgs } from './chain-verification.ts';
 import type { PrunedRow } from './chain-prune.ts';
-import { GENESIS_HASH } from '../../../kernel/audit/canonical-event.ts';
 
 /** A node records its chain's head in the journal after this many rows (and when it stops). */
 export const RECORD_EVERY = 1000;

@@ -1,7 +1,5 @@
 import type { Knex } from 'knex';
-import { chainHash, GENESIS_HASH } from '../../../kernel/audit/canonical-event.ts';
-import type { AuditVerification, AuditVerifyQuery } from '../../../kernel/ports/audit-sink.ts';
-import type { RegisteredNode } from '../../../kernel/ports/node-registry.ts';
+import { type AuditVerification, type AuditVerifyQuery, chainHash, GENESIS_HASH, type RegisteredNode } from '../../../kernel/index.ts';
 import { eventOf, promptIdColumn, type AuditRow } from './audit-chain.ts';
 
 /** The last row a verification checked on a chain: the next one goes on from it. */

@@ -1,21 +1,28 @@
 import type { Knex } from 'knex';
-import { SvcError } from '../../../kernel/errors.ts';
-import { GroupCommit } from '../../../kernel/audit/group-commit.ts';
+import {
+  type AuditChainLink,
+  type AuditPage,
+  type AuditQuery,
+  type AuditRecord,
+  type AuditSink,
+  type AuditVerification,
+  type AuditVerifyQuery,
+  type Clock,
+  GroupCommit,
+  type Logger,
+  type NodeRegistry,
+  SvcError,
+} from '../../../kernel/index.ts';
 import { connectAndMigrate } from '../../sql-support/connect.ts';
 import { unlessUnavailable } from '../../sql-support/unavailable.ts';
 import type { KnexSettings } from '../../sql-support/knex-settings.ts';
 import { isUniqueViolation } from '../../sql-support/unique-violation.ts';
-import type { AuditQuery, AuditRecord } from '../../../kernel/model/index.ts';
-import type { AuditChainLink, AuditPage, AuditSink, AuditVerification, AuditVerifyQuery } from '../../../kernel/ports/audit-sink.ts';
 import { chainHead, chainRows, toRow, type AuditRow } from './audit-chain.ts';
 import { AuditReader } from './reader-client.ts';
 import { READER_NICENESS } from './reader-priority.ts';
 import { ChainHeadRecorder } from './chain-head-recorder.ts';
 import { pruneChains } from './chain-prune.ts';
 import type { VerifiedState } from './chain-verification.ts';
-import type { NodeRegistry } from '../../../kernel/ports/node-registry.ts';
-import type { Clock } from '../../../kernel/ports/clock.ts';
-import type { Logger } from '../../../kernel/ports/logger.ts';
 import { auditMigrations } from './audit-migrations.ts';
 
 const DAY_MS = 86_400_000;

@@ -1,7 +1,4 @@
-import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
-import { auditSinkPort } from '../../../kernel/ports/audit-sink.ts';
-import { journalPort } from '../../../kernel/ports/journal.ts';
-import type { ConfigValues } from '../../../kernel/config-values.ts';
+import { auditSinkPort, type ConfigValues, definePlugin, journalPort, KERNEL_API_VERSION } from '../../../kernel/index.ts';
 import { auditRetention, mysqlFragment } from '../../sql-support/config.ts';
 import { mysqlSettings } from '../../sql-support/server-connection.ts';
 import { KnexAuditSink } from './knex-audit-sink.ts';

@@ -1,6 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { SvcError, type ErrorCode } from '../../../kernel/errors.ts';
-import type { Logger } from '../../../kernel/ports/logger.ts';
+import { type ErrorCode, type Logger, SvcError } from '../../../kernel/index.ts';
 import type { KnexRecipe } from '../../sql-support/knex-recipe.ts';
 import type { ReaderAnswer, ReaderArgs, ReaderKind, ReaderMessage, ReaderReply } from './reader-handlers.ts';
 

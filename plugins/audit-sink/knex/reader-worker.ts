@@ -1,6 +1,6 @@
 import knexFactory from 'knex';
 import { parentPort, workerData } from 'node:worker_threads';
-import { SvcError } from '../../../kernel/errors.ts';
+import { SvcError } from '../../../kernel/index.ts';
 import { readerSettings, type KnexRecipe } from '../../sql-support/knex-recipe.ts';
 import { unlessUnavailable } from '../../sql-support/unavailable.ts';
 import { readerHandlers, type ReaderMessage, type ReaderReply } from './reader-handlers.ts';

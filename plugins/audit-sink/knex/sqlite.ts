@@ -1,10 +1,7 @@
 import path from 'node:path';
 import { sqlitePath } from '../../../config/urls.ts';
-import { defineConfig, type ConfigValues } from '../../../kernel/config-values.ts';
+import { auditSinkPort, type ConfigValues, defineConfig, definePlugin, journalPort, KERNEL_API_VERSION } from '../../../kernel/index.ts';
 import { auditRetention, sqliteFile } from '../../sql-support/config.ts';
-import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
-import { auditSinkPort } from '../../../kernel/ports/audit-sink.ts';
-import { journalPort } from '../../../kernel/ports/journal.ts';
 import { sqliteKnexSettings } from '../../sql-support/sqlite-connection.ts';
 import { KnexAuditSink } from './knex-audit-sink.ts';
 import { nodeIdOf } from '../../../config/node.ts';

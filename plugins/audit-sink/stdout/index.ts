@@ -1,5 +1,4 @@
-import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
-import { auditSinkPort } from '../../../kernel/ports/audit-sink.ts';
+import { auditSinkPort, definePlugin, KERNEL_API_VERSION } from '../../../kernel/index.ts';
 import { StdoutAuditSink } from './stdout-sink.ts';
 
 export default definePlugin({

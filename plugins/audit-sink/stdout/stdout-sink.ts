@@ -1,7 +1,5 @@
 import { fstatSync, writeSync } from 'node:fs';
-import type { AuditRecord } from '../../../kernel/model/index.ts';
-import { GroupCommit } from '../../../kernel/audit/group-commit.ts';
-import type { AuditSink } from '../../../kernel/ports/audit-sink.ts';
+import { type AuditRecord, type AuditSink, GroupCommit } from '../../../kernel/index.ts';
 
 // SPEC 6's stdout shape names the two lifecycle ops after their journal events.
 const OP_NAMES: Record<string, string> = { Create: 'KeyCreated', Activate: 'KeyActivated' };

@@ -1,6 +1,4 @@
-import { SvcError } from '../../../kernel/errors.ts';
-import type { Principal } from '../../../kernel/model/index.ts';
-import type { Authenticator, CredentialSource } from '../../../kernel/ports/authenticator.ts';
+import { type Authenticator, type CredentialSource, type Principal, SvcError } from '../../../kernel/index.ts';
 
 const SUBJECT = /^[\x21-\x7e][\x20-\x7e]{0,255}$/;
 

@@ -1,6 +1,4 @@
-import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
-import { devGradeFinding } from '../../../kernel/preflight.ts';
-import { authenticatorPort } from '../../../kernel/ports/authenticator.ts';
+import { authenticatorPort, definePlugin, devGradeFinding, KERNEL_API_VERSION } from '../../../kernel/index.ts';
 import { DevAuthenticator } from './dev-authenticator.ts';
 
 export default definePlugin({

@@ -1,10 +1,16 @@
 import { jwtVerify } from 'jose';
-import { bearerToken, CLOCK_SKEW_SECONDS, principalFromVerifiedToken, tokenRejection } from '../../../kernel/auth/bearer.ts';
-import type { Principal } from '../../../kernel/model/index.ts';
-import type { SvcClaims } from '../../../kernel/model/token-claims.ts';
-import type { Authenticator, CredentialSource } from '../../../kernel/ports/authenticator.ts';
-import type { AgentRegistry } from '../../../kernel/ports/agent-registry.ts';
-import type { RevocationList } from '../../../kernel/ports/revocation.ts';
+import {
+  type AgentRegistry,
+  type Authenticator,
+  bearerToken,
+  CLOCK_SKEW_SECONDS,
+  type CredentialSource,
+  type Principal,
+  principalFromVerifiedToken,
+  type RevocationList,
+  type SvcClaims,
+  tokenRejection,
+} from '../../../kernel/index.ts';
 
 /** HS256 bearer tokens verified with the shared secret (jose compares the MAC in constant time). */
 export class HmacAuthenticator implements Authenticator {

@@ -1,9 +1,13 @@
 import type { BaseConfig } from '../../../config/schema.ts';
-import { isUsableHmacSecret, MIN_HMAC_SECRET_BYTES } from '../../../kernel/auth/bearer.ts';
-import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
-import { authenticatorPort } from '../../../kernel/ports/authenticator.ts';
-import { journalPort } from '../../../kernel/ports/journal.ts';
-import { revocationPort } from '../../../kernel/ports/revocation.ts';
+import {
+  authenticatorPort,
+  definePlugin,
+  isUsableHmacSecret,
+  journalPort,
+  KERNEL_API_VERSION,
+  MIN_HMAC_SECRET_BYTES,
+  revocationPort,
+} from '../../../kernel/index.ts';
 import { HmacAuthenticator } from './hmac-authenticator.ts';
 
 export default definePlugin({

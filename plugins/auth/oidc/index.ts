@@ -1,12 +1,15 @@
-import { isUsableHmacSecret } from '../../../kernel/auth/bearer.ts';
-import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
-import { authenticatorPort } from '../../../kernel/ports/authenticator.ts';
-import { journalPort } from '../../../kernel/ports/journal.ts';
-import { revocationPort } from '../../../kernel/ports/revocation.ts';
-import type { PreflightNode } from '../../../kernel/preflight.ts';
+import {
+  authenticatorPort,
+  type ConfigValues,
+  definePlugin,
+  isUsableHmacSecret,
+  journalPort,
+  KERNEL_API_VERSION,
+  type PreflightNode,
+  revocationPort,
+} from '../../../kernel/index.ts';
 import { OidcAuthenticator, type OidcOptions } from './oidc-authenticator.ts';
 import type { BaseConfig } from '../../../config/schema.ts';
-import type { ConfigValues } from '../../../kernel/config-values.ts';
 import { oidcConfig } from './config.ts';
 
 export default definePlugin({

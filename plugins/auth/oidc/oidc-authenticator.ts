@@ -1,11 +1,18 @@
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JWTVerifyGetKey } from 'jose';
-import { bearerToken, CLOCK_SKEW_SECONDS, principalFromVerifiedToken, tokenRejection } from '../../../kernel/auth/bearer.ts';
-import { SvcError } from '../../../kernel/errors.ts';
-import type { Principal } from '../../../kernel/model/index.ts';
-import { SVC_TOKEN_ISSUER, type SvcClaims } from '../../../kernel/model/token-claims.ts';
-import type { Authenticator, CredentialSource } from '../../../kernel/ports/authenticator.ts';
-import type { AgentRegistry } from '../../../kernel/ports/agent-registry.ts';
-import type { RevocationList } from '../../../kernel/ports/revocation.ts';
+import {
+  type AgentRegistry,
+  type Authenticator,
+  bearerToken,
+  CLOCK_SKEW_SECONDS,
+  type CredentialSource,
+  type Principal,
+  principalFromVerifiedToken,
+  type RevocationList,
+  SVC_TOKEN_ISSUER,
+  type SvcClaims,
+  SvcError,
+  tokenRejection,
+} from '../../../kernel/index.ts';
 import { requireSafeUrl } from '../../net-support/safe-url.ts';
 
 export interface OidcOptions {

@@ -1,7 +1,12 @@
-import { ActorTable } from '../../../kernel/detection/actor-table.ts';
-import type { ActorStateBudget } from '../../../kernel/detection/state-budget.ts';
-import type { AuditRecord, PrincipalKind } from '../../../kernel/model/index.ts';
-import type { Detector, Finding, Severity } from '../../../kernel/ports/detector.ts';
+import {
+  type ActorStateBudget,
+  ActorTable,
+  type AuditRecord,
+  type Detector,
+  type Finding,
+  type PrincipalKind,
+  type Severity,
+} from '../../../kernel/index.ts';
 
 const MAX_ACTORS = 10_000;
 const MAX_VALUES_PER_ACTOR = 1_000;

@@ -1,4 +1,4 @@
-import type { PrincipalKind } from '../../../kernel/model/index.ts';
+import type { PrincipalKind } from '../../../kernel/index.ts';
 import type { BaselineDimension } from './baseline-detector.ts';
 
 // Severities by default (DECISIONS "Details"): new scope and new address matter for agents.

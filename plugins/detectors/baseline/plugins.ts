@@ -1,6 +1,4 @@
-import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
-import { actorStatePort } from '../../../kernel/detection/state-budget.ts';
-import { detectorPort } from '../../../kernel/ports/detector.ts';
+import { actorStatePort, definePlugin, detectorPort, KERNEL_API_VERSION } from '../../../kernel/index.ts';
 import { BaselineDetector, type BaselineDimension } from './baseline-detector.ts';
 import { opHistogram, scope, sourceIp, timeOfDay } from './dimensions.ts';
 

@@ -1,5 +1,4 @@
-import type { AuditRecord } from '../../../kernel/model/index.ts';
-import type { Detector, Finding } from '../../../kernel/ports/detector.ts';
+import type { AuditRecord, Detector, Finding } from '../../../kernel/index.ts';
 
 const MAX_TOUCHES = 100_000;
 

@@ -1,7 +1,5 @@
-import type { ConfigValues } from '../../../kernel/config-values.ts';
+import { type ConfigValues, definePlugin, detectorPort, KERNEL_API_VERSION } from '../../../kernel/index.ts';
 import { honeyKeyConfig } from './config.ts';
-import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
-import { detectorPort } from '../../../kernel/ports/detector.ts';
 import { HoneyKeyDetector } from './honey-key.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,8 +1,5 @@
-import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
-import { actorStatePort } from '../../../kernel/detection/state-budget.ts';
-import { detectorPort } from '../../../kernel/ports/detector.ts';
+import { actorStatePort, type ConfigValues, definePlugin, detectorPort, KERNEL_API_VERSION } from '../../../kernel/index.ts';
 import { RateSpikeDetector } from './rate-spike.ts';
-import type { ConfigValues } from '../../../kernel/config-values.ts';
 import { rateSpikeConfig } from './config.ts';
 
 export default definePlugin({

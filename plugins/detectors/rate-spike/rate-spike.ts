@@ -1,7 +1,4 @@
-import { ActorTable } from '../../../kernel/detection/actor-table.ts';
-import type { ActorStateBudget } from '../../../kernel/detection/state-budget.ts';
-import type { AuditRecord } from '../../../kernel/model/index.ts';
-import type { Detector, Finding } from '../../../kernel/ports/detector.ts';
+import { type ActorStateBudget, ActorTable, type AuditRecord, type Detector, type Finding } from '../../../kernel/index.ts';
 
 const MAX_ACTORS = 10_000;
 

@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
-import type { AgentRecord } from '../../../kernel/model/index.ts';
-import type { AgentRegistry } from '../../../kernel/ports/agent-registry.ts';
+import type { AgentRecord, AgentRegistry } from '../../../kernel/index.ts';
 import { BatchedLookup } from '../../sql-support/batched-lookup.ts';
 
 interface AgentRow {

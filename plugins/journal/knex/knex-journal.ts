@@ -1,7 +1,14 @@
 import type { Knex } from 'knex';
-import type { AuditRecord, KeyEvent, StoredEvent } from '../../../kernel/model/index.ts';
-import { JournalConflict, type ErasureAttempt, type JournalPoolStats, type KeyJournal } from '../../../kernel/ports/journal.ts';
-import type { WrappedKey } from '../../../kernel/ports/root-of-trust.ts';
+import {
+  type AuditRecord,
+  type ErasureAttempt,
+  JournalConflict,
+  type JournalPoolStats,
+  type KeyEvent,
+  type KeyJournal,
+  type StoredEvent,
+  type WrappedKey,
+} from '../../../kernel/index.ts';
 import { BatchedLookup } from '../../sql-support/batched-lookup.ts';
 import { connectAndMigrate } from '../../sql-support/connect.ts';
 import type { KnexSettings } from '../../sql-support/knex-settings.ts';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { AuditAdoption, NodeRegistry, PrunedAuditRow, RecordedAuditHead, RegisteredNode } from '../../../kernel/ports/node-registry.ts';
+import type { AuditAdoption, NodeRegistry, PrunedAuditRow, RecordedAuditHead, RegisteredNode } from '../../../kernel/index.ts';
 import { isUniqueViolation } from '../../sql-support/unique-violation.ts';
 
 interface NodeRow {

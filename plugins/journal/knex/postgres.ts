@@ -1,6 +1,4 @@
-import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
-import { journalPort } from '../../../kernel/ports/journal.ts';
-import type { ConfigValues } from '../../../kernel/config-values.ts';
+import { type ConfigValues, definePlugin, journalPort, KERNEL_API_VERSION } from '../../../kernel/index.ts';
 import { postgresFragment } from '../../sql-support/config.ts';
 import { postgresSettings } from '../../sql-support/server-connection.ts';
 import { KnexJournal } from './knex-journal.ts';

@@ -1,8 +1,6 @@
 import { sqlitePath } from '../../../config/urls.ts';
-import type { ConfigValues } from '../../../kernel/config-values.ts';
+import { type ConfigValues, definePlugin, journalPort, KERNEL_API_VERSION } from '../../../kernel/index.ts';
 import { sqliteFile } from '../../sql-support/config.ts';
-import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
-import { journalPort } from '../../../kernel/ports/journal.ts';
 import { KnexJournal } from './knex-journal.ts';
 import { sqliteKnexSettings } from '../../sql-support/sqlite-connection.ts';
 

@@ -1,6 +1,4 @@
-import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
-import { devGradeFinding } from '../../../kernel/preflight.ts';
-import { journalPort } from '../../../kernel/ports/journal.ts';
+import { definePlugin, devGradeFinding, journalPort, KERNEL_API_VERSION } from '../../../kernel/index.ts';
 import { MemoryJournal } from './memory-journal.ts';
 
 export default definePlugin({

@@ -1,5 +1,4 @@
-import type { AgentRecord } from '../../../kernel/model/index.ts';
-import type { AgentRegistry } from '../../../kernel/ports/agent-registry.ts';
+import type { AgentRecord, AgentRegistry } from '../../../kernel/index.ts';
 
 /** The agent registry of the in-memory journal: lost on restart, like the keys it sits beside. */
 export class MemoryAgentRegistry implements AgentRegistry {

@@ -1,6 +1,12 @@
-import type { AuditRecord, KeyEvent, StoredEvent } from '../../../kernel/model/index.ts';
-import { JournalConflict, type ErasureAttempt, type KeyJournal } from '../../../kernel/ports/journal.ts';
-import type { WrappedKey } from '../../../kernel/ports/root-of-trust.ts';
+import {
+  type AuditRecord,
+  type ErasureAttempt,
+  JournalConflict,
+  type KeyEvent,
+  type KeyJournal,
+  type StoredEvent,
+  type WrappedKey,
+} from '../../../kernel/index.ts';
 import { MemoryAgentRegistry } from './memory-agent-registry.ts';
 import { MemoryNodeRegistry } from './memory-node-registry.ts';
 

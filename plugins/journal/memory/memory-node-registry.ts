@@ -1,4 +1,4 @@
-import type { AuditAdoption, NodeRegistry, PrunedAuditRow, RecordedAuditHead, RegisteredNode } from '../../../kernel/ports/node-registry.ts';
+import type { AuditAdoption, NodeRegistry, PrunedAuditRow, RecordedAuditHead, RegisteredNode } from '../../../kernel/index.ts';
 
 /**
  * The node registry of the in-memory journal: lost on restart, so after one the registry adopts the

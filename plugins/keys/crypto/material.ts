@@ -1,6 +1,6 @@
 import { createPrivateKey, createPublicKey, createSecretKey, generateKeyPair, randomBytes, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
-import type { KeySpec } from '../../../kernel/model/index.ts';
+import type { KeySpec } from '../../../kernel/index.ts';
 
 const generateKeyPairAsync = promisify(generateKeyPair);
 

@@ -1,6 +1,5 @@
 import { constants, createHmac, sign as nodeSign, timingSafeEqual, verify as nodeVerify } from 'node:crypto';
-import { SvcError } from '../../../kernel/errors.ts';
-import { SIGNATURE_ALGORITHMS, type KeySpec, type SignatureAlgorithm } from '../../../kernel/model/index.ts';
+import { type KeySpec, SIGNATURE_ALGORITHMS, type SignatureAlgorithm, SvcError } from '../../../kernel/index.ts';
 import type { ParsedMaterial } from './material.ts';
 
 interface SigAlg {

@@ -1,6 +1,4 @@
-import { keyResource } from '../../../kernel/audit/bounds.ts';
-import { SvcError } from '../../../kernel/errors.ts';
-import { defineOperation, type AnyOperation } from '../../../kernel/operations/operation.ts';
+import { type AnyOperation, defineOperation, keyResource, SvcError } from '../../../kernel/index.ts';
 import * as S from '../../../schemas/keys.ts';
 import { decodeBase64 } from '../base64.ts';
 import type { KeyCrypto } from '../key-crypto.ts';

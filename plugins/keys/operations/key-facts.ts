@@ -1,6 +1,4 @@
-import { ownerOf, type Principal } from '../../../kernel/model/index.ts';
-import type { AnyOperation } from '../../../kernel/operations/operation.ts';
-import type { ResourceFacts } from '../../../kernel/ports/policy.ts';
+import { type AnyOperation, ownerOf, type Principal, type ResourceFacts } from '../../../kernel/index.ts';
 
 type FactsOf = (id: unknown) => Promise<ResourceFacts | undefined>;
 

@@ -1,6 +1,4 @@
-import { keyResource, namedResource } from '../../../kernel/audit/bounds.ts';
-import { defineOperation, type AnyOperation, type OperationCall } from '../../../kernel/operations/operation.ts';
-import { ownerOf } from '../../../kernel/model/index.ts';
+import { type AnyOperation, defineOperation, keyResource, namedResource, type OperationCall, ownerOf } from '../../../kernel/index.ts';
 import * as S from '../../../schemas/keys.ts';
 import { keyView, type KeyLifecycle } from '../key-lifecycle.ts';
 import type { ChangeScope } from '../key-store.ts';

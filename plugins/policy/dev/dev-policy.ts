@@ -1,5 +1,4 @@
-import type { Operation, Principal } from '../../../kernel/model/index.ts';
-import type { Policy, PolicyDecision } from '../../../kernel/ports/policy.ts';
+import type { Operation, Policy, PolicyDecision, Principal } from '../../../kernel/index.ts';
 
 /**
  * Development policy: Humans and Services may do everything; an Agent only what its token allows

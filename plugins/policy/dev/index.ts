@@ -1,6 +1,4 @@
-import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
-import { devGradeFinding } from '../../../kernel/preflight.ts';
-import { policyPort } from '../../../kernel/ports/policy.ts';
+import { definePlugin, devGradeFinding, KERNEL_API_VERSION, policyPort } from '../../../kernel/index.ts';
 import { DevPolicy } from './dev-policy.ts';
 
 export default definePlugin({

@@ -1,5 +1,4 @@
-import { isOperation, type Operation } from '../../../kernel/model/index.ts';
-import type { ResourceFacts } from '../../../kernel/ports/policy.ts';
+import { isOperation, type Operation, type ResourceFacts } from '../../../kernel/index.ts';
 
 /**
  * A binding value: operations on every key, or `{operations, keys}` limited to keys matching a pattern,

@@ -1,7 +1,5 @@
-import type { ConfigValues } from '../../../kernel/config-values.ts';
+import { type ConfigValues, definePlugin, KERNEL_API_VERSION, policyPort } from '../../../kernel/index.ts';
 import { roleBindingsConfig } from './config.ts';
-import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
-import { policyPort } from '../../../kernel/ports/policy.ts';
 import { bindingProblems, RoleBasedPolicy, type Bindings } from './role-policy.ts';
 
 export default definePlugin({

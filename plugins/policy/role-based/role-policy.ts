@@ -1,5 +1,4 @@
-import type { Operation, Principal } from '../../../kernel/model/index.ts';
-import type { Policy, PolicyDecision, ResourceFacts } from '../../../kernel/ports/policy.ts';
+import type { Operation, Policy, PolicyDecision, Principal, ResourceFacts } from '../../../kernel/index.ts';
 import { compileBinding, type Bindings, type Grant, type Self } from './bindings.ts';
 
 export type { Bindings } from './bindings.ts';

@@ -1,6 +1,5 @@
 import type { BaseConfig } from '../../../config/schema.ts';
-import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
-import { revocationPort } from '../../../kernel/ports/revocation.ts';
+import { definePlugin, KERNEL_API_VERSION, revocationPort } from '../../../kernel/index.ts';
 import { MemoryRevocationList } from './memory-revocation.ts';
 
 export default definePlugin({

@@ -1,6 +1,4 @@
-import { UNKNOWN_EXPIRY_SECONDS } from '../../../kernel/auth/agent-claims.ts';
-import type { Clock } from '../../../kernel/ports/clock.ts';
-import type { RevocationList } from '../../../kernel/ports/revocation.ts';
+import { type Clock, type RevocationList, UNKNOWN_EXPIRY_SECONDS } from '../../../kernel/index.ts';
 
 const MAX_ENTRIES = 100_000;
 

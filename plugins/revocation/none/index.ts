@@ -1,6 +1,4 @@
-import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
-import { SvcError } from '../../../kernel/errors.ts';
-import { revocationPort, type RevocationList } from '../../../kernel/ports/revocation.ts';
+import { definePlugin, KERNEL_API_VERSION, type RevocationList, revocationPort, SvcError } from '../../../kernel/index.ts';
 
 /** No revocation list: tokens end only at expiry, and manual revocation says so. */
 class NoRevocation implements RevocationList {

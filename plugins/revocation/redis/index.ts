@@ -1,8 +1,6 @@
-import type { ConfigValues } from '../../../kernel/config-values.ts';
+import { type ConfigValues, definePlugin, KERNEL_API_VERSION, revocationPort } from '../../../kernel/index.ts';
 import { redisRevocationConfig } from './config.ts';
 import { redactUrl } from '../../../config/urls.ts';
-import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
-import { revocationPort } from '../../../kernel/ports/revocation.ts';
 import { RedisRevocationList } from './redis-revocation.ts';
 
 export default definePlugin({

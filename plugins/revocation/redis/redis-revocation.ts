@@ -1,9 +1,5 @@
 import { Redis } from 'ioredis';
-import { SvcError } from '../../../kernel/errors.ts';
-import { UNKNOWN_EXPIRY_SECONDS } from '../../../kernel/auth/agent-claims.ts';
-import type { Clock } from '../../../kernel/ports/clock.ts';
-import type { Logger } from '../../../kernel/ports/logger.ts';
-import type { RevocationList } from '../../../kernel/ports/revocation.ts';
+import { type Clock, type Logger, type RevocationList, SvcError, UNKNOWN_EXPIRY_SECONDS } from '../../../kernel/index.ts';
 
 /**
  * Revocation list in Redis (SPEC 5 kv-store): durable and shared by every node; each entry expires with

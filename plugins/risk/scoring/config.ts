@@ -1,4 +1,4 @@
-import { defineConfig } from '../../../kernel/config-values.ts';
+import { defineConfig } from '../../../kernel/index.ts';
 
 const weight = (doc: string, value: number, env: string) => ({ doc, format: Number, default: value, env });
 

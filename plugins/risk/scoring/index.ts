@@ -1,9 +1,5 @@
-import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
-import type { PrincipalKind } from '../../../kernel/model/index.ts';
-import { detectorPort } from '../../../kernel/ports/detector.ts';
-import { riskPort } from '../../../kernel/ports/risk.ts';
+import { type ConfigValues, definePlugin, detectorPort, KERNEL_API_VERSION, type PrincipalKind, riskPort } from '../../../kernel/index.ts';
 import { RiskScorer } from './risk-scorer.ts';
-import type { ConfigValues } from '../../../kernel/config-values.ts';
 import { riskConfig } from './config.ts';
 
 export default definePlugin({

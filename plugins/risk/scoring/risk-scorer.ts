@@ -1,7 +1,14 @@
-import { DESTRUCTIVE_OPERATIONS, type AuditRecord, type PrincipalKind } from '../../../kernel/model/index.ts';
-import type { Clock } from '../../../kernel/ports/clock.ts';
-import type { Detector } from '../../../kernel/ports/detector.ts';
-import type { RiskAssessor, RiskDecision, RiskFactor, RiskInput } from '../../../kernel/ports/risk.ts';
+import {
+  type AuditRecord,
+  type Clock,
+  DESTRUCTIVE_OPERATIONS,
+  type Detector,
+  type PrincipalKind,
+  type RiskAssessor,
+  type RiskDecision,
+  type RiskFactor,
+  type RiskInput,
+} from '../../../kernel/index.ts';
 
 export interface RiskSettings {
   /** Weight of each factor: the five detector baselines by detector name, and the four contextual ones. */

@@ -1,8 +1,4 @@
-import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
-import type { ConfigValues } from '../../../kernel/config-values.ts';
-import { metricsPort } from '../../../kernel/observability/metrics.ts';
-import type { PreflightNode } from '../../../kernel/preflight.ts';
-import { rootOfTrustPort } from '../../../kernel/ports/root-of-trust.ts';
+import { type ConfigValues, definePlugin, KERNEL_API_VERSION, metricsPort, type PreflightNode, rootOfTrustPort } from '../../../kernel/index.ts';
 import { CloudKmsRootOfTrust } from '../support/cloud-kms-root-of-trust.ts';
 import { cloudKmsConfig, localPreviousKeks } from '../support/cloud-kms-config.ts';
 import { RootOfTrustChain } from '../support/chain.ts';

@@ -1,4 +1,4 @@
-import { defineConfig } from '../../../kernel/config-values.ts';
+import { defineConfig } from '../../../kernel/index.ts';
 import { sqliteFile } from '../../sql-support/config.ts';
 import { cloudKmsConfig, localPreviousKeks } from '../support/cloud-kms-config.ts';
 

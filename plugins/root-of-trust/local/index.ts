@@ -1,12 +1,16 @@
 import path from 'node:path';
 import type { BaseConfig } from '../../../config/schema.ts';
 import { sqlitePath } from '../../../config/urls.ts';
-import type { ConfigValues } from '../../../kernel/config-values.ts';
+import {
+  type ConfigValues,
+  definePlugin,
+  devGradeFinding,
+  KERNEL_API_VERSION,
+  metricsPort,
+  type PreflightNode,
+  rootOfTrustPort,
+} from '../../../kernel/index.ts';
 import { localKekConfig } from './config.ts';
-import { definePlugin, KERNEL_API_VERSION } from '../../../kernel/define-plugin.ts';
-import { devGradeFinding, type PreflightNode } from '../../../kernel/preflight.ts';
-import { rootOfTrustPort } from '../../../kernel/ports/root-of-trust.ts';
-import { metricsPort } from '../../../kernel/observability/metrics.ts';
 import { RootOfTrustChain } from '../support/chain.ts';
 import { CloudKmsRootOfTrust } from '../support/cloud-kms-root-of-trust.ts';
 import { LocalRootOfTrust, type KekSource } from '../support/local-root-of-trust.ts';

@@ -1,4 +1,4 @@
-import type { RootOfTrust, RootOfTrustContext, WrappedKey } from '../../../kernel/ports/root-of-trust.ts';
+import type { RootOfTrust, RootOfTrustContext, WrappedKey } from '../../../kernel/index.ts';
 
 /**
  * The configured root of trust, plus the previous KEKs of another kind (moving from the local root of

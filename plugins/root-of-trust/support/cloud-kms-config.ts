@@ -1,4 +1,4 @@
-import { defineConfig } from '../../../kernel/config-values.ts';
+import { defineConfig } from '../../../kernel/index.ts';
 import { httpsUrlSetting } from '../../net-support/safe-url.ts';
 
 /** Earlier local KEKs: read by the local root of trust, and by cloud-kms while moving off the local one. */

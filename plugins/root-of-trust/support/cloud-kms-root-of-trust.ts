@@ -1,8 +1,6 @@
 import { DecryptCommand, DescribeKeyCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { Counter, Histogram, type Registry } from 'prom-client';
-import { SvcError } from '../../../kernel/errors.ts';
-import type { Logger } from '../../../kernel/ports/logger.ts';
-import type { RootOfTrust, RootOfTrustContext, WrappedKey } from '../../../kernel/ports/root-of-trust.ts';
+import { type Logger, type RootOfTrust, type RootOfTrustContext, SvcError, type WrappedKey } from '../../../kernel/index.ts';
 
 export interface CloudKmsSettings {
   region: string;

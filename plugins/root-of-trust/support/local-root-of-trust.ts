@@ -1,10 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { openAesGcm, sealAesGcm } from '../../../kernel/crypto/aes-gcm.ts';
-import { narrowToOwner } from '../../../kernel/files/owner-only.ts';
-import type { Logger } from '../../../kernel/ports/logger.ts';
-import type { RootOfTrust, WrappedKey } from '../../../kernel/ports/root-of-trust.ts';
+import { type Logger, narrowToOwner, openAesGcm, type RootOfTrust, sealAesGcm, type WrappedKey } from '../../../kernel/index.ts';
 
 export type KekSource =
   | { kind: 'configured'; kekBase64: string }
