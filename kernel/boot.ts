@@ -6,6 +6,7 @@ import { AuditPipeline } from './audit/pipeline.ts';
 import { buildContainer } from './container.ts';
 import type { AnyPlugin, PreflightEnv } from './define-plugin.ts';
 import { jsonBodyReader } from './http/body.ts';
+import { mountProblems } from './http/door-mounts.ts';
 import { HttpHost, type HttpSettings } from './http/host.ts';
 import { buildOpenApi, openApiYaml } from './http/openapi.ts';
 import { operationalRoutes } from './http/operational-routes.ts';
@@ -27,6 +28,7 @@ import { loggerPort, type Logger } from './ports/logger.ts';
 import { policyPort, type Policy } from './ports/policy.ts';
 import { riskPort, type RiskAssessor } from './ports/risk.ts';
 import { auditPipelinePort } from './ports/audit-pipeline.ts';
+import { doorPort, type Door, type DoorMount } from './ports/door.ts';
 import { judgePreflight, type PreflightMode, type PreflightNode } from './preflight.ts';
 import { PluginRegistry } from './registry.ts';
 
@@ -125,7 +127,11 @@ export async function bootKernel(opts: BootOptions): Promise<RunningKernel> {
     tracer: opts.tracer,
     rateLimiter: opts.rateLimit && new RateLimiter(opts.rateLimit),
   });
-  const lifecycle = new PluginLifecycle(wired, opts.logger);
+  // Doors come last and go first: a call that arrives through one finds every plugin, the audit
+  // pipeline and the relay up, and a call in flight at shutdown ends before any of them stops.
+  const isDoor = (w: (typeof wired)[number]) => w.plugin.provides.id === doorPort.id;
+  const lifecycle = new PluginLifecycle(wired.filter((w) => !isDoor(w)), opts.logger);
+  const doors = new PluginLifecycle(opts.listen === false ? [] : wired.filter(isDoor), opts.logger);
   await lifecycle.start();
   const relay = new OutboxRelay(audit, opts.clock, opts.logger);
   await relay.start();
@@ -133,37 +139,51 @@ export async function bootKernel(opts: BootOptions): Promise<RunningKernel> {
   let yamlDoc: string | undefined;
   const publicRoutes: PublicRoute[] = operationalRoutes({
     metrics,
-    probe: async () => ({ ...(await lifecycle.probe()), ...audit.health() }),
+    probe: async () => ({ ...(await lifecycle.probe()), ...(await doors.probe()), ...audit.health() }),
     openApiYaml: (): string => (yamlDoc ??= openApiYaml(buildOpenApi(operations, publicRoutes, { version: opts.version, groups: Object.assign({}, ...contributions.map((c) => c.groups)) }))),
     authenticator: container.resolve<Authenticator>(authenticatorPort.id),
     logger: opts.logger,
   });
-  const host = new HttpHost(
-    operations,
-    publicRoutes,
-    { pipeline, authenticator: container.resolve<Authenticator>(authenticatorPort.id), metrics, readBody: jsonBodyReader(opts.http.maxBodyBytes) },
-    opts.http,
-    opts.logger,
-  );
-  let address: AddressInfo | undefined;
+  let host: HttpHost | undefined;
   try {
-    if (opts.listen !== false) address = await host.listen();
+    await doors.start();
+    const mounts = doorMountsOf(doors.instances() as Door[]);
+    const kernelPaths = [...operations.flatMap((o) => (o.http ? [o.http.path] : [])), ...publicRoutes.map((r) => r.path)];
+    const problems = mountProblems(mounts, kernelPaths);
+    if (problems.length) throw new Error(`doors: ${problems.join('; ')}`);
+    host = new HttpHost(
+      operations,
+      publicRoutes,
+      { pipeline, authenticator: container.resolve<Authenticator>(authenticatorPort.id), metrics, readBody: jsonBodyReader(opts.http.maxBodyBytes) },
+      opts.http,
+      opts.logger,
+      mounts.map((m) => m.mount),
+    );
+    if (opts.listen !== false) await host.start();
   } catch (err) {
+    await doors.stop();
     await relay.stop();
     await lifecycle.stop();
     throw err;
   }
+  const http = host;
+  const address = http.address;
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
-      await host.close(); // 1. HTTP unbind with grace
+      await Promise.all([http.stop(), doors.stop()]); // 1. every door: HTTP unbinds with grace, plugin doors close
       await relay.stop(); // 2. background work: the outbox relay, secondary audit queues drain ...
       await audit.stop();
       await lifecycle.stop(); // ... then plugins in reverse order (timers first, journal pool last)
       metrics.clear(); // 3. metrics registry
     })());
-  return { address, protocol: host.protocol, reloadTls: () => host.reloadTls(), container, audit, pipeline, relay, stop };
+  return { address, protocol: http.protocol, reloadTls: () => http.reloadTls(), container, audit, pipeline, relay, stop };
+}
+
+/** Every door's mounts on the service's listener, each with the door it belongs to. */
+function doorMountsOf(doors: Door[]): Array<{ door: string; mount: DoorMount }> {
+  return doors.flatMap((d) => (d.mounts ? d.mounts().map((mount) => ({ door: d.name, mount })) : []));
 }
 
 function bootTree(plugins: AnyPlugin[], version: string): string {

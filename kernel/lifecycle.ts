@@ -40,6 +40,11 @@ export class PluginLifecycle {
     }
   }
 
+  /** The instances it manages, in start order. */
+  instances(): unknown[] {
+    return this.wired.map((w) => w.instance);
+  }
+
   stop(): Promise<void> {
     this.stopping ??= this.stopAll();
     return this.stopping;

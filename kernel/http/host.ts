@@ -5,7 +5,9 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import { SvcError, type ErrorCode } from '../errors.ts';
 import type { AnyOperation } from '../operations/operation.ts';
+import type { Door, DoorMount } from '../ports/door.ts';
 import type { Logger } from '../ports/logger.ts';
+import { doorMounts } from './door-mounts.ts';
 import { requestIdAndErrors } from './errors-middleware.ts';
 import { httpMetrics } from '../observability/http-metrics.ts';
 import { operationRoute, type HttpDoorDeps } from './operation-route.ts';
@@ -44,12 +46,17 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
 }
 
 /**
- * The Koa host: mounts each operation that has an HTTP binding through the HTTP door and the kernel's
- * public routes as they are, listens with the configured limits, and unbinds gracefully.
+ * The kernel's own door, `http`: the REST API. A Koa host that routes each operation with an HTTP binding
+ * through the HTTP door, the kernel's public routes as they are, and the paths other doors mount on the
+ * same listener (`mounts`, checked by `mountProblems` before boot goes on); it listens with the configured
+ * limits in `start` and unbinds gracefully in `stop`, in the doors' phases like every other door.
  */
-export class HttpHost {
+export class HttpHost implements Door {
+  readonly name = 'http';
   readonly app = new Koa();
   private server: Server | TlsServer | undefined;
+  /** Where it listens once started. */
+  address: AddressInfo | undefined;
 
   constructor(
     operations: AnyOperation[],
@@ -57,6 +64,7 @@ export class HttpHost {
     door: HttpDoorDeps,
     private readonly settings: HttpSettings,
     private readonly logger: Logger,
+    mounts: DoorMount[] = [],
   ) {
     const router = new Router();
     for (const def of operations) {
@@ -67,6 +75,7 @@ export class HttpHost {
     this.app.silent = true;
     this.app.use(httpMetrics(door.metrics.registry));
     this.app.use(requestIdAndErrors(logger));
+    if (mounts.length) this.app.use(doorMounts(mounts, door.authenticator, logger));
     this.app.use(router.routes());
     this.app.use(
       router.allowedMethods({
@@ -75,6 +84,14 @@ export class HttpHost {
         notImplemented: () => new SvcError('MethodNotAllowed', 'this route does not accept that method'),
       }),
     );
+  }
+
+  async start(): Promise<void> {
+    this.address = await this.listen();
+  }
+
+  stop(): Promise<void> {
+    return this.close();
   }
 
   async listen(): Promise<AddressInfo> {

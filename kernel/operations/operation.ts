@@ -46,6 +46,12 @@ export interface OperationCall {
 export interface OperationAttributes {
   /** Changes a key for good (Rotate, Compromise, Destroy, Revoke): the risk step is stricter. */
   destructive?: boolean;
+  /**
+   * Changes nothing (reads a key, its public key, the audit trail, the advisor's reports; verifies a
+   * signature): a door may say so to its callers (MCP's readOnlyHint). It changes no pipeline step: a
+   * read is authorized, risk-gated and audited like any call.
+   */
+  readOnly?: boolean;
   /** Only Human principals may call it (403 for Service and Agent). */
   humanOnly?: boolean;
   /** false: the risk decision never refuses this operation (SPEC: Locate is never gated). */
@@ -81,6 +87,12 @@ export interface OperationDef<I extends TSchema = TSchema, O extends TSchema = T
   /** SPEC's Operation: what policy, scopes, audit rows, metrics and the span speak of. */
   operation: Operation;
   summary: string;
+  /**
+   * For a caller (a model choosing a tool, a reader of the API docs): what it does, when to use it, what
+   * it returns and what it refuses, in a few sentences. Never secrets or deployment details. Doors fall
+   * back to `summary` when absent.
+   */
+  description?: string;
   /** Documentation group (an OpenAPI tag). */
   group: string;
   input: I;
