@@ -36,7 +36,17 @@ export const AdvisorExplanation = Type.Object({
   events: Type.Array(Type.Object({
     occurredAt: Type.String(), operation: Type.String(), resource: Type.String(), outcome: Type.String(),
     riskScore: Type.Optional(Type.Number()), decision: Type.Optional(Type.String()),
+    promptId: Type.Optional(Type.String({ description: 'the prompt the call named (X-Svc-Prompt-Id; context agent.promptId)' })),
+    model: Type.Optional(Type.String({ description: 'the model the call named (X-Svc-Model; context agent.model)' })),
   })),
+  prompts: Type.Array(Type.Object({
+    promptId: Type.Union([Type.String(), Type.Null()], { description: 'null: the calls that named no prompt' }),
+    models: Type.Array(Type.String()),
+    events: Type.Integer(),
+    refused: Type.Integer({ description: 'calls refused (permission, risk, step-up, rate limit)' }),
+    first: Type.String(),
+    last: Type.String(),
+  }), { description: 'the timeline\'s events grouped by the prompt they named, in order of each prompt\'s first call' }),
   anomalies: Type.Array(Anomaly),
   summary: Type.String({ description: 'a plain account of the timeline, always present' }),
   narration: Type.Object({

@@ -3,12 +3,26 @@ import { stringify } from 'yaml';
 import { ERROR_CATALOGUE, type ErrorCode } from '../errors.ts';
 import { ErrorBody } from '../../schemas/error.ts';
 import type { AnyOperation } from '../operations/operation.ts';
+import { MODEL_HEADER, PROMPT_FIELD_MAX_CHARS, PROMPT_ID_HEADER } from '../operations/prompt-context.ts';
 import { SchemaComponents } from './openapi-components.ts';
 import { pathFields } from './operation-route.ts';
 import type { PublicRoute } from './route.ts';
 
 const openApiPath = (path: string) => path.replace(/:([A-Za-z]+)/g, '{$1}');
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
+
+/** The headers every operation takes: who the call acts for, recorded in its audit context. */
+const PROMPT_PARAMETERS = {
+  SvcModel: {
+    name: MODEL_HEADER, in: 'header', required: false, schema: { type: 'string', maxLength: PROMPT_FIELD_MAX_CHARS },
+    description: `The model the call acts for, audited as context agent.model (any principal kind). At most ${PROMPT_FIELD_MAX_CHARS} characters, no control characters (InvalidField otherwise).`,
+  },
+  SvcPromptId: {
+    name: PROMPT_ID_HEADER, in: 'header', required: false, schema: { type: 'string', maxLength: PROMPT_FIELD_MAX_CHARS },
+    description: `The prompt the call acts for, audited as context agent.promptId (GET /v1/audit?promptId= finds its records). At most ${PROMPT_FIELD_MAX_CHARS} characters, no control characters (InvalidField otherwise).`,
+  },
+};
+const PROMPT_PARAMETER_REFS = Object.keys(PROMPT_PARAMETERS).map((name) => ({ $ref: `#/components/parameters/${name}` }));
 
 const errorResponse = (codes: string[]) => ({
   description: codes.map((c) => `${c}: ${ERROR_CATALOGUE[c as ErrorCode].when}`).join('; '),
@@ -27,7 +41,7 @@ function errorResponses(codes: string[]): Record<string, unknown> {
 
 /** Every error an operation can answer through HTTP. */
 function operationErrors(def: AnyOperation, hasInput: boolean, hasBody: boolean): string[] {
-  const codes: string[] = ['Unauthorized', 'PermissionDenied', 'TooManyRequests', 'InternalError', 'ServiceUnavailable', ...(hasInput ? ['BadRequest', 'InvalidField'] : []), ...(def.errors ?? [])];
+  const codes: string[] = ['Unauthorized', 'PermissionDenied', 'TooManyRequests', 'InternalError', 'ServiceUnavailable', 'InvalidField', ...(hasInput ? ['BadRequest'] : []), ...(def.errors ?? [])];
   if (hasBody) codes.push('PayloadTooLarge', 'UnsupportedMediaType');
   return codes;
 }
@@ -49,7 +63,7 @@ function operationEntry(def: AnyOperation, components: SchemaComponents): [strin
     // Rotate's and revoke's bodies may be left out (every field optional); the others are required.
     op.requestBody = { required: (rest.required ?? []).length > 0, content: { 'application/json': { schema: components.use(body, `${def.id}Request`) } } };
   }
-  if (parameters.length) op.parameters = parameters;
+  op.parameters = [...parameters, ...PROMPT_PARAMETER_REFS];
   const output = def.output as TSchema & { title?: string };
   op.responses = {
     [String(http.status ?? 200)]: { description: 'Success', content: { 'application/json': { schema: components.use(output, output.title ?? `${def.id}Response`) } } },
@@ -105,6 +119,7 @@ export function buildOpenApi(operations: AnyOperation[], publicRoutes: PublicRou
     paths,
     components: {
       schemas: components.schemas,
+      parameters: PROMPT_PARAMETERS,
       securitySchemes: {
         devUser: { type: 'apiKey', in: 'header', name: 'X-Svc-User', description: 'auth.kind dev: the caller becomes Human(<value>); X-Svc-Groups sets groups.' },
         bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'auth.kind hmac or oidc, and agent tokens.' },

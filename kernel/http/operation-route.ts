@@ -4,6 +4,7 @@ import { isSvcError, SvcError } from '../errors.ts';
 import type { KmsMetrics } from '../observability/metrics.ts';
 import type { AnyOperation } from '../operations/operation.ts';
 import type { OperationPipeline } from '../operations/pipeline.ts';
+import { MODEL_HEADER, PROMPT_ID_HEADER, promptContext } from '../operations/prompt-context.ts';
 import type { Authenticator, CredentialSource } from '../ports/authenticator.ts';
 import type { BodyReader } from './body.ts';
 import { toSvcError } from './errors-middleware.ts';
@@ -69,7 +70,11 @@ export function operationRoute(def: AnyOperation, deps: HttpDoorDeps): Middlewar
     // Koa parses the query string when ctx.query is read: only GET operations take their input from it.
     let input: unknown;
     let rejected: SvcError | undefined;
+    let context: Record<string, string> | undefined;
     try {
+      // The model and prompt the caller acts for, checked before the body is read: a refused header is
+      // the call's InvalidField, audited like any bad input.
+      context = promptContext({ value: ctx.get(MODEL_HEADER), field: MODEL_HEADER }, { value: ctx.get(PROMPT_ID_HEADER), field: PROMPT_ID_HEADER });
       // A parsed body is this request's own object; the query object is Koa's, so queryInput copies it.
       input = readsBody ? await deps.readBody(ctx) : queryInput(ctx.query, integers);
     } catch (err) {
@@ -77,7 +82,7 @@ export function operationRoute(def: AnyOperation, deps: HttpDoorDeps): Middlewar
     }
     if (!rejected && (typeof input !== 'object' || input === null || Array.isArray(input))) rejected = new SvcError('BadRequest', 'request body must be a JSON object');
     else if (!rejected) for (const f of fields) (input as Record<string, unknown>)[f] = ctx.params[f];
-    const result = await deps.pipeline.run(def.id, rejected ? undefined : input, { principal, requestId: ctx.state.requestId as string, door: 'http', sourceIp: ctx.req.socket.remoteAddress ?? '' }, rejected);
+    const result = await deps.pipeline.run(def.id, rejected ? undefined : input, { principal, requestId: ctx.state.requestId as string, door: 'http', context, sourceIp: ctx.req.socket.remoteAddress ?? '' }, rejected);
     ctx.status = http.status ?? 200;
     ctx.body = result;
   };

@@ -8,12 +8,26 @@ export interface TimelineEvent {
   outcome: string;
   riskScore?: number;
   decision?: string;
+  /** The prompt and model the call said it acted for (X-Svc-Prompt-Id / X-Svc-Model, or an MCP call's `_meta`). */
+  promptId?: string;
+  model?: string;
+}
+
+/** The timeline's calls of one prompt (promptId null: the calls that named none), in order of first call. */
+export interface PromptGroup {
+  promptId: string | null;
+  models: string[];
+  events: number;
+  refused: number;
+  first: string;
+  last: string;
 }
 
 export interface Timeline {
   agentId: string;
   window: { since: string; until: string };
   events: TimelineEvent[];
+  prompts: PromptGroup[];
   anomalies: Array<NonNullable<ReturnType<typeof anomalyOf>>>;
   summary: string;
 }
@@ -21,7 +35,8 @@ export interface Timeline {
 /**
  * One agent's timeline, oldest first: its own calls (the newest `maxEvents` of the window) with their
  * risk stamps, and the findings about it. Only these fields leave the audit rows; context values other
- * than the risk score and decision stay behind (they may hold what a narrator must not see).
+ * than the risk score, decision, prompt id and model stay behind (they may hold what a narrator must not
+ * see). Events are also grouped by the prompt they named, so an operator sees which prompt did what.
  */
 export function timelineOf(agentId: string, window: { since: string; until: string }, own: AuditRecord[], system: AuditRecord[], agent: AgentRecord | undefined, maxEvents: number): Timeline {
   const events: TimelineEvent[] = own.slice(0, maxEvents).reverse().map((r) => {
@@ -29,14 +44,32 @@ export function timelineOf(agentId: string, window: { since: string; until: stri
     const risk = riskOf(r);
     if (risk !== undefined) e.riskScore = risk;
     if (r.context['outcome.decision']) e.decision = r.context['outcome.decision'];
+    if (r.context['agent.promptId']) e.promptId = r.context['agent.promptId'];
+    if (r.context['agent.model']) e.model = r.context['agent.model'];
     return e;
   });
   const anomalies = system.map(anomalyOf).filter((a): a is NonNullable<typeof a> => a !== undefined && a.actor === agentId).reverse();
-  return { agentId, window, events, anomalies, summary: summarize(agentId, events, anomalies, agent) };
+  const prompts = promptGroups(events);
+  return { agentId, window, events, prompts, anomalies, summary: summarize(agentId, events, prompts, anomalies, agent) };
+}
+
+/** The events grouped by the prompt they named, each group once, in the order of its first call. */
+export function promptGroups(events: TimelineEvent[]): PromptGroup[] {
+  const groups = new Map<string | null, PromptGroup>();
+  for (const e of events) {
+    const id = e.promptId ?? null;
+    let g = groups.get(id);
+    if (!g) groups.set(id, (g = { promptId: id, models: [], events: 0, refused: 0, first: e.occurredAt, last: e.occurredAt }));
+    g.events++;
+    if (DENIED.has(e.outcome)) g.refused++;
+    if (e.model !== undefined && !g.models.includes(e.model)) g.models.push(e.model);
+    g.last = e.occurredAt;
+  }
+  return [...groups.values()];
 }
 
 /** A plain account of the timeline, the same every time: what the narration falls back to. */
-function summarize(agentId: string, events: TimelineEvent[], anomalies: Timeline['anomalies'], agent: AgentRecord | undefined): string {
+function summarize(agentId: string, events: TimelineEvent[], prompts: PromptGroup[], anomalies: Timeline['anomalies'], agent: AgentRecord | undefined): string {
   const who = agent ? `${agentId} (issued by ${agent.parent} for "${agent.purpose}", scopes ${agent.scopes.join(', ') || 'none'}${agent.revokedAt ? `, revoked ${agent.revokedAt}` : ''})` : agentId;
   if (events.length === 0 && anomalies.length === 0) return `${who} made no calls in the window.`;
   const byOp = new Map<string, number>();
@@ -47,6 +80,8 @@ function summarize(agentId: string, events: TimelineEvent[], anomalies: Timeline
   const scores = events.flatMap((e) => (e.riskScore === undefined ? [] : [e.riskScore]));
   const parts = [`${who} made ${events.length} call(s) (${ops}) on ${keys} resource(s)`];
   if (events.length) parts.push(`from ${events[0]!.occurredAt} to ${events.at(-1)!.occurredAt}`);
+  const named = prompts.filter((p) => p.promptId !== null).length;
+  if (named) parts.push(`for ${named} named prompt(s)${named < prompts.length ? ' and calls naming none' : ''}`);
   if (refused.length) parts.push(`${refused.length} refused (${[...new Set(refused.map((e) => e.outcome))].join(', ')})`);
   if (scores.length) parts.push(`highest risk score ${Math.max(...scores)}`);
   if (anomalies.length) parts.push(`${anomalies.length} anomaly finding(s): ${[...new Set(anomalies.map((a) => `${a.detector} ${a.severity}`))].join(', ')}`);
