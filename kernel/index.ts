@@ -12,7 +12,7 @@ export { keyResource, namedResource, boundText, boundRecord, isUuid, AUDIT_BOUND
 export { chainHash, GENESIS_HASH, type AuditEvent } from './audit/canonical-event.ts';
 export { GroupCommit } from './audit/group-commit.ts';
 export { DEFAULT_DELIVERY } from './audit/pipeline.ts';
-export { PermanentDeliveryError, type DeliverySettings } from './audit/fanout.ts';
+export { PermanentDeliveryError } from './audit/fanout.ts';
 export { MAX_AGENT_TTL_SECONDS, MAX_JTI_LENGTH, SVC_TOKEN_AUDIENCE, UNKNOWN_EXPIRY_SECONDS } from './auth/agent-claims.ts';
 export { bearerToken, CLOCK_SKEW_SECONDS, isUsableHmacSecret, MIN_HMAC_SECRET_BYTES, principalFromVerifiedToken, tokenRejection } from './auth/bearer.ts';
 export { openAesGcm, sealAesGcm } from './crypto/aes-gcm.ts';
@@ -27,7 +27,7 @@ export { UNTRACED, type TraceScope } from './observability/trace-scope.ts';
 export type { PreflightNode } from './preflight.ts';
 export { devGradeFinding } from './preflight.ts';
 export { createPortRef, type PortRef } from './ports/port-ref.ts';
-export { auditFanoutPort, auditSinkPort, type AuditFanoutSink, type AuditSink, type AuditPage, type AuditChainLink, type AuditVerification, type AuditVerifyQuery } from './ports/audit-sink.ts';
+export { auditFanoutPort, auditSinkPort, type AuditFanoutSink, type DeliverySettings, type AuditSink, type AuditPage, type AuditChainLink, type AuditVerification, type AuditVerifyQuery } from './ports/audit-sink.ts';
 export { auditPipelinePort, type AuditPipelinePort } from './ports/audit-pipeline.ts';
 export { authenticatorPort, type Authenticator, type CredentialSource } from './ports/authenticator.ts';
 export { clockPort, systemClock, type Clock } from './ports/clock.ts';

@@ -1,21 +1,9 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { AuditEvent } from './canonical-event.ts';
-import type { AuditFanoutSink } from '../ports/audit-sink.ts';
+import type { AuditFanoutSink, DeliverySettings } from '../ports/audit-sink.ts';
 import type { Logger } from '../ports/logger.ts';
 import { narrowToOwner, setAsideIfOthersCouldWrite, warnIfFolderOpen } from '../files/owner-only.ts';
-
-export interface DeliverySettings {
-  queueCapacity: number;
-  maxRetries: number;
-  initialBackoffMs: number;
-  maxBackoffMs: number;
-  deadLetterFile: string;
-  /** Events handed to `deliverBatch` at once (sinks without it get one at a time). */
-  batchSize: number;
-  /** Deliveries in flight at once; above 1 the destination may see events out of order. */
-  concurrency: number;
-}
 
 export type DeliveryResult = 'delivered' | 'retried' | 'dead_lettered';
 

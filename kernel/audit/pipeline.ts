@@ -1,9 +1,9 @@
 import type { AuditRecord } from '../model/index.ts';
-import type { AuditChainLink, AuditFanoutSink, AuditSink } from '../ports/audit-sink.ts';
+import type { AuditChainLink, AuditFanoutSink, AuditSink, DeliverySettings } from '../ports/audit-sink.ts';
 import type { Logger } from '../ports/logger.ts';
 import { toAuditEvent } from './canonical-event.ts';
 import { replayDeadLetters, type ReplayOutcome } from './dead-letter-replay.ts';
-import { FanoutQueue, type DeliverySettings, type FanoutObserver } from './fanout.ts';
+import { FanoutQueue, type FanoutObserver } from './fanout.ts';
 
 /** Delivery defaults of a secondary sink; the dead-letter file defaults to data/audit-<sink>.deadletter.jsonl. */
 export const DEFAULT_DELIVERY: Omit<DeliverySettings, 'deadLetterFile'> = {

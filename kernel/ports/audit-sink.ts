@@ -1,6 +1,5 @@
 import type { AuditQuery, AuditRecord } from '../model/index.ts';
 import type { AuditEvent } from '../audit/canonical-event.ts';
-import type { DeliverySettings } from '../audit/fanout.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import { createPortRef } from './port-ref.ts';
 
@@ -47,6 +46,19 @@ export interface AuditSink extends Lifecycle {
 }
 
 export const auditSinkPort = createPortRef<AuditSink>('audit');
+
+/** How the kernel queues, retries and dead-letters the events of one secondary sink. */
+export interface DeliverySettings {
+  queueCapacity: number;
+  maxRetries: number;
+  initialBackoffMs: number;
+  maxBackoffMs: number;
+  deadLetterFile: string;
+  /** Events handed to `deliverBatch` at once (sinks without it get one at a time). */
+  batchSize: number;
+  /** Deliveries in flight at once; above 1 the destination may see events out of order. */
+  concurrency: number;
+}
 
 /**
  * A secondary (fan-out) sink: it receives the canonical audit event (schemas/audit-event.ts) after the
