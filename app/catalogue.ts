@@ -21,6 +21,7 @@ import journalSqlite from '../plugins/journal/knex/sqlite.ts';
 import journalMemory from '../plugins/journal/memory/index.ts';
 import keys from '../plugins/keys/index.ts';
 import keyService from '../plugins/keys/service.ts';
+import mcp from '../plugins/mcp/index.ts';
 import policyDev from '../plugins/policy/dev/index.ts';
 import policyRoleBased from '../plugins/policy/role-based/index.ts';
 import revocationMemory from '../plugins/revocation/memory/index.ts';
@@ -59,7 +60,10 @@ export const SECONDARY_SINKS: AnyPlugin[] = [auditWebhook, auditLogStream, audit
 /** Wired unless risk.enabled is false. */
 export const RISK = riskScoring;
 
-export const BUILTIN: AnyPlugin[] = [...SELECTABLE.flatMap((s) => s.plugins), ...ALWAYS, ...DETECTORS, ...SECONDARY_SINKS, RISK];
+/** The MCP door at /mcp, wired unless mcp.enabled is false. */
+export const MCP = mcp;
+
+export const BUILTIN: AnyPlugin[] = [...SELECTABLE.flatMap((s) => s.plugins), ...ALWAYS, ...DETECTORS, ...SECONDARY_SINKS, RISK, MCP];
 
 /** Ports a plugin from `plugins:` may provide. */
 export const EXTENSION_PORTS = new Set(['auditFanout', 'operations', 'door', 'risk', 'detector']);

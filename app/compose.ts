@@ -1,6 +1,6 @@
 import type { AnyPlugin } from '../kernel/define-plugin.ts';
 import type { ThirdPartyPlugin } from '../kernel/plugin-loader.ts';
-import { ALWAYS, DETECTORS, RISK, SECONDARY_SINKS, SELECTABLE } from './catalogue.ts';
+import { ALWAYS, DETECTORS, MCP, RISK, SECONDARY_SINKS, SELECTABLE } from './catalogue.ts';
 
 const read = (config: Record<string, unknown>, dotted: string): unknown =>
   dotted.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], config);
@@ -33,5 +33,6 @@ export function selectPlugins(config: Record<string, unknown>, thirdParty: Third
   for (const sink of SECONDARY_SINKS) if (sink.instances!(config).length > 0) chosen.push(sink);
   if (problems.length) throw new Error(`configuration picks plugins that are not available:\n  - ${problems.join('\n  - ')}`);
   if (read(config, 'risk.enabled') === true) chosen.push(RISK);
+  if (read(config, 'mcp.enabled') === true) chosen.push(MCP);
   return [...chosen, ...ALWAYS, ...thirdParty.map((t) => t.manifest)];
 }

@@ -1,0 +1,110 @@
+import type { AnyOperation } from '../../kernel/index.ts';
+import { toolNameOf } from './tool-names.ts';
+
+/** A JSON Schema object as MCP carries it (tool input and output schemas must be `type: object`). */
+type JsonObjectSchema = { type: 'object'; properties?: Record<string, object>; required?: string[]; [k: string]: unknown };
+
+/** One operation offered as an MCP tool: its tools/list entry and how its arguments become the input. */
+export interface ToolEntry {
+  readonly name: string;
+  readonly def: AnyOperation;
+  /** The tools/list entry (name, description, input and output schemas, annotations). */
+  readonly listing: {
+    name: string;
+    title: string;
+    description: string;
+    inputSchema: JsonObjectSchema;
+    outputSchema?: JsonObjectSchema;
+    annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; openWorldHint: boolean };
+  };
+  /** True when the operation's `id` field (the key id) is the tool's `keyId` argument. */
+  readonly keyIdArgument: boolean;
+}
+
+/** The input field that names a key (a path's `:id` over REST): a model reads `keyId` better than `id`. */
+const KEY_FIELD = 'id';
+const KEY_ARGUMENT = 'keyId';
+
+/** A plain JSON copy of a TypeBox schema (TypeBox's symbol keys are dropped; the object is ours to edit). */
+const plain = (schema: unknown): Record<string, unknown> => JSON.parse(JSON.stringify(schema ?? {})) as Record<string, unknown>;
+
+function inputSchemaOf(def: AnyOperation): { schema: JsonObjectSchema; keyIdArgument: boolean } {
+  const schema = plain(def.input) as JsonObjectSchema;
+  schema.type = 'object';
+  const props = schema.properties;
+  if (!props || !(KEY_FIELD in props)) return { schema, keyIdArgument: false };
+  const renamed: Record<string, object> = {};
+  for (const [name, value] of Object.entries(props)) renamed[name === KEY_FIELD ? KEY_ARGUMENT : name] = value;
+  schema.properties = renamed;
+  if (Array.isArray(schema.required)) schema.required = schema.required.map((r) => (r === KEY_FIELD ? KEY_ARGUMENT : r));
+  return { schema, keyIdArgument: true };
+}
+
+function outputSchemaOf(def: AnyOperation): JsonObjectSchema | undefined {
+  const schema = plain(def.output);
+  // MCP output schemas describe an object; an answer of another shape is still sent as text.
+  if (schema.type !== 'object') return undefined;
+  delete schema.$id; // a client compiles every tool's schema in one validator, where ids must be unique
+  return schema as JsonObjectSchema;
+}
+
+function toolOf(def: AnyOperation, name: string): ToolEntry {
+  const { schema, keyIdArgument } = inputSchemaOf(def);
+  const outputSchema = outputSchemaOf(def);
+  const readOnly = def.attributes?.readOnly === true;
+  const destructive = def.attributes?.destructive === true;
+  const description = def.description ?? def.summary;
+  return {
+    name,
+    def,
+    keyIdArgument,
+    listing: {
+      name,
+      title: def.summary,
+      description,
+      inputSchema: schema,
+      ...(outputSchema ? { outputSchema } : {}),
+      // MCP's defaults assume the worst (destructive, open world): both are said explicitly.
+      annotations: { title: def.summary, readOnlyHint: readOnly, destructiveHint: !readOnly && destructive, openWorldHint: false },
+    },
+  };
+}
+
+/**
+ * Every tool the registry yields, built once at start: one per operation, named by `toolNameOf`. Two
+ * operations that would get the same name stop the boot (a model cannot tell them apart).
+ */
+export class ToolCatalogue {
+  private readonly byName = new Map<string, ToolEntry>();
+  private readonly byOperation = new Map<string, ToolEntry>();
+
+  constructor(operations: readonly AnyOperation[]) {
+    for (const def of operations) {
+      const name = toolNameOf(def);
+      if (name === undefined) continue;
+      const existing = this.byName.get(name);
+      if (existing) throw new Error(`operations ${existing.def.id} and ${def.id} would both be the MCP tool ${name}; give one a toolName`);
+      const entry = toolOf(def, name);
+      this.byName.set(name, entry);
+      this.byOperation.set(def.id, entry);
+    }
+  }
+
+  get(name: string): ToolEntry | undefined {
+    return this.byName.get(name);
+  }
+
+  /** The tools of these operations (the ones a caller is permitted), in the registry's order. */
+  of(operations: readonly AnyOperation[]): ToolEntry[] {
+    const out: ToolEntry[] = [];
+    for (const def of operations) {
+      const entry = this.byOperation.get(def.id);
+      if (entry) out.push(entry);
+    }
+    return out;
+  }
+
+  all(): ToolEntry[] {
+    return [...this.byName.values()];
+  }
+}
