@@ -3,7 +3,7 @@ import { DEFAULT_STATE_BYTES } from '../kernel/detection/state-budget.ts';
 
 /**
  * The base configuration schema: what the deployment as a whole decides (bind, limits, which plugin
- * fills each port, the shared HMAC secret, preflight), with SPEC's names and defaults. Config-file keys
+ * fills each port, the shared HMAC secret, preflight), with their names and defaults. Config-file keys
  * are the nested camelCase form of the variables. Every other setting belongs to the plugin that reads
  * it, in that plugin's config.ts, and is stitched in by config/load.ts; a plugin that does not exist
  * has no settings here.

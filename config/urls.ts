@@ -1,6 +1,6 @@
 import path from 'node:path';
 
-/** SPEC's JDBC-style URLs and native ones, turned into connection settings (DECISIONS "Configuration"). */
+/** JDBC-style database URLs (jdbc:postgresql://...) and native ones, turned into connection settings. */
 export function sqlitePath(url: string): string {
   const file = url.replace(/^jdbc:sqlite:/, '').replace(/^sqlite:(\/\/)?/, '');
   if (!file || file === ':memory:' || file.includes('mode=memory')) {

@@ -49,7 +49,7 @@ export interface PluginManifest<T = unknown, C = unknown, D extends Record<strin
    * Without it the plugin has one instance, from `configSlice`.
    */
   instances?: (all: any) => Array<{ name: string; config: C }>;
-  /** Checks over config alone, run before anything starts (SPEC 1 step 0). */
+  /** Checks over config alone, run before anything starts. */
   preflight?: (config: C, env: PreflightEnv) => PreflightNode[];
   create(ctx: PluginContext<C, D>): T;
 }

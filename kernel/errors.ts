@@ -1,5 +1,5 @@
 /**
- * The one catalogue of error codes a client can see (SPEC 7 + DECISIONS). Every error body is
+ * The one catalogue of error codes a client can see. Every error body is
  * `{error: code, message}`; docs/errors.md is written from this table.
  */
 export const ERROR_CATALOGUE = {

@@ -1,5 +1,5 @@
 /**
- * The preflight tree (SPEC 1, step 0): named checks over configuration alone, each ok, warn or fail,
+ * The preflight tree, the first step of boot: named checks over configuration alone, each ok, warn or fail,
  * each with advice. `devGrade` marks the development-grade settings that `enforce` refuses on an
  * exposed bind. It runs before any port is opened or resource acquired.
  */

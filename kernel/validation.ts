@@ -3,7 +3,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { SvcError } from './errors.ts';
 
 // Shape problems (not an object, missing field, wrong JSON type, extra field) are BadRequest; a field of
-// the right type with a bad value is InvalidField (DECISIONS "Details").
+// the right type with a bad value is InvalidField.
 const SHAPE_KEYWORDS = new Set(['required', 'type', 'additionalProperties']);
 
 const ajv = new Ajv({ allErrors: false, strict: false, coerceTypes: false });

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 // A value outside its range is 400 InvalidField naming the bound, never silently moved into it.
 const Count = (minimum: number, maximum: number, description: string) => Type.Optional(Type.Integer({ minimum, maximum, description: `${description}; ${minimum}..${maximum}` }));
 
-/** GET /v1/advisor/scan query (SPEC 4 "Advisor"). */
+/** GET /v1/advisor/scan query. */
 export const AdvisorScanQuery = Type.Object({
   lookbackDays: Count(1, 3650, 'days of audit to read; default 90'),
   unusedDays: Count(0, 36500, 'a key unused this many days is idle; default 30'),

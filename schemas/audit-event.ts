@@ -18,7 +18,7 @@ export const AuditEventSchema = Type.Object(
       },
       { additionalProperties: false },
     ),
-    operation: Type.String({ description: 'the SPEC Operation name' }),
+    operation: Type.String({ description: 'the operation name (Create, Encrypt, Sign ...)' }),
     resource: Type.String({ maxLength: 300, description: 'key id, name:<name>, agent:<id>, invalid:<hash>, ...' }),
     outcome: Type.String({ description: 'Success or an error code of the catalogue' }),
     context: Type.Record(Type.String(), Type.String(), { description: 'bounded string facts; never key material, plaintext or tokens' }),

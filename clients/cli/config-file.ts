@@ -11,7 +11,7 @@ export interface SavedLogin {
   token?: string;
 }
 
-/** $XDG_CONFIG_HOME/svc/config.json, or ~/.config/svc/config.json (DECISIONS "CLI"). */
+/** $XDG_CONFIG_HOME/svc/config.json, or ~/.config/svc/config.json. */
 export function configPath(env: NodeJS.ProcessEnv = process.env): string {
   const base = env.XDG_CONFIG_HOME || path.join(homedir(), '.config');
   return path.join(base, 'svc', 'config.json');

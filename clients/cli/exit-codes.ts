@@ -1,6 +1,6 @@
 import { isSvcApiError } from '../sdk/index.ts';
 
-/** DECISIONS "CLI": the exit codes scripts can rely on. */
+/** The exit codes scripts can rely on. */
 export const EXIT = {
   ok: 0,
   failure: 1,

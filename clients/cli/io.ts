@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { Buffer } from 'node:buffer';
 import { UsageError } from './exit-codes.ts';
 
-/** The data flags of DECISIONS "CLI"; stdin when none is given. */
+/** The data flags (--message, --message-base64, --file); stdin when none is given. */
 export interface DataOptions {
   message?: string;
   messageBase64?: string;

@@ -13,7 +13,7 @@ const PAGE = 1000;
 const CONCURRENT_GETS = 8;
 
 /**
- * `keys list` (DECISIONS "CLI"): the service has no list endpoint, so the key ids come from successful
+ * `keys list`: the service has no list endpoint, so the key ids come from successful
  * Create records in the audit trail (newest first), and each key is then read for its current state.
  */
 export async function listKeys(client: SvcClient, opts: { actor?: string; limit: number }): Promise<KeyRow[]> {

@@ -3,7 +3,7 @@ import { isSvcApiError } from '../sdk/index.ts';
 import { EXIT, exitCodeFor, UsageError } from './exit-codes.ts';
 import { buildProgram } from './program.ts';
 
-/** `svc`: runs one command and sets the exit code of DECISIONS "CLI". */
+/** `svc`: runs one command and sets its exit code (exit-codes.ts). */
 async function main(argv: string[]): Promise<void> {
   try {
     await buildProgram().parseAsync(argv);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AuditRecord } from '../model/index.ts';
 
-/** Field bounds of every audit record, in characters (DECISIONS "an audit trail nothing skips"). */
+/** Field bounds of every audit record, in characters, so an oversized field is cut rather than the record refused. */
 export const AUDIT_BOUNDS = { resource: 300, name: 256, subject: 256, operation: 32, outcome: 2048, contextKey: 64, contextValue: 1024, contextEntries: 64, correlationId: 128 } as const;
 
 // C0 and C1 controls, DEL, and lone surrogates: PostgreSQL refuses NUL in text, MySQL refuses invalid

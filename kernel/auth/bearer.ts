@@ -6,12 +6,12 @@ import type { AgentRegistry } from '../ports/agent-registry.ts';
 import type { CredentialSource } from '../ports/authenticator.ts';
 import type { RevocationList } from '../ports/revocation.ts';
 
-/** SPEC 8: an HS256 secret shorter than this is refused (and cannot sign agent tokens). */
+/** An HS256 secret shorter than this is refused (and cannot sign agent tokens). */
 export const MIN_HMAC_SECRET_BYTES = 32;
 
 export const isUsableHmacSecret = (secret: string): boolean => Buffer.byteLength(secret) >= MIN_HMAC_SECRET_BYTES;
 
-/** JWT time checks allow this much clock skew (DECISIONS "Details"). */
+/** JWT time checks allow this much clock skew. */
 export const CLOCK_SKEW_SECONDS = 30;
 
 /** The token of an `Authorization: Bearer <JWT>` header; 401 when there is none. */
@@ -39,7 +39,7 @@ export async function principalFromVerifiedToken(claims: SvcClaims, alg: string 
   }
   const jti = principal.credential?.jti;
   if (jti && (await revocation.isRevoked(jti))) throw new SvcError('Unauthorized', `token ${jti} has been revoked`);
-  // An agent stops with its parent's token (DECISIONS: revocation cascades).
+  // An agent stops with its parent's token (revoking a Human's token cuts off every agent it issued).
   const parentJti = principal.credential?.parentJti;
   if (parentJti && (await revocation.isRevoked(parentJti))) throw new SvcError('Unauthorized', `the token that issued agent ${principal.subject} has been revoked`);
   if (principal.kind === 'Agent') await registeredAgent(principal, agents);

@@ -19,7 +19,7 @@ export function toSvcError(err: unknown): SvcError {
 }
 
 /**
- * The outermost middleware: keeps or makes the request id (DECISIONS "Correlation") and turns every
+ * The outermost middleware: keeps or makes the request id (X-Request-Id, echoed on the answer and audited) and turns every
  * error into `{error, message}` with the catalogue's status.
  */
 export function requestIdAndErrors(logger: Logger): Middleware {

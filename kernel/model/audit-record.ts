@@ -1,7 +1,7 @@
 import type { PrincipalKind } from './principal.ts';
 
 /**
- * One audit row (SPEC 2 AuditRecord, DECISIONS "Audit"). Never holds key material, plaintext or tokens.
+ * One audit row. Never holds key material, plaintext or tokens.
  * `id` is unique per record: sinks use it to store a record once even when it is delivered twice (a
  * record relayed from the outbox after its first write was not acknowledged).
  */

@@ -17,7 +17,7 @@ export const SIGNATURE_ALGORITHMS = [
 ] as const;
 export type SignatureAlgorithm = (typeof SIGNATURE_ALGORITHMS)[number];
 
-/** A key's specification as normalised by the service: every field filled in (DECISIONS "Keys"). */
+/** A key's specification as normalised by the service: every field filled in. */
 export interface KeySpec {
   name: string;
   algorithm: KeyAlgorithm;

@@ -1,4 +1,4 @@
-/** The operations of SPEC 2; policy, scopes, audit rows and metrics all speak in these names. */
+/** The operations the service performs; policy, scopes, audit rows and metrics all speak in these names. */
 export const OPERATIONS = [
   'Create', 'Get', 'Locate', 'Activate', 'Revoke', 'Destroy', 'Sign', 'Verify', 'Encrypt', 'Decrypt',
   'Wrap', 'Unwrap', 'Rotate', 'Compromise', 'Query', 'GetAttributes', 'AddAttribute',
@@ -12,5 +12,5 @@ export function isOperation(name: string): name is Operation {
   return known.has(name);
 }
 
-/** Operations that change a key for good; the risk step treats them more strictly (SPEC 6). */
+/** Operations that change a key for good; the risk step treats them more strictly. */
 export const DESTRUCTIVE_OPERATIONS: ReadonlySet<Operation> = new Set(['Rotate', 'Compromise', 'Destroy', 'Revoke']);

@@ -29,5 +29,5 @@ export interface Credential {
 /** Who owns what a principal creates: itself, or for an agent the Human that issued it. */
 export const ownerOf = (p: Principal): string => (p.kind === 'Agent' ? p.parent : p.subject);
 
-/** The principal the auto-responder and other internal actors write audit rows as (SPEC 6). */
+/** The principal the auto-responder and other internal actors write audit rows as. */
 export const SYSTEM_PRINCIPAL: Principal = { kind: 'Service', subject: 'svc-system', groups: [] };

@@ -2,7 +2,7 @@ import type { JWTPayload } from 'jose';
 import { isOperation, type Operation } from './operation.ts';
 import type { Principal } from './principal.ts';
 
-/** The claims svc-kms reads from and writes into tokens (SPEC 5, DECISIONS "Principals and tokens"). */
+/** The claims svc-kms reads from and writes into tokens. */
 export interface SvcClaims extends JWTPayload {
   svc_kind?: 'human' | 'service' | 'agent';
   svc_groups?: string[];

@@ -3,7 +3,7 @@ import type { JournalPoolStats } from '../ports/journal.ts';
 import { LabelledCounter, LabelledHistogram, type CounterChild, type HistogramChild } from './labelled-metrics.ts';
 import { createPortRef } from '../ports/port-ref.ts';
 
-/** The service's Prometheus registry and the three KMS operation metrics of SPEC 6. */
+/** The service's Prometheus registry and the three KMS operation metrics (count, duration, errors). */
 export class KmsMetrics {
   readonly registry = new Registry();
   private readonly ops: LabelledCounter<'operation'>;
@@ -109,7 +109,7 @@ export class KmsMetrics {
     child.error?.inc();
   }
 
-  /** Last in the shutdown order (SPEC 1): nothing is scraped after this. */
+  /** Last in the shutdown order: nothing is scraped after this. */
   clear(): void {
     this.children.clear();
     this.registry.clear();

@@ -54,7 +54,7 @@ export interface OperationAttributes {
   readOnly?: boolean;
   /** Only Human principals may call it (403 for Service and Agent). */
   humanOnly?: boolean;
-  /** false: the risk decision never refuses this operation (SPEC: Locate is never gated). */
+  /** false: the risk decision never refuses this operation (Locate is never gated). */
   riskGated?: boolean;
   /**
    * The pipeline does not ask the policy; the handler decides with `call.permits`, because who may call
@@ -84,7 +84,7 @@ export interface HttpBinding {
 export interface OperationDef<I extends TSchema = TSchema, O extends TSchema = TSchema> {
   /** Unique identifier of the declaration (an OpenAPI operationId, a tool name): CreateKey, Sign, GetPublicKey. */
   id: string;
-  /** SPEC's Operation: what policy, scopes, audit rows, metrics and the span speak of. */
+  /** The Operation it performs: what policy, scopes, audit rows, metrics and the span speak of. */
   operation: Operation;
   summary: string;
   /**

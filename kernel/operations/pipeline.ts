@@ -32,7 +32,7 @@ export interface Caller {
   context?: Readonly<Record<string, string>>;
   /** The remote address, for doors that have one; stamped as context `source.ip`. */
   sourceIp?: string;
-  /** Internal actors shape their rows (SPEC 6: auto-responder rows name `key:<id>` and an AnomalyAlert outcome). */
+  /** Internal actors shape their rows (auto-responder rows name `key:<id>` and an AnomalyAlert outcome). */
   decorate?: {
     context?: Record<string, string>;
     resource?: (resource: string) => string;

@@ -15,7 +15,7 @@ class Bucket {
 }
 
 /**
- * Per-principal token buckets on this node (DECISIONS: rateLimit.*): each caller may make `burst`
+ * Per-principal token buckets on this node (settings rateLimit.*): each caller may make `burst`
  * calls at once and `requestsPerSecond` on average; beyond that a call is 429 TooManyRequests with the
  * whole seconds until one more would pass. An agent's call takes one token from its own bucket AND one
  * from its parent's (the parent's Human bucket), so a user's agents share the user's limit instead of

@@ -4,7 +4,7 @@ import { createPortRef } from './port-ref.ts';
 export const SEVERITIES = ['Low', 'Medium', 'High'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
-/** What a detector reports about one actor (SPEC 2 AgentRecommendation). */
+/** What a detector reports about one actor: how serious, who, what it saw. */
 export interface Finding {
   severity: Severity;
   actor: { subject: string; kind: PrincipalKind };
@@ -19,7 +19,7 @@ export interface Finding {
 }
 
 /**
- * An anomaly detector (SPEC 6): sees every audit record, keeps bounded per-actor state, and reports
+ * An anomaly detector: sees every audit record, keeps bounded per-actor state, and reports
  * findings. It must be cheap (it runs on the request path's audit step) and must never throw.
  */
 export interface Detector {

@@ -12,7 +12,7 @@ export interface ResourceFacts {
   tenant?: string;
 }
 
-/** Decides whether a principal may perform an operation on a resource (SPEC 5 "Authorization"). */
+/** Decides whether a principal may perform an operation on a resource. */
 export interface Policy {
   /**
    * True when decisions depend on the target key's facts (key-scoped bindings): the pipeline then reads

@@ -2,9 +2,9 @@ import type { Lifecycle } from './lifecycle.ts';
 import { createPortRef } from './port-ref.ts';
 
 /**
- * The token revocation list, by jti (SPEC 5). Consulted only after a token's signature and claims pass.
+ * The token revocation list, by jti. Consulted only after a token's signature and claims pass.
  * `expiresAt` (epoch seconds) lets a backend forget an entry once the token could no longer be used anyway.
- * A backend that cannot be reached answers "not revoked" and logs a warning (fail open, SPEC 5 item 4).
+ * A backend that cannot be reached answers "not revoked" and logs a warning (fail open: an outage of the list must not stop every caller).
  */
 export interface RevocationList extends Lifecycle {
   revoke(jti: string, expiresAt: number | undefined): Promise<void>;

@@ -19,7 +19,7 @@ export type RiskDecision =
   | { decision: 'StepUp' | 'Deny'; score: number; factors: RiskFactor[]; reason: string };
 
 /**
- * Scores a request and decides Allow, StepUp or Deny (SPEC 6). Optional: without a provider every request
+ * Scores a request and decides Allow, StepUp or Deny. Optional: without a provider every request
  * is allowed. The guard turns StepUp into 401 StepUpRequired and Deny into 403 PermissionDenied with the
  * message prefix "risk: ", and stamps the decision on the audit record. Locate is never gated.
  */

@@ -1,6 +1,6 @@
 import type { AuditRecord, AuditSink } from '../../kernel/index.ts';
 
-/** Rows one advisor call reads at most (SPEC's scan row cap). */
+/** Rows one advisor call reads at most, so a scan over a long window stays bounded in time and memory. */
 export const ROW_CAP = 50_000;
 const PAGE = 1000;
 

@@ -9,7 +9,7 @@ export function timestamp(value: string | undefined, field: string): string | un
   return new Date(t).toISOString();
 }
 
-/** Query string to AuditQuery (SPEC 4 "Audit read"): limit clamped to 1..1000, offset to 0 or more. */
+/** Query string to AuditQuery for GET /v1/audit: limit clamped to 1..1000, offset to 0 or more. */
 export function parseAuditQuery(q: { since?: string; until?: string; actor?: string; key?: string; op?: string; promptId?: string; limit?: number; offset?: number; before?: string }): AuditQuery {
   if (q.op !== undefined && !isOperation(q.op)) throw new SvcError('InvalidField', `op must be an Operation name, not "${q.op}"`);
   return {

@@ -17,8 +17,8 @@ import { matchRule, type Action, type Rule } from './rules.ts';
 const MAX_COOLDOWNS = 50_000;
 
 /**
- * Runs every detector on every audit record and acts on findings by the first matching rule (SPEC 6
- * items 6-11), every action of its line: Alert (a row only), RevokeAgent (the offending agent's token
+ * Runs every detector on every audit record and acts on findings by the first matching rule,
+ * every action of its line: Alert (a row only), RevokeAgent (the offending agent's token
  * killed), Revoke and Deactivate (revoke the key in details.resource), Freeze (intent recorded). The
  * response hits the offender, not its target: a key is revoked only when the offender used that key's
  * secret material with success (Sign, Encrypt, Decrypt, Wrap, Unwrap, an HMAC Verify) within the finding's window

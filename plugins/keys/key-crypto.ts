@@ -26,7 +26,7 @@ function checkDek(dek: Buffer): void {
   }
 }
 
-/** Sign, verify, encrypt, decrypt, wrap and unwrap under a key, with SPEC 3's state rules. */
+/** Sign, verify, encrypt, decrypt, wrap and unwrap under a key, allowed only in the states that permit it (see key-state.ts). */
 export class KeyCrypto {
   constructor(
     private readonly store: KeyStore,

@@ -5,14 +5,14 @@ import { requireTransition } from './key-state.ts';
 import { parseRotationPolicy } from './rotation-policy.ts';
 import { normaliseSpec, type KeySpecRequest } from './spec.ts';
 
-/** ManagedKey as clients see it (SPEC 2): journal bookkeeping left out. */
+/** ManagedKey as clients see it: journal bookkeeping left out. */
 export function keyView(key: ManagedKey) {
   const { seq: _seq, versions: _versions, ...view } = key;
   return view;
 }
 
 /**
- * The key lifecycle of SPEC 3 + DECISIONS: create, activate, rotate, revoke, compromise, destroy. Every
+ * The key lifecycle: create, activate, rotate, revoke, compromise, destroy. Every
  * change is appended together with its audit record when the scope carries one (the pipeline's outbox).
  */
 export class KeyLifecycle {

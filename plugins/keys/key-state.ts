@@ -23,7 +23,7 @@ export function foldEvents(events: StoredEvent[]): ManagedKey | undefined {
 
 type Transition = Exclude<KeyEvent['type'], 'KeyCreated'>;
 
-/** Source states of each transition (SPEC 3 + DECISIONS "Details"). */
+/** Source states of each transition. */
 const SOURCES: Record<Transition, KeyState[]> = {
   KeyActivated: ['PreActive'],
   Rotated: ['Active'],
@@ -40,7 +40,7 @@ export function requireTransition(key: ManagedKey, transition: Transition): void
   }
 }
 
-/** What each state permits (SPEC 3): producing output needs Active; reading old output also allows Deactivated. */
+/** What each state permits: producing output needs Active; reading old output also allows Deactivated. */
 export function requireUsable(key: ManagedKey, use: 'produce' | 'consume', operation: string): void {
   const ok = key.state === 'Active' || (use === 'consume' && key.state === 'Deactivated');
   if (!ok) throw new SvcError('IllegalOperation', `key ${key.id} is ${key.state}; ${operation} is not allowed in that state`);

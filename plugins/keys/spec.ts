@@ -41,7 +41,7 @@ function eddsa(req: KeySpecRequest): KeySpec {
   return { name: req.name, algorithm: 'EdDSA', sizeBits: ED_SIZE[curve]!, curve, objectType: 'PrivateKey' };
 }
 
-/** Checks a requested KeySpec against DECISIONS "Keys" and fills in the defaults (curve, sizeBits, objectType). */
+/** Checks a requested KeySpec against the key types the service supports and fills in the defaults (curve, sizeBits, objectType). */
 export function normaliseSpec(req: KeySpecRequest): KeySpec {
   if (req.name.length < 1 || req.name.length > 256 || CONTROL.test(req.name)) {
     throw invalid('spec.name must be 1..256 characters without control characters');

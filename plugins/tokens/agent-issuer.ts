@@ -25,7 +25,7 @@ export interface IssueRequest {
 }
 
 /**
- * Issues agent tokens (SPEC 4 "Agent tokens"): HS256, signed with SVC_AUTH_HMAC_SECRET, scoped to
+ * Issues agent tokens: HS256, signed with SVC_AUTH_HMAC_SECRET, scoped to
  * operations the caller may perform itself, carrying the caller's groups so that role-based policy can
  * keep bounding the agent by its parent at every use, expiring no later than the caller's own token, and
  * registered before the token leaves (the registry is what authenticates it at every use).

@@ -17,7 +17,7 @@ const view = (a: AgentRecord) => ({
 });
 
 /**
- * The kill switch (DECISIONS "Agents cannot hurt what they cannot touch"): list the agents a Human
+ * The kill switch: list the agents a Human
  * issued and revoke one. Both decide who may call from what they find, so they ask the policy
  * themselves: a parent always sees and stops its own agents; `Query` on `agent:*` sees every agent and
  * `Revoke` on `agent:<id>` stops any. Revoking marks the registry, which every agent token is checked

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { examples, invocation, positiveInt } from '../command-kit.ts';
 
-/** advisor scan / explain: read-only reports; printed as JSON, the only shape SPEC fixes for them. */
+/** advisor scan / explain: read-only reports; printed as JSON, the only shape the API promises for them. */
 export function registerAdvisorCommands(program: Command): void {
   const advisor = examples(program.command('advisor').description('Read-only advice from the audit trail (Human callers)'), 'svc advisor scan');
   examples(

@@ -8,7 +8,7 @@ import type { SignatureAlgorithm } from '../../sdk/index.ts';
 
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 
-/** --message / --message-base64 / --file, else stdin (DECISIONS "CLI"). */
+/** --message / --message-base64 / --file, else stdin. */
 function withData(cmd: Command, what: string): Command {
   return cmd
     .option('--message <text>', `${what} as UTF-8 text`)

@@ -30,7 +30,7 @@ const DAY_MS = 86_400_000;
 const SETTLE_MS = 3_000;
 
 /**
- * A queryable SQL audit sink with daily retention pruning (SPEC 6 "Sinks") whose rows form one hash chain
+ * A queryable SQL audit sink with daily retention pruning whose rows form one hash chain
  * per node (audit-chain.ts). A record is stored once per event id; a batch the database refuses is
  * retried record by record (GroupCommit), so one record can never fail another request's write. Batches
  * are written one after another, which is what lets each one continue the chain from the last.

@@ -1,7 +1,7 @@
 import { fstatSync, writeSync } from 'node:fs';
 import { type AuditRecord, type AuditSink, GroupCommit } from '../../../kernel/index.ts';
 
-// SPEC 6's stdout shape names the two lifecycle ops after their journal events.
+// The stdout line names the two lifecycle ops after their journal events.
 const OP_NAMES: Record<string, string> = { Create: 'KeyCreated', Activate: 'KeyActivated' };
 const LIFTED = ['keyVersion', 'alg', 'severity', 'reason', 'previousVersion', 'currentVersion'];
 
@@ -17,7 +17,7 @@ const stdoutWriter: BatchWriter = (text) => {
 };
 
 /**
- * One JSON object per line on stdout (SPEC 6): ts, actor, actorKind, op, keyId, outcome, the
+ * One JSON object per line on stdout: ts, actor, actorKind, op, keyId, outcome, the
  * relevant context values lifted to the top, then the full context. Not queryable.
  * Records written in the same event-loop turn are flushed with one write (group commit): each
  * request still waits for its own line to be written before it answers.

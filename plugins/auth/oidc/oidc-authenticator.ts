@@ -29,7 +29,7 @@ export interface OidcOptions {
 const ISSUER_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512'];
 
 /**
- * Bearer tokens from an OpenID Connect issuer (SPEC 5). The discovery document is read once at start
+ * Bearer tokens from an OpenID Connect issuer. The discovery document is read once at start
  * (bounded; an unreachable issuer fails the boot); the key set is cached for the TTL and fetched again
  * when a token names an unknown kid, at most once per cooldown so random kids cannot hammer the issuer.
  * The service's own agent tokens (HS256, iss svc-kms) are accepted with the HMAC secret, and only those:

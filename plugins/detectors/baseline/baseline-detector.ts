@@ -33,7 +33,7 @@ interface Seen {
 }
 
 /**
- * A per-actor baseline (SPEC 6): remembers the values an actor has shown in one dimension and reports a
+ * A per-actor baseline: remembers the values an actor has shown in one dimension and reports a
  * value it has never shown. Cold start: nothing is reported until the actor has at least one prior
  * observation. Memory: at most MAX_ACTORS actors of each principal kind with at most MAX_VALUES_PER_ACTOR
  * values each (then it stops learning and reporting for them), within the detectors' byte budget (least

@@ -1,7 +1,7 @@
 import type { PrincipalKind } from '../../../kernel/index.ts';
 import type { BaselineDimension } from './baseline-detector.ts';
 
-// Severities by default (DECISIONS "Details"): new scope and new address matter for agents.
+// Severities by default: new scope and new address matter for agents.
 const agentsMedium = (kind: PrincipalKind) => (kind === 'Agent' ? 'Medium' : 'Low');
 
 export const scope: BaselineDimension = {

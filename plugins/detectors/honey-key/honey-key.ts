@@ -3,7 +3,7 @@ import type { AuditRecord, Detector, Finding } from '../../../kernel/index.ts';
 const MAX_TOUCHES = 100_000;
 
 /**
- * HoneyKey (SPEC 6 item 4): a key nobody legitimate uses. An Agent touching one is reported High at the
+ * HoneyKey: a key nobody legitimate uses. An Agent touching one is reported High at the
  * first touch (once per agent and key); Humans are audited like anyone but not reported; Create and
  * Locate records are skipped.
  */

@@ -15,7 +15,7 @@ function firstAfter(times: number[], since: number): number {
 }
 
 /**
- * RateSpike (SPEC 6): counts an actor's requests in a sliding window. Medium when the count reaches the
+ * RateSpike: counts an actor's requests in a sliding window. Medium when the count reaches the
  * threshold, High at three times it; each fires once per crossing. Memory: at most 3 x threshold
  * timestamps (plus one) per actor, MAX_ACTORS actors of each principal kind, within the detectors' byte
  * budget (least recently seen first out).

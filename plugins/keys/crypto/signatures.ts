@@ -27,7 +27,7 @@ export const SIG_ALGORITHMS: Record<string, SigAlg> & Record<SignatureAlgorithm,
 
 export const SIG_ALGORITHM_NAMES: readonly string[] = SIGNATURE_ALGORITHMS;
 
-/** The algorithm used when a sign or verify request names none (DECISIONS). */
+/** The algorithm used when a sign or verify request names none. */
 export function defaultSigAlgorithm(spec: KeySpec): string {
   switch (spec.algorithm) {
     case 'RSA': return 'RsaPssSha256';
@@ -38,7 +38,7 @@ export function defaultSigAlgorithm(spec: KeySpec): string {
   }
 }
 
-/** Resolves the requested algorithm and checks it fits the key (DECISIONS "Algorithm fit"). */
+/** Resolves the requested algorithm and checks it fits the key's type and curve or size. */
 export function resolveSigAlgorithm(spec: KeySpec, requested: string | undefined): string {
   const name = requested ?? defaultSigAlgorithm(spec);
   // Own names only: the caller's `constructor` or `toString` must not find Object.prototype's members.

@@ -6,10 +6,10 @@ import type { KeyCrypto } from '../key-crypto.ts';
 const byKey = (input: { id?: unknown } | undefined) => keyResource(input?.id);
 const b64 = (buf: Buffer) => buf.toString('base64');
 const STATE_ERRORS = ['KeyNotFound', 'IllegalOperation'] as const;
-// The names of the context's keys, never its values (SPEC 6: encrypt rows record the context keys).
+// The names of the context's keys, never its values: encrypt rows record which context keys were given.
 const contextKeys = (context: Record<string, string> | undefined) => ({ contextKeys: context ? Object.keys(context).sort().join(',') : '' });
 
-/** Sign, verify, encrypt, decrypt, wrap and unwrap under a key (SPEC 4 + DECISIONS). */
+/** Sign, verify, encrypt, decrypt, wrap and unwrap under a key. */
 export function cryptoOperations(crypto: KeyCrypto): AnyOperation[] {
   return [
     defineOperation({

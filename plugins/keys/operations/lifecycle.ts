@@ -11,7 +11,7 @@ export const changeScope = (call: OperationCall): ChangeScope => ({
 const byKey = (input: { id?: unknown } | undefined) => keyResource(input?.id);
 const STATE_ERRORS = ['KeyNotFound', 'IllegalOperation'] as const;
 
-/** Create, read and the state changes of SPEC 3, plus revoke and public-key (DECISIONS). */
+/** Create, read and the state changes of a key, plus revoke and public-key. */
 export function lifecycleOperations(lifecycle: KeyLifecycle): AnyOperation[] {
   return [
     defineOperation({

@@ -19,7 +19,7 @@ export function bindingProblems(roleBindings: Bindings, subjectBindings: Binding
 }
 
 /**
- * Role-based authorization (SPEC 5): a Human or Service may do what its subject binding and its groups'
+ * Role-based authorization: a Human or Service may do what its subject binding and its groups'
  * role bindings allow. A binding is a list of operations (on every key and every other resource) or
  * `{operations, keys}`, which grants those operations only on keys matching one of its patterns
  * (`owner:self`: keys the caller owns, or of its tenant for a Service; `name:GLOB`; `id:UUID`). A call

@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { type Clock, type Logger, type RevocationList, SvcError, UNKNOWN_EXPIRY_SECONDS } from '../../../kernel/index.ts';
 
 /**
- * Revocation list in Redis (SPEC 5 kv-store): durable and shared by every node; each entry expires with
+ * Revocation list in Redis: durable and shared by every node; each entry expires with
  * its token (24 h after the revocation when its expiry is unknown). Lookups fail open: with Redis unreachable a token counts as not revoked and a warning is
  * logged (an outage of the list must not take the KMS down). Revoking fails closed: 503, so an operator
  * never believes a token is revoked when it is not.

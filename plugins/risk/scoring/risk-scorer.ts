@@ -21,7 +21,7 @@ export interface RiskSettings {
 }
 
 /**
- * The risk score of SPEC 6: detector signals (scope, rate spike, operation, hour, address) and four
+ * The risk score: detector signals (scope, rate spike, operation, hour, address) and four
  * contextual factors (agent principal, credential past 80% of its lifetime, broad scope of 5+ operations,
  * destructive operation), each times its weight, summed and capped at 1. Deny at `deny`, StepUp at
  * `stepUp`, both `destructiveDelta` lower for destructive operations.

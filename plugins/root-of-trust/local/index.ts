@@ -18,7 +18,7 @@ import { LocalRootOfTrust, type KekSource } from '../support/local-root-of-trust
 type CloudPrevious = { region: string; endpoint: string; timeoutMs: number; arns: string[] };
 type Slice = { source: KekSource | { kind: 'refused'; journalKind: string }; previous: string[]; cloudPrevious: CloudPrevious };
 
-/** Where the KEK comes from follows DECISIONS "Root of trust": configured, a file beside journal.db, or per process. */
+/** Where the KEK comes from: configured, a file beside journal.db, or per process. */
 function kekSource(all: BaseConfig & ConfigValues<typeof localKekConfig>): Slice {
   const list = (text: string) => text.split(',').map((k) => k.trim()).filter(Boolean);
   const c = all.crypto.cloudKms;
