@@ -63,6 +63,8 @@ export interface RunningKernel {
   audit: AuditPipeline;
   pipeline: OperationPipeline;
   relay: OutboxRelay;
+  /** Every started door: the kernel's own (http) first, then the plugins' (none when booted with listen: false). */
+  doors: Door[];
   /** https when `http.tls` names a certificate and key. */
   protocol: 'http' | 'https';
   /** Re-reads the TLS files for new connections (SIGHUP); false when the service speaks plain HTTP. */
@@ -178,7 +180,8 @@ export async function bootKernel(opts: BootOptions): Promise<RunningKernel> {
       await lifecycle.stop(); // ... then plugins in reverse order (timers first, journal pool last)
       metrics.clear(); // 3. metrics registry
     })());
-  return { address, protocol: http.protocol, reloadTls: () => http.reloadTls(), container, audit, pipeline, relay, stop };
+  const started: Door[] = opts.listen === false ? [] : [http, ...(doors.instances() as Door[])];
+  return { address, protocol: http.protocol, reloadTls: () => http.reloadTls(), container, audit, pipeline, relay, doors: started, stop };
 }
 
 /** Every door's mounts on the service's listener, each with the door it belongs to. */

@@ -3,6 +3,7 @@ import { connect } from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import t from 'tap';
+import { DOOR_CONTRACT_PLUGINS, doorContract, MALFORMED, type DoorClient } from '../../contracts/door.ts';
 import { startTestService, tempDir } from '../../test/helpers/service.ts';
 
 /** Sends lines on the socket and resolves with one parsed answer per line. */
@@ -38,4 +39,20 @@ t.test('a door from plugins: runs operations through the same pipeline, audited 
   t.match(answers[3], { id: 'b4', error: 'InvalidField' });
   const trail = (await svc.client('auditor').get(`/v1/audit?key=${keyId}`)).body.records.map((r: any) => `${r.operation} ${r.outcome} ${r.correlationId}`);
   t.same(trail.sort(), ['Activate Success b1', 'Create Success a1', 'Sign InvalidField b4'], 'one record per call, correlated by the line id');
+});
+
+doorContract(t, 'jsonl-socket', async () => {
+  const dir = tempDir();
+  const socket = path.join(dir, 'svc.sock');
+  const config = path.join(dir, 'svc.yaml');
+  const plugins = [path.resolve('examples/door-jsonl-socket/index.ts'), ...DOOR_CONTRACT_PLUGINS];
+  writeFileSync(config, `plugins:\n${plugins.map((p) => `  - ${p}\n`).join('')}exampleDoor:\n  socket: ${socket}\n`);
+  const svc = await startTestService({ SVC_CONFIG_FILE: config }, { dir });
+  const door: DoorClient = {
+    call: async (operation, input, credential, id) => {
+      const [{ id: _, ...answer }] = await exchange(socket, [{ id, operation, input: input === MALFORMED ? 'not an object' : input, ...(credential ? { credential } : {}) }]);
+      return answer;
+    },
+  };
+  return { restUrl: svc.url, doors: svc.kernel.doors, door, stop: () => svc.stop() };
 });

@@ -15,6 +15,9 @@ const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
 export class JsonlSocketDoor implements Door {
   readonly name = 'jsonl-socket';
   private server: Server | undefined;
+  private readonly sockets = new Set<Socket>();
+  /** Answers being worked out: stop waits for them, so a call in flight at shutdown is answered and audited. */
+  private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(
     private readonly path: string,
@@ -31,16 +34,26 @@ export class JsonlSocketDoor implements Door {
     this.server = server;
   }
 
+  /** Stops accepting, answers the calls in flight, then closes the connections still open. */
   async stop(): Promise<void> {
     const server = this.server;
     this.server = undefined;
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (!server) return;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    while (this.inFlight.size) await Promise.all(this.inFlight);
+    for (const socket of this.sockets) socket.end();
+    await closed;
   }
 
   private serve(socket: Socket): void {
+    this.sockets.add(socket);
+    socket.on('close', () => this.sockets.delete(socket));
     socket.on('error', () => socket.destroy());
     createInterface({ input: socket, crlfDelay: Infinity }).on('line', (line) => {
-      void this.answer(line).then((reply) => socket.writable && socket.write(`${JSON.stringify(reply)}\n`));
+      if (!this.server) return void socket.write(`${JSON.stringify({ error: 'ServiceUnavailable', message: 'the door is stopping' })}\n`);
+      const reply = this.answer(line).then((r) => socket.writable && socket.write(`${JSON.stringify(r)}\n`));
+      this.inFlight.add(reply);
+      void reply.finally(() => this.inFlight.delete(reply));
     });
   }
 
