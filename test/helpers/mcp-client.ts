@@ -20,3 +20,23 @@ export async function mcpClient(url: string, headers: Record<string, string>, na
       (await client.callTool({ name: tool, arguments: args, ...(meta ? { _meta: meta } : {}) })) as ToolResult,
   });
 }
+
+/** One raw POST to /mcp, as a client that does not use the SDK (or an attacker) sends it. */
+export async function mcpPost(url: string, headers: Record<string, string>, body: string | unknown): Promise<{ status: number; headers: Headers; body: any; text: string }> {
+  const res = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-06-18', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, headers: res.headers, body: parsed, text };
+}
+
+/** A tools/call request as JSON-RPC. */
+export const toolsCall = (name: string, args: unknown, id: number | string = 1) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
