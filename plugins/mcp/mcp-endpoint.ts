@@ -27,6 +27,21 @@ function answerJsonRpcError(res: ServerResponse, status: number, code: number, m
 }
 
 /**
+ * What the SDK would answer unclearly: an empty batch (it answers 202 as if to notifications) and
+ * tools/call arguments that are not an object (its schema check surfaces as -32603 Internal error).
+ */
+function malformedMessage(body: unknown): { code: number; message: string } | undefined {
+  if (Array.isArray(body) && body.length === 0) return { code: ErrorCode.InvalidRequest, message: 'Invalid Request: an empty batch' };
+  for (const m of Array.isArray(body) ? body : [body]) {
+    const message = m as { method?: unknown; params?: { arguments?: unknown } } | null;
+    if (message?.method !== 'tools/call') continue;
+    const args = message.params?.arguments;
+    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) return { code: ErrorCode.InvalidParams, message: 'Invalid params: tools/call arguments must be an object' };
+  }
+  return undefined;
+}
+
+/**
  * The MCP server at /mcp: Streamable HTTP, stateless, JSON answers. Every request authenticates first
  * (401 before a byte of the body is read), then gets its own SDK server and transport, which answer
  * initialize, tools/list (the tools this principal may call) and tools/call (the operation pipeline).
@@ -62,6 +77,8 @@ export class McpEndpoint {
       if (err instanceof BodyError) return answerJsonRpcError(res, err.status, err.status === 400 ? ErrorCode.ParseError : -32000, err.message);
       throw err;
     }
+    const malformed = malformedMessage(body);
+    if (malformed) return answerJsonRpcError(res, 400, malformed.code, malformed.message);
     if (isInitializeRequest(body)) {
       const session = clientSessionId(body.params.clientInfo);
       if (session) res.setHeader(SESSION_HEADER, session);
