@@ -33,6 +33,9 @@ export class McpDoor implements Door {
     this.endpoint = new McpEndpoint({ runner: this.runner, catalogue, maxBodyBytes, version, ...(oidcIssuer ? { challenge: bearerChallenge } : {}) });
   }
 
+  /** Nothing of its own to close: calls in flight end with the listener's shutdown grace. */
+  async stop(): Promise<void> {}
+
   mounts(): DoorMount[] {
     const mounts: DoorMount[] = [{ path: MCP_PATH, handle: (request) => this.endpoint!.handle(request) }];
     const issuer = this.settings.oidcIssuer;
