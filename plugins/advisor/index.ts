@@ -48,8 +48,10 @@ export default definePlugin({
     groups: { Advisor: 'Read-only advice from the audit trail: a scan, and one agent explained (Human only).' },
     operations: [
       defineOperation({
-        id: 'AdvisorScan', operation: 'Query', group: 'Advisor', summary: 'Idle keys, broad-scope agents, active anomalies and the riskiest agents (Human only)', errors: ['FeatureNotSupported'],
-        input: AdvisorScanQuery, output: AdvisorScanReport, http: { method: 'GET', path: '/v1/advisor/scan' }, attributes: { humanOnly: true },
+        id: 'AdvisorScan', operation: 'Query',
+        description: "Scan the audit trail and keys for what needs attention: idle keys, agents with broad scopes, active anomalies, and the riskiest agents, over a look-back window. Use it for a periodic review or to pick an agent to explain. Changes nothing (one scan per node at a time). Human callers only; FeatureNotSupported when the audit store cannot be queried.",
+        group: 'Advisor', summary: 'Idle keys, broad-scope agents, active anomalies and the riskiest agents (Human only)', errors: ['FeatureNotSupported'],
+        input: AdvisorScanQuery, output: AdvisorScanReport, http: { method: 'GET', path: '/v1/advisor/scan' }, attributes: { humanOnly: true, readOnly: true },
         resource: () => 'advisor',
         // One scan at a time per node: it reads up to 50,000 audit rows and every key's events.
         handle: oneAtATime('an advisor scan', async (input) => {
@@ -66,9 +68,11 @@ export default definePlugin({
         }),
       }),
       defineOperation({
-        id: 'AdvisorExplain', operation: 'Query', group: 'Advisor', summary: 'One agent\'s timeline with risk stamps, findings, a summary and an optional narration (Human only)', errors: ['FeatureNotSupported'],
+        id: 'AdvisorExplain', operation: 'Query',
+        description: "Explain one agent by its agent id: its timeline of calls with risk stamps, the detectors' findings and the service's responses, a summary, and an optional narration by the configured model. Use it to understand what an agent did before revoking or trusting it. Changes nothing. Human callers only; FeatureNotSupported when the audit store cannot be queried.",
+        group: 'Advisor', summary: 'One agent\'s timeline with risk stamps, findings, a summary and an optional narration (Human only)', errors: ['FeatureNotSupported'],
         input: Type.Object({ ...AdvisorExplainQuery.properties, agentId: Type.String({ maxLength: 128 }) }), output: AdvisorExplanation,
-        http: { method: 'GET', path: '/v1/advisor/explain/:agentId' }, attributes: { humanOnly: true },
+        http: { method: 'GET', path: '/v1/advisor/explain/:agentId' }, attributes: { humanOnly: true, readOnly: true },
         resource: (input) => namedResource('agent:', input?.agentId),
         handle: async (input) => {
           queryable(deps.sink);

@@ -30,8 +30,10 @@ export default definePlugin({
     groups: { Audit: 'Read the audit trail and check its hash chains (Human only; needs a queryable audit sink).' },
     operations: [
       defineOperation({
-        id: 'QueryAudit', operation: 'Query', group: 'Audit', summary: 'Read the audit trail, newest first (Human only)', errors: ['FeatureNotSupported'],
-        input: AuditQueryParams, output: AuditPageSchema, http: { method: 'GET', path: '/v1/audit' }, attributes: { humanOnly: true },
+        id: 'QueryAudit', operation: 'Query',
+        description: "Read the audit trail, newest first: who did what to which key, when, with what outcome and context (risk stamps, door, model and prompt). Filter by actor, key, operation, promptId and time; page with limit and the next cursor. Use it to see what an agent or a key has been doing. Changes nothing. Human callers only (PermissionDenied otherwise); FeatureNotSupported when the audit store cannot be queried.",
+        group: 'Audit', summary: 'Read the audit trail, newest first (Human only)', errors: ['FeatureNotSupported'],
+        input: AuditQueryParams, output: AuditPageSchema, http: { method: 'GET', path: '/v1/audit' }, attributes: { humanOnly: true, readOnly: true },
         resource: () => 'audit',
         handle: async (input) => {
           const query = parseAuditQuery(input);
@@ -41,8 +43,10 @@ export default definePlugin({
         },
       }),
       defineOperation({
-        id: 'VerifyAudit', operation: 'Query', group: 'Audit', summary: 'Recompute the audit trail\'s per-node hash chains (Human only)', errors: ['FeatureNotSupported'],
-        input: AuditVerifyParams, output: AuditVerificationSchema, http: { method: 'GET', path: '/v1/audit/verify' }, attributes: { humanOnly: true, toolName: false },
+        id: 'VerifyAudit', operation: 'Query',
+        description: "Recompute the audit trail's per-node hash chains and check them against the node registry: reports whether the trail is intact and, if not, where a row was changed, removed or added. Changes nothing but reads the whole trail (one verification per node at a time). Human callers only; FeatureNotSupported when the audit store keeps no hash chain.",
+        group: 'Audit', summary: 'Recompute the audit trail\'s per-node hash chains (Human only)', errors: ['FeatureNotSupported'],
+        input: AuditVerifyParams, output: AuditVerificationSchema, http: { method: 'GET', path: '/v1/audit/verify' }, attributes: { humanOnly: true, readOnly: true, toolName: false },
         resource: () => 'audit',
         handle: async (input) => {
           if (!deps.sink.verify) throw new SvcError('FeatureNotSupported', 'the primary audit sink (audit.kind stdout) keeps no hash chain; use rdb-embedded or a database sink');

@@ -27,8 +27,10 @@ const view = (a: AgentRecord) => ({
 export function agentOperations(registry: AgentRegistry, clock: Clock): AnyOperation[] {
   return [
     defineOperation({
-      id: 'ListAgents', operation: 'Query', group: 'Agents', summary: "List agent tokens: the caller's own, or every agent for a caller allowed Query on agent:* (Human only)",
-      input: ListAgentsQuery, output: AgentList, http: { method: 'GET', path: '/v1/agents' }, attributes: { humanOnly: true, authorizesItself: true, riskGated: false },
+      id: 'ListAgents', operation: 'Query',
+      description: "List agent tokens, newest first: id, parent, label, scopes, expiry and whether revoked. A caller sees its own agents; one allowed Query on agent:* sees every agent and may filter by parent. Use it to find an agent to inspect or revoke. Changes nothing. Human callers only.",
+      group: 'Agents', summary: "List agent tokens: the caller's own, or every agent for a caller allowed Query on agent:* (Human only)",
+      input: ListAgentsQuery, output: AgentList, http: { method: 'GET', path: '/v1/agents' }, attributes: { humanOnly: true, authorizesItself: true, riskGated: false, readOnly: true },
       resource: () => 'agent:*',
       inputFacts: (input): Record<string, string> => (input.parent === undefined ? {} : { 'filter.parent': input.parent }),
       handle: async (input, call) => {
@@ -44,7 +46,9 @@ export function agentOperations(registry: AgentRegistry, clock: Clock): AnyOpera
       },
     }),
     defineOperation({
-      id: 'RevokeAgent', operation: 'Revoke', group: 'Agents', summary: 'Revoke an agent token: its next call is 401 (its parent, or a Human allowed Revoke on agent:ID)',
+      id: 'RevokeAgent', operation: 'Revoke',
+      description: "The kill switch: revoke an agent token by its agent id, so the agent's very next call is refused (401), on every node and after restarts. Its parent may always revoke it; anyone else needs Revoke on agent:<id>. Cannot be undone; revoking twice keeps the first time. NotFound for an unknown agent. Human callers only.",
+      group: 'Agents', summary: 'Revoke an agent token: its next call is 401 (its parent, or a Human allowed Revoke on agent:ID)',
       errors: ['NotFound'], input: AgentRef, output: RevokeAgentResponse, http: { method: 'POST', path: '/v1/agents/:agentId/revoke' },
       attributes: { humanOnly: true, authorizesItself: true, destructive: true },
       resource: (input) => namedResource('agent:', input?.agentId),

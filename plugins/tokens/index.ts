@@ -30,7 +30,9 @@ export default definePlugin({
       groups: { Agents: 'Issue, list and revoke AI agents\' scoped short-lived tokens; revoke any token.' },
       operations: [
         defineOperation({
-          id: 'IssueAgentToken', operation: 'Create', group: 'Agents', summary: 'Issue a short-lived, scoped agent token (Human only)', errors: ['FeatureNotSupported'],
+          id: 'IssueAgentToken', operation: 'Create',
+          description: "Issue a short-lived agent token scoped to some operations (never more than its issuer may do) for an AI agent acting for the caller; returns the token once, with its agent id, jti and expiry. Human callers only; FeatureNotSupported without an HMAC signing secret.",
+          group: 'Agents', summary: 'Issue a short-lived, scoped agent token (Human only)', errors: ['FeatureNotSupported'],
           input: IssueAgentBody, output: IssueAgentResponse, http: { method: 'POST', path: '/v1/agents/issue' }, attributes: { humanOnly: true, toolName: false },
           resource: () => 'agent:new',
           handle: async (input, call) => {
@@ -42,7 +44,9 @@ export default definePlugin({
           },
         }),
         defineOperation({
-          id: 'RevokeToken', operation: 'Revoke', group: 'Agents', summary: 'Refuse a token by its jti from now on (Human only)', errors: ['FeatureNotSupported'],
+          id: 'RevokeToken', operation: 'Revoke',
+          description: "Refuse a token by its jti from now on: an agent's token is stopped in the agent registry (its parent, or a caller allowed Revoke on agent:<id>), any other token goes on the revocation list and the agents issued under it stop too. Cannot be undone. Human callers only; FeatureNotSupported for a token that is no agent's when no revocation list is configured.",
+          group: 'Agents', summary: 'Refuse a token by its jti from now on (Human only)', errors: ['FeatureNotSupported'],
           input: RevokeTokenBody, output: RevokeTokenResponse, http: { method: 'POST', path: '/v1/tokens/revoke' }, attributes: { humanOnly: true, destructive: true, toolName: false },
           resource: (input) => namedResource('token:', input?.jti),
           handle: async (input, call) => {

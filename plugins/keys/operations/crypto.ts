@@ -1,5 +1,6 @@
 import { type AnyOperation, defineOperation, keyResource, SvcError } from '../../../kernel/index.ts';
 import * as S from '../../../schemas/keys.ts';
+import { KEY_DESCRIPTIONS } from './descriptions.ts';
 import { decodeBase64 } from '../base64.ts';
 import type { KeyCrypto } from '../key-crypto.ts';
 
@@ -13,7 +14,7 @@ const contextKeys = (context: Record<string, string> | undefined) => ({ contextK
 export function cryptoOperations(crypto: KeyCrypto): AnyOperation[] {
   return [
     defineOperation({
-      id: 'Sign', operation: 'Sign', group: 'Crypto', summary: 'Sign a message with the current version', errors: [...STATE_ERRORS],
+      id: 'Sign', description: KEY_DESCRIPTIONS.Sign, operation: 'Sign', group: 'Crypto', summary: 'Sign a message with the current version', errors: [...STATE_ERRORS],
       input: S.SignInput, output: S.SignResponse, http: { method: 'POST', path: '/v1/keys/:id/sign' }, resource: byKey,
       handle: async (input, call) => {
         const r = await crypto.sign(input.id, decodeBase64(input.messageBase64, 'messageBase64'), input.algorithm, call.trace);
@@ -21,8 +22,8 @@ export function cryptoOperations(crypto: KeyCrypto): AnyOperation[] {
       },
     }),
     defineOperation({
-      id: 'Verify', operation: 'Verify', group: 'Crypto', summary: 'Verify a signature (200 with valid:false when it does not match)', errors: [...STATE_ERRORS],
-      input: S.VerifyInput, output: S.VerifyResponse, http: { method: 'POST', path: '/v1/keys/:id/verify' }, resource: byKey,
+      id: 'Verify', description: KEY_DESCRIPTIONS.Verify, operation: 'Verify', group: 'Crypto', summary: 'Verify a signature (200 with valid:false when it does not match)', errors: [...STATE_ERRORS],
+      input: S.VerifyInput, output: S.VerifyResponse, http: { method: 'POST', path: '/v1/keys/:id/verify' }, resource: byKey, attributes: { readOnly: true },
       handle: async (input, call) => {
         const message = decodeBase64(input.messageBase64, 'messageBase64');
         const signature = decodeBase64(input.signatureBase64, 'signatureBase64');
@@ -32,7 +33,7 @@ export function cryptoOperations(crypto: KeyCrypto): AnyOperation[] {
       },
     }),
     defineOperation({
-      id: 'Encrypt', operation: 'Encrypt', group: 'Crypto', summary: 'AES-GCM encrypt, context bound as AAD', errors: [...STATE_ERRORS],
+      id: 'Encrypt', description: KEY_DESCRIPTIONS.Encrypt, operation: 'Encrypt', group: 'Crypto', summary: 'AES-GCM encrypt, context bound as AAD', errors: [...STATE_ERRORS],
       input: S.EncryptInput, output: S.EncryptResponse, http: { method: 'POST', path: '/v1/keys/:id/encrypt' }, resource: byKey,
       inputFacts: (input) => contextKeys(input.context),
       handle: async (input, call) => {
@@ -45,7 +46,7 @@ export function cryptoOperations(crypto: KeyCrypto): AnyOperation[] {
       },
     }),
     defineOperation({
-      id: 'Decrypt', operation: 'Decrypt', group: 'Crypto', summary: 'Decrypt an envelope (the same context as encrypt)', errors: [...STATE_ERRORS, 'DecryptionFailed'],
+      id: 'Decrypt', description: KEY_DESCRIPTIONS.Decrypt, operation: 'Decrypt', group: 'Crypto', summary: 'Decrypt an envelope (the same context as encrypt)', errors: [...STATE_ERRORS, 'DecryptionFailed'],
       input: S.DecryptInput, output: S.DecryptResponse, http: { method: 'POST', path: '/v1/keys/:id/decrypt' }, resource: byKey,
       inputFacts: (input) => contextKeys(input.context),
       handle: async (input, call) => {
@@ -54,7 +55,7 @@ export function cryptoOperations(crypto: KeyCrypto): AnyOperation[] {
       },
     }),
     defineOperation({
-      id: 'Wrap', operation: 'Wrap', group: 'Crypto', summary: 'Wrap a data key (AES key wrap); accepts dekBase64 or plaintextBase64', errors: [...STATE_ERRORS],
+      id: 'Wrap', description: KEY_DESCRIPTIONS.Wrap, operation: 'Wrap', group: 'Crypto', summary: 'Wrap a data key (AES key wrap); accepts dekBase64 or plaintextBase64', errors: [...STATE_ERRORS],
       input: S.WrapInput, output: S.WrapResponse, http: { method: 'POST', path: '/v1/keys/:id/wrap' }, resource: byKey, attributes: { toolName: 'wrap_key' },
       handle: async (input, call) => {
         const field = input.dekBase64 !== undefined ? 'dekBase64' : 'plaintextBase64';
@@ -69,7 +70,7 @@ export function cryptoOperations(crypto: KeyCrypto): AnyOperation[] {
       },
     }),
     defineOperation({
-      id: 'Unwrap', operation: 'Unwrap', group: 'Crypto', summary: 'Unwrap a data key; accepts wrappedDekBase64 or wrappedKeyBase64', errors: [...STATE_ERRORS, 'DecryptionFailed'],
+      id: 'Unwrap', description: KEY_DESCRIPTIONS.Unwrap, operation: 'Unwrap', group: 'Crypto', summary: 'Unwrap a data key; accepts wrappedDekBase64 or wrappedKeyBase64', errors: [...STATE_ERRORS, 'DecryptionFailed'],
       input: S.UnwrapInput, output: S.UnwrapResponse, http: { method: 'POST', path: '/v1/keys/:id/unwrap' }, resource: byKey, attributes: { toolName: 'unwrap_key' },
       handle: async (input, call) => {
         const field = input.wrappedDekBase64 !== undefined ? 'wrappedDekBase64' : 'wrappedKeyBase64';

@@ -1,5 +1,6 @@
 import { type AnyOperation, defineOperation, keyResource, namedResource, type OperationCall, ownerOf } from '../../../kernel/index.ts';
 import * as S from '../../../schemas/keys.ts';
+import { KEY_DESCRIPTIONS } from './descriptions.ts';
 import { keyView, type KeyLifecycle } from '../key-lifecycle.ts';
 import type { ChangeScope } from '../key-store.ts';
 import type { KeyWrapping } from '../key-wrapping.ts';
@@ -15,52 +16,52 @@ const STATE_ERRORS = ['KeyNotFound', 'IllegalOperation'] as const;
 export function lifecycleOperations(lifecycle: KeyLifecycle): AnyOperation[] {
   return [
     defineOperation({
-      id: 'CreateKey', operation: 'Create', group: 'Keys', summary: 'Create a key (state PreActive, version 1)',
+      id: 'CreateKey', description: KEY_DESCRIPTIONS.CreateKey, operation: 'Create', group: 'Keys', summary: 'Create a key (state PreActive, version 1)',
       input: S.CreateKeyBody, output: S.ManagedKey, http: { method: 'POST', path: '/v1/keys', status: 201 },
       // A failed create names the requested key name; a successful one, the new key id (from the handler).
       resource: (input) => namedResource('name:', input?.spec?.name),
       handle: async (input, call) => ({ result: keyView(await lifecycle.create(input.spec, changeScope(call))) }),
     }),
     defineOperation({
-      id: 'GetKey', operation: 'Get', group: 'Keys', summary: 'Get a key', errors: ['KeyNotFound'],
-      input: S.KeyRef, output: S.ManagedKey, http: { method: 'GET', path: '/v1/keys/:id' }, resource: byKey,
+      id: 'GetKey', description: KEY_DESCRIPTIONS.GetKey, operation: 'Get', group: 'Keys', summary: 'Get a key', errors: ['KeyNotFound'],
+      input: S.KeyRef, output: S.ManagedKey, http: { method: 'GET', path: '/v1/keys/:id' }, resource: byKey, attributes: { readOnly: true },
       handle: async (input, call) => ({ result: keyView(await lifecycle.get(input.id, call.trace)) }),
     }),
     defineOperation({
-      id: 'ActivateKey', operation: 'Activate', group: 'Keys', summary: 'PreActive -> Active', errors: [...STATE_ERRORS],
+      id: 'ActivateKey', description: KEY_DESCRIPTIONS.ActivateKey, operation: 'Activate', group: 'Keys', summary: 'PreActive -> Active', errors: [...STATE_ERRORS],
       input: S.KeyRef, output: S.ActivateResponse, http: { method: 'POST', path: '/v1/keys/:id/activate' }, resource: byKey,
       handle: async (input, call) => ({ result: await lifecycle.activate(input.id, changeScope(call)) }),
     }),
     defineOperation({
-      id: 'RotateKey', operation: 'Rotate', group: 'Keys', summary: 'New version; older versions keep verifying, decrypting, unwrapping', errors: [...STATE_ERRORS],
+      id: 'RotateKey', description: KEY_DESCRIPTIONS.RotateKey, operation: 'Rotate', group: 'Keys', summary: 'New version; older versions keep verifying, decrypting, unwrapping', errors: [...STATE_ERRORS],
       input: S.RotateInput, output: S.RotateResponse, http: { method: 'POST', path: '/v1/keys/:id/rotate' }, resource: byKey,
       attributes: { destructive: true },
       inputFacts: (input): Record<string, string> => (input.reason ? { reason: input.reason } : {}),
       handle: async (input, call) => ({ result: await lifecycle.rotate(input.id, changeScope(call), input) }),
     }),
     defineOperation({
-      id: 'RevokeKey', operation: 'Revoke', group: 'Keys', summary: 'Active -> Deactivated (old material still verifies and decrypts)', errors: [...STATE_ERRORS],
+      id: 'RevokeKey', description: KEY_DESCRIPTIONS.RevokeKey, operation: 'Revoke', group: 'Keys', summary: 'Active -> Deactivated (old material still verifies and decrypts)', errors: [...STATE_ERRORS],
       input: S.RevokeInput, output: S.RevokeResponse, http: { method: 'POST', path: '/v1/keys/:id/revoke' }, resource: byKey,
       attributes: { destructive: true },
       inputFacts: (input): Record<string, string> => (input.reason ? { reason: input.reason } : {}),
       handle: async (input, call) => ({ result: await lifecycle.revoke(input.id, changeScope(call), input.reason) }),
     }),
     defineOperation({
-      id: 'CompromiseKey', operation: 'Compromise', group: 'Keys', summary: 'Mark compromised (one-way; every crypto call refused after)', errors: [...STATE_ERRORS],
+      id: 'CompromiseKey', description: KEY_DESCRIPTIONS.CompromiseKey, operation: 'Compromise', group: 'Keys', summary: 'Mark compromised (one-way; every crypto call refused after)', errors: [...STATE_ERRORS],
       input: S.CompromiseInput, output: S.CompromiseResponse, http: { method: 'POST', path: '/v1/keys/:id/compromise' }, resource: byKey,
       attributes: { destructive: true },
       inputFacts: (input) => ({ severity: 'Critical', reason: input.reason }),
       handle: async (input, call) => ({ result: await lifecycle.compromise(input.id, changeScope(call), input.reason) }),
     }),
     defineOperation({
-      id: 'DestroyKey', operation: 'Destroy', group: 'Keys', summary: "Destroy: erase every version's material for good", errors: [...STATE_ERRORS],
+      id: 'DestroyKey', description: KEY_DESCRIPTIONS.DestroyKey, operation: 'Destroy', group: 'Keys', summary: "Destroy: erase every version's material for good", errors: [...STATE_ERRORS],
       input: S.KeyRef, output: S.DestroyResponse, http: { method: 'DELETE', path: '/v1/keys/:id' }, resource: byKey,
       attributes: { destructive: true },
       handle: async (input, call) => ({ result: await lifecycle.destroy(input.id, changeScope(call)) }),
     }),
     defineOperation({
-      id: 'GetPublicKey', operation: 'Get', group: 'Keys', summary: 'SPKI PEM public key of an RSA, EC or EdDSA key', errors: [...STATE_ERRORS],
-      input: S.PublicKeyInput, output: S.PublicKeyResponse, http: { method: 'GET', path: '/v1/keys/:id/public-key' }, resource: byKey,
+      id: 'GetPublicKey', description: KEY_DESCRIPTIONS.GetPublicKey, operation: 'Get', group: 'Keys', summary: 'SPKI PEM public key of an RSA, EC or EdDSA key', errors: [...STATE_ERRORS],
+      input: S.PublicKeyInput, output: S.PublicKeyResponse, http: { method: 'GET', path: '/v1/keys/:id/public-key' }, resource: byKey, attributes: { readOnly: true },
       handle: async (input, call) => ({ result: await lifecycle.publicKey(input.id, input.version ? Number(input.version) : undefined, call.trace) }),
     }),
   ];
@@ -73,7 +74,7 @@ export function lifecycleOperations(lifecycle: KeyLifecycle): AnyOperation[] {
  */
 export function rewrapOperation(wrapping: KeyWrapping, currentKekId: () => string): AnyOperation {
   return defineOperation({
-    id: 'RewrapKeys', operation: 'Rotate', group: 'Keys', summary: 'Re-wrap every key-wrapping key under the current KEK',
+    id: 'RewrapKeys', description: KEY_DESCRIPTIONS.RewrapKeys, operation: 'Rotate', group: 'Keys', summary: 'Re-wrap every key-wrapping key under the current KEK',
     input: S.RewrapInput, output: S.RewrapResponse, attributes: { destructive: true, toolName: false },
     resource: () => `kek:${currentKekId()}`,
     handle: async () => {
