@@ -15,6 +15,8 @@ export interface GlobalOptions {
   caFile?: string;
   certFile?: string;
   keyFile?: string;
+  model?: string;
+  promptId?: string;
 }
 
 export const DEFAULT_SERVER = 'http://127.0.0.1:8080';
@@ -47,10 +49,13 @@ export function resolveConnection(flags: GlobalOptions, env: NodeJS.ProcessEnv =
   return { server };
 }
 
-export function clientFor(connection: Connection, flags: GlobalOptions): SvcClient {
+export function clientFor(connection: Connection, flags: GlobalOptions, env: NodeJS.ProcessEnv = process.env): SvcClient {
   const timeoutMs = flags.timeout === undefined ? undefined : Number(flags.timeout) * 1000;
   if (timeoutMs !== undefined && !(timeoutMs > 0)) throw new UsageError(`--timeout must be a number of seconds above 0, not "${flags.timeout}"`);
-  return new SvcClient({ server: connection.server, credentials: connection.credentials, timeoutMs, tls: clientTls(flags) });
+  // The model and prompt every call of this run acts for: sent as X-Svc-Model / X-Svc-Prompt-Id, audited with each call.
+  const model = flags.model ?? env.SVC_MODEL ?? undefined;
+  const promptId = flags.promptId ?? env.SVC_PROMPT_ID ?? undefined;
+  return new SvcClient({ server: connection.server, credentials: connection.credentials, timeoutMs, tls: clientTls(flags), model: model || undefined, promptId: promptId || undefined });
 }
 
 /** --ca-file / --cert-file / --key-file (or SVC_CA_FILE, SVC_CLIENT_CERT_FILE, SVC_CLIENT_KEY_FILE), read now. */

@@ -24,6 +24,8 @@ export function buildProgram(): Command {
     .option('--ca-file <pem>', 'CA certificate(s) of an https server with a private CA (env SVC_CA_FILE)')
     .option('--cert-file <pem>', 'client certificate, for a server that requires mutual TLS (env SVC_CLIENT_CERT_FILE)')
     .option('--key-file <pem>', 'the client certificate\'s private key (env SVC_CLIENT_KEY_FILE)')
+    .option('--model <name>', 'the model the calls act for, sent as X-Svc-Model and audited (env SVC_MODEL)')
+    .option('--prompt-id <id>', 'the prompt the calls act for, sent as X-Svc-Prompt-Id and audited (env SVC_PROMPT_ID)')
     .exitOverride()
     .showHelpAfterError('(add --help for usage and examples)')
     .showSuggestionAfterError();

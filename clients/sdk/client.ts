@@ -15,6 +15,9 @@ export interface SvcClientOptions {
   fetch?: typeof fetch;
   /** A private CA and, for mutual TLS, a client certificate and key (ignored when fetch is given). */
   tls?: ClientTls;
+  /** The model and prompt every call acts for (X-Svc-Model, X-Svc-Prompt-Id), audited with each call; a call's options override them. */
+  model?: string;
+  promptId?: string;
 }
 
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
@@ -36,6 +39,8 @@ export class SvcClient {
       timeoutMs: options.timeoutMs ?? 10_000,
       retry: { retries: 3, initialBackoffMs: 100, maxBackoffMs: 2_000, ...options.retry },
       fetch: options.fetch ?? (options.tls ? fetchWithTls(options.tls) : globalThis.fetch),
+      model: options.model,
+      promptId: options.promptId,
     });
   }
 

@@ -142,3 +142,19 @@ t.test('network failures and timeouts are SvcApiErrors too', async (t) => {
   proxy.inject(new RegExp(`^GET /v1/keys/${key.id}$`), 'stall-body', 2);
   t.match(await apiError(t, () => slow.getKey(key.id)), { code: 'Timeout', status: 0 }, 'the timeout covers the body: a Timeout, not a bare abort error');
 });
+
+t.test('model and promptId: set per client, overridden per call, audited with the call and found by queryAudit', async (t) => {
+  const tagged = new SvcClient({ server: service.url, credentials: { token: aliceToken }, model: 'sdk-model', promptId: 'sdk-prompt-1' });
+  const key = await alice.createKey({ name: 'sdk-prompted', algorithm: 'AES' });
+  await alice.activateKey(key.id);
+  const first = await tagged.encrypt(key.id, text('one'));
+  await tagged.encrypt(key.id, text('two'), undefined, { promptId: 'sdk-prompt-2', model: 'other-model' });
+  const one = await alice.queryAudit({ promptId: 'sdk-prompt-1' });
+  t.same(one.records.map((r) => r.operation), ['Encrypt'], 'the client\'s prompt: one call');
+  t.match(one.records[0]!.context, { 'agent.model': 'sdk-model', 'agent.promptId': 'sdk-prompt-1' });
+  const two = await alice.queryAudit({ promptId: 'sdk-prompt-2' });
+  t.match(two.records.map((r) => r.context), [{ 'agent.model': 'other-model', 'agent.promptId': 'sdk-prompt-2' }], 'the call\'s own override');
+  t.ok(first.ciphertext.length > 0);
+  const refused = await apiError(t, () => tagged.getKey(key.id, { promptId: 'x'.repeat(129) }));
+  t.match(refused, { code: 'InvalidField', status: 400, message: /X-Svc-Prompt-Id must be at most 128 characters/ });
+});

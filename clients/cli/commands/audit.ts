@@ -51,12 +51,13 @@ export function registerAuditCommands(program: Command): void {
       .option('--actor <subject>', 'only this principal')
       .option('--key <resource>', 'only this resource, for example a key id')
       .option('--op <operation>', 'only this operation, for example Sign')
+      .option('--prompt <id>', 'only the calls that named this prompt id (their X-Svc-Prompt-Id; the global --prompt-id names the prompt of this run\'s own calls)')
       .option('--since <iso>', 'start here instead of at the latest --lines records')
       .option('-f, --follow', 'poll for new records until interrupted (Ctrl-C)')
       .option('--interval <seconds>', 'polling interval with --follow', positiveInt('--interval'), 2)
-      .action(async (opts: { lines: number; actor?: string; key?: string; op?: string; since?: string; follow?: boolean; interval: number }, cmd: Command) => {
+      .action(async (opts: { lines: number; actor?: string; key?: string; op?: string; prompt?: string; since?: string; follow?: boolean; interval: number }, cmd: Command) => {
         const { client, globals } = invocation(cmd);
-        const filters: AuditQuery = { actor: opts.actor, key: opts.key, op: opts.op };
+        const filters: AuditQuery = { actor: opts.actor, key: opts.key, op: opts.op, promptId: opts.prompt };
         const own = new OwnQueries();
         const first = opts.since !== undefined
           ? await recordsSince(client, filters, opts.since, own)
@@ -82,6 +83,7 @@ export function registerAuditCommands(program: Command): void {
         }
       }),
     'svc audit tail -n 50 --op Sign',
+    'svc audit tail --prompt 7f3e2a --since 2026-01-01',
     'svc audit tail --follow --actor agent-2f0c9c1e-5f6e-4a57-9a43-0e3b1c7f2d11',
   );
   examples(
