@@ -99,7 +99,7 @@ export async function bootKernel(opts: BootOptions): Promise<RunningKernel> {
   // kernel hands plugins late-bound fronts of them: plugins that act below the audit layer can depend on them.
   let audit: AuditPipeline | undefined;
   let pipeline: OperationPipeline | undefined;
-  const runner: OperationRunner = { run: (id, input, caller) => pipeline!.run(id, input, caller), list: () => pipeline!.list(), permitted: (principal) => pipeline!.permitted(principal) };
+  const runner: OperationRunner = { run: (id, input, caller, rejected) => pipeline!.run(id, input, caller, rejected), list: () => pipeline!.list(), permitted: (principal) => pipeline!.permitted(principal) };
   const kernelServices: Record<string, unknown> = {
     [loggerPort.id]: opts.logger,
     [clockPort.id]: opts.clock,

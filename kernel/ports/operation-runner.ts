@@ -1,5 +1,6 @@
 import type { AnyOperation } from '../operations/operation.ts';
 import type { Principal } from '../model/index.ts';
+import type { SvcError } from '../errors.ts';
 import type { Caller } from '../operations/pipeline.ts';
 import { createPortRef } from './port-ref.ts';
 
@@ -9,7 +10,11 @@ import { createPortRef } from './port-ref.ts';
  * measured and traced the same way. Internal actors pass SYSTEM_PRINCIPAL as the caller's principal.
  */
 export interface OperationRunner {
-  run(operationId: string, input: unknown, caller: Caller): Promise<unknown>;
+  /**
+   * `rejected`: the door already found the call's input unacceptable (a value it could not translate);
+   * the pipeline refuses with it after authorizing, and audits the refusal like any other.
+   */
+  run(operationId: string, input: unknown, caller: Caller, rejected?: SvcError): Promise<unknown>;
   /** Every operation's declaration (a door that lists tools or generates a schema reads them). */
   list(): AnyOperation[];
   /**

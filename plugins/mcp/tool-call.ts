@@ -54,9 +54,23 @@ function inputOf(tool: ToolEntry, args: Record<string, unknown>): Record<string,
  * mcp) and measures it exactly as a REST call of the same operation; the answer is the REST answer.
  */
 export async function callTool(runner: OperationRunner, tool: ToolEntry, args: Record<string, unknown>, meta: Record<string, unknown> | undefined, origin: CallOrigin): Promise<ToolAnswer> {
+  const caller = { principal: origin.principal, requestId: origin.requestId, door: 'mcp', context: origin.headerContext, sourceIp: origin.sourceIp };
+  let input: Record<string, unknown> | undefined;
+  let rejected: SvcError | undefined;
+  // Refused as REST refuses a bad header or body: by the pipeline, after authorizing, with its record.
+  const refusal = (err: unknown) => (isSvcError(err) ? err : new SvcError('BadRequest', 'the tool call could not be read'));
   try {
-    const context = callContext(meta, origin);
-    const result = await runner.run(tool.def.id, inputOf(tool, args), { principal: origin.principal, requestId: origin.requestId, door: 'mcp', context, sourceIp: origin.sourceIp });
+    input = inputOf(tool, args);
+  } catch (err) {
+    rejected = refusal(err);
+  }
+  try {
+    caller.context = callContext(meta, origin);
+  } catch (err) {
+    rejected ??= refusal(err);
+  }
+  try {
+    const result = await runner.run(tool.def.id, input, caller, rejected);
     return answer((result ?? {}) as Record<string, unknown>, false);
   } catch (err) {
     return toolError(err);

@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import t from 'tap';
+import { ApiClient } from '../helpers/client.ts';
 import { mcpClient, mcpPost, toolsCall } from '../helpers/mcp-client.ts';
 import { startTestService } from '../helpers/service.ts';
 import { mintToken, TEST_SECRET } from '../helpers/tokens.ts';
@@ -66,6 +67,9 @@ t.test('unknown tools, wrong argument types and refused _meta: clear errors', as
   t.match(await mcp.tool('encrypt', { id: key, plaintextBase64: 'aGk=' }), { isError: true, structuredContent: { error: 'BadRequest', message: 'encrypt takes the key as keyId, not id' } });
   t.match(await mcp.tool('get_key', {}), { isError: true, structuredContent: { message: /id|keyId/ } }, 'a missing key id');
   t.match(await mcp.tool('get_key', { keyId: key }, { 'svc/promptId': 'x'.repeat(129) }), { isError: true, structuredContent: { error: 'InvalidField', message: '_meta svc/promptId must be at most 128 characters' } });
+  const refused = (await new ApiClient(svc.url, auth).get(`/v1/audit?key=${key}&op=Get&limit=10`)).body.records;
+  t.match(refused[0], { outcome: 'InvalidField', context: { door: 'mcp' } }, 'a refused _meta value is audited, as a refused header is over REST');
+  t.match((await new ApiClient(svc.url, auth).get(`/v1/audit?key=${key}&op=Encrypt&limit=10`)).body.records, [{ outcome: 'BadRequest', context: { door: 'mcp' } }, { outcome: /InvalidField|BadRequest/, context: { door: 'mcp' } }], 'so are arguments that do not fit (the two that name the key)');
   const header = await mcpPost(svc.url, { ...auth, 'X-Svc-Prompt-Id': 'p'.repeat(129) }, toolsCall('get_key', { keyId: key }));
   t.match(header, { status: 400, body: { error: 'InvalidField', message: 'X-Svc-Prompt-Id must be at most 128 characters' } });
   t.equal((await fetch(`${svc.url}/healthz`)).status < 500, true, 'the service still answers');
