@@ -1,7 +1,7 @@
 import path from 'node:path';
 import t from 'tap';
 import { authenticatorContract } from '../../contracts/authenticator.ts';
-import { policyContract } from '../../contracts/policy.ts';
+import { policyContract, policyListingContract } from '../../contracts/policy.ts';
 import { primaryAuditSinkContract } from '../../contracts/audit-sink.ts';
 import { revocationContract } from '../../contracts/revocation.ts';
 import { riskContract } from '../../contracts/risk.ts';
@@ -70,11 +70,13 @@ t.test('revocation list: in-memory', async (t) => {
 
 t.test('policy: dev', async (t) => {
   policyContract(t, () => ({ policy: new DevPolicy(), admin: { kind: 'Human', subject: 'anyone', groups: [] } }));
+  policyListingContract(t, () => ({ policy: new DevPolicy(), admin: { kind: 'Human', subject: 'anyone', groups: [] } }));
 });
 
 t.test('policy: role-based', async (t) => {
   const all = ['Create', 'Get', 'Locate', 'Activate', 'Revoke', 'Destroy', 'Sign', 'Verify', 'Encrypt', 'Decrypt', 'Wrap', 'Unwrap', 'Rotate', 'Compromise', 'Query', 'GetAttributes', 'AddAttribute'];
   policyContract(t, () => ({ policy: new RoleBasedPolicy({ admins: all }, { viewer: ['Get'] }), admin: { kind: 'Human', subject: 'root', groups: ['admins'] } }));
+  policyListingContract(t, () => ({ policy: new RoleBasedPolicy({ admins: all }, { viewer: ['Get'] }), admin: { kind: 'Human', subject: 'root', groups: ['admins'] } }));
 });
 
 t.test('risk: scoring', async (t) => {
