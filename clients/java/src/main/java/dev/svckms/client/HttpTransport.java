@@ -42,6 +42,16 @@ final class HttpTransport {
         this.timeout = timeout;
     }
 
+    /** The same transport (one connection pool) with these headers added or, where a value is null, removed. */
+    HttpTransport withHeaders(Map<String, String> changes) {
+        Map<String, String> headers = new java.util.LinkedHashMap<>(credentialHeaders);
+        changes.forEach((name, value) -> {
+            if (value == null) headers.remove(name);
+            else headers.put(name, value);
+        });
+        return new HttpTransport(http, json, baseUrl, Map.copyOf(headers), timeout);
+    }
+
     /** Sends the call; {@code idempotent} calls change no key state, so a retry cannot do anything twice. */
     <T> T send(String method, String path, Map<String, String> query, Object body, boolean idempotent, Class<T> type) {
         String requestId = UUID.randomUUID().toString();

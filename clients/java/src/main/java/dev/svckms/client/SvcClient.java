@@ -41,6 +41,20 @@ public final class SvcClient {
         return new Builder();
     }
 
+    /**
+     * This client for the calls of one prompt: the same connections and credentials, with X-Svc-Model and
+     * X-Svc-Prompt-Id set to these values (null: none), audited with each call as agent.model and agent.promptId.
+     */
+    public SvcClient withPrompt(String model, String promptId) {
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put(MODEL_HEADER, model);
+        headers.put(PROMPT_ID_HEADER, promptId);
+        return new SvcClient(http.withHeaders(headers));
+    }
+
+    private static final String MODEL_HEADER = "X-Svc-Model";
+    private static final String PROMPT_ID_HEADER = "X-Svc-Prompt-Id";
+
     // Key lifecycle
 
     public ManagedKey createKey(KeySpec spec) {
@@ -143,6 +157,7 @@ public final class SvcClient {
         private final Map<String, String> credentials = new LinkedHashMap<>();
         private Duration timeout = Duration.ofSeconds(10);
         private SSLContext sslContext;
+        private final Map<String, String> prompt = new LinkedHashMap<>();
 
         private Builder() {
         }
@@ -171,6 +186,18 @@ public final class SvcClient {
             return this;
         }
 
+        /** The model every call acts for, sent as X-Svc-Model and audited as agent.model (at most 128 characters, no control characters). */
+        public Builder model(String name) {
+            prompt.put(MODEL_HEADER, name);
+            return this;
+        }
+
+        /** The prompt every call acts for, sent as X-Svc-Prompt-Id and audited as agent.promptId; {@link SvcClient#withPrompt} changes it per prompt. */
+        public Builder promptId(String id) {
+            prompt.put(PROMPT_ID_HEADER, id);
+            return this;
+        }
+
         /** Per-attempt timeout, from sending the request to the last byte of the answer; 10 s by default. */
         public Builder timeout(Duration value) {
             this.timeout = value;
@@ -190,7 +217,7 @@ public final class SvcClient {
             ObjectMapper json = new ObjectMapper()
                     .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
                     .setSerializationInclusion(JsonInclude.Include.NON_NULL);
-            return new SvcClient(new HttpTransport(http.build(), json, baseUrl, Map.copyOf(credentials), timeout));
+            return new SvcClient(new HttpTransport(http.build(), json, baseUrl, Map.copyOf(credentials), timeout).withHeaders(prompt));
         }
     }
 }

@@ -145,6 +145,22 @@ class SvcClientTest {
     }
 
     @Test
+    void modelAndPromptIdAreAuditedAndFoundByPromptId() {
+        ManagedKey key = activeKey(KeySpec.hmac("java-prompted", 256));
+        SvcClient tagged = SvcClient.builder().baseUrl(URL).bearerToken(required("SVC_TEST_TOKEN")).model("java-model").promptId("java-prompt-1").build();
+        tagged.sign(key.id(), MESSAGE);
+        tagged.withPrompt("java-model-2", "java-prompt-2").getKey(key.id());
+        List<AuditRecord> first = KMS.queryAudit(AuditQuery.all().withPromptId("java-prompt-1")).records();
+        assertEquals(List.of("Sign"), first.stream().map(AuditRecord::operation).toList(), "exactly the builder's prompt");
+        assertEquals("java-model", first.get(0).context().get("agent.model"));
+        List<AuditRecord> second = KMS.queryAudit(AuditQuery.all().withPromptId("java-prompt-2")).records();
+        assertEquals(List.of("Get"), second.stream().map(AuditRecord::operation).toList(), "withPrompt names the calls of another prompt");
+        assertEquals("java-model-2", second.get(0).context().get("agent.model"));
+        SvcApiException refused = assertThrows(SvcApiException.class, () -> KMS.withPrompt(null, "p".repeat(129)).getKey(key.id()));
+        assertEquals("InvalidField", refused.code());
+    }
+
+    @Test
     void devUserSpeaksAsTheNamedHumanInDevelopmentMode() {
         SvcClient dev = SvcClient.builder().baseUrl(required("SVC_TEST_DEV_URL")).devUser("alice").build();
         ManagedKey key = dev.createKey(KeySpec.ed25519("java-dev"));
