@@ -1,5 +1,6 @@
 import t from 'tap';
 import { freshDatabase } from '../helpers/databases.ts';
+import { insiderSql } from '../helpers/insider-sql.ts';
 import { ApiClient, b64 } from '../helpers/client.ts';
 import { startTestService } from '../helpers/service.ts';
 import { mintToken, TEST_SECRET } from '../helpers/tokens.ts';
@@ -66,6 +67,12 @@ for (const kind of ['sqlite', 'postgresql'] as const) {
     t.equal(explained.body.prompts.length, 4);
     t.match(explained.body.events[0], { promptId: 'prompt-A', model: 'gpt-test' });
     t.match(explained.body.summary, /for 3 named prompt\(s\) and calls naming none/);
+
+    // The filter reads an indexed copy of the context's prompt id, outside the hash: an insider who moves a
+    // row out of its prompt (so the filter misses it) leaves a row whose copy no longer matches its context.
+    insiderSql(svc.dir, db, `update svc_audit set prompt_id = 'elsewhere' where event_id = '${a[0]!.id}'`);
+    t.equal((await read('promptId=prompt-A')).length, 2, 'the moved row no longer shows under its prompt');
+    t.match((await alice.get('/v1/audit/verify?full=true')).body, { valid: false, firstBroken: { id: a[0]!.id, reason: /prompt_id does not match/ } });
   });
 }
 
