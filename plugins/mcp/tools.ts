@@ -31,6 +31,7 @@ const plain = (schema: unknown): Record<string, unknown> => JSON.parse(JSON.stri
 function inputSchemaOf(def: AnyOperation): { schema: JsonObjectSchema; keyIdArgument: boolean } {
   const schema = plain(def.input) as JsonObjectSchema;
   schema.type = 'object';
+  delete schema.$id;
   const props = schema.properties;
   if (!props || !(KEY_FIELD in props)) return { schema, keyIdArgument: false };
   const renamed: Record<string, object> = {};
@@ -44,7 +45,8 @@ function outputSchemaOf(def: AnyOperation): JsonObjectSchema | undefined {
   const schema = plain(def.output);
   // MCP output schemas describe an object; an answer of another shape is still sent as text.
   if (schema.type !== 'object') return undefined;
-  delete schema.$id; // a client compiles every tool's schema in one validator, where ids must be unique
+  // A client may compile every tool's schemas in one validator, where an $id must be unique.
+  delete schema.$id;
   return schema as JsonObjectSchema;
 }
 
