@@ -20,9 +20,9 @@ function sourceFiles(dir: string, ext = '.ts'): string[] {
 /** Every module specifier a TypeScript file imports or re-exports, static or dynamic. */
 export function importedSpecifiers(text: string): string[] {
   const found: string[] = [];
-  for (const m of text.matchAll(/^\s*(?:import|export)\b[^;'"]*?\bfrom\s*'([^']+)'/gm)) found.push(m[1]!);
-  for (const m of text.matchAll(/^\s*import\s*'([^']+)'/gm)) found.push(m[1]!);
-  for (const m of text.matchAll(/\bimport\(\s*'([^']+)'\s*\)/g)) found.push(m[1]!);
+  for (const m of text.matchAll(/^\s*(?:import|export)\b[^;'"]*?\bfrom\s*(['"])(.+?)\1/gm)) found.push(m[2]!);
+  for (const m of text.matchAll(/^\s*import\s*(['"])(.+?)\1/gm)) found.push(m[2]!);
+  for (const m of text.matchAll(/\bimport\(\s*(['"])(.+?)\1\s*\)/g)) found.push(m[2]!);
   return found;
 }
 
@@ -47,6 +47,7 @@ t.test('the guard sees a deep kernel import in every form', async (t) => {
   t.same(deepKernelImports(file, "export { a } from '../../kernel/boot.ts';"), ['../../kernel/boot.ts']);
   t.same(deepKernelImports(file, "const m = await import('../../kernel/errors.ts');"), ['../../kernel/errors.ts']);
   t.same(deepKernelImports(file, "import { a } from 'svc-kms/kernel/errors';"), ['svc-kms/kernel/errors']);
+  t.same(deepKernelImports(file, 'import "../../kernel/boot.ts";\nimport { b } from "../../kernel/errors.ts";'), ['../../kernel/errors.ts', '../../kernel/boot.ts']);
 });
 
 t.test('plugins, examples and contracts import the kernel only through kernel/index.ts', async (t) => {
