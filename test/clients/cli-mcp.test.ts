@@ -125,5 +125,5 @@ t.test('a line that is not JSON-RPC is answered with an error of id null; stdout
 t.test('svc mcp --help explains itself with an example', async (t) => {
   const r = await svc(['mcp', '--help'], cliEnv(tempDir()));
   t.equal(r.code, 0);
-  t.match(r.out, /--model <name>[\s\S]*--prompt-id <id>[\s\S]*Examples?:\n\s+\$ svc mcp/);
+  t.match(r.out, /global --model \/ --prompt-id[\s\S]*Examples?:\n\s+\$ svc mcp/);
 });

@@ -8,31 +8,25 @@ import { clientTls, resolveConnection, type GlobalOptions } from '../connection.
 import { UsageError } from '../exit-codes.ts';
 import { FORWARDER_ERRORS, McpForwarder, type Failure } from '../mcp-forwarder.ts';
 
-interface McpOptions extends GlobalOptions {
-  model?: string;
-  promptId?: string;
-}
-
 /** `svc mcp`: the service's MCP tools over stdio, for MCP clients that start a local command. */
 export function registerMcpCommand(program: Command): void {
   examples(
     program.command('mcp')
       .description('Serve the service\'s MCP tools over stdio, forwarding every message to its /mcp')
-      .option('--model <name>', 'the model the client runs, sent as X-Svc-Model and audited as agent.model (env SVC_MODEL)')
-      .option('--prompt-id <id>', 'the prompt the calls act for, sent as X-Svc-Prompt-Id and audited as agent.promptId (env SVC_PROMPT_ID)')
       .addHelpText('after', [
         '',
         'Reads JSON-RPC messages from stdin, one a line, and writes the service\'s answers to stdout; nothing else',
         'goes to stdout, diagnostics go to stderr. The service lists the tools the credential may call, runs and',
-        'audits every call. Credentials and TLS are the other commands\' (svc login, or --token / SVC_TOKEN).',
+        'audits every call. Credentials and TLS are the other commands\' (svc login, or --token / SVC_TOKEN);',
+        'the global --model / --prompt-id (SVC_MODEL / SVC_PROMPT_ID) are sent with every message.',
       ].join('\n'))
-      .action(async (_opts, cmd: Command) => serve(cmd.optsWithGlobals<McpOptions>())),
+      .action(async (_opts, cmd: Command) => serve(cmd.optsWithGlobals<GlobalOptions>())),
     'svc mcp',
     'SVC_TOKEN="$AGENT_JWT" svc mcp --server https://kms.example.com --model claude-sonnet-4 --prompt-id run-42',
   );
 }
 
-async function serve(flags: McpOptions): Promise<void> {
+async function serve(flags: GlobalOptions): Promise<void> {
   const connection = resolveConnection(flags);
   const endpoint = new URL('/mcp', connection.server);
   const tls = clientTls(flags);
@@ -47,12 +41,12 @@ async function serve(flags: McpOptions): Promise<void> {
 }
 
 /** --model / --prompt-id (SVC_MODEL / SVC_PROMPT_ID): the service refuses control characters and over 128 characters. */
-function accountabilityHeaders(flags: McpOptions, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+function accountabilityHeaders(flags: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const out: Record<string, string> = {};
   const add = (header: string, flag: string, value: string | undefined) => {
-    if (value === undefined) return;
+    if (value === undefined || value === '') return; // unset, as for every other command
     // eslint-disable-next-line no-control-regex
-    if (value === '' || value.length > 128 || /[\u0000-\u001f\u007f]/.test(value)) throw new UsageError(`${flag} must be 1 to 128 characters without control characters`);
+    if (value.length > 128 || /[\u0000-\u001f\u007f]/.test(value)) throw new UsageError(`${flag} must be at most 128 characters without control characters`);
     out[header] = value;
   };
   add('X-Svc-Model', '--model', flags.model ?? env.SVC_MODEL);
