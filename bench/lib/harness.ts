@@ -79,16 +79,24 @@ export async function activeKey(base: string, spec: object): Promise<string> {
   return k.id;
 }
 
+/** What a load may add: headers of its protocol, and a check of every answer (a failing one counts as an error). */
+export interface LoadExtras {
+  headers?: Record<string, string>;
+  verifyBody?: (body: string) => boolean;
+}
+
 /** Loads one endpoint; with the server's pid, also measures the server's CPU time during the load. */
-export async function load(name: string, url: string, body: unknown, seconds = SECONDS, pid?: number): Promise<Row> {
+export async function load(name: string, url: string, body: unknown, seconds = SECONDS, pid?: number, extras: LoadExtras = {}): Promise<Row> {
   const cpuBefore = pid ? cpuSeconds(pid) : 0;
   const result = await autocannon({
     url, method: 'POST', connections: CONNECTIONS, duration: seconds,
-    headers: { 'X-Svc-User': 'bench', 'Content-Type': 'application/json' },
+    headers: { 'X-Svc-User': 'bench', 'Content-Type': 'application/json', ...extras.headers },
     body: JSON.stringify(body),
+    ...(extras.verifyBody ? { verifyBody: (b: unknown) => extras.verifyBody!(String(b)) } : {}),
   });
   const cpu = pid ? cpuSeconds(pid) - cpuBefore : 0;
-  const row = { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.non2xx + result.errors, perCpuSecond: cpu > 0 ? result.requests.total / cpu : 0 };
+  const errors = result.non2xx + result.errors + (result.mismatches ?? 0);
+  const row = { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors, perCpuSecond: cpu > 0 ? result.requests.total / cpu : 0 };
   process.stderr.write(`${name.padEnd(40)} ${row.rps.toFixed(0).padStart(7)} req/s  ${row.perCpuSecond.toFixed(0).padStart(6)} req/CPU-s  p50 ${row.p50} ms  p99 ${row.p99} ms  errors ${row.errors}\n`);
   return row;
 }

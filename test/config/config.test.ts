@@ -84,3 +84,10 @@ t.test('docs/errors.md is generated from the error catalogue and is up to date',
   const { renderErrorsDoc } = await import('../../docs/write-errors-doc.ts');
   t.equal(readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8'), renderErrorsDoc(), 'run `npm run docs:errors` and commit docs/errors.md');
 });
+
+t.test('docs/mcp.md lists the tools the operations registry yields and is up to date', async (t) => {
+  const { MCP_DOC, registeredOperations, renderToolList, withToolList } = await import('../../docs/write-mcp-doc.ts');
+  const onDisk = readFileSync(MCP_DOC, 'utf8');
+  t.equal(onDisk, withToolList(onDisk, renderToolList(await registeredOperations())), 'run `npm run docs:mcp` and commit docs/mcp.md');
+  t.match(onDisk, '| `encrypt` | `Encrypt` |', 'the tool list is there, not only its markers');
+});
