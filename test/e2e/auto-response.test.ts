@@ -21,7 +21,7 @@ t.test('rate spike: 95 signs by an agent it was allowed to make revoke the agent
   t.match((await alice.get('/v1/agents')).body.agents[0], { agentId: issued.body.agentId, revoked: true });
   const agentRows = (await alice.get(`/v1/audit?key=agent:${issued.body.agentId}&limit=100`)).body.records;
   t.match(agentRows.find((r: any) => r.context['auto.response.rule'] === 'RateSpike:High:RevokeAgent'), {
-    principal: { subject: 'svc-system' }, operation: 'Revoke', outcome: /action=RevokeAgent\) Success agent revoked$/,
+    principal: { subject: 'svc-system' }, operation: 'Revoke', outcome: /action=RevokeAgent\) Success agent revoked$/, context: { door: 'internal' },
   });
 
   const rows = (await alice.get(`/v1/audit?key=key:${key}&limit=100`)).body.records;
@@ -32,9 +32,10 @@ t.test('rate spike: 95 signs by an agent it was allowed to make revoke the agent
     operation: 'Revoke',
     resource: `key:${key}`,
     outcome: /^AnomalyAlert\(detector=RateSpike, severity=High, rec=[0-9a-f-]{36}, action=Revoke\) Success/,
-    context: { 'auto.response.actor': issued.body.agentId, 'auto.response.detectorMsg': /requests in 60 s/ },
+    context: { 'auto.response.actor': issued.body.agentId, 'auto.response.detectorMsg': /requests in 60 s/, door: 'internal' },
   });
-  t.ok(rows.some((r: any) => r.context['auto.response.rule'] === 'RateSpike:Medium:Alert'), 'the Medium crossing was an Alert');
+  t.match(rows.find((r: any) => r.context['auto.response.rule'] === 'RateSpike:Medium:Alert'), { context: { door: 'internal' } }, 'the Medium crossing was an Alert, written by the service itself');
+  t.ok(rows.filter((r: any) => r.principal.subject !== 'svc-system').every((r: any) => r.context.door === 'http'), "the agent's own calls came through REST");
 
 });
 

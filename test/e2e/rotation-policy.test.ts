@@ -26,7 +26,8 @@ t.test('OpCountBased:3 rotates the key after three signs on the current version'
   await api.post(`/v1/keys/${id}/sign`, { messageBase64: b64('m') });
   t.ok(await eventually(async () => (await api.get(`/v1/keys/${id}`)).body.currentVersion === 3), 'rotated to version 3');
   const rows = await api.auditOf(id);
-  t.match(rows.find((r) => r.principal.subject === 'svc-system'), { operation: 'Rotate', principal: { subject: 'svc-system', kind: 'Service' }, outcome: 'Success', context: { previousVersion: '2', currentVersion: '3' } });
+  t.match(rows.find((r) => r.principal.subject === 'svc-system'), { operation: 'Rotate', principal: { subject: 'svc-system', kind: 'Service' }, outcome: 'Success', context: { previousVersion: '2', currentVersion: '3', door: 'internal' } });
+  t.ok(rows.filter((r) => r.principal.subject !== 'svc-system').every((r) => r.context.door === 'http'), 'REST calls are audited with door: http');
   t.equal((await api.post(`/v1/keys/${id}/sign`, { messageBase64: b64('m') })).body.keyVersion, 3);
 });
 
