@@ -6,6 +6,7 @@ import t, { type Test } from 'tap';
 import { ApiClient } from '../helpers/client.ts';
 import { cliEnv, svc, SVC_BIN } from '../helpers/cli.ts';
 import { startTestService, tempDir } from '../helpers/service.ts';
+import { makeTestPki } from '../helpers/tls-certs.ts';
 import { mintToken, TEST_SECRET } from '../helpers/tokens.ts';
 
 // Risk gating off: an agent's first calls on a key would be stepped up, which is not what this file tests.
@@ -120,6 +121,19 @@ t.test('a line that is not JSON-RPC is answered with an error of id null; stdout
   const lines = r.out.trim().split('\n').map((l) => JSON.parse(l));
   t.same(lines.map((l) => [l.id, l.error.code]), [[null, -32700], [null, -32600]]);
   t.match(r.stderr, /it is not JSON[\s\S]*not a JSON-RPC 2\.0 message/);
+});
+
+t.test('over HTTPS with a private CA: --ca-file as for every command; without it the certificate is refused, clearly', async (t) => {
+  const pki = makeTestPki();
+  const tls = await startTestService({ SVC_HTTP_TLS_CERT_FILE: pki.serverCertFile, SVC_HTTP_TLS_KEY_FILE: pki.serverKeyFile });
+  t.teardown(() => tls.stop());
+  const server = `https://127.0.0.1:${tls.kernel.address!.port}`;
+  const { client } = await connected(t, { SVC_SERVER: server, SVC_USER: 'alice' }, ['--ca-file', pki.caFile]);
+  t.ok((await client.listTools()).tools.some((tool) => tool.name === 'encrypt'), 'tools listed over HTTPS');
+  const { connected: refused } = await startSvcMcp(t, { SVC_SERVER: server, SVC_USER: 'alice' });
+  const err = await refused.then(() => undefined, (e: unknown) => e);
+  t.equal((err as McpError).code, -32010, String(err));
+  t.match((err as McpError).message, /cannot reach the service at https:.*\((SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)\)/);
 });
 
 t.test('svc mcp --help explains itself with an example', async (t) => {
