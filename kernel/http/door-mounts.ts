@@ -62,6 +62,8 @@ export function doorMounts(mounts: DoorMount[], authenticator: Authenticator, lo
   return async (ctx, next) => {
     const mount = mounts.find((m) => ctx.path === m.path || ctx.path.startsWith(`${m.path}/`));
     if (!mount) return next();
+    // Measured under the mount path, like a route template: raw paths below it would multiply series.
+    (ctx as { _matchedRoute?: string })._matchedRoute = mount.path;
     const request = new MountedRequest(ctx, authenticator, ctx.path.slice(mount.path.length));
     try {
       await mount.handle(request);

@@ -37,6 +37,9 @@ t.test("a door mounted on the service's listener: authenticated before its body,
   t.match(trail.find((r: any) => r.correlationId === 'mounted-1'), { operation: 'Get', outcome: 'Success', context: { door: 'mount-door' } });
   t.match(trail.find((r: any) => r.operation === 'Create'), { context: { door: 'http' } }, 'REST records say door: http');
   t.equal((await alice.get('/mount-doorway')).status, 404, 'only the mount path and paths below it are the door\'s');
+  const metrics = (await anonymous.get('/metrics')).body as string;
+  t.match(metrics, /svc_http_requests_total\{method="POST",route="\/mount-door",status="200"\} 1/, 'measured under the mount path, never the raw path');
+  t.notMatch(metrics, /route="\/mount-door\/x"/);
 });
 
 t.test('mount paths are checked at boot', async (t) => {
