@@ -8,6 +8,7 @@ export { SvcError, isSvcError, ERROR_CATALOGUE, type ErrorCode } from './errors.
 export * from './model/index.ts';
 export { defineOperation, operationsPort, type OperationDef, type OperationCall, type OperationContribution, type AuditFacts, type Handled, type HttpBinding, type AnyOperation, type OperationAttributes } from './operations/operation.ts';
 export { DOOR_CONTEXT_MAX, type Caller } from './operations/pipeline.ts';
+export { parseTimestamp, timestampField } from './operations/timestamp-field.ts';
 export { promptContext, promptField, PROMPT_FIELD_MAX_CHARS, MODEL_HEADER, PROMPT_ID_HEADER, MODEL_CONTEXT_KEY, PROMPT_ID_CONTEXT_KEY } from './operations/prompt-context.ts';
 export { keyResource, namedResource, boundText, boundRecord, isUuid, AUDIT_BOUNDS } from './audit/bounds.ts';
 export { chainHash, GENESIS_HASH, type AuditEvent } from './audit/canonical-event.ts';

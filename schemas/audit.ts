@@ -13,8 +13,8 @@ export const AuditRecordSchema = Type.Object({
 }, { title: 'AuditRecord' });
 
 export const AuditQueryParams = Type.Object({
-  since: Type.Optional(Type.String({ description: 'ISO timestamp, inclusive' })),
-  until: Type.Optional(Type.String({ description: 'ISO timestamp, exclusive' })),
+  since: Type.Optional(Type.String({ description: 'RFC 3339 date-time (or a date: midnight UTC), inclusive' })),
+  until: Type.Optional(Type.String({ description: 'RFC 3339 date-time (or a date: midnight UTC), exclusive' })),
   actor: Type.Optional(Type.String()),
   key: Type.Optional(Type.String({ description: 'resource, for example a key id' })),
   op: Type.Optional(Type.String({ description: 'an Operation name' })),
@@ -34,8 +34,8 @@ export const AuditPageSchema = Type.Object({
 
 export const AuditVerifyParams = Type.Object({
   node: Type.Optional(Type.String({ maxLength: 128, description: 'one node\'s chain; default every node' })),
-  since: Type.Optional(Type.String({ description: 'ISO timestamp, inclusive: the first row checked anchors the chain' })),
-  until: Type.Optional(Type.String({ description: 'ISO timestamp, exclusive' })),
+  since: Type.Optional(Type.String({ description: 'RFC 3339 date-time (or a date: midnight UTC), inclusive: the first row checked anchors the chain' })),
+  until: Type.Optional(Type.String({ description: 'RFC 3339 date-time (or a date: midnight UTC), exclusive' })),
   full: Type.Optional(StringEnum(['true', 'false'], { description: 'true: check every row again. Default: only rows after where this node\'s last verification of each chain ended (that row must still be as it was); a window (since, until) is always checked in full' })),
 });
 

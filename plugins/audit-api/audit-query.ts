@@ -1,13 +1,9 @@
-import { type AuditQuery, isOperation, SvcError } from '../../kernel/index.ts';
+import { type AuditQuery, isOperation, SvcError, timestampField } from '../../kernel/index.ts';
 
 const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, n));
 
-export function timestamp(value: string | undefined, field: string): string | undefined {
-  if (value === undefined || value === '') return undefined;
-  const t = Date.parse(value);
-  if (Number.isNaN(t)) throw new SvcError('InvalidField', `${field} must be an ISO 8601 timestamp`);
-  return new Date(t).toISOString();
-}
+/** A since/until of the audit routes: an RFC 3339 date-time (or a plain date), else 400 InvalidField naming it. */
+export const timestamp = timestampField;
 
 /** Query string to AuditQuery for GET /v1/audit: limit clamped to 1..1000, offset to 0 or more. */
 export function parseAuditQuery(q: { since?: string; until?: string; actor?: string; key?: string; op?: string; promptId?: string; limit?: number; offset?: number; before?: string }): AuditQuery {

@@ -9,6 +9,7 @@ import {
   namedResource,
   type OperationContribution,
   operationsPort,
+  parseTimestamp,
   policyPort,
   revocationPort,
   SvcError,
@@ -54,8 +55,8 @@ export default definePlugin({
             if (input.jti.length > MAX_JTI_LENGTH) throw new SvcError('InvalidField', `jti must be at most ${MAX_JTI_LENGTH} characters`);
             let expiresAt: number | undefined;
             if (input.expiresAt !== undefined) {
-              const t = Date.parse(input.expiresAt);
-              if (Number.isNaN(t)) throw new SvcError('InvalidField', 'expiresAt must be an ISO 8601 timestamp');
+              const t = parseTimestamp(input.expiresAt);
+              if (t === undefined) throw new SvcError('InvalidField', 'expiresAt must be an RFC 3339 date-time such as 2026-01-31T12:00:00Z');
               expiresAt = Math.ceil(t / 1000);
             }
             // An agent's token is stopped in the agent registry, durably and whatever the list's kind, and only
