@@ -42,21 +42,21 @@ export function policyContract(t: Test, make: () => PolicyHarness): void {
 }
 
 /**
- * For a policy that answers `mayEver` (what a door lists to a caller): it never hides what `authorize`
- * allows, it lists an agent nothing outside its own scopes, and it has no side effects.
+ * For a policy that answers `mayEver` (which key operations a door lists to a caller): it never hides
+ * what `authorize` allows on a key, and it lists an agent nothing outside its own scopes.
  */
 export function policyListingContract(t: Test, make: () => PolicyHarness): void {
-  t.test('mayEver lists whatever authorize allows on some resource, and bounds agents by their scopes', async (t) => {
+  t.test('mayEver lists whatever authorize allows on a key, and bounds agents by their scopes', async (t) => {
     const { policy, admin } = make();
     if (!policy.mayEver) return t.pass('this policy does not list (doors then show every operation but human-only ones)');
     for (const principal of [admin, human('stranger'), agent(admin.subject, admin.groups, ['Sign', 'Verify']), agent('stranger', [], ['Sign'])]) {
       for (const op of OPERATIONS) {
-        const allowedSomewhere = ['00000000-0000-4000-8000-000000000001', 'audit', 'advisor', 'agent:new'].some((r) => policy.authorize(principal, op, r).allowed);
-        const listed = policy.mayEver(principal, op, 'keys') || policy.mayEver(principal, op, 'other');
+        const allowedSomewhere = policy.authorize(principal, op, '00000000-0000-4000-8000-000000000001', { id: '00000000-0000-4000-8000-000000000001', name: 'contract', owner: principal.kind === 'Agent' ? principal.parent : principal.subject }).allowed;
+        const listed = policy.mayEver(principal, op);
         if (allowedSomewhere) t.ok(listed, `${principal.subject} ${op}: allowed, so listed`);
         if (principal.kind === 'Agent' && !principal.allowedOperations.includes(op)) t.notOk(listed, `${principal.subject} ${op}: outside its scopes, never listed`);
       }
     }
-    t.same(OPERATIONS.filter((op) => policy.mayEver!(admin, op, 'other')), OPERATIONS, 'the admin is listed everything');
+    t.same(OPERATIONS.filter((op) => policy.mayEver!(admin, op)), OPERATIONS, 'the admin is listed everything');
   });
 }

@@ -151,14 +151,19 @@ export class OperationPipeline {
     return [...this.byId.values()].map((c) => c.def);
   }
 
-  /** The operations `principal` may call (OperationRunner.permitted): no rate limit, audit or metrics. */
+  /**
+   * The operations `principal` may call (OperationRunner.permitted): no rate limit, audit or metrics. Key
+   * operations (they read the target key's facts) ask the policy's `mayEver`; the others ask `authorize`
+   * for the resource their declaration derives from no input (`audit`, `advisor`, `agent:new`).
+   */
   permitted(principal: Principal): AnyOperation[] {
     if (principal === SYSTEM_PRINCIPAL) return this.list();
     const policy = this.deps.policy;
     return this.list().filter((def) => {
       if (def.attributes?.humanOnly && principal.kind !== 'Human') return false;
       if (def.attributes?.authorizesItself) return true;
-      if (policy.mayEver) return policy.mayEver(principal, def.operation, def.resourceFacts ? 'keys' : 'other');
+      if (!def.resourceFacts) return policy.authorize(principal, def.operation, def.resource(undefined)).allowed;
+      if (policy.mayEver) return policy.mayEver(principal, def.operation);
       return principal.kind !== 'Agent' || principal.allowedOperations.includes(def.operation);
     });
   }

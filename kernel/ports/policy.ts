@@ -26,14 +26,14 @@ export interface Policy {
    */
   authorize(principal: Principal, operation: Operation, resource: string, facts?: ResourceFacts): PolicyDecision;
   /**
-   * Whether some grant could let `principal` perform `operation`: on some key (`on: 'keys'`, operations
-   * that target a key) or on the operation's other resource (`on: 'other'`: the audit trail, the advisor,
-   * the agent registry). For listing what a caller may call (a door's tool list), never for deciding a
-   * call: the call is still authorized by `authorize`. No side effects, nothing audited. An Agent is
-   * bounded by its own scopes and by what its parent may do. A policy without it: an Agent sees its
-   * own scopes, every other principal every operation (its calls are refused where not allowed).
+   * Whether some grant lets `principal` perform `operation` on at least one key, whatever the key's facts.
+   * For listing the key operations a caller may call (a door's tool list; operations on other resources
+   * are listed by asking `authorize` for their resource), never for deciding a call: the call is still
+   * authorized by `authorize`. No side effects, nothing audited. An Agent is bounded by its own scopes
+   * and by what its parent may do. A policy without it: an Agent is listed its own scopes, every other
+   * principal every key operation (its calls are refused where not allowed).
    */
-  mayEver?(principal: Principal, operation: Operation, on: 'keys' | 'other'): boolean;
+  mayEver?(principal: Principal, operation: Operation): boolean;
 }
 
 export const policyPort = createPortRef<Policy>('policy');

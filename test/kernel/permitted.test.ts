@@ -20,6 +20,7 @@ const operations = [
   op('DestroyKey', 'Destroy', { resourceFacts: facts }),
   op('QueryAudit', 'Query', { attributes: { humanOnly: true }, resource: () => 'audit' }),
   op('ListAgents', 'Query', { attributes: { humanOnly: true, authorizesItself: true }, resource: () => 'agent:self' }),
+  op('IssueAgentToken', 'Create', { attributes: { humanOnly: true }, resource: () => 'agent:new' }),
 ];
 
 function pipelineWith(policy: Policy) {
@@ -37,7 +38,7 @@ const agentOf = (parent: string, parentGroups: string[], allowed: AnyOperation['
 
 t.test('dev policy: humans see everything, services all but human-only operations, agents their scopes', async (t) => {
   const { pipeline, records } = pipelineWith(new DevPolicy());
-  t.same(ids(pipeline.permitted(alice)), ['DestroyKey', 'Encrypt', 'ListAgents', 'QueryAudit', 'Sign']);
+  t.same(ids(pipeline.permitted(alice)), ['DestroyKey', 'Encrypt', 'IssueAgentToken', 'ListAgents', 'QueryAudit', 'Sign']);
   t.same(ids(pipeline.permitted(svc)), ['DestroyKey', 'Encrypt', 'Sign']);
   t.same(ids(pipeline.permitted(agentOf('alice', [], ['Sign', 'Query']))), ['Sign'], 'an agent never sees human-only operations, even when scoped for them');
   t.same(ids(pipeline.permitted(SYSTEM_PRINCIPAL)), ids(operations));
@@ -46,7 +47,7 @@ t.test('dev policy: humans see everything, services all but human-only operation
 
 t.test('role-based policy: operations some binding grants; agents bounded by their parent', async (t) => {
   const policy = new RoleBasedPolicy(
-    { signers: { operations: ['Sign', 'Destroy'], keys: ['owner:self'] }, auditors: ['Query'], agentAdmins: { operations: ['Query'], agents: ['*'] } },
+    { signers: { operations: ['Sign', 'Destroy'], keys: ['owner:self'] }, auditors: ['Query'], agentAdmins: { operations: ['Query'], agents: ['*'] }, creators: { operations: ['Create'], keys: ['name:team-*'] } },
     { billing: ['Encrypt'] },
   );
   const { pipeline, records } = pipelineWith(policy);
@@ -54,12 +55,14 @@ t.test('role-based policy: operations some binding grants; agents bounded by the
   t.same(ids(pipeline.permitted(bob)), ['ListAgents', 'QueryAudit']);
   t.same(ids(pipeline.permitted({ kind: 'Human', subject: 'carol', groups: ['agentAdmins'] })), ['ListAgents'], 'a binding on agents grants no key operation and not the audit trail');
   t.same(ids(pipeline.permitted(svc)), ['Encrypt']);
+  const dave: Principal = { kind: 'Human', subject: 'dave', groups: ['creators'] };
+  t.same(ids(pipeline.permitted(dave)), ['IssueAgentToken', 'ListAgents'], 'a key-scoped Create lets its holder issue agents (bounded per key at use)');
   t.same(ids(pipeline.permitted(agentOf('alice', ['signers'], ['Sign', 'Encrypt']))), ['Sign'], "Encrypt is in the agent's scopes but its parent may not");
   t.same(ids(pipeline.permitted(agentOf('bob', ['auditors'], ['Sign']))), [], 'its parent may not sign');
   t.equal(records.length, 0);
 
   // What is listed is what succeeds when the key is the caller's own.
-  for (const p of [alice, bob, svc, agentOf('alice', ['signers'], ['Sign', 'Encrypt'])]) {
+  for (const p of [alice, bob, svc, dave, agentOf('alice', ['signers'], ['Sign', 'Encrypt'])]) {
     const listed = new Set(pipeline.permitted(p).map((d) => d.id));
     for (const def of operations) {
       if (def.attributes?.authorizesItself) continue;

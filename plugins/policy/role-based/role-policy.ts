@@ -56,14 +56,14 @@ export class RoleBasedPolicy implements Policy {
     return { allowed: false, reason: `${principal.subject} is not allowed to ${operation}${facts ? ' on this key' : ''} (no role or subject binding grants it)` };
   }
 
-  mayEver(principal: Principal, operation: Operation, on: 'keys' | 'other'): boolean {
-    if (principal.kind === 'Agent') return principal.allowedOperations.includes(operation) && this.grantsEver(principal.parent, principal.parentGroups, operation, on);
-    return this.grantsEver(principal.subject, principal.groups, operation, on);
+  mayEver(principal: Principal, operation: Operation): boolean {
+    if (principal.kind === 'Agent') return principal.allowedOperations.includes(operation) && this.grantsEver(principal.parent, principal.parentGroups, operation);
+    return this.grantsEver(principal.subject, principal.groups, operation);
   }
 
-  /** Some binding of the subject or its groups names the operation, on every resource or, for keys, on some keys. */
-  private grantsEver(subject: string, groups: string[], operation: Operation, on: 'keys' | 'other'): boolean {
-    const ever = (g: Grant | undefined) => g !== undefined && g.operations.has(operation) && (g.keys === undefined || (on === 'keys' && g.keys.length > 0));
+  /** Some binding of the subject or its groups grants the operation on every key or on keys matching its patterns. */
+  private grantsEver(subject: string, groups: string[], operation: Operation): boolean {
+    const ever = (g: Grant | undefined) => g !== undefined && g.operations.has(operation) && (g.keys === undefined || g.keys.length > 0);
     return ever(this.subjects.get(subject)) || groups.some((group) => ever(this.roles.get(group)));
   }
 
