@@ -1,9 +1,24 @@
+import { request } from 'node:http';
 import t from 'tap';
 import { ApiClient, b64 } from '../helpers/client.ts';
 import { mcpClient, mcpPost, toolsCall } from '../helpers/mcp-client.ts';
 import { ManualClock, startTestService, tempDir } from '../helpers/service.ts';
 import { mintToken, TEST_SECRET } from '../helpers/tokens.ts';
 import { until } from '../helpers/until.ts';
+
+/** A tools/call POSTed from a chosen loopback address: how a "new source address" reaches the service in a test. */
+function mcpPostFrom(localAddress: string, url: string, headers: Record<string, string>, message: unknown): Promise<any> {
+  return new Promise((resolve, reject) => {
+    const data = JSON.stringify(message);
+    const req = request(`${url}/mcp`, { method: 'POST', localAddress, headers: { ...headers, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Content-Length': Buffer.byteLength(data) } }, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve(JSON.parse(text)));
+    });
+    req.on('error', reject);
+    req.end(data);
+  });
+}
 
 const hmac = { SVC_AUTH_KIND: 'hmac', SVC_AUTH_HMAC_SECRET: TEST_SECRET };
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
@@ -36,7 +51,7 @@ t.test('an agent sees only its scopes; a call outside them is the REST refusal, 
   t.same(rows.map((r: any) => r.context.door).sort(), ['http', 'mcp']);
 });
 
-t.test('step-up and the kill switch over MCP', async (t) => {
+t.test('step-up, risk deny and the kill switch over MCP', async (t) => {
   const clock = new ManualClock(new Date());
   const svc = await startTestService(hmac, { clock });
   t.teardown(() => svc.stop());
@@ -51,6 +66,14 @@ t.test('step-up and the kill switch over MCP', async (t) => {
   clock.advance(-850_000);
   t.match(stepped, { isError: true, structuredContent: { error: 'StepUpRequired', message: /^step-up authentication required/ } });
   t.match((await alice.auditOf(key)).at(-1), { operation: 'Rotate', outcome: 'StepUpRequired', context: { door: 'mcp', 'outcome.decision': 'StepUp' } });
+
+  // Deny: destructive, near the end of the token's life, from an address the agent never used.
+  t.notOk((await mcp.tool('rotate_key', { keyId: key })).isError, 'fresh token, usual address: allowed');
+  clock.advance(850_000);
+  const denied = await mcpPostFrom('127.0.0.2', svc.url, bearer(issued.jwt), toolsCall('rotate_key', { keyId: key }));
+  clock.advance(-850_000);
+  t.match(denied.result, { isError: true, structuredContent: { error: 'PermissionDenied', message: /^risk: score .* deny threshold 0\.70 for a destructive operation$/ } });
+  t.match((await alice.auditOf(key)).at(-1), { outcome: 'PermissionDenied', context: { door: 'mcp', 'source.ip': '127.0.0.2', 'outcome.decision': 'Deny' } });
 
   t.equal((await alice.post(`/v1/agents/${issued.agentId}/revoke`, {})).status, 200, 'the kill switch');
   const after = await mcpPost(svc.url, bearer(issued.jwt), toolsCall('get_key', { keyId: key }));
@@ -70,8 +93,13 @@ t.test('the rate limit over MCP is the REST one: TooManyRequests as a tool error
     if (answer.structuredContent?.error === 'TooManyRequests') limited = answer;
   }
   t.match(limited, { isError: true, structuredContent: { message: /over its rate limit/ } });
-  await until(async () => (await alice.get('/v1/audit?op=Get&limit=100')).status === 200, 'the budget to refill');
-  const rows = (await alice.get('/v1/audit?op=Get&limit=100')).body.records;
+  let rows: any[] = [];
+  // Alice's own budget is spent too (her agent's and her calls share it): read once it has refilled.
+  await until(async () => {
+    const page = await alice.get('/v1/audit?op=Get&limit=100');
+    rows = page.body.records;
+    return page.status === 200;
+  }, 'the budget to refill');
   t.ok(rows.some((r: any) => r.outcome === 'TooManyRequests' && r.context.door === 'mcp'), 'audited as over REST');
 });
 
