@@ -37,6 +37,8 @@ export class McpForwarder {
   private readonly inFlight = new Set<Promise<void>>();
   /** Errors already reported by the send that failed; the transport reports them through onerror as well. */
   private readonly reported = new WeakSet<object>();
+  /** Set once the client has closed stdin: what the closing aborts (the optional GET stream) is no failure. */
+  private closing = false;
 
   constructor(
     private readonly local: Transport,
@@ -52,7 +54,8 @@ export class McpForwarder {
     // The remote transport reports a failed POST here and then rejects the send: the send's handler says it
     // once. What reaches only this callback (the optional GET stream) is said here.
     this.remote.onerror = (err) => setImmediate(() => {
-      if (!(typeof err === 'object' && err !== null && this.reported.has(err))) this.log(this.describe(err).message);
+      if (this.closing || (typeof err === 'object' && err !== null && this.reported.has(err))) return;
+      this.log(this.describe(err).message);
     });
     await this.remote.start();
     await this.local.start();
@@ -65,6 +68,7 @@ export class McpForwarder {
 
   async close(): Promise<void> {
     await this.drain();
+    this.closing = true;
     await this.remote.close();
     await this.local.close();
   }

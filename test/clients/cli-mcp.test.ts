@@ -123,6 +123,21 @@ t.test('a line that is not JSON-RPC is answered with an error of id null; stdout
   t.match(r.stderr, /it is not JSON[\s\S]*not a JSON-RPC 2\.0 message/);
 });
 
+t.test('a client that writes its messages and closes stdin gets every answer, then svc mcp exits quietly', async (t) => {
+  const messages = [
+    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'piped', version: '1' } } },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+  ];
+  const r = await svc(['mcp'], cliEnv(tempDir(), { SVC_SERVER: service.url, SVC_TOKEN: aliceToken }), messages.map((m) => `${JSON.stringify(m)}\n`).join(''));
+  t.equal(r.code, 0);
+  const answers = r.out.trim().split('\n').map((l) => JSON.parse(l));
+  t.same(answers.map((a) => a.id), [1, 2], 'both requests answered before exiting');
+  t.ok(answers[1].result.tools.length > 0);
+  // The optional event stream the HTTP transport opens after initialized is aborted by the close: no failure.
+  t.equal(r.stderr.trim(), `svc mcp: forwarding stdio to ${service.url}/mcp`, 'nothing but the start line on stderr');
+});
+
 t.test('over HTTPS with a private CA: --ca-file as for every command; without it the certificate is refused, clearly', async (t) => {
   const pki = makeTestPki();
   const tls = await startTestService({ SVC_HTTP_TLS_CERT_FILE: pki.serverCertFile, SVC_HTTP_TLS_KEY_FILE: pki.serverKeyFile });
