@@ -58,6 +58,8 @@ export class Transport {
 
   async send<T>(call: Call, opts: CallOptions = {}): Promise<T> {
     const requestId = opts.requestId ?? randomUUID();
+    headerText('model', opts.model ?? this.options.model, requestId);
+    headerText('promptId', opts.promptId ?? this.options.promptId, requestId);
     const attempts = call.idempotent ? this.options.retry.retries + 1 : 1;
     for (let attempt = 1; ; attempt++) {
       let answer: Answer;
@@ -112,6 +114,16 @@ export class Transport {
       clearTimeout(timer);
     }
   }
+}
+
+/**
+ * Model and prompt id travel as headers: fetch refuses characters above U+00FF with a TypeError that would
+ * read as a network error (and be retried), and the service reads bytes above 127 as Latin-1 (UTF-8 text
+ * arrives garbled or partly refused as control characters). Only printable ASCII is sent; anything else is
+ * InvalidField here, with status 0, before anything is sent.
+ */
+function headerText(name: string, value: string | undefined, requestId: string): void {
+  if (value !== undefined && /[^\u0020-\u007e]/.test(value)) throw new SvcApiError('InvalidField', 0, `${name} must be printable ASCII text: it is sent as an HTTP header`, requestId);
 }
 
 /** What one attempt got back: the status, headers and the body as text. */

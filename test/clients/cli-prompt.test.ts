@@ -27,5 +27,5 @@ t.test('--model/--prompt-id and SVC_MODEL/SVC_PROMPT_ID name the prompt of the c
   t.match(JSON.parse(two.out.trim()), { operation: 'Get', context: { 'agent.model': 'env-model', 'agent.promptId': 'cli-prompt-2' } });
   const refused = await svc(['keys', 'get', key.id, '--prompt-id', 'a\u0085b'], env);
   t.equal(refused.code, 1);
-  t.match(refused.stderr, /X-Svc-Prompt-Id must not contain control characters/);
+  t.match(refused.stderr, /promptId must be printable ASCII text/, 'refused before sending, clearly');
 });

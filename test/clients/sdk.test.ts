@@ -157,4 +157,6 @@ t.test('model and promptId: set per client, overridden per call, audited with th
   t.ok(first.ciphertext.length > 0);
   const refused = await apiError(t, () => tagged.getKey(key.id, { promptId: 'x'.repeat(129) }));
   t.match(refused, { code: 'InvalidField', status: 400, message: /X-Svc-Prompt-Id must be at most 128 characters/ });
+  const unsendable = await apiError(t, () => tagged.getKey(key.id, { model: 'mod\u20acle' }));
+  t.match(unsendable, { code: 'InvalidField', status: 0, message: /model must be printable ASCII text/ }, 'not a NetworkError retried three times');
 });
