@@ -29,6 +29,8 @@ export function bearerToken(request: CredentialSource): string {
  * what failed, never the token.
  */
 export async function principalFromVerifiedToken(claims: SvcClaims, alg: string | undefined, revocation: RevocationList, agents: AgentRegistry): Promise<Principal> {
+  const issuedLater = issuedInTheFuture(claims);
+  if (issuedLater) throw new SvcError('Unauthorized', `invalid token: ${issuedLater}`);
   const problem = agentClaimProblem(claims, alg);
   if (problem) throw new SvcError('Unauthorized', `invalid token: ${problem}`);
   let principal: Principal;
@@ -44,6 +46,17 @@ export async function principalFromVerifiedToken(claims: SvcClaims, alg: string 
   if (parentJti && (await revocation.isRevoked(parentJti))) throw new SvcError('Unauthorized', `the token that issued agent ${principal.subject} has been revoked`);
   if (principal.kind === 'Agent') await registeredAgent(principal, agents);
   return principal;
+}
+
+/**
+ * jose checks `iat` only against a maximum token age, so a token claiming to be issued tomorrow (by a
+ * signer whose clock is wrong, or minted ahead to outlive a key rotation or revocation) passed. Beyond
+ * the clock skew allowed, it is refused.
+ */
+function issuedInTheFuture(claims: SvcClaims, nowSeconds = Date.now() / 1000): string | undefined {
+  const iat = (claims as { iat?: unknown }).iat;
+  if (typeof iat !== 'number' || iat <= nowSeconds + CLOCK_SKEW_SECONDS) return undefined;
+  return `it was issued in the future (iat ${new Date(iat * 1000).toISOString()}, more than ${CLOCK_SKEW_SECONDS} s ahead of this node's clock)`;
 }
 
 const ISSUED_AGENT_ID = /^agent-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

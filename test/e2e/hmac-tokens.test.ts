@@ -29,6 +29,7 @@ t.test('expired, wrongly signed, unsigned and malformed tokens are 401', async (
   const cases: Array<[string, string]> = [
     [await mintToken({ sub: 'alice' }, { iat: Math.floor(Date.now() / 1000) - 3600, ttlSeconds: 60 }), 'token has expired'],
     [await mintToken({ sub: 'alice' }, { secret: 'another-secret-another-secret-another-secret' }), 'token signature does not verify'],
+    [await mintToken({ sub: 'alice' }, { iat: Math.floor(Date.now() / 1000) + 3600 }), 'it was issued in the future'],
     [unsignedToken({ sub: 'alice' }), 'invalid token'],
     ['not.a.jwt', 'invalid token'],
   ];
@@ -39,6 +40,10 @@ t.test('expired, wrongly signed, unsigned and malformed tokens are 401', async (
     t.match(res.body.message, message);
     t.notMatch(res.body.message, token.slice(0, 20), 'never echoes the token');
   }
+});
+
+t.test('a token issued within the allowed clock skew ahead of the node is accepted', async (t) => {
+  t.equal((await as(await mintToken({ sub: 'auditor' }, { iat: Math.floor(Date.now() / 1000) + 10 })).get('/v1/audit')).status, 200);
 });
 
 t.test('a revoked jti is refused with a message naming it; tokens without jti still work', async (t) => {

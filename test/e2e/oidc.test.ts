@@ -33,7 +33,7 @@ t.test('client-credentials tokens signed RS256 and ES256 are accepted as Service
   t.match((await human.auditOf(id))[0].principal, { subject: 'rs-client', kind: 'Service' });
 });
 
-t.test('wrong iss, wrong aud, expired, not yet valid, alg none, HS256 with the public key, unknown key: all 401', async (t) => {
+t.test('wrong iss, wrong aud, expired, not yet valid, issued in the future, alg none, HS256 with the public key, unknown key: all 401', async (t) => {
   const now = Math.floor(Date.now() / 1000);
   const stranger = await issuerKey('stranger', 'RS256');
   const publicPem = JSON.stringify({ kty: rsa1.jwk.kty, n: rsa1.jwk.n, e: rsa1.jwk.e });
@@ -42,6 +42,7 @@ t.test('wrong iss, wrong aud, expired, not yet valid, alg none, HS256 with the p
     'wrong aud': await issuer.forge(rsa1, { aud: 'urn:another-service' }),
     expired: await issuer.forge(rsa1, {}, { iat: now - 3600, exp: now - 600 }),
     'not yet valid': await issuer.forge(rsa1, {}, { nbf: now + 600 }),
+    'issued in the future': await issuer.forge(rsa1, {}, { iat: now + 3600, exp: now + 7200 }),
     'alg none': unsignedToken({ iss: issuer.url, aud: AUDIENCE, sub: 'x' }),
     'HS256 forged with the public key': await new SignJWT({ iss: issuer.url, aud: AUDIENCE, sub: 'x' }).setProtectedHeader({ alg: 'HS256', kid: 'rsa-1' }).setExpirationTime(now + 300).sign(new TextEncoder().encode(publicPem)),
     'unknown key': await issuer.forge(stranger, {}),
