@@ -9,6 +9,7 @@ import {
   KERNEL_API_VERSION,
   namedResource,
   oneAtATime,
+  OneAtATime,
   type OperationContribution,
   operationsPort,
   SvcError,
@@ -26,6 +27,15 @@ const DAY_MS = 86_400_000;
 // Parameters arrive within their ranges (the input schemas refuse others with InvalidField); absent ones
 // take the defaults below.
 
+
+// One explanation's reads at a time per node (per primary sink), like a scan's: each reads up to 5,000
+// auto-responder rows besides the agent's own; a second caller meanwhile is 429 with Retry-After.
+const explanations = new WeakMap<AuditSink, OneAtATime>();
+const explanationGate = (sink: AuditSink): OneAtATime => {
+  let gate = explanations.get(sink);
+  if (!gate) explanations.set(sink, (gate = new OneAtATime('an advisor explanation')));
+  return gate;
+};
 
 function queryable(sink: AuditSink): void {
   if (!sink.query) throw new SvcError('FeatureNotSupported', 'the advisor reads the audit trail, and the primary audit sink (audit.kind stdout) cannot be queried; use rdb-embedded or a database sink');
@@ -79,9 +89,14 @@ export default definePlugin({
           const now = clock.now();
           const window = { since: new Date(now.getTime() - (input.lookbackDays ?? 30) * DAY_MS).toISOString(), until: now.toISOString() };
           const maxEvents = input.maxEvents ?? 200;
-          const own = (await deps.sink.query!({ since: window.since, actor: input.agentId, limit: maxEvents, offset: 0 })).records;
-          const system = (await readWindow(deps.sink, { since: window.since, actor: 'svc-system' }, 5_000)).records;
-          const timeline = timelineOf(input.agentId, window, own, system, await deps.journal.agents.get(input.agentId), maxEvents);
+          // The reads go to the sink's low-priority reader, as a scan's do; the narration (the model's own
+          // time, bounded by its timeout) runs outside the gate, so a slow model does not refuse every other explanation.
+          const { own, system, agent } = await explanationGate(deps.sink).run(async () => ({
+            own: (await deps.sink.query!({ since: window.since, actor: input.agentId, limit: maxEvents, offset: 0, background: true })).records,
+            system: (await readWindow(deps.sink, { since: window.since, actor: 'svc-system' }, 5_000)).records,
+            agent: await deps.journal.agents.get(input.agentId),
+          }));
+          const timeline = timelineOf(input.agentId, window, own, system, agent, maxEvents);
           const narration = await narrate(config, timeline);
           return { result: { ...timeline, narration }, audit: { context: { events: String(timeline.events.length), narration: `${narration.provider}:${narration.status}` } } };
         },
