@@ -30,7 +30,9 @@ export class McpDoor implements Door {
   async start(): Promise<void> {
     const { maxBodyBytes, version, oidcIssuer } = this.settings;
     const catalogue = new ToolCatalogue(this.runner.list());
-    this.endpoint = new McpEndpoint({ runner: this.runner, catalogue, maxBodyBytes, version, ...(oidcIssuer ? { challenge: bearerChallenge } : {}) });
+    const endpoint = new McpEndpoint({ runner: this.runner, catalogue, maxBodyBytes, version, ...(oidcIssuer ? { challenge: bearerChallenge } : {}) });
+    await endpoint.start();
+    this.endpoint = endpoint;
   }
 
   /** Nothing of its own to close: calls in flight end with the listener's shutdown grace. */

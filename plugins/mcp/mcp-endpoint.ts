@@ -1,11 +1,12 @@
 import type { ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { CallToolRequestSchema, ErrorCode, isInitializeRequest, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, isInitializeRequest, isJSONRPCRequest, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { isSvcError, type DoorHttpRequest, type OperationRunner, type Principal } from '../../kernel/index.ts';
 import { clientOfSession, clientSessionId, SESSION_HEADER } from './client-session.ts';
+import { ExchangeTransport } from './exchange-transport.ts';
 import { BodyError, readJsonBody } from './request-body.ts';
+import { checkedMessages } from './streamable-http-checks.ts';
 import { callTool, headerContext, type CallOrigin } from './tool-call.ts';
 import type { ToolCatalogue } from './tools.ts';
 
@@ -20,13 +21,6 @@ export interface McpEndpointDeps {
 }
 
 const SERVER_INFO_NAME = 'svc-kms';
-
-/**
- * The JSON Schema validator every per-request server shares. A server left to itself builds a fresh Ajv
- * instance (every format and keyword added anew): about a third of the CPU of a tools/call went there.
- * This server validates nothing with it (it is for answers a client sends back, such as elicitation).
- */
-const SHARED_VALIDATOR = new AjvJsonSchemaValidator();
 
 /** A transport-level JSON-RPC error (the shape the SDK's transport answers with itself). */
 function answerJsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
@@ -51,11 +45,22 @@ function malformedMessage(body: unknown): { code: number; message: string } | un
 
 /**
  * The MCP server at /mcp: Streamable HTTP, stateless, JSON answers. Every request authenticates first
- * (401 before a byte of the body is read), then gets its own SDK server and transport, which answer
- * initialize, tools/list (the tools this principal may call) and tools/call (the operation pipeline).
+ * (401 before a byte of the body is read); the door reads and checks the POST itself, and its one SDK
+ * server (see exchange-transport.ts) answers initialize, tools/list (the tools this principal may call)
+ * and tools/call (the operation pipeline).
  */
 export class McpEndpoint {
-  constructor(private readonly deps: McpEndpointDeps) {}
+  private readonly transport = new ExchangeTransport<CallOrigin>();
+  private readonly server: Server;
+
+  constructor(private readonly deps: McpEndpointDeps) {
+    this.server = serverOf(deps, this.transport);
+  }
+
+  /** Connects the door's one server to its transport (before the first request). */
+  async start(): Promise<void> {
+    await this.server.connect(this.transport);
+  }
 
   async handle(request: DoorHttpRequest): Promise<void> {
     const { req, res } = request;
@@ -91,27 +96,43 @@ export class McpEndpoint {
       const session = clientSessionId(body.params.clientInfo);
       if (session) res.setHeader(SESSION_HEADER, session);
     }
+    const checked = checkedMessages(req.headers, body);
+    if ('refusal' in checked) return answerJsonRpcError(res, checked.refusal.status, checked.refusal.code, checked.refusal.message);
+    // Stateless: a client's notifications and answers concern no state here (and a cancellation must not
+    // reach another caller's request on the shared server), so they are taken and dropped.
+    const requests = checked.messages.filter(isJSONRPCRequest);
+    if (requests.length === 0) {
+      res.writeHead(202);
+      return void res.end();
+    }
     const origin: CallOrigin = { principal, requestId: request.requestId, sourceIp: request.sourceIp, headerContext: context, client: clientOfSession(header(SESSION_HEADER)) };
-    const server = this.serverFor(origin);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.once('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res, body);
+    const answers = await this.transport.dispatch(requests, origin);
+    if (res.destroyed || res.writableEnded) return; // the client went away; the calls ran to their end (and their audit)
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify(answers.length === 1 ? answers[0] : answers));
   }
+}
 
-  /** An SDK server for one request, its handlers bound to the caller. */
-  private serverFor(origin: CallOrigin): Server {
-    const { runner, catalogue } = this.deps;
-    const server = new Server({ name: SERVER_INFO_NAME, version: this.deps.version }, { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: SHARED_VALIDATOR });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: catalogue.of(runner.permitted(origin.principal)).map((t) => t.listing) }));
-    server.setRequestHandler(CallToolRequestSchema, async (request) => {
-      const tool = catalogue.get(request.params.name);
-      if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(request.params.name.slice(0, 64))}; tools/list names the tools you may call`);
-      return callTool(runner, tool, request.params.arguments ?? {}, request.params._meta as Record<string, unknown> | undefined, origin);
-    });
-    return server;
-  }
+/**
+ * The one SDK server of the door, its handlers told the caller of each request by the transport. It
+ * validates nothing with a JSON Schema validator (that is for answers a client sends back, such as
+ * elicitation), yet a server left to itself builds a fresh Ajv instance: it is given a plain one.
+ */
+function serverOf(deps: McpEndpointDeps, transport: ExchangeTransport<CallOrigin>): Server {
+  const { runner, catalogue } = deps;
+  const server = new Server({ name: SERVER_INFO_NAME, version: deps.version }, { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: new AjvJsonSchemaValidator() });
+  const originOf = (requestId: string | number): CallOrigin => {
+    const origin = transport.callerOf(requestId);
+    // Cannot happen: the transport forgets a request only when its answer is sent.
+    if (!origin) throw new McpError(ErrorCode.InternalError, 'the request has no caller');
+    return origin;
+  };
+  server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => ({ tools: catalogue.of(runner.permitted(originOf(extra.requestId).principal)).map((t) => t.listing) }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const origin = originOf(extra.requestId);
+    const tool = catalogue.get(request.params.name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(request.params.name.slice(0, 64))}; tools/list names the tools you may call`);
+    return callTool(runner, tool, request.params.arguments ?? {}, request.params._meta as Record<string, unknown> | undefined, origin);
+  });
+  return server;
 }
