@@ -1,12 +1,12 @@
 import type { ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { CallToolRequestSchema, ErrorCode, isInitializeRequest, isJSONRPCRequest, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { isSvcError, type DoorHttpRequest, type OperationRunner, type Principal } from '../../kernel/index.ts';
 import { clientOfSession, clientSessionId, SESSION_HEADER } from './client-session.ts';
 import { ExchangeTransport } from './exchange-transport.ts';
 import { BodyError, readJsonBody } from './request-body.ts';
-import { checkedMessages } from './streamable-http-checks.ts';
+import { checkedMessages, isCheckedRequest, isInitialize } from './streamable-http-checks.ts';
 import { callTool, headerContext, type CallOrigin } from './tool-call.ts';
 import type { ToolCatalogue } from './tools.ts';
 
@@ -92,7 +92,7 @@ export class McpEndpoint {
     }
     const malformed = malformedMessage(body);
     if (malformed) return answerJsonRpcError(res, 400, malformed.code, malformed.message);
-    if (isInitializeRequest(body)) {
+    if (isInitialize(body)) {
       const session = clientSessionId(body.params.clientInfo);
       if (session) res.setHeader(SESSION_HEADER, session);
     }
@@ -100,7 +100,7 @@ export class McpEndpoint {
     if ('refusal' in checked) return answerJsonRpcError(res, checked.refusal.status, checked.refusal.code, checked.refusal.message);
     // Stateless: a client's notifications and answers concern no state here (and a cancellation must not
     // reach another caller's request on the shared server), so they are taken and dropped.
-    const requests = checked.messages.filter(isJSONRPCRequest);
+    const requests = checked.messages.filter(isCheckedRequest);
     if (requests.length === 0) {
       res.writeHead(202);
       return void res.end();
