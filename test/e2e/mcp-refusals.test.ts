@@ -67,10 +67,15 @@ t.test('step-up, risk deny and the kill switch over MCP', async (t) => {
   t.match(stepped, { isError: true, structuredContent: { error: 'StepUpRequired', message: /^step-up authentication required/ } });
   t.match((await alice.auditOf(key)).at(-1), { operation: 'Rotate', outcome: 'StepUpRequired', context: { door: 'mcp', 'outcome.decision': 'StepUp' } });
 
-  // Deny: destructive, near the end of the token's life, from an address the agent never used.
-  t.notOk((await mcp.tool('rotate_key', { keyId: key })).isError, 'fresh token, usual address: allowed');
+  // Deny: destructive, near the end of the token's life, from an address the agent never used. A second
+  // agent, whose first call is made now: the first one's only call so far was the stepped-up one, and when
+  // the jump crossed into the next hour, now would be an hour it never used (TimeOfDayBaseline, a step-up).
+  const second = (await alice.post('/v1/agents/issue', { label: 'ops-bot-2', scopes: ['Get', 'Sign', 'Encrypt', 'Rotate', 'Revoke'], ttlSeconds: 1000 })).body;
+  const mcp2 = await mcpClient(svc.url, bearer(second.jwt));
+  t.teardown(() => mcp2.close());
+  t.notOk((await mcp2.tool('rotate_key', { keyId: key })).isError, 'fresh token, usual address: allowed');
   clock.advance(850_000);
-  const denied = await mcpPostFrom('127.0.0.2', svc.url, bearer(issued.jwt), toolsCall('rotate_key', { keyId: key }));
+  const denied = await mcpPostFrom('127.0.0.2', svc.url, bearer(second.jwt), toolsCall('rotate_key', { keyId: key }));
   clock.advance(-850_000);
   t.match(denied.result, { isError: true, structuredContent: { error: 'PermissionDenied', message: /^risk: score .* deny threshold 0\.70 for a destructive operation$/ } });
   t.match((await alice.auditOf(key)).at(-1), { outcome: 'PermissionDenied', context: { door: 'mcp', 'source.ip': '127.0.0.2', 'outcome.decision': 'Deny' } });
