@@ -31,18 +31,8 @@ export function sqliteKnexSettings(file: string, logger: Pick<Logger, 'warn'> = 
       pool: {
         min: 1,
         max: 1,
-        afterCreate: (conn: { pragma(s: string): unknown }, done: (err: Error | null, conn: unknown) => void) => {
-          try {
-            conn.pragma('journal_mode = WAL');
-            conn.pragma('synchronous = FULL');
-            // Freed cells are overwritten with zeros, so a deleted row leaves no copy in the file.
-            conn.pragma('secure_delete = ON');
-            conn.pragma('busy_timeout = 5000');
-            done(null, conn);
-          } catch (err) {
-            done(err as Error, conn);
-          }
-        },
+        // secure_delete: freed cells are overwritten with zeros, so a deleted row leaves no copy in the file.
+        afterCreate: withPragmas(['journal_mode = WAL', 'synchronous = FULL', 'secure_delete = ON', 'busy_timeout = 5000']),
       },
     },
   };
@@ -66,15 +56,20 @@ export function sqliteReaderSettings(file: string): KnexSettings {
       pool: {
         min: 1,
         max: 1,
-        afterCreate: (conn: { pragma(s: string): unknown }, done: (err: Error | null, conn: unknown) => void) => {
-          try {
-            conn.pragma('busy_timeout = 5000');
-            done(null, conn);
-          } catch (err) {
-            done(err as Error, conn);
-          }
-        },
+        afterCreate: withPragmas(['busy_timeout = 5000']),
       },
     },
+  };
+}
+
+/** A pool hook that sets `pragmas` on each new connection, in order, before the pool hands it out. */
+function withPragmas(pragmas: string[]) {
+  return (conn: { pragma(s: string): unknown }, done: (err: Error | null, conn: unknown) => void): void => {
+    try {
+      for (const p of pragmas) conn.pragma(p);
+      done(null, conn);
+    } catch (err) {
+      done(err as Error, conn);
+    }
   };
 }
