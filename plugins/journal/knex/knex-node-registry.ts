@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { AuditAdoption, NodeRegistry, PrunedAuditRow, RecordedAuditHead, RegisteredNode } from '../../../kernel/index.ts';
+import { retryWhileBusy } from '../../sql-support/retry-while-busy.ts';
 import { isUniqueViolation } from '../../sql-support/unique-violation.ts';
 
 interface NodeRow {
@@ -53,11 +54,11 @@ export class KnexNodeRegistry implements NodeRegistry {
 
   async adopt(nodes: string[], legacyMaxId: number, at: string): Promise<void> {
     try {
-      await this.run((db) => db.transaction(async (trx) => {
+      await retryWhileBusy(() => this.run((db) => db.transaction(async (trx) => {
         if (await trx('svc_node_adoption').where({ name: 'audit' }).first()) return;
         for (const node of nodes) await trx('svc_nodes').insert({ node, registered_at: at, origin: 'upgrade' }).onConflict('node').ignore();
         await trx('svc_node_adoption').insert({ name: 'audit', adopted_at: at, legacy_max_id: legacyMaxId });
-      }));
+      })));
     } catch (err) {
       // Another node adopted at the same moment: its adoption stands, and it registered the same nodes.
       if (!isUniqueViolation(err)) throw err;
@@ -80,14 +81,14 @@ export class KnexNodeRegistry implements NodeRegistry {
   async adoptPruned(rows: Array<{ node: string; pruned: PrunedAuditRow }>): Promise<void> {
     const at = rows[0]?.pruned.recordedAt ?? new Date().toISOString();
     try {
-      await this.run((db) => db.transaction(async (trx) => {
+      await retryWhileBusy(() => this.run((db) => db.transaction(async (trx) => {
         if (await trx('svc_node_adoption').where({ name: PRUNED_ADOPTION }).first()) return;
         for (const { node, pruned } of rows) {
           const columns = { pruned_row_id: pruned.rowId, pruned_hash: pruned.hash, pruned_recorded_at: pruned.recordedAt };
           await trx('svc_nodes').where({ node }).update(columns);
         }
         await trx('svc_node_adoption').insert({ name: PRUNED_ADOPTION, adopted_at: at, legacy_max_id: 0 });
-      }));
+      })));
     } catch (err) {
       // Another node adopted at the same moment: its adoption stands.
       if (!isUniqueViolation(err)) throw err;
