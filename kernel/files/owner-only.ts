@@ -3,14 +3,17 @@ import type { Logger } from '../ports/logger.ts';
 
 const octal = (mode: number) => `0${(mode & 0o777).toString(8)}`;
 
-function statOf(file: string): Stats | undefined {
+/** The file's stat (`lstatSync` to see a link itself), or undefined when it does not exist. */
+function statIfPresent(file: string, stat: (file: string) => Stats = statSync): Stats | undefined {
   try {
-    return statSync(file);
+    return stat(file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
 }
+
+const ownedByAnother = (stat: Stats): boolean => typeof process.getuid === 'function' && stat.uid !== process.getuid();
 
 /**
  * A file of the service's own (its data: journal, audit, KEK, dead letters) found readable or writable by
@@ -21,7 +24,7 @@ function statOf(file: string): Stats | undefined {
  * others may have read meanwhile.
  */
 export function narrowToOwner(file: string, what: string, logger: Pick<Logger, 'warn'>, advice = ''): void {
-  const stat = statOf(file);
+  const stat = statIfPresent(file);
   if (!stat || !stat.isFile() || (stat.mode & 0o077) === 0) return;
   try {
     chmodSync(file, 0o600);
@@ -33,7 +36,7 @@ export function narrowToOwner(file: string, what: string, logger: Pick<Logger, '
 
 /** Whether someone other than the service's user could have written the file: group or other write bits, or another owner. */
 export function othersCouldWrite(stat: Stats): boolean {
-  return (stat.mode & 0o022) !== 0 || (typeof process.getuid === 'function' && stat.uid !== process.getuid());
+  return (stat.mode & 0o022) !== 0 || ownedByAnother(stat);
 }
 
 /**
@@ -44,11 +47,11 @@ export function othersCouldWrite(stat: Stats): boolean {
  * the new name, or undefined when the file is missing or trusted (then only narrowed if others could read it).
  */
 export function setAsideIfOthersCouldWrite(file: string, what: string, logger: Pick<Logger, 'warn'>): string | undefined {
-  const link = lstatOf(file);
+  const link = statIfPresent(file, lstatSync);
   if (!link) return undefined;
   // A symbolic link in its place (possible only where others can write the folder) would send the
   // service's appends, and the replay's reads, to a file of someone else's choosing.
-  const why = link.isSymbolicLink() ? 'is a symbolic link' : othersCouldWrite(link) ? `could be written by other users (mode ${octal(link.mode)}${typeof process.getuid === 'function' && link.uid !== process.getuid() ? `, owner uid ${link.uid}` : ''})` : undefined;
+  const why = link.isSymbolicLink() ? 'is a symbolic link' : othersCouldWrite(link) ? `could be written by other users (mode ${octal(link.mode)}${ownedByAnother(link) ? `, owner uid ${link.uid}` : ''})` : undefined;
   if (!why) {
     if (link.isFile()) narrowToOwner(file, what, logger);
     return undefined;
@@ -64,15 +67,6 @@ export function setAsideIfOthersCouldWrite(file: string, what: string, logger: P
   return aside;
 }
 
-function lstatOf(file: string): Stats | undefined {
-  try {
-    return lstatSync(file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
-}
-
 const warnedFolders = new Set<string>();
 
 /**
@@ -82,7 +76,7 @@ const warnedFolders = new Set<string>();
  * says so once per folder.
  */
 export function warnIfFolderOpen(folder: string, logger: Pick<Logger, 'warn'>): void {
-  const stat = statOf(folder);
+  const stat = statIfPresent(folder);
   if (!stat?.isDirectory() || (stat.mode & 0o077) === 0 || warnedFolders.has(folder)) return;
   warnedFolders.add(folder);
   logger.warn(`the folder of the service's files is mode ${octal(stat.mode)}, open to other users${(stat.mode & 0o022) !== 0 ? ' (they can add or replace files in it)' : ''}; make it 0700 (chmod 700)`, { folder });
