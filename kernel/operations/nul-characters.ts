@@ -1,5 +1,19 @@
 import { SvcError } from '../errors.ts';
 
+/** Where a value sits in the input; the path text is built only for the one that is refused. */
+interface Place {
+  parent?: Place;
+  key: string | number;
+}
+
+function pathOf(place: Place | undefined): string {
+  const keys: Array<string | number> = [];
+  for (let p = place; p; p = p.parent) keys.push(p.key);
+  let path = '';
+  for (const key of keys.reverse()) path = typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key;
+  return path;
+}
+
 /**
  * The first NUL character anywhere in an operation's input (path parameters, query fields, JSON body
  * strings and object keys at any depth) as InvalidField naming where it is, or undefined. PostgreSQL
@@ -7,17 +21,17 @@ import { SvcError } from '../errors.ts';
  * The walk is iterative: a body nested as deep as its size allows cannot exhaust the stack.
  */
 export function nulCharacterError(input: unknown): SvcError | undefined {
-  const pending: Array<[unknown, string]> = [[input, '']];
+  const pending: Array<[unknown, Place | undefined]> = [[input, undefined]];
   while (pending.length) {
-    const [value, at] = pending.pop()!;
+    const [value, place] = pending.pop()!;
     if (typeof value === 'string') {
-      if (value.includes('\u0000')) return new SvcError('InvalidField', `${at || 'request'} must not contain a NUL character`);
+      if (value.includes('\u0000')) return new SvcError('InvalidField', `${pathOf(place) || 'request'} must not contain a NUL character`);
     } else if (Array.isArray(value)) {
-      value.forEach((item, i) => pending.push([item, `${at}[${i}]`]));
+      value.forEach((item, i) => pending.push([item, { parent: place, key: i }]));
     } else if (typeof value === 'object' && value !== null) {
       for (const [key, item] of Object.entries(value)) {
-        if (key.includes('\u0000')) return new SvcError('InvalidField', `${at || 'request'} has a field name with a NUL character`);
-        pending.push([item, at ? `${at}.${key}` : key]);
+        if (key.includes('\u0000')) return new SvcError('InvalidField', `${pathOf(place) || 'request'} has a field name with a NUL character`);
+        pending.push([item, { parent: place, key }]);
       }
     }
   }
