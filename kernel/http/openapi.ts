@@ -55,8 +55,8 @@ function operationEntry(def: AnyOperation, components: SchemaComponents): [strin
   const parameters: unknown[] = fromPath.map((name) => ({ name, in: 'path', required: true, schema: components.use(input.properties[name] ?? Type.String()) }));
   const op: Record<string, unknown> = { operationId: operationId(def.id), summary: def.summary, tags: [def.group], 'x-svc-operation': def.operation };
   if (def.attributes?.humanOnly) op['x-svc-human-only'] = true;
-  const hasBody = http.method !== 'GET' && restProps.length > 0;
-  if (http.method === 'GET') {
+  const hasBody = http.method === 'POST' && restProps.length > 0;
+  if (http.method !== 'POST') {
     for (const name of restProps) parameters.push({ name, in: 'query', required: (rest.required ?? []).includes(name), schema: components.use((rest.properties as Record<string, TSchema>)[name]!) });
   } else if (hasBody) {
     const { title: _, ...body } = JSON.parse(JSON.stringify(rest)) as Record<string, unknown>;
@@ -66,11 +66,15 @@ function operationEntry(def: AnyOperation, components: SchemaComponents): [strin
   op.parameters = [...parameters, ...PROMPT_PARAMETER_REFS];
   const output = def.output as TSchema & { title?: string };
   op.responses = {
-    [String(http.status ?? 200)]: { description: 'Success', content: { 'application/json': { schema: components.use(output, output.title ?? `${def.id}Response`) } } },
+    [String(http.status ?? 200)]: { description: 'Success', content: { 'application/json': { schema: components.use(http.accepted ? immediateAnswer(output) : output, output.title ?? `${def.id}Response`) } } },
+    ...(http.accepted ? { '202': { description: 'Accepted: done later', content: { 'application/json': { schema: components.use(http.accepted.output, (http.accepted.output as { title?: string }).title ?? `${def.id}AcceptedResponse`) } } } } : {}),
     ...errorResponses(operationErrors(def, restProps.length > 0, hasBody)),
   };
   return [openApiPath(http.path), http.method.toLowerCase(), op];
 }
+
+/** The `status` answer of an operation that may also answer 202: the first member of its output union. */
+const immediateAnswer = (output: TSchema): TSchema => (output as TSchema & { anyOf?: TSchema[] }).anyOf?.[0] ?? output;
 
 /** operationIds are identifiers in lower camel case: what generated clients name their methods. */
 const operationId = (id: string) => id.charAt(0).toLowerCase() + id.slice(1);
