@@ -107,7 +107,13 @@ export const DestroyInput = withKeyId(DestroyQuery.properties, 'DestroyInput');
 export const DestroyScheduledResponse = Type.Object({
   id: Type.String(), state: StringEnum(KEY_STATES, { description: 'unchanged until the destruction' }), destroyAt: Timestamp('when the service destroys the key, unless a Human cancels it before'),
 }, { title: 'DestroyScheduledResponse' });
-export const DestroyResult = Type.Union([DestroyResponse, DestroyScheduledResponse]);
+/** DELETE's answer, either shape in one object (a tool's answer must be one): 200 destroyed, or 202 scheduled with destroyAt. */
+export const DestroyResult = Type.Object({
+  id: Type.String(), state: StringEnum(KEY_STATES, { description: 'Destroyed, or (scheduled) the state the key keeps until then' }),
+  destroyedAt: Type.Optional(Timestamp('destruction time (destroyed at once)')),
+  erasure: Type.Optional(DestroyResponse.properties.erasure),
+  destroyAt: Type.Optional(Timestamp('when the service destroys the key (scheduled: 202)')),
+});
 export const CancelDestroyResponse = Type.Object({ id: Type.String(), state: StringEnum(KEY_STATES), cancelledDestroyAt: Timestamp('the destruction date that was cancelled') }, { title: 'CancelDestroyResponse' });
 export const DestroyDueInput = withKeyId({ destroyAt: Type.String({ description: 'the scheduled date this run carries out' }) }, 'DestroyDueInput');
 export const TrimBody = strict({ minVersion: Type.Integer({ minimum: 2, maximum: 999999999, description: "the lowest version to keep: every version below it is erased for good (2..currentVersion, above the key's present minVersion)" }) }, 'TrimRequest');

@@ -66,15 +66,12 @@ function operationEntry(def: AnyOperation, components: SchemaComponents): [strin
   op.parameters = [...parameters, ...PROMPT_PARAMETER_REFS];
   const output = def.output as TSchema & { title?: string };
   op.responses = {
-    [String(http.status ?? 200)]: { description: 'Success', content: { 'application/json': { schema: components.use(http.accepted ? immediateAnswer(output) : output, output.title ?? `${def.id}Response`) } } },
+    [String(http.status ?? 200)]: { description: 'Success', content: { 'application/json': { schema: components.use(output, output.title ?? `${def.id}Response`) } } },
     ...(http.accepted ? { '202': { description: 'Accepted: done later', content: { 'application/json': { schema: components.use(http.accepted.output, (http.accepted.output as { title?: string }).title ?? `${def.id}AcceptedResponse`) } } } } : {}),
     ...errorResponses(operationErrors(def, restProps.length > 0, hasBody)),
   };
   return [openApiPath(http.path), http.method.toLowerCase(), op];
 }
-
-/** The `status` answer of an operation that may also answer 202: the first member of its output union. */
-const immediateAnswer = (output: TSchema): TSchema => (output as TSchema & { anyOf?: TSchema[] }).anyOf?.[0] ?? output;
 
 /** operationIds are identifiers in lower camel case: what generated clients name their methods. */
 const operationId = (id: string) => id.charAt(0).toLowerCase() + id.slice(1);

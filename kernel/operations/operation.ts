@@ -77,8 +77,8 @@ export interface HttpBinding {
   status?: number;
   /**
    * Answers that mean "taken, done later" (a destroy with a waiting period): 202 Accepted with this
-   * body schema when `when(result)` is true, `status` otherwise. The operation's output is then the
-   * union (Type.Union) of the `status` answer's schema, first, and this one.
+   * body schema when `when(result)` is true, `status` otherwise. The operation's output schema must
+   * admit both answers (one object: a tool's answer is one schema).
    */
   accepted?: { when(result: any): boolean; output: TSchema };
 }
