@@ -2,7 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import knexFactory from 'knex';
 import t from 'tap';
-import { ApiClient } from '../helpers/client.ts';
+import { ApiClient, b64 } from '../helpers/client.ts';
 import { freshDatabase } from '../helpers/databases.ts';
 import { spawnService, type ServiceProcess } from '../helpers/process.ts';
 import { until } from '../helpers/until.ts';
@@ -67,4 +67,36 @@ t.test('PostgreSQL: destructions that fell due while the service was down are ca
   t.same(await knex('svc_destroy_schedule').pluck('key_id'), [later], 'only the later key is still scheduled');
   const erasures = await knex('svc_erasure_tasks').whereIn('key_id', due).pluck('key_id');
   t.same(erasures, [], 'and every destroyed key is erased');
+});
+
+t.test('PostgreSQL: trims and rotations racing on two nodes leave every kept version usable on both', async (t) => {
+  const db = await freshDatabase(t, 'postgresql');
+  if (!db) return;
+  const [a, b] = await Promise.all([node(db.env), node(db.env)]);
+  t.teardown(() => Promise.all([a.stop(), b.stop()]));
+  const id = await a.api.key({ algorithm: 'AES' });
+  for (let i = 0; i < 4; i++) await b.api.post(`/v1/keys/${id}/rotate`, {});
+  t.equal((await a.api.post(`/v1/keys/${id}/encrypt`, { plaintextBase64: b64('warm') })).body.keyVersion, 5, 'node A holds the KWK in memory');
+  // Node B rotates and encrypts under each new version while node A trims: a rotation that lost its
+  // race to a trim must not keep material sealed under the KWK the trim replaced.
+  const made: Array<{ keyVersion: number; ciphertextBase64: string }> = [];
+  const rotateAndEncrypt = async () => {
+    for (let i = 0; i < 10; i++) {
+      t.equal((await b.api.post(`/v1/keys/${id}/rotate`, {})).status, 200);
+      const enc = await b.api.post(`/v1/keys/${id}/encrypt`, { plaintextBase64: b64(`round ${i}`) });
+      t.equal(enc.status, 200);
+      made.push(enc.body);
+    }
+  };
+  const [, trims] = await Promise.all([rotateAndEncrypt(), Promise.all([3, 5].map((minVersion) => a.api.post(`/v1/keys/${id}/trim`, { minVersion })))]);
+  for (const trim of trims) t.ok(trim.status === 200 || (trim.status === 409 && /trimmed already/.test(trim.body.message)), `trim answers ${trim.status}`);
+  const key = (await a.api.get(`/v1/keys/${id}`)).body;
+  t.match(key, { currentVersion: 15, minVersion: 5 });
+  for (const { keyVersion, ciphertextBase64 } of made) {
+    for (const [name, n] of [['A', a], ['B', b]] as const) {
+      const dec = await n.api.post(`/v1/keys/${id}/decrypt`, { ciphertextBase64 });
+      if (keyVersion >= 5) t.equal(dec.status, 200, `version ${keyVersion} decrypts on node ${name}`);
+      else t.match(dec.body, { error: 'IllegalOperation', message: /was trimmed/ }, `version ${keyVersion} is trimmed on node ${name}`);
+    }
+  }
 });
