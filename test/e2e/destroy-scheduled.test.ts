@@ -156,6 +156,13 @@ t.test('an agent cannot trim, cancel, or hurry a destruction; a token without De
   t.equal(trim.status, 403);
   t.match(trim.body.message, /agents may not trim/);
   t.equal((await human.get(`/v1/keys/${id}`)).body.minVersion, undefined, 'nothing was trimmed');
+  const waiting = await revokedKey();
+  const { destroyAt } = (await human.call('DELETE', `/v1/keys/${waiting.id}?waitingDays=30`)).body;
+  for (const query of ['?waitingDays=0', '?waitingDays=7', '']) {
+    const hurried = await agent.call('DELETE', `/v1/keys/${waiting.id}${query}`);
+    t.equal(hurried.status, 409, `an agent's DELETE${query} on a key a Human scheduled is refused`);
+  }
+  t.equal((await human.get(`/v1/keys/${waiting.id}`)).body.destroyAt, destroyAt, "the Human's date stands");
   const reader = (await human.post('/v1/agents/issue', { label: 'reader', scopes: ['Get'], ttlSeconds: 600 })).body;
   const k = await revokedKey();
   t.equal((await as(svc, reader.jwt).call('DELETE', `/v1/keys/${k.id}?waitingDays=30`)).status, 403, 'no Destroy scope: refused');
