@@ -95,7 +95,7 @@ export class KeyDestruction {
       if (k.destroyAt !== destroyAt) throw new DestructionSuperseded(id);
       if (Date.parse(destroyAt) > this.clock.now().getTime()) throw new SvcError('IllegalOperation', `the destruction of key ${id} is not due before ${destroyAt}`);
       requireTransition(k, 'Destroyed');
-      return { event: { type: 'Destroyed', at: this.now(), by: scope.by }, facts: { context: { scheduledBy: 'DestroyScheduled', destroyAt } } };
+      return { event: { type: 'Destroyed', at: this.now(), by: scope.by }, facts: { context: { destroyAt } } };
     });
     this.store.forgetMaterial(key);
     const erasure = await scope.trace.child('journal.erase', () => this.erasure.afterDestroy(id));

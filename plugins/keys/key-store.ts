@@ -68,8 +68,9 @@ export class KeyStore {
     const key = foldEvents(await trace.child('journal.load', () => this.journal.load(id)));
     if (!key) throw new SvcError('KeyNotFound', `no key with id ${id}`);
     if (cached && key.state !== 'Active') this.forgetMaterial(key);
-    // A trim (here or on another node) gave the key a new KWK: the one in memory opens nothing now.
-    if (key.minVersion !== cached?.minVersion) this.wrapping.forget(id);
+    // A trim (here or on another node) erased versions and gave the key a new KWK: nothing of the old
+    // one, or of the trimmed versions' material, stays in this node's memory.
+    if (key.minVersion !== cached?.minVersion) this.forgetMaterial(key);
     this.keys.set(id, key);
     return key;
   }
