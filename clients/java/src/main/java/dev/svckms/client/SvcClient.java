@@ -82,7 +82,11 @@ public final class SvcClient {
         return http.send("POST", key(id, "/compromise"), null, Map.of("reason", reason), false, KeyStateChange.class);
     }
 
-    /** Erases the key's material for good; the key answers its Destroyed state from then on. */
+    /**
+     * Erases the key's material for good; the key answers its Destroyed state from then on. Where the
+     * deployment sets a default waiting period (or the caller is an agent) the destruction is scheduled
+     * instead and the answer keeps the key's state: use {@link #destroy(String, int)} to read its date.
+     */
     public KeyStateChange destroy(String id) {
         return http.send("DELETE", key(id, ""), null, null, false, KeyStateChange.class);
     }
