@@ -168,3 +168,9 @@ t.test('an agent cannot trim, cancel, or hurry a destruction; a token without De
   t.equal((await as(svc, reader.jwt).call('DELETE', `/v1/keys/${k.id}?waitingDays=30`)).status, 403, 'no Destroy scope: refused');
   t.equal((await human.get(`/v1/keys/${k.id}`)).body.destroyAt, undefined);
 });
+
+t.test('a waiting period beyond 30 days in the configuration stops the boot, naming the variable', async (t) => {
+  for (const name of ['SVC_KEYS_DESTROY_WAITING_DAYS', 'SVC_KEYS_AGENT_DESTROY_WAITING_DAYS']) {
+    await t.rejects(startTestService({ [name]: '31' }), { message: new RegExp(`${name}\\) is 31; it must be 0\\.\\.30 days`) }, name);
+  }
+});
