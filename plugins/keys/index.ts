@@ -3,6 +3,7 @@ import { keyServicePort } from './key-service.ts';
 import { cryptoOperations } from './operations/crypto.ts';
 import { withKeyFacts } from './operations/key-facts.ts';
 import { lifecycleOperations, rewrapOperation } from './operations/lifecycle.ts';
+import { destructionOperations } from './operations/destruction.ts';
 
 export default definePlugin({
   id: 'keys',
@@ -16,7 +17,8 @@ export default definePlugin({
       Crypto: 'Sign, verify, encrypt, decrypt, wrap and unwrap under a managed key.',
     },
     operations: [
-      ...withKeyFacts([...lifecycleOperations(deps.service.lifecycle), ...cryptoOperations(deps.service.crypto)], deps.service.facts),
+      ...withKeyFacts([...lifecycleOperations(deps.service.lifecycle, deps.service.destruction), ...cryptoOperations(deps.service.crypto)], deps.service.facts),
+      ...withKeyFacts(destructionOperations(deps.service.destruction), deps.service.facts),
       rewrapOperation(deps.service.wrapping, () => deps.rootOfTrust.currentKekId()),
     ],
   }),
