@@ -67,6 +67,11 @@ export interface OperationAttributes {
    * new agent token) must not land in a model's context, and operator maintenance is not an agent's job.
    */
   toolName?: string | false;
+  /**
+   * Agents are refused (403) whatever their scopes: the call hands out or takes in raw key material
+   * (export, import), which an agent must never hold.
+   */
+  agentsRefused?: boolean;
 }
 
 /** How the HTTP door exposes an operation. Path parameters and the body (or the query, for GET) form the input. */

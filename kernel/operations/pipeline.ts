@@ -161,6 +161,7 @@ export class OperationPipeline {
     const policy = this.deps.policy;
     return this.list().filter((def) => {
       if (def.attributes?.humanOnly && principal.kind !== 'Human') return false;
+      if (def.attributes?.agentsRefused && principal.kind === 'Agent') return false;
       if (def.attributes?.authorizesItself) return true;
       if (!def.resourceFacts) return policy.authorize(principal, def.operation, def.resource(undefined)).allowed;
       if (policy.mayEver) return policy.mayEver(principal, def.operation);
@@ -193,6 +194,9 @@ export class OperationPipeline {
         if (this.deps.rateLimiter) this.limit(principal, started);
         if (def.attributes?.humanOnly && principal.kind !== 'Human') {
           throw new SvcError('PermissionDenied', `${def.operation} (${def.id}) is for human principals only; ${principal.kind} callers are refused`);
+        }
+        if (def.attributes?.agentsRefused && principal.kind === 'Agent') {
+          throw new SvcError('PermissionDenied', `${def.id} handles raw key material and is refused to agents whatever their scopes; a Human or Service must call it`);
         }
         if (nul) throw nul;
         if (!def.attributes?.authorizesItself) {

@@ -3,6 +3,7 @@ import type { AgentRegistry } from './agent-registry.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import type { NodeRegistry } from './node-registry.ts';
 import type { WrappedKey } from './root-of-trust.ts';
+import type { StoredImportToken } from './import-token.ts';
 
 /** A journal's database connection pool at one moment. */
 export interface JournalPoolStats {
@@ -81,6 +82,18 @@ export interface KeyJournal extends Lifecycle {
   materialIds(keyId: string): Promise<string[]>;
   /** Replaces one stored material blob; only for moving 0.1 material under its key's KWK. */
   rewrapMaterial(keyId: string, materialId: string, wrapped: Buffer): Promise<void>;
+  /**
+   * Stores a new import token (import-token.ts) and deletes every token expired at its `createdAt`,
+   * so that abandoned tokens do not pile up.
+   */
+  putImportToken(token: StoredImportToken): Promise<void>;
+  /**
+   * Spends an import token: removes and returns the token with this hash when it was issued to
+   * `issuedTo` and has not expired at `now`; undefined otherwise (unknown, spent, expired, another
+   * caller's: a caller cannot tell which). Atomic across every node of the storage: of concurrent calls
+   * with one hash, exactly one gets the token. Expired tokens are deleted on the way.
+   */
+  takeImportToken(tokenHash: string, issuedTo: string, now: string): Promise<StoredImportToken | undefined>;
 }
 
 /** What one erase attempt achieved: the keys now erased, those still pending and, if any, why. */

@@ -7,6 +7,7 @@ import {
   type KeyEvent,
   type KeyJournal,
   type StoredEvent,
+  type StoredImportToken,
   type WrappedKey,
 } from '../../../kernel/index.ts';
 import { BatchedLookup } from '../../sql-support/batched-lookup.ts';
@@ -187,6 +188,34 @@ export class KnexJournal implements KeyJournal {
   async materialIds(keyId: string): Promise<string[]> {
     const rows = await this.run(() => this.knex()('svc_key_material').where({ key_id: keyId }).select('material_id'));
     return rows.map((r: { material_id: string }) => r.material_id);
+  }
+
+  async putImportToken(token: StoredImportToken): Promise<void> {
+    await this.run(() => this.knex()('svc_import_tokens').insert({
+      token_hash: token.tokenHash, import_id: token.importId, issued_to: token.issuedTo, key_type: token.keyType, created_at: token.createdAt,
+      expires_at: token.expiresAt, kek_id: token.sealingKey.kekId, sealing_key: token.sealingKey.blob, private_key: token.privateKey,
+    }));
+    await this.pruneImportTokens(token.createdAt);
+  }
+
+  /**
+   * The delete is the spend: rows never change, so the row read first is the one deleted, and only the
+   * statement that deleted it (count 1) returns it; a concurrent spend on any node deletes nothing.
+   */
+  async takeImportToken(tokenHash: string, issuedTo: string, now: string): Promise<StoredImportToken | undefined> {
+    const live = () => this.knex()('svc_import_tokens').where({ token_hash: tokenHash, issued_to: issuedTo }).where('expires_at', '>', now);
+    const row = await this.run(() => live().first());
+    const removed = row ? Number(await this.run(() => live().delete())) : 0;
+    await this.pruneImportTokens(now);
+    if (removed !== 1) return undefined;
+    return {
+      tokenHash: row.token_hash, importId: row.import_id, issuedTo: row.issued_to, keyType: row.key_type, createdAt: row.created_at, expiresAt: row.expires_at,
+      sealingKey: { kekId: row.kek_id, blob: Buffer.from(row.sealing_key) }, privateKey: Buffer.from(row.private_key),
+    };
+  }
+
+  private async pruneImportTokens(now: string): Promise<void> {
+    await this.run(() => this.knex()('svc_import_tokens').where('expires_at', '<=', now).delete());
   }
 
   private run<T>(work: () => Promise<T>): Promise<T> {

@@ -5,6 +5,7 @@ import {
   type KeyEvent,
   type KeyJournal,
   type StoredEvent,
+  type StoredImportToken,
   type WrappedKey,
 } from '../../../kernel/index.ts';
 import { MemoryAgentRegistry } from './memory-agent-registry.ts';
@@ -18,6 +19,7 @@ export class MemoryJournal implements KeyJournal {
   private readonly material = new Map<string, Map<string, Buffer>>();
   private readonly outbox = new Map<string, AuditRecord>();
   private readonly kwks = new Map<string, WrappedKey>();
+  private readonly importTokens = new Map<string, StoredImportToken>();
 
   async append(keyId: string, expectedSeq: number, events: KeyEvent[], audit?: AuditRecord): Promise<void> {
     const log = this.events.get(keyId) ?? [];
@@ -108,6 +110,24 @@ export class MemoryJournal implements KeyJournal {
 
   async materialIds(keyId: string): Promise<string[]> {
     return [...(this.material.get(keyId)?.keys() ?? [])];
+  }
+
+  async putImportToken(token: StoredImportToken): Promise<void> {
+    this.importTokens.set(token.tokenHash, structuredClone(token));
+    this.pruneImportTokens(token.createdAt);
+  }
+
+  /** One event-loop turn, so a spend is atomic here by itself. */
+  async takeImportToken(tokenHash: string, issuedTo: string, now: string): Promise<StoredImportToken | undefined> {
+    const token = this.importTokens.get(tokenHash);
+    this.pruneImportTokens(now);
+    if (!token || token.issuedTo !== issuedTo || token.expiresAt <= now) return undefined;
+    this.importTokens.delete(tokenHash);
+    return token;
+  }
+
+  private pruneImportTokens(now: string): void {
+    for (const [hash, token] of this.importTokens) if (token.expiresAt <= now) this.importTokens.delete(hash);
   }
 
   async probe(): Promise<void> {}
