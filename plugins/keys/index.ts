@@ -3,6 +3,7 @@ import { keyServicePort } from './key-service.ts';
 import { cryptoOperations } from './operations/crypto.ts';
 import { withKeyFacts } from './operations/key-facts.ts';
 import { lifecycleOperations, rewrapOperation } from './operations/lifecycle.ts';
+import { transferOperations } from './operations/transfer.ts';
 
 export default definePlugin({
   id: 'keys',
@@ -18,6 +19,8 @@ export default definePlugin({
     operations: [
       ...withKeyFacts([...lifecycleOperations(deps.service.lifecycle), ...cryptoOperations(deps.service.crypto)], deps.service.facts),
       rewrapOperation(deps.service.wrapping, () => deps.rootOfTrust.currentKekId()),
+      // Export reads the key's facts like any operation on :id; import's are the key it would create.
+      ...withKeyFacts(transferOperations(deps.service.exporter, deps.service.importer), deps.service.facts),
     ],
   }),
 });

@@ -15,6 +15,8 @@ import { KeyLifecycle } from './key-lifecycle.ts';
 import { KeyStore } from './key-store.ts';
 import { KeyWrapping, type KwkCacheSettings } from './key-wrapping.ts';
 import { ErasureWorker } from './erasure-worker.ts';
+import { KeyExport } from './key-export.ts';
+import { KeyImport } from './key-import.ts';
 import { RotationScheduler } from './rotation-scheduler.ts';
 
 /** One key service per process: every operation shares its caches and its locks. */
@@ -24,6 +26,9 @@ export class KeyService implements Lifecycle {
   readonly wrapping: KeyWrapping;
   /** The background erase after destroy (svc_erasure_pending, the `erasure` readiness check). */
   readonly erasure: ErasureWorker;
+  /** Export of exportable keys' material, and import (bring your own key). */
+  readonly exporter: KeyExport;
+  readonly importer: KeyImport;
   private readonly scheduler: RotationScheduler;
   private readonly store: KeyStore;
   /** What authorization may know of a key (id, name, owner, tenant); undefined for an unknown id. */
@@ -46,6 +51,8 @@ export class KeyService implements Lifecycle {
     this.lifecycle = new KeyLifecycle(store, clock, this.erasure);
     this.scheduler = new RotationScheduler(store, journal, operations, clock, logger, Math.max(1, settings.rotationCheckSeconds));
     this.crypto = new KeyCrypto(store, this.scheduler);
+    this.exporter = new KeyExport(store);
+    this.importer = new KeyImport(store, journal, rootOfTrust, clock);
   }
 
   /**
