@@ -1,0 +1,78 @@
+import { createPublicKey } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import t from 'tap';
+import { ApiClient } from '../helpers/client.ts';
+import { importBody, importParameters, secret } from '../helpers/byok.ts';
+import { freshDatabase } from '../helpers/databases.ts';
+import { spawnService, type ServiceProcess } from '../helpers/process.ts';
+import { startTestService, tempDir } from '../helpers/service.ts';
+
+const AES = { algorithm: 'AES', sizeBits: 256 };
+const modulusOf = (pem: string) => Buffer.from(createPublicKey(pem).export({ format: 'jwk' }).n!, 'base64url');
+
+t.test('SQLite: an import token survives a restart, is spent once across restarts, and the data directory holds neither it nor the wrapping private key', async (t) => {
+  const dir = tempDir();
+  const env = { SVC_JOURNAL_KIND: 'rdb-embedded' };
+  let svc = await startTestService(env, { dir });
+  const unused = await importParameters(svc.client(), AES);
+  const spent = await importParameters(svc.client(), AES);
+  t.equal((await svc.client().post('/v1/keys/import', importBody(AES, spent, secret(32)))).status, 201, 'spent before the restart');
+  await svc.stop();
+
+  // Someone with a copy of the data directory: the token is stored only as a hash, and the wrapping
+  // private key only sealed (its modulus, part of any plain private key encoding, appears nowhere).
+  const files = readdirSync(dir).map((f) => readFileSync(path.join(dir, f)));
+  for (const [label, needle] of [['import token', Buffer.from(unused.importToken)], ['wrapping key modulus', modulusOf(unused.wrappingPublicKeyPem)]] as const) {
+    t.notOk(files.some((bytes) => bytes.includes(needle)), `no file of the data directory holds the ${label}`);
+  }
+
+  svc = await startTestService(env, { dir });
+  const api = svc.client();
+  t.equal((await api.post('/v1/keys/import', importBody(AES, spent, secret(32)))).status, 400, 'a token spent before the restart stays spent');
+  t.equal((await api.post('/v1/keys/import', importBody(AES, unused, secret(32)))).status, 201, 'one issued before the restart works after it');
+  await svc.stop();
+  svc = await startTestService(env, { dir });
+  const again = await svc.client().post('/v1/keys/import', importBody(AES, unused, secret(32)));
+  t.equal(again.status, 400, 'and is spent for good');
+  t.match(again.body.message, /already used/);
+  await svc.stop();
+});
+
+async function node(env: Record<string, string>): Promise<{ api: ApiClient; proc: ServiceProcess }> {
+  const proc = spawnService({ SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', ...env });
+  const port = await proc.listening;
+  return { api: new ApiClient(`http://127.0.0.1:${port}`, { 'X-Svc-User': 'ops' }), proc };
+}
+
+async function stop(n: { proc: ServiceProcess }): Promise<void> {
+  n.proc.child.kill('SIGTERM');
+  await n.proc.exited;
+}
+
+t.test('PostgreSQL, two nodes: a token from one node is spent on the other, once, also across a restart', async (t) => {
+  const db = await freshDatabase(t, 'postgresql');
+  if (!db) return;
+  const a = await node(db.env);
+  let b = await node(db.env);
+  t.teardown(() => {
+    a.proc.child.kill('SIGTERM');
+    b.proc.child.kill('SIGTERM');
+  });
+  const params = await importParameters(a.api, AES);
+  const imported = await b.api.post('/v1/keys/import', importBody(AES, params, secret(32)));
+  t.equal(imported.status, 201, 'parameters from node A, import on node B');
+  t.equal((await a.api.get(`/v1/keys/${imported.body.id}`)).body.origin, 'imported');
+  t.equal((await a.api.post('/v1/keys/import', importBody(AES, params, secret(32)))).status, 400, 'the token is spent on node A too');
+
+  const raced = await importParameters(a.api, AES);
+  const results = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).api.post('/v1/keys/import', importBody(AES, raced, secret(32)))));
+  t.same(results.map((r) => r.status).sort(), [201, 400, 400, 400, 400, 400, 400, 400], 'of 8 concurrent imports over both nodes with one token exactly one wins');
+
+  const kept = await importParameters(b.api, AES);
+  await stop(b);
+  b = await node(db.env);
+  t.equal((await b.api.post('/v1/keys/import', importBody(AES, kept, secret(32)))).status, 201, 'a token survives the restart of the node that issued it');
+  t.equal((await a.api.post('/v1/keys/import', importBody(AES, kept, secret(32)))).status, 400, 'and is then spent everywhere');
+  t.equal((await b.api.post('/v1/keys/import', importBody(AES, params, secret(32)))).status, 400, 'a token spent before the restart stays spent');
+});
