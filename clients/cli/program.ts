@@ -4,6 +4,7 @@ import { registerAgentCommands } from './commands/agents.ts';
 import { registerAuditCommands } from './commands/audit.ts';
 import { registerKeyCrypto } from './commands/keys-crypto.ts';
 import { registerKeyLifecycle } from './commands/keys-lifecycle.ts';
+import { registerKeyTransfer } from './commands/keys-transfer.ts';
 import { registerMcpCommand } from './commands/mcp.ts';
 import { registerSessionCommands } from './commands/session.ts';
 import { examples } from './command-kit.ts';
@@ -44,6 +45,7 @@ export function buildProgram(): Command {
     'svc keys create --name payments --algorithm AES', 'svc keys list');
   registerKeyLifecycle(keys);
   registerKeyCrypto(keys);
+  registerKeyTransfer(keys);
   registerAgentCommands(program);
   registerAuditCommands(program);
   registerAdvisorCommands(program);
