@@ -18,5 +18,6 @@ public record ManagedKey(
         String compromisedAt,
         String destroyedAt,
         String reason,
-        String rotationPolicy) {
+        String rotationPolicy,
+        String origin) {
 }
