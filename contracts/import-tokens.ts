@@ -21,7 +21,7 @@ export function importTokenContract(t: Test, open: () => Promise<KeyJournal>, re
   t.test('import tokens: read back field for field once, by their holder only, across a restart', async (t) => {
     const j = await open();
     const mine = token('alice', 0, 24);
-    await j.putImportToken(mine);
+    await j.putImportToken(mine, 10);
     t.equal(await j.takeImportToken(mine.tokenHash, 'mallory', at(1)), undefined, 'another caller cannot spend it');
     t.equal(await j.takeImportToken(hashOf(randomBytes(32)), 'alice', at(1)), undefined, 'an unknown hash is nothing');
     const after = reopen ? (await j.stop?.(), await reopen()) : j;
@@ -35,20 +35,36 @@ export function importTokenContract(t: Test, open: () => Promise<KeyJournal>, re
   t.test('import tokens: expired ones are refused and pruned', async (t) => {
     const j = await open();
     const old = token('alice', 0, 24);
-    await j.putImportToken(old);
+    await j.putImportToken(old, 10);
     t.equal(await j.takeImportToken(old.tokenHash, 'alice', at(24)), undefined, 'refused at its expiry time');
     const stale = token('bob', 0, 2);
-    await j.putImportToken(stale);
+    await j.putImportToken(stale, 10);
     // Storing a token made later prunes the expired one: even a clock turned back cannot spend it then.
-    await j.putImportToken(token('carol', 3, 27));
+    await j.putImportToken(token('carol', 3, 27), 10);
     t.equal(await j.takeImportToken(stale.tokenHash, 'bob', at(1)), undefined, 'an expired token was pruned when a later one was stored');
+    await j.stop?.();
+  });
+
+  t.test('import tokens: a caller holds at most maxLive unexpired tokens; expired and spent ones do not count', async (t) => {
+    const j = await open();
+    const caller = `holder-${randomUUID()}`;
+    const first = token(caller, 0, 24);
+    t.equal(await j.putImportToken(first, 2), true);
+    t.equal(await j.putImportToken(token(caller, 0, 24), 2), true);
+    const third = token(caller, 0, 24);
+    t.equal(await j.putImportToken(third, 2), false, 'the third live token is refused');
+    t.equal(await j.takeImportToken(third.tokenHash, caller, at(1)), undefined, 'and was not stored');
+    t.equal(await j.putImportToken(token(`other-${randomUUID()}`, 0, 24), 2), true, 'another caller is not affected');
+    await j.takeImportToken(first.tokenHash, caller, at(1));
+    t.equal(await j.putImportToken(token(caller, 1, 25), 2), true, 'a spent token frees its place');
+    t.equal(await j.putImportToken(token(caller, 24, 48), 2), true, 'and tokens expired at the new one\'s creation do not count');
     await j.stop?.();
   });
 
   t.test('import tokens: of concurrent spends of one token exactly one wins', async (t) => {
     const [a, b] = [await open(), reopen ? await reopen() : undefined];
     const raced = token('alice', 0, 24);
-    await a.putImportToken(raced);
+    await a.putImportToken(raced, 10);
     const journals = b ? [a, b] : [a];
     const results = await Promise.all(Array.from({ length: 8 }, (_, i) => journals[i % journals.length]!.takeImportToken(raced.tokenHash, 'alice', at(1))));
     t.equal(results.filter((r) => r !== undefined).length, 1, `exactly one of 8 spends over ${journals.length} instance(s) got the token`);

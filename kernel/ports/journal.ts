@@ -83,10 +83,11 @@ export interface KeyJournal extends Lifecycle {
   /** Replaces one stored material blob; only for moving 0.1 material under its key's KWK. */
   rewrapMaterial(keyId: string, materialId: string, wrapped: Buffer): Promise<void>;
   /**
-   * Stores a new import token (import-token.ts) and deletes every token expired at its `createdAt`,
-   * so that abandoned tokens do not pile up.
+   * Stores a new import token (import-token.ts) unless its caller (`issuedTo`) already holds `maxLive`
+   * unexpired ones at its `createdAt` (false then, nothing stored; concurrent calls may overshoot by
+   * their number), and deletes every token expired at `createdAt`, so abandoned tokens do not pile up.
    */
-  putImportToken(token: StoredImportToken): Promise<void>;
+  putImportToken(token: StoredImportToken, maxLive: number): Promise<boolean>;
   /**
    * Spends an import token: removes and returns the token with this hash when it was issued to
    * `issuedTo` and has not expired at `now`; undefined otherwise (unknown, spent, expired, another

@@ -7,6 +7,12 @@ import { normaliseSpec, type KeySpecRequest } from './spec.ts';
 
 /** How long an import token may be spent. */
 export const IMPORT_TOKEN_TTL_MS = 24 * 60 * 60 * 1000;
+/**
+ * Unspent, unexpired tokens one caller may hold: each costs the service an RSA-3072 key generation and
+ * a stored row, so a caller asking in a loop is stopped here (the rate limit alone would let it fill
+ * the table for a day).
+ */
+export const MAX_LIVE_IMPORT_TOKENS = 100;
 /** The format byte of a wrapping private key sealed under its token's sealing key. */
 const SEALED_FORMAT = 1;
 const BAD_TOKEN = 'importToken is unknown, expired, already used or was issued to another caller; get new import parameters (POST /v1/keys/import-parameters)';
@@ -42,10 +48,13 @@ export class KeyImport {
       const now = this.clock.now();
       const expiresAt = new Date(now.getTime() + IMPORT_TOKEN_TTL_MS).toISOString();
       const wrapped = await trace.child('rootOfTrust.wrap', () => this.rootOfTrust.wrap(sealingKey, bindingOf(importId), { trace }));
-      await trace.child('journal.putImportToken', () => this.journal.putImportToken({
+      const stored = await trace.child('journal.putImportToken', () => this.journal.putImportToken({
         tokenHash: hashOf(importToken), importId, issuedTo, keyType, createdAt: now.toISOString(), expiresAt,
         sealingKey: wrapped, privateKey: sealAesGcm(sealingKey, SEALED_FORMAT, bindingOf(importId), privateKeyDer),
-      }));
+      }, MAX_LIVE_IMPORT_TOKENS));
+      if (!stored) {
+        throw new SvcError('TooManyRequests', `${issuedTo} already holds ${MAX_LIVE_IMPORT_TOKENS} unspent import tokens; spend them or let them expire (24 hours after issue)`, { retryAfterSeconds: 3600 });
+      }
       return { result: { importToken, wrappingPublicKeyPem: publicKeyPem, wrappingAlgorithm: WRAPPING_ALGORITHM, expiresAt }, keyType };
     } finally {
       sealingKey.fill(0);

@@ -1,7 +1,8 @@
-import { createPublicKey } from 'node:crypto';
+import { createHash, createPublicKey, randomBytes, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
+import { journalPort, type KeyJournal } from '../../kernel/ports/journal.ts';
 import { ApiClient } from '../helpers/client.ts';
 import { importBody, importParameters, secret } from '../helpers/byok.ts';
 import { freshDatabase } from '../helpers/databases.ts';
@@ -75,4 +76,28 @@ t.test('PostgreSQL, two nodes: a token from one node is spent on the other, once
   t.equal((await b.api.post('/v1/keys/import', importBody(AES, kept, secret(32)))).status, 201, 'a token survives the restart of the node that issued it');
   t.equal((await a.api.post('/v1/keys/import', importBody(AES, kept, secret(32)))).status, 400, 'and is then spent everywhere');
   t.equal((await b.api.post('/v1/keys/import', importBody(AES, params, secret(32)))).status, 400, 'a token spent before the restart stays spent');
+});
+
+t.test('a caller holding 100 unspent import tokens is refused more (429) until it spends one', async (t) => {
+  const svc = await startTestService();
+  t.teardown(() => svc.stop());
+  const journal = svc.kernel.container.resolve<KeyJournal>(journalPort.id);
+  const now = new Date();
+  // 99 tokens stored as if issued earlier (each real issue costs an RSA-3072 key generation), then one real one.
+  for (let i = 0; i < 99; i++) {
+    await journal.putImportToken({
+      tokenHash: createHash('sha256').update(randomBytes(32)).digest('hex'), importId: randomUUID(), issuedTo: 'hoarder', keyType: 'AES/256',
+      createdAt: now.toISOString(), expiresAt: new Date(now.getTime() + 3_600_000).toISOString(), sealingKey: { kekId: 'k', blob: randomBytes(60) }, privateKey: randomBytes(100),
+    }, 100);
+  }
+  const hoarder = svc.client('hoarder');
+  const last = await importParameters(hoarder, AES);
+  const refused = await hoarder.post('/v1/keys/import-parameters', AES);
+  t.equal(refused.status, 429);
+  t.equal(refused.body.error, 'TooManyRequests');
+  t.match(refused.body.message, /already holds 100 unspent import tokens/);
+  t.ok(Number(refused.headers.get('retry-after')) > 0, 'with Retry-After');
+  t.equal((await svc.client('someone-else').post('/v1/keys/import-parameters', AES)).status, 200, 'other callers are not affected');
+  t.equal((await hoarder.post('/v1/keys/import', importBody(AES, last, secret(32)))).status, 201);
+  t.equal((await hoarder.post('/v1/keys/import-parameters', AES)).status, 200, 'a spent token frees its place');
 });

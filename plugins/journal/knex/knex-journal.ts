@@ -190,12 +190,15 @@ export class KnexJournal implements KeyJournal {
     return rows.map((r: { material_id: string }) => r.material_id);
   }
 
-  async putImportToken(token: StoredImportToken): Promise<void> {
+  async putImportToken(token: StoredImportToken, maxLive: number): Promise<boolean> {
+    await this.pruneImportTokens(token.createdAt);
+    const live = await this.run(() => this.knex()('svc_import_tokens').where({ issued_to: token.issuedTo }).where('expires_at', '>', token.createdAt).count({ n: '*' }).first());
+    if (Number((live as { n: number | string } | undefined)?.n ?? 0) >= maxLive) return false;
     await this.run(() => this.knex()('svc_import_tokens').insert({
       token_hash: token.tokenHash, import_id: token.importId, issued_to: token.issuedTo, key_type: token.keyType, created_at: token.createdAt,
       expires_at: token.expiresAt, kek_id: token.sealingKey.kekId, sealing_key: token.sealingKey.blob, private_key: token.privateKey,
     }));
-    await this.pruneImportTokens(token.createdAt);
+    return true;
   }
 
   /**

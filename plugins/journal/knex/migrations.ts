@@ -161,7 +161,7 @@ const MIGRATIONS: Migration[] = [
         if (knex.client.config.client === 'mysql2') t.charset('utf8mb4');
         t.string('token_hash', 64).notNullable().primary();
         t.string('import_id', 36).notNullable();
-        t.string('issued_to', 512).notNullable();
+        t.string('issued_to', 512).notNullable().index('svc_import_tokens_issued_to');
         t.string('key_type', 64).notNullable();
         t.string('created_at', 24).notNullable();
         t.string('expires_at', 24).notNullable().index('svc_import_tokens_expires');

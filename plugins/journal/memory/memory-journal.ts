@@ -112,9 +112,13 @@ export class MemoryJournal implements KeyJournal {
     return [...(this.material.get(keyId)?.keys() ?? [])];
   }
 
-  async putImportToken(token: StoredImportToken): Promise<void> {
-    this.importTokens.set(token.tokenHash, structuredClone(token));
+  async putImportToken(token: StoredImportToken, maxLive: number): Promise<boolean> {
     this.pruneImportTokens(token.createdAt);
+    let live = 0;
+    for (const held of this.importTokens.values()) if (held.issuedTo === token.issuedTo) live++;
+    if (live >= maxLive) return false;
+    this.importTokens.set(token.tokenHash, structuredClone(token));
+    return true;
   }
 
   /** One event-loop turn, so a spend is atomic here by itself. */

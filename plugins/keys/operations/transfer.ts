@@ -39,7 +39,7 @@ export function transferOperations(exporter: KeyExport, importer: KeyImport): An
       },
     }),
     defineOperation({
-      id: 'GetImportParameters', description: TRANSFER_DESCRIPTIONS.GetImportParameters, operation: 'Create', group: 'Keys', summary: 'A wrapping public key and a single-use token to import key material with',
+      id: 'GetImportParameters', description: TRANSFER_DESCRIPTIONS.GetImportParameters, operation: 'Create', group: 'Keys', summary: 'A wrapping public key and a single-use token to import key material with', errors: ['TooManyRequests'],
       input: T.ImportParametersBody, output: T.ImportParametersResponse, http: { method: 'POST', path: '/v1/keys/import-parameters' },
       resource: (input) => namedResource('import:', input?.algorithm), attributes: { agentsRefused: true, toolName: false },
       resourceFacts: async (_input, principal) => toBeOwned('', principal),
