@@ -7,7 +7,7 @@ import { ApiClient } from '../helpers/client.ts';
 import { importBody, importParameters, secret } from '../helpers/byok.ts';
 import { freshDatabase } from '../helpers/databases.ts';
 import { spawnService, type ServiceProcess } from '../helpers/process.ts';
-import { startTestService, tempDir } from '../helpers/service.ts';
+import { ManualClock, startTestService, tempDir } from '../helpers/service.ts';
 
 const AES = { algorithm: 'AES', sizeBits: 256 };
 const modulusOf = (pem: string) => Buffer.from(createPublicKey(pem).export({ format: 'jwk' }).n!, 'base64url');
@@ -100,4 +100,20 @@ t.test('a caller holding 100 unspent import tokens is refused more (429) until i
   t.equal((await svc.client('someone-else').post('/v1/keys/import-parameters', AES)).status, 200, 'other callers are not affected');
   t.equal((await hoarder.post('/v1/keys/import', importBody(AES, last, secret(32)))).status, 201);
   t.equal((await hoarder.post('/v1/keys/import-parameters', AES)).status, 200, 'a spent token frees its place');
+});
+
+t.test('an import token is accepted until 24 hours after issue, then refused as expired', async (t) => {
+  const clock = new ManualClock(new Date('2026-03-01T00:00:00.000Z'));
+  const svc = await startTestService({}, { clock });
+  t.teardown(() => svc.stop());
+  const api = svc.client();
+  const early = await importParameters(api, AES);
+  const late = await importParameters(api, AES);
+  t.equal(early.expiresAt, '2026-03-02T00:00:00.000Z', 'expiresAt is 24 hours after issue');
+  clock.advance(24 * 3_600_000 - 1);
+  t.equal((await api.post('/v1/keys/import', importBody(AES, early, secret(32)))).status, 201, 'accepted a millisecond before');
+  clock.advance(1);
+  const expired = await api.post('/v1/keys/import', importBody(AES, late, secret(32)));
+  t.equal(expired.status, 400, 'refused at expiresAt');
+  t.match(expired.body, { error: 'InvalidField', message: /unknown, expired, already used/ });
 });
