@@ -1,9 +1,10 @@
 import type { Test } from 'tap';
 import { type AuditRecord, JournalConflict, type KeyEvent, type KeyJournal } from '../kernel/index.ts';
 import { agentRegistryContract } from './agent-registry.ts';
+import { importTokenContract } from './import-tokens.ts';
 import { nodeRegistryContract } from './node-registry.ts';
 
-const spec = { name: 'contract', algorithm: 'AES', sizeBits: 256, objectType: 'SymmetricKey' } as const;
+const spec = { name: 'contract', algorithm: 'AES', sizeBits: 256, objectType: 'SymmetricKey', exportable: false } as const;
 const at = '2026-01-01T00:00:00.000Z';
 let n = 0;
 const newId = () => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
@@ -18,6 +19,7 @@ const record = (id: string, occurredAt: string, resource: string): AuditRecord =
 export function journalContract(t: Test, open: () => Promise<KeyJournal>, reopen?: () => Promise<KeyJournal>): void {
   agentRegistryContract(t, open, reopen);
   nodeRegistryContract(t, open, reopen);
+  importTokenContract(t, open, reopen);
   t.test('appends and loads events in sequence order; lastSeq follows', async (t) => {
     const j = await open();
     const id = newId();

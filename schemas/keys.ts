@@ -13,6 +13,7 @@ export const KeySpecRequest = strict(
     sizeBits: Type.Optional(Type.Integer({ description: 'AES 128|192|256, HMAC 256|384|512, RSA 2048|3072|4096; EC 256|384|521 picks a P-curve' })),
     curve: Type.Optional(StringEnum([...EC_CURVES, ...ED_CURVES], { description: 'EC: P-256 (default), P-384, P-521, secp256k1; EdDSA: Ed25519 (default), Ed448' })),
     objectType: Type.Optional(StringEnum(OBJECT_TYPES, { description: 'SymmetricKey (AES, HMAC) or PrivateKey (RSA, EC, EdDSA); defaulted' })),
+    exportable: Type.Optional(Type.Boolean({ description: 'whether Humans and Services may export the material (POST /v1/keys/{id}/export); default false, fixed at creation' })),
   },
   'KeySpecRequest',
 );
@@ -25,6 +26,7 @@ export const KeySpec = Type.Object({
   sizeBits: Type.Integer(),
   curve: Type.Optional(StringEnum([...EC_CURVES, ...ED_CURVES])),
   objectType: StringEnum(OBJECT_TYPES),
+  exportable: Type.Boolean({ description: 'whether the material may be exported; fixed at creation' }),
 }, { title: 'KeySpec' });
 
 export const ManagedKey = Type.Object({
@@ -32,6 +34,7 @@ export const ManagedKey = Type.Object({
   spec: KeySpec,
   owner: Type.String({ description: "the creating principal's subject (an agent's parent for agents)" }),
   tenant: Type.Optional(Type.String({ description: 'the tenant of the Service that created it' })),
+  origin: StringEnum(['generated', 'imported'] as const, { description: "generated: the service made the material; imported: a caller brought it (POST /v1/keys/import)" }),
   state: StringEnum(KEY_STATES),
   currentVersion: Type.Integer({ minimum: 1 }),
   createdAt: Timestamp('creation time'),

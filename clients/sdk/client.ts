@@ -2,6 +2,7 @@ import { Buffer } from 'node:buffer';
 import { Transport, type CallOptions, type Credentials, type RetryOptions } from './transport.ts';
 import type * as T from './types.ts';
 import { fetchWithTls, type ClientTls } from './tls-fetch.ts';
+import { wrapKeyMaterial } from './key-wrapping.ts';
 
 export interface SvcClientOptions {
   /** Base URL of the service, for example http://127.0.0.1:8080. */
@@ -129,6 +130,35 @@ export class SvcClient {
     const r = await this.http.send<{ dekBase64: string; keyVersion: number }>(
       { method: 'POST', path: key(id, '/unwrap'), body: { wrappedDekBase64: b64(wrappedDek) }, idempotent: true }, opts);
     return { dek: bytes(r.dekBase64), keyVersion: r.keyVersion };
+  }
+
+  // Export and import (bring your own key): Humans and Services only
+
+  /** The material of an exportable key's version (default the current one): raw for AES and HMAC, PKCS#8 DER otherwise. */
+  async exportKey(id: string, options: { version?: number } = {}, opts?: CallOptions): Promise<T.ExportKeyResult> {
+    const r = await this.http.send<{ id: string; keyVersion: number; format: 'raw' | 'pkcs8-der'; materialBase64: string }>(
+      { method: 'POST', path: key(id, '/export'), body: options.version === undefined ? {} : { version: options.version }, idempotent: true }, opts);
+    return { id: r.id, keyVersion: r.keyVersion, format: r.format, material: bytes(r.materialBase64) };
+  }
+
+  /** A wrapping public key and a single-use import token (24 hours) for one algorithm and size or curve. */
+  getImportParameters(request: T.ImportParametersRequest, opts?: CallOptions): Promise<T.ImportParameters> {
+    return this.http.send({ method: 'POST', path: '/v1/keys/import-parameters', body: request, idempotent: false }, opts);
+  }
+
+  /** Creates a key (PreActive, origin imported) from material already wrapped under `importToken`'s parameters (wrapKeyMaterial). */
+  importWrappedKey(spec: T.KeySpecRequest, importToken: string, wrappedMaterial: Uint8Array, opts?: CallOptions): Promise<T.ManagedKey> {
+    return this.http.send({ method: 'POST', path: '/v1/keys/import', body: { spec, importToken, wrappedMaterialBase64: b64(wrappedMaterial) }, idempotent: false }, opts);
+  }
+
+  /**
+   * Imports plain material in one call: fetches import parameters for the spec's type, wraps the
+   * material here (it never travels unwrapped) and imports it. `material` is the raw secret for AES and
+   * HMAC, unencrypted PKCS#8 DER for RSA, EC and EdDSA.
+   */
+  async importKey(spec: T.KeySpecRequest, material: Uint8Array, opts?: CallOptions): Promise<T.ManagedKey> {
+    const parameters = await this.getImportParameters({ algorithm: spec.algorithm, ...(spec.sizeBits === undefined ? {} : { sizeBits: spec.sizeBits }), ...(spec.curve === undefined ? {} : { curve: spec.curve }) }, opts);
+    return this.importWrappedKey(spec, parameters.importToken, wrapKeyMaterial(parameters.wrappingPublicKeyPem, material), opts);
   }
 
   // Agents and tokens

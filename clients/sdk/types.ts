@@ -2,6 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import type * as A from '../../schemas/advisor.ts';
 import type * as Au from '../../schemas/audit.ts';
 import type * as K from '../../schemas/keys.ts';
+import type * as KT from '../../schemas/key-transfer.ts';
 import type * as T from '../../schemas/tokens.ts';
 
 // Every shape here is derived from the service's own TypeBox schemas (schemas/), the same ones that
@@ -30,6 +31,10 @@ export type EncryptResult = Omit<Static<typeof K.EncryptResponse>, 'ciphertextBa
 export type DecryptResult = Omit<Static<typeof K.DecryptResponse>, 'plaintextBase64'> & { plaintext: Uint8Array };
 export type WrapResult = Omit<Static<typeof K.WrapResponse>, 'wrappedDekBase64'> & { wrappedDek: Uint8Array };
 export type UnwrapResult = Omit<Static<typeof K.UnwrapResponse>, 'dekBase64'> & { dek: Uint8Array };
+
+export type ExportKeyResult = Omit<Static<typeof KT.ExportKeyResponse>, 'materialBase64'> & { material: Uint8Array };
+export type ImportParametersRequest = Static<typeof KT.ImportParametersBody>;
+export type ImportParameters = Static<typeof KT.ImportParametersResponse>;
 
 export type IssueAgentRequest = Static<typeof T.IssueAgentBody>;
 export type IssuedAgent = Static<typeof T.IssueAgentResponse>;

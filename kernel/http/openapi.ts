@@ -55,6 +55,7 @@ function operationEntry(def: AnyOperation, components: SchemaComponents): [strin
   const parameters: unknown[] = fromPath.map((name) => ({ name, in: 'path', required: true, schema: components.use(input.properties[name] ?? Type.String()) }));
   const op: Record<string, unknown> = { operationId: operationId(def.id), summary: def.summary, tags: [def.group], 'x-svc-operation': def.operation };
   if (def.attributes?.humanOnly) op['x-svc-human-only'] = true;
+  if (def.attributes?.agentsRefused) op['x-svc-agents-refused'] = true;
   const hasBody = http.method === 'POST' && restProps.length > 0;
   if (http.method !== 'POST') {
     for (const name of restProps) parameters.push({ name, in: 'query', required: (rest.required ?? []).includes(name), schema: components.use((rest.properties as Record<string, TSchema>)[name]!) });

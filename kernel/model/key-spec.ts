@@ -24,6 +24,8 @@ export interface KeySpec {
   sizeBits: number;
   curve?: Curve;
   objectType: ObjectType;
+  /** Whether the material may leave the service through export; fixed at creation (false for keys made before it existed). */
+  exportable: boolean;
 }
 
 export function isSymmetric(spec: KeySpec): boolean {

@@ -11,6 +11,8 @@ export interface ManagedKey {
   owner: string;
   /** The tenant of the Service that created it, when it had one. */
   tenant?: string;
+  /** Where the first version's material came from: the service's generator, or a caller's import. */
+  origin: 'generated' | 'imported';
   state: KeyState;
   currentVersion: number;
   createdAt: string;

@@ -67,6 +67,11 @@ export interface OperationAttributes {
    * new agent token) must not land in a model's context, and operator maintenance is not an agent's job.
    */
   toolName?: string | false;
+  /**
+   * Agents are refused (403) whatever their scopes, with this reason in the answer: the call hands out
+   * or takes in raw key material (export, import), or erases at once what an agent may only schedule (trim).
+   */
+  agentsRefused?: string;
 }
 
 /** How the HTTP door exposes an operation. Path parameters and the body (or the query, for GET) form the input. */

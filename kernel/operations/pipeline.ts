@@ -167,6 +167,7 @@ export class OperationPipeline {
     const policy = this.deps.policy;
     return this.list().filter((def) => {
       if (def.attributes?.humanOnly && principal.kind !== 'Human') return false;
+      if (def.attributes?.agentsRefused && principal.kind === 'Agent') return false;
       if (def.attributes?.authorizesItself) return true;
       if (!def.resourceFacts) return policy.authorize(principal, def.operation, def.resource(undefined)).allowed;
       if (policy.mayEver) return policy.mayEver(principal, def.operation);
@@ -199,6 +200,9 @@ export class OperationPipeline {
         if (this.deps.rateLimiter) this.limit(principal, started);
         if (def.attributes?.humanOnly && principal.kind !== 'Human') {
           throw new SvcError('PermissionDenied', `${def.operation} (${def.id}) is for human principals only; ${principal.kind} callers are refused`);
+        }
+        if (def.attributes?.agentsRefused && principal.kind === 'Agent') {
+          throw new SvcError('PermissionDenied', `${def.id} is refused to agents whatever their scopes: ${def.attributes.agentsRefused}; a Human or a Service must call it`);
         }
         if (nul) throw nul;
         if (!def.attributes?.authorizesItself) {

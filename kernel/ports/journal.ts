@@ -3,6 +3,7 @@ import type { AgentRegistry } from './agent-registry.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import type { NodeRegistry } from './node-registry.ts';
 import type { WrappedKey } from './root-of-trust.ts';
+import type { StoredImportToken } from './import-token.ts';
 
 /** A journal's database connection pool at one moment. */
 export interface JournalPoolStats {
@@ -91,6 +92,19 @@ export interface KeyJournal extends Lifecycle {
   rewrapMaterial(keyId: string, materialId: string, wrapped: Buffer): Promise<void>;
   /** Keys whose scheduled destruction is due at `now` (ISO time): destroyAt <= now, oldest first, at most `limit`. */
   dueDestructions(now: string, limit: number): Promise<Array<{ keyId: string; destroyAt: string }>>;
+  /**
+   * Stores a new import token (import-token.ts) unless its caller (`issuedTo`) already holds `maxLive`
+   * unexpired ones at its `createdAt` (false then, nothing stored; concurrent calls may overshoot by
+   * their number), and deletes every token expired at `createdAt`, so abandoned tokens do not pile up.
+   */
+  putImportToken(token: StoredImportToken, maxLive: number): Promise<boolean>;
+  /**
+   * Spends an import token: removes and returns the token with this hash when it was issued to
+   * `issuedTo` and has not expired at `now`; undefined otherwise (unknown, spent, expired, another
+   * caller's: a caller cannot tell which). Atomic across every node of the storage: of concurrent calls
+   * with one hash, exactly one gets the token. Expired tokens are deleted on the way.
+   */
+  takeImportToken(tokenHash: string, issuedTo: string, now: string): Promise<StoredImportToken | undefined>;
 }
 
 /**

@@ -4,6 +4,7 @@ import { cryptoOperations } from './operations/crypto.ts';
 import { withKeyFacts } from './operations/key-facts.ts';
 import { lifecycleOperations, rewrapOperation } from './operations/lifecycle.ts';
 import { destructionOperations } from './operations/destruction.ts';
+import { transferOperations } from './operations/transfer.ts';
 
 export default definePlugin({
   id: 'keys',
@@ -20,6 +21,8 @@ export default definePlugin({
       ...withKeyFacts([...lifecycleOperations(deps.service.lifecycle, deps.service.destruction), ...cryptoOperations(deps.service.crypto)], deps.service.facts),
       ...withKeyFacts(destructionOperations(deps.service.destruction), deps.service.facts),
       rewrapOperation(deps.service.wrapping, () => deps.rootOfTrust.currentKekId()),
+      // Export reads the key's facts like any operation on :id; import's are the key it would create.
+      ...withKeyFacts(transferOperations(deps.service.exporter, deps.service.importer), deps.service.facts),
     ],
   }),
 });

@@ -34,7 +34,7 @@ export class KeyLifecycle {
     const spec = normaliseSpec(request);
     // The owner is audited with the creation: an agent's row names the agent as actor and its parent as owner.
     const context = {
-      algorithm: spec.algorithm, sizeBits: String(spec.sizeBits), ...(spec.curve ? { curve: spec.curve } : {}),
+      algorithm: spec.algorithm, sizeBits: String(spec.sizeBits), ...(spec.curve ? { curve: spec.curve } : {}), ...(spec.exportable ? { exportable: 'true' } : {}),
       owner: scope.owner ?? scope.by, ...(scope.tenant ? { tenant: scope.tenant } : {}),
     };
     return this.store.create(spec, scope, this.now(), (id) => ({ resource: id, context }));

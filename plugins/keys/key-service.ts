@@ -15,6 +15,8 @@ import { KeyLifecycle } from './key-lifecycle.ts';
 import { KeyStore } from './key-store.ts';
 import { KeyWrapping, type KwkCacheSettings } from './key-wrapping.ts';
 import { ErasureWorker } from './erasure-worker.ts';
+import { KeyExport } from './key-export.ts';
+import { KeyImport } from './key-import.ts';
 import { RotationScheduler } from './rotation-scheduler.ts';
 import { KeyDestruction, type DestructionSettings } from './key-destruction.ts';
 import { DestroyScheduler } from './destroy-scheduler.ts';
@@ -26,6 +28,9 @@ export class KeyService implements Lifecycle {
   readonly wrapping: KeyWrapping;
   /** The background erase after destroy (svc_erasure_pending, the `erasure` readiness check). */
   readonly erasure: ErasureWorker;
+  /** Export of exportable keys' material, and import (bring your own key). */
+  readonly exporter: KeyExport;
+  readonly importer: KeyImport;
   private readonly scheduler: RotationScheduler;
   /** Destroy with a waiting period, its cancel and execution, and version trim. */
   readonly destruction: KeyDestruction;
@@ -54,6 +59,8 @@ export class KeyService implements Lifecycle {
     const destruction = settings.destruction ?? { destroyWaitingDays: 0, agentDestroyWaitingDays: 7, checkSeconds: 60 };
     this.destruction = new KeyDestruction(store, this.lifecycle, this.wrapping, this.erasure, clock, destruction);
     this.destroyScheduler = new DestroyScheduler(journal, operations, clock, logger, Math.max(1, destruction.checkSeconds));
+    this.exporter = new KeyExport(store);
+    this.importer = new KeyImport(store, journal, rootOfTrust, clock);
   }
 
   /**

@@ -4,7 +4,9 @@ import { type KeyEvent, type KeyState, type ManagedKey, type StoredEvent, SvcErr
 export function applyEvent(key: ManagedKey | undefined, stored: StoredEvent): ManagedKey {
   const e = stored.event;
   if (e.type === 'KeyCreated') {
-    return { id: stored.keyId, spec: e.spec, owner: e.owner ?? e.by, ...(e.tenant ? { tenant: e.tenant } : {}), state: 'PreActive', currentVersion: 1, createdAt: e.at, rotationPolicy: 'Manual', versions: { 1: { createdAt: e.at, materialId: e.materialId } }, seq: stored.seq };
+    // Keys created before export existed have no `exportable` in their spec: they are not exportable.
+    const spec = e.spec.exportable === undefined ? { ...e.spec, exportable: false } : e.spec;
+    return { id: stored.keyId, spec, owner: e.owner ?? e.by, ...(e.tenant ? { tenant: e.tenant } : {}), origin: e.origin ?? 'generated', state: 'PreActive', currentVersion: 1, createdAt: e.at, rotationPolicy: 'Manual', versions: { 1: { createdAt: e.at, materialId: e.materialId } }, seq: stored.seq };
   }
   if (!key) throw new Error(`journal of key ${stored.keyId} does not start with KeyCreated`);
   const next: ManagedKey = { ...key, seq: stored.seq };

@@ -94,11 +94,12 @@ export class KeyStore {
    * Creates the key's first version: material is stored before the event, so no event lacks material;
    * the event and its audit record are one journal transaction.
    */
-  async create(spec: KeySpec, scope: ChangeScope, at: string, facts: (id: string) => AuditFacts): Promise<ManagedKey> {
+  async create(spec: KeySpec, scope: ChangeScope, at: string, facts: (id: string) => AuditFacts, imported?: Buffer): Promise<ManagedKey> {
     const id = randomUUID();
     await this.wrapping.createKwk(id, scope.trace);
-    const materialId = await this.storeNewMaterial(id, spec, scope.trace);
-    const event: KeyEvent = { type: 'KeyCreated', at, spec, by: scope.by, materialId, owner: scope.owner ?? scope.by, ...(scope.tenant ? { tenant: scope.tenant } : {}) };
+    // Imported material (already checked against the spec) becomes version 1 in place of generated material.
+    const materialId = imported ? await this.storeMaterial(id, imported, scope.trace) : await this.storeNewMaterial(id, spec, scope.trace);
+    const event: KeyEvent = { type: 'KeyCreated', at, spec, by: scope.by, materialId, owner: scope.owner ?? scope.by, ...(scope.tenant ? { tenant: scope.tenant } : {}), ...(imported ? { origin: 'imported' as const } : {}) };
     const record = scope.audit?.successRecord(facts(id));
     await scope.trace.child('journal.append', () => this.journal.append(id, 0, [event], record));
     if (record) scope.audit!.journaled(record);
@@ -109,14 +110,19 @@ export class KeyStore {
 
   /** Generates new material, seals it under the key's KWK and stores it; returns the material id an event will name. */
   async storeNewMaterial(keyId: string, spec: KeySpec, trace: TraceScope): Promise<string> {
-    const materialId = randomUUID();
     const raw = await generateMaterial(spec);
     try {
-      const wrapped = this.wrapping.seal(await this.wrapping.kwkOf(keyId, trace), keyId, materialId, raw);
-      await trace.child('journal.putMaterial', () => this.journal.putMaterial(keyId, materialId, wrapped));
+      return await this.storeMaterial(keyId, raw, trace);
     } finally {
       raw.fill(0);
     }
+  }
+
+  /** Seals given material under the key's KWK and stores it; returns its new material id. The caller zeroes `raw`. */
+  private async storeMaterial(keyId: string, raw: Buffer, trace: TraceScope): Promise<string> {
+    const materialId = randomUUID();
+    const wrapped = this.wrapping.seal(await this.wrapping.kwkOf(keyId, trace), keyId, materialId, raw);
+    await trace.child('journal.putMaterial', () => this.journal.putMaterial(keyId, materialId, wrapped));
     return materialId;
   }
 
@@ -173,6 +179,18 @@ export class KeyStore {
     const parsed = parseMaterial(key.spec, raw);
     this.material.set(v.materialId, parsed);
     return parsed;
+  }
+
+  /**
+   * The stored bytes of one version (raw secret or PKCS#8 DER), read and opened for this call only,
+   * never cached: export hands out exactly what was stored. The caller zeroes the buffer.
+   */
+  async storedMaterialOf(key: ManagedKey, version: number, trace: TraceScope = UNTRACED): Promise<Buffer> {
+    const v = key.versions[version];
+    if (!v) throw new SvcError('IllegalOperation', `key ${key.id} has no version ${version}`);
+    const wrapped = await trace.child('journal.getMaterial', () => this.journal.getMaterial(key.id, v.materialId));
+    if (!wrapped) throw new Error(`material of key ${key.id} version ${version} is missing from the store`);
+    return this.wrapping.open(key.id, v.materialId, wrapped, trace);
   }
 
   /** Drops cached material (compromise, revoke, destroy) so nothing outlives the state change in memory. */

@@ -6,7 +6,11 @@ export interface KeySpecRequest {
   sizeBits?: number;
   curve?: string;
   objectType?: string;
+  exportable?: boolean;
 }
+
+/** A spec before its `exportable` flag is filled in (the same for every algorithm). */
+type BaseSpec = Omit<KeySpec, 'exportable'>;
 
 const EC_SIZE: Record<string, number> = { 'P-256': 256, 'P-384': 384, 'P-521': 521, secp256k1: 256 };
 const EC_BY_SIZE: Record<number, Curve> = { 256: 'P-256', 384: 'P-384', 521: 'P-521' };
@@ -15,14 +19,14 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 
 const invalid = (message: string) => new SvcError('InvalidField', message);
 
-function symmetric(req: KeySpecRequest, sizes: number[], fallback: number): KeySpec {
+function symmetric(req: KeySpecRequest, sizes: number[], fallback: number): BaseSpec {
   const sizeBits = req.sizeBits ?? fallback;
   if (!sizes.includes(sizeBits)) throw invalid(`spec.sizeBits must be one of ${sizes.join(', ')} for ${req.algorithm}`);
   if (req.curve !== undefined) throw invalid(`spec.curve does not apply to ${req.algorithm}`);
   return { name: req.name, algorithm: req.algorithm as KeySpec['algorithm'], sizeBits, objectType: 'SymmetricKey' };
 }
 
-function ec(req: KeySpecRequest): KeySpec {
+function ec(req: KeySpecRequest): BaseSpec {
   let curve = req.curve as Curve | undefined;
   if (curve !== undefined && !(EC_CURVES as readonly string[]).includes(curve)) throw invalid(`spec.curve must be one of ${EC_CURVES.join(', ')} for EC`);
   if (curve === undefined) {
@@ -34,7 +38,7 @@ function ec(req: KeySpecRequest): KeySpec {
   return { name: req.name, algorithm: 'EC', sizeBits: EC_SIZE[curve]!, curve, objectType: 'PrivateKey' };
 }
 
-function eddsa(req: KeySpecRequest): KeySpec {
+function eddsa(req: KeySpecRequest): BaseSpec {
   const curve = (req.curve ?? 'Ed25519') as Curve;
   if (!(ED_CURVES as readonly string[]).includes(curve)) throw invalid(`spec.curve must be one of ${ED_CURVES.join(', ')} for EdDSA`);
   if (req.sizeBits !== undefined && req.sizeBits !== ED_SIZE[curve]) throw invalid(`spec.sizeBits ${req.sizeBits} does not match curve ${curve} (${ED_SIZE[curve]})`);
@@ -46,7 +50,7 @@ export function normaliseSpec(req: KeySpecRequest): KeySpec {
   if (req.name.length < 1 || req.name.length > 256 || CONTROL.test(req.name)) {
     throw invalid('spec.name must be 1..256 characters without control characters');
   }
-  let spec: KeySpec;
+  let spec: BaseSpec;
   switch (req.algorithm) {
     case 'AES': spec = symmetric(req, [128, 192, 256], 256); break;
     case 'HMAC': spec = symmetric(req, [256, 384, 512], 256); break;
@@ -61,5 +65,5 @@ export function normaliseSpec(req: KeySpecRequest): KeySpec {
   if (req.objectType !== undefined && req.objectType !== spec.objectType) {
     throw invalid(`spec.objectType must be ${spec.objectType} for ${spec.algorithm}`);
   }
-  return spec;
+  return { ...spec, exportable: req.exportable ?? false };
 }

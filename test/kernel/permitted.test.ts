@@ -81,3 +81,15 @@ t.test("every record names its door; the door's context is added but never forge
   t.equal(Object.keys(records[1]!.context).length, 9, 'at most 8 entries from the door, plus door');
   t.equal(records[1]!.context.door, 'internal');
 });
+
+t.test('agentsRefused: an agent neither sees nor runs the operation, whatever its scopes; a Service does both', async (t) => {
+  const refusing = [op('ExportKey', 'Get', { attributes: { agentsRefused: 'it hands out raw key material' }, resourceFacts: facts }), op('GetKey', 'Get', { resourceFacts: facts })];
+  const records: AuditRecord[] = [];
+  const pipeline = new OperationPipeline(refusing, { policy: new DevPolicy(), audit: { record: async (r) => void records.push(r) }, metrics: new KmsMetrics(), logger: createStderrLogger('error'), clock: systemClock });
+  const agent = agentOf('alice', [], ['Get']);
+  t.same(ids(pipeline.permitted(agent)), ['GetKey']);
+  t.same(ids(pipeline.permitted(svc)), ['ExportKey', 'GetKey']);
+  await t.rejects(pipeline.run('ExportKey', {}, { principal: agent, requestId: 'r1', door: 'http' }), { code: 'PermissionDenied', message: /refused to agents whatever their scopes/ });
+  t.match(records.at(-1), { operation: 'Get', outcome: 'PermissionDenied', principal: { kind: 'Agent' } }, 'the refusal is audited');
+  t.same(await pipeline.run('ExportKey', {}, { principal: svc, requestId: 'r2', door: 'http' }), {});
+});

@@ -12,10 +12,11 @@ export function registerKeyLifecycle(keys: Command): void {
       .requiredOption('--algorithm <algorithm>', 'AES, HMAC, RSA, EC or EdDSA')
       .option('--size-bits <bits>', 'AES 128|192|256, HMAC 256|384|512, RSA 2048|3072|4096', positiveInt('--size-bits'))
       .option('--curve <curve>', 'EC: P-256|P-384|P-521|secp256k1; EdDSA: Ed25519|Ed448')
-      .action(async (opts: { name: string; algorithm: string; sizeBits?: number; curve?: string }, cmd: Command) => {
+      .option('--exportable', 'allow Humans and Services to export the material (fixed at creation)')
+      .action(async (opts: { name: string; algorithm: string; sizeBits?: number; curve?: string; exportable?: boolean }, cmd: Command) => {
         const { client, globals } = invocation(cmd);
         // The service checks the values and answers InvalidField naming the allowed ones.
-        print(await client.createKey({ name: opts.name, algorithm: opts.algorithm as KeyAlgorithm, sizeBits: opts.sizeBits, curve: opts.curve as Curve | undefined }), globals.json);
+        print(await client.createKey({ name: opts.name, algorithm: opts.algorithm as KeyAlgorithm, sizeBits: opts.sizeBits, curve: opts.curve as Curve | undefined, ...(opts.exportable ? { exportable: true } : {}) }), globals.json);
       }),
     'svc keys create --name payments --algorithm AES --size-bits 256',
     'svc keys create --name signer --algorithm EC --curve P-256 --json',

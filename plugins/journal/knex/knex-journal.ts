@@ -8,6 +8,7 @@ import {
   type KeyJournal,
   type MaterialRekey,
   type StoredEvent,
+  type StoredImportToken,
   type WrappedKey,
 } from '../../../kernel/index.ts';
 import { BatchedLookup } from '../../sql-support/batched-lookup.ts';
@@ -195,6 +196,37 @@ export class KnexJournal implements KeyJournal {
   async dueDestructions(now: string, limit: number): Promise<Array<{ keyId: string; destroyAt: string }>> {
     const rows = await this.run(() => this.knex()('svc_destroy_schedule').where('destroy_at', '<=', now).orderBy('destroy_at', 'asc').limit(limit).select('key_id', 'destroy_at'));
     return rows.map((r: { key_id: string; destroy_at: string }) => ({ keyId: r.key_id, destroyAt: r.destroy_at }));
+  }
+
+  async putImportToken(token: StoredImportToken, maxLive: number): Promise<boolean> {
+    await this.pruneImportTokens(token.createdAt);
+    const live = await this.run(() => this.knex()('svc_import_tokens').where({ issued_to: token.issuedTo }).where('expires_at', '>', token.createdAt).count({ n: '*' }).first());
+    if (Number((live as { n: number | string } | undefined)?.n ?? 0) >= maxLive) return false;
+    await this.run(() => this.knex()('svc_import_tokens').insert({
+      token_hash: token.tokenHash, import_id: token.importId, issued_to: token.issuedTo, key_type: token.keyType, created_at: token.createdAt,
+      expires_at: token.expiresAt, kek_id: token.sealingKey.kekId, sealing_key: token.sealingKey.blob, private_key: token.privateKey,
+    }));
+    return true;
+  }
+
+  /**
+   * The delete is the spend: rows never change, so the row read first is the one deleted, and only the
+   * statement that deleted it (count 1) returns it; a concurrent spend on any node deletes nothing.
+   */
+  async takeImportToken(tokenHash: string, issuedTo: string, now: string): Promise<StoredImportToken | undefined> {
+    const live = () => this.knex()('svc_import_tokens').where({ token_hash: tokenHash, issued_to: issuedTo }).where('expires_at', '>', now);
+    const row = await this.run(() => live().first());
+    const removed = row ? Number(await this.run(() => live().delete())) : 0;
+    await this.pruneImportTokens(now);
+    if (removed !== 1) return undefined;
+    return {
+      tokenHash: row.token_hash, importId: row.import_id, issuedTo: row.issued_to, keyType: row.key_type, createdAt: row.created_at, expiresAt: row.expires_at,
+      sealingKey: { kekId: row.kek_id, blob: Buffer.from(row.sealing_key) }, privateKey: Buffer.from(row.private_key),
+    };
+  }
+
+  private async pruneImportTokens(now: string): Promise<void> {
+    await this.run(() => this.knex()('svc_import_tokens').where('expires_at', '<=', now).delete());
   }
 
   private run<T>(work: () => Promise<T>): Promise<T> {

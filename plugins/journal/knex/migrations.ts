@@ -152,6 +152,26 @@ const MIGRATIONS: Migration[] = [
     },
   },
   {
+    // Outstanding import tokens (POST /v1/keys/import-parameters), here so that any node can spend one
+    // and a restart keeps it: the token as its SHA-256 only, the RSA wrapping key sealed under a key the
+    // root of trust wraps (never plain). A row is deleted when spent and pruned once expired.
+    name: '012_import_tokens',
+    async up(knex) {
+      await knex.schema.createTable('svc_import_tokens', (t) => {
+        if (knex.client.config.client === 'mysql2') t.charset('utf8mb4');
+        t.string('token_hash', 64).notNullable().primary();
+        t.string('import_id', 36).notNullable();
+        t.string('issued_to', 512).notNullable().index('svc_import_tokens_issued_to');
+        t.string('key_type', 64).notNullable();
+        t.string('created_at', 24).notNullable();
+        t.string('expires_at', 24).notNullable().index('svc_import_tokens_expires');
+        t.string('kek_id', 256).notNullable();
+        t.binary('sealing_key').notNullable();
+        t.binary('private_key').notNullable();
+      });
+    },
+  },
+  {
     // Keys whose destruction waits for its date (DELETE with a waiting period), written with the
     // DestroyScheduled event and removed with DestroyCancelled or Destroyed, so every node finds the
     // keys that are due with one indexed read, whichever node scheduled them.

@@ -6,6 +6,7 @@ import {
   type KeyJournal,
   type MaterialRekey,
   type StoredEvent,
+  type StoredImportToken,
   type WrappedKey,
 } from '../../../kernel/index.ts';
 import { MemoryAgentRegistry } from './memory-agent-registry.ts';
@@ -20,6 +21,7 @@ export class MemoryJournal implements KeyJournal {
   private readonly outbox = new Map<string, AuditRecord>();
   private readonly kwks = new Map<string, WrappedKey>();
   private readonly destroySchedule = new Map<string, string>();
+  private readonly importTokens = new Map<string, StoredImportToken>();
 
   async append(keyId: string, expectedSeq: number, events: KeyEvent[], audit?: AuditRecord, rekey?: MaterialRekey): Promise<void> {
     const log = this.events.get(keyId) ?? [];
@@ -135,6 +137,28 @@ export class MemoryJournal implements KeyJournal {
 
   async materialIds(keyId: string): Promise<string[]> {
     return [...(this.material.get(keyId)?.keys() ?? [])];
+  }
+
+  async putImportToken(token: StoredImportToken, maxLive: number): Promise<boolean> {
+    this.pruneImportTokens(token.createdAt);
+    let live = 0;
+    for (const held of this.importTokens.values()) if (held.issuedTo === token.issuedTo) live++;
+    if (live >= maxLive) return false;
+    this.importTokens.set(token.tokenHash, structuredClone(token));
+    return true;
+  }
+
+  /** One event-loop turn, so a spend is atomic here by itself. */
+  async takeImportToken(tokenHash: string, issuedTo: string, now: string): Promise<StoredImportToken | undefined> {
+    const token = this.importTokens.get(tokenHash);
+    this.pruneImportTokens(now);
+    if (!token || token.issuedTo !== issuedTo || token.expiresAt <= now) return undefined;
+    this.importTokens.delete(tokenHash);
+    return token;
+  }
+
+  private pruneImportTokens(now: string): void {
+    for (const [hash, token] of this.importTokens) if (token.expiresAt <= now) this.importTokens.delete(hash);
   }
 
   async probe(): Promise<void> {}

@@ -1,11 +1,12 @@
 /**
  * What each key operation does, for a caller choosing among them (a model choosing a tool, a reader of
- * the API docs): when to use it, what it returns, what it refuses. Key material never leaves the
- * service; every call is authorized, risk-checked and audited.
+ * the API docs): when to use it, what it returns, what it refuses. Key material leaves the service
+ * only through export, of keys created exportable, to Humans and Services; every call is authorized,
+ * risk-checked and audited.
  */
 export const KEY_DESCRIPTIONS = {
   CreateKey:
-    'Create a managed key from a spec (name, algorithm AES, RSA, EC, EdDSA or HMAC, optional rotation policy). The key starts PreActive at version 1 and must be activated before it can sign, encrypt or wrap. Returns the key (id, state, versions); its material never leaves the service. Refused when the spec is invalid (InvalidField) or the caller may not create keys.',
+    'Create a managed key from a spec (name, algorithm AES, RSA, EC, EdDSA or HMAC, optional rotation policy). The key starts PreActive at version 1 and must be activated before it can sign, encrypt or wrap. Returns the key (id, state, versions); its material never leaves the service unless spec.exportable is true (then Humans and Services, never agents, may export it). Refused when the spec is invalid (InvalidField) or the caller may not create keys.',
   GetKey:
     "Read one key's metadata by id: name, algorithm, state (PreActive, Active, Deactivated, Compromised, Destroyed), current version, rotation policy and times. Use it to check a key's state before using it. Changes nothing. KeyNotFound for an unknown id.",
   ActivateKey:

@@ -21,13 +21,9 @@ export function destructionOperations(destruction: KeyDestruction): AnyOperation
     defineOperation({
       id: 'TrimKey', description: KEY_DESCRIPTIONS.TrimKey, operation: 'Destroy', group: 'Keys', summary: 'Erase every version below minVersion for good', errors: [...STATE_ERRORS],
       input: S.TrimInput, output: S.TrimResponse, http: { method: 'POST', path: '/v1/keys/:id/trim' }, resource: byKey,
-      attributes: { destructive: true },
+      attributes: { destructive: true, agentsRefused: "agents may not trim key versions: a trim erases material at once, and an agent's destruction always waits" },
       inputFacts: (input) => ({ requestedMinVersion: String(input.minVersion) }),
-      handle: async (input, call) => {
-        // A trim erases at once and cannot wait like an agent's destroy must: agents may not trim.
-        if (call.principal.kind === 'Agent') throw new SvcError('PermissionDenied', 'agents may not trim key versions: a trim erases material at once, and an agent\'s destruction always waits; a Human or a Service may trim');
-        return { result: await destruction.trim(input.id, input.minVersion, changeScope(call)) };
-      },
+      handle: async (input, call) => ({ result: await destruction.trim(input.id, input.minVersion, changeScope(call)) }),
     }),
     defineOperation({
       id: 'DestroyScheduledKey', description: KEY_DESCRIPTIONS.DestroyScheduledKey, operation: 'Destroy', group: 'Keys', summary: 'Carry out a scheduled destruction that is due (the service itself)', errors: [...STATE_ERRORS],

@@ -9,7 +9,17 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonIgnoreProperties(ignoreUnknown = true)
-public record KeySpec(String name, String algorithm, Integer sizeBits, String curve, String objectType) {
+public record KeySpec(String name, String algorithm, Integer sizeBits, String curve, String objectType, Boolean exportable) {
+
+    /** A spec the service fills in as not exportable. */
+    public KeySpec(String name, String algorithm, Integer sizeBits, String curve, String objectType) {
+        this(name, algorithm, sizeBits, curve, objectType, null);
+    }
+
+    /** The same spec, exportable by Humans and Services (fixed at creation; see SvcClient.exportKey). */
+    public KeySpec asExportable() {
+        return new KeySpec(name, algorithm, sizeBits, curve, objectType, Boolean.TRUE);
+    }
 
     /** AES-GCM for encrypt/decrypt and AES key wrap: 128, 192 or 256 bits. */
     public static KeySpec aes(String name, int sizeBits) {

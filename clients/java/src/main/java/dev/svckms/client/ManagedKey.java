@@ -22,5 +22,7 @@ public record ManagedKey(
         /** When a scheduled destruction destroys the key; null when none is scheduled. */
         String destroyAt,
         /** The lowest version still held (versions below it were trimmed); null when none was. */
-        Integer minVersion) {
+        Integer minVersion,
+        /** "generated" or "imported" (bring your own key). */
+        String origin) {
 }

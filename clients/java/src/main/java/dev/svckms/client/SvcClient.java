@@ -146,6 +146,43 @@ public final class SvcClient {
         return UNB64.decode(http.send("POST", key(id, "/unwrap"), null, Map.of("wrappedDekBase64", wrappedDekBase64), true, UnwrapAnswer.class).dekBase64());
     }
 
+    // Export and import (bring your own key): Humans and Services only
+
+    /** The current version's material of a key created exportable. */
+    public ExportedKey exportKey(String id) {
+        return http.send("POST", key(id, "/export"), null, Map.of(), true, ExportedKey.class);
+    }
+
+    /** One version's material of a key created exportable. */
+    public ExportedKey exportKey(String id, int version) {
+        return http.send("POST", key(id, "/export"), null, Map.of("version", version), true, ExportedKey.class);
+    }
+
+    /** A wrapping key and a single-use token for material of this algorithm and size or curve ({@code sizeBits} and {@code curve} may be null). */
+    public ImportParameters getImportParameters(String algorithm, Integer sizeBits, String curve) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("algorithm", algorithm);
+        if (sizeBits != null) body.put("sizeBits", sizeBits);
+        if (curve != null) body.put("curve", curve);
+        return http.send("POST", "/v1/keys/import-parameters", null, body, false, ImportParameters.class);
+    }
+
+    /** Creates a key (PreActive, origin "imported") from material wrapped with {@link KeyMaterialWrapping#wrap} under {@code importToken}'s parameters. */
+    public ManagedKey importWrappedKey(KeySpec spec, String importToken, byte[] wrappedMaterial) {
+        Map<String, Object> body = Map.of("spec", spec, "importToken", importToken, "wrappedMaterialBase64", B64.encodeToString(wrappedMaterial));
+        return http.send("POST", "/v1/keys/import", null, body, false, ManagedKey.class);
+    }
+
+    /**
+     * Imports plain material: fetches import parameters for the spec's type, wraps the material here
+     * (it never travels unwrapped) and imports it. {@code material} is the raw secret for AES and HMAC,
+     * the private key as PKCS#8 DER ({@code PrivateKey.getEncoded()}) for RSA, EC and EdDSA.
+     */
+    public ManagedKey importKey(KeySpec spec, byte[] material) {
+        ImportParameters parameters = getImportParameters(spec.algorithm(), spec.sizeBits(), spec.curve());
+        return importWrappedKey(spec, parameters.importToken(), KeyMaterialWrapping.wrap(parameters.wrappingPublicKeyPem(), material));
+    }
+
     // Agents and audit
 
     /**
