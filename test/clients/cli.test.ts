@@ -207,16 +207,18 @@ t.test('audit tail --follow does not print its own polling queries, and a reader
   t.teardown(() => follow.child.kill());
   await follow.matched;
   // The poll that printed the create wrote its own Query record before answering; the poll that prints
-  // the activate would print that record too if the tail echoed its queries.
-  await json(['keys', 'activate', key.id]);
+  // the activate would print that record too if the tail echoed its queries. The listener is attached
+  // before the activate, so a poll that prints its line at once (a fast machine) is not missed.
   const until = new RegExp(`Activate  ${key.id}  Success`);
-  const text = await new Promise<string>((resolve) => {
+  const printed = new Promise<string>((resolve) => {
     let out = '';
     follow.child.stdout!.on('data', (d: Buffer) => {
       out += d;
       if (until.test(out)) resolve(out);
     });
   });
+  await json(['keys', 'activate', key.id]);
+  const text = await printed;
   t.notMatch(text, /  Query  /, 'no Query record of the tail itself');
 
   const piped = svcUntil(['audit', 'tail', '--follow', '--interval', '1'], env, /Success/);
