@@ -39,8 +39,12 @@ export interface OperationCall {
   successRecord(facts?: AuditFacts): AuditRecord;
   /** Tells the pipeline that this record committed with the change: it is then the call's one record. */
   journaled(record: AuditRecord): void;
-  /** What the policy says of this caller doing `operation` on `resource` (always true for svc-system). */
-  permits(operation: Operation, resource: string): boolean;
+  /**
+   * What the policy says of this caller doing `operation` on `resource` (always true for svc-system).
+   * `facts` are the resource key's (owner, name) for a policy whose bindings are scoped to keys: an
+   * operation that touches a second key (re-encryption's destination) asks about it this way.
+   */
+  permits(operation: Operation, resource: string, facts?: ResourceFacts): boolean;
 }
 
 export interface OperationAttributes {
@@ -107,6 +111,11 @@ export interface OperationDef<I extends TSchema = TSchema, O extends TSchema = T
    * input is validated, like `resource`; undefined when the input names no existing key.
    */
   resourceFacts?(input: Partial<Static<I>> | undefined, principal: Principal): Promise<ResourceFacts | undefined>;
+  /**
+   * How many units of the caller's rate limit the call takes (a batch: its items); 1 when absent. Runs
+   * before the input is validated, like `resource`, so it must accept any value; the limiter bounds it.
+   */
+  cost?(input: Partial<Static<I>> | undefined): number;
   /** Facts read from the input alone, audited whatever the outcome (context keys, lengths, a reason). */
   inputFacts?(input: Static<I>): Record<string, string>;
   attributes?: OperationAttributes;

@@ -7,7 +7,7 @@ import type { KmsMetrics } from '../observability/metrics.ts';
 import { NO_SPAN, OperationSpan, type OperationTrace } from '../observability/trace-scope.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Logger } from '../ports/logger.ts';
-import type { Policy } from '../ports/policy.ts';
+import type { Policy, ResourceFacts } from '../ports/policy.ts';
 import type { RiskAssessor, RiskDecision } from '../ports/risk.ts';
 import { compileValidator, type Validator } from '../validation.ts';
 import { nulCharacterError } from './nul-characters.ts';
@@ -96,8 +96,8 @@ class PipelineCall implements OperationCall {
     this.committed = record;
   }
 
-  permits(operation: Operation, resource: string): boolean {
-    return this.principal === SYSTEM_PRINCIPAL || this.policy.authorize(this.principal, operation, resource).allowed;
+  permits(operation: Operation, resource: string, facts?: ResourceFacts): boolean {
+    return this.principal === SYSTEM_PRINCIPAL || this.policy.authorize(this.principal, operation, resource, facts).allowed;
   }
 
   /** The call's audit record: bounded, with the facts of its outcome and the caller's decoration. */
@@ -138,9 +138,9 @@ export class OperationPipeline {
     if (problems.length) throw new Error(`operations: ${problems.join('; ')}`);
   }
 
-  private limit(principal: Principal, now: number): void {
+  private limit(principal: Principal, now: number, units: number): void {
     try {
-      this.deps.rateLimiter!.take(principal, now);
+      this.deps.rateLimiter!.take(principal, now, units);
     } catch (err) {
       this.deps.metrics.rateLimited(principal.kind);
       throw err;
@@ -190,7 +190,7 @@ export class OperationPipeline {
     let handled: { result: unknown; audit?: AuditFacts } | undefined;
     try {
       if (principal !== SYSTEM_PRINCIPAL) {
-        if (this.deps.rateLimiter) this.limit(principal, started);
+        if (this.deps.rateLimiter) this.limit(principal, started, def.cost ? def.cost(input as never) : 1);
         if (def.attributes?.humanOnly && principal.kind !== 'Human') {
           throw new SvcError('PermissionDenied', `${def.operation} (${def.id}) is for human principals only; ${principal.kind} callers are refused`);
         }

@@ -11,6 +11,7 @@ import {
 } from '../../kernel/index.ts';
 import type { Registry } from 'prom-client';
 import { KeyCrypto } from './key-crypto.ts';
+import { KeyBatchCrypto } from './key-batch-crypto.ts';
 import { KeyLifecycle } from './key-lifecycle.ts';
 import { KeyStore } from './key-store.ts';
 import { KeyWrapping, type KwkCacheSettings } from './key-wrapping.ts';
@@ -21,6 +22,8 @@ import { RotationScheduler } from './rotation-scheduler.ts';
 export class KeyService implements Lifecycle {
   readonly lifecycle: KeyLifecycle;
   readonly crypto: KeyCrypto;
+  /** Encrypt, decrypt, sign and verify of many items under one key, read and checked once per batch. */
+  readonly batches: KeyBatchCrypto;
   readonly wrapping: KeyWrapping;
   /** The background erase after destroy (svc_erasure_pending, the `erasure` readiness check). */
   readonly erasure: ErasureWorker;
@@ -46,6 +49,7 @@ export class KeyService implements Lifecycle {
     this.lifecycle = new KeyLifecycle(store, clock, this.erasure);
     this.scheduler = new RotationScheduler(store, journal, operations, clock, logger, Math.max(1, settings.rotationCheckSeconds));
     this.crypto = new KeyCrypto(store, this.scheduler);
+    this.batches = new KeyBatchCrypto(store, this.scheduler);
   }
 
   /**
