@@ -5,7 +5,8 @@ const B64 = (description: string) => Type.String({ description: `${description} 
 const Context = Type.Record(Type.String(), Type.String(), { description: 'Encryption context, bound as AAD; decrypt must present the same one' });
 
 export const DataKeyBody = Type.Object({
-  sizeBits: Type.Optional(Type.Union([Type.Literal(128), Type.Literal(192), Type.Literal(256)], { description: 'size of the data key: 128, 192 or 256 (default 256)' })),
+  // An enum rather than a union of literals: a refused size then reads "sizeBits must be one of 128, 192, 256".
+  sizeBits: Type.Optional(Type.Unsafe<128 | 192 | 256>({ type: 'integer', enum: [128, 192, 256], description: 'size of the data key: 128, 192 or 256 (default 256)' })),
   context: Type.Optional(Context),
   plaintext: Type.Optional(Type.Boolean({ description: 'false: answer only the encrypted data key, for a caller that stores it for later (default true)' })),
 }, { additionalProperties: false, title: 'DataKeyRequest' });

@@ -131,6 +131,22 @@ t.test('Services and agents: a batch needs the operation as the single call does
   t.match(row, { outcome: 'PermissionDenied', principal: { subject: issued.agentId } });
 });
 
+t.test('a long batch does not hold the node: other calls are answered while it runs', async (t) => {
+  const rsa = await alice.key({ algorithm: 'RSA', sizeBits: 2048 });
+  const aes = await alice.key({ algorithm: 'AES' });
+  let done = false;
+  const batch = alice.post(`/v1/keys/${rsa}/sign`, { items: items(1000, (i) => ({ messageBase64: b64(`m${i}`) })) }).finally(() => (done = true));
+  let answeredMeanwhile = 0;
+  while (!done) {
+    const res = await alice.get(`/v1/keys/${aes}`);
+    if (res.status === 200 && !done) answeredMeanwhile++;
+  }
+  const signed = await batch;
+  t.equal(signed.status, 200);
+  t.equal(signed.body.results.filter((r: any) => r.signatureBase64).length, 1000, 'every item signed');
+  t.ok(answeredMeanwhile >= 5, `${answeredMeanwhile} other calls answered while 1000 RSA signatures ran`);
+});
+
 t.test('the OpenAPI document describes both body shapes and both answers', async (t) => {
   const doc = parse(await (await fetch(`${svc.url}/docs/docs.yaml`)).text());
   for (const [path, name] of [['encrypt', 'Encrypt'], ['decrypt', 'Decrypt'], ['sign', 'Sign'], ['verify', 'Verify']]) {

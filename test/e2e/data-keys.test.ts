@@ -62,6 +62,7 @@ t.test('data-key refusals: bad size, unknown field, wrong algorithm, wrong state
   for (const body of [{ sizeBits: 512 }, { sizeBits: '256' }, { plaintext: 'yes' }, { dekBase64: b64('x') }]) {
     const res = await bob.post(`/v1/keys/${key}/data-key`, body);
     t.equal(res.status, 400, JSON.stringify(body));
+    if (body.sizeBits === 512) t.equal(res.body.message, 'sizeBits must be one of 128, 192, 256');
     t.notOk(res.body.plaintextBase64);
   }
   const hmac = await bob.key({ name: 'mac', algorithm: 'HMAC' });
