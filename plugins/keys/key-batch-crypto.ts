@@ -117,6 +117,14 @@ export class KeyBatchCrypto {
     return new BatchVerifier(new VersionMaterial(this.store, key, trace));
   }
 
+  /**
+   * Checks between items of a long batch that the key still allows the operation: a compromise, revoke
+   * or destroy committed while the batch runs stops its remaining items, as it stops later calls.
+   */
+  async stillUsable(id: string, use: 'produce' | 'consume', operation: string, trace: TraceScope): Promise<void> {
+    requireUsable(await this.store.get(id, trace), use, operation);
+  }
+
   private async producing(id: string, operation: string, trace: TraceScope): Promise<ManagedKey> {
     const key = await this.store.get(id, trace);
     requireUsable(key, 'produce', operation);

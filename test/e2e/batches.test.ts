@@ -147,6 +147,27 @@ t.test('a long batch does not hold the node: other calls are answered while it r
   t.ok(answeredMeanwhile >= 5, `${answeredMeanwhile} other calls answered while 1000 RSA signatures ran`);
 });
 
+t.test('a key compromised while a long batch runs: the remaining items are refused', async (t) => {
+  const rsa = await alice.key({ algorithm: 'RSA', sizeBits: 2048 });
+  const aes = await alice.key({ algorithm: 'AES' });
+  // One signature first, so the batch finds the key's material ready and starts signing at once.
+  t.equal((await alice.post(`/v1/keys/${rsa}/sign`, { messageBase64: b64('warm') })).status, 200);
+  let done = false;
+  const batch = alice.post(`/v1/keys/${rsa}/sign`, { items: items(1000, (i) => ({ messageBase64: b64(`m${i}`) })) }).finally(() => (done = true));
+  // Answers to other calls while the batch is in flight: it has started, and yields between items.
+  for (let answered = 0; answered < 3;) if ((await alice.get(`/v1/keys/${aes}`)).status === 200) answered++;
+  t.notOk(done, 'the batch is still running');
+  t.equal((await alice.post(`/v1/keys/${rsa}/compromise`, { reason: 'leaked mid-batch' })).status, 200);
+  const signed = await batch;
+  t.equal(signed.status, 200);
+  const results = signed.body.results as any[];
+  const firstRefused = results.findIndex((r) => r.error);
+  t.ok(firstRefused > 0 && firstRefused < 1000, `items signed before the compromise: ${firstRefused}`);
+  t.ok(results.slice(firstRefused).every((r) => r.error === 'IllegalOperation' && /Compromised/.test(r.message)), 'every item after it is refused, naming the state');
+  const row = (await recordsOf(rsa)).find((r) => r.operation === 'Sign' && r.context['batch.items']);
+  t.equal(row.context['batch.failed'], String(1000 - firstRefused));
+});
+
 t.test('the OpenAPI document describes both body shapes and both answers', async (t) => {
   const doc = parse(await (await fetch(`${svc.url}/docs/docs.yaml`)).text());
   for (const [path, name] of [['encrypt', 'Encrypt'], ['decrypt', 'Decrypt'], ['sign', 'Sign'], ['verify', 'Verify']]) {

@@ -24,14 +24,27 @@ const YIELD_AFTER_MS = 5;
  * Runs `one` for each item in order: an item's own error (bad base64, a ciphertext that does not
  * decrypt, an algorithm the key does not have) becomes its result, an unexpected one fails the call.
  */
-async function eachItem(items: Item[], one: (item: Item, at: string) => unknown | Promise<unknown>): Promise<{ results: unknown[]; failed: number }> {
+async function eachItem(items: Item[], one: (item: Item, at: string) => unknown | Promise<unknown>, stillUsable: () => Promise<void>): Promise<{ results: unknown[]; failed: number }> {
   const results: unknown[] = new Array(items.length);
   let failed = 0;
   let since = performance.now();
+  let stopped: ItemError | undefined;
   for (let i = 0; i < items.length; i++) {
-    if (performance.now() - since > YIELD_AFTER_MS) {
+    if (!stopped && performance.now() - since > YIELD_AFTER_MS) {
       await new Promise((resolve) => setImmediate(resolve));
+      // Other calls ran meanwhile: one of them may have compromised, revoked or destroyed the key.
+      try {
+        await stillUsable();
+      } catch (err) {
+        if (!isSvcError(err)) throw err;
+        stopped = { error: err.code, message: err.message };
+      }
       since = performance.now();
+    }
+    if (stopped) {
+      failed++;
+      results[i] = stopped;
+      continue;
     }
     try {
       // Encrypt and sign answer at once: only a promise is awaited (an await per item is a microtask per item).
@@ -61,7 +74,7 @@ const HANDLERS: Record<string, { input: typeof B.EncryptBatchInput; output: type
         const r = encryptor.encrypt(plaintext, item.context ?? {});
         plaintextLength += plaintext.length;
         return { ciphertextBase64: b64(r.ciphertext), keyVersion: r.keyVersion, algorithm: r.algorithm };
-      });
+      }, () => batch.stillUsable(id, 'produce', 'Encrypt', call.trace));
       return { results, context: batchContext(items.length, failed, { keyVersion: String(encryptor.key.currentVersion), alg: encryptor.algorithm, plaintextLength: String(plaintextLength) }) };
     },
   },
@@ -74,7 +87,7 @@ const HANDLERS: Record<string, { input: typeof B.EncryptBatchInput; output: type
         const r = await decryptor.decrypt(decodeBase64(item.ciphertextBase64, `${at}.ciphertextBase64`), item.context ?? {});
         versions.push(r.keyVersion);
         return { plaintextBase64: b64(r.plaintext), keyVersion: r.keyVersion };
-      });
+      }, () => batch.stillUsable(id, 'consume', 'Decrypt', call.trace));
       return { results, context: batchContext(items.length, failed, { keyVersion: distinct(versions) }) };
     },
   },
@@ -87,7 +100,7 @@ const HANDLERS: Record<string, { input: typeof B.EncryptBatchInput; output: type
         const r = signer.sign(decodeBase64(item.messageBase64, `${at}.messageBase64`), item.algorithm);
         algorithms.push(r.algorithm);
         return { signatureBase64: b64(r.signature), algorithm: r.algorithm, keyVersion: r.keyVersion };
-      });
+      }, () => batch.stillUsable(id, 'produce', 'Sign', call.trace));
       return { results, context: batchContext(items.length, failed, { keyVersion: String(signer.key.currentVersion), alg: distinct(algorithms) }) };
     },
   },
@@ -106,7 +119,7 @@ const HANDLERS: Record<string, { input: typeof B.EncryptBatchInput; output: type
         if (r.keyVersion !== undefined) versions.push(r.keyVersion);
         if (!r.valid) invalid++;
         return r;
-      });
+      }, () => batch.stillUsable(id, 'consume', 'Verify', call.trace));
       return { results, context: batchContext(items.length, failed, { alg: distinct(algorithms), keyVersion: distinct(versions), 'batch.invalid': String(invalid) }) };
     },
   },
