@@ -181,4 +181,49 @@ export function journalContract(t: Test, open: () => Promise<KeyJournal>, reopen
     t.same(await after.getKwk(b), { kekId: 'kek-new', blob: Buffer.from('wrapped-b') }, 'other keys keep theirs');
     await after.stop?.();
   });
+
+  t.test('trim: an append with a rekey replaces the KWK and kept material and deletes the erased, in its transaction', async (t) => {
+    const j = await open();
+    const id = newId();
+    await j.putKwk(id, { kekId: 'kek', blob: Buffer.from('old-kwk') });
+    await j.putMaterial(id, 'm1', Buffer.from('sealed-1'));
+    await j.putMaterial(id, 'm2', Buffer.from('sealed-2'));
+    await j.putMaterial(id, 'm3', Buffer.from('sealed-3'));
+    await j.append(id, 0, [{ type: 'KeyCreated', at, spec, by: 'a', materialId: 'm1' }, { type: 'KeyActivated', at, by: 'a' }]);
+    const rekey = { kwk: { kekId: 'kek', blob: Buffer.from('new-kwk') }, kept: [{ materialId: 'm3', wrapped: Buffer.from('resealed-3') }], erased: ['m1', 'm2'] };
+    await t.rejects(j.append(id, 1, [{ type: 'VersionsTrimmed', at, by: 'b', minVersion: 3 }], undefined, rekey), JournalConflict);
+    t.same(await j.getKwk(id), { kekId: 'kek', blob: Buffer.from('old-kwk') }, 'a trim that lost its race changes nothing');
+    t.same(await j.getMaterial(id, 'm1'), Buffer.from('sealed-1'));
+    t.same(await j.getMaterial(id, 'm3'), Buffer.from('sealed-3'));
+    await j.append(id, 2, [{ type: 'VersionsTrimmed', at, by: 'a', minVersion: 3 }], undefined, rekey);
+    const after = reopen ? (await j.stop?.(), await reopen()) : j;
+    t.same(await after.getKwk(id), { kekId: 'kek', blob: Buffer.from('new-kwk') }, 'the new KWK replaced the old');
+    t.same(await after.getMaterial(id, 'm3'), Buffer.from('resealed-3'), 'kept material is sealed anew');
+    t.equal(await after.getMaterial(id, 'm1'), undefined, 'erased material is gone');
+    t.equal(await after.getMaterial(id, 'm2'), undefined);
+    t.same((await after.load(id)).map((e) => e.event.type), ['KeyCreated', 'KeyActivated', 'VersionsTrimmed']);
+    const attempt = await after.erasePending();
+    t.same(attempt.pending, [], `the erase of the old KWK completes (${attempt.reason ?? 'no reason'})`);
+    t.same(await after.pendingErasures(), []);
+    await after.stop?.();
+  });
+
+  t.test('scheduled destructions: listed once due, from any instance, until cancelled or destroyed', async (t) => {
+    const j = await open();
+    const [soon, later, cancelled] = [newId(), newId(), newId()];
+    for (const id of [soon, later, cancelled]) await j.append(id, 0, [{ type: 'KeyCreated', at, spec, by: 'a', materialId: 'm1' }]);
+    await j.append(soon, 1, [{ type: 'DestroyScheduled', at, by: 'a', destroyAt: '2026-02-01T00:00:00.000Z' }]);
+    await j.append(later, 1, [{ type: 'DestroyScheduled', at, by: 'a', destroyAt: '2026-03-01T00:00:00.000Z' }]);
+    await j.append(cancelled, 1, [{ type: 'DestroyScheduled', at, by: 'a', destroyAt: '2026-01-15T00:00:00.000Z' }]);
+    await t.rejects(j.append(cancelled, 1, [{ type: 'DestroyScheduled', at, by: 'b', destroyAt: '2026-01-02T00:00:00.000Z' }]), JournalConflict);
+    const mine = (list: Array<{ keyId: string }>) => list.filter((d) => [soon, later, cancelled].includes(d.keyId));
+    t.same(mine(await j.dueDestructions('2026-01-10T00:00:00.000Z', 100)), [], 'a schedule that lost its race is not listed, nothing is due yet');
+    await j.append(cancelled, 2, [{ type: 'DestroyCancelled', at, by: 'a' }]);
+    const after = reopen ? (await j.stop?.(), await reopen()) : j;
+    t.same(mine(await after.dueDestructions('2026-02-01T00:00:00.000Z', 100)), [{ keyId: soon, destroyAt: '2026-02-01T00:00:00.000Z' }], 'due at its time; the cancelled one is gone');
+    t.same(mine(await after.dueDestructions('2026-04-01T00:00:00.000Z', 100)).map((d) => d.keyId), [soon, later], 'oldest first');
+    await after.append(soon, 2, [{ type: 'Destroyed', at, by: 'svc-system' }]);
+    t.same(mine(await after.dueDestructions('2026-04-01T00:00:00.000Z', 100)).map((d) => d.keyId), [later], 'a destroyed key is no longer due');
+    await after.stop?.();
+  });
 }

@@ -35,6 +35,7 @@ export { authenticatorPort, type Authenticator, type CredentialSource } from './
 export { clockPort, systemClock, type Clock } from './ports/clock.ts';
 export { detectorPort, SEVERITIES, type Detector, type Finding, type Severity } from './ports/detector.ts';
 export { journalPort, JournalConflict, type KeyJournal, type ErasureAttempt, type JournalPoolStats } from './ports/journal.ts';
+export type { MaterialRekey } from './ports/journal.ts';
 export type { AgentRegistry } from './ports/agent-registry.ts';
 export type { NodeRegistry, RegisteredNode, RecordedAuditHead, AuditAdoption, PrunedAuditRow } from './ports/node-registry.ts';
 export type { Lifecycle } from './ports/lifecycle.ts';

@@ -42,6 +42,8 @@ export const ManagedKey = Type.Object({
   destroyedAt: Type.Optional(Timestamp('destruction time')),
   reason: Type.Optional(Type.String()),
   rotationPolicy: Type.String({ description: 'Manual, TimeBased:<duration> or OpCountBased:<count>' }),
+  destroyAt: Type.Optional(Timestamp('when a scheduled destruction destroys the key; until then it serves no cryptographic call')),
+  minVersion: Type.Optional(Type.Integer({ minimum: 2, description: 'the lowest version whose material exists; the versions below it were trimmed (erased for good)' })),
 }, { title: 'ManagedKey' });
 
 export const ActivateResponse = Type.Object({ id: Type.String(), state: StringEnum(KEY_STATES), activatedAt: Timestamp('activation time') });
@@ -96,3 +98,27 @@ export const UnwrapInput = withKeyId(UnwrapBody.properties, 'UnwrapInput');
 
 export const RewrapInput = strict({}, 'RewrapInput');
 export const RewrapResponse = Type.Object({ rewrapped: Type.Integer({ description: 'key-wrapping keys moved to the current KEK' }), kekId: Type.String({ description: 'the current KEK' }) }, { title: 'RewrapResponse' });
+
+// Scheduled destruction and version trim.
+export const DestroyQuery = Type.Object({
+  waitingDays: Type.Optional(Type.Integer({ minimum: 0, maximum: 30, description: "days before the key is destroyed (0: at once); default the deployment's keys.destroyWaitingDays; an Agent's DELETE waits at least keys.agentDestroyWaitingDays" })),
+});
+export const DestroyInput = withKeyId(DestroyQuery.properties, 'DestroyInput');
+export const DestroyScheduledResponse = Type.Object({
+  id: Type.String(), state: StringEnum(KEY_STATES, { description: 'unchanged until the destruction' }), destroyAt: Timestamp('when the service destroys the key, unless a Human cancels it before'),
+}, { title: 'DestroyScheduledResponse' });
+/** DELETE's answer, either shape in one object (a tool's answer must be one): 200 destroyed, or 202 scheduled with destroyAt. */
+export const DestroyResult = Type.Object({
+  id: Type.String(), state: StringEnum(KEY_STATES, { description: 'Destroyed, or (scheduled) the state the key keeps until then' }),
+  destroyedAt: Type.Optional(Timestamp('destruction time (destroyed at once)')),
+  erasure: Type.Optional(DestroyResponse.properties.erasure),
+  destroyAt: Type.Optional(Timestamp('when the service destroys the key (scheduled: 202)')),
+});
+export const CancelDestroyResponse = Type.Object({ id: Type.String(), state: StringEnum(KEY_STATES), cancelledDestroyAt: Timestamp('the destruction date that was cancelled') }, { title: 'CancelDestroyResponse' });
+export const DestroyDueInput = withKeyId({ destroyAt: Type.String({ description: 'the scheduled date this run carries out' }) }, 'DestroyDueInput');
+export const TrimBody = strict({ minVersion: Type.Integer({ minimum: 2, maximum: 999999999, description: "the lowest version to keep: every version below it is erased for good (2..currentVersion, above the key's present minVersion)" }) }, 'TrimRequest');
+export const TrimInput = withKeyId(TrimBody.properties, 'TrimInput');
+export const TrimResponse = Type.Object({
+  id: Type.String(), state: StringEnum(KEY_STATES), currentVersion: Type.Integer(), minVersion: Type.Integer({ description: 'versions below it are erased' }),
+  erasure: DestroyResponse.properties.erasure,
+}, { title: 'TrimResponse' });

@@ -29,6 +29,15 @@ export function positiveInt(flag: string) {
   };
 }
 
+/** Parses a whole number flag of 0 or more, or fails as a usage error naming the flag. */
+export function wholeNumber(flag: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${flag} must be a whole number of 0 or more.`);
+    return n;
+  };
+}
+
 /** `--context k=v`, repeatable, into the encryption context. */
 export function contextPair(value: string, previous: Record<string, string> = {}): Record<string, string> {
   const at = value.indexOf('=');

@@ -5,6 +5,7 @@ import { registerAuditCommands } from './commands/audit.ts';
 import { registerKeyCrypto } from './commands/keys-crypto.ts';
 import { registerKeyDataKeys } from './commands/keys-data-keys.ts';
 import { registerKeyLifecycle } from './commands/keys-lifecycle.ts';
+import { registerKeyDestruction } from './commands/keys-destruction.ts';
 import { registerMcpCommand } from './commands/mcp.ts';
 import { registerSessionCommands } from './commands/session.ts';
 import { examples } from './command-kit.ts';
@@ -46,6 +47,7 @@ export function buildProgram(): Command {
   registerKeyLifecycle(keys);
   registerKeyCrypto(keys);
   registerKeyDataKeys(keys);
+  registerKeyDestruction(keys);
   registerAgentCommands(program);
   registerAuditCommands(program);
   registerAdvisorCommands(program);

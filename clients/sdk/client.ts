@@ -71,8 +71,24 @@ export class SvcClient {
     return this.http.send({ method: 'POST', path: key(id, '/compromise'), body: { reason }, idempotent: false }, opts);
   }
 
-  destroyKey(id: string, opts?: CallOptions): Promise<T.DestroyResult> {
-    return this.http.send({ method: 'DELETE', path: key(id), idempotent: false }, opts);
+  /**
+   * Destroys the key at once, or after `waitingDays` (0..30; the deployment's default when left out, and
+   * for an agent never less than its minimum): then the answer has `destroyAt` and the key serves no
+   * call until a Human cancels (`cancelDestroy`) or the service destroys it.
+   */
+  destroyKey(id: string, options: { waitingDays?: number } = {}, opts?: CallOptions): Promise<T.DestroyResult> {
+    const query = options.waitingDays === undefined ? {} : { waitingDays: String(options.waitingDays) };
+    return this.http.send({ method: 'DELETE', path: key(id), query, idempotent: false }, opts);
+  }
+
+  /** Cancels a scheduled destruction (Humans only); the key serves again in the state it had. */
+  cancelDestroy(id: string, opts?: CallOptions): Promise<T.CancelDestroyResult> {
+    return this.http.send({ method: 'POST', path: key(id, '/cancel-destroy'), idempotent: false }, opts);
+  }
+
+  /** Erases for good every version below `minVersion` (Humans and Services). */
+  trimKey(id: string, minVersion: number, opts?: CallOptions): Promise<T.TrimResult> {
+    return this.http.send({ method: 'POST', path: key(id, '/trim'), body: { minVersion }, idempotent: false }, opts);
   }
 
   publicKey(id: string, version?: number, opts?: CallOptions): Promise<T.PublicKeyResult> {

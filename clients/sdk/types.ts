@@ -14,13 +14,16 @@ export type RotateRequest = Static<typeof K.RotateBody>;
 export type RotateResult = Static<typeof K.RotateResponse>;
 export type RevokeResult = Static<typeof K.RevokeResponse>;
 export type CompromiseResult = Static<typeof K.CompromiseResponse>;
-export type DestroyResult = Static<typeof K.DestroyResponse>;
+/** 200 destroyed (destroyedAt, erasure) or 202 scheduled (destroyAt): one shape with the fields of either. */
+export type DestroyResult = Static<typeof K.DestroyResult>;
 export type PublicKeyResult = Static<typeof K.PublicKeyResponse>;
 export type SignatureAlgorithm = NonNullable<Static<typeof K.SignBody>['algorithm']>;
 export type KeyAlgorithm = Static<typeof K.KeySpecRequest>['algorithm'];
 export type Curve = NonNullable<Static<typeof K.KeySpecRequest>['curve']>;
 export type EncryptionContext = NonNullable<Static<typeof K.EncryptBody>['context']>;
 export type VerifyResult = Static<typeof K.VerifyResponse>;
+export type CancelDestroyResult = Static<typeof K.CancelDestroyResponse>;
+export type TrimResult = Static<typeof K.TrimResponse>;
 
 export type SignResult = Omit<Static<typeof K.SignResponse>, 'signatureBase64'> & { signature: Uint8Array };
 export type EncryptResult = Omit<Static<typeof K.EncryptResponse>, 'ciphertextBase64'> & { ciphertext: Uint8Array };

@@ -65,8 +65,8 @@ function operationEntry(def: AnyOperation, components: SchemaComponents): [strin
   const parameters: unknown[] = fromPath.map((name) => ({ name, in: 'path', required: true, schema: components.use(input.properties[name] ?? Type.String()) }));
   const op: Record<string, unknown> = { operationId: operationId(def.id), summary: def.summary, tags: [def.group], 'x-svc-operation': def.operation };
   if (def.attributes?.humanOnly) op['x-svc-human-only'] = true;
-  const hasBody = http.method !== 'GET' && restProps.length > 0;
-  if (http.method === 'GET') {
+  const hasBody = http.method === 'POST' && restProps.length > 0;
+  if (http.method !== 'POST') {
     for (const name of restProps) parameters.push({ name, in: 'query', required: (rest.required ?? []).includes(name), schema: components.use((rest.properties as Record<string, TSchema>)[name]!) });
   } else if (hasBody) {
     const bodies = shapes.map((shape, i) => {
@@ -82,6 +82,7 @@ function operationEntry(def: AnyOperation, components: SchemaComponents): [strin
   const answers = outputs.map((output, i) => components.use(output, output.title ?? (i === 0 ? `${def.id}Response` : `${def.id}Response${i + 1}`)));
   op.responses = {
     [String(http.status ?? 200)]: { description: 'Success', content: { 'application/json': { schema: answers.length === 1 ? answers[0] : { oneOf: answers } } } },
+    ...(http.accepted ? { '202': { description: 'Accepted: done later', content: { 'application/json': { schema: components.use(http.accepted.output, (http.accepted.output as { title?: string }).title ?? `${def.id}AcceptedResponse`) } } } } : {}),
     ...errorResponses(operationErrors(def, restProps.length > 0, hasBody)),
   };
   return [openApiPath(http.path), http.method.toLowerCase(), op];

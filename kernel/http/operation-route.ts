@@ -19,7 +19,7 @@ export interface HttpDoorDeps {
 /** The `:name` segments of a path: the input fields the path carries. */
 export const pathFields = (path: string): string[] => [...path.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]!);
 
-/** The input fields an operation declares as integers: a query string carries them as text. */
+/** The input fields an operation declares as integers: a query string (GET, DELETE) carries them as text. */
 function integerFields(def: AnyOperation): string[] {
   const props = ((def.input as { properties?: Record<string, { type?: unknown }> }).properties ?? {});
   return Object.entries(props).filter(([, schema]) => schema.type === 'integer').map(([name]) => name);
@@ -57,7 +57,8 @@ class KoaCredentials implements CredentialSource {
 export function operationRoute(def: AnyOperation, deps: HttpDoorDeps): Middleware {
   const http = def.http!;
   const fields = pathFields(http.path);
-  const readsBody = http.method !== 'GET';
+  // GET and DELETE take their options from the query (a DELETE body has no defined meaning in HTTP).
+  const readsBody = http.method === 'POST';
   const integers = integerFields(def);
   return async (ctx) => {
     let principal;
@@ -83,7 +84,7 @@ export function operationRoute(def: AnyOperation, deps: HttpDoorDeps): Middlewar
     if (!rejected && (typeof input !== 'object' || input === null || Array.isArray(input))) rejected = new SvcError('BadRequest', 'request body must be a JSON object');
     else if (!rejected) for (const f of fields) (input as Record<string, unknown>)[f] = ctx.params[f];
     const result = await deps.pipeline.run(def.id, rejected ? undefined : input, { principal, requestId: ctx.state.requestId as string, door: 'http', context, sourceIp: ctx.req.socket.remoteAddress ?? '' }, rejected);
-    ctx.status = http.status ?? 200;
+    ctx.status = http.accepted?.when(result) ? 202 : http.status ?? 200;
     // Serialised and encoded once here: an object body makes Koa stringify it, then scan the string
     // again for its byte length, then encode it on write (a batch answer is some 140 KB).
     ctx.type = 'json';

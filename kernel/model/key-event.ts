@@ -12,7 +12,13 @@ export type KeyEvent =
   | { type: 'Rotated'; at: string; by: string; newVersion: number; materialId: string; policy: string; reason?: string }
   | { type: 'Revoked'; at: string; by: string; reason?: string }
   | { type: 'Compromised'; at: string; by: string; reason: string }
-  | { type: 'Destroyed'; at: string; by: string };
+  | { type: 'Destroyed'; at: string; by: string }
+  // A destroy with a waiting period: the key keeps its state but serves no cryptographic call until
+  // `destroyAt`, when the service destroys it; DestroyCancelled (Humans only) clears it.
+  | { type: 'DestroyScheduled'; at: string; by: string; destroyAt: string }
+  | { type: 'DestroyCancelled'; at: string; by: string }
+  // Every version below minVersion is erased for good (its material deleted with this event).
+  | { type: 'VersionsTrimmed'; at: string; by: string; minVersion: number };
 
 export interface StoredEvent {
   keyId: string;

@@ -21,6 +21,10 @@ export interface ManagedKey {
   destroyedAt?: string;
   reason?: string;
   rotationPolicy: string;
+  /** When a scheduled destruction will destroy the key; absent when none is scheduled. */
+  destroyAt?: string;
+  /** The lowest version whose material still exists; versions below it were trimmed. Absent: 1. */
+  minVersion?: number;
   /** Each version's creation time and material; TimeBased rotation measures from the current one. */
   versions: Record<number, { createdAt: string; materialId: string }>;
   /** The sequence number of the last event folded in; the next append expects seq + 1. */

@@ -79,6 +79,12 @@ export interface HttpBinding {
   /** Koa-style path; `:name` segments become input fields of that name. */
   path: string;
   status?: number;
+  /**
+   * Answers that mean "taken, done later" (a destroy with a waiting period): 202 Accepted with this
+   * body schema when `when(result)` is true, `status` otherwise. The operation's output schema must
+   * admit both answers (one object: a tool's answer is one schema).
+   */
+  accepted?: { when(result: any): boolean; output: TSchema };
 }
 
 /**

@@ -38,6 +38,12 @@ export interface Caller {
     resource?: (resource: string) => string;
     outcome?: (outcome: string, message: string | undefined) => string;
   };
+  /**
+   * For svc-system only (ignored for any other principal): a failure this returns true for writes no
+   * audit record, because the call changed nothing and another run's record already tells what
+   * happened (two nodes carrying out one scheduled destruction: the loser of the race stays quiet).
+   */
+  unaudited?: (failure: unknown) => boolean;
 }
 
 /** The audit step as the pipeline needs it: the primary write (fail closed), then fan-out and listeners. */
@@ -213,6 +219,10 @@ export class OperationPipeline {
       if (!isSvcError(err)) this.deps.logger.error('operation failed unexpectedly', { requestId: caller.requestId, operation: def.id, error: (err as Error)?.stack ?? String(err) });
     }
 
+    if (failure && principal === SYSTEM_PRINCIPAL && !call.committed && caller.unaudited?.(failure)) {
+      span.end(principal, resource, outcome, (failure as Error).message);
+      throw failure;
+    }
     // A change that committed has its record already (journaled with it), even if the handler failed
     // afterwards: that record is the call's one record.
     const journaled = call.committed !== undefined;

@@ -40,6 +40,14 @@ import { createPortRef } from './port-ref.ts';
  *   behind a waiting rebuild), removes the tasks it completed, and says why it did not complete the
  *   others; tasks are durable, so a restart resumes them. Copies kept elsewhere (backups, replicas, a
  *   WAL archive) are unreadable once the KEK that wrapped the KWK is rotated out.
+ * - Trim is the same delete and erase for some versions of a key that lives on: an `append` given a
+ *   `MaterialRekey` replaces the key's KWK with the new one, replaces each kept material row with its
+ *   blob sealed under the new KWK, deletes the erased material rows and records an erasure task, all
+ *   in the event's transaction (or none of it, on a conflict). Once the erase has scrubbed the old KWK,
+ *   copies of the erased rows anywhere are as unreadable as a destroyed key's.
+ * - Scheduled destructions: an appended `DestroyScheduled` makes the key due at its `destroyAt`, a later
+ *   `DestroyCancelled` or `Destroyed` removes it, in the event's transaction; `dueDestructions` lists the
+ *   keys due at a time, so any node finds them, whichever node scheduled them.
  */
 export interface KeyJournal extends Lifecycle {
   /**
@@ -53,7 +61,7 @@ export interface KeyJournal extends Lifecycle {
   readonly nodes: NodeRegistry;
   /** The highest sequence number written for a key (0 for none); cheap, one index lookup. */
   lastSeq(keyId: string): Promise<number>;
-  append(keyId: string, expectedSeq: number, events: KeyEvent[], audit?: AuditRecord): Promise<void>;
+  append(keyId: string, expectedSeq: number, events: KeyEvent[], audit?: AuditRecord, rekey?: MaterialRekey): Promise<void>;
   pendingAudit(before: string, limit: number): Promise<AuditRecord[]>;
   ackAudit(ids: string[]): Promise<void>;
   load(keyId: string): Promise<StoredEvent[]>;
@@ -81,6 +89,18 @@ export interface KeyJournal extends Lifecycle {
   materialIds(keyId: string): Promise<string[]>;
   /** Replaces one stored material blob; only for moving 0.1 material under its key's KWK. */
   rewrapMaterial(keyId: string, materialId: string, wrapped: Buffer): Promise<void>;
+  /** Keys whose scheduled destruction is due at `now` (ISO time): destroyAt <= now, oldest first, at most `limit`. */
+  dueDestructions(now: string, limit: number): Promise<Array<{ keyId: string; destroyAt: string }>>;
+}
+
+/**
+ * A key's new KWK and the material it keeps, sealed under it, for an append that trims versions: the
+ * old KWK and the `erased` material rows are gone with the event, so nothing opens them again.
+ */
+export interface MaterialRekey {
+  kwk: WrappedKey;
+  kept: Array<{ materialId: string; wrapped: Buffer }>;
+  erased: string[];
 }
 
 /** What one erase attempt achieved: the keys now erased, those still pending and, if any, why. */

@@ -5,6 +5,7 @@ import { withKeyFacts } from './operations/key-facts.ts';
 import { withBatches } from './operations/batches.ts';
 import { dataKeyOperations } from './operations/data-keys.ts';
 import { lifecycleOperations, rewrapOperation } from './operations/lifecycle.ts';
+import { destructionOperations } from './operations/destruction.ts';
 
 export default definePlugin({
   id: 'keys',
@@ -18,7 +19,8 @@ export default definePlugin({
       Crypto: 'Sign, verify, encrypt, decrypt, wrap and unwrap under a managed key, one item or a batch; data keys for envelope encryption; re-encryption inside the service.',
     },
     operations: [
-      ...withBatches(withKeyFacts([...lifecycleOperations(deps.service.lifecycle), ...cryptoOperations(deps.service.crypto)], deps.service.facts), deps.service.batches),
+      ...withBatches(withKeyFacts([...lifecycleOperations(deps.service.lifecycle, deps.service.destruction), ...cryptoOperations(deps.service.crypto)], deps.service.facts), deps.service.batches),
+      ...withKeyFacts(destructionOperations(deps.service.destruction), deps.service.facts),
       ...withKeyFacts(dataKeyOperations(deps.service.crypto, deps.service.facts), deps.service.facts),
       rewrapOperation(deps.service.wrapping, () => deps.rootOfTrust.currentKekId()),
     ],

@@ -58,7 +58,8 @@ export class KeyCrypto {
     const key = await this.consuming(id, 'Verify', trace);
     const algorithm = resolveSigAlgorithm(key.spec, requested);
     if (version !== undefined && !key.versions[version]) throw new SvcError('InvalidField', `keyVersion must be between 1 and ${key.currentVersion}`);
-    const candidates = version !== undefined ? [version] : Array.from({ length: key.currentVersion }, (_, i) => key.currentVersion - i);
+    // Without a version: every version still held (trimmed ones are gone), newest first.
+    const candidates = version !== undefined ? [version] : Array.from({ length: key.currentVersion - (key.minVersion ?? 1) + 1 }, (_, i) => key.currentVersion - i);
     for (const v of candidates) {
       if (verifySignature(algorithm, await this.store.materialOf(key, v, trace), message, signature)) return { valid: true, algorithm, keyVersion: v };
     }

@@ -1,7 +1,7 @@
 import { type Clock, type ManagedKey, SvcError, type TraceScope } from '../../kernel/index.ts';
 import type { ErasureState, ErasureWorker } from './erasure-worker.ts';
 import type { ChangeScope, KeyStore } from './key-store.ts';
-import { requireTransition } from './key-state.ts';
+import { requireNotScheduled, requireTransition } from './key-state.ts';
 import { parseRotationPolicy } from './rotation-policy.ts';
 import { normaliseSpec, type KeySpecRequest } from './spec.ts';
 
@@ -54,12 +54,16 @@ export class KeyLifecycle {
     let previousVersion = 0;
     // Material is made once: if another writer wins the race, the same material becomes the next version.
     let materialId: string | undefined;
+    // ... unless a trim won the race: it gave the key a new KWK, and material sealed under the old one would never open.
+    let sealedUnder: number | undefined;
     const key = await this.store.mutate(id, scope, async (k) => {
       requireTransition(k, 'Rotated');
       if (request.ifVersion !== undefined && k.currentVersion !== request.ifVersion) {
         throw new SvcError('IllegalOperation', `key ${id} is at version ${k.currentVersion}, not ${request.ifVersion}; not rotated`);
       }
       previousVersion = k.currentVersion;
+      if (sealedUnder !== (k.minVersion ?? 1)) materialId = undefined;
+      sealedUnder = k.minVersion ?? 1;
       materialId ??= await this.store.storeNewMaterial(id, k.spec, scope.trace);
       const policy = request.policy ?? k.rotationPolicy;
       return {
@@ -106,6 +110,8 @@ export class KeyLifecycle {
       return { id, state: 'Destroyed' as const, destroyedAt: before.destroyedAt!, erasure: await this.erase(id, scope) };
     }
     const key = await this.store.mutate(id, scope, async (k) => {
+      // Scheduled: only the scheduler carries it out; a DELETE must not cut the waiting period short.
+      if (k.destroyAt) throw new SvcError('IllegalOperation', `key ${id} is already scheduled for destruction at ${k.destroyAt}; a later request never moves that date (a Human may cancel it and ask again)`);
       requireTransition(k, 'Destroyed');
       return { event: { type: 'Destroyed', at: this.now(), by: scope.by } };
     });
@@ -121,6 +127,7 @@ export class KeyLifecycle {
     const key = await this.store.get(id, trace);
     if (key.spec.objectType !== 'PrivateKey') throw new SvcError('IllegalOperation', `key ${id} is a ${key.spec.algorithm} key and has no public key`);
     if (key.state === 'Destroyed') throw new SvcError('IllegalOperation', `key ${id} is Destroyed`);
+    requireNotScheduled(key, 'public-key');
     const keyVersion = version ?? key.currentVersion;
     const material = await this.store.materialOf(key, keyVersion, trace);
     return {

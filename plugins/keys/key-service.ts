@@ -17,6 +17,8 @@ import { KeyStore } from './key-store.ts';
 import { KeyWrapping, type KwkCacheSettings } from './key-wrapping.ts';
 import { ErasureWorker } from './erasure-worker.ts';
 import { RotationScheduler } from './rotation-scheduler.ts';
+import { KeyDestruction, type DestructionSettings } from './key-destruction.ts';
+import { DestroyScheduler } from './destroy-scheduler.ts';
 
 /** One key service per process: every operation shares its caches and its locks. */
 export class KeyService implements Lifecycle {
@@ -28,6 +30,9 @@ export class KeyService implements Lifecycle {
   /** The background erase after destroy (svc_erasure_pending, the `erasure` readiness check). */
   readonly erasure: ErasureWorker;
   private readonly scheduler: RotationScheduler;
+  /** Destroy with a waiting period, its cancel and execution, and version trim. */
+  readonly destruction: KeyDestruction;
+  private readonly destroyScheduler: DestroyScheduler;
   private readonly store: KeyStore;
   /** What authorization may know of a key (id, name, owner, tenant); undefined for an unknown id. */
   readonly facts = (id: unknown) => this.store.facts(id);
@@ -38,7 +43,7 @@ export class KeyService implements Lifecycle {
     operations: OperationRunner,
     clock: Clock,
     private readonly logger: Logger,
-    settings: { rotationCheckSeconds: number; kwkCache: KwkCacheSettings },
+    settings: { rotationCheckSeconds: number; kwkCache: KwkCacheSettings; destruction?: DestructionSettings & { checkSeconds: number } },
     metrics: Registry,
     audit?: AuditPipelinePort,
   ) {
@@ -50,6 +55,9 @@ export class KeyService implements Lifecycle {
     this.scheduler = new RotationScheduler(store, journal, operations, clock, logger, Math.max(1, settings.rotationCheckSeconds));
     this.crypto = new KeyCrypto(store, this.scheduler);
     this.batches = new KeyBatchCrypto(store, this.scheduler);
+    const destruction = settings.destruction ?? { destroyWaitingDays: 0, agentDestroyWaitingDays: 7, checkSeconds: 60 };
+    this.destruction = new KeyDestruction(store, this.lifecycle, this.wrapping, this.erasure, clock, destruction);
+    this.destroyScheduler = new DestroyScheduler(journal, operations, clock, logger, Math.max(1, destruction.checkSeconds));
   }
 
   /**
@@ -65,9 +73,11 @@ export class KeyService implements Lifecycle {
       this.logger.warn('deleted the material a destroy had left behind; its erase follows', { keyId: key.id });
     }
     await this.erasure.start();
+    this.destroyScheduler.start();
   }
 
   async stop(): Promise<void> {
+    await this.destroyScheduler.stop();
     await this.erasure.stop();
     await this.scheduler.stop();
   }

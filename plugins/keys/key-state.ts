@@ -13,8 +13,16 @@ export function applyEvent(key: ManagedKey | undefined, stored: StoredEvent): Ma
     case 'Rotated': return { ...next, currentVersion: e.newVersion, rotatedAt: e.at, rotationPolicy: e.policy, versions: { ...key.versions, [e.newVersion]: { createdAt: e.at, materialId: e.materialId } } };
     case 'Revoked': return { ...next, state: 'Deactivated', revokedAt: e.at, ...(e.reason ? { reason: e.reason } : {}) };
     case 'Compromised': return { ...next, state: 'Compromised', compromisedAt: e.at, reason: e.reason };
-    case 'Destroyed': return { ...next, state: 'Destroyed', destroyedAt: e.at };
+    case 'Destroyed': return { ...withoutSchedule(next), state: 'Destroyed', destroyedAt: e.at };
+    case 'DestroyScheduled': return { ...next, destroyAt: e.destroyAt };
+    case 'DestroyCancelled': return withoutSchedule(next);
+    case 'VersionsTrimmed': return { ...next, minVersion: e.minVersion };
   }
+}
+
+function withoutSchedule(key: ManagedKey): ManagedKey {
+  const { destroyAt: _destroyAt, ...rest } = key;
+  return rest;
 }
 
 export function foldEvents(events: StoredEvent[]): ManagedKey | undefined {
@@ -30,11 +38,27 @@ const SOURCES: Record<Transition, KeyState[]> = {
   Revoked: ['Active'],
   Compromised: ['PreActive', 'Active', 'Deactivated'],
   Destroyed: ['PreActive', 'Deactivated', 'Compromised'],
+  DestroyScheduled: ['PreActive', 'Deactivated', 'Compromised'],
+  DestroyCancelled: ['PreActive', 'Deactivated', 'Compromised'],
+  VersionsTrimmed: ['PreActive', 'Active', 'Deactivated', 'Compromised'],
 };
 
-const VERB: Record<Transition, string> = { KeyActivated: 'activated', Rotated: 'rotated', Revoked: 'revoked', Compromised: 'compromised', Destroyed: 'destroyed' };
+/**
+ * What a key scheduled for destruction may still go through: being marked compromised (it only narrows
+ * what the key may do), the cancel, and the destruction itself. Anything else would let the key serve
+ * again, or erase part of it, before the waiting period is over.
+ */
+const WHILE_SCHEDULED: Transition[] = ['Compromised', 'DestroyCancelled', 'Destroyed'];
+
+const VERB: Record<Transition, string> = {
+  KeyActivated: 'activated', Rotated: 'rotated', Revoked: 'revoked', Compromised: 'compromised', Destroyed: 'destroyed',
+  DestroyScheduled: 'scheduled for destruction', DestroyCancelled: 'spared its destruction', VersionsTrimmed: 'trimmed',
+};
 
 export function requireTransition(key: ManagedKey, transition: Transition): void {
+  if (key.destroyAt && !WHILE_SCHEDULED.includes(transition)) {
+    throw new SvcError('IllegalOperation', `key ${key.id} is scheduled for destruction at ${key.destroyAt} and cannot be ${VERB[transition]}; a Human may cancel the destruction first (POST /v1/keys/${key.id}/cancel-destroy)`);
+  }
   if (!SOURCES[transition].includes(key.state)) {
     throw new SvcError('IllegalOperation', `key ${key.id} is ${key.state} and cannot be ${VERB[transition]} (allowed from ${SOURCES[transition].join(', ')})`);
   }
@@ -44,4 +68,17 @@ export function requireTransition(key: ManagedKey, transition: Transition): void
 export function requireUsable(key: ManagedKey, use: 'produce' | 'consume', operation: string): void {
   const ok = key.state === 'Active' || (use === 'consume' && key.state === 'Deactivated');
   if (!ok) throw new SvcError('IllegalOperation', `key ${key.id} is ${key.state}; ${operation} is not allowed in that state`);
+  requireNotScheduled(key, operation);
+}
+
+/** A key waiting for its scheduled destruction serves no cryptographic call (nor its public key): whoever still depends on it finds out while it can be cancelled. */
+export function requireNotScheduled(key: ManagedKey, operation: string): void {
+  if (key.destroyAt) throw new SvcError('IllegalOperation', `key ${key.id} is scheduled for destruction at ${key.destroyAt}; ${operation} is refused until a Human cancels the destruction`);
+}
+
+/** A version below the key's minVersion was trimmed: its material is gone for good. */
+export function requireNotTrimmed(key: ManagedKey, version: number): void {
+  if (key.minVersion !== undefined && version < key.minVersion) {
+    throw new SvcError('IllegalOperation', `version ${version} of key ${key.id} was trimmed (versions below ${key.minVersion} are erased for good)`);
+  }
 }

@@ -8,13 +8,14 @@ import {
   type KeyJournal,
   type KeySpec,
   type ManagedKey,
+  type MaterialRekey,
   type ResourceFacts,
   SvcError,
   type TraceScope,
   UNTRACED,
 } from '../../kernel/index.ts';
 import { generateMaterial, parseMaterial, type ParsedMaterial } from './crypto/material.ts';
-import { applyEvent, foldEvents } from './key-state.ts';
+import { applyEvent, foldEvents, requireNotTrimmed } from './key-state.ts';
 import type { KeyWrapping, KwkCacheSettings } from './key-wrapping.ts';
 import { LRUCache } from 'lru-cache';
 
@@ -67,6 +68,9 @@ export class KeyStore {
     const key = foldEvents(await trace.child('journal.load', () => this.journal.load(id)));
     if (!key) throw new SvcError('KeyNotFound', `no key with id ${id}`);
     if (cached && key.state !== 'Active') this.forgetMaterial(key);
+    // A trim (here or on another node) erased versions and gave the key a new KWK: nothing of the old
+    // one, or of the trimmed versions' material, stays in this node's memory.
+    if (key.minVersion !== cached?.minVersion) this.forgetMaterial(key);
     this.keys.set(id, key);
     return key;
   }
@@ -120,19 +124,21 @@ export class KeyStore {
    * Decides an event from the key's current state and appends it with its audit record, one change per
    * key at a time. On a conflict (another node wrote first) the key is re-read and the decision made again.
    */
-  async mutate(id: string, scope: ChangeScope, decide: (key: ManagedKey) => Promise<{ event: KeyEvent; facts?: AuditFacts }>): Promise<ManagedKey> {
+  async mutate(id: string, scope: ChangeScope, decide: (key: ManagedKey) => Promise<{ event: KeyEvent; facts?: AuditFacts; rekey?: MaterialRekey }>): Promise<ManagedKey> {
     return this.serialised(id, async () => {
       for (let attempt = 0; ; attempt++) {
         const key = await this.get(id, scope.trace);
-        const { event, facts } = await decide(key);
+        const { event, facts, rekey } = await decide(key);
         try {
           const record = scope.audit?.successRecord(facts ?? {});
-          await scope.trace.child('journal.append', () => this.journal.append(id, key.seq, [event], record));
+          await scope.trace.child('journal.append', () => this.journal.append(id, key.seq, [event], record, rekey));
           if (record) scope.audit!.journaled(record);
         } catch (err) {
           if (!(err instanceof JournalConflict)) throw err;
           if (attempt >= MAX_CONFLICT_RETRIES) throw new SvcError('IllegalOperation', `key ${id} is being changed by other writers; retry`);
           this.keys.delete(id);
+          // The winner may have been a trim on another node, which replaced the key's KWK.
+          this.wrapping.forget(id);
           await pause(attempt);
           continue;
         }
@@ -147,12 +153,24 @@ export class KeyStore {
   async materialOf(key: ManagedKey, version: number, trace: TraceScope = UNTRACED): Promise<ParsedMaterial> {
     const v = key.versions[version];
     if (!v) throw new SvcError('IllegalOperation', `key ${key.id} has no version ${version}`);
+    requireNotTrimmed(key, version);
     // Material ids are random UUIDs, unique across keys, so the id alone keys the cache (no string built per use).
     const hit = this.material.get(v.materialId);
     if (hit) return hit;
     const wrapped = await trace.child('journal.getMaterial', () => this.journal.getMaterial(key.id, v.materialId));
     if (!wrapped) throw new Error(`material of key ${key.id} version ${version} is missing from the store`);
-    const parsed = parseMaterial(key.spec, await this.wrapping.open(key.id, v.materialId, wrapped, trace));
+    let raw: Buffer;
+    try {
+      raw = await this.wrapping.open(key.id, v.materialId, wrapped, trace);
+    } catch (err) {
+      // A trim on another node may have sealed this version again under a new KWK since this node
+      // cached the old one: read both afresh once.
+      this.wrapping.forget(key.id);
+      const again = await trace.child('journal.getMaterial', () => this.journal.getMaterial(key.id, v.materialId));
+      if (!again) throw err;
+      raw = await this.wrapping.open(key.id, v.materialId, again, trace);
+    }
+    const parsed = parseMaterial(key.spec, raw);
     this.material.set(v.materialId, parsed);
     return parsed;
   }

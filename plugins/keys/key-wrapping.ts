@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { Counter, type Registry } from 'prom-client';
-import { type KeyJournal, type Logger, openAesGcm, type RootOfTrust, sealAesGcm, type TraceScope, UNTRACED } from '../../kernel/index.ts';
+import { type KeyJournal, type Logger, type MaterialRekey, openAesGcm, type RootOfTrust, sealAesGcm, type TraceScope, UNTRACED } from '../../kernel/index.ts';
 import { checkStoredKwksOpen } from './stored-kwk-check.ts';
 
 /** Material sealed under its key's KWK. */
@@ -76,6 +76,33 @@ export class KeyWrapping {
   /** At start: the root of trust opens the stored KWKs, or the boot stops saying why (`checkStoredKwksOpen`). */
   checkRootOfTrust(): Promise<void> {
     return checkStoredKwksOpen(this.journal, this.rootOfTrust, this.logger);
+  }
+
+  /**
+   * A new KWK for a key that trims versions, with the kept material sealed again under it: the journal
+   * swaps them in with the trim's event, so the old KWK (the only key to the erased rows' copies) goes
+   * with the erase. The old KWK is read from the journal, never from the cache, which another node's
+   * trim may have outdated.
+   */
+  async rekey(keyId: string, kept: string[], erased: string[], trace: TraceScope = UNTRACED): Promise<MaterialRekey> {
+    this.forget(keyId);
+    const old = await this.kwkOf(keyId, trace);
+    this.forget(keyId);
+    const kwk = randomBytes(32);
+    try {
+      const resealed: MaterialRekey['kept'] = [];
+      for (const materialId of kept) {
+        const blob = await trace.child('journal.getMaterial', () => this.journal.getMaterial(keyId, materialId));
+        if (!blob) throw new Error(`material ${materialId} of key ${keyId} is missing from the store`);
+        const raw = blob[0] === MATERIAL_FORMAT ? openAesGcm(old, MATERIAL_FORMAT, `${keyId}/${materialId}`, blob) : await this.open(keyId, materialId, blob, trace);
+        resealed.push({ materialId, wrapped: this.seal(kwk, keyId, materialId, raw) });
+        raw.fill(0);
+      }
+      const wrapped = await trace.child('rootOfTrust.wrap', () => this.rootOfTrust.wrap(kwk, keyId, { trace }));
+      return { kwk: wrapped, kept: resealed, erased };
+    } finally {
+      kwk.fill(0);
+    }
   }
 
   /** Drops the key's KWK from memory (compromise, revoke, destroy). */

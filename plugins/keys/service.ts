@@ -9,7 +9,7 @@ import {
   rootOfTrustPort,
 } from '../../kernel/index.ts';
 import { KeyService, keyServicePort } from './key-service.ts';
-import { keyServiceConfig } from './config.ts';
+import { keyServiceConfig, waitingDaysFindings } from './config.ts';
 
 export default definePlugin({
   id: 'key-service',
@@ -18,8 +18,14 @@ export default definePlugin({
   description: 'key state, material and rotation policies',
   dependsOn: { journal: journalPort, rootOfTrust: rootOfTrustPort, operations: operationRunnerPort, metrics: metricsPort, audit: auditPipelinePort },
   config: keyServiceConfig,
-  configSlice: (all: ConfigValues<typeof keyServiceConfig>) => ({ rotationCheckSeconds: all.keys.rotationCheckSeconds, kwkCache: { ttlSeconds: all.crypto.cacheTtlSeconds, maxEntries: all.crypto.cacheMaxEntries } }),
+  configSlice: (all: ConfigValues<typeof keyServiceConfig>) => ({
+    rotationCheckSeconds: all.keys.rotationCheckSeconds, kwkCache: { ttlSeconds: all.crypto.cacheTtlSeconds, maxEntries: all.crypto.cacheMaxEntries },
+    destruction: { destroyWaitingDays: all.keys.destroyWaitingDays, agentDestroyWaitingDays: all.keys.agentDestroyWaitingDays, checkSeconds: all.keys.destroyCheckSeconds },
+  }),
+  preflight: ({ destruction }) => waitingDaysFindings(destruction),
   create: ({ deps, config, clock, logger }) => {
+    const refused = waitingDaysFindings(config.destruction)[0];
+    if (refused) throw new Error(refused.message);
     const service = new KeyService(deps.journal, deps.rootOfTrust, deps.operations, clock, logger, config, deps.metrics.registry, deps.audit);
     deps.metrics.trackErasurePending(() => service.erasure.count);
     return service;

@@ -21,7 +21,7 @@ t.test('svc --help lists every command, each with an example in its own help', a
   const r = await svc(['--help'], env);
   t.equal(r.code, 0);
   const leaves = ['version', 'login', 'keys create', 'keys get', 'keys list', 'keys activate', 'keys sign', 'keys verify', 'keys encrypt', 'keys decrypt',
-    'keys wrap', 'keys unwrap', 'keys rotate', 'keys compromise', 'keys destroy', 'keys revoke', 'keys public-key', 'agent issue', 'agent list', 'agent revoke', 'tokens revoke',
+    'keys wrap', 'keys unwrap', 'keys rotate', 'keys compromise', 'keys destroy', 'keys cancel-destroy', 'keys trim', 'keys revoke', 'keys public-key', 'agent issue', 'agent list', 'agent revoke', 'tokens revoke',
     'audit tail', 'audit verify', 'advisor scan', 'advisor explain'];
   for (const c of leaves) t.match(r.out, new RegExp(`svc ${c}\\s`), `lists ${c}`);
   for (const c of [...leaves, 'keys', 'agent', 'tokens', 'audit', 'advisor']) {
@@ -83,6 +83,25 @@ t.test('the whole lifecycle of an EC P-256 key', async (t) => {
   t.equal(listed.code, 0, listed.stderr);
   const rows = listed.out.trim().split('\n').map((l) => JSON.parse(l));
   t.match(rows.find((r) => r.id === key.id), { name: 'release-signer', state: 'Destroyed', algorithm: 'EC', currentVersion: 2 });
+});
+
+t.test('destroy --waiting-days, cancel-destroy and trim --min-version', async (t) => {
+  const key = await json(['keys', 'create', '--name', 'retiring', '--algorithm', 'AES']);
+  await json(['keys', 'activate', key.id]);
+  await json(['keys', 'rotate', key.id]);
+  t.match(await json(['keys', 'trim', key.id, '--min-version', '2']), { minVersion: 2, erasure: 'complete' });
+  const past = await svc(['keys', 'trim', key.id, '--min-version', '3'], env);
+  t.equal(past.code, 1, 'trim past the current version is refused by the service');
+  t.match(past.stderr, /past the current version/);
+  await json(['keys', 'revoke', key.id]);
+  const scheduled = await json(['keys', 'destroy', key.id, '--waiting-days', '7']);
+  t.match(scheduled, { state: 'Deactivated', destroyAt: /^\d{4}-/ });
+  t.match(await json(['keys', 'get', key.id]), { destroyAt: scheduled.destroyAt, minVersion: 2 });
+  t.match(await json(['keys', 'cancel-destroy', key.id]), { cancelledDestroyAt: scheduled.destroyAt });
+  const bad = await svc(['keys', 'destroy', key.id, '--waiting-days', 'soon'], env);
+  t.equal(bad.code, 2);
+  t.match(bad.stderr, /--waiting-days must be a whole number/);
+  t.equal((await json(['keys', 'destroy', key.id, '--waiting-days', '0'])).state, 'Destroyed');
 });
 
 t.test('encrypt and decrypt a file through stdin and stdout, byte for byte', async (t) => {

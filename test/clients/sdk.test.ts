@@ -25,6 +25,23 @@ async function apiError(t: Test, fn: () => Promise<unknown>): Promise<SvcApiErro
   throw new Error('expected an SvcApiError');
 }
 
+t.test('destroy with a waiting period, cancel, and trim', async (t) => {
+  const aes = await alice.createKey({ name: 'sdk-retire', algorithm: 'AES' });
+  await alice.activateKey(aes.id);
+  const old = await alice.encrypt(aes.id, text('v1'));
+  await alice.rotateKey(aes.id);
+  t.same(await alice.trimKey(aes.id, 2), { id: aes.id, state: 'Active', currentVersion: 2, minVersion: 2, erasure: 'complete' });
+  t.match(await apiError(t, () => alice.decrypt(aes.id, old.ciphertext)), { status: 409, code: 'IllegalOperation', message: /version 1 .* was trimmed/ });
+  t.match(await apiError(t, () => alice.trimKey(aes.id, 3)), { status: 400, code: 'InvalidField' });
+  await alice.revokeKey(aes.id);
+  const scheduled = await alice.destroyKey(aes.id, { waitingDays: 10 });
+  t.match(scheduled, { id: aes.id, state: 'Deactivated', destroyAt: /^\d{4}-/ });
+  t.equal((await alice.getKey(aes.id)).destroyAt, scheduled.destroyAt);
+  t.match(await alice.cancelDestroy(aes.id), { id: aes.id, state: 'Deactivated', cancelledDestroyAt: scheduled.destroyAt });
+  t.match(await apiError(t, () => alice.destroyKey(aes.id, { waitingDays: 31 })), { status: 400 });
+  t.match(await alice.destroyKey(aes.id, { waitingDays: 0 }), { state: 'Destroyed', erasure: 'complete' });
+});
+
 t.test('every endpoint, once, with bytes in and out as Uint8Array', async (t) => {
   t.same(await alice.health(), { status: 'ok' });
   const signer = await alice.createKey({ name: 'sdk-signer', algorithm: 'EdDSA' });

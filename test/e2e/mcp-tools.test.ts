@@ -6,11 +6,11 @@ import { mintToken, TEST_SECRET } from '../helpers/tokens.ts';
 
 const TOOLS = [
   'create_key', 'get_key', 'get_public_key', 'activate_key', 'encrypt', 'decrypt', 'sign', 'verify', 'wrap_key', 'unwrap_key',
-  'rotate_key', 'revoke_key', 'compromise_key', 'destroy_key', 'query_audit', 'list_agents', 'revoke_agent', 'advisor_scan', 'advisor_explain',
+  'rotate_key', 'revoke_key', 'compromise_key', 'destroy_key', 'cancel_destroy', 'trim_key', 'query_audit', 'list_agents', 'revoke_agent', 'advisor_scan', 'advisor_explain',
   'generate_data_key', 'reencrypt',
 ];
 const READ_ONLY = ['get_key', 'get_public_key', 'verify', 'query_audit', 'list_agents', 'advisor_scan', 'advisor_explain'];
-const DESTRUCTIVE = ['rotate_key', 'revoke_key', 'compromise_key', 'destroy_key', 'revoke_agent'];
+const DESTRUCTIVE = ['rotate_key', 'revoke_key', 'compromise_key', 'destroy_key', 'trim_key', 'revoke_agent'];
 
 t.test('a Human lists every tool, with schemas and annotations, and calls each of them', async (t) => {
   const svc = await startTestService({ SVC_AUTH_KIND: 'hmac', SVC_AUTH_HMAC_SECRET: TEST_SECRET, SVC_RISK_ENABLED: 'false' });
@@ -60,7 +60,10 @@ t.test('a Human lists every tool, with schemas and annotations, and calls each o
   const batch = await ok('encrypt', { keyId: aes, items: [{ plaintextBase64: secretText }, { plaintextBase64: 'not base64!' }] });
   t.match(batch.results, [{ keyVersion: 1 }, { error: 'InvalidField' }], 'a batch through the tool');
   t.equal((await ok('rotate_key', { keyId: aes })).currentVersion ?? 2, 2);
+  t.match(await ok('trim_key', { keyId: aes, minVersion: 2 }), { minVersion: 2 });
   await ok('revoke_key', { keyId: aes, reason: 'done' });
+  t.match(await ok('destroy_key', { keyId: aes, waitingDays: 3 }), { destroyAt: /^\d{4}-/ });
+  await ok('cancel_destroy', { keyId: aes });
   await ok('destroy_key', { keyId: aes });
 
   const ed = (await ok('create_key', { spec: { name: 'mcp-ed', algorithm: 'EdDSA' } })).id;

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { examples, invocation, positiveInt } from '../command-kit.ts';
+import { examples, invocation, positiveInt, wholeNumber } from '../command-kit.ts';
 import { listKeys } from '../keys-list.ts';
 import { print, printLine } from '../output.ts';
 import type { Curve, KeyAlgorithm } from '../../sdk/index.ts';
@@ -93,12 +93,14 @@ export function registerKeyLifecycle(keys: Command): void {
   );
 
   examples(
-    keys.command('destroy').description('Erase every version\'s key material for good (cannot be undone)').argument('<id>', 'key id')
-      .action(async (id: string, _opts, cmd: Command) => {
+    keys.command('destroy').description('Erase every version\'s key material for good (cannot be undone), at once or after a waiting period').argument('<id>', 'key id')
+      .option('--waiting-days <n>', "days before the key is destroyed, 0..30 (default: the deployment's; an agent always waits its minimum); a Human may cancel meanwhile", wholeNumber('--waiting-days'))
+      .action(async (id: string, opts: { waitingDays?: number }, cmd: Command) => {
         const { client, globals } = invocation(cmd);
-        print(await client.destroyKey(id), globals.json);
+        print(await client.destroyKey(id, { waitingDays: opts.waitingDays }), globals.json);
       }),
     'svc keys destroy 0f8c2d1e-7b7a-4c8e-9d55-3f2a8f5a9c11',
+    'svc keys destroy 0f8c2d1e-7b7a-4c8e-9d55-3f2a8f5a9c11 --waiting-days 7',
   );
 
   examples(

@@ -6,6 +6,7 @@ import {
   type JournalPoolStats,
   type KeyEvent,
   type KeyJournal,
+  type MaterialRekey,
   type StoredEvent,
   type WrappedKey,
 } from '../../../kernel/index.ts';
@@ -60,7 +61,7 @@ export class KnexJournal implements KeyJournal {
     await this.run(() => this.knex().raw('select 1'));
   }
 
-  async append(keyId: string, expectedSeq: number, events: KeyEvent[], audit?: AuditRecord): Promise<void> {
+  async append(keyId: string, expectedSeq: number, events: KeyEvent[], audit?: AuditRecord, rekey?: MaterialRekey): Promise<void> {
     const rows = events.map((event, i) => ({
       key_id: keyId,
       seq: expectedSeq + 1 + i,
@@ -74,6 +75,8 @@ export class KnexJournal implements KeyJournal {
           await trx('svc_key_events').insert(rows);
           if (audit) await trx('svc_audit_outbox').insert({ id: audit.id, occurred_at: audit.occurredAt, record: JSON.stringify(audit) });
           if (events.some((e) => e.type === 'Destroyed')) await deleteForErasure(trx, keyId);
+          await keepDestroySchedule(trx, keyId, events);
+          if (rekey) await rekeyForErasure(trx, keyId, rekey);
         }),
       );
     } catch (err) {
@@ -189,6 +192,11 @@ export class KnexJournal implements KeyJournal {
     return rows.map((r: { material_id: string }) => r.material_id);
   }
 
+  async dueDestructions(now: string, limit: number): Promise<Array<{ keyId: string; destroyAt: string }>> {
+    const rows = await this.run(() => this.knex()('svc_destroy_schedule').where('destroy_at', '<=', now).orderBy('destroy_at', 'asc').limit(limit).select('key_id', 'destroy_at'));
+    return rows.map((r: { key_id: string; destroy_at: string }) => ({ keyId: r.key_id, destroyAt: r.destroy_at }));
+  }
+
   private run<T>(work: () => Promise<T>): Promise<T> {
     return unlessUnavailable(`the journal database (${this.settings.describe})`, work);
   }
@@ -199,7 +207,6 @@ export class KnexJournal implements KeyJournal {
   }
 }
 
-/** Deletes a destroyed key's KWK and material and records its erasure task, inside the caller's transaction. */
 /** An erasure task as read for an attempt; `xid` (PostgreSQL) is the transaction that recorded it, with its delete. */
 interface ErasureTaskRow {
   key_id: string;
@@ -207,9 +214,29 @@ interface ErasureTaskRow {
   xid?: string;
 }
 
+/** Deletes a destroyed key's KWK and material and records its erasure task, inside the caller's transaction. */
 async function deleteForErasure(trx: Knex.Transaction, keyId: string): Promise<void> {
   await trx('svc_key_material').where({ key_id: keyId }).delete();
   await trx('svc_key_kwk').where({ key_id: keyId }).delete();
   // Recorded again when there is one already: the task then names this delete (its time, and on PostgreSQL its transaction).
+  await trx('svc_erasure_tasks').insert({ key_id: keyId, recorded_at: new Date().toISOString() }).onConflict('key_id').merge(['recorded_at']);
+}
+
+/** The key's row in svc_destroy_schedule follows its events: written by DestroyScheduled, removed by DestroyCancelled or Destroyed. */
+async function keepDestroySchedule(trx: Knex.Transaction, keyId: string, events: KeyEvent[]): Promise<void> {
+  for (const event of events) {
+    if (event.type === 'DestroyScheduled') await trx('svc_destroy_schedule').insert({ key_id: keyId, destroy_at: event.destroyAt }).onConflict('key_id').merge(['destroy_at']);
+    else if (event.type === 'DestroyCancelled' || event.type === 'Destroyed') await trx('svc_destroy_schedule').where({ key_id: keyId }).delete();
+  }
+}
+
+/**
+ * A trim inside the caller's transaction: the key's new KWK and kept material replace the old, the
+ * erased material is deleted, and the erasure task scrubs the old KWK (and the erased rows) from the files.
+ */
+async function rekeyForErasure(trx: Knex.Transaction, keyId: string, rekey: MaterialRekey): Promise<void> {
+  await trx('svc_key_kwk').where({ key_id: keyId }).update({ kek_id: rekey.kwk.kekId, wrapped: rekey.kwk.blob });
+  for (const kept of rekey.kept) await trx('svc_key_material').where({ key_id: keyId, material_id: kept.materialId }).update({ wrapped: kept.wrapped });
+  if (rekey.erased.length) await trx('svc_key_material').where({ key_id: keyId }).whereIn('material_id', rekey.erased).delete();
   await trx('svc_erasure_tasks').insert({ key_id: keyId, recorded_at: new Date().toISOString() }).onConflict('key_id').merge(['recorded_at']);
 }

@@ -151,6 +151,20 @@ const MIGRATIONS: Migration[] = [
       });
     },
   },
+  {
+    // Keys whose destruction waits for its date (DELETE with a waiting period), written with the
+    // DestroyScheduled event and removed with DestroyCancelled or Destroyed, so every node finds the
+    // keys that are due with one indexed read, whichever node scheduled them.
+    name: '013_destroy_schedule',
+    async up(knex) {
+      await knex.schema.createTable('svc_destroy_schedule', (t) => {
+        if (knex.client.config.client === 'mysql2') t.charset('utf8mb4');
+        t.string('key_id', 36).notNullable().primary();
+        t.string('destroy_at', 32).notNullable();
+        t.index(['destroy_at'], 'svc_destroy_schedule_at');
+      });
+    },
+  },
 ];
 
 export const journalMigrations: Migration[] = MIGRATIONS;

@@ -4,6 +4,7 @@ import {
   JournalConflict,
   type KeyEvent,
   type KeyJournal,
+  type MaterialRekey,
   type StoredEvent,
   type WrappedKey,
 } from '../../../kernel/index.ts';
@@ -18,8 +19,9 @@ export class MemoryJournal implements KeyJournal {
   private readonly material = new Map<string, Map<string, Buffer>>();
   private readonly outbox = new Map<string, AuditRecord>();
   private readonly kwks = new Map<string, WrappedKey>();
+  private readonly destroySchedule = new Map<string, string>();
 
-  async append(keyId: string, expectedSeq: number, events: KeyEvent[], audit?: AuditRecord): Promise<void> {
+  async append(keyId: string, expectedSeq: number, events: KeyEvent[], audit?: AuditRecord, rekey?: MaterialRekey): Promise<void> {
     const log = this.events.get(keyId) ?? [];
     if (log.length !== expectedSeq) throw new JournalConflict(keyId, expectedSeq + 1);
     log.push(...events.map((event, i) => ({ keyId, seq: expectedSeq + 1 + i, event: structuredClone(event) })));
@@ -27,6 +29,31 @@ export class MemoryJournal implements KeyJournal {
     // The pipeline never changes a record once it is journaled, so the outbox keeps it as it is.
     if (audit) this.outbox.set(audit.id, audit);
     if (events.some((e) => e.type === 'Destroyed')) this.erase(keyId);
+    for (const event of events) {
+      if (event.type === 'DestroyScheduled') this.destroySchedule.set(keyId, event.destroyAt);
+      else if (event.type === 'DestroyCancelled' || event.type === 'Destroyed') this.destroySchedule.delete(keyId);
+    }
+    if (rekey) this.rekey(keyId, rekey);
+  }
+
+  /** A trim: the old KWK and the erased material are zeroed and dropped, the kept material replaced. */
+  private rekey(keyId: string, rekey: MaterialRekey): void {
+    this.kwks.get(keyId)?.blob.fill(0);
+    this.kwks.set(keyId, { kekId: rekey.kwk.kekId, blob: Buffer.from(rekey.kwk.blob) });
+    const versions = this.material.get(keyId);
+    if (!versions) return;
+    for (const kept of rekey.kept) {
+      versions.get(kept.materialId)?.fill(0);
+      if (versions.has(kept.materialId)) versions.set(kept.materialId, Buffer.from(kept.wrapped));
+    }
+    for (const materialId of rekey.erased) {
+      versions.get(materialId)?.fill(0);
+      versions.delete(materialId);
+    }
+  }
+
+  async dueDestructions(now: string, limit: number): Promise<Array<{ keyId: string; destroyAt: string }>> {
+    return [...this.destroySchedule].filter(([, at]) => at <= now).sort(([, a], [, b]) => a.localeCompare(b)).slice(0, limit).map(([keyId, destroyAt]) => ({ keyId, destroyAt }));
   }
 
   async pendingAudit(before: string, limit: number): Promise<AuditRecord[]> {

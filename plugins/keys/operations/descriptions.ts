@@ -17,7 +17,7 @@ export const KEY_DESCRIPTIONS = {
   CompromiseKey:
     'Mark a key compromised, one-way and for good: every later cryptographic call with it is refused. Takes a reason, which is audited as critical. Use it only when the material is known or suspected to be exposed. IllegalOperation when the key is already Compromised or Destroyed.',
   DestroyKey:
-    "Erase every version of a key's material for good; only its metadata remains, state Destroyed. Nothing encrypted or wrapped under it can be recovered afterwards. Returns whether the erasure is complete or pending. Cannot be undone. An Active key must be revoked or marked compromised first (IllegalOperation).",
+    "Erase every version of a key's material for good; only its metadata remains, state Destroyed. Nothing encrypted or wrapped under it can be recovered afterwards. With waitingDays (0..30; the deployment's default otherwise, and for an agent always at least the agent minimum, 7 days by default) the destruction is scheduled instead: answer 202 with destroyAt, the key refuses every cryptographic call until then, and a Human may cancel. Otherwise returns whether the erasure is complete or pending. Cannot be undone once carried out. An Active key must be revoked or marked compromised first (IllegalOperation); a key already scheduled is IllegalOperation.",
   GetPublicKey:
     'Read the public key (SPKI PEM) of an RSA, EC or EdDSA key, of its current version or of a given version, to verify signatures elsewhere. Changes nothing. IllegalOperation for AES and HMAC keys, which have no public key, and for a Destroyed key.',
   Sign:
@@ -32,6 +32,12 @@ export const KEY_DESCRIPTIONS = {
     "Wrap a data key (base64, 16 to 512 bytes, a multiple of 8) under an Active AES key's current version (AES key wrap) for envelope encryption: store the wrapped key next to the data. Returns the wrapped key (base64) naming the key version. IllegalOperation when the key is not Active or not AES.",
   Unwrap:
     'Unwrap a data key wrapped by wrap with the same AES key. Works on Active and Deactivated keys. Returns the data key (base64) and the key version. DecryptionFailed when the wrapped key does not belong to this key.',
+  CancelDestroy:
+    'Cancel the scheduled destruction of a key (Humans only): the key is kept, in the state it had, and serves calls again. IllegalOperation when no destruction is scheduled.',
+  TrimKey:
+    'Erase for good the material of every version of a key below minVersion (2..currentVersion); the current version is always kept. Ciphertexts, wrapped keys and signatures of the erased versions can never be decrypted, unwrapped or verified again (IllegalOperation naming the trimmed version). Returns the new minVersion and whether the erasure is complete or pending. Humans and Services only.',
+  DestroyScheduledKey:
+    'Destroy a key whose scheduled destruction is due; run by the service itself, not offered to callers.',
   RewrapKeys:
     "Re-wrap every key's key-wrapping key under the root of trust's current KEK after a KEK rotation; run by the server's rewrap command, not offered to callers. Returns how many were re-wrapped.",
 } as const;

@@ -4,6 +4,7 @@ import { KEY_DESCRIPTIONS } from './descriptions.ts';
 import { keyView, type KeyLifecycle } from '../key-lifecycle.ts';
 import type { ChangeScope } from '../key-store.ts';
 import type { KeyWrapping } from '../key-wrapping.ts';
+import type { KeyDestruction } from '../key-destruction.ts';
 
 /** The change scope of a call: its principal, its trace, and the record to journal with the change. */
 export const changeScope = (call: OperationCall): ChangeScope => ({
@@ -13,7 +14,7 @@ const byKey = (input: { id?: unknown } | undefined) => keyResource(input?.id);
 const STATE_ERRORS = ['KeyNotFound', 'IllegalOperation'] as const;
 
 /** Create, read and the state changes of a key, plus revoke and public-key. */
-export function lifecycleOperations(lifecycle: KeyLifecycle): AnyOperation[] {
+export function lifecycleOperations(lifecycle: KeyLifecycle, destruction: KeyDestruction): AnyOperation[] {
   return [
     defineOperation({
       id: 'CreateKey', description: KEY_DESCRIPTIONS.CreateKey, operation: 'Create', group: 'Keys', summary: 'Create a key (state PreActive, version 1)',
@@ -54,10 +55,11 @@ export function lifecycleOperations(lifecycle: KeyLifecycle): AnyOperation[] {
       handle: async (input, call) => ({ result: await lifecycle.compromise(input.id, changeScope(call), input.reason) }),
     }),
     defineOperation({
-      id: 'DestroyKey', description: KEY_DESCRIPTIONS.DestroyKey, operation: 'Destroy', group: 'Keys', summary: "Destroy: erase every version's material for good", errors: [...STATE_ERRORS],
-      input: S.KeyRef, output: S.DestroyResponse, http: { method: 'DELETE', path: '/v1/keys/:id' }, resource: byKey,
+      id: 'DestroyKey', description: KEY_DESCRIPTIONS.DestroyKey, operation: 'Destroy', group: 'Keys', summary: "Destroy: erase every version's material for good, at once or after a waiting period", errors: [...STATE_ERRORS],
+      input: S.DestroyInput, output: S.DestroyResult, http: { method: 'DELETE', path: '/v1/keys/:id', accepted: { when: (result: { destroyAt?: string }) => result.destroyAt !== undefined, output: S.DestroyScheduledResponse } }, resource: byKey,
       attributes: { destructive: true },
-      handle: async (input, call) => ({ result: await lifecycle.destroy(input.id, changeScope(call)) }),
+      inputFacts: (input): Record<string, string> => (input.waitingDays !== undefined ? { requestedWaitingDays: String(input.waitingDays) } : {}),
+      handle: async (input, call) => ({ result: await destruction.destroy(input.id, changeScope(call), input.waitingDays, call.principal.kind) }),
     }),
     defineOperation({
       id: 'GetPublicKey', description: KEY_DESCRIPTIONS.GetPublicKey, operation: 'Get', group: 'Keys', summary: 'SPKI PEM public key of an RSA, EC or EdDSA key', errors: [...STATE_ERRORS],

@@ -18,5 +18,9 @@ public record ManagedKey(
         String compromisedAt,
         String destroyedAt,
         String reason,
-        String rotationPolicy) {
+        String rotationPolicy,
+        /** When a scheduled destruction destroys the key; null when none is scheduled. */
+        String destroyAt,
+        /** The lowest version still held (versions below it were trimmed); null when none was. */
+        Integer minVersion) {
 }

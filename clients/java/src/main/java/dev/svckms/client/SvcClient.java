@@ -83,9 +83,32 @@ public final class SvcClient {
         return http.send("POST", key(id, "/compromise"), null, Map.of("reason", reason), false, KeyStateChange.class);
     }
 
-    /** Erases the key's material for good; the key answers its Destroyed state from then on. */
+    /**
+     * Erases the key's material for good; the key answers its Destroyed state from then on. Where the
+     * deployment sets a default waiting period (or the caller is an agent) the destruction is scheduled
+     * instead and the answer keeps the key's state: use {@link #destroy(String, int)} to read its date.
+     */
     public KeyStateChange destroy(String id) {
         return http.send("DELETE", key(id, ""), null, null, false, KeyStateChange.class);
+    }
+
+    /**
+     * Destroys the key after {@code waitingDays} (0..30; 0 destroys at once). An agent's destroy always
+     * waits at least the deployment's agent minimum. While it waits the key serves no call, and a Human
+     * may {@link #cancelDestroy(String) cancel}.
+     */
+    public DestroyResult destroy(String id, int waitingDays) {
+        return http.send("DELETE", key(id, ""), Map.of("waitingDays", Integer.toString(waitingDays)), null, false, DestroyResult.class);
+    }
+
+    /** Cancels a scheduled destruction (Humans only): the key serves again in the state it had. */
+    public CancelledDestruction cancelDestroy(String id) {
+        return http.send("POST", key(id, "/cancel-destroy"), null, null, false, CancelledDestruction.class);
+    }
+
+    /** Erases for good every version below {@code minVersion} (2..current version); Humans and Services only. */
+    public TrimResult trim(String id, int minVersion) {
+        return http.send("POST", key(id, "/trim"), null, Map.of("minVersion", minVersion), false, TrimResult.class);
     }
 
     // Cryptographic operations

@@ -35,6 +35,34 @@ class SvcClientTest {
     }
 
     @Test
+    void destroyWaitsAndIsCancelledAndOldVersionsAreTrimmed() {
+        ManagedKey key = activeKey(KeySpec.aes("java-retiring", 256));
+        EncryptResult old = KMS.encrypt(key.id(), MESSAGE, null);
+        KMS.rotate(key.id());
+        TrimResult trimmed = KMS.trim(key.id(), 2);
+        assertEquals(2, trimmed.minVersion());
+        assertEquals("complete", trimmed.erasure());
+        assertEquals(2, KMS.getKey(key.id()).minVersion());
+        SvcApiException gone = assertThrows(SvcApiException.class, () -> KMS.decrypt(key.id(), old.ciphertextBase64(), null));
+        assertEquals(409, gone.status());
+        assertTrue(gone.getMessage().contains("was trimmed"), gone.getMessage());
+        assertEquals(400, assertThrows(SvcApiException.class, () -> KMS.trim(key.id(), 3)).status(), "past the current version");
+
+        KMS.revoke(key.id(), null);
+        DestroyResult scheduled = KMS.destroy(key.id(), 7);
+        assertTrue(scheduled.scheduled());
+        assertEquals("Deactivated", scheduled.state());
+        assertEquals(scheduled.destroyAt(), KMS.getKey(key.id()).destroyAt());
+        assertEquals(409, assertThrows(SvcApiException.class, () -> KMS.destroy(key.id(), 0)).status(), "a later request never moves the date");
+        assertEquals(scheduled.destroyAt(), KMS.cancelDestroy(key.id()).cancelledDestroyAt());
+        assertEquals(null, KMS.getKey(key.id()).destroyAt());
+        assertEquals(400, assertThrows(SvcApiException.class, () -> KMS.destroy(key.id(), 31)).status());
+        DestroyResult destroyed = KMS.destroy(key.id(), 0);
+        assertFalse(destroyed.scheduled());
+        assertEquals("Destroyed", destroyed.state());
+    }
+
+    @Test
     void aesKeyGoesThroughItsWholeLifecycle() {
         ManagedKey key = activeKey(KeySpec.aes("java-payments", 256));
         assertEquals("AES", key.spec().algorithm());
