@@ -115,6 +115,22 @@ t.test("a key's state refuses a whole batch as it refuses the single call", asyn
   t.equal((await alice.post('/v1/keys/00000000-0000-4000-8000-000000000001/encrypt', { items: [{ plaintextBase64: b64('x') }] })).status, 404);
 });
 
+t.test('a trimmed version fails its items alone; a key scheduled for destruction refuses the whole batch', async (t) => {
+  const key = await alice.key({ algorithm: 'AES' });
+  const old = (await alice.post(`/v1/keys/${key}/encrypt`, { plaintextBase64: b64('v1') })).body.ciphertextBase64;
+  t.equal((await alice.post(`/v1/keys/${key}/rotate`, {})).status, 200);
+  const current = (await alice.post(`/v1/keys/${key}/encrypt`, { plaintextBase64: b64('v2') })).body.ciphertextBase64;
+  t.equal((await alice.post(`/v1/keys/${key}/trim`, { minVersion: 2 })).status, 200);
+  const opened = await alice.post(`/v1/keys/${key}/decrypt`, { items: [{ ciphertextBase64: old }, { ciphertextBase64: current }] });
+  t.match(opened.body.results, [{ error: 'IllegalOperation', message: /version 1 .* was trimmed/ }, { plaintextBase64: b64('v2'), keyVersion: 2 }]);
+
+  t.equal((await alice.post(`/v1/keys/${key}/revoke`, {})).status, 200);
+  t.equal((await alice.call('DELETE', `/v1/keys/${key}?waitingDays=3`)).status, 202);
+  const refused = await alice.post(`/v1/keys/${key}/decrypt`, { items: [{ ciphertextBase64: current }] });
+  t.equal(refused.status, 409);
+  t.match(refused.body.message, /scheduled for destruction/);
+});
+
 t.test('Services and agents: a batch needs the operation as the single call does', async (t) => {
   const key = await service.key({ algorithm: 'AES' });
   const sealed = await service.post(`/v1/keys/${key}/encrypt`, { items: [{ plaintextBase64: b64('s') }, { plaintextBase64: b64('t') }] });
