@@ -71,6 +71,11 @@ export interface OperationAttributes {
    * new agent token) must not land in a model's context, and operator maintenance is not an agent's job.
    */
   toolName?: string | false;
+  /**
+   * Operations the handler also asks the policy for, on another resource (re-encryption: Encrypt on the
+   * destination key): a door lists the operation only to callers that may ever do all of them.
+   */
+  alsoNeeds?: Operation[];
 }
 
 /** How the HTTP door exposes an operation. Path parameters and the body (or the query, for GET) form the input. */

@@ -169,8 +169,9 @@ export class OperationPipeline {
       if (def.attributes?.humanOnly && principal.kind !== 'Human') return false;
       if (def.attributes?.authorizesItself) return true;
       if (!def.resourceFacts) return policy.authorize(principal, def.operation, def.resource(undefined)).allowed;
-      if (policy.mayEver) return policy.mayEver(principal, def.operation);
-      return principal.kind !== 'Agent' || principal.allowedOperations.includes(def.operation);
+      const needs = def.attributes?.alsoNeeds ? [def.operation, ...def.attributes.alsoNeeds] : [def.operation];
+      if (policy.mayEver) return needs.every((operation) => policy.mayEver!(principal, operation));
+      return principal.kind !== 'Agent' || needs.every((operation) => principal.allowedOperations.includes(operation));
     });
   }
 

@@ -1,5 +1,6 @@
 import t, { type Test } from 'tap';
 import { ApiClient, b64 } from '../helpers/client.ts';
+import { mcpClient } from '../helpers/mcp-client.ts';
 import { startTestService } from '../helpers/service.ts';
 import { mintToken, TEST_SECRET } from '../helpers/tokens.ts';
 
@@ -151,4 +152,26 @@ t.test('reencrypt refusals: nothing decrypted is ever returned', async (t) => {
   onlyError(t, await both.client.post(`/v1/keys/${bobs}/reencrypt`, body({ destinationKeyId: carols })), 403, "but never to a key its parent may not use");
   const agentRows = (await recordsOf(bobs)).filter((r) => r.principal.kind === 'Agent');
   t.ok(agentRows.some((r) => r.principal.subject === decryptOnly.id && r.outcome === 'PermissionDenied'), "the agent's refusal is audited under the agent");
+});
+
+t.test('the MCP door offers reencrypt only to a caller that may both decrypt and encrypt', async (t) => {
+  const toolsOf = async (agent: { jwt: string }) => {
+    const mcp = await mcpClient(svc.url, { Authorization: `Bearer ${agent.jwt}` });
+    t.teardown(() => mcp.close());
+    return (await mcp.listTools()).tools.map((x) => x.name);
+  };
+  const issue = async (scopes: string[]) => (await bob.post('/v1/agents/issue', { label: `mcp-${scopes.join('-')}`, scopes, ttlSeconds: 600 })).body;
+  const decryptOnly = await toolsOf(await issue(['Decrypt']));
+  t.ok(decryptOnly.includes('decrypt'));
+  t.notOk(decryptOnly.includes('reencrypt'), 'Decrypt alone: no reencrypt tool');
+  const encryptOnly = await toolsOf(await issue(['Encrypt']));
+  t.ok(encryptOnly.includes('generate_data_key'));
+  t.notOk(encryptOnly.includes('reencrypt'), 'Encrypt alone: no reencrypt tool');
+  t.ok((await toolsOf(await issue(['Decrypt', 'Encrypt']))).includes('reencrypt'), 'both: the tool is listed');
+  const doraTools = (await (async () => {
+    const mcp = await mcpClient(svc.url, { Authorization: `Bearer ${await mintToken({ sub: 'dora', svc_groups: ['decrypters'] })}` });
+    t.teardown(() => mcp.close());
+    return (await mcp.listTools()).tools.map((x) => x.name);
+  })());
+  t.notOk(doraTools.includes('reencrypt'), 'a Human whose bindings grant Decrypt but no Encrypt is not offered it');
 });

@@ -37,7 +37,7 @@ export function dataKeyOperations(crypto: KeyCrypto, factsOf: (id: unknown) => P
     }),
     defineOperation({
       id: 'Reencrypt', description: DATA_KEY_DESCRIPTIONS.Reencrypt, operation: 'Decrypt', group: 'Crypto', summary: 'Decrypt and encrypt again under a key (default this one, current version) inside the service', errors: [...STATE_ERRORS, 'DecryptionFailed'],
-      input: D.ReencryptInput, output: D.ReencryptResponse, http: { method: 'POST', path: '/v1/keys/:id/reencrypt' }, resource: byKey,
+      input: D.ReencryptInput, output: D.ReencryptResponse, http: { method: 'POST', path: '/v1/keys/:id/reencrypt' }, resource: byKey, attributes: { alsoNeeds: ['Encrypt'] },
       inputFacts: (input) => ({
         reencrypt: 'true',
         contextKeys: contextKeys(input.context),
