@@ -45,7 +45,8 @@ function hintsOf(tool: ToolEntry): string {
 
 function whoOf(def: AnyOperation): string {
   if (def.attributes?.humanOnly) return 'Humans only';
-  return `whoever the policy grants it; agents: scope \`${def.operation}\``;
+  const scopes = [def.operation, ...(def.attributes?.alsoNeeds ?? [])].map((operation) => `\`${operation}\``).join(' and ');
+  return `whoever the policy grants it; agents: scope${def.attributes?.alsoNeeds ? 's' : ''} ${scopes}`;
 }
 
 function restOf(def: AnyOperation): string {

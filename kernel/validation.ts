@@ -18,12 +18,41 @@ function describe(err: ErrorObject): string {
   return `${at} ${err.message ?? 'is invalid'}`;
 }
 
+type ObjectBranch = { properties?: Record<string, unknown>; required?: string[] };
+
+/**
+ * For a schema that is one of several object shapes (a call that takes one item or a batch of them),
+ * the branch the input means to be: the one declaring most of the input's fields, a required one
+ * counting double; the first on a tie. Its first error is the one reported, so a caller reads
+ * "items.3 is missing required field ..." instead of "must match a schema in anyOf".
+ */
+function closestBranch(branches: ObjectBranch[], value: unknown): number {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 0;
+  let best = 0;
+  let bestScore = -1;
+  branches.forEach((branch, i) => {
+    let score = 0;
+    for (const field of Object.keys(value)) {
+      if (!branch.properties || !Object.hasOwn(branch.properties, field)) continue;
+      score += branch.required?.includes(field) ? 2 : 1;
+    }
+    if (score > bestScore) [best, bestScore] = [i, score];
+  });
+  return best;
+}
+
 /** Compiles a TypeBox schema once, at boot; the returned check throws the catalogue's error. */
 export function compileValidator(schema: TSchema): Validator {
   const check: ValidateFunction = ajv.compile(schema);
+  const branches = Array.isArray(schema.anyOf) ? (schema.anyOf as Array<TSchema & ObjectBranch>) : undefined;
+  const branchChecks = branches?.map((branch) => ajv.compile(branch));
   return (value) => {
     if (check(value)) return;
-    const err = check.errors![0]!;
+    let err = check.errors![0]!;
+    if (branches && branchChecks) {
+      const branchCheck = branchChecks[closestBranch(branches, value)]!;
+      if (!branchCheck(value)) err = branchCheck.errors![0]!;
+    }
     throw new SvcError(SHAPE_KEYWORDS.has(err.keyword) ? 'BadRequest' : 'InvalidField', describe(err));
   };
 }

@@ -3,6 +3,7 @@ import { registerAdvisorCommands } from './commands/advisor.ts';
 import { registerAgentCommands } from './commands/agents.ts';
 import { registerAuditCommands } from './commands/audit.ts';
 import { registerKeyCrypto } from './commands/keys-crypto.ts';
+import { registerKeyDataKeys } from './commands/keys-data-keys.ts';
 import { registerKeyLifecycle } from './commands/keys-lifecycle.ts';
 import { registerKeyDestruction } from './commands/keys-destruction.ts';
 import { registerKeyTransfer } from './commands/keys-transfer.ts';
@@ -46,6 +47,7 @@ export function buildProgram(): Command {
     'svc keys create --name payments --algorithm AES', 'svc keys list');
   registerKeyLifecycle(keys);
   registerKeyCrypto(keys);
+  registerKeyDataKeys(keys);
   registerKeyDestruction(keys);
   registerKeyTransfer(keys);
   registerAgentCommands(program);

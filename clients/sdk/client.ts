@@ -1,6 +1,7 @@
 import { Buffer } from 'node:buffer';
 import { Transport, type CallOptions, type Credentials, type RetryOptions } from './transport.ts';
 import type * as T from './types.ts';
+import { type BatchItemError, type DataKeyOptions, type DataKeyResult, type DecryptItem, type EncryptItem, isBatchItemError, type ReencryptOptions, type ReencryptResult, type SignItem, type VerifyItem } from './batch-types.ts';
 import { fetchWithTls, type ClientTls } from './tls-fetch.ts';
 import { wrapKeyMaterial } from './key-wrapping.ts';
 
@@ -159,6 +160,48 @@ export class SvcClient {
   async importKey(spec: T.KeySpecRequest, material: Uint8Array, opts?: CallOptions): Promise<T.ManagedKey> {
     const parameters = await this.getImportParameters({ algorithm: spec.algorithm, ...(spec.sizeBits === undefined ? {} : { sizeBits: spec.sizeBits }), ...(spec.curve === undefined ? {} : { curve: spec.curve }) }, opts);
     return this.importWrappedKey(spec, parameters.importToken, wrapKeyMaterial(parameters.wrappingPublicKeyPem, material), opts);
+  }
+
+  // Data keys, re-encryption and batches
+
+  /** A fresh data key for envelope encryption and its ciphertext under the key; decrypt(ciphertext, context) gives it back. */
+  async generateDataKey(id: string, options: DataKeyOptions = {}, opts?: CallOptions): Promise<DataKeyResult> {
+    const r = await this.http.send<{ ciphertextBase64: string; plaintextBase64?: string; keyVersion: number; algorithm: string }>(
+      { method: 'POST', path: key(id, '/data-key'), body: options, idempotent: false }, opts);
+    return { ciphertext: bytes(r.ciphertextBase64), ...(r.plaintextBase64 === undefined ? {} : { plaintext: bytes(r.plaintextBase64) }), keyVersion: r.keyVersion, algorithm: r.algorithm };
+  }
+
+  /** Decrypts under `id` and encrypts under the destination (default `id`'s current version) inside the service. */
+  async reencrypt(id: string, ciphertext: Uint8Array, options: ReencryptOptions = {}, opts?: CallOptions): Promise<ReencryptResult> {
+    const r = await this.http.send<{ ciphertextBase64: string; keyVersion: number; sourceKeyVersion: number }>(
+      { method: 'POST', path: key(id, '/reencrypt'), body: { ciphertextBase64: b64(ciphertext), ...options }, idempotent: false }, opts);
+    return { ciphertext: bytes(r.ciphertextBase64), keyVersion: r.keyVersion, sourceKeyVersion: r.sourceKeyVersion };
+  }
+
+  /** Up to 1000 items in one call; each result is the item's answer or its BatchItemError (isBatchItemError), in order. */
+  async encryptBatch(id: string, items: EncryptItem[], opts?: CallOptions): Promise<Array<T.EncryptResult | BatchItemError>> {
+    const results = await this.batch<{ ciphertextBase64: string; keyVersion: number; algorithm: string }>(id, '/encrypt', items.map((i) => ({ plaintextBase64: b64(i.plaintext), context: i.context })), false, opts);
+    return results.map((r) => (isBatchItemError(r) ? r : { ciphertext: bytes(r.ciphertextBase64), keyVersion: r.keyVersion, algorithm: r.algorithm }));
+  }
+
+  async decryptBatch(id: string, items: DecryptItem[], opts?: CallOptions): Promise<Array<T.DecryptResult | BatchItemError>> {
+    const results = await this.batch<{ plaintextBase64: string; keyVersion: number }>(id, '/decrypt', items.map((i) => ({ ciphertextBase64: b64(i.ciphertext), context: i.context })), true, opts);
+    return results.map((r) => (isBatchItemError(r) ? r : { plaintext: bytes(r.plaintextBase64), keyVersion: r.keyVersion }));
+  }
+
+  async signBatch(id: string, items: SignItem[], opts?: CallOptions): Promise<Array<T.SignResult | BatchItemError>> {
+    const results = await this.batch<{ signatureBase64: string; algorithm: string; keyVersion: number }>(id, '/sign', items.map((i) => ({ messageBase64: b64(i.message), algorithm: i.algorithm })), false, opts);
+    return results.map((r) => (isBatchItemError(r) ? r : { signature: bytes(r.signatureBase64), algorithm: r.algorithm, keyVersion: r.keyVersion }));
+  }
+
+  verifyBatch(id: string, items: VerifyItem[], opts?: CallOptions): Promise<Array<T.VerifyResult | BatchItemError>> {
+    const body = items.map((i) => ({ messageBase64: b64(i.message), signatureBase64: b64(i.signature), algorithm: i.algorithm, keyVersion: i.keyVersion }));
+    return this.batch<T.VerifyResult>(id, '/verify', body, true, opts);
+  }
+
+  private async batch<R>(id: string, path: string, items: object[], idempotent: boolean, opts?: CallOptions): Promise<Array<R | BatchItemError>> {
+    const r = await this.http.send<{ results: Array<R | BatchItemError> }>({ method: 'POST', path: key(id, path), body: { items }, idempotent }, opts);
+    return r.results;
   }
 
   // Agents and tokens

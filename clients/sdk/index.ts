@@ -4,3 +4,5 @@ export { wrapKeyMaterial } from './key-wrapping.ts';
 export type { ClientTls } from './tls-fetch.ts';
 export type { CallOptions, Credentials, RetryOptions } from './transport.ts';
 export type * from './types.ts';
+export { isBatchItemError } from './batch-types.ts';
+export type * from './batch-types.ts';

@@ -46,10 +46,20 @@ function operationErrors(def: AnyOperation, hasInput: boolean, hasBody: boolean)
   return codes;
 }
 
+/**
+ * The input's shapes: one object, or (a call that also takes a batch) the object branches of its anyOf.
+ * Each shape holds the path fields; the body is a shape minus them.
+ */
+const inputShapes = (input: TSchema): TObject[] => (Array.isArray(input.anyOf) ? (input.anyOf as TObject[]) : [input as TObject]);
+
+/** The component name of a shape after the first: its title with Input (or Response) replaced, else numbered. */
+const shapeName = (shape: TSchema, fallback: string, from: string, to: string) => (typeof shape.title === 'string' ? shape.title.replace(new RegExp(`${from}$`), '') + to : fallback);
+
 function operationEntry(def: AnyOperation, components: SchemaComponents): [string, string, Record<string, unknown>] {
   const http = def.http!;
   const fromPath = pathFields(http.path);
-  const input = def.input as TObject;
+  const shapes = inputShapes(def.input);
+  const input = shapes[0]!;
   const rest = Type.Omit(input, fromPath);
   const restProps = Object.keys(rest.properties ?? {});
   const parameters: unknown[] = fromPath.map((name) => ({ name, in: 'path', required: true, schema: components.use(input.properties[name] ?? Type.String()) }));
@@ -60,14 +70,19 @@ function operationEntry(def: AnyOperation, components: SchemaComponents): [strin
   if (http.method !== 'POST') {
     for (const name of restProps) parameters.push({ name, in: 'query', required: (rest.required ?? []).includes(name), schema: components.use((rest.properties as Record<string, TSchema>)[name]!) });
   } else if (hasBody) {
-    const { title: _, ...body } = JSON.parse(JSON.stringify(rest)) as Record<string, unknown>;
+    const bodies = shapes.map((shape, i) => {
+      const { title: _, ...body } = JSON.parse(JSON.stringify(i === 0 ? rest : Type.Omit(shape, fromPath))) as Record<string, unknown>;
+      return components.use(body, i === 0 ? `${def.id}Request` : shapeName(shape, `${def.id}Request${i + 1}`, 'Input', 'Request'));
+    });
     // Rotate's and revoke's bodies may be left out (every field optional); the others are required.
-    op.requestBody = { required: (rest.required ?? []).length > 0, content: { 'application/json': { schema: components.use(body, `${def.id}Request`) } } };
+    const schema = bodies.length === 1 ? bodies[0] : { oneOf: bodies };
+    op.requestBody = { required: shapes.some((shape) => (Type.Omit(shape, fromPath).required ?? []).length > 0), content: { 'application/json': { schema } } };
   }
   op.parameters = [...parameters, ...PROMPT_PARAMETER_REFS];
-  const output = def.output as TSchema & { title?: string };
+  const outputs = Array.isArray(def.output.anyOf) ? (def.output.anyOf as TSchema[]) : [def.output];
+  const answers = outputs.map((output, i) => components.use(output, output.title ?? (i === 0 ? `${def.id}Response` : `${def.id}Response${i + 1}`)));
   op.responses = {
-    [String(http.status ?? 200)]: { description: 'Success', content: { 'application/json': { schema: components.use(output, output.title ?? `${def.id}Response`) } } },
+    [String(http.status ?? 200)]: { description: 'Success', content: { 'application/json': { schema: answers.length === 1 ? answers[0] : { oneOf: answers } } } },
     ...(http.accepted ? { '202': { description: 'Accepted: done later', content: { 'application/json': { schema: components.use(http.accepted.output, (http.accepted.output as { title?: string }).title ?? `${def.id}AcceptedResponse`) } } } } : {}),
     ...errorResponses(operationErrors(def, restProps.length > 0, hasBody)),
   };

@@ -85,6 +85,10 @@ export function operationRoute(def: AnyOperation, deps: HttpDoorDeps): Middlewar
     else if (!rejected) for (const f of fields) (input as Record<string, unknown>)[f] = ctx.params[f];
     const result = await deps.pipeline.run(def.id, rejected ? undefined : input, { principal, requestId: ctx.state.requestId as string, door: 'http', context, sourceIp: ctx.req.socket.remoteAddress ?? '' }, rejected);
     ctx.status = http.accepted?.when(result) ? 202 : http.status ?? 200;
-    ctx.body = result;
+    if (result === undefined) return;
+    // Serialised and encoded once here: an object body makes Koa stringify it, then scan the string
+    // again for its byte length, then encode it on write (a batch answer is some 140 KB).
+    ctx.type = 'json';
+    ctx.body = Buffer.from(JSON.stringify(result));
   };
 }

@@ -39,8 +39,12 @@ export interface OperationCall {
   successRecord(facts?: AuditFacts): AuditRecord;
   /** Tells the pipeline that this record committed with the change: it is then the call's one record. */
   journaled(record: AuditRecord): void;
-  /** What the policy says of this caller doing `operation` on `resource` (always true for svc-system). */
-  permits(operation: Operation, resource: string): boolean;
+  /**
+   * What the policy says of this caller doing `operation` on `resource` (always true for svc-system).
+   * `facts` are the resource key's (owner, name) for a policy whose bindings are scoped to keys: an
+   * operation that touches a second key (re-encryption's destination) asks about it this way.
+   */
+  permits(operation: Operation, resource: string, facts?: ResourceFacts): boolean;
 }
 
 export interface OperationAttributes {
@@ -72,9 +76,14 @@ export interface OperationAttributes {
    * or takes in raw key material (export, import), or erases at once what an agent may only schedule (trim).
    */
   agentsRefused?: string;
+  /**
+   * Operations the handler also asks the policy for, on another resource (re-encryption: Encrypt on the
+   * destination key): a door lists the operation only to callers that may ever do all of them.
+   */
+  alsoNeeds?: Operation[];
 }
 
-/** How the HTTP door exposes an operation. Path parameters and the body (or the query, for GET) form the input. */
+/** How the HTTP door exposes an operation. Path parameters and the body (or the query, for GET and DELETE) form the input. */
 export interface HttpBinding {
   method: 'GET' | 'POST' | 'DELETE';
   /** Koa-style path; `:name` segments become input fields of that name. */
@@ -118,6 +127,11 @@ export interface OperationDef<I extends TSchema = TSchema, O extends TSchema = T
    * input is validated, like `resource`; undefined when the input names no existing key.
    */
   resourceFacts?(input: Partial<Static<I>> | undefined, principal: Principal): Promise<ResourceFacts | undefined>;
+  /**
+   * How many units of the caller's rate limit the call takes (a batch: its items); 1 when absent. Runs
+   * before the input is validated, like `resource`, so it must accept any value; the limiter bounds it.
+   */
+  cost?(input: Partial<Static<I>> | undefined): number;
   /** Facts read from the input alone, audited whatever the outcome (context keys, lengths, a reason). */
   inputFacts?(input: Static<I>): Record<string, string>;
   attributes?: OperationAttributes;

@@ -7,7 +7,7 @@ import type { KmsMetrics } from '../observability/metrics.ts';
 import { NO_SPAN, OperationSpan, type OperationTrace } from '../observability/trace-scope.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Logger } from '../ports/logger.ts';
-import type { Policy } from '../ports/policy.ts';
+import type { Policy, ResourceFacts } from '../ports/policy.ts';
 import type { RiskAssessor, RiskDecision } from '../ports/risk.ts';
 import { compileValidator, type Validator } from '../validation.ts';
 import { nulCharacterError } from './nul-characters.ts';
@@ -102,8 +102,8 @@ class PipelineCall implements OperationCall {
     this.committed = record;
   }
 
-  permits(operation: Operation, resource: string): boolean {
-    return this.principal === SYSTEM_PRINCIPAL || this.policy.authorize(this.principal, operation, resource).allowed;
+  permits(operation: Operation, resource: string, facts?: ResourceFacts): boolean {
+    return this.principal === SYSTEM_PRINCIPAL || this.policy.authorize(this.principal, operation, resource, facts).allowed;
   }
 
   /** The call's audit record: bounded, with the facts of its outcome and the caller's decoration. */
@@ -144,9 +144,9 @@ export class OperationPipeline {
     if (problems.length) throw new Error(`operations: ${problems.join('; ')}`);
   }
 
-  private limit(principal: Principal, now: number): void {
+  private limit(principal: Principal, now: number, units: number): void {
     try {
-      this.deps.rateLimiter!.take(principal, now);
+      this.deps.rateLimiter!.take(principal, now, units);
     } catch (err) {
       this.deps.metrics.rateLimited(principal.kind);
       throw err;
@@ -170,8 +170,9 @@ export class OperationPipeline {
       if (def.attributes?.agentsRefused && principal.kind === 'Agent') return false;
       if (def.attributes?.authorizesItself) return true;
       if (!def.resourceFacts) return policy.authorize(principal, def.operation, def.resource(undefined)).allowed;
-      if (policy.mayEver) return policy.mayEver(principal, def.operation);
-      return principal.kind !== 'Agent' || principal.allowedOperations.includes(def.operation);
+      const needs = def.attributes?.alsoNeeds ? [def.operation, ...def.attributes.alsoNeeds] : [def.operation];
+      if (policy.mayEver) return needs.every((operation) => policy.mayEver!(principal, operation));
+      return principal.kind !== 'Agent' || needs.every((operation) => principal.allowedOperations.includes(operation));
     });
   }
 
@@ -197,7 +198,7 @@ export class OperationPipeline {
     let handled: { result: unknown; audit?: AuditFacts } | undefined;
     try {
       if (principal !== SYSTEM_PRINCIPAL) {
-        if (this.deps.rateLimiter) this.limit(principal, started);
+        if (this.deps.rateLimiter) this.limit(principal, started, def.cost ? def.cost(input as never) : 1);
         if (def.attributes?.humanOnly && principal.kind !== 'Human') {
           throw new SvcError('PermissionDenied', `${def.operation} (${def.id}) is for human principals only; ${principal.kind} callers are refused`);
         }

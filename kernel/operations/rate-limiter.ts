@@ -17,7 +17,7 @@ class Bucket {
 /**
  * Per-principal token buckets on this node (settings rateLimit.*): each caller may make `burst`
  * calls at once and `requestsPerSecond` on average; beyond that a call is 429 TooManyRequests with the
- * whole seconds until one more would pass. An agent's call takes one token from its own bucket AND one
+ * whole seconds until one more would pass. A batch counts each of its items as a call. An agent's call takes one token from its own bucket AND one
  * from its parent's (the parent's Human bucket), so a user's agents share the user's limit instead of
  * multiplying it; when either is empty neither is charged. One or two map lookups and a little
  * arithmetic per call; buckets of callers not seen for a while are dropped first when the table is full
@@ -31,21 +31,28 @@ export class RateLimiter {
     this.perMs = limit.requestsPerSecond / 1000;
   }
 
-  /** Takes one call from the principal's bucket (and an agent's parent's) at `nowMs` (a monotonic clock); throws 429 when one is empty. */
-  take(principal: Principal, nowMs: number): void {
+  /**
+   * Takes `units` (a call: 1; a batch: its items) from the principal's bucket (and an agent's parent's)
+   * at `nowMs` (a monotonic clock); throws 429 when one holds too few. A bucket never holds more than
+   * `burst`, so a call of more units passes once the bucket is full and leaves it in debt: the caller
+   * then waits until the debt is paid, and the average stays `requestsPerSecond` units.
+   */
+  take(principal: Principal, nowMs: number, units = 1): void {
     const own = this.refilled(principal.kind, principal.subject, nowMs);
     // Agents are issued by Humans only, so the parent's calls are in the Human table under its subject.
     const parentSubject = principal.kind === 'Agent' ? principal.parent : undefined;
     const parent = parentSubject === undefined ? undefined : this.refilled('Human', parentSubject, nowMs);
-    if (own.tokens >= 1 && (parent === undefined || parent.tokens >= 1)) {
-      own.tokens -= 1;
-      if (parent) parent.tokens -= 1;
+    const needed = Math.min(units, this.limit.burst);
+    if (own.tokens >= needed && (parent === undefined || parent.tokens >= needed)) {
+      own.tokens -= units;
+      if (parent) parent.tokens -= units;
       return;
     }
-    const empty = own.tokens < 1 ? own : parent!;
-    const retryAfterSeconds = Math.max(1, Math.ceil((1 - empty.tokens) / this.limit.requestsPerSecond));
+    const empty = own.tokens < needed ? own : parent!;
+    const retryAfterSeconds = Math.max(1, Math.ceil((needed - empty.tokens) / this.limit.requestsPerSecond));
     const who = empty === own ? `${principal.subject} is` : `${principal.subject}'s parent ${parentSubject} is`;
-    throw new SvcError('TooManyRequests', `${who} over its rate limit of ${this.limit.requestsPerSecond} requests per second (burst ${this.limit.burst}); retry after ${retryAfterSeconds} s`, { retryAfterSeconds });
+    const counted = units === 1 ? '' : ` (this call counts ${units} items)`;
+    throw new SvcError('TooManyRequests', `${who} over its rate limit of ${this.limit.requestsPerSecond} requests per second (burst ${this.limit.burst})${counted}; retry after ${retryAfterSeconds} s`, { retryAfterSeconds });
   }
 
   /** The caller's bucket brought up to `nowMs` (a new one starts full). */

@@ -2,6 +2,8 @@ import { definePlugin, KERNEL_API_VERSION, type OperationContribution, operation
 import { keyServicePort } from './key-service.ts';
 import { cryptoOperations } from './operations/crypto.ts';
 import { withKeyFacts } from './operations/key-facts.ts';
+import { withBatches } from './operations/batches.ts';
+import { dataKeyOperations } from './operations/data-keys.ts';
 import { lifecycleOperations, rewrapOperation } from './operations/lifecycle.ts';
 import { destructionOperations } from './operations/destruction.ts';
 import { transferOperations } from './operations/transfer.ts';
@@ -15,11 +17,12 @@ export default definePlugin({
   create: ({ deps }): OperationContribution => ({
     groups: {
       Keys: 'Create keys and run their lifecycle: activate, rotate, revoke, mark compromised, destroy; read a key and its public key.',
-      Crypto: 'Sign, verify, encrypt, decrypt, wrap and unwrap under a managed key.',
+      Crypto: 'Sign, verify, encrypt, decrypt, wrap and unwrap under a managed key, one item or a batch; data keys for envelope encryption; re-encryption inside the service.',
     },
     operations: [
-      ...withKeyFacts([...lifecycleOperations(deps.service.lifecycle, deps.service.destruction), ...cryptoOperations(deps.service.crypto)], deps.service.facts),
+      ...withBatches(withKeyFacts([...lifecycleOperations(deps.service.lifecycle, deps.service.destruction), ...cryptoOperations(deps.service.crypto)], deps.service.facts), deps.service.batches),
       ...withKeyFacts(destructionOperations(deps.service.destruction), deps.service.facts),
+      ...withKeyFacts(dataKeyOperations(deps.service.crypto, deps.service.facts), deps.service.facts),
       rewrapOperation(deps.service.wrapping, () => deps.rootOfTrust.currentKekId()),
       // Export reads the key's facts like any operation on :id; import's are the key it would create.
       ...withKeyFacts(transferOperations(deps.service.exporter, deps.service.importer), deps.service.facts),

@@ -5,9 +5,9 @@ import { resolveSigAlgorithm, signMessage, verifySignature } from './crypto/sign
 import { requireUsable } from './key-state.ts';
 import type { KeyStore } from './key-store.ts';
 
-const MAX_PLAINTEXT = 64 * 1024;
+export const MAX_PLAINTEXT = 64 * 1024;
 // One message for every decrypt/unwrap failure after the state checks, so errors are no oracle.
-const DECRYPTION_FAILED = 'the ciphertext could not be decrypted with this key and context';
+export const DECRYPTION_FAILED = 'the ciphertext could not be decrypted with this key and context';
 
 /** Hooks of the rotation scheduler: a due TimeBased key rotates before use; OpCountBased counts uses. */
 export interface RotationHooks {
@@ -16,7 +16,7 @@ export interface RotationHooks {
   afterProduce(key: ManagedKey): void;
 }
 
-function requireAes(key: ManagedKey, operation: string): void {
+export function requireAes(key: ManagedKey, operation: string): void {
   if (key.spec.algorithm !== 'AES') throw new SvcError('InvalidField', `${operation} needs an AES key; key ${key.id} is ${key.spec.algorithm}`);
 }
 

@@ -11,6 +11,7 @@ import {
 } from '../../kernel/index.ts';
 import type { Registry } from 'prom-client';
 import { KeyCrypto } from './key-crypto.ts';
+import { KeyBatchCrypto } from './key-batch-crypto.ts';
 import { KeyLifecycle } from './key-lifecycle.ts';
 import { KeyStore } from './key-store.ts';
 import { KeyWrapping, type KwkCacheSettings } from './key-wrapping.ts';
@@ -25,6 +26,8 @@ import { DestroyScheduler } from './destroy-scheduler.ts';
 export class KeyService implements Lifecycle {
   readonly lifecycle: KeyLifecycle;
   readonly crypto: KeyCrypto;
+  /** Encrypt, decrypt, sign and verify of many items under one key, read and checked once per batch. */
+  readonly batches: KeyBatchCrypto;
   readonly wrapping: KeyWrapping;
   /** The background erase after destroy (svc_erasure_pending, the `erasure` readiness check). */
   readonly erasure: ErasureWorker;
@@ -56,6 +59,7 @@ export class KeyService implements Lifecycle {
     this.lifecycle = new KeyLifecycle(store, clock, this.erasure);
     this.scheduler = new RotationScheduler(store, journal, operations, clock, logger, Math.max(1, settings.rotationCheckSeconds));
     this.crypto = new KeyCrypto(store, this.scheduler);
+    this.batches = new KeyBatchCrypto(store, this.scheduler);
     const destruction = settings.destruction ?? { destroyWaitingDays: 0, agentDestroyWaitingDays: 7, checkSeconds: 60 };
     this.destruction = new KeyDestruction(store, this.lifecycle, this.wrapping, this.erasure, clock, destruction);
     this.destroyScheduler = new DestroyScheduler(journal, operations, clock, logger, Math.max(1, destruction.checkSeconds));

@@ -28,8 +28,23 @@ const KEY_ARGUMENT = 'keyId';
 /** A plain JSON copy of a TypeBox schema (TypeBox's symbol keys are dropped; the object is ours to edit). */
 const plain = (schema: unknown): Record<string, unknown> => JSON.parse(JSON.stringify(schema ?? {})) as Record<string, unknown>;
 
+/**
+ * An input that takes one of several object shapes (one item, or a batch of items) as one object whose
+ * fields are every shape's, required only where every shape requires them: tool schemas must be
+ * objects, and a model fills named fields better than it picks an anyOf branch. The server still
+ * validates the shapes, so a mix of them is refused with a message naming the field.
+ */
+function mergedShapes(schema: Record<string, unknown>): Record<string, unknown> {
+  const shapes = schema.anyOf as Array<{ properties?: Record<string, object>; required?: string[] }>;
+  const properties: Record<string, object> = {};
+  for (const shape of shapes) Object.assign(properties, shape.properties);
+  const required = Object.keys(properties).filter((name) => shapes.every((shape) => shape.required?.includes(name)));
+  return { type: 'object', properties, required, additionalProperties: false };
+}
+
 function inputSchemaOf(def: AnyOperation): { schema: JsonObjectSchema; keyIdArgument: boolean } {
-  const schema = plain(def.input) as JsonObjectSchema;
+  const declared = plain(def.input);
+  const schema = (Array.isArray(declared.anyOf) ? mergedShapes(declared) : declared) as JsonObjectSchema;
   schema.type = 'object';
   delete schema.$id;
   const props = schema.properties;
@@ -42,7 +57,9 @@ function inputSchemaOf(def: AnyOperation): { schema: JsonObjectSchema; keyIdArgu
 }
 
 function outputSchemaOf(def: AnyOperation): JsonObjectSchema | undefined {
-  const schema = plain(def.output);
+  let schema = plain(def.output);
+  // One of several object answers (one item's, or a batch's) is still an object.
+  if (Array.isArray(schema.anyOf) && (schema.anyOf as Array<{ type?: unknown }>).every((shape) => shape.type === 'object')) schema = { type: 'object', anyOf: schema.anyOf };
   // MCP output schemas describe an object; an answer of another shape is still sent as text.
   if (schema.type !== 'object') return undefined;
   // A client may compile every tool's schemas in one validator, where an $id must be unique.

@@ -34,7 +34,7 @@ t.test('an agent sees only its scopes; a call outside them is the REST refusal, 
   const issued = (await alice.post('/v1/agents/issue', { label: 'bot', scopes: ['Encrypt', 'Get'], ttlSeconds: 600 })).body;
   const mcp = await mcpClient(svc.url, bearer(issued.jwt));
   t.teardown(() => mcp.close());
-  t.same((await mcp.listTools()).tools.map((x) => x.name).sort(), ['encrypt', 'get_key', 'get_public_key'], 'Encrypt and Get only; no Human-only tool');
+  t.same((await mcp.listTools()).tools.map((x) => x.name).sort(), ['encrypt', 'generate_data_key', 'get_key', 'get_public_key'], 'Encrypt and Get only (a data key is an Encrypt); no Human-only tool');
 
   const viaMcp = await mcp.tool('decrypt', { keyId: key, ciphertextBase64: b64('x') });
   const viaRest = await new ApiClient(svc.url, bearer(issued.jwt)).post(`/v1/keys/${key}/decrypt`, { ciphertextBase64: b64('x') });
@@ -138,6 +138,6 @@ t.test('role-based Humans see the tools some binding grants them', async (t) => 
   const auditor = await mcpClient(svc.url, bearer(await mintToken({ sub: 'dave', groups: ['auditors'] })));
   t.teardown(() => Promise.all([user.close(), auditor.close()]));
   const names = async (c: typeof user) => (await c.listTools()).tools.map((x) => x.name).sort();
-  t.same(await names(user), ['create_key', 'decrypt', 'encrypt', 'get_key', 'get_public_key', 'list_agents', 'revoke_agent']);
+  t.same(await names(user), ['create_key', 'decrypt', 'encrypt', 'generate_data_key', 'get_key', 'get_public_key', 'list_agents', 'reencrypt', 'revoke_agent']);
   t.same(await names(auditor), ['advisor_explain', 'advisor_scan', 'list_agents', 'query_audit', 'revoke_agent']);
 });

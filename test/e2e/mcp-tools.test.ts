@@ -7,6 +7,7 @@ import { mintToken, TEST_SECRET } from '../helpers/tokens.ts';
 const TOOLS = [
   'create_key', 'get_key', 'get_public_key', 'activate_key', 'encrypt', 'decrypt', 'sign', 'verify', 'wrap_key', 'unwrap_key',
   'rotate_key', 'revoke_key', 'compromise_key', 'destroy_key', 'cancel_destroy', 'trim_key', 'query_audit', 'list_agents', 'revoke_agent', 'advisor_scan', 'advisor_explain',
+  'generate_data_key', 'reencrypt',
 ];
 const READ_ONLY = ['get_key', 'get_public_key', 'verify', 'query_audit', 'list_agents', 'advisor_scan', 'advisor_explain'];
 const DESTRUCTIVE = ['rotate_key', 'revoke_key', 'compromise_key', 'destroy_key', 'trim_key', 'revoke_agent'];
@@ -33,7 +34,8 @@ t.test('a Human lists every tool, with schemas and annotations, and calls each o
     t.equal(tool.annotations?.destructiveHint, DESTRUCTIVE.includes(tool.name), `${tool.name} destructiveHint`);
   }
   const encrypt = tools.find((x) => x.name === 'encrypt')!;
-  t.match(encrypt.inputSchema, { properties: { keyId: { type: 'string' }, plaintextBase64: {} }, required: ['keyId', 'plaintextBase64'] }, 'the key id is keyId');
+  // One item or a batch: the tool's fields are both shapes', required only where both require them.
+  t.match(encrypt.inputSchema, { properties: { keyId: { type: 'string' }, plaintextBase64: {}, items: { type: 'array' } }, required: ['keyId'] }, 'the key id is keyId');
   t.notOk('id' in (encrypt.inputSchema.properties ?? {}));
 
   const called = new Set<string>();
@@ -52,6 +54,11 @@ t.test('a Human lists every tool, with schemas and annotations, and calls each o
   const dek = Buffer.alloc(32, 7).toString('base64');
   const { wrappedDekBase64 } = await ok('wrap_key', { keyId: aes, dekBase64: dek });
   t.equal((await ok('unwrap_key', { keyId: aes, wrappedDekBase64 })).dekBase64, dek);
+  const dataKey = await ok('generate_data_key', { keyId: aes, context: { app: 'test' }, plaintext: false });
+  t.notOk('plaintextBase64' in dataKey, 'a data key without its plaintext');
+  t.match(await ok('reencrypt', { keyId: aes, ciphertextBase64: dataKey.ciphertextBase64, context: { app: 'test' } }), { keyVersion: 1, sourceKeyVersion: 1 });
+  const batch = await ok('encrypt', { keyId: aes, items: [{ plaintextBase64: secretText }, { plaintextBase64: 'not base64!' }] });
+  t.match(batch.results, [{ keyVersion: 1 }, { error: 'InvalidField' }], 'a batch through the tool');
   t.equal((await ok('rotate_key', { keyId: aes })).currentVersion ?? 2, 2);
   t.match(await ok('trim_key', { keyId: aes, minVersion: 2 }), { minVersion: 2 });
   await ok('revoke_key', { keyId: aes, reason: 'done' });

@@ -9,17 +9,17 @@ import type { SignatureAlgorithm } from '../../sdk/index.ts';
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 
 /** --message / --message-base64 / --file, else stdin. */
-function withData(cmd: Command, what: string): Command {
+export function withData(cmd: Command, what: string): Command {
   return cmd
     .option('--message <text>', `${what} as UTF-8 text`)
     .option('--message-base64 <b64>', `${what} as standard base64`)
     .option('--file <path>', `${what}: the raw bytes of a file (default: stdin)`);
 }
 
-const withOut = (cmd: Command) => cmd.option('--out <file>', 'write the raw result bytes to FILE (- for stdout) instead of printing base64');
+export const withOut = (cmd: Command) => cmd.option('--out <file>', 'write the raw result bytes to FILE (- for stdout) instead of printing base64');
 
 /** Prints a result whose main field is bytes: raw to --out, else base64 under the API's field name. */
-function emitBytes(field: string, bytes: Uint8Array, rest: Record<string, unknown>, out: string | undefined, json: boolean | undefined): void {
+export function emitBytes(field: string, bytes: Uint8Array, rest: Record<string, unknown>, out: string | undefined, json: boolean | undefined): void {
   if (out) writeBytes(out, bytes);
   else print({ [field]: b64(bytes), ...rest }, json);
 }

@@ -8,6 +8,7 @@ import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -183,6 +184,42 @@ public final class SvcClient {
         return importWrappedKey(spec, parameters.importToken(), KeyMaterialWrapping.wrap(parameters.wrappingPublicKeyPem(), material));
     }
 
+    // Data keys, re-encryption and batches
+
+    /** A fresh data key of {@code sizeBits} (128, 192 or 256) and its ciphertext under the key; without {@code plaintext}, the ciphertext only. */
+    public DataKeyResult generateDataKey(String id, int sizeBits, Map<String, String> context, boolean plaintext) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("sizeBits", sizeBits);
+        if (context != null) body.put("context", context);
+        body.put("plaintext", plaintext);
+        return http.send("POST", key(id, "/data-key"), null, body, false, DataKeyResult.class);
+    }
+
+    /**
+     * Decrypts under {@code id} and encrypts under {@code destinationKeyId} (null: the same key, its current
+     * version) inside the service; {@code destinationContext} null keeps the context.
+     */
+    public ReencryptResult reencrypt(String id, String ciphertextBase64, Map<String, String> context, String destinationKeyId, Map<String, String> destinationContext) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("ciphertextBase64", ciphertextBase64);
+        if (context != null) body.put("context", context);
+        if (destinationKeyId != null) body.put("destinationKeyId", destinationKeyId);
+        if (destinationContext != null) body.put("destinationContext", destinationContext);
+        return http.send("POST", key(id, "/reencrypt"), null, body, false, ReencryptResult.class);
+    }
+
+    /** Up to 1000 items in one call; the answers come in the items' order, a failed item as its error. */
+    public List<EncryptBatchResult> encryptBatch(String id, List<EncryptItem> items) {
+        List<Map<String, Object>> bodies = new ArrayList<>();
+        for (EncryptItem item : items) {
+            Map<String, Object> body = new LinkedHashMap<>();
+            body.put("plaintextBase64", B64.encodeToString(item.plaintext()));
+            if (item.context() != null) body.put("context", item.context());
+            bodies.add(body);
+        }
+        return List.of(http.send("POST", key(id, "/encrypt"), null, Map.of("items", bodies), false, EncryptBatchAnswer.class).results());
+    }
+
     // Agents and audit
 
     /**
@@ -200,6 +237,9 @@ public final class SvcClient {
 
     private static String key(String id, String rest) {
         return "/v1/keys/" + URLEncoder.encode(id, StandardCharsets.UTF_8).replace("+", "%20") + rest;
+    }
+
+    private record EncryptBatchAnswer(EncryptBatchResult[] results) {
     }
 
     private record DecryptAnswer(String plaintextBase64, int keyVersion) {

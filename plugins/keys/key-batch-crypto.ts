@@ -1,0 +1,140 @@
+import { type ManagedKey, SvcError, type TraceScope } from '../../kernel/index.ts';
+import { envelopeVersion, open, seal } from './crypto/envelope.ts';
+import type { ParsedMaterial } from './crypto/material.ts';
+import { resolveSigAlgorithm, signMessage, verifySignature } from './crypto/signatures.ts';
+import { DECRYPTION_FAILED, MAX_PLAINTEXT, requireAes, type RotationHooks } from './key-crypto.ts';
+import { requireUsable } from './key-state.ts';
+import type { KeyStore } from './key-store.ts';
+
+/**
+ * The versions' material of one key as a batch reads it: each version asked of the store once per
+ * batch, however many items name it (the store's cache is keyed per material, but even its lookup and
+ * the KWK behind it are paid once, not per item).
+ */
+class VersionMaterial {
+  private readonly read = new Map<number, Promise<ParsedMaterial>>();
+
+  constructor(private readonly store: KeyStore, readonly key: ManagedKey, private readonly trace: TraceScope) {}
+
+  of(version: number): Promise<ParsedMaterial> {
+    let material = this.read.get(version);
+    if (!material) this.read.set(version, (material = this.store.materialOf(this.key, version, this.trace)));
+    return material;
+  }
+}
+
+/** Encrypts the items of one batch under the key's current version, looked up and checked once. */
+export class BatchEncryptor {
+  readonly algorithm: string;
+
+  constructor(readonly key: ManagedKey, private readonly secret: Buffer, private readonly rotation: RotationHooks) {
+    this.algorithm = `AesGcm${key.spec.sizeBits}`;
+  }
+
+  encrypt(plaintext: Buffer, context: Record<string, string>) {
+    if (plaintext.length > MAX_PLAINTEXT) throw new SvcError('InvalidField', `plaintext must be at most ${MAX_PLAINTEXT} bytes; use wrap for envelope encryption of larger data`);
+    const ciphertext = seal(this.secret, this.key.id, this.key.currentVersion, context, plaintext);
+    this.rotation.afterProduce(this.key);
+    return { ciphertext, keyVersion: this.key.currentVersion, algorithm: this.algorithm };
+  }
+}
+
+/** Decrypts the items of one batch; every failure of an item is the single call's DecryptionFailed. */
+export class BatchDecryptor {
+  constructor(private readonly material: VersionMaterial) {}
+
+  async decrypt(ciphertext: Buffer, context: Record<string, string>) {
+    const key = this.material.key;
+    const version = envelopeVersion(ciphertext);
+    if (version === undefined || !key.versions[version]) throw new SvcError('DecryptionFailed', DECRYPTION_FAILED);
+    const { secret } = await this.material.of(version);
+    try {
+      return { plaintext: open(secret!, key.id, version, context, ciphertext), keyVersion: version };
+    } catch {
+      throw new SvcError('DecryptionFailed', DECRYPTION_FAILED);
+    }
+  }
+}
+
+/** Signs the items of one batch with the key's current version. */
+export class BatchSigner {
+  constructor(readonly key: ManagedKey, private readonly material: ParsedMaterial, private readonly rotation: RotationHooks) {}
+
+  sign(message: Buffer, requested: string | undefined) {
+    const algorithm = resolveSigAlgorithm(this.key.spec, requested);
+    const signature = signMessage(algorithm, this.material, message);
+    this.rotation.afterProduce(this.key);
+    return { signature, algorithm, keyVersion: this.key.currentVersion };
+  }
+}
+
+/** Verifies the items of one batch against the key's versions, as the single call does. */
+export class BatchVerifier {
+  constructor(private readonly material: VersionMaterial) {}
+
+  async verify(message: Buffer, signature: Buffer, requested: string | undefined, version: number | undefined) {
+    const key = this.material.key;
+    const algorithm = resolveSigAlgorithm(key.spec, requested);
+    if (version !== undefined && !key.versions[version]) throw new SvcError('InvalidField', `keyVersion must be between 1 and ${key.currentVersion}`);
+    // Without a version: every version still held (trimmed ones are gone), newest first, as the single call.
+    const candidates = version !== undefined ? [version] : Array.from({ length: key.currentVersion - (key.minVersion ?? 1) + 1 }, (_, i) => key.currentVersion - i);
+    for (const v of candidates) {
+      if (verifySignature(algorithm, await this.material.of(v), message, signature)) return { valid: true, algorithm, keyVersion: v };
+    }
+    return { valid: false, algorithm };
+  }
+}
+
+/**
+ * Batches under one key: the key is read, its state checked and its material opened once per batch,
+ * then each item costs only its own cryptography. What would refuse every item (an unknown key, a
+ * state or algorithm that does not allow the operation) refuses the batch as it refuses the single call.
+ */
+export class KeyBatchCrypto {
+  constructor(private readonly store: KeyStore, private readonly rotation: RotationHooks) {}
+
+  async encryptor(id: string, trace: TraceScope): Promise<BatchEncryptor> {
+    const key = await this.producing(id, 'Encrypt', trace);
+    requireAes(key, 'Encrypt');
+    const { secret } = await this.store.materialOf(key, key.currentVersion, trace);
+    return new BatchEncryptor(key, secret!, this.rotation);
+  }
+
+  async decryptor(id: string, trace: TraceScope): Promise<BatchDecryptor> {
+    const key = await this.consuming(id, 'Decrypt', trace);
+    requireAes(key, 'Decrypt');
+    return new BatchDecryptor(new VersionMaterial(this.store, key, trace));
+  }
+
+  async signer(id: string, trace: TraceScope): Promise<BatchSigner> {
+    const key = await this.producing(id, 'Sign', trace);
+    resolveSigAlgorithm(key.spec, undefined); // a key that cannot sign at all refuses the whole batch
+    return new BatchSigner(key, await this.store.materialOf(key, key.currentVersion, trace), this.rotation);
+  }
+
+  async verifier(id: string, trace: TraceScope): Promise<BatchVerifier> {
+    const key = await this.consuming(id, 'Verify', trace);
+    resolveSigAlgorithm(key.spec, undefined);
+    return new BatchVerifier(new VersionMaterial(this.store, key, trace));
+  }
+
+  /**
+   * Checks between items of a long batch that the key still allows the operation: a compromise, revoke
+   * or destroy committed while the batch runs stops its remaining items, as it stops later calls.
+   */
+  async stillUsable(id: string, use: 'produce' | 'consume', operation: string, trace: TraceScope): Promise<void> {
+    requireUsable(await this.store.get(id, trace), use, operation);
+  }
+
+  private async producing(id: string, operation: string, trace: TraceScope): Promise<ManagedKey> {
+    const key = await this.store.get(id, trace);
+    requireUsable(key, 'produce', operation);
+    return this.rotation.beforeUse(key);
+  }
+
+  private async consuming(id: string, operation: string, trace: TraceScope): Promise<ManagedKey> {
+    const key = await this.store.get(id, trace);
+    requireUsable(key, 'consume', operation);
+    return key;
+  }
+}
