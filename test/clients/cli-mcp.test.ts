@@ -84,7 +84,7 @@ t.test('an agent token given with SVC_TOKEN sees only the tools of its scopes; a
   const issued = (await alice.post('/v1/agents/issue', { label: 'stdio-bot', scopes: ['Encrypt'], ttlSeconds: 600 })).body;
   const keyId = await alice.key({ name: 'agent-target', algorithm: 'AES' });
   const { client } = await connected(t, { SVC_SERVER: service.url, SVC_TOKEN: issued.jwt });
-  t.same((await client.listTools()).tools.map((tool) => tool.name), ['encrypt'], 'only encrypt');
+  t.same((await client.listTools()).tools.map((tool) => tool.name), ['encrypt', 'generate_data_key'], 'only the tools of its Encrypt scope');
   const ok = (await client.callTool({ name: 'encrypt', arguments: { keyId, plaintextBase64: b64('x') } })) as ToolAnswer;
   t.notOk(ok.isError, JSON.stringify(ok));
   const refused = (await client.callTool({ name: 'decrypt', arguments: { keyId, ciphertextBase64: ok.structuredContent!.ciphertextBase64 } })) as ToolAnswer;
