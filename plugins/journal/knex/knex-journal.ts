@@ -5,7 +5,10 @@ import {
   JournalConflict,
   type JournalPoolStats,
   type KeyEvent,
+  type IndexedKey,
   type KeyJournal,
+  type LocateFilter,
+  type LocatePosition,
   type StoredEvent,
   type WrappedKey,
 } from '../../../kernel/index.ts';
@@ -15,6 +18,7 @@ import type { KnexSettings } from '../../sql-support/knex-settings.ts';
 import { isUniqueViolation } from '../../sql-support/unique-violation.ts';
 import { unlessUnavailable } from '../../sql-support/unavailable.ts';
 import { KnexAgentRegistry } from './knex-agent-registry.ts';
+import { indexAppended, locateKeys } from './knex-key-index.ts';
 import { KnexNodeRegistry } from './knex-node-registry.ts';
 import { journalMigrations } from './migrations.ts';
 import { scrubStorage } from './storage-scrub.ts';
@@ -72,6 +76,7 @@ export class KnexJournal implements KeyJournal {
       await this.run(() =>
         this.knex().transaction(async (trx) => {
           await trx('svc_key_events').insert(rows);
+          await indexAppended(trx, keyId, events);
           if (audit) await trx('svc_audit_outbox').insert({ id: audit.id, occurred_at: audit.occurredAt, record: JSON.stringify(audit) });
           if (events.some((e) => e.type === 'Destroyed')) await deleteForErasure(trx, keyId);
         }),
@@ -187,6 +192,10 @@ export class KnexJournal implements KeyJournal {
   async materialIds(keyId: string): Promise<string[]> {
     const rows = await this.run(() => this.knex()('svc_key_material').where({ key_id: keyId }).select('material_id'));
     return rows.map((r: { material_id: string }) => r.material_id);
+  }
+
+  async locate(filter: LocateFilter, after: LocatePosition | undefined, limit: number): Promise<IndexedKey[]> {
+    return this.run(() => locateKeys(this.knex(), filter, after, limit));
   }
 
   private run<T>(work: () => Promise<T>): Promise<T> {

@@ -1,4 +1,5 @@
 import type { Migration } from '../../sql-support/migration-source.ts';
+import { backfillKeyIndex, createKeyIndex } from './knex-key-index.ts';
 
 /** Versioned journal schema; see migrationSource for how versions are applied. */
 const MIGRATIONS: Migration[] = [
@@ -149,6 +150,15 @@ const MIGRATIONS: Migration[] = [
         t.string('pruned_hash', 64).nullable();
         t.string('pruned_recorded_at', 24).nullable();
       });
+    },
+  },
+  {
+    // The key index that finding keys (Locate) reads: one row per key, kept with every append; keys
+    // written before it are indexed from their events here.
+    name: '011_key_index',
+    async up(knex) {
+      await createKeyIndex(knex);
+      await backfillKeyIndex(knex);
     },
   },
 ];

@@ -3,11 +3,15 @@ import {
   type ErasureAttempt,
   JournalConflict,
   type KeyEvent,
+  type IndexedKey,
   type KeyJournal,
+  type LocateFilter,
+  type LocatePosition,
   type StoredEvent,
   type WrappedKey,
 } from '../../../kernel/index.ts';
 import { MemoryAgentRegistry } from './memory-agent-registry.ts';
+import { MemoryKeyIndex } from './memory-key-index.ts';
 import { MemoryNodeRegistry } from './memory-node-registry.ts';
 
 /** Process-local journal: everything is lost on restart. Same contract as the SQL journals. */
@@ -18,12 +22,14 @@ export class MemoryJournal implements KeyJournal {
   private readonly material = new Map<string, Map<string, Buffer>>();
   private readonly outbox = new Map<string, AuditRecord>();
   private readonly kwks = new Map<string, WrappedKey>();
+  private readonly index = new MemoryKeyIndex();
 
   async append(keyId: string, expectedSeq: number, events: KeyEvent[], audit?: AuditRecord): Promise<void> {
     const log = this.events.get(keyId) ?? [];
     if (log.length !== expectedSeq) throw new JournalConflict(keyId, expectedSeq + 1);
     log.push(...events.map((event, i) => ({ keyId, seq: expectedSeq + 1 + i, event: structuredClone(event) })));
     this.events.set(keyId, log);
+    this.index.apply(keyId, events);
     // The pipeline never changes a record once it is journaled, so the outbox keeps it as it is.
     if (audit) this.outbox.set(audit.id, audit);
     if (events.some((e) => e.type === 'Destroyed')) this.erase(keyId);
@@ -108,6 +114,10 @@ export class MemoryJournal implements KeyJournal {
 
   async materialIds(keyId: string): Promise<string[]> {
     return [...(this.material.get(keyId)?.keys() ?? [])];
+  }
+
+  async locate(filter: LocateFilter, after: LocatePosition | undefined, limit: number): Promise<IndexedKey[]> {
+    return this.index.locate(filter, after, limit);
   }
 
   async probe(): Promise<void> {}
