@@ -3,6 +3,7 @@ import type { ErrorCode } from '../errors.ts';
 import type { AuditRecord, Operation, Principal } from '../model/index.ts';
 import type { TraceScope } from '../observability/trace-scope.ts';
 import { createPortRef } from '../ports/port-ref.ts';
+import type { KeyScope } from '../ports/key-locate.ts';
 import type { ResourceFacts } from '../ports/policy.ts';
 
 /**
@@ -41,6 +42,13 @@ export interface OperationCall {
   journaled(record: AuditRecord): void;
   /** What the policy says of this caller doing `operation` on `resource` (always true for svc-system). */
   permits(operation: Operation, resource: string): boolean;
+  /** What the policy says of this caller doing `operation` on the key these facts describe (true for svc-system). */
+  permitsOnKey(operation: Operation, facts: ResourceFacts): boolean;
+  /**
+   * The keys this caller may perform `operation` on, as the policy describes them for a key index
+   * (Policy.keyScope); undefined when the policy cannot say, and 'every' for svc-system.
+   */
+  keyScope(operation: Operation): KeyScope | undefined;
 }
 
 export interface OperationAttributes {

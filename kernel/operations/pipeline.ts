@@ -7,7 +7,8 @@ import type { KmsMetrics } from '../observability/metrics.ts';
 import { NO_SPAN, OperationSpan, type OperationTrace } from '../observability/trace-scope.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Logger } from '../ports/logger.ts';
-import type { Policy } from '../ports/policy.ts';
+import type { KeyScope } from '../ports/key-locate.ts';
+import type { Policy, ResourceFacts } from '../ports/policy.ts';
 import type { RiskAssessor, RiskDecision } from '../ports/risk.ts';
 import { compileValidator, type Validator } from '../validation.ts';
 import { nulCharacterError } from './nul-characters.ts';
@@ -98,6 +99,14 @@ class PipelineCall implements OperationCall {
 
   permits(operation: Operation, resource: string): boolean {
     return this.principal === SYSTEM_PRINCIPAL || this.policy.authorize(this.principal, operation, resource).allowed;
+  }
+
+  permitsOnKey(operation: Operation, facts: ResourceFacts): boolean {
+    return this.principal === SYSTEM_PRINCIPAL || this.policy.authorize(this.principal, operation, facts.id ?? '', facts).allowed;
+  }
+
+  keyScope(operation: Operation): KeyScope | undefined {
+    return this.principal === SYSTEM_PRINCIPAL ? 'every' : this.policy.keyScope?.(this.principal, operation);
   }
 
   /** The call's audit record: bounded, with the facts of its outcome and the caller's decoration. */

@@ -3,6 +3,7 @@ import { keyServicePort } from './key-service.ts';
 import { cryptoOperations } from './operations/crypto.ts';
 import { withKeyFacts } from './operations/key-facts.ts';
 import { lifecycleOperations, rewrapOperation } from './operations/lifecycle.ts';
+import { locateOperation } from './operations/locate.ts';
 
 export default definePlugin({
   id: 'keys',
@@ -18,6 +19,7 @@ export default definePlugin({
     operations: [
       ...withKeyFacts([...lifecycleOperations(deps.service.lifecycle), ...cryptoOperations(deps.service.crypto)], deps.service.facts),
       rewrapOperation(deps.service.wrapping, () => deps.rootOfTrust.currentKekId()),
+      locateOperation(deps.service.locator),
     ],
   }),
 });

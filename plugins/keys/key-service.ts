@@ -12,6 +12,7 @@ import {
 import type { Registry } from 'prom-client';
 import { KeyCrypto } from './key-crypto.ts';
 import { KeyLifecycle } from './key-lifecycle.ts';
+import { KeyLocator } from './key-locator.ts';
 import { KeyStore } from './key-store.ts';
 import { KeyWrapping, type KwkCacheSettings } from './key-wrapping.ts';
 import { ErasureWorker } from './erasure-worker.ts';
@@ -24,6 +25,8 @@ export class KeyService implements Lifecycle {
   readonly wrapping: KeyWrapping;
   /** The background erase after destroy (svc_erasure_pending, the `erasure` readiness check). */
   readonly erasure: ErasureWorker;
+  /** Finding keys (Locate) through the journal's key index. */
+  readonly locator: KeyLocator;
   private readonly scheduler: RotationScheduler;
   private readonly store: KeyStore;
   /** What authorization may know of a key (id, name, owner, tenant); undefined for an unknown id. */
@@ -46,6 +49,7 @@ export class KeyService implements Lifecycle {
     this.lifecycle = new KeyLifecycle(store, clock, this.erasure);
     this.scheduler = new RotationScheduler(store, journal, operations, clock, logger, Math.max(1, settings.rotationCheckSeconds));
     this.crypto = new KeyCrypto(store, this.scheduler);
+    this.locator = new KeyLocator(journal, store);
   }
 
   /**
