@@ -60,11 +60,14 @@ async function locate(t: Test, env: Record<string, string>): Promise<void> {
     t.same(ids((await admin.get(`/v1/keys?name=${run}-*&state=Active`)).body), [bobs[1], bobs[0]], 'state');
     t.same(ids((await admin.get(`/v1/keys?name=${run}-*&algorithm=HMAC`)).body), [bobs[4]], 'algorithm');
     t.same(ids((await admin.get(`/v1/keys?name=${run}-*&owner=carol`)).body), [carols[1], carols[0]], 'owner');
-    const third = (await admin.get(`/v1/keys/${bobs[2]}`)).body.createdAt;
+    const every = (await admin.get(`/v1/keys?name=${run}-*`)).body.keys as Array<{ id: string; createdAt: string }>;
+    const third = every.find((k) => k.id === bobs[2])!.createdAt;
     const after = (await admin.get(`/v1/keys?name=${run}-*&createdAfter=${encodeURIComponent(third)}`)).body;
-    t.notOk(ids(after).includes(bobs[2]), 'createdAfter is exclusive');
-    t.ok(ids(after).includes(bobs[3]));
-    t.ok(ids((await admin.get(`/v1/keys?name=${run}-*&createdBefore=${encodeURIComponent(third)}`)).body).every((id: string) => id === bobs[0] || id === bobs[1]), 'createdBefore');
+    t.same(ids(after), every.filter((k) => k.createdAt > third).map((k) => k.id), 'createdAfter is exclusive');
+    t.notOk(ids(after).includes(bobs[2]!));
+    const before = (await admin.get(`/v1/keys?name=${run}-*&createdBefore=${encodeURIComponent(third)}`)).body;
+    t.same(ids(before), every.filter((k) => k.createdAt < third).map((k) => k.id), 'createdBefore is exclusive');
+    t.same(ids((await admin.get(`/v1/keys?name=${run}-*&createdAfter=${encodeURIComponent(third.replace('Z', '+00:00'))}`)).body), ids(after), 'an offset is read as such');
     t.same(ids((await admin.get(`/v1/keys?name=${run}-*&createdAfter=2999-01-01`)).body), [], 'a plain date reads as midnight UTC');
   });
 
