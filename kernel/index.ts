@@ -36,7 +36,7 @@ export { clockPort, systemClock, type Clock } from './ports/clock.ts';
 export { detectorPort, SEVERITIES, type Detector, type Finding, type Severity } from './ports/detector.ts';
 export { journalPort, JournalConflict, type KeyJournal, type ErasureAttempt, type JournalPoolStats } from './ports/journal.ts';
 export type { AgentRegistry } from './ports/agent-registry.ts';
-export { indexedKeyOf, isAfter, matchesLocate, nameGlob, NO_KEYS, stateAfter, type IndexedKey, type KeyScope, type LocateFilter, type LocatePosition } from './ports/key-locate.ts';
+export { indexedKeyOf, isAfter, matchesLocate, nameGlob, NO_KEYS, stateAfter, type IndexedKey, type KeyScope, type LocatedRows, type LocateFilter, type LocatePosition } from './ports/key-locate.ts';
 export type { NodeRegistry, RegisteredNode, RecordedAuditHead, AuditAdoption, PrunedAuditRow } from './ports/node-registry.ts';
 export type { Lifecycle } from './ports/lifecycle.ts';
 export { loggerPort, type Logger } from './ports/logger.ts';

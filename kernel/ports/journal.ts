@@ -1,6 +1,6 @@
 import type { AuditRecord, KeyEvent, StoredEvent } from '../model/index.ts';
 import type { AgentRegistry } from './agent-registry.ts';
-import type { IndexedKey, LocateFilter, LocatePosition } from './key-locate.ts';
+import type { LocatedRows, LocateFilter, LocatePosition } from './key-locate.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import type { NodeRegistry } from './node-registry.ts';
 import type { WrappedKey } from './root-of-trust.ts';
@@ -86,9 +86,11 @@ export interface KeyJournal extends Lifecycle {
   /**
    * Up to `limit` keys of the key index matching `filter`, newest first ((createdAt, id) descending),
    * starting after `after`. The index is kept in the same transaction as `append` (a KeyCreated adds a
-   * row, a change of state updates it), so it never disagrees with the events; one indexed query.
+   * row, a change of state updates it), so it never disagrees with the events. A journal may read a
+   * bounded number of rows per call: when it stops before `limit` matches it answers `scannedTo`, the
+   * last row it read, and the caller goes on from there; without `scannedTo`, nothing more matches.
    */
-  locate(filter: LocateFilter, after: LocatePosition | undefined, limit: number): Promise<IndexedKey[]>;
+  locate(filter: LocateFilter, after: LocatePosition | undefined, limit: number): Promise<LocatedRows>;
 }
 
 /** What one erase attempt achieved: the keys now erased, those still pending and, if any, why. */

@@ -32,6 +32,15 @@ export interface LocatePosition {
   id: string;
 }
 
+/**
+ * What one locate read: the matching rows, and where it stopped reading when it read as many rows as
+ * it reads at once without filling `limit` (more rows may match after `scannedTo`).
+ */
+export interface LocatedRows {
+  keys: IndexedKey[];
+  scannedTo?: LocatePosition;
+}
+
 /** A key as the journal's key index holds it: what Locate filters and orders on. */
 export interface IndexedKey {
   id: string;

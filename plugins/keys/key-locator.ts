@@ -11,8 +11,11 @@ import {
 import type { KeyStore } from './key-store.ts';
 import { decodeCursor, encodeCursor } from './locate-cursor.ts';
 
-/** Key index rows one Locate call reads at most; past it the caller gets a cursor to go on from there. */
-export const LOCATE_ROWS_PER_CALL = 2000;
+/**
+ * Journal reads one Locate call makes at most (each reads a bounded number of index rows); past them
+ * the caller gets a cursor to go on from there, so no call scans the whole index.
+ */
+export const LOCATE_READS_PER_CALL = 3;
 export const LOCATE_DEFAULT_LIMIT = 100;
 
 export interface LocateQuery {
@@ -29,15 +32,15 @@ export interface LocateQuery {
 export interface LocatedPage {
   keys: ManagedKey[];
   nextCursor?: string;
-  /** Index rows read, for the audit record. */
-  read: number;
+  /** Matching rows checked with the policy, for the audit record. */
+  checked: number;
 }
 
 /**
  * Finding keys (Locate): reads the journal's key index newest first, narrowed in the query by the
  * caller's filters and by the keys the policy lets it read (Get), checks every row with the policy
- * once more, and answers each key as GET /v1/keys/{id} shows it. One call reads a bounded number of
- * rows: a page that is not full by then ends with a cursor, so no call scans the whole index.
+ * once more, and answers each key as GET /v1/keys/{id} shows it. One call makes a bounded number of
+ * journal reads: a page that is not full by then ends with a cursor to continue from.
  */
 export class KeyLocator {
   constructor(
@@ -59,32 +62,35 @@ export class KeyLocator {
     };
     let after = decodeCursor(query.cursor);
     const found: IndexedKey[] = [];
-    let read = 0;
+    let checked = 0;
     let more = false;
-    reading: for (;;) {
+    for (let reads = 1; ; reads++) {
+      const want = limit - found.length;
       // One row past what is needed tells whether another page follows.
-      const want = Math.min(limit - found.length, LOCATE_ROWS_PER_CALL - read);
-      const rows = await call.trace.child('journal.locate', () => this.journal.locate(filter, after, want + 1));
-      for (let i = 0; i < Math.min(rows.length, want); i++) {
+      const { keys: rows, scannedTo } = await call.trace.child('journal.locate', () => this.journal.locate(filter, after, want + 1));
+      let full = false;
+      for (let i = 0; i < Math.min(rows.length, want) && !full; i++) {
         const row = rows[i]!;
-        read++;
+        checked++;
         after = position(row);
-        if (matchesLocate(row, filter) && call.permitsOnKey('Get', { id: row.id, name: row.name, owner: row.owner, ...(row.tenant !== undefined ? { tenant: row.tenant } : {}) })) {
-          found.push(row);
-          if (found.length === limit) {
-            more = rows.length > i + 1;
-            break reading;
-          }
-        }
+        if (!matchesLocate(row, filter) || !call.permitsOnKey('Get', { id: row.id, name: row.name, owner: row.owner, ...(row.tenant !== undefined ? { tenant: row.tenant } : {}) })) continue;
+        found.push(row);
+        full = found.length === limit;
+        if (full) more = rows.length > i + 1 || scannedTo !== undefined;
       }
-      if (rows.length <= want) break;
-      if (read >= LOCATE_ROWS_PER_CALL) {
+      if (full) break;
+      if (rows.length <= want) {
+        // The journal read all it reads at once and stopped before the end: go on from where it stopped.
+        if (!scannedTo) break;
+        after = scannedTo;
+      }
+      if (reads === LOCATE_READS_PER_CALL) {
         more = true;
         break;
       }
     }
     const keys = await Promise.all(found.map((row) => this.store.get(row.id, call.trace)));
-    return { keys, ...(more && after ? { nextCursor: encodeCursor(after) } : {}), read };
+    return { keys, ...(more && after ? { nextCursor: encodeCursor(after) } : {}), checked };
   }
 }
 

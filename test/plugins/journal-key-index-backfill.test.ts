@@ -41,12 +41,12 @@ async function backfills(t: Test, settings: () => KnexSettings): Promise<void> {
   await raw.destroy();
 
   const upgraded = await open();
-  const found = await upgraded.locate({ name: 'old-*' }, undefined, 100);
+  const found = (await upgraded.locate({ name: 'old-*' }, undefined, 100)).keys;
   t.same(found.map((k) => k.id), [...ids].reverse(), 'every key is indexed, newest first');
   t.same(found.map((k) => k.state).reverse(), ['PreActive', 'PreActive', 'Active', 'Active', 'Deactivated', 'Destroyed', 'Active'], 'each in the state its events leave');
   t.same(found.at(-1), { id: ids[0], name: 'old-0', algorithm: 'AES', state: 'PreActive', owner: 'user-0', createdAt: '2025-06-01T00:00:00.000Z' }, 'a 0.1 key is owned by its creator');
   await upgraded.append(ids[1]!, 1, [{ type: 'KeyActivated', at: '2025-08-01T00:00:00.000Z', by: 'x' }]);
-  t.same((await upgraded.locate({ name: 'old-1' }, undefined, 10)).map((k) => k.state), ['Active'], 'and kept up to date from then on');
+  t.same((await upgraded.locate({ name: 'old-1' }, undefined, 10)).keys.map((k) => k.state), ['Active'], 'and kept up to date from then on');
   await upgraded.stop();
 }
 

@@ -5,7 +5,7 @@ import {
   JournalConflict,
   type JournalPoolStats,
   type KeyEvent,
-  type IndexedKey,
+  type LocatedRows,
   type KeyJournal,
   type LocateFilter,
   type LocatePosition,
@@ -194,7 +194,7 @@ export class KnexJournal implements KeyJournal {
     return rows.map((r: { material_id: string }) => r.material_id);
   }
 
-  async locate(filter: LocateFilter, after: LocatePosition | undefined, limit: number): Promise<IndexedKey[]> {
+  async locate(filter: LocateFilter, after: LocatePosition | undefined, limit: number): Promise<LocatedRows> {
     return this.run(() => locateKeys(this.knex(), filter, after, limit));
   }
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { type IndexedKey, indexedKeyOf, type KeyEvent, type KeyState, type LocateFilter, type LocatePosition, stateAfter } from '../../../kernel/index.ts';
+import { type IndexedKey, indexedKeyOf, type KeyEvent, type KeyState, type LocatedRows, type LocateFilter, type LocatePosition, matchesLocate, stateAfter } from '../../../kernel/index.ts';
 
 /**
  * svc_key_index: one row per key with what Locate filters and orders on, written in the same
@@ -91,57 +91,57 @@ export async function indexAppended(trx: Knex.Transaction, keyId: string, events
   else if (state) await trx(TABLE).where({ key_id: keyId }).update({ state });
 }
 
-type Dialect = 'pg' | 'mysql' | 'sqlite';
-
-const dialectOf = (knex: Knex): Dialect => {
-  const client = String(knex.client.config.client);
-  return client === 'pg' ? 'pg' : client === 'mysql2' ? 'mysql' : 'sqlite';
-};
+/** Index rows one locate reads at most when a filter is matched here rather than by an index. */
+export const LOCATE_WINDOW_ROWS = 2000;
 
 /**
- * A name glob (`*` any run of characters) as a condition. SQLite's LIKE ignores ASCII case, so it gets
- * GLOB (case-sensitive; its other wildcards bracketed); the others get LIKE with `!` as the escape
- * (a backslash means different things in PostgreSQL's and MySQL's string literals). MySQL compares
- * `=` ignoring trailing spaces, so an exact name is a LIKE there too.
+ * Up to `limit` rows matching `filter` after `after`, newest first. Equalities an index serves (owner,
+ * state, an exact name, the creation window, a scope of owners, tenants and ids) are in the query; what
+ * no index serves (a name glob, the algorithm, a scope naming globs) is matched here, over at most
+ * `window` rows read in order: a window read to its end without `limit` matches answers `scannedTo`,
+ * its last row, so no call reads the whole table for a filter that matches little.
  */
-function nameCondition(dialect: Dialect, glob: string): { sql: string; binding: string } {
-  if (dialect === 'sqlite') {
-    if (!glob.includes('*')) return { sql: 'name = ?', binding: glob };
-    return { sql: 'name GLOB ?', binding: glob.replace(/[[?]/g, (c) => `[${c}]`) };
+export async function locateKeys(knex: Knex, filter: LocateFilter, after: LocatePosition | undefined, limit: number, window = LOCATE_WINDOW_ROWS): Promise<LocatedRows> {
+  const query = limit > 0 ? locateQuery(knex, filter, after, limit, window) : undefined;
+  if (!query) return { keys: [] };
+  const rows = ((await query) as IndexRow[]).map(keyOf);
+  if (!needsWindow(filter)) return { keys: rows.filter((k) => matchesLocate(k, filter)).slice(0, limit) };
+  const keys: IndexedKey[] = [];
+  for (const row of rows) {
+    if (!matchesLocate(row, filter)) continue;
+    keys.push(row);
+    if (keys.length === limit) return { keys };
   }
-  if (dialect === 'pg' && !glob.includes('*')) return { sql: 'name = ?', binding: glob };
-  return { sql: "name LIKE ? ESCAPE '!'", binding: glob.replace(/[!%_]/g, (c) => `!${c}`).replace(/\*/g, '%') };
+  const last = rows.at(-1);
+  return rows.length === window && last ? { keys, scannedTo: { createdAt: last.createdAt, id: last.id } } : { keys };
 }
 
-/** Up to `limit` rows matching `filter` after `after`, newest first: one query on the index. */
-export async function locateKeys(knex: Knex, filter: LocateFilter, after: LocatePosition | undefined, limit: number): Promise<IndexedKey[]> {
-  const dialect = dialectOf(knex);
+const hasGlob = (filter: LocateFilter) => (filter.name?.includes('*') ?? false);
+const scopeInQuery = (filter: LocateFilter) => filter.scope !== undefined && filter.scope !== 'every' && filter.scope.names.length === 0;
+const needsWindow = (filter: LocateFilter) => hasGlob(filter) || filter.algorithm !== undefined || (filter.scope !== undefined && filter.scope !== 'every' && !scopeInQuery(filter));
+
+/** The query locateKeys runs (undefined when the scope names no key: nothing to ask); a benchmark EXPLAINs it. */
+export function locateQuery(knex: Knex, filter: LocateFilter, after: LocatePosition | undefined, limit: number, window = LOCATE_WINDOW_ROWS): Knex.QueryBuilder | undefined {
   const q = knex(TABLE).select('key_id', 'name', 'algorithm', 'state', 'owner', 'tenant', 'created_at');
-  if (filter.name !== undefined) {
-    const { sql, binding } = nameCondition(dialect, filter.name);
-    q.whereRaw(sql, [binding]);
-  }
+  // MySQL's = ignores trailing spaces: the exact comparison in locateKeys has the last word.
+  if (filter.name !== undefined && !hasGlob(filter)) q.where('name', filter.name);
   if (filter.state !== undefined) q.where('state', filter.state);
-  if (filter.algorithm !== undefined) q.where('algorithm', filter.algorithm);
-  if (filter.owner !== undefined) q.where('owner_hash', sha256Hex(filter.owner)).andWhere('owner', filter.owner);
+  if (filter.owner !== undefined) q.where('owner_hash', sha256Hex(filter.owner));
   if (filter.createdAfter !== undefined) q.where('created_at', '>', filter.createdAfter);
   if (filter.createdBefore !== undefined) q.where('created_at', '<', filter.createdBefore);
   const scope = filter.scope;
   if (scope !== undefined && scope !== 'every') {
     const { owners, tenants, names, ids } = scope;
-    if (owners.length + tenants.length + names.length + ids.length === 0) return [];
-    q.where((any) => {
-      if (owners.length) any.orWhereIn('owner_hash', owners.map(sha256Hex));
-      if (tenants.length) any.orWhereIn('tenant_hash', tenants.map(sha256Hex));
-      if (ids.length) any.orWhereIn('key_id', ids);
-      for (const glob of names) {
-        const { sql, binding } = nameCondition(dialect, glob);
-        any.orWhereRaw(sql, [binding]);
-      }
-    });
+    if (owners.length + tenants.length + names.length + ids.length === 0) return undefined;
+    if (scopeInQuery(filter)) {
+      q.where((any) => {
+        if (owners.length) any.orWhereIn('owner_hash', owners.map(sha256Hex));
+        if (tenants.length) any.orWhereIn('tenant_hash', tenants.map(sha256Hex));
+        if (ids.length) any.orWhereIn('key_id', ids);
+      });
+    }
   }
   // The seek written so that an index on (created_at, key_id) serves it on every database.
   if (after) q.where('created_at', '<=', after.createdAt).andWhere((b) => b.where('created_at', '<', after.createdAt).orWhere('key_id', '<', after.id));
-  const rows = (await q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'key_id', order: 'desc' }]).limit(Math.max(0, limit))) as IndexRow[];
-  return rows.map(keyOf);
+  return q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'key_id', order: 'desc' }]).limit(Math.max(0, needsWindow(filter) ? window : limit));
 }

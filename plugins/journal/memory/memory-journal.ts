@@ -3,7 +3,7 @@ import {
   type ErasureAttempt,
   JournalConflict,
   type KeyEvent,
-  type IndexedKey,
+  type LocatedRows,
   type KeyJournal,
   type LocateFilter,
   type LocatePosition,
@@ -116,8 +116,8 @@ export class MemoryJournal implements KeyJournal {
     return [...(this.material.get(keyId)?.keys() ?? [])];
   }
 
-  async locate(filter: LocateFilter, after: LocatePosition | undefined, limit: number): Promise<IndexedKey[]> {
-    return this.index.locate(filter, after, limit);
+  async locate(filter: LocateFilter, after: LocatePosition | undefined, limit: number): Promise<LocatedRows> {
+    return { keys: this.index.locate(filter, after, limit) };
   }
 
   async probe(): Promise<void> {}

@@ -23,7 +23,7 @@ export function locateOperation(locator: KeyLocator): AnyOperation {
       const page = await locator.locate(input, call);
       return {
         result: { keys: page.keys.map(keyView), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) },
-        audit: { context: { found: String(page.keys.length), read: String(page.read), ...(input.cursor ? { continued: 'true' } : {}) } },
+        audit: { context: { found: String(page.keys.length), checked: String(page.checked), ...(input.cursor ? { continued: 'true' } : {}) } },
       };
     },
   });
