@@ -60,7 +60,8 @@ export class KeyLocator {
       ...(query.createdBefore ? { createdBefore: timestampField(query.createdBefore, 'createdBefore') } : {}),
       ...(scope ? { scope } : {}),
     };
-    let after = decodeCursor(query.cursor);
+    const from = decodeCursor(query.cursor);
+    let after = from;
     const found: IndexedKey[] = [];
     let checked = 0;
     let more = false;
@@ -90,8 +91,26 @@ export class KeyLocator {
       }
     }
     const keys = await Promise.all(found.map((row) => this.store.get(row.id, call.trace)));
-    return { keys, ...(more && after ? { nextCursor: encodeCursor(after) } : {}), checked };
+    return { keys, ...(more && after ? { nextCursor: encodeCursor(shownPosition(after, found.at(-1), from)) } : {}), checked };
   }
 }
 
 const position = (row: IndexedKey): LocatePosition => ({ createdAt: row.createdAt, id: row.id });
+
+/** Above every key id in Locate's order: a position with it stands before every key created at that time. */
+const ABOVE_EVERY_ID = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
+const isBefore = (a: LocatePosition, b: LocatePosition) => a.createdAt > b.createdAt || (a.createdAt === b.createdAt && a.id > b.id);
+
+/**
+ * Where the next page starts, said without naming a key the caller may not see. Reading stopped at
+ * `readTo`; when that is not the last key shown, the cursor holds only its time (the next page then
+ * reads again the other keys of that millisecond, none of them shown yet), or the last key shown if it
+ * has the same time. Only when neither moves past the call's own start (thousands of keys in one
+ * millisecond) does the cursor hold the position itself, so that paging always advances.
+ */
+function shownPosition(readTo: LocatePosition, lastShown: IndexedKey | undefined, from: LocatePosition | undefined): LocatePosition {
+  if (lastShown && lastShown.id === readTo.id) return readTo;
+  if (lastShown && lastShown.createdAt === readTo.createdAt) return position(lastShown);
+  const coarse = { createdAt: readTo.createdAt, id: ABOVE_EVERY_ID };
+  return !from || isBefore(from, coarse) ? coarse : readTo;
+}

@@ -43,7 +43,7 @@ t.test('a page is filled across the journal\'s windows; reads per call are bound
   t.equal(sparse.reads, LOCATE_READS_PER_CALL, 'a call stops after its reads');
   t.same(few.keys.map((k) => k.id), [uuid(39)]);
   t.ok(few.nextCursor, 'and answers a cursor');
-  t.same(decodeCursor(few.nextCursor), { createdAt: rows[11]!.createdAt, id: rows[11]!.id }, 'where the last window stopped');
+  t.same(decodeCursor(few.nextCursor), { createdAt: rows[11]!.createdAt, id: 'ffffffff-ffff-ffff-ffff-ffffffffffff' }, 'where the last window stopped, by its time only: the key read last is one the caller may not see, and the cursor does not name it');
   const rest: string[] = [];
   for (let cursor = few.nextCursor; cursor; ) {
     const next = await new KeyLocator(windowed(4), store).locate({ owner: 'bob', limit: 100, cursor }, caller((f) => f.id === uuid(1) || f.id === uuid(39)));
