@@ -48,6 +48,22 @@ async function backfills(t: Test, settings: () => KnexSettings): Promise<void> {
   await upgraded.append(ids[1]!, 1, [{ type: 'KeyActivated', at: '2025-08-01T00:00:00.000Z', by: 'x' }]);
   t.same((await upgraded.locate({ name: 'old-1' }, undefined, 10)).keys.map((k) => k.state), ['Active'], 'and kept up to date from then on');
   await upgraded.stop();
+
+  // A node of the older version, during a rolling upgrade, appends events without touching the index:
+  // a new key, and a change of state of an indexed one. The next start of an upgraded node takes them in.
+  const old = knexFactory(settings().config);
+  const lateKey = randomUUID();
+  await old('svc_key_events').insert([
+    { key_id: lateKey, seq: 1, type: 'KeyCreated', payload: JSON.stringify({ type: 'KeyCreated', at: '2025-09-01T00:00:00.000Z', spec: { ...spec, name: 'old-late' }, by: 'user-9', owner: 'user-9', materialId: 'late' }), occurred_at: '2025-09-01T00:00:00.000Z' },
+    { key_id: lateKey, seq: 2, type: 'KeyActivated', payload: JSON.stringify({ type: 'KeyActivated', at: '2025-09-01T00:00:00.000Z', by: 'user-9' }), occurred_at: '2025-09-01T00:00:00.000Z' },
+    { key_id: ids[2]!, seq: 3, type: 'Revoked', payload: JSON.stringify({ type: 'Revoked', at: '2025-09-02T00:00:00.000Z', by: 'x' }), occurred_at: '2025-09-02T00:00:00.000Z' },
+  ]);
+  await old.destroy();
+  const restarted = await open();
+  const late = (await restarted.locate({ name: 'old-*' }, undefined, 100)).keys;
+  t.match(late[0], { id: lateKey, name: 'old-late', state: 'Active', owner: 'user-9' }, 'a key an older node created is indexed at the next start');
+  t.equal(late.find((k) => k.id === ids[2])?.state, 'Deactivated', 'and a change an older node made is taken in');
+  await restarted.stop();
 }
 
 t.test('sqlite: migration 011 indexes the keys already written', async (t) => {

@@ -18,7 +18,7 @@ import type { KnexSettings } from '../../sql-support/knex-settings.ts';
 import { isUniqueViolation } from '../../sql-support/unique-violation.ts';
 import { unlessUnavailable } from '../../sql-support/unavailable.ts';
 import { KnexAgentRegistry } from './knex-agent-registry.ts';
-import { indexAppended, locateKeys } from './knex-key-index.ts';
+import { indexAppended, locateKeys, reconcileKeyIndex } from './knex-key-index.ts';
 import { KnexNodeRegistry } from './knex-node-registry.ts';
 import { journalMigrations } from './migrations.ts';
 import { scrubStorage } from './storage-scrub.ts';
@@ -45,6 +45,8 @@ export class KnexJournal implements KeyJournal {
 
   async start(): Promise<void> {
     this.db = await connectAndMigrate(this.settings, journalMigrations, 'svc_journal_migrations');
+    // Events an older node appended during a rolling upgrade are not in the key index yet.
+    await this.run(() => reconcileKeyIndex(this.knex()));
   }
 
   async stop(): Promise<void> {

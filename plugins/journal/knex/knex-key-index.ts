@@ -60,23 +60,46 @@ export async function createKeyIndex(knex: Knex): Promise<void> {
   });
 }
 
-/** Fills the index from the events of keys written before it existed, a page of keys at a time. */
-export async function backfillKeyIndex(knex: Knex, page = 500): Promise<void> {
-  const stateTypes = ['KeyActivated', 'Revoked', 'Compromised', 'Destroyed'];
+const STATE_EVENTS = ['KeyActivated', 'Revoked', 'Compromised', 'Destroyed'] as const;
+
+/**
+ * Brings the index in step with events it did not see being written: every key on the upgrade that
+ * creates the index (migration 011), and at each start those appended by a node of an older version
+ * (during a rolling upgrade) or written around the service. Keys without a row are indexed, a page of
+ * keys at a time; rows whose state differs from the key's last state event are corrected. The counts
+ * are for the log.
+ */
+export async function reconcileKeyIndex(knex: Knex, page = 500): Promise<{ added: number; corrected: number }> {
+  let added = 0;
   for (let last = '';;) {
-    const created = (await knex('svc_key_events').where({ type: 'KeyCreated' }).andWhere('key_id', '>', last).orderBy('key_id').limit(page).select('key_id', 'payload')) as Array<{ key_id: string; payload: string }>;
-    if (created.length === 0) return;
-    last = created[created.length - 1]!.key_id;
-    const ids = created.map((r) => r.key_id);
-    const changes = (await knex('svc_key_events').whereIn('key_id', ids).whereIn('type', stateTypes).orderBy([{ column: 'key_id' }, { column: 'seq' }]).select('key_id', 'type')) as Array<{ key_id: string; type: string }>;
+    const missing = (await knex('svc_key_events as e').leftJoin(`${TABLE} as i`, 'i.key_id', 'e.key_id')
+      .where('e.seq', 1).andWhere('e.type', 'KeyCreated').whereNull('i.key_id').andWhere('e.key_id', '>', last)
+      .orderBy('e.key_id').limit(page).select('e.key_id', 'e.payload')) as Array<{ key_id: string; payload: string }>;
+    if (missing.length === 0) break;
+    last = missing[missing.length - 1]!.key_id;
+    const ids = missing.map((r) => r.key_id);
+    const changes = (await knex('svc_key_events').whereIn('key_id', ids).whereIn('type', STATE_EVENTS).orderBy([{ column: 'key_id' }, { column: 'seq' }]).select('key_id', 'type')) as Array<{ key_id: string; type: string }>;
     const states = new Map<string, KeyState>();
     for (const change of changes) states.set(change.key_id, stateAfter({ type: change.type } as KeyEvent)!);
-    const rows = created.map((r) => {
+    const rows = missing.map((r) => {
       const key = indexedKeyOf(r.key_id, JSON.parse(r.payload) as Extract<KeyEvent, { type: 'KeyCreated' }>);
       return rowOf({ ...key, state: states.get(r.key_id) ?? key.state });
     });
-    await knex.batchInsert(TABLE, rows, 100);
+    // Another node starting at the same moment may index the same keys: a row that exists stays as it is.
+    for (let i = 0; i < rows.length; i += 100) await knex(TABLE).insert(rows.slice(i, i + 100)).onConflict('key_id').ignore();
+    added += rows.length;
   }
+  const latest = knex('svc_key_events').whereIn('type', STATE_EVENTS).groupBy('key_id').select('key_id').max({ seq: 'seq' }).as('m');
+  const lastChanges = (await knex('svc_key_events as e').join(latest, (j) => j.on('m.key_id', 'e.key_id').andOn('m.seq', 'e.seq'))
+    .join(`${TABLE} as i`, 'i.key_id', 'e.key_id').select('e.key_id', 'e.type', 'i.state')) as Array<{ key_id: string; type: string; state: string }>;
+  let corrected = 0;
+  for (const row of lastChanges) {
+    const state = stateAfter({ type: row.type } as KeyEvent)!;
+    if (state === row.state) continue;
+    // Only from the state read: an append committed since has set the row itself.
+    corrected += Number(await knex(TABLE).where({ key_id: row.key_id, state: row.state }).update({ state }));
+  }
+  return { added, corrected };
 }
 
 /** Keeps the key's row in step with events being appended, inside the append's transaction. */

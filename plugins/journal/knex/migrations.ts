@@ -1,5 +1,5 @@
 import type { Migration } from '../../sql-support/migration-source.ts';
-import { backfillKeyIndex, createKeyIndex } from './knex-key-index.ts';
+import { createKeyIndex, reconcileKeyIndex } from './knex-key-index.ts';
 
 /** Versioned journal schema; see migrationSource for how versions are applied. */
 const MIGRATIONS: Migration[] = [
@@ -158,7 +158,7 @@ const MIGRATIONS: Migration[] = [
     name: '011_key_index',
     async up(knex) {
       await createKeyIndex(knex);
-      await backfillKeyIndex(knex);
+      await reconcileKeyIndex(knex);
     },
   },
 ];
