@@ -146,3 +146,7 @@ t.test('finding keys on PostgreSQL', async (t) => {
   const db = await freshDatabase(t, 'postgresql');
   if (db) await locate(t, db.env);
 });
+t.test('finding keys on MySQL/MariaDB', async (t) => {
+  const db = await freshDatabase(t, 'mysql');
+  if (db) await locate(t, db.env);
+});
