@@ -135,8 +135,8 @@ try {
     const plan = (await db.raw(`explain (analyze, costs off, timing on) ${sql.sql}`, sql.bindings as Knex.RawBinding[])).rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']);
     plans.push(`${c.what}:`, '', '```', ...plan, '```', '');
   }
-  // What migration 011 does on an upgrade: index every key from its events (the same pass every start makes
-  // for keys the index missed).
+  // What the first start after the upgrade does: index every key from its events (the pass every start
+  // makes for keys the index missed).
   await db(KEY_INDEX).delete();
   const rebuilding = performance.now();
   await reconcileKeyIndex(db);
@@ -188,7 +188,7 @@ try {
     'cursor rather than scanning further. The owner, state, exact name, the creation window and an `owner:self` scope are',
     'in the query, on the indexes below.',
     '',
-    `Building the key index from the events of the ${indexed.toLocaleString('en')} keys, as migration 011 does on an upgrade, took ${rebuildSeconds.toFixed(1)} s.`,
+    `Building the key index from the events of the ${indexed.toLocaleString('en')} keys, as the first start after the upgrade does, took ${rebuildSeconds.toFixed(1)} s.`,
     restart,
     '',
     '## Plans (EXPLAIN ANALYZE of the key index query each call makes)',

@@ -66,13 +66,13 @@ async function backfills(t: Test, settings: () => KnexSettings): Promise<void> {
   await restarted.stop();
 }
 
-t.test('sqlite: migration 011 indexes the keys already written', async (t) => {
+t.test('sqlite: the upgrade that adds the key index indexes the keys already written at start', async (t) => {
   const file = path.join(tempDir(), 'journal.db');
   await backfills(t, () => sqliteKnexSettings(file));
 });
 
 for (const kind of ['postgresql', 'mysql'] as ServerKind[]) {
-  t.test(`${kind}: migration 011 indexes the keys already written`, async (t) => {
+  t.test(`${kind}: the upgrade that adds the key index indexes the keys already written at start`, async (t) => {
     const db = await freshDatabase(t, kind);
     if (!db) return;
     await backfills(t, () => serverKnexSettings(kind, serverConnection(db.url, kind, db.user, db.password), { max: 5, acquireTimeoutMs: 3000, bootTimeoutMs: 10000 }));

@@ -45,7 +45,8 @@ export class KnexJournal implements KeyJournal {
 
   async start(): Promise<void> {
     this.db = await connectAndMigrate(this.settings, journalMigrations, 'svc_journal_migrations');
-    // Events an older node appended during a rolling upgrade are not in the key index yet.
+    // Keys written before the key index existed (the upgrade that adds it), or by an older node during a
+    // rolling upgrade, are not in it yet.
     await this.run(() => reconcileKeyIndex(this.knex()));
   }
 
