@@ -1,5 +1,6 @@
 import type { Test } from 'tap';
 import { type AuditRecord, JournalConflict, type KeyEvent, type KeyJournal } from '../kernel/index.ts';
+import { locateContract } from './journal-locate.ts';
 import { agentRegistryContract } from './agent-registry.ts';
 import { importTokenContract } from './import-tokens.ts';
 import { nodeRegistryContract } from './node-registry.ts';
@@ -20,6 +21,7 @@ export function journalContract(t: Test, open: () => Promise<KeyJournal>, reopen
   agentRegistryContract(t, open, reopen);
   nodeRegistryContract(t, open, reopen);
   importTokenContract(t, open, reopen);
+  locateContract(t, open, reopen);
   t.test('appends and loads events in sequence order; lastSeq follows', async (t) => {
     const j = await open();
     const id = newId();

@@ -1,5 +1,5 @@
 import type { Test } from 'tap';
-import { type Operation, OPERATIONS, type Policy, type Principal } from '../kernel/index.ts';
+import { matchesLocate, type Operation, OPERATIONS, type Policy, type Principal, type ResourceFacts } from '../kernel/index.ts';
 
 const human = (subject: string, groups: string[] = []): Principal => ({ kind: 'Human', subject, groups });
 const agent = (parent: string, parentGroups: string[], ops: Operation[]): Principal => ({ kind: 'Agent', subject: 'agent-contract', parent, parentGroups, purpose: 'contract', allowedOperations: ops });
@@ -58,5 +58,29 @@ export function policyListingContract(t: Test, make: () => PolicyHarness): void 
       }
     }
     t.same(OPERATIONS.filter((op) => policy.mayEver!(admin, op)), OPERATIONS, 'the admin is listed everything');
+  });
+}
+
+/**
+ * For a policy that answers `keyScope` (finding keys narrows its query with it): the scope holds
+ * exactly the keys `authorize` lets the principal perform the operation on, no more (hidden keys would
+ * show in page sizes and cursors) and no fewer (keys it may use would be missing). `principals` are
+ * the callers to check, `keys` the keys to check them on.
+ */
+export function policyKeyScopeContract(t: Test, make: () => { policy: Policy; principals: Principal[]; keys: ResourceFacts[] }): void {
+  t.test('keyScope holds exactly the keys authorize allows', async (t) => {
+    const { policy, principals, keys } = make();
+    if (!policy.keyScope) return t.pass('this policy gives no key scope (each key is then checked one by one)');
+    for (const principal of principals) {
+      for (const op of ['Get', 'Sign', 'Destroy'] as Operation[]) {
+        const scope = policy.keyScope(principal, op);
+        for (const facts of keys) {
+          const row = { id: facts.id!, name: facts.name, algorithm: 'AES', state: 'Active' as const, owner: facts.owner, ...(facts.tenant ? { tenant: facts.tenant } : {}), createdAt: '2026-01-01T00:00:00.000Z' };
+          const inScope = matchesLocate(row, { scope });
+          const allowed = policy.authorize(principal, op, facts.id!, facts).allowed;
+          t.equal(inScope, allowed, `${principal.kind} ${principal.subject} ${op} on ${facts.name} (owner ${facts.owner}${facts.tenant ? `, tenant ${facts.tenant}` : ''})`);
+        }
+      }
+    }
   });
 }

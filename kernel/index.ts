@@ -38,6 +38,7 @@ export { journalPort, JournalConflict, type KeyJournal, type ErasureAttempt, typ
 export type { MaterialRekey } from './ports/journal.ts';
 export type { StoredImportToken } from './ports/import-token.ts';
 export type { AgentRegistry } from './ports/agent-registry.ts';
+export { indexedKeyOf, isAfter, matchesLocate, nameGlob, NO_KEYS, stateAfter, type IndexedKey, type KeyScope, type LocatedRows, type LocateFilter, type LocatePosition } from './ports/key-locate.ts';
 export type { NodeRegistry, RegisteredNode, RecordedAuditHead, AuditAdoption, PrunedAuditRow } from './ports/node-registry.ts';
 export type { Lifecycle } from './ports/lifecycle.ts';
 export { loggerPort, type Logger } from './ports/logger.ts';

@@ -56,6 +56,21 @@ export class SvcClient {
     return this.http.send({ method: 'GET', path: key(id), idempotent: true }, opts);
   }
 
+  /** One page of the keys the caller may read, newest first; pass `nextCursor` as `cursor` for the next. */
+  listKeys(query: T.KeyQuery = {}, opts?: CallOptions): Promise<T.KeyPage> {
+    return this.http.send({ method: 'GET', path: '/v1/keys', query: { ...query }, idempotent: true }, opts);
+  }
+
+  /** Every page of listKeys, following nextCursor: `for await (const page of client.keyPages({ state: 'Active' }))`. */
+  async *keyPages(query: Omit<T.KeyQuery, 'cursor'> = {}, opts?: CallOptions): AsyncGenerator<T.KeyPage> {
+    for (let cursor: string | undefined; ; ) {
+      const page = await this.listKeys({ ...query, ...(cursor ? { cursor } : {}) }, opts);
+      yield page;
+      if (!page.nextCursor) return;
+      cursor = page.nextCursor;
+    }
+  }
+
   activateKey(id: string, opts?: CallOptions): Promise<T.ActivateResult> {
     return this.http.send({ method: 'POST', path: key(id, '/activate'), idempotent: false }, opts);
   }

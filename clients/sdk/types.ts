@@ -3,6 +3,7 @@ import type * as A from '../../schemas/advisor.ts';
 import type * as Au from '../../schemas/audit.ts';
 import type * as K from '../../schemas/keys.ts';
 import type * as KT from '../../schemas/key-transfer.ts';
+import type * as L from '../../schemas/locate.ts';
 import type * as T from '../../schemas/tokens.ts';
 
 // Every shape here is derived from the service's own TypeBox schemas (schemas/), the same ones that
@@ -55,3 +56,7 @@ export type AdvisorScanQuery = { [P in keyof Static<typeof A.AdvisorScanQuery>]?
 export type AdvisorExplainQuery = { [P in keyof Static<typeof A.AdvisorExplainQuery>]?: number };
 export type AdvisorScanReport = Static<typeof A.AdvisorScanReport> & Record<string, unknown>;
 export type AdvisorExplanation = Static<typeof A.AdvisorExplanation> & Record<string, unknown>;
+
+export type KeyPage = Static<typeof L.KeyPage>;
+/** The filters of listKeys (GET /v1/keys); limit is keys per page, cursor a page's nextCursor. */
+export type KeyQuery = Static<typeof L.LocateKeysQuery>;

@@ -3,6 +3,7 @@ import type { ErrorCode } from '../errors.ts';
 import type { AuditRecord, Operation, Principal } from '../model/index.ts';
 import type { TraceScope } from '../observability/trace-scope.ts';
 import { createPortRef } from '../ports/port-ref.ts';
+import type { KeyScope } from '../ports/key-locate.ts';
 import type { ResourceFacts } from '../ports/policy.ts';
 
 /**
@@ -45,6 +46,11 @@ export interface OperationCall {
    * operation that touches a second key (re-encryption's destination) asks about it this way.
    */
   permits(operation: Operation, resource: string, facts?: ResourceFacts): boolean;
+  /**
+   * The keys this caller may perform `operation` on, as the policy describes them for a key index
+   * (Policy.keyScope); undefined when the policy cannot say, and 'every' for svc-system.
+   */
+  keyScope(operation: Operation): KeyScope | undefined;
 }
 
 export interface OperationAttributes {

@@ -7,6 +7,7 @@ import type { KmsMetrics } from '../observability/metrics.ts';
 import { NO_SPAN, OperationSpan, type OperationTrace } from '../observability/trace-scope.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Logger } from '../ports/logger.ts';
+import type { KeyScope } from '../ports/key-locate.ts';
 import type { Policy, ResourceFacts } from '../ports/policy.ts';
 import type { RiskAssessor, RiskDecision } from '../ports/risk.ts';
 import { compileValidator, type Validator } from '../validation.ts';
@@ -104,6 +105,10 @@ class PipelineCall implements OperationCall {
 
   permits(operation: Operation, resource: string, facts?: ResourceFacts): boolean {
     return this.principal === SYSTEM_PRINCIPAL || this.policy.authorize(this.principal, operation, resource, facts).allowed;
+  }
+
+  keyScope(operation: Operation): KeyScope | undefined {
+    return this.principal === SYSTEM_PRINCIPAL ? 'every' : this.policy.keyScope?.(this.principal, operation);
   }
 
   /** The call's audit record: bounded, with the facts of its outcome and the caller's decoration. */

@@ -1,5 +1,6 @@
 import type { AuditRecord, KeyEvent, StoredEvent } from '../model/index.ts';
 import type { AgentRegistry } from './agent-registry.ts';
+import type { LocatedRows, LocateFilter, LocatePosition } from './key-locate.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import type { NodeRegistry } from './node-registry.ts';
 import type { WrappedKey } from './root-of-trust.ts';
@@ -33,6 +34,7 @@ import { createPortRef } from './port-ref.ts';
  *   and every version's material and records an erasure task for the key, all in the same transaction
  *   as the event; `scheduleErasure` does the same for a key whose material outlived its `Destroyed`
  *   event (a destroy by an older version that stopped part-way). Both are idempotent.
+ * - `locate` reads the key index (see the method) with the semantics of `matchesLocate`.
  * - `erasePending` is one attempt to remove every deleted row from the storage's own files, as far as
  *   that storage allows: SQLite overwrites freed cells (secure_delete) and checkpoints and truncates its
  *   WAL, which a reader of the WAL (a backup) prevents until it lets go; the server databases rebuild
@@ -105,6 +107,14 @@ export interface KeyJournal extends Lifecycle {
    * with one hash, exactly one gets the token. Expired tokens are deleted on the way.
    */
   takeImportToken(tokenHash: string, issuedTo: string, now: string): Promise<StoredImportToken | undefined>;
+  /**
+   * Up to `limit` keys of the key index matching `filter`, newest first ((createdAt, id) descending),
+   * starting after `after`. The index is kept in the same transaction as `append` (a KeyCreated adds a
+   * row, a change of state updates it), so it never disagrees with the events. A journal may read a
+   * bounded number of rows per call: when it stops before `limit` matches it answers `scannedTo`, the
+   * last row it read, and the caller goes on from there; without `scannedTo`, nothing more matches.
+   */
+  locate(filter: LocateFilter, after: LocatePosition | undefined, limit: number): Promise<LocatedRows>;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Operation, Principal } from '../model/index.ts';
+import type { KeyScope } from './key-locate.ts';
 import { createPortRef } from './port-ref.ts';
 
 export type PolicyDecision = { allowed: true } | { allowed: false; reason: string };
@@ -34,6 +35,14 @@ export interface Policy {
    * principal every key operation (its calls are refused where not allowed).
    */
   mayEver?(principal: Principal, operation: Operation): boolean;
+  /**
+   * The keys on which `principal` may perform `operation`, as conditions a journal's key index matches
+   * (finding keys reads only those rows). It must describe exactly the keys `authorize` allows with their
+   * facts: wider, and the caller learns from page sizes and cursors that hidden keys match its filter
+   * (each row is still checked with `authorize`); narrower, and it misses keys it may use. A policy
+   * without it has every key scanned and checked one by one, a bounded number per call.
+   */
+  keyScope?(principal: Principal, operation: Operation): KeyScope;
 }
 
 export const policyPort = createPortRef<Policy>('policy');

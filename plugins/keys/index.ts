@@ -7,6 +7,7 @@ import { dataKeyOperations } from './operations/data-keys.ts';
 import { lifecycleOperations, rewrapOperation } from './operations/lifecycle.ts';
 import { destructionOperations } from './operations/destruction.ts';
 import { transferOperations } from './operations/transfer.ts';
+import { locateOperation } from './operations/locate.ts';
 
 export default definePlugin({
   id: 'keys',
@@ -26,6 +27,7 @@ export default definePlugin({
       rewrapOperation(deps.service.wrapping, () => deps.rootOfTrust.currentKekId()),
       // Export reads the key's facts like any operation on :id; import's are the key it would create.
       ...withKeyFacts(transferOperations(deps.service.exporter, deps.service.importer), deps.service.facts),
+      locateOperation(deps.service.locator),
     ],
   }),
 });

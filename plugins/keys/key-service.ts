@@ -13,6 +13,7 @@ import type { Registry } from 'prom-client';
 import { KeyCrypto } from './key-crypto.ts';
 import { KeyBatchCrypto } from './key-batch-crypto.ts';
 import { KeyLifecycle } from './key-lifecycle.ts';
+import { KeyLocator } from './key-locator.ts';
 import { KeyStore } from './key-store.ts';
 import { KeyWrapping, type KwkCacheSettings } from './key-wrapping.ts';
 import { ErasureWorker } from './erasure-worker.ts';
@@ -34,6 +35,8 @@ export class KeyService implements Lifecycle {
   /** Export of exportable keys' material, and import (bring your own key). */
   readonly exporter: KeyExport;
   readonly importer: KeyImport;
+  /** Finding keys (Locate) through the journal's key index. */
+  readonly locator: KeyLocator;
   private readonly scheduler: RotationScheduler;
   /** Destroy with a waiting period, its cancel and execution, and version trim. */
   readonly destruction: KeyDestruction;
@@ -65,6 +68,7 @@ export class KeyService implements Lifecycle {
     this.destroyScheduler = new DestroyScheduler(journal, operations, clock, logger, Math.max(1, destruction.checkSeconds));
     this.exporter = new KeyExport(store);
     this.importer = new KeyImport(store, journal, rootOfTrust, clock);
+    this.locator = new KeyLocator(journal, store);
   }
 
   /**

@@ -250,11 +250,34 @@ t.test('dev mode: SVC_USER (or --user) names the caller', async (t) => {
   const created = await svc(['keys', 'create', '--name', 'bobs', '--algorithm', 'HMAC', '--json'], devEnv);
   t.equal(created.code, 0, created.stderr);
   const id = JSON.parse(created.out).id;
-  const mine = await svc(['keys', 'list'], devEnv);
+  const mine = await svc(['keys', 'list', '--mine'], devEnv);
   t.match(mine.out, new RegExp(`^${id}  PreActive\\s+HMAC\\s+v1  .*  bobs$`, 'm'));
-  const carol = await svc(['keys', 'list', '--user', 'carol'], devEnv);
-  t.equal(carol.code, 0);
-  t.notMatch(carol.out, id, 'keys list shows the caller\'s own creations');
-  const all = await svc(['keys', 'list', '--all', '--user', 'carol'], devEnv);
-  t.match(all.out, id);
+  const carols = await svc(['keys', 'list', '--mine', '--user', 'carol'], devEnv);
+  t.equal(carols.code, 0);
+  t.notMatch(carols.out, id, '--mine shows the caller\'s own keys');
+  const all = await svc(['keys', 'list', '--user', 'carol'], devEnv);
+  t.match(all.out, id, 'without it, every key the caller may read (the dev policy: all)');
+  t.match((await svc(['keys', 'list', '--owner', 'bob', '--user', 'carol'], devEnv)).out, id, '--owner');
+});
+
+t.test('keys list: filters, a limit, every page, read from the journal and not the audit trail', async (t) => {
+  const dev = await startTestService({ SVC_AUDIT_KIND: 'stdout' });
+  t.teardown(() => dev.stop());
+  const devEnv = cliEnv(tempDir(), { SVC_SERVER: dev.url, SVC_USER: 'erin' });
+  const made: string[] = [];
+  for (let i = 0; i < 4; i++) made.push(JSON.parse((await svc(['keys', 'create', '--name', `list-${i}`, '--algorithm', 'AES', '--json'], devEnv)).out).id);
+  await svc(['keys', 'activate', made[1]!], devEnv);
+  const rows = async (...args: string[]) => {
+    const r = await svc(['keys', 'list', ...args, '--json'], devEnv);
+    t.equal(r.code, 0, r.stderr);
+    return r.out.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l).id);
+  };
+  t.same(await rows('--name', 'list-*'), [...made].reverse(), 'a glob, newest first, with a stdout audit sink (no audit query needed)');
+  t.same(await rows('--name', 'list-*', '--state', 'Active'), [made[1]]);
+  t.same(await rows('--name', 'list-2'), [made[2]]);
+  t.same(await rows('--name', 'list-*', '--limit', '3'), [made[3], made[2], made[1]], '--limit');
+  const bad = await svc(['keys', 'list', '--state', 'Gone'], devEnv);
+  t.equal(bad.code, 1);
+  t.match(bad.stderr, /InvalidField \(HTTP 400\)/);
+  t.equal((await svc(['keys', 'list', '--mine', '--owner', 'x'], devEnv)).code, 2, '--mine and --owner together: usage error');
 });

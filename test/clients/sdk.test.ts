@@ -177,3 +177,17 @@ t.test('model and promptId: set per client, overridden per call, audited with th
   const unsendable = await apiError(t, () => tagged.getKey(key.id, { model: 'mod\u20acle' }));
   t.match(unsendable, { code: 'InvalidField', status: 0, message: /model must be printable ASCII text/ }, 'not a NetworkError retried three times');
 });
+
+t.test('listKeys: one page with filters; keyPages follows nextCursor to the last page', async (t) => {
+  const made: string[] = [];
+  for (let i = 0; i < 5; i++) made.push((await alice.createKey({ name: `sdk-list-${i}`, algorithm: i === 0 ? 'HMAC' : 'AES' })).id);
+  const first = await alice.listKeys({ name: 'sdk-list-*', limit: 2 });
+  t.same(first.keys.map((k) => k.id), [made[4], made[3]], 'newest first, limit per page');
+  t.type(first.nextCursor, 'string');
+  t.same((await alice.listKeys({ name: 'sdk-list-*', algorithm: 'HMAC' })).keys.map((k) => k.id), [made[0]], 'a filter');
+  const pages: string[][] = [];
+  for await (const page of alice.keyPages({ name: 'sdk-list-*', limit: 2 })) pages.push(page.keys.map((k) => k.id));
+  t.same(pages, [[made[4], made[3]], [made[2], made[1]], [made[0]]], 'every page, once');
+  const bad = await apiError(t, () => alice.listKeys({ cursor: 'not-a-cursor!' }));
+  t.match(bad, { code: 'InvalidField', status: 400 });
+});

@@ -7,9 +7,9 @@ import { mintToken, TEST_SECRET } from '../helpers/tokens.ts';
 const TOOLS = [
   'create_key', 'get_key', 'get_public_key', 'activate_key', 'encrypt', 'decrypt', 'sign', 'verify', 'wrap_key', 'unwrap_key',
   'rotate_key', 'revoke_key', 'compromise_key', 'destroy_key', 'cancel_destroy', 'trim_key', 'query_audit', 'list_agents', 'revoke_agent', 'advisor_scan', 'advisor_explain',
-  'generate_data_key', 'reencrypt',
+  'generate_data_key', 'reencrypt', 'locate_keys',
 ];
-const READ_ONLY = ['get_key', 'get_public_key', 'verify', 'query_audit', 'list_agents', 'advisor_scan', 'advisor_explain'];
+const READ_ONLY = ['get_key', 'get_public_key', 'verify', 'query_audit', 'locate_keys', 'list_agents', 'advisor_scan', 'advisor_explain'];
 const DESTRUCTIVE = ['rotate_key', 'revoke_key', 'compromise_key', 'destroy_key', 'trim_key', 'revoke_agent'];
 
 t.test('a Human lists every tool, with schemas and annotations, and calls each of them', async (t) => {
@@ -69,6 +69,7 @@ t.test('a Human lists every tool, with schemas and annotations, and calls each o
   const ed = (await ok('create_key', { spec: { name: 'mcp-ed', algorithm: 'EdDSA' } })).id;
   await ok('activate_key', { keyId: ed });
   t.match(await ok('get_public_key', { keyId: ed }), { publicKeyPem: /BEGIN PUBLIC KEY/ });
+  t.same((await ok('locate_keys', { name: 'mcp-*', limit: 1 })).keys.map((k: any) => k.id), [ed], 'locate_keys finds keys by name, newest first');
   const { signatureBase64 } = await ok('sign', { keyId: ed, messageBase64: b64('m') });
   t.equal((await ok('verify', { keyId: ed, messageBase64: b64('m'), signatureBase64 })).valid, true);
   await ok('compromise_key', { keyId: ed, reason: 'test' });

@@ -14,7 +14,7 @@ t.test('every built-in operation describes itself for a caller choosing it', asy
 
 t.test('read-only and destructive attributes', async (t) => {
   const ids = (attr: 'readOnly' | 'destructive') => operations.filter((d) => d.attributes?.[attr]).map((d) => d.id).sort();
-  t.same(ids('readOnly'), ['AdvisorExplain', 'AdvisorScan', 'GetKey', 'GetPublicKey', 'ListAgents', 'QueryAudit', 'Verify', 'VerifyAudit']);
+  t.same(ids('readOnly'), ['AdvisorExplain', 'AdvisorScan', 'GetKey', 'GetPublicKey', 'ListAgents', 'LocateKeys', 'QueryAudit', 'Verify', 'VerifyAudit']);
   t.same(ids('destructive'), ['CompromiseKey', 'DestroyKey', 'DestroyScheduledKey', 'RevokeAgent', 'RevokeKey', 'RevokeToken', 'RewrapKeys', 'RotateKey', 'TrimKey']);
   t.same(operations.filter((d) => d.attributes?.readOnly && d.attributes?.destructive).map((d) => d.id), [], 'nothing is both');
 });

@@ -1,13 +1,14 @@
 import path from 'node:path';
 import t from 'tap';
 import { authenticatorContract } from '../../contracts/authenticator.ts';
-import { policyContract, policyListingContract } from '../../contracts/policy.ts';
+import { policyContract, policyKeyScopeContract, policyListingContract } from '../../contracts/policy.ts';
 import { primaryAuditSinkContract } from '../../contracts/audit-sink.ts';
 import { revocationContract } from '../../contracts/revocation.ts';
 import { riskContract } from '../../contracts/risk.ts';
 import { rootOfTrustContract } from '../../contracts/root-of-trust.ts';
 import { createStderrLogger } from '../../kernel/logger.ts';
 import { systemClock } from '../../kernel/ports/clock.ts';
+import type { Principal } from '../../kernel/index.ts';
 import { KnexAuditSink } from '../../plugins/audit-sink/knex/knex-audit-sink.ts';
 import { StdoutAuditSink } from '../../plugins/audit-sink/stdout/stdout-sink.ts';
 import { DevAuthenticator } from '../../plugins/auth/dev/dev-authenticator.ts';
@@ -71,12 +72,40 @@ t.test('revocation list: in-memory', async (t) => {
 t.test('policy: dev', async (t) => {
   policyContract(t, () => ({ policy: new DevPolicy(), admin: { kind: 'Human', subject: 'anyone', groups: [] } }));
   policyListingContract(t, () => ({ policy: new DevPolicy(), admin: { kind: 'Human', subject: 'anyone', groups: [] } }));
+  policyKeyScopeContract(t, () => ({ policy: new DevPolicy(), principals: SCOPE_PRINCIPALS, keys: SCOPE_KEYS }));
 });
+
+const SCOPE_KEYS = [
+  { id: '00000000-0000-4000-8000-00000000000a', name: 'payments-eu', owner: 'bob' },
+  { id: '00000000-0000-4000-8000-00000000000b', name: 'payments-us', owner: 'carol' },
+  { id: '00000000-0000-4000-8000-00000000000c', name: 'logs', owner: 'carol', tenant: 't1' },
+  { id: '00000000-0000-4000-8000-00000000000d', name: 'logs', owner: 'svc-a', tenant: 't2' },
+  { id: '00000000-0000-4000-8000-00000000000e', name: 'PAYMENTS-x', owner: 'dave' },
+];
+const SCOPE_PRINCIPALS: Principal[] = [
+  { kind: 'Human', subject: 'bob', groups: ['team'] },
+  { kind: 'Human', subject: 'carol', groups: ['team', 'payments'] },
+  { kind: 'Human', subject: 'erin', groups: ['payments'] },
+  { kind: 'Human', subject: 'root', groups: ['admins'] },
+  { kind: 'Human', subject: 'nobody', groups: [] },
+  { kind: 'Service', subject: 'svc-b', tenant: 't1', groups: ['team'] },
+  { kind: 'Human', subject: 'frank', groups: [] },
+  { kind: 'Agent', subject: 'agent-1', parent: 'bob', parentGroups: ['team'], purpose: 'x', allowedOperations: ['Get', 'Locate'] },
+  { kind: 'Agent', subject: 'agent-2', parent: 'root', parentGroups: ['admins'], purpose: 'x', allowedOperations: ['Sign'] },
+  { kind: 'Agent', subject: 'agent-3', parent: 'erin', parentGroups: ['payments'], purpose: 'x', allowedOperations: ['Get', 'Sign', 'Destroy'] },
+];
 
 t.test('policy: role-based', async (t) => {
   const all = ['Create', 'Get', 'Locate', 'Activate', 'Revoke', 'Destroy', 'Sign', 'Verify', 'Encrypt', 'Decrypt', 'Wrap', 'Unwrap', 'Rotate', 'Compromise', 'Query', 'GetAttributes', 'AddAttribute'];
   policyContract(t, () => ({ policy: new RoleBasedPolicy({ admins: all }, { viewer: ['Get'] }), admin: { kind: 'Human', subject: 'root', groups: ['admins'] } }));
   policyListingContract(t, () => ({ policy: new RoleBasedPolicy({ admins: all }, { viewer: ['Get'] }), admin: { kind: 'Human', subject: 'root', groups: ['admins'] } }));
+  policyKeyScopeContract(t, () => ({
+    policy: new RoleBasedPolicy(
+      { admins: all, team: { operations: ['Get', 'Sign', 'Locate'], keys: ['owner:self'] }, payments: { operations: ['Get', 'Destroy'], keys: ['name:payments-*', 'id:00000000-0000-4000-8000-00000000000D'] } },
+      { frank: { operations: ['Sign'], agents: ['*'] } },
+    ),
+    principals: SCOPE_PRINCIPALS, keys: SCOPE_KEYS,
+  }));
 });
 
 t.test('risk: scoring', async (t) => {

@@ -2,7 +2,10 @@ import type { Command } from 'commander';
 import { examples, invocation, positiveInt, wholeNumber } from '../command-kit.ts';
 import { listKeys } from '../keys-list.ts';
 import { print, printLine } from '../output.ts';
-import type { Curve, KeyAlgorithm } from '../../sdk/index.ts';
+import type { Curve, KeyAlgorithm, ManagedKey } from '../../sdk/index.ts';
+import { UsageError } from '../exit-codes.ts';
+
+type KeyState = ManagedKey['state'];
 
 /** keys create / get / list / activate / rotate / revoke / compromise / destroy / public-key. */
 export function registerKeyLifecycle(keys: Command): void {
@@ -32,25 +35,37 @@ export function registerKeyLifecycle(keys: Command): void {
   );
 
   examples(
-    keys.command('list').description('List the keys whose creation the audit trail shows (there is no list endpoint)')
-      .option('--all', 'keys created by anyone, not only by you')
-      .option('--limit <n>', 'at most this many keys, newest first', positiveInt('--limit'), 100)
+    keys.command('list').description('List the keys you may read, newest first (every page of GET /v1/keys)')
+      .option('--name <name>', 'an exact name, or a glob: * matches any run of characters (quote it in a shell)')
+      .option('--state <state>', 'PreActive, Active, Deactivated, Compromised or Destroyed')
+      .option('--algorithm <algorithm>', 'AES, HMAC, RSA, EC or EdDSA')
+      .option('--owner <subject>', "only keys this subject owns (a key an agent created is owned by the agent's parent)")
+      .option('--mine', 'only keys you own (--user, or the sub of your token)')
+      .option('--created-after <time>', 'RFC 3339 date-time or a date (midnight UTC), exclusive')
+      .option('--created-before <time>', 'RFC 3339 date-time or a date (midnight UTC), exclusive')
+      .option('--limit <n>', 'at most this many keys (default: all)', positiveInt('--limit'))
       .addHelpText('after', [
         '',
-        'Limits: svc-kms has no key listing endpoint, so this reads your successful Create records from',
-        'GET /v1/audit (op=Create) and then fetches each key. It needs a queryable audit sink (not stdout:',
-        '501), a Human principal with the Query permission, and it misses keys whose Create record was',
-        'pruned by audit retention. "You" is --user, or the sub claim of your token.',
+        'The service answers only keys your policy lets you read (Get), and reads them from its journal:',
+        'every key it holds, whatever the audit retention. One audit record per page (1,000 keys a page).',
       ].join('\n'))
-      .action(async (opts: { all?: boolean; limit: number }, cmd: Command) => {
+      .action(async (opts: { name?: string; state?: string; algorithm?: string; owner?: string; mine?: boolean; createdAfter?: string; createdBefore?: string; limit?: number }, cmd: Command) => {
         const { client, globals, connection } = invocation(cmd);
-        const actor = opts.all ? undefined : connection.user;
-        for (const row of await listKeys(client, { actor, limit: opts.limit })) {
+        if (opts.mine && opts.owner !== undefined) throw new UsageError('give either --mine or --owner, not both');
+        if (opts.mine && connection.user === undefined) throw new UsageError('--mine needs to know who you are: log in, or give --user or --token');
+        const owner = opts.mine ? connection.user : opts.owner;
+        // The service checks the values and answers InvalidField naming the allowed ones.
+        const filter = {
+          name: opts.name, state: opts.state as KeyState | undefined, algorithm: opts.algorithm as KeyAlgorithm | undefined, owner,
+          createdAfter: opts.createdAfter, createdBefore: opts.createdBefore,
+        };
+        for await (const row of listKeys(client, filter, opts.limit)) {
           printLine(row, [row.id, row.state.padEnd(11), row.algorithm.padEnd(7), `v${row.currentVersion}`, row.createdAt, row.name].join('  '), globals.json);
         }
       }),
     'svc keys list',
-    'svc keys list --all --limit 20 --json',
+    "svc keys list --name 'payments-*' --state Active",
+    'svc keys list --mine --limit 20 --json',
   );
 
   examples(

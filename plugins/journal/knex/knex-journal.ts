@@ -5,8 +5,11 @@ import {
   JournalConflict,
   type JournalPoolStats,
   type KeyEvent,
+  type LocatedRows,
   type KeyJournal,
   type MaterialRekey,
+  type LocateFilter,
+  type LocatePosition,
   type StoredEvent,
   type StoredImportToken,
   type WrappedKey,
@@ -17,6 +20,7 @@ import type { KnexSettings } from '../../sql-support/knex-settings.ts';
 import { isUniqueViolation } from '../../sql-support/unique-violation.ts';
 import { unlessUnavailable } from '../../sql-support/unavailable.ts';
 import { KnexAgentRegistry } from './knex-agent-registry.ts';
+import { indexAppended, locateKeys, reconcileKeyIndex } from './knex-key-index.ts';
 import { KnexNodeRegistry } from './knex-node-registry.ts';
 import { journalMigrations } from './migrations.ts';
 import { scrubStorage } from './storage-scrub.ts';
@@ -43,6 +47,9 @@ export class KnexJournal implements KeyJournal {
 
   async start(): Promise<void> {
     this.db = await connectAndMigrate(this.settings, journalMigrations, 'svc_journal_migrations');
+    // Keys written before the key index existed (the upgrade that adds it), or by an older node during a
+    // rolling upgrade, are not in it yet.
+    await this.run(() => reconcileKeyIndex(this.knex()));
   }
 
   async stop(): Promise<void> {
@@ -74,6 +81,7 @@ export class KnexJournal implements KeyJournal {
       await this.run(() =>
         this.knex().transaction(async (trx) => {
           await trx('svc_key_events').insert(rows);
+          await indexAppended(trx, keyId, events);
           if (audit) await trx('svc_audit_outbox').insert({ id: audit.id, occurred_at: audit.occurredAt, record: JSON.stringify(audit) });
           if (events.some((e) => e.type === 'Destroyed')) await deleteForErasure(trx, keyId);
           await keepDestroySchedule(trx, keyId, events);
@@ -227,6 +235,10 @@ export class KnexJournal implements KeyJournal {
 
   private async pruneImportTokens(now: string): Promise<void> {
     await this.run(() => this.knex()('svc_import_tokens').where('expires_at', '<=', now).delete());
+  }
+
+  async locate(filter: LocateFilter, after: LocatePosition | undefined, limit: number): Promise<LocatedRows> {
+    return this.run(() => locateKeys(this.knex(), filter, after, limit));
   }
 
   private run<T>(work: () => Promise<T>): Promise<T> {

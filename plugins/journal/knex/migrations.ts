@@ -1,4 +1,5 @@
 import type { Migration } from '../../sql-support/migration-source.ts';
+import { createKeyIndex } from './knex-key-index.ts';
 
 /** Versioned journal schema; see migrationSource for how versions are applied. */
 const MIGRATIONS: Migration[] = [
@@ -149,6 +150,15 @@ const MIGRATIONS: Migration[] = [
         t.string('pruned_hash', 64).nullable();
         t.string('pruned_recorded_at', 24).nullable();
       });
+    },
+  },
+  {
+    // The key index that finding keys (Locate) reads: one row per key, kept with every append. Keys
+    // written before it are indexed from their events by the reconcile every start runs, after the
+    // migrations: not here, where the boot timeout bounds the work (about 17 s per 100,000 keys).
+    name: '011_key_index',
+    async up(knex) {
+      await createKeyIndex(knex);
     },
   },
   {

@@ -3,13 +3,17 @@ import {
   type ErasureAttempt,
   JournalConflict,
   type KeyEvent,
+  type LocatedRows,
   type KeyJournal,
   type MaterialRekey,
+  type LocateFilter,
+  type LocatePosition,
   type StoredEvent,
   type StoredImportToken,
   type WrappedKey,
 } from '../../../kernel/index.ts';
 import { MemoryAgentRegistry } from './memory-agent-registry.ts';
+import { MemoryKeyIndex } from './memory-key-index.ts';
 import { MemoryNodeRegistry } from './memory-node-registry.ts';
 
 /** Process-local journal: everything is lost on restart. Same contract as the SQL journals. */
@@ -22,12 +26,14 @@ export class MemoryJournal implements KeyJournal {
   private readonly kwks = new Map<string, WrappedKey>();
   private readonly destroySchedule = new Map<string, string>();
   private readonly importTokens = new Map<string, StoredImportToken>();
+  private readonly index = new MemoryKeyIndex();
 
   async append(keyId: string, expectedSeq: number, events: KeyEvent[], audit?: AuditRecord, rekey?: MaterialRekey): Promise<void> {
     const log = this.events.get(keyId) ?? [];
     if (log.length !== expectedSeq) throw new JournalConflict(keyId, expectedSeq + 1);
     log.push(...events.map((event, i) => ({ keyId, seq: expectedSeq + 1 + i, event: structuredClone(event) })));
     this.events.set(keyId, log);
+    this.index.apply(keyId, events);
     // The pipeline never changes a record once it is journaled, so the outbox keeps it as it is.
     if (audit) this.outbox.set(audit.id, audit);
     if (events.some((e) => e.type === 'Destroyed')) this.erase(keyId);
@@ -159,6 +165,10 @@ export class MemoryJournal implements KeyJournal {
 
   private pruneImportTokens(now: string): void {
     for (const [hash, token] of this.importTokens) if (token.expiresAt <= now) this.importTokens.delete(hash);
+  }
+
+  async locate(filter: LocateFilter, after: LocatePosition | undefined, limit: number): Promise<LocatedRows> {
+    return { keys: this.index.locate(filter, after, limit) };
   }
 
   async probe(): Promise<void> {}

@@ -1,4 +1,4 @@
-import type { Operation, Policy, PolicyDecision, Principal } from '../../../kernel/index.ts';
+import { type KeyScope, NO_KEYS, type Operation, type Policy, type PolicyDecision, type Principal } from '../../../kernel/index.ts';
 
 /**
  * Development policy: Humans and Services may do everything; an Agent only what its token allows
@@ -12,5 +12,9 @@ export class DevPolicy implements Policy {
 
   mayEver(principal: Principal, operation: Operation): boolean {
     return principal.kind !== 'Agent' || principal.allowedOperations.includes(operation);
+  }
+
+  keyScope(principal: Principal, operation: Operation): KeyScope {
+    return this.mayEver(principal, operation) ? 'every' : NO_KEYS;
   }
 }

@@ -22,6 +22,8 @@ export interface Grant {
   keys?: KeyPattern[];
   /** The agents of the agent registry this grant covers: `*` for all, or agent ids; none when undefined. */
   agents?: ReadonlySet<string>;
+  /** The valid patterns of `keys` as written (owner:self, name:GLOB, id:UUID), for the policy's key scope. */
+  patterns?: string[];
 }
 
 const AGENT_ID = /^agent-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -55,7 +57,8 @@ export function compileBinding(where: string, binding: unknown, problems: string
     problems.push(`${where}.keys must be a non-empty list of key patterns (owner:self, name:GLOB, id:UUID), or ${where}.agents a list of agents ("*" or agent ids)`);
     return { operations, keys: [] };
   }
-  return { operations, keys: keys === undefined ? [] : compileKeys(where, keys, problems), ...(agents === undefined ? {} : { agents: compileAgents(where, agents, problems) }) };
+  const patterns = Array.isArray(keys) ? keys.filter((p): p is string => typeof p === 'string' && typeof compilePattern(p) !== 'string') : [];
+  return { operations, keys: keys === undefined ? [] : compileKeys(where, keys, problems), ...(agents === undefined ? {} : { agents: compileAgents(where, agents, problems) }), patterns };
 }
 
 function compileKeys(where: string, keys: unknown, problems: string[]): KeyPattern[] {

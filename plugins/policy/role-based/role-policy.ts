@@ -1,5 +1,6 @@
-import type { Operation, Policy, PolicyDecision, Principal, ResourceFacts } from '../../../kernel/index.ts';
+import { type KeyScope, NO_KEYS, type Operation, type Policy, type PolicyDecision, type Principal, type ResourceFacts } from '../../../kernel/index.ts';
 import { compileBinding, type Bindings, type Grant, type Self } from './bindings.ts';
+import { keyScopeOf } from './key-scope.ts';
 
 export type { Bindings } from './bindings.ts';
 
@@ -61,6 +62,15 @@ export class RoleBasedPolicy implements Policy {
     return this.grantsEver(principal.subject, principal.groups, operation);
   }
 
+  keyScope(principal: Principal, operation: Operation): KeyScope {
+    if (principal.kind === 'Agent') {
+      if (!principal.allowedOperations.includes(operation)) return NO_KEYS;
+      return keyScopeOf([this.subjects.get(principal.parent), ...principal.parentGroups.map((g) => this.roles.get(g))], operation, { subject: principal.parent });
+    }
+    const self: Self = principal.kind === 'Service' && principal.tenant ? { subject: principal.subject, tenant: principal.tenant } : { subject: principal.subject };
+    return keyScopeOf([this.subjects.get(principal.subject), ...principal.groups.map((g) => this.roles.get(g))], operation, self);
+  }
+
   /** Some binding of the subject or its groups grants the operation on every key or on keys matching its patterns. */
   private grantsEver(subject: string, groups: string[], operation: Operation): boolean {
     const ever = (g: Grant | undefined) => g !== undefined && g.operations.has(operation) && (g.keys === undefined || g.keys.length > 0);
@@ -81,7 +91,8 @@ export class RoleBasedPolicy implements Policy {
       return grant.agents !== undefined && (grant.agents.has('*') || grant.agents.has(resource.slice('agent:'.length)));
     }
     if (!grant.keys) return true;
-    if (resource === 'agent:new') return grant.keys.length > 0;
+    // Issuing an agent, and finding keys (each key found is then checked on its own): some key will do.
+    if (resource === 'agent:new' || resource.startsWith('pattern:')) return grant.keys.length > 0;
     return facts !== undefined && grant.keys.some((matches) => matches(facts, self));
   }
 }

@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -64,6 +65,23 @@ public final class SvcClient {
 
     public ManagedKey getKey(String id) {
         return http.send("GET", key(id, ""), null, null, true, ManagedKey.class);
+    }
+
+    /** One page of the keys the caller may read, newest first; pass {@code nextCursor} to {@code withCursor} for the next. */
+    public KeyPage listKeys(KeyQuery query) {
+        return http.send("GET", "/v1/keys", (query == null ? KeyQuery.all() : query).parameters(), null, true, KeyPage.class);
+    }
+
+    /** Every key the query finds, reading page after page until the last one. */
+    public List<ManagedKey> listAllKeys(KeyQuery query) {
+        List<ManagedKey> keys = new ArrayList<>();
+        KeyQuery next = query == null ? KeyQuery.all() : query;
+        while (true) {
+            KeyPage page = listKeys(next);
+            keys.addAll(page.keys());
+            if (!page.hasMore()) return keys;
+            next = next.withCursor(page.nextCursor());
+        }
     }
 
     public KeyStateChange activate(String id) {

@@ -196,4 +196,23 @@ class SvcClientTest {
         assertEquals("Active", dev.activate(key.id()).state());
         assertTrue(dev.verify(key.id(), MESSAGE, dev.sign(key.id(), MESSAGE).signatureBase64()));
     }
+
+    @Test
+    void listKeysFindsKeysByFiltersAndPagesToTheEnd() {
+        String prefix = "java-list-" + System.nanoTime() + "-";
+        List<String> made = new java.util.ArrayList<>();
+        for (int i = 0; i < 3; i++) made.add(KMS.createKey(KeySpec.aes(prefix + i, 256)).id());
+        KMS.activate(made.get(1));
+        KeyPage first = KMS.listKeys(KeyQuery.all().withName(prefix + "*").withLimit(2));
+        assertEquals(List.of(made.get(2), made.get(1)), first.keys().stream().map(ManagedKey::id).toList(), "newest first");
+        assertTrue(first.hasMore());
+        KeyPage second = KMS.listKeys(KeyQuery.all().withName(prefix + "*").withLimit(2).withCursor(first.nextCursor()));
+        assertEquals(List.of(made.get(0)), second.keys().stream().map(ManagedKey::id).toList());
+        assertFalse(second.hasMore());
+        assertEquals(List.of(made.get(2), made.get(1), made.get(0)), KMS.listAllKeys(KeyQuery.all().withName(prefix + "*").withLimit(1)).stream().map(ManagedKey::id).toList(), "every page");
+        assertEquals(List.of(made.get(1)), KMS.listKeys(KeyQuery.all().withName(prefix + "*").withState("Active")).keys().stream().map(ManagedKey::id).toList());
+        SvcApiException bad = assertThrows(SvcApiException.class, () -> KMS.listKeys(KeyQuery.all().withCursor("forged!")));
+        assertEquals("InvalidField", bad.code());
+        assertEquals(400, bad.status());
+    }
 }
