@@ -34,7 +34,10 @@ export function sqliteKnexSettings(file: string, logger: Pick<Logger, 'warn'> = 
         max: 1,
         // secure_delete: freed cells are overwritten with zeros, so a deleted row leaves no copy in the file.
         // The WAL is checkpointed by a thread of its own (the companion below), not inside a commit here.
-        afterCreate: withPragmas(['journal_mode = WAL', 'synchronous = FULL', 'secure_delete = ON', 'busy_timeout = 5000', `wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`]),
+        // journal_size_limit 0: once checkpointed, the WAL is cut back at the next commit instead of being
+        // written over in place, so a full disk fails the next commit that needs room (as with a WAL that
+        // never started over) rather than after the old WAL's size, and old frames do not stay in the file.
+        afterCreate: withPragmas(['journal_mode = WAL', 'synchronous = FULL', 'secure_delete = ON', 'busy_timeout = 5000', `wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`, 'journal_size_limit = 0']),
       },
     },
     companion: () => new WalCheckpointer(file, (message, fields) => logger.warn(message, fields)),
