@@ -25,8 +25,12 @@ const { values: args } = parseArgs({
     seed: { type: 'string', default: process.env.BENCH_FUZZ_SEED ?? '20261127' },
     backends: { type: 'string', default: process.env.BENCH_FUZZ_BACKENDS ?? 'sqlite,postgres' },
     out: { type: 'string', default: process.env.BENCH_FUZZ_OUT ?? path.join(ROOT, 'docs/benchmarks-fuzz.md') },
+    // After each saturated run, a second one on a fresh service at this share of the rate it measured,
+    // open loop (requests start on a schedule, not when an answer came back); 0 leaves it out.
+    'open-loop-share': { type: 'string', default: process.env.BENCH_FUZZ_OPEN_LOOP_SHARE ?? '0.7' },
   },
 });
+const OPEN_LOOP_SHARE = Number(args['open-loop-share']);
 const REQUESTS = Number(args.requests);
 const CONNECTIONS = Number(args.connections);
 const SEED = Number(args.seed);
@@ -60,7 +64,7 @@ function memory(pid: number): { rss: number; peak: number } {
   return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
 }
 
-async function measure(backend: string, env: Record<string, string>): Promise<Run> {
+async function measure(backend: string, env: Record<string, string>, ratePerSecond?: number): Promise<Run> {
   const dir = mkdtempSync(path.join(work, `${backend}-`));
   const svc = await start(['app/main.ts'], { ...FUZZ_ENV, SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', SVC_NODE_ID: 'fuzz-node', SVC_CRYPTO_LOCAL_KEK: KEK, SVC_DATA_DIR: dir, ...env });
   const pid = svc.child.pid!;
@@ -83,9 +87,9 @@ async function measure(backend: string, env: Record<string, string>): Promise<Ru
     const cpu0 = cpuSeconds(pid);
     const load0 = loadavg()[0]!;
     const t0 = performance.now();
-    process.stderr.write(`${backend}: ${REQUESTS} requests from ${CONNECTIONS} connections, seed ${SEED}, load average ${load0.toFixed(1)}\n`);
+    process.stderr.write(`${backend}: ${REQUESTS} requests ${ratePerSecond ? `at ${ratePerSecond.toFixed(0)} a second (open loop)` : `from ${CONNECTIONS} connections`}, seed ${SEED}, load average ${load0.toFixed(1)}\n`);
     const { cast, result } = await runFuzz(svc.url, pool, {
-      requests: REQUESTS, connections: CONNECTIONS, seed: SEED,
+      requests: REQUESTS, connections: CONNECTIONS, seed: SEED, ratePerSecond,
       onProgress: (done) => process.stderr.write(`  ${done} answered after ${((performance.now() - t0) / 1000).toFixed(0)} s\n`),
     });
     const cpu = cpuSeconds(pid) - cpu0;
@@ -125,14 +129,29 @@ async function freshPostgres(): Promise<Record<string, string>> {
   };
 }
 
+/** Fresh SQLite files for one run. */
+function freshSqlite(): Record<string, string> {
+  const files = mkdtempSync(path.join(work, 'files-'));
+  return { SVC_JOURNAL_KIND: 'rdb-embedded', SVC_AUDIT_KIND: 'rdb-embedded', SVC_RDB_EMBEDDED_JDBC_URL: `jdbc:sqlite:${path.join(files, 'journal.db')}`, SVC_AUDIT_EMBEDDED_PATH: path.join(files, 'audit.db') };
+}
+
+/** The saturated run, then (OPEN_LOOP_SHARE > 0) the open-loop one at that share of its rate, each on a fresh service and database. */
+async function measureBoth(backend: string, env: () => Promise<Record<string, string>> | Record<string, string>): Promise<void> {
+  const saturated = await measure(backend, await env());
+  runs.push(saturated);
+  if (OPEN_LOOP_SHARE > 0 && !saturated.crashed) {
+    const rate = (OPEN_LOOP_SHARE * saturated.result.statuses.length) / saturated.result.wallSeconds;
+    openLoop.set(saturated, await measure(backend, await env(), rate));
+  }
+}
+
 const backends = String(args.backends).split(',');
 const runs: Run[] = [];
+const openLoop = new Map<Run, Run>();
 const skipped: string[] = [];
-if (backends.includes('sqlite')) {
-  runs.push(await measure('SQLite', { SVC_JOURNAL_KIND: 'rdb-embedded', SVC_AUDIT_KIND: 'rdb-embedded', SVC_RDB_EMBEDDED_JDBC_URL: `jdbc:sqlite:${path.join(work, 'journal.db')}`, SVC_AUDIT_EMBEDDED_PATH: path.join(work, 'audit.db') }));
-}
+if (backends.includes('sqlite')) await measureBoth('SQLite', freshSqlite);
 if (backends.includes('postgres')) {
-  if (process.env.SVC_TEST_PG_URL && process.env.SVC_TEST_PG_ADMIN_URL) runs.push(await measure('PostgreSQL', await freshPostgres()));
+  if (process.env.SVC_TEST_PG_URL && process.env.SVC_TEST_PG_ADMIN_URL) await measureBoth('PostgreSQL', freshPostgres);
   else skipped.push('PostgreSQL (SVC_TEST_PG_URL and SVC_TEST_PG_ADMIN_URL unset; `source` the test services\' env to include it)');
 }
 
@@ -149,6 +168,16 @@ for (const run of runs) {
     `(${(r.statuses.length / run.cpuSeconds).toFixed(0)} requests per CPU second). Load average (1 min) ${f(run.load[0])} at the start, ${f(run.load[1])} at the end.`, '');
   lines.push(`| latency (ms) | p50 | p95 | p99 | max | answers at or over 100 ms |`, '|---|---|---|---|---|---|',
     `| all requests | ${f(s.all.p50)} | ${f(s.all.p95)} | ${f(s.all.p99)} | ${f(s.all.max)} | ${s.all.over100} |`, '');
+  const below = openLoop.get(run);
+  if (below) {
+    const o = summarize(below.result);
+    const offered = below.result.statuses.length / below.result.wallSeconds;
+    lines.push(`**Below saturation** (a second run on a fresh service and database, same seed and mix): requests started on a schedule at`,
+      `${(OPEN_LOOP_SHARE * 100).toFixed(0)}% of the rate above, whatever the answers (open loop; latency measured from when each was due), ${offered.toFixed(0)} req/s answered;`,
+      `${below.result.serverErrors.length} 5xx${below.crashed ? `, the server ${below.crashed}` : ''}; server CPU ${f(below.cpuSeconds)} s; load average ${f(below.load[0])} at the start, ${f(below.load[1])} at the end.`, '',
+      `| latency (ms), open loop | p50 | p95 | p99 | max | answers at or over 100 ms |`, '|---|---|---|---|---|---|',
+      `| all requests | ${f(o.all.p50)} | ${f(o.all.p95)} | ${f(o.all.p99)} | ${f(o.all.max)} | ${o.all.over100} |`, '');
+  }
   lines.push(`Server process: ${run.crashed ? `**${run.crashed}**` : 'alive'}; resident memory ${f(run.rssBeforeMb)} MiB after boot, ${f(run.rssAfterMb)} MiB after the run (peak ${f(run.rssPeakMb)} MiB);`,
     `/readyz answered ${run.readyAfter} after the run. \`GET /v1/audit/verify?full=true\` at the end: ${run.verify.status}, valid ${run.verify.valid}, **${run.verify.checked?.toLocaleString('en') ?? '?'} audit rows** checked in ${(run.verify.ms / 1000).toFixed(1)} s.`, '');
   if (run.audited) {
@@ -225,5 +254,5 @@ const old = existsSync(String(args.out)) ? readFileSync(String(args.out), 'utf8'
 const doc = (MARKED.test(old) ? old : intro).replace(MARKED, () => generated);
 writeFileSync(String(args.out), doc);
 process.stderr.write(`${generated}\n${args.out} written\n`);
-const failed = runs.some((r) => r.result.serverErrors.length > 0 || r.crashed);
+const failed = [...runs, ...openLoop.values()].some((r) => r.result.serverErrors.length > 0 || r.crashed);
 process.exit(failed ? 1 : 0);

@@ -3,7 +3,7 @@
  * `{error: code, message}`; docs/errors.md is written from this table.
  */
 export const ERROR_CATALOGUE = {
-  BadRequest: { status: 400, when: 'malformed JSON, or a body failing its schema (missing field, wrong type)' },
+  BadRequest: { status: 400, when: 'malformed JSON, a body nested deeper than 64 levels, or a body failing its schema (missing field, wrong type)' },
   InvalidField: { status: 400, when: 'a well-formed field with a bad value (unknown enum, bad base64, out of range, blank)' },
   DecryptionFailed: { status: 400, when: 'decrypt or unwrap failed: wrong context, tampered or foreign ciphertext' },
   Unauthorized: { status: 401, when: 'missing or invalid credential, revoked token' },

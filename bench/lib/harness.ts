@@ -51,8 +51,12 @@ const UNREACHED_LIMITS = { SVC_RATE_LIMIT_RPS: '1000000000', SVC_RATE_LIMIT_BURS
 
 /** Starts a Node process (the service or the bare endpoint) and resolves when it logs that it listens. */
 export function start(args: string[], env: Record<string, string>, stdoutFile?: string): Promise<{ child: ChildProcess; url: string }> {
-  const stdout = stdoutFile ? openSync(stdoutFile, 'a') : 'ignore';
-  const node = [process.execPath, '--max-semi-space-size=64', '--import', 'tsx', ...args];
+  // BENCH_SERVICE_STDOUT and BENCH_SERVICE_NODE_ARGS are for finding where a server's time goes: for
+  // example BENCH_SERVICE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof --trace-gc' with its stdout in a file.
+  const out = stdoutFile ?? process.env.BENCH_SERVICE_STDOUT;
+  const stdout = out ? openSync(out, 'a') : 'ignore';
+  const debugArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const node = [process.execPath, '--max-semi-space-size=64', ...debugArgs, '--import', 'tsx', ...args];
   const [cmd, ...argv] = PINNED ? ['taskset', '-c', '0', ...node] : node;
   const child = spawn(cmd!, argv, { cwd: ROOT, env: { ...process.env, ...UNREACHED_LIMITS, ...env }, stdio: ['ignore', stdout, 'pipe'] });
   return new Promise((resolve, reject) => {

@@ -23,7 +23,18 @@ export interface AuditPipelineOptions {
   observer?: FanoutObserver;
   /** Told about every write to the primary sink: how long it took and whether it succeeded. */
   primaryObserver?: { written(seconds: number, ok: boolean): void };
+  /** How long an outbox acknowledgement may wait to share one delete with others (ms; OUTBOX_ACK_DELAY_MS). */
+  ackDelayMs?: number;
 }
+
+/**
+ * Outbox acknowledgements wait up to this long, or until OUTBOX_ACK_BATCH of them are pending, and go
+ * in one delete. Each delete is a commit: on SQLite a synchronous fsync on the request path's thread,
+ * so one per event-loop turn (one per state change under load) took a tenth of that thread's time.
+ * A late acknowledgement costs nothing: the relay only takes records older than 10 s.
+ */
+export const OUTBOX_ACK_DELAY_MS = 250;
+export const OUTBOX_ACK_BATCH = 500;
 
 export type AuditListener = (record: AuditRecord) => void;
 
@@ -44,7 +55,7 @@ export class AuditPipeline {
   private readonly queues: FanoutQueue[];
   private readonly listeners: AuditListener[] = [];
   private acks: string[] = [];
-  private ackScheduled = false;
+  private ackTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly primary: AuditSink,
@@ -128,16 +139,22 @@ export class AuditPipeline {
     }
   }
 
-  /** Acknowledges stored records in the outbox, all those of one event-loop turn in one call. */
+  /** Acknowledges stored records in the outbox, in batches (OUTBOX_ACK_DELAY_MS, OUTBOX_ACK_BATCH). */
   private acknowledge(id: string): void {
     this.acks.push(id);
-    if (this.ackScheduled) return;
-    this.ackScheduled = true;
-    setImmediate(() => void this.flushAcks());
+    if (this.acks.length >= OUTBOX_ACK_BATCH) {
+      void this.flushAcks();
+      return;
+    }
+    if (this.ackTimer) return;
+    // Unreferenced: pending acknowledgements never keep a process alive; stop() flushes them, and any
+    // lost to a crash are delivered again by the relay (sinks store a record id once).
+    this.ackTimer = setTimeout(() => void this.flushAcks(), this.options.ackDelayMs ?? OUTBOX_ACK_DELAY_MS).unref();
   }
 
   private flushAcks(): Promise<void> {
-    this.ackScheduled = false;
+    clearTimeout(this.ackTimer);
+    this.ackTimer = undefined;
     const ids = this.acks;
     this.acks = [];
     if (ids.length === 0) return Promise.resolve();

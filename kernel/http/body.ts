@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { koaBody } from 'koa-body';
 import { SvcError } from '../errors.ts';
+import { parseJsonBody } from './json-text.ts';
 
 // A plain test of the header; type-is' full media-type parse showed up in request profiles.
 const JSON_TYPE = /^application\/json\s*(;|$)/i;
@@ -14,13 +15,16 @@ export type BodyReader = (ctx: Context) => Promise<unknown>;
  * the limit: 415 for another type, 413 over the limit, 400 for malformed JSON.
  */
 export function jsonBodyReader(maxBodyBytes: number): BodyReader {
-  const parse = koaBody({ json: true, jsonStrict: true, jsonLimit: maxBodyBytes, urlencoded: false, text: false, multipart: false });
+  // koa-body reads the text (size limit, content encodings); json-text.ts parses it, refusing a body nested
+  // too deep before JSON.parse spends the event loop's time on it.
+  const read = koaBody({ json: false, text: true, textTypes: ['application/json'], textLimit: maxBodyBytes, urlencoded: false, multipart: false });
   return async (ctx) => {
     const length = ctx.get('Content-Length');
     const hasBody = (length !== '' && length !== '0') || ctx.get('Transfer-Encoding') !== '';
     if (!hasBody) return {};
     if (!JSON_TYPE.test(ctx.get('Content-Type'))) throw new SvcError('UnsupportedMediaType', 'request body must be sent as Content-Type: application/json');
-    await parse(ctx, noop);
-    return (ctx.request as { body?: unknown }).body;
+    await read(ctx, noop);
+    const text = (ctx.request as { body?: unknown }).body;
+    return typeof text === 'string' ? parseJsonBody(text) : text;
   };
 }

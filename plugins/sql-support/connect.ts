@@ -35,7 +35,7 @@ export async function connectAndMigrate(settings: KnexSettings, migrations: Migr
       try {
         const migrate = () => db.migrate.latest({ migrationSource: migrationSource(migrations), tableName: table });
         await Promise.race([settings.exclusive ? settings.exclusive(db, table, migrate) : migrate(), timeout]);
-        return db;
+        return withCompanion(db, settings);
       } catch (err) {
         if (!isConcurrentMigration(err)) throw err;
         if (Date.now() + 250 > deadline) {
@@ -50,4 +50,18 @@ export async function connectAndMigrate(settings: KnexSettings, migrations: Migr
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Starts the settings' companion (sqlite-connection.ts: the background checkpoint) and stops it when the pool is destroyed. */
+function withCompanion(db: Knex, settings: KnexSettings): Knex {
+  const companion = settings.companion?.();
+  if (!companion) return db;
+  // knex's own destroy is read-only; it ends by destroying its client, whose destroy this wraps.
+  const client = db.client as { destroy(callback?: unknown): Promise<void> };
+  const destroy = client.destroy.bind(client);
+  client.destroy = async (callback?: unknown) => {
+    await companion.stop();
+    return destroy(callback);
+  };
+  return db;
 }

@@ -18,4 +18,6 @@ export interface KnexSettings {
   bootTimeoutMs: number;
   /** The same settings as plain data, for a worker thread that opens its own connection (knex-recipe.ts). */
   recipe?: KnexRecipe;
+  /** Background work on the database that lives as long as the pool: started once it is migrated, stopped before it closes. */
+  companion?: () => { stop(): Promise<void> };
 }

@@ -4,6 +4,7 @@ import { type Logger, narrowToOwner, warnIfFolderOpen } from '../../kernel/index
 import { withFileLock } from './file-lock.ts';
 import { knexSqliteClient } from './sqlite-driver.ts';
 import type { KnexSettings } from './knex-settings.ts';
+import { WalCheckpointer, WRITER_AUTOCHECKPOINT_PAGES } from './wal-checkpointer.ts';
 
 /**
  * knex settings for an SQLite file through better-sqlite3: one connection (SQLite has one writer),
@@ -32,9 +33,14 @@ export function sqliteKnexSettings(file: string, logger: Pick<Logger, 'warn'> = 
         min: 1,
         max: 1,
         // secure_delete: freed cells are overwritten with zeros, so a deleted row leaves no copy in the file.
-        afterCreate: withPragmas(['journal_mode = WAL', 'synchronous = FULL', 'secure_delete = ON', 'busy_timeout = 5000']),
+        // The WAL is checkpointed by a thread of its own (the companion below), not inside a commit here.
+        // journal_size_limit 0: once checkpointed, the WAL is cut back at the next commit instead of being
+        // written over in place, so a full disk fails the next commit that needs room (as with a WAL that
+        // never started over) rather than after the old WAL's size, and old frames do not stay in the file.
+        afterCreate: withPragmas(['journal_mode = WAL', 'synchronous = FULL', 'secure_delete = ON', 'busy_timeout = 5000', `wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`, 'journal_size_limit = 0']),
       },
     },
+    companion: () => new WalCheckpointer(file, (message, fields) => logger.warn(message, fields)),
   };
 }
 

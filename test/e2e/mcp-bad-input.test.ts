@@ -39,6 +39,7 @@ t.test('malformed JSON-RPC, garbage batches, oversized bodies: JSON-RPC errors, 
     ['JSON that is not JSON-RPC', { hello: 'world' }, 400, /Invalid JSON-RPC message/],
     ['a batch of garbage', [1, 'two', { three: 3 }, null], 400, /Invalid JSON-RPC message/],
     ['an empty batch', [], 400, /Invalid Request: an empty batch/],
+    ['nested 30,000 levels deep', `{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": ${'['.repeat(30_000)}${']'.repeat(30_000)}}`, 400, /Parse error: the request body is nested deeper than 64 levels/],
     ['over the body limit', toolsCall('encrypt', { keyId: 'x', plaintextBase64: 'A'.repeat(70_000) }), 413, /larger than the configured limit/],
   ];
   for (const [what, body, status, message] of cases) {

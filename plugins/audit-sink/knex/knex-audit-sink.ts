@@ -28,6 +28,12 @@ import { auditMigrations } from './audit-migrations.ts';
 const DAY_MS = 86_400_000;
 /** How long a stop waits for a batch being written before it records the chain's closing head. */
 const SETTLE_MS = 3_000;
+/**
+ * On SQLite, a write that succeeded this recently answers the readiness probe: the file could be written
+ * then. Without it every /readyz, anonymous ones included, was a commit and its fsync on the request
+ * thread, so a caller looping /readyz slowed every other. Any failed write makes the next probe write.
+ */
+export const PROBE_REUSE_MS = 1_000;
 
 /**
  * A queryable SQL audit sink with daily retention pruning whose rows form one hash chain
@@ -50,6 +56,8 @@ export class KnexAuditSink implements AuditSink {
   private inserting: Promise<void> | undefined;
   /** Set once the chain's closing head is taken: no batch may follow it. */
   private closing = false;
+  /** When (clock ms) a write last succeeded; -Infinity after a failed one. */
+  private lastStoredAt = Number.NEGATIVE_INFINITY;
   // Concurrent requests' records go in as one multi-row INSERT; each request waits for its commit.
   private readonly rows = new GroupCommit<{ row: AuditRow; stored?: boolean }>((batch) => this.insert(batch), 500);
 
@@ -95,7 +103,23 @@ export class KnexAuditSink implements AuditSink {
 
   /** A write, not a read: a store that answers but cannot be written (a full disk) is not ready. */
   async probe(): Promise<void> {
-    await this.run(() => this.knex()('svc_audit_probe').insert({ id: 1, checked_at: this.clock.now().toISOString() }).onConflict('id').merge());
+    const now = this.clock.now();
+    const since = now.getTime() - this.lastStoredAt;
+    // Only a file: a database server can go away between two writes, and its probe costs the request thread nothing.
+    if (this.settings.recipe?.kind === 'sqlite' && since >= 0 && since < PROBE_REUSE_MS) return;
+    await this.stored(() => this.knex()('svc_audit_probe').insert({ id: 1, checked_at: now.toISOString() }).onConflict('id').merge());
+  }
+
+  /** Runs a write and notes whether it succeeded, for probe(). */
+  private async stored<T>(write: () => Promise<T>): Promise<T> {
+    try {
+      const result = await this.run(write);
+      this.lastStoredAt = this.clock.now().getTime();
+      return result;
+    } catch (err) {
+      this.lastStoredAt = Number.NEGATIVE_INFINITY;
+      throw err;
+    }
   }
 
   async write(r: AuditRecord): Promise<AuditChainLink | undefined> {
@@ -147,7 +171,7 @@ export class KnexAuditSink implements AuditSink {
     const rows = batch.map((b) => b.row);
     const head = chainRows(rows, this.node, this.head);
     try {
-      await this.run(() => this.knex()('svc_audit').insert(rows));
+      await this.stored(() => this.knex()('svc_audit').insert(rows));
     } catch (err) {
       if (batch.length === 1 && isUniqueViolation(err) && (await this.run(() => this.knex()('svc_audit').where('event_id', rows[0]!.event_id).first('id')))) return;
       throw err;

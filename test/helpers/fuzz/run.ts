@@ -12,6 +12,12 @@ export interface FuzzOptions {
   /** Share of hostile requests; the rest are valid calls (and the replacements they cause). */
   hostileShare?: number;
   onProgress?: (done: number) => void;
+  /**
+   * Open loop: start a request every 1/ratePerSecond s whatever the answers (more than `connections` at
+   * once wait in the client's pool), and measure each from when it was due. Unset: closed loop, each
+   * connection sends its next request when its last one was answered.
+   */
+  ratePerSecond?: number;
 }
 
 /** A request the run must report: a 5xx, a connection failure, or an error answer without {error, message}. */
@@ -72,26 +78,49 @@ export async function runFuzz(base: string, pool: Pool, opts: FuzzOptions): Prom
   let drawn = 0;
   let done = 0;
   const t0 = performance.now();
+  const answered = (req: FuzzRequest, a: Answer) => {
+    const i = done++;
+    result.routes.push(req.route);
+    result.kinds.push(req.kind);
+    result.requestIds.push(a.requestId ?? '');
+    result.errors.push(typeof a.json?.error === 'string' ? a.json.error : '');
+    result.statuses[i] = a.status;
+    result.latenciesMs[i] = a.ms;
+    if (a.status >= 500) result.serverErrors.push(describe(req, a));
+    else if (a.status === 0) result.connectionFailures.push(describe(req, a));
+    else if (a.status >= 400 && (typeof a.json?.error !== 'string' || typeof a.json?.message !== 'string')) result.badErrorBodies.push(describe(req, a));
+    req.after?.(a);
+    if (opts.onProgress && done % 5000 === 0) opts.onProgress(done);
+  };
   const worker = async () => {
     while (drawn < n) {
       drawn++;
       const req = draw();
-      const a = await send(pool, req);
-      const i = done++;
-      result.routes.push(req.route);
-      result.kinds.push(req.kind);
-      result.requestIds.push(a.requestId ?? '');
-      result.errors.push(typeof a.json?.error === 'string' ? a.json.error : '');
-      result.statuses[i] = a.status;
-      result.latenciesMs[i] = a.ms;
-      if (a.status >= 500) result.serverErrors.push(describe(req, a));
-      else if (a.status === 0) result.connectionFailures.push(describe(req, a));
-      else if (a.status >= 400 && (typeof a.json?.error !== 'string' || typeof a.json?.message !== 'string')) result.badErrorBodies.push(describe(req, a));
-      req.after?.(a);
-      if (opts.onProgress && done % 5000 === 0) opts.onProgress(done);
+      answered(req, await send(pool, req));
     }
   };
-  await Promise.all(Array.from({ length: opts.connections }, worker));
+  if (opts.ratePerSecond) await openLoop(n, opts.ratePerSecond, () => {
+    const req = draw();
+    return send(pool, req).then((a) => ({ req, a }));
+  }, ({ req, a }, due) => answered(req, { ...a, ms: performance.now() - due }));
+  else await Promise.all(Array.from({ length: opts.connections }, worker));
   result.wallSeconds = (performance.now() - t0) / 1000;
   return { cast, result };
+}
+
+/** Starts `n` requests at `rate` a second from now, each when it is due, and reports each answer with the time it was due. */
+async function openLoop<T>(n: number, rate: number, start: () => Promise<T>, done: (answer: T, due: number) => void): Promise<void> {
+  const t0 = performance.now();
+  const pending = new Set<Promise<void>>();
+  for (let i = 0; i < n; ) {
+    const now = performance.now();
+    // Every request due by now goes (a timer may fire late), then a wait for the next one.
+    for (; i < n && t0 + (i * 1000) / rate <= now; i++) {
+      const due = t0 + (i * 1000) / rate;
+      const p: Promise<void> = start().then((answer) => done(answer, due)).finally(() => pending.delete(p));
+      pending.add(p);
+    }
+    if (i < n) await new Promise((resolve) => setTimeout(resolve, Math.max(0, t0 + (i * 1000) / rate - performance.now())));
+  }
+  await Promise.all(pending);
 }
