@@ -1,12 +1,14 @@
 import type { ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { isSvcError, type DoorHttpRequest, type OperationRunner, type Principal } from '../../kernel/index.ts';
 import { clientOfSession, clientSessionId, SESSION_HEADER } from './client-session.ts';
 import { ExchangeTransport } from './exchange-transport.ts';
 import { BodyError, readJsonBody } from './request-body.ts';
 import { checkedMessages, isCheckedRequest, isInitialize } from './streamable-http-checks.ts';
+import { answersJson } from './answer-json.ts';
+import { toolCallParams } from './tool-call-params.ts';
 import { callTool, headerContext, type CallOrigin } from './tool-call.ts';
 import type { ToolCatalogue } from './tools.ts';
 
@@ -109,7 +111,7 @@ export class McpEndpoint {
     const answers = await this.transport.dispatch(requests, origin);
     if (res.destroyed || res.writableEnded) return; // the client went away; the calls ran to their end (and their audit)
     res.writeHead(200, { 'Content-Type': 'application/json' });
-    res.end(JSON.stringify(answers.length === 1 ? answers[0] : answers));
+    res.end(answersJson(answers));
   }
 }
 
@@ -128,11 +130,18 @@ function serverOf(deps: McpEndpointDeps, transport: ExchangeTransport<CallOrigin
     return origin;
   };
   server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => ({ tools: catalogue.of(runner.permitted(originOf(extra.requestId).principal)).map((t) => t.listing) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  // tools/call is the server's fallback handler rather than a registered one: the SDK server wraps a
+  // registered tools/call in two more zod parses of the request and one of the answer (a copy of the
+  // REST answer on every call). This handler reads the three params it uses with a plain check, and
+  // its answers come from toolAnswer alone, whose shape the tests check against the SDK's result schema.
+  // Any other method without a handler is answered as the SDK answers one: -32601 Method not found.
+  server.fallbackRequestHandler = async (request, extra) => {
+    if (request.method !== 'tools/call') throw new McpError(ErrorCode.MethodNotFound, 'Method not found');
+    const params = toolCallParams(request.params);
     const origin = originOf(extra.requestId);
-    const tool = catalogue.get(request.params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(request.params.name.slice(0, 64))}; tools/list names the tools you may call`);
-    return callTool(runner, tool, request.params.arguments ?? {}, request.params._meta as Record<string, unknown> | undefined, origin);
-  });
+    const tool = catalogue.get(params.name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(params.name.slice(0, 64))}; tools/list names the tools you may call`);
+    return callTool(runner, tool, params.arguments, params.meta, origin);
+  };
   return server;
 }
