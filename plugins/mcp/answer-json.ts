@@ -9,19 +9,42 @@ export interface ToolAnswer {
 }
 
 /**
- * The JSON of each tool answer's body (its structuredContent), kept from when its text was made: the
- * answer carries that same JSON twice (parsed, as structuredContent, and as the text), so serializing
- * the whole answer again would walk the REST answer twice more. Weak, so a body never written costs nothing.
+ * A tool answer that keeps the JSON its text was made from: the answer carries that same JSON twice
+ * (parsed, as structuredContent, and as the text), so serializing the whole answer again would walk the
+ * REST answer twice more. The JSON and the body are private fields, invisible to JSON.stringify, to
+ * Object.keys and to the SDK (a WeakMap from answer to JSON cost about three times as much per call, in
+ * the collector's work on its entries).
  */
-const bodyJson = new WeakMap<object, string>();
+class MadeToolAnswer implements ToolAnswer {
+  [key: string]: unknown;
+  content: Array<{ type: 'text'; text: string }>;
+  structuredContent: Record<string, unknown>;
+  declare isError?: boolean;
+  readonly #json: string;
+  readonly #body: Record<string, unknown>;
+
+  constructor(body: Record<string, unknown>, json: string, isError: boolean) {
+    this.content = [{ type: 'text', text: json }];
+    this.structuredContent = body;
+    if (isError) this.isError = true;
+    this.#json = json;
+    this.#body = body;
+  }
+
+  /** The body's JSON, while the answer is still as it was made: the same body, one text that is that JSON, nothing added. */
+  static untouchedJson(value: unknown): string | undefined {
+    if (!(value instanceof MadeToolAnswer)) return undefined;
+    const json = value.#json;
+    const { content } = value;
+    const keys = Object.keys(value);
+    const untouched = value.structuredContent === value.#body && keys.length === (value.isError === true ? 3 : 2) && keys[0] === 'content' && keys[1] === 'structuredContent'
+      && Array.isArray(content) && content.length === 1 && content[0]!.type === 'text' && content[0]!.text === json;
+    return untouched ? json : undefined;
+  }
+}
 
 export function toolAnswer(body: Record<string, unknown>, isError: boolean): ToolAnswer {
-  const json = JSON.stringify(body);
-  const answer: ToolAnswer = isError
-    ? { content: [{ type: 'text', text: json }], structuredContent: body, isError: true }
-    : { content: [{ type: 'text', text: json }], structuredContent: body };
-  bodyJson.set(body, json);
-  return answer;
+  return new MadeToolAnswer(body, JSON.stringify(body), isError);
 }
 
 /**
@@ -30,26 +53,17 @@ export function toolAnswer(body: Record<string, unknown>, isError: boolean): Too
  * else (initialize, tools/list, errors, or an answer something changed since) is JSON.stringify's.
  */
 export function answerJson(message: JSONRPCMessage): string {
-  const result = (message as { result?: Partial<ToolAnswer> }).result;
-  const body = typeof result === 'object' && result !== null ? result.structuredContent : undefined;
-  const json = typeof body === 'object' && body !== null ? bodyJson.get(body) : undefined;
-  if (json === undefined || !untouched(result as ToolAnswer, json) || !envelopeKeys(message)) return JSON.stringify(message);
-  const { isError } = result as ToolAnswer;
+  const { result } = message as { result?: unknown };
+  const json = MadeToolAnswer.untouchedJson(result);
+  if (json === undefined || !envelopeKeys(message)) return JSON.stringify(message);
   const text = JSON.stringify(json);
+  const isError = (result as ToolAnswer).isError === true;
   return `{"result":{"content":[{"type":"text","text":${text}}],"structuredContent":${json}${isError ? ',"isError":true' : ''}},"jsonrpc":"2.0","id":${JSON.stringify((message as { id: unknown }).id)}}`;
 }
 
 /** A batch's answers as one JSON array. */
 export function answersJson(messages: readonly JSONRPCMessage[]): string {
   return messages.length === 1 ? answerJson(messages[0]!) : `[${messages.map(answerJson).join(',')}]`;
-}
-
-/** The answer has the keys `toolAnswer` gives it, in its order, and its one text is its structuredContent's JSON. */
-function untouched(answer: ToolAnswer, json: string): boolean {
-  const keys = Object.keys(answer);
-  const expected = answer.isError === true ? 3 : 2;
-  return keys.length === expected && keys[0] === 'content' && keys[1] === 'structuredContent' && Array.isArray(answer.content)
-    && answer.content.length === 1 && answer.content[0]!.type === 'text' && answer.content[0]!.text === json;
 }
 
 /** The answer's envelope is the SDK's `{result, jsonrpc, id}`, in that order, with nothing else. */

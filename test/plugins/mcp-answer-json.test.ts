@@ -44,7 +44,7 @@ t.test('anything else, or a tool answer changed since it was made, is JSON.strin
   const messages: JSONRPCMessage[] = [
     envelope(changedText, 1), envelope(replacedBody, 1), envelope(extraMember, 1), envelope(twoContents, 1),
     envelope({ tools: [] }, 2), { jsonrpc: '2.0', id: 3, error: { code: -32601, message: 'Method not found' } },
-    { ...envelope(toolAnswer({ a: 1 }, false), 4), extra: true } as JSONRPCMessage,
+    { ...envelope(toolAnswer({ a: 1 }, false), 4), extra: true } as unknown as JSONRPCMessage,
   ];
   for (const message of messages) t.equal(answerJson(message), JSON.stringify(message));
   t.equal(answersJson(messages), JSON.stringify(messages), 'a batch is a JSON array of them');
