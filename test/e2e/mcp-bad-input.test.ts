@@ -74,6 +74,9 @@ t.test('unknown tools, wrong argument types and refused _meta: clear errors', as
   t.match(await mcp.tool('encrypt', { keyId: key, plaintextBase64: 'aGk=', extra: true }), { isError: true, structuredContent: { message: /extra/ } });
   t.match(await mcp.tool('encrypt', { id: key, plaintextBase64: 'aGk=' }), { isError: true, structuredContent: { error: 'BadRequest', message: 'encrypt takes the key as keyId, not id' } });
   t.match(await mcp.tool('get_key', {}), { isError: true, structuredContent: { message: /id|keyId/ } }, 'a missing key id');
+  // JSON.parse keeps "__proto__" as an own member: it reaches the operation as an unknown field, never a prototype.
+  const proto = await mcpPost(svc.url, auth, `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"get_key","arguments":{"keyId":"${key}","__proto__":{"admin":true}}}}`);
+  t.match(proto, { status: 200, body: { id: 9, result: { isError: true, structuredContent: { error: /BadRequest|InvalidField/, message: /__proto__/ } } } }, 'an argument named __proto__');
   t.match(await mcp.tool('get_key', { keyId: key }, { 'svc/promptId': 'x'.repeat(129) }), { isError: true, structuredContent: { error: 'InvalidField', message: '_meta svc/promptId must be at most 128 characters' } });
   const refused = (await new ApiClient(svc.url, auth).get(`/v1/audit?key=${key}&op=Get&limit=10`)).body.records;
   t.match(refused[0], { outcome: 'InvalidField', context: { door: 'mcp' } }, 'a refused _meta value is audited, as a refused header is over REST');
