@@ -57,7 +57,7 @@ function malformedMessage(body: unknown): { code: number; message: string } | un
  * exchange-transport.ts) answers everything else: initialize, tools/list (the tools this principal may
  * call), ping, and the errors for unknown methods. tools/call is the door's own because the SDK server's
  * path for each request (its message classification and per-request AbortController, and the garbage
- * they make) cost about a third of a tools/call's CPU on top of the REST call; the answers are the same
+ * they make) cost about a quarter of a tools/call's CPU (docs/benchmarks-mcp.md); the answers are the same
  * (test/e2e/mcp-tool-call-conformance.test.ts sends the same requests both ways).
  */
 export class McpEndpoint {
@@ -110,7 +110,9 @@ export class McpEndpoint {
     const checked = checkedMessages(req.headers, body);
     if ('refusal' in checked) return answerJsonRpcError(res, checked.refusal.status, checked.refusal.code, checked.refusal.message);
     // Stateless: a client's notifications and answers concern no state here (and a cancellation must not
-    // reach another caller's request on the shared server), so they are taken and dropped.
+    // reach another caller's request on the shared server), so they are taken and dropped. A tools/call
+    // therefore runs to its end, with its audit record, whoever answers it: the SDK server's per-request
+    // AbortController is aborted only by a notifications/cancelled, which it is never handed.
     const requests = checked.messages.filter(isCheckedRequest);
     if (requests.length === 0) {
       res.writeHead(202);
