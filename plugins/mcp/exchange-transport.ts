@@ -18,7 +18,7 @@ interface Pending<C> {
 const isAnswer = (m: JSONRPCMessage): m is JSONRPCMessage & { id: RequestId } => !('method' in m) && 'id' in m;
 
 /**
- * A transport that lets ONE long-lived SDK server answer every HTTP request of the door. Building a server
+ * A transport that lets ONE long-lived SDK server answer every request the door hands it (all but tools/call). Building a server
  * and the SDK's HTTP transport per request (as its stateless mode does) cost more CPU than the operation
  * itself: web Request/Response conversion, streams, abort signals and their garbage on every call.
  *

@@ -1,13 +1,15 @@
 import type { ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, ListToolsRequestSchema, McpError, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { isSvcError, type DoorHttpRequest, type OperationRunner, type Principal } from '../../kernel/index.ts';
 import { clientOfSession, clientSessionId, SESSION_HEADER } from './client-session.ts';
 import { ExchangeTransport } from './exchange-transport.ts';
 import { BodyError, readJsonBody } from './request-body.ts';
 import { checkedMessages, isCheckedRequest, isInitialize } from './streamable-http-checks.ts';
-import { callTool, headerContext, type CallOrigin } from './tool-call.ts';
+import { answersJson } from './answer-json.ts';
+import { toolCallParams } from './tool-call-params.ts';
+import { callTool, headerContext, type CallOrigin, type ToolAnswer } from './tool-call.ts';
 import type { ToolCatalogue } from './tools.ts';
 
 export interface McpEndpointDeps {
@@ -18,6 +20,11 @@ export interface McpEndpointDeps {
   version: string;
   /** In oidc mode: the 401's WWW-Authenticate value for this request (names the resource metadata). */
   challenge?: (request: DoorHttpRequest) => string;
+  /**
+   * Who answers tools/call: the door itself (the default) or the SDK server, like every other method.
+   * Internal, not a setting: the conformance test answers the same requests both ways and compares them.
+   */
+  toolCallsBy?: 'door' | 'sdk';
 }
 
 const SERVER_INFO_NAME = 'svc-kms';
@@ -45,9 +52,13 @@ function malformedMessage(body: unknown): { code: number; message: string } | un
 
 /**
  * The MCP server at /mcp: Streamable HTTP, stateless, JSON answers. Every request authenticates first
- * (401 before a byte of the body is read); the door reads and checks the POST itself, and its one SDK
- * server (see exchange-transport.ts) answers initialize, tools/list (the tools this principal may call)
- * and tools/call (the operation pipeline).
+ * (401 before a byte of the body is read); the door reads and checks the POST itself and answers
+ * tools/call (the operation pipeline) on the SDK's types, and its one SDK server (see
+ * exchange-transport.ts) answers everything else: initialize, tools/list (the tools this principal may
+ * call), ping, and the errors for unknown methods. tools/call is the door's own because the SDK server's
+ * path for each request (its message classification and per-request AbortController, and the garbage
+ * they make) cost about a quarter of a tools/call's CPU (docs/benchmarks-mcp.md); the answers are the same
+ * (test/e2e/mcp-tool-call-conformance.test.ts sends the same requests both ways).
  */
 export class McpEndpoint {
   private readonly transport = new ExchangeTransport<CallOrigin>();
@@ -99,18 +110,77 @@ export class McpEndpoint {
     const checked = checkedMessages(req.headers, body);
     if ('refusal' in checked) return answerJsonRpcError(res, checked.refusal.status, checked.refusal.code, checked.refusal.message);
     // Stateless: a client's notifications and answers concern no state here (and a cancellation must not
-    // reach another caller's request on the shared server), so they are taken and dropped.
+    // reach another caller's request on the shared server), so they are taken and dropped. A tools/call
+    // therefore runs to its end, with its audit record, whoever answers it: the SDK server's per-request
+    // AbortController is aborted only by a notifications/cancelled, which it is never handed.
     const requests = checked.messages.filter(isCheckedRequest);
     if (requests.length === 0) {
       res.writeHead(202);
       return void res.end();
     }
     const origin: CallOrigin = { principal, requestId: request.requestId, sourceIp: request.sourceIp, headerContext: context, client: clientOfSession(header(SESSION_HEADER)) };
-    const answers = await this.transport.dispatch(requests, origin);
+    const answers = this.deps.toolCallsBy === 'sdk' ? await this.transport.dispatch(requests, origin) : await this.answer(requests, origin);
     if (res.destroyed || res.writableEnded) return; // the client went away; the calls ran to their end (and their audit)
     res.writeHead(200, { 'Content-Type': 'application/json' });
-    res.end(JSON.stringify(answers.length === 1 ? answers[0] : answers));
+    res.end(answersJson(answers));
   }
+
+  /**
+   * The answers to a POST's requests, in order: the door's own tools/calls, the rest from the SDK server.
+   * All of them run at once, as the SDK server runs a batch's requests.
+   */
+  private async answer(requests: readonly JSONRPCRequest[], origin: CallOrigin): Promise<JSONRPCMessage[]> {
+    if (requests.length === 1) {
+      const request = requests[0]!;
+      return isDoorToolCall(request) ? [await this.toolCall(request, origin)] : this.transport.dispatch(requests, origin);
+    }
+    const toServer = requests.filter((r) => !isDoorToolCall(r));
+    const served = toServer.length > 0 ? this.transport.dispatch(toServer, origin) : undefined;
+    const own = requests.map((r) => (isDoorToolCall(r) ? this.toolCall(r, origin) : undefined));
+    const fromServer = (await served) ?? [];
+    let next = 0;
+    return Promise.all(own.map((answer) => answer ?? fromServer[next++]!));
+  }
+
+  /** One tools/call answered as the SDK server answers it with the door's handler (see errorAnswer). */
+  private async toolCall(request: JSONRPCRequest, origin: CallOrigin): Promise<JSONRPCMessage> {
+    try {
+      return { result: await answerToolCall(this.deps, request.params, origin), jsonrpc: '2.0', id: request.id };
+    } catch (error) {
+      return errorAnswer(request.id, error);
+    }
+  }
+}
+
+/**
+ * A tools/call the door answers itself: all but a task-augmented one (`params.task`), which the SDK
+ * server refuses before any handler since this server offers no tasks; it goes to the SDK server, which
+ * answers it (refused or, when its `task` is not one the SDK reads as such, by the same handler).
+ */
+function isDoorToolCall(request: JSONRPCRequest): boolean {
+  return request.method === 'tools/call' && (request.params as { task?: unknown } | undefined)?.task === undefined;
+}
+
+/** A handler's failure as the SDK server's Protocol answers it: its code when an integer (else -32603), its message, its data. */
+function errorAnswer(id: JSONRPCRequest['id'], error: unknown): JSONRPCMessage {
+  const e = error as { code?: unknown; message?: string; data?: unknown };
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: {
+      code: Number.isSafeInteger(e.code) ? (e.code as number) : ErrorCode.InternalError,
+      message: e.message ?? 'Internal error',
+      ...(e.data !== undefined && { data: e.data }),
+    },
+  };
+}
+
+/** A tools/call's answer, the same code for the door's path and the SDK server's: the params checked, the tool found, the call run. */
+async function answerToolCall(deps: McpEndpointDeps, rawParams: unknown, origin: CallOrigin): Promise<ToolAnswer> {
+  const params = toolCallParams(rawParams);
+  const tool = deps.catalogue.get(params.name);
+  if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(params.name.slice(0, 64))}; tools/list names the tools you may call`);
+  return callTool(deps.runner, tool, params.arguments, params.meta, origin);
 }
 
 /**
@@ -128,11 +198,16 @@ function serverOf(deps: McpEndpointDeps, transport: ExchangeTransport<CallOrigin
     return origin;
   };
   server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => ({ tools: catalogue.of(runner.permitted(originOf(extra.requestId).principal)).map((t) => t.listing) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const origin = originOf(extra.requestId);
-    const tool = catalogue.get(request.params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(request.params.name.slice(0, 64))}; tools/list names the tools you may call`);
-    return callTool(runner, tool, request.params.arguments ?? {}, request.params._meta as Record<string, unknown> | undefined, origin);
-  });
+  // A tools/call reaches this server only when task-augmented (see isDoorToolCall) or when the endpoint
+  // is told to hand it over (toolCallsBy 'sdk'); it runs the door's own code for it, answerToolCall.
+  // tools/call is the server's fallback handler rather than a registered one: the SDK server wraps a
+  // registered tools/call in two more zod parses of the request and one of the answer (a copy of the
+  // REST answer on every call). This handler reads the three params it uses with a plain check, and
+  // its answers come from toolAnswer alone, whose shape the tests check against the SDK's result schema.
+  // Any other method without a handler is answered as the SDK answers one: -32601 Method not found.
+  server.fallbackRequestHandler = async (request, extra) => {
+    if (request.method !== 'tools/call') throw new McpError(ErrorCode.MethodNotFound, 'Method not found');
+    return answerToolCall(deps, request.params, originOf(extra.requestId));
+  };
   return server;
 }

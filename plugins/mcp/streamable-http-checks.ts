@@ -1,7 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { MAX_BATCH_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js';
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
-import { isInitializeRequest, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type InitializeRequest, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, SUPPORTED_PROTOCOL_VERSIONS, type InitializeRequest, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isJsonRpcMessage } from './json-rpc-message.ts';
 
 /** A refusal of the whole POST, answered as a JSON-RPC error with no id. */
 export interface HttpRefusal {
@@ -15,7 +16,7 @@ const refuse = (status: number, code: number, message: string): { refusal: HttpR
 /** The SDK's isInitializeRequest (a full schema check), for messages whose method is initialize. */
 export const isInitialize = (m: unknown): m is InitializeRequest => (m as { method?: unknown } | null)?.method === 'initialize' && isInitializeRequest(m);
 
-/** A message that passed JSONRPCMessageSchema is a request when it has both a method and an id (the other three shapes lack one). */
+/** A message that passed isJsonRpcMessage (JSONRPCMessageSchema's rules) is a request when it has both a method and an id (the other three shapes lack one). */
 export const isCheckedRequest = (m: JSONRPCMessage): m is JSONRPCRequest => 'method' in m && 'id' in m;
 
 const header = (headers: IncomingHttpHeaders, name: string): string | undefined => {
@@ -37,13 +38,11 @@ export function checkedMessages(headers: IncomingHttpHeaders, body: unknown): { 
   }
   if (!isJsonContentType(header(headers, 'content-type'))) return refuse(415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
   if (Array.isArray(body) && body.length > MAX_BATCH_SIZE) return refuse(400, -32600, `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`);
-  const messages: JSONRPCMessage[] = [];
-  for (const raw of Array.isArray(body) ? body : [body]) {
-    const parsed = JSONRPCMessageSchema.safeParse(raw);
-    if (!parsed.success) return refuse(400, -32700, 'Parse error: Invalid JSON-RPC message');
-    messages.push(parsed.data);
+  const messages: JSONRPCMessage[] = Array.isArray(body) ? body : [body];
+  for (const message of messages) {
+    if (!isJsonRpcMessage(message)) return refuse(400, -32700, 'Parse error: Invalid JSON-RPC message');
   }
-  // zod checks are most of this door's own CPU: an initialize is looked for only among those that say so.
+  // isInitialize is a full schema check: it runs only on a message whose method is initialize.
   if (messages.some(isInitialize)) {
     if (messages.length > 1) return refuse(400, -32600, 'Invalid Request: Only one initialization request is allowed');
     return { messages };

@@ -1,5 +1,8 @@
 import { isSvcError, SvcError, MODEL_HEADER, PROMPT_ID_HEADER, promptContext, type OperationRunner, type Principal } from '../../kernel/index.ts';
+import { toolAnswer as answer, type ToolAnswer } from './answer-json.ts';
 import type { ToolEntry } from './tools.ts';
+
+export type { ToolAnswer } from './answer-json.ts';
 
 /** What the HTTP request tells a tool call besides its arguments. */
 export interface CallOrigin {
@@ -11,20 +14,6 @@ export interface CallOrigin {
   /** The client's name/version from its initialize, when it sends it back (see client-session.ts). */
   client: string | undefined;
 }
-
-/** A tools/call answer: the REST answer, or the REST error, as structured content and as the same JSON in text. */
-export interface ToolAnswer {
-  [key: string]: unknown;
-  content: Array<{ type: 'text'; text: string }>;
-  structuredContent: Record<string, unknown>;
-  isError?: boolean;
-}
-
-const answer = (body: Record<string, unknown>, isError: boolean): ToolAnswer => ({
-  content: [{ type: 'text', text: JSON.stringify(body) }],
-  structuredContent: body,
-  ...(isError ? { isError: true } : {}),
-});
 
 /** A refusal as the REST API words it; anything that is not a service error is the REST 500's message. */
 export function toolError(err: unknown): ToolAnswer {

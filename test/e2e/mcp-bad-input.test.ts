@@ -58,6 +58,14 @@ t.test('unknown tools, wrong argument types and refused _meta: clear errors', as
   t.match(unknown.body, { error: { code: -32602, message: /unknown tool "launch_missiles"; tools\/list names the tools you may call/ } });
   const notObject = await mcpPost(svc.url, auth, toolsCall('encrypt', 'plaintext'));
   t.match(notObject.body, { error: { code: -32602, message: 'Invalid params: tools/call arguments must be an object' } }, 'arguments that are not an object');
+  const nameless = await mcpPost(svc.url, auth, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 5, arguments: {} } });
+  t.match(nameless, { status: 200, body: { id: 2, error: { code: -32602, message: 'Invalid params: tools/call name must be a string' } } }, 'a name that is not a string');
+  const noParams = await mcpPost(svc.url, auth, { jsonrpc: '2.0', id: 3, method: 'tools/call' });
+  t.match(noParams, { status: 200, body: { id: 3, error: { code: -32602, message: 'Invalid params: tools/call params must be an object' } } }, 'no params at all');
+  const badMeta = await mcpPost(svc.url, auth, { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'get_key', arguments: {}, _meta: 'x' } });
+  t.match(badMeta, { status: 400, body: { error: { code: -32700, message: /Invalid JSON-RPC message/ } } }, '_meta that is not an object is not a JSON-RPC message');
+  const task = await mcpPost(svc.url, auth, { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'get_key', arguments: {}, task: { ttl: 1000 } } });
+  t.match(task, { status: 200, body: { id: 5, error: { code: Number, message: /does not support task creation/ } } }, 'a task-augmented call: this server offers no tasks');
 
   const mcp = await mcpClient(svc.url, auth);
   t.teardown(() => mcp.close());
@@ -67,6 +75,9 @@ t.test('unknown tools, wrong argument types and refused _meta: clear errors', as
   t.match(await mcp.tool('encrypt', { keyId: key, plaintextBase64: 'aGk=', extra: true }), { isError: true, structuredContent: { message: /extra/ } });
   t.match(await mcp.tool('encrypt', { id: key, plaintextBase64: 'aGk=' }), { isError: true, structuredContent: { error: 'BadRequest', message: 'encrypt takes the key as keyId, not id' } });
   t.match(await mcp.tool('get_key', {}), { isError: true, structuredContent: { message: /id|keyId/ } }, 'a missing key id');
+  // JSON.parse keeps "__proto__" as an own member: it reaches the operation as an unknown field, never a prototype.
+  const proto = await mcpPost(svc.url, auth, `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"get_key","arguments":{"keyId":"${key}","__proto__":{"admin":true}}}}`);
+  t.match(proto, { status: 200, body: { id: 9, result: { isError: true, structuredContent: { error: /BadRequest|InvalidField/, message: /__proto__/ } } } }, 'an argument named __proto__');
   t.match(await mcp.tool('get_key', { keyId: key }, { 'svc/promptId': 'x'.repeat(129) }), { isError: true, structuredContent: { error: 'InvalidField', message: '_meta svc/promptId must be at most 128 characters' } });
   const refused = (await new ApiClient(svc.url, auth).get(`/v1/audit?key=${key}&op=Get&limit=10`)).body.records;
   t.match(refused[0], { outcome: 'InvalidField', context: { door: 'mcp' } }, 'a refused _meta value is audited, as a refused header is over REST');
