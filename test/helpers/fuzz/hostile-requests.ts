@@ -219,7 +219,7 @@ const unknownRoute: Maker = (cast, rnd) => {
   const k = anyKey(cast, rnd);
   const [method, path] = rnd.pick([
     ['GET', '/v1/nope'], ['DELETE', '/v1/keys'], ['PUT', '/v1/keys'], ['PATCH', `/v1/keys/${k}`], ['GET', `/v1/keys/${k}/encrypt`],
-    ['POST', `/v1/keys/${k}/explode`], ['DELETE', '/v1/audit'], ['POST', '/readyz'], ['GET', '/v1/keys/'], ['GET', '//v1//keys'],
+    ['POST', `/v1/keys/${k}/explode`], ['DELETE', '/v1/audit'], ['POST', '/readyz'], ['DELETE', '/v1/keys/'], ['GET', '//v1//keys'],
     ['GET', '/v1/keys/%2e%2e/%2e%2e/metrics'], ['OPTIONS', '/v1/keys'], ['TRACE', '/v1/keys'], ['GET', '/v2/keys'], ['GET', `/v1/keys/${k}/encrypt/extra/segments`],
   ] as Array<[string, string]>);
   return post('unknown-route', `${method} (unknown)`, path, h, method === 'POST' || method === 'PUT' ? { a: 1 } : undefined, method);
