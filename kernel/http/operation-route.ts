@@ -27,16 +27,20 @@ function integerFields(def: AnyOperation): string[] {
 
 const INTEGER_TEXT = /^-?\d{1,15}$/;
 
-/** The query's integer fields as numbers; text that is not an integer is InvalidField, as in a JSON body. */
-function queryInput(query: Record<string, unknown>, integers: string[]): Record<string, unknown> {
+/**
+ * The query's integer fields as numbers; text that is not an integer is InvalidField, as in a JSON body.
+ * The input comes back with the refusal (the bad field left as text) so that it still names the call's
+ * resource: the pipeline refuses it after authorizing, as it refuses a bad value in a body.
+ */
+function queryInput(query: Record<string, unknown>, integers: string[]): { input: Record<string, unknown>; invalid?: SvcError } {
   const input: Record<string, unknown> = { ...query };
   for (const name of integers) {
     const value = input[name];
     if (typeof value !== 'string') continue; // absent, or repeated (an array: the validator's BadRequest)
-    if (!INTEGER_TEXT.test(value)) throw new SvcError('InvalidField', `${name} must be an integer`);
+    if (!INTEGER_TEXT.test(value)) return { input, invalid: new SvcError('InvalidField', `${name} must be an integer`) };
     input[name] = Number(value);
   }
-  return input;
+  return { input };
 }
 
 /** The request's headers as the authenticator reads them (a class, so no closure is made per request). */
@@ -77,13 +81,20 @@ export function operationRoute(def: AnyOperation, deps: HttpDoorDeps): Middlewar
       // the call's InvalidField, audited like any bad input.
       context = promptContext({ value: ctx.get(MODEL_HEADER), field: MODEL_HEADER }, { value: ctx.get(PROMPT_ID_HEADER), field: PROMPT_ID_HEADER });
       // A parsed body is this request's own object; the query object is Koa's, so queryInput copies it.
-      input = readsBody ? await deps.readBody(ctx) : queryInput(ctx.query, integers);
+      if (readsBody) input = await deps.readBody(ctx);
+      else ({ input, invalid: rejected } = queryInput(ctx.query, integers));
     } catch (err) {
       rejected = toSvcError(err);
     }
-    if (!rejected && (typeof input !== 'object' || input === null || Array.isArray(input))) rejected = new SvcError('BadRequest', 'request body must be a JSON object');
-    else if (!rejected) for (const f of fields) (input as Record<string, unknown>)[f] = ctx.params[f];
-    const result = await deps.pipeline.run(def.id, rejected ? undefined : input, { principal, requestId: ctx.state.requestId as string, door: 'http', context, sourceIp: ctx.req.socket.remoteAddress ?? '' }, rejected);
+    const isObject = typeof input === 'object' && input !== null && !Array.isArray(input);
+    if (!rejected && !isObject) rejected = new SvcError('BadRequest', 'request body must be a JSON object');
+    // The path's parameters are in the input even when the door refused the rest of the request: they
+    // name the resource the call is authorized and audited on, so a refused call on a key is the key's
+    // (its key-scoped owner is told its bad value is 400, not refused as on no key). The pipeline
+    // refuses the call after authorizing it, before anything reads the rest of the input.
+    const named = (isObject ? input : {}) as Record<string, unknown>;
+    for (const f of fields) named[f] = ctx.params[f];
+    const result = await deps.pipeline.run(def.id, named, { principal, requestId: ctx.state.requestId as string, door: 'http', context, sourceIp: ctx.req.socket.remoteAddress ?? '' }, rejected);
     ctx.status = http.accepted?.when(result) ? 202 : http.status ?? 200;
     if (result === undefined) return;
     // Serialised and encoded once here: an object body makes Koa stringify it, then scan the string

@@ -188,8 +188,9 @@ export class OperationPipeline {
     const { def } = op;
     const { principal } = caller;
     // A NUL anywhere in the input is refused before authorization (whose resource facts come from the
-    // database) and before any handler could carry it to a database, whatever door it came through.
-    const nul = rejected ? undefined : nulCharacterError(input);
+    // database) and before any handler could carry it to a database, whatever door it came through; a
+    // door that refused the rest of a call still hands over what names its resource (the path's key id).
+    const nul = nulCharacterError(input);
     const started = performance.now();
     const span = this.deps.tracer ? new OperationSpan(this.deps.tracer, def.operation) : NO_SPAN;
     const context = callContext(caller);

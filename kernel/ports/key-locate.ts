@@ -72,11 +72,32 @@ export function indexedKeyOf(keyId: string, event: Extract<KeyEvent, { type: 'Ke
   };
 }
 
-/** A name glob (`*`: any run of characters, everything else literal) as a whole-string matcher. */
+/**
+ * A name glob (`*`: any run of characters, everything else literal) as a whole-string matcher. Names
+ * are chosen by callers and globs come from callers (Locate) and from configuration (`name:` key
+ * patterns), so it must never backtrack: the parts between stars are found left to right, each at its
+ * first place after the previous one, which is enough when `*` is the only wildcard (a later place for a
+ * part only leaves less room for the parts after it). One match costs at most the name's length times
+ * the glob's, whatever the number of stars.
+ */
 export function nameGlob(glob: string): (name: string) => boolean {
   if (!glob.includes('*')) return (name) => name === glob;
-  const re = new RegExp(`^${glob.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 's');
-  return (name) => re.test(name);
+  const parts = glob.split('*');
+  const first = parts[0]!;
+  const last = parts.at(-1)!;
+  const middle = parts.slice(1, -1).filter((part) => part !== '');
+  const fixed = first.length + last.length;
+  return (name) => {
+    if (name.length < fixed || !name.startsWith(first) || !name.endsWith(last)) return false;
+    let at = first.length;
+    const end = name.length - last.length;
+    for (const part of middle) {
+      const found = name.indexOf(part, at);
+      if (found < 0 || found + part.length > end) return false;
+      at = found + part.length;
+    }
+    return true;
+  };
 }
 
 /** Whether an index row passes a filter: the reference semantics every journal's `locate` follows. */

@@ -10,6 +10,7 @@ const svc = await startTestService({
   SVC_POLICY_ROLE_BINDINGS: JSON.stringify({
     team: { operations: USE, keys: ['owner:self'] },
     readers: { operations: ['Get'], keys: ['name:public-*'] },
+    destroyers: { operations: ['Destroy'], keys: ['owner:self'] },
     admins: [...USE, 'Query', 'Revoke'],
   }),
   SVC_POLICY_SUBJECT_BINDINGS: JSON.stringify({ 'svc-a': { operations: USE, keys: ['owner:self'] }, 'svc-b': { operations: USE, keys: ['owner:self'] } }),
@@ -60,6 +61,25 @@ t.test("an agent is bounded by its parent's keys", async (t) => {
   const [created] = await admin.auditOf(made.body.id);
   t.match(created, { operation: 'Create', principal: { subject: issued.body.agentId, kind: 'Agent' }, context: { owner: 'bob' } }, 'the creation row names the agent as actor and bob as owner');
   t.equal((await bob.post(`/v1/keys/${made.body.id}/activate`)).status, 200, 'so the parent can use it');
+});
+
+t.test("a bad value on one's own key is 400 and audited on the key, not refused as on no key", async (t) => {
+  // The HTTP door refuses a query value that is no integer, a body that is no JSON object or a bad
+  // header before the operation's input is read; the key id of the path must still be the call's.
+  const erin = await as({ sub: 'erin', svc_groups: ['team', 'destroyers'] });
+  const id = await erin.key({ name: 'erins', algorithm: 'EdDSA' }, false);
+  t.equal((await erin.call('DELETE', `/v1/keys/${id}?waitingDays=31`)).status, 400, 'waitingDays=31 (an integer out of range)');
+  for (const bad of ['abc', '1.5', '', '1e1']) {
+    const res = await erin.call('DELETE', `/v1/keys/${id}?waitingDays=${bad}`);
+    t.match(res, { status: 400, body: { error: 'InvalidField', message: 'waitingDays must be an integer' } }, `waitingDays=${bad}`);
+  }
+  t.match(await erin.call('POST', `/v1/keys/${id}/sign`, '{"messageBase64": '), { status: 400, body: { error: 'BadRequest' } }, 'a body that is no JSON');
+  t.match(await erin.call('POST', `/v1/keys/${id}/sign`, { messageBase64: b64('m') }, { 'X-Svc-Model': 'm'.repeat(200) }), { status: 400, body: { error: 'InvalidField' } }, 'a refused header');
+  t.equal((await erin.get(`/v1/keys/${id}`)).body.state, 'PreActive', 'nothing changed');
+  t.equal((await carol.call('DELETE', `/v1/keys/${id}?waitingDays=abc`)).status, 403, "on another's key the call is refused first, as any call there");
+  const rows = await admin.auditOf(id);
+  t.same(rows.filter((r) => r.operation === 'Destroy').map((r) => `${r.principal.subject} ${r.outcome}`), ['erin InvalidField', ...Array(4).fill('erin InvalidField'), 'carol PermissionDenied'], 'every refused DELETE is audited on the key');
+  t.same(rows.filter((r) => r.operation === 'Sign').map((r) => r.outcome), ['BadRequest', 'InvalidField'], 'and so is every refused sign');
 });
 
 t.test("services: owner:self means the service's tenant", async (t) => {

@@ -1,4 +1,4 @@
-import { isOperation, type Operation, type ResourceFacts } from '../../../kernel/index.ts';
+import { isOperation, nameGlob, type Operation, type ResourceFacts } from '../../../kernel/index.ts';
 
 /**
  * A binding value: operations on every key, or `{operations, keys}` limited to keys matching a pattern,
@@ -34,8 +34,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 function compilePattern(pattern: string): KeyPattern | string {
   if (pattern === 'owner:self') return (facts, self) => facts.owner === self.subject || (self.tenant !== undefined && facts.tenant === self.tenant);
   if (pattern.startsWith('name:') && pattern.length > 5) {
-    const glob = new RegExp(`^${pattern.slice(5).split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 's');
-    return (facts) => glob.test(facts.name);
+    // Locate's matcher: the pattern is the operator's, but the names it is matched against are callers'.
+    const matches = nameGlob(pattern.slice(5));
+    return (facts) => matches(facts.name);
   }
   if (pattern.startsWith('id:') && UUID.test(pattern.slice(3))) {
     const id = pattern.slice(3).toLowerCase();
