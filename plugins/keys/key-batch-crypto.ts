@@ -3,7 +3,7 @@ import { envelopeVersion, open, seal } from './crypto/envelope.ts';
 import type { ParsedMaterial } from './crypto/material.ts';
 import { resolveSigAlgorithm, signMessage, verifySignature } from './crypto/signatures.ts';
 import { DECRYPTION_FAILED, MAX_PLAINTEXT, requireAes, type RotationHooks } from './key-crypto.ts';
-import { requireUsable } from './key-state.ts';
+import { requireNotTrimmed, requireUsable } from './key-state.ts';
 import type { KeyStore } from './key-store.ts';
 
 /**
@@ -13,12 +13,32 @@ import type { KeyStore } from './key-store.ts';
  */
 class VersionMaterial {
   private readonly read = new Map<number, Promise<ParsedMaterial>>();
+  private held: ManagedKey;
 
-  constructor(private readonly store: KeyStore, readonly key: ManagedKey, private readonly trace: TraceScope) {}
+  constructor(private readonly store: KeyStore, key: ManagedKey, private readonly trace: TraceScope) {
+    this.held = key;
+  }
+
+  /**
+   * The key as this node knows it now, not as the batch began: a trim committed while the batch runs
+   * (on this node, or on another one and read at the batch's last pause) refuses the next item naming
+   * a trimmed version, as the single call does from then on, and the batch lets go of that version's
+   * material.
+   */
+  get key(): ManagedKey {
+    const latest = this.store.latest(this.held.id);
+    if (latest && latest.seq > this.held.seq) {
+      for (const version of this.read.keys()) if (latest.minVersion !== undefined && version < latest.minVersion) this.read.delete(version);
+      this.held = latest;
+    }
+    return this.held;
+  }
 
   of(version: number): Promise<ParsedMaterial> {
+    const key = this.key;
+    requireNotTrimmed(key, version);
     let material = this.read.get(version);
-    if (!material) this.read.set(version, (material = this.store.materialOf(this.key, version, this.trace)));
+    if (!material) this.read.set(version, (material = this.store.materialOf(key, version, this.trace)));
     return material;
   }
 }
@@ -120,7 +140,9 @@ export class KeyBatchCrypto {
 
   /**
    * Checks between items of a long batch that the key still allows the operation: a compromise, revoke
-   * or destroy committed while the batch runs stops its remaining items, as it stops later calls.
+   * or destroy committed while the batch runs stops its remaining items, as it stops later calls. The
+   * key read here (afresh from a journal shared with other nodes) is the one the next items see: a trim
+   * made meanwhile refuses their trimmed versions.
    */
   async stillUsable(id: string, use: 'produce' | 'consume', operation: string, trace: TraceScope): Promise<void> {
     requireUsable(await this.store.get(id, trace), use, operation);
