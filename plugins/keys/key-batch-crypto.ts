@@ -43,16 +43,24 @@ class VersionMaterial {
   }
 }
 
+/**
+ * A producing batch keeps the version it began with even when the key rotates meanwhile; should that
+ * version then be trimmed, what the batch still made under it could never be read or verified again:
+ * its later items are refused as a call naming the trimmed version is.
+ */
+const requireVersionKept = (store: KeyStore, key: ManagedKey) => requireNotTrimmed(store.latest(key.id) ?? key, key.currentVersion);
+
 /** Encrypts the items of one batch under the key's current version, looked up and checked once. */
 export class BatchEncryptor {
   readonly algorithm: string;
 
-  constructor(readonly key: ManagedKey, private readonly secret: Buffer, private readonly rotation: RotationHooks) {
+  constructor(private readonly store: KeyStore, readonly key: ManagedKey, private readonly secret: Buffer, private readonly rotation: RotationHooks) {
     this.algorithm = `AesGcm${key.spec.sizeBits}`;
   }
 
   encrypt(plaintext: Buffer, context: Record<string, string>) {
     if (plaintext.length > MAX_PLAINTEXT) throw new SvcError('InvalidField', `plaintext must be at most ${MAX_PLAINTEXT} bytes; use wrap for envelope encryption of larger data`);
+    requireVersionKept(this.store, this.key);
     const ciphertext = seal(this.secret, this.key.id, this.key.currentVersion, context, plaintext);
     this.rotation.afterProduce(this.key);
     return { ciphertext, keyVersion: this.key.currentVersion, algorithm: this.algorithm };
@@ -78,10 +86,11 @@ export class BatchDecryptor {
 
 /** Signs the items of one batch with the key's current version. */
 export class BatchSigner {
-  constructor(readonly key: ManagedKey, private readonly material: ParsedMaterial, private readonly rotation: RotationHooks) {}
+  constructor(private readonly store: KeyStore, readonly key: ManagedKey, private readonly material: ParsedMaterial, private readonly rotation: RotationHooks) {}
 
   sign(message: Buffer, requested: string | undefined) {
     const algorithm = resolveSigAlgorithm(this.key.spec, requested);
+    requireVersionKept(this.store, this.key);
     const signature = signMessage(algorithm, this.material, message);
     this.rotation.afterProduce(this.key);
     return { signature, algorithm, keyVersion: this.key.currentVersion };
@@ -117,7 +126,7 @@ export class KeyBatchCrypto {
     const key = await this.producing(id, 'Encrypt', trace);
     requireAes(key, 'Encrypt');
     const { secret } = await this.store.materialOf(key, key.currentVersion, trace);
-    return new BatchEncryptor(key, secret!, this.rotation);
+    return new BatchEncryptor(this.store, key, secret!, this.rotation);
   }
 
   async decryptor(id: string, trace: TraceScope): Promise<BatchDecryptor> {
@@ -129,7 +138,7 @@ export class KeyBatchCrypto {
   async signer(id: string, trace: TraceScope): Promise<BatchSigner> {
     const key = await this.producing(id, 'Sign', trace);
     resolveSigAlgorithm(key.spec, undefined); // a key that cannot sign at all refuses the whole batch
-    return new BatchSigner(key, await this.store.materialOf(key, key.currentVersion, trace), this.rotation);
+    return new BatchSigner(this.store, key, await this.store.materialOf(key, key.currentVersion, trace), this.rotation);
   }
 
   async verifier(id: string, trace: TraceScope): Promise<BatchVerifier> {

@@ -67,6 +67,25 @@ t.test('a trim committed while a batch verify runs', async (t) => {
   t.match(await verifier.verify(message, signature, undefined, undefined), { valid: false }, 'an item naming no version tries only the versions kept');
 });
 
+t.test('a trim of the version a running encrypt or sign batch began with', async (t) => {
+  const svc = await startTestService();
+  t.teardown(() => svc.stop());
+  const api = svc.client('alice');
+  const aes = await api.key({ name: 'batch-trim-encrypt', algorithm: 'AES' });
+  const hmac = await api.key({ name: 'batch-trim-sign', algorithm: 'HMAC' });
+  const encryptor = await batchesOf(svc).encryptor(aes, UNTRACED);
+  const signer = await batchesOf(svc).signer(hmac, UNTRACED);
+  t.equal(encryptor.encrypt(Buffer.from('before'), {}).keyVersion, 1, 'the encrypt batch seals under version 1');
+  t.equal(signer.sign(Buffer.from('before'), undefined).keyVersion, 1, 'the sign batch signs with version 1');
+  for (const id of [aes, hmac]) {
+    await api.post(`/v1/keys/${id}/rotate`, {});
+    await api.post(`/v1/keys/${id}/rotate`, {});
+    t.equal((await api.post(`/v1/keys/${id}/trim`, { minVersion: 3 })).status, 200, 'rotated twice, then version 1 trimmed');
+  }
+  t.throws(() => encryptor.encrypt(Buffer.from('after'), {}), { code: 'IllegalOperation', message: /version 1 .* was trimmed/ }, 'no ciphertext under the trimmed version, which nothing could decrypt');
+  t.throws(() => signer.sign(Buffer.from('after'), undefined), { code: 'IllegalOperation', message: /version 1 .* was trimmed/ }, 'no signature with the trimmed version, which nothing could verify');
+});
+
 t.test('a trim on another node while a batch decrypt runs', async (t) => {
   const db = await freshDatabase(t, 'postgresql');
   if (!db) return;
