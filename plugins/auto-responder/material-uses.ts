@@ -13,14 +13,22 @@ const KEY_OVERHEAD = 48;
 type Actor = { kind: PrincipalKind; subject: string };
 
 /**
+ * A batch answers 200 (and is audited Success) even when each of its items failed: with every item a
+ * failed decrypt or a refusal, it used the material no more than as many failed single calls would.
+ */
+const everyItemFailed = (r: AuditRecord): boolean =>
+  r.context['batch.items'] !== undefined && Number(r.context['batch.failed']) >= Number(r.context['batch.items']);
+
+/**
  * True when the record is a call that completed with the secret material of the key it names. An
  * export (a Get marked `export: true`) is the fullest use there is: the material left the service. A Verify
  * with a public key (any signature algorithm but HMAC's, as the record's `alg` says) uses what the
  * public key read hands to anyone, so it counts as a read: otherwise an agent allowed to verify with
- * another user's signing key could have it revoked by verifying fast enough.
+ * another user's signing key could have it revoked by verifying fast enough. A batch counts when at
+ * least one of its items succeeded.
  */
 export const usedMaterial = (r: AuditRecord): boolean =>
-  (MATERIAL_OPERATIONS.has(r.operation) && COMPLETED.has(r.outcome) && (r.operation !== 'Verify' || (r.context.alg ?? '').startsWith('Hmac')))
+  (MATERIAL_OPERATIONS.has(r.operation) && COMPLETED.has(r.outcome) && (r.operation !== 'Verify' || (r.context.alg ?? '').startsWith('Hmac')) && !everyItemFailed(r))
   || (r.operation === 'Get' && r.outcome === 'Success' && r.context.export === 'true');
 
 /**

@@ -3,7 +3,7 @@ import { envelopeVersion, open, seal } from './crypto/envelope.ts';
 import type { ParsedMaterial } from './crypto/material.ts';
 import { resolveSigAlgorithm, signMessage, verifySignature } from './crypto/signatures.ts';
 import { DECRYPTION_FAILED, MAX_PLAINTEXT, requireAes, type RotationHooks } from './key-crypto.ts';
-import { requireUsable } from './key-state.ts';
+import { requireNotTrimmed, requireUsable } from './key-state.ts';
 import type { KeyStore } from './key-store.ts';
 
 /**
@@ -13,26 +13,54 @@ import type { KeyStore } from './key-store.ts';
  */
 class VersionMaterial {
   private readonly read = new Map<number, Promise<ParsedMaterial>>();
+  private held: ManagedKey;
 
-  constructor(private readonly store: KeyStore, readonly key: ManagedKey, private readonly trace: TraceScope) {}
+  constructor(private readonly store: KeyStore, key: ManagedKey, private readonly trace: TraceScope) {
+    this.held = key;
+  }
+
+  /**
+   * The key as this node knows it now, not as the batch began: a trim committed while the batch runs
+   * (on this node, or on another one and read at the batch's last pause) refuses the next item naming
+   * a trimmed version, as the single call does from then on, and the batch lets go of that version's
+   * material.
+   */
+  get key(): ManagedKey {
+    const latest = this.store.latest(this.held.id);
+    if (latest && latest.seq > this.held.seq) {
+      for (const version of this.read.keys()) if (latest.minVersion !== undefined && version < latest.minVersion) this.read.delete(version);
+      this.held = latest;
+    }
+    return this.held;
+  }
 
   of(version: number): Promise<ParsedMaterial> {
+    const key = this.key;
+    requireNotTrimmed(key, version);
     let material = this.read.get(version);
-    if (!material) this.read.set(version, (material = this.store.materialOf(this.key, version, this.trace)));
+    if (!material) this.read.set(version, (material = this.store.materialOf(key, version, this.trace)));
     return material;
   }
 }
+
+/**
+ * A producing batch keeps the version it began with even when the key rotates meanwhile; should that
+ * version then be trimmed, what the batch still made under it could never be read or verified again:
+ * its later items are refused as a call naming the trimmed version is.
+ */
+const requireVersionKept = (store: KeyStore, key: ManagedKey) => requireNotTrimmed(store.latest(key.id) ?? key, key.currentVersion);
 
 /** Encrypts the items of one batch under the key's current version, looked up and checked once. */
 export class BatchEncryptor {
   readonly algorithm: string;
 
-  constructor(readonly key: ManagedKey, private readonly secret: Buffer, private readonly rotation: RotationHooks) {
+  constructor(private readonly store: KeyStore, readonly key: ManagedKey, private readonly secret: Buffer, private readonly rotation: RotationHooks) {
     this.algorithm = `AesGcm${key.spec.sizeBits}`;
   }
 
   encrypt(plaintext: Buffer, context: Record<string, string>) {
     if (plaintext.length > MAX_PLAINTEXT) throw new SvcError('InvalidField', `plaintext must be at most ${MAX_PLAINTEXT} bytes; use wrap for envelope encryption of larger data`);
+    requireVersionKept(this.store, this.key);
     const ciphertext = seal(this.secret, this.key.id, this.key.currentVersion, context, plaintext);
     this.rotation.afterProduce(this.key);
     return { ciphertext, keyVersion: this.key.currentVersion, algorithm: this.algorithm };
@@ -58,10 +86,11 @@ export class BatchDecryptor {
 
 /** Signs the items of one batch with the key's current version. */
 export class BatchSigner {
-  constructor(readonly key: ManagedKey, private readonly material: ParsedMaterial, private readonly rotation: RotationHooks) {}
+  constructor(private readonly store: KeyStore, readonly key: ManagedKey, private readonly material: ParsedMaterial, private readonly rotation: RotationHooks) {}
 
   sign(message: Buffer, requested: string | undefined) {
     const algorithm = resolveSigAlgorithm(this.key.spec, requested);
+    requireVersionKept(this.store, this.key);
     const signature = signMessage(algorithm, this.material, message);
     this.rotation.afterProduce(this.key);
     return { signature, algorithm, keyVersion: this.key.currentVersion };
@@ -97,7 +126,7 @@ export class KeyBatchCrypto {
     const key = await this.producing(id, 'Encrypt', trace);
     requireAes(key, 'Encrypt');
     const { secret } = await this.store.materialOf(key, key.currentVersion, trace);
-    return new BatchEncryptor(key, secret!, this.rotation);
+    return new BatchEncryptor(this.store, key, secret!, this.rotation);
   }
 
   async decryptor(id: string, trace: TraceScope): Promise<BatchDecryptor> {
@@ -109,7 +138,7 @@ export class KeyBatchCrypto {
   async signer(id: string, trace: TraceScope): Promise<BatchSigner> {
     const key = await this.producing(id, 'Sign', trace);
     resolveSigAlgorithm(key.spec, undefined); // a key that cannot sign at all refuses the whole batch
-    return new BatchSigner(key, await this.store.materialOf(key, key.currentVersion, trace), this.rotation);
+    return new BatchSigner(this.store, key, await this.store.materialOf(key, key.currentVersion, trace), this.rotation);
   }
 
   async verifier(id: string, trace: TraceScope): Promise<BatchVerifier> {
@@ -120,7 +149,9 @@ export class KeyBatchCrypto {
 
   /**
    * Checks between items of a long batch that the key still allows the operation: a compromise, revoke
-   * or destroy committed while the batch runs stops its remaining items, as it stops later calls.
+   * or destroy committed while the batch runs stops its remaining items, as it stops later calls. The
+   * key read here (afresh from a journal shared with other nodes) is the one the next items see: a trim
+   * made meanwhile refuses their trimmed versions.
    */
   async stillUsable(id: string, use: 'produce' | 'consume', operation: string, trace: TraceScope): Promise<void> {
     requireUsable(await this.store.get(id, trace), use, operation);

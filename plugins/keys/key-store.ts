@@ -86,6 +86,11 @@ export class KeyStore {
     return key && { id: key.id, name: key.spec.name, owner: key.owner, ...(key.tenant ? { tenant: key.tenant } : {}) };
   }
 
+  /** The key as this node last read or changed it, without asking the journal; undefined when not cached. */
+  latest(id: string): ManagedKey | undefined {
+    return this.keys.get(id);
+  }
+
   cached(): ManagedKey[] {
     return [...this.keys.values()];
   }
@@ -164,7 +169,7 @@ export class KeyStore {
     const hit = this.material.get(v.materialId);
     if (hit) return hit;
     const wrapped = await trace.child('journal.getMaterial', () => this.journal.getMaterial(key.id, v.materialId));
-    if (!wrapped) throw new Error(`material of key ${key.id} version ${version} is missing from the store`);
+    if (!wrapped) return this.missingMaterial(key, version, trace);
     let raw: Buffer;
     try {
       raw = await this.wrapping.open(key.id, v.materialId, wrapped, trace);
@@ -173,7 +178,7 @@ export class KeyStore {
       // cached the old one: read both afresh once.
       this.wrapping.forget(key.id);
       const again = await trace.child('journal.getMaterial', () => this.journal.getMaterial(key.id, v.materialId));
-      if (!again) throw err;
+      if (!again) return this.missingMaterial(key, version, trace);
       raw = await this.wrapping.open(key.id, v.materialId, again, trace);
     }
     const parsed = parseMaterial(key.spec, raw);
@@ -189,8 +194,21 @@ export class KeyStore {
     const v = key.versions[version];
     if (!v) throw new SvcError('IllegalOperation', `key ${key.id} has no version ${version}`);
     const wrapped = await trace.child('journal.getMaterial', () => this.journal.getMaterial(key.id, v.materialId));
-    if (!wrapped) throw new Error(`material of key ${key.id} version ${version} is missing from the store`);
+    if (!wrapped) return this.missingMaterial(key, version, trace);
     return this.wrapping.open(key.id, v.materialId, wrapped, trace);
+  }
+
+  /**
+   * Why a version's material is not stored although `key`, as the caller read it, has it: a trim or a
+   * destroy committed since (by a concurrent call, or on another node) erased it, which the key read
+   * afresh tells: the caller gets the IllegalOperation a later call gets. Anything else is a store that
+   * lost material: an internal error.
+   */
+  private async missingMaterial(key: ManagedKey, version: number, trace: TraceScope): Promise<never> {
+    const fresh = await this.get(key.id, trace);
+    requireNotTrimmed(fresh, version);
+    if (fresh.state === 'Destroyed') throw new SvcError('IllegalOperation', `key ${key.id} is Destroyed; its material is erased`);
+    throw new Error(`material of key ${key.id} version ${version} is missing from the store`);
   }
 
   /** Drops cached material (compromise, revoke, destroy) so nothing outlives the state change in memory. */
