@@ -29,7 +29,7 @@ async function fuzz(t: Test, env: Record<string, string>, requests: number): Pro
   t.ok(hostile > requests * 0.15 && hostile < requests * 0.35, `a quarter of the requests were hostile (${hostile})`);
   const ok = Array.from(result.statuses).filter((s) => s >= 200 && s < 300).length;
   t.ok(ok > requests * 0.5, `most valid requests succeeded (${ok} 2xx answers)`);
-  for (const route of ['POST /v1/keys/:id/encrypt', 'POST /v1/keys/:id/sign', 'GET /v1/audit', 'GET /v1/audit/verify', 'POST /v1/agents/issue', 'DELETE /v1/keys/:id']) {
+  for (const route of ['POST /v1/keys/:id/encrypt', 'POST /v1/keys/:id/sign', 'GET /v1/audit', 'GET /v1/audit/verify', 'POST /v1/agents/issue', 'DELETE /v1/keys/:id', 'GET /v1/keys', 'POST /v1/keys/:id/data-key', 'POST /v1/keys/:id/reencrypt']) {
     t.ok(result.routes.includes(route), `the mix called ${route}`);
   }
 

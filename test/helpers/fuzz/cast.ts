@@ -28,7 +28,8 @@ export const FUZZ_ENV: Record<string, string> = {
 };
 
 export type Algorithm = 'AES' | 'RSA' | 'EC' | 'EdDSA' | 'HMAC';
-export interface KeyRef { id: string; algorithm: Algorithm; spec: Record<string, unknown>; owner: Role }
+/** `version`: the current version, once a rotation answered it (trim takes keys rotated at least once). */
+export interface KeyRef { id: string; algorithm: Algorithm; spec: Record<string, unknown>; owner: Role; version?: number }
 export type Role = 'admin' | 'keeper' | 'signer' | 'auditor' | 'mallory' | 'service';
 export interface AgentRef { agentId: string; jti: string; jwt: string; parent: Role; scopes: string[] }
 
@@ -75,6 +76,10 @@ export class Cast {
   readonly loopDelays: Array<{ p99: number; max: number }> = [];
   /** Valid requests to send before drawing again: activations of created keys, replacements. */
   readonly forced: FuzzRequest[] = [];
+  /** Import tokens answered by POST /v1/keys/import-parameters, for imports of garbage material. */
+  readonly importTokens: string[] = [];
+  /** Calls of POST /v1/keys/import-parameters so far: each makes an RSA-3072 key, so a run makes a handful. */
+  importParameterCalls = 0;
   private agentSeq = 0;
   private keySeq = 0;
 
@@ -186,8 +191,11 @@ export class Cast {
     await setUpKeys('admin', SPECS, this.core);
     await setUpKeys('service', [{ algorithm: 'AES', sizeBits: 256 }, { algorithm: 'AES', sizeBits: 128 }], this.core);
     await setUpKeys('admin', [{ algorithm: 'AES' }, { algorithm: 'AES' }, { algorithm: 'EdDSA' }, { algorithm: 'EC' }], this.agentKeys);
+    // Exportable keys, for export: used for crypto like the others.
+    await setUpKeys('admin', [{ algorithm: 'AES', exportable: true }, { algorithm: 'EC', curve: 'P-256', exportable: true }, { algorithm: 'HMAC', exportable: true }, { algorithm: 'EdDSA', exportable: true }], this.core);
+    await setUpKeys('service', [{ algorithm: 'AES', exportable: true }], this.core);
     await setUpKeys('admin', [{ algorithm: 'AES' }, { algorithm: 'EC' }, { algorithm: 'HMAC' }], this.scratch);
-    for (const scopes of [['Encrypt', 'Decrypt', 'Wrap', 'Unwrap', 'Get'], ['Encrypt', 'Decrypt'], ['Get']]) this.forced.push(this.issueRequest('admin', scopes));
+    for (const scopes of [['Encrypt', 'Decrypt', 'Wrap', 'Unwrap', 'Get'], ['Encrypt', 'Decrypt'], ['Get'], ['Revoke', 'Destroy', 'Get']]) this.forced.push(this.issueRequest('admin', scopes));
     for (const scopes of [['Sign', 'Verify'], ['Sign', 'Verify', 'Get'], []]) this.forced.push(this.issueRequest('signer', scopes));
     while (this.forced.length) {
       const a = await run(this.forced.shift()!);

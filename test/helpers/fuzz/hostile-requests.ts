@@ -7,7 +7,9 @@ import { VALID } from './valid-requests.ts';
  * Hostile requests: a valid request with one thing broken (a field's type, an unknown field, a control
  * character, bad base64, a huge or deeply nested value, the JSON itself, the credential), or a call
  * that must be refused (an agent outside its scopes, a Human outside its role, a bad or prototype id,
- * a key of the wrong type, a retired key, a bad query, an unknown route). None of them may be a 5xx.
+ * a key of the wrong type, a retired key, a bad query, a forged Locate cursor, a batch of no items or
+ * too many, an export of a key not exportable, a bad trim or waitingDays, an import of garbage, an
+ * unknown route). None of them may be a 5xx.
  */
 type Maker = (cast: Cast, rnd: Prng) => FuzzRequest;
 
@@ -96,7 +98,9 @@ const post = (kind: string, route: string, path: string, headers: Record<string,
 const anyKey = (cast: Cast, rnd: Prng, pool: KeyRef[] = cast.core): string => (pool.length ? rnd.pick(pool).id : '00000000-0000-4000-8000-000000000000');
 
 const agentOutOfScope: Maker = (cast, rnd) => {
-  const agent = cast.agents.length ? rnd.pick(cast.agents) : undefined;
+  // The agent that may destroy is no agent out of its scope on DELETE.
+  const agents = cast.agents.filter((a) => !a.scopes.includes('Destroy'));
+  const agent = agents.length ? rnd.pick(agents) : undefined;
   if (!agent) return badCredential(cast, rnd);
   const h = { authorization: `Bearer ${agent.jwt}` };
   const k = anyKey(cast, rnd, cast.agentKeys);
@@ -113,6 +117,9 @@ const agentOutOfScope: Maker = (cast, rnd) => {
     () => post('agent-out-of-scope', 'GET /v1/advisor/scan', '/v1/advisor/scan', h, undefined, 'GET'),
     () => post('agent-out-of-scope', 'POST /v1/tokens/revoke', '/v1/tokens/revoke', h, { jti: agent.jti }),
     () => post('agent-out-of-scope', 'POST /v1/keys/:id/encrypt', `/v1/keys/${anyKey(cast, rnd)}/encrypt`, h, { plaintextBase64: 'aGk=' }),
+    () => post('agent-out-of-scope', 'GET /v1/keys', '/v1/keys?name=fuzz-*', h, undefined, 'GET'),
+    () => post('agent-out-of-scope', 'POST /v1/keys/:id/trim', `/v1/keys/${k}/trim`, h, { minVersion: 2 }),
+    () => post('agent-out-of-scope', 'POST /v1/keys/:id/cancel-destroy', `/v1/keys/${k}/cancel-destroy`, h),
   ])();
 };
 
@@ -235,6 +242,98 @@ const bigHeaders: Maker = (cast, rnd) => {
   return { ...req, headers: { ...req.headers, 'x-padding': 'p'.repeat(rnd.pick([4_000, 20_000])) } };
 };
 
+const locateBad: Maker = (cast, rnd) => {
+  const h = cast.auth(rnd.pick(['admin', 'keeper'] as Role[]));
+  const cursor = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
+  const uuid = anyKey(cast, rnd);
+  const iso = new Date(Date.now() - 60_000).toISOString();
+  const q = (query: string, kind = 'locate') => post(kind, 'GET /v1/keys', `/v1/keys?${query}`, h, undefined, 'GET');
+  return rnd.pick([
+    // Forged cursors: not base64url, padded, another version, a bad date or id, too long; and one well formed that this service never gave out.
+    () => q(`cursor=${rnd.pick(['garbage!', `${cursor(`1|${iso}|${uuid}`)}=`, cursor(`2|${iso}|${uuid}`), cursor(`1|${iso}|not-a-uuid`), cursor(`1|2026-13-45T99:00:00.000Z|${uuid}`), cursor(`1|${iso}|${uuid}|more`), cursor('1||'), 'x'.repeat(201), '%00', cursor(`1|${iso}|${uuid.toUpperCase()}`), '__proto__'])}`, 'forged-cursor'),
+    () => q(`name=fuzz-*&limit=1&cursor=${cursor(`1|${iso}|${uuid}`)}`, 'forged-cursor'),
+    () => q(`limit=${rnd.pick(['0', '1001', '-1', 'abc', '1.5', '', '1e3', '99999999999999999999', '%00'])}`, 'locate-bad-limit'),
+    () => q(`${rnd.pick(['createdAfter', 'createdBefore'])}=${rnd.pick(['not-a-date', '2026-13-45T99:00:00Z', '0', '9999999-01-01', '%00', 'x'.repeat(65), '2026-02-30', 'yesterday'])}`, 'locate-bad-date'),
+    () => q(`name=${rnd.pick(['**', encodeURIComponent('*'.repeat(256)), '%5Ba-z%5D*', '.*', '(a%2B)%2B%24', '%25', '%3F', '', 'n'.repeat(257), '%5C*', '%00*', `${'*a'.repeat(120)}`, '%E2%80%AE*'])}`, 'locate-glob'),
+    () => q(rnd.pick(['nmae=x', 'state=Bogus', 'algorithm=DES', 'limit=1&limit=2', '__proto__=1', 'owner=', `owner=${'o'.repeat(1025)}`, 'state=active', 'constructor=x', 'name=a&name=b']), 'locate-bad-filter'),
+    // The router takes a trailing slash as the same route: this is Locate.
+    () => post('locate-trailing-slash', 'GET /v1/keys', '/v1/keys/', h, undefined, 'GET'),
+    () => post('out-of-role', 'GET /v1/keys', '/v1/keys?limit=10', cast.auth(rnd.pick(['signer', 'service', 'auditor', 'mallory'] as Role[])), undefined, 'GET'),
+  ])();
+};
+
+/** A batch of a thousand and one items: a tiny body, refused before any work. */
+const tooMany = (item: Record<string, unknown>) => Array.from({ length: 1001 }, () => item);
+
+const batchBad: Maker = (cast, rnd) => {
+  const h = cast.auth('admin');
+  const aes = anyKey(cast, rnd, cast.core.filter((k) => k.algorithm === 'AES' && k.owner !== 'service'));
+  const ec = anyKey(cast, rnd, cast.core.filter((k) => k.algorithm === 'EC'));
+  const [op, id, item] = rnd.pick([
+    ['encrypt', aes, { plaintextBase64: 'aGk=' }], ['decrypt', aes, { ciphertextBase64: 'AAAA' }],
+    ['sign', ec, { messageBase64: 'aGk=' }], ['verify', ec, { messageBase64: 'aGk=', signatureBase64: 'AAAA' }],
+  ] as Array<[string, string, Record<string, unknown>]>);
+  const items = rnd.pick<unknown>([
+    [], tooMany(item), 'x', null, {}, [1, 2], [[item]], [{}], [{ ...item, extra: 1 }], [item, null], [{ ...item, context: 'not an object' }],
+    [{ items: [item] }], Array.from({ length: 3 }, () => ({ ...item, [rnd.pick(Object.keys(item))]: rnd.pick(WRONG_TYPES) })),
+  ]);
+  const body = rnd.chance(0.2) ? { ...item, items } : { items };
+  return post(Array.isArray(items) && (items.length === 0 || items.length > 1000) ? 'batch-size' : 'batch-shape', `POST /v1/keys/:id/${op} {items}`, `/v1/keys/${id}/${op}`, h, body);
+};
+
+const keyOpsBad: Maker = (cast, rnd) => {
+  const h = cast.auth('admin');
+  const aes = () => anyKey(cast, rnd, cast.core.filter((k) => k.algorithm === 'AES' && k.owner !== 'service'));
+  const serviceAes = anyKey(cast, rnd, cast.core.filter((k) => k.algorithm === 'AES' && k.owner === 'service'));
+  const nonAes = anyKey(cast, rnd, cast.core.filter((k) => k.algorithm !== 'AES'));
+  const scratch = anyKey(cast, rnd, cast.scratch);
+  const retired = cast.retired.length ? rnd.pick(cast.retired) : '00000000-0000-4000-8000-000000000000';
+  const sample = cast.core.filter((k) => cast.sampleOf(k.id).ciphertexts.length && k.owner !== 'service');
+  const agent = cast.agents.length ? rnd.pick(cast.agents) : undefined;
+  const ah = agent ? { authorization: `Bearer ${agent.jwt}` } : cast.auth('mallory');
+  return rnd.pick([
+    () => post('data-key', 'POST /v1/keys/:id/data-key', `/v1/keys/${aes()}/data-key`, h, { sizeBits: rnd.pick([0, 64, 100, 512, '256', 256.5]) }),
+    () => post('data-key', 'POST /v1/keys/:id/data-key', `/v1/keys/${aes()}/data-key`, h, rnd.pick([{ plaintext: 'yes' }, { context: { a: 1 } }, { context: 'x' }, { keyVersion: 1 }])),
+    () => post('wrong-key-type', 'POST /v1/keys/:id/data-key', `/v1/keys/${nonAes}/data-key`, h, {}),
+    () => post('retired-key', 'POST /v1/keys/:id/data-key', `/v1/keys/${retired}/data-key`, h, {}),
+    () => post('reencrypt', 'POST /v1/keys/:id/reencrypt', `/v1/keys/${aes()}/reencrypt`, h, { ciphertextBase64: rnd.pick(['AAAA', '!!!!', rnd.bytes(80).toString('base64')]) }),
+    () => {
+      const key = sample.length ? rnd.pick(sample) : undefined;
+      const c = key ? rnd.pick(cast.sampleOf(key.id).ciphertexts) : { c: 'AAAA' };
+      const dest = rnd.pick([nonAes, retired, 'not-a-uuid', '00000000-0000-4000-8000-000000000000', serviceAes, '']);
+      return post('reencrypt', 'POST /v1/keys/:id/reencrypt', `/v1/keys/${key?.id ?? aes()}/reencrypt`, h, { ciphertextBase64: c.c, ...(c.context ? { context: c.context } : {}), destinationKeyId: dest, ...(rnd.chance(0.3) ? { destinationContext: { a: 1 } } : {}) });
+    },
+    // The Service re-encrypting its ciphertext under a key it does not own.
+    () => post('reencrypt', 'POST /v1/keys/:id/reencrypt', `/v1/keys/${serviceAes}/reencrypt`, cast.auth('service'), { ciphertextBase64: 'AAAA', destinationKeyId: aes() }),
+    () => post('export', 'POST /v1/keys/:id/export', `/v1/keys/${anyKey(cast, rnd, cast.core.filter((k) => k.spec.exportable !== true))}/export`, h, {}),
+    () => post('export', 'POST /v1/keys/:id/export', `/v1/keys/${anyKey(cast, rnd, cast.core.filter((k) => k.spec.exportable === true))}/export`, h, { version: rnd.pick([0, -1, 999, 'latest', 1.5]) }),
+    () => post('export', 'POST /v1/keys/:id/export', `/v1/keys/${anyKey(cast, rnd, cast.core.filter((k) => k.spec.exportable === true))}/export`, rnd.chance(0.5) ? ah : cast.auth('service'), {}),
+    () => post('export', 'POST /v1/keys/:id/export', `/v1/keys/${retired}/export`, h, {}),
+    () => post('destroy-waiting', 'DELETE /v1/keys/:id', `/v1/keys/${rnd.chance(0.5) ? retired : scratch}?waitingDays=${rnd.pick(['-1', '31', 'abc', '1.5', '', '1e1', '%00', '7&waitingDays=8'])}`, h, undefined, 'DELETE'),
+    () => post('destroy-waiting', 'DELETE /v1/keys/:id', `/v1/keys/${scratch}?waitingDays=3&force=true`, h, undefined, 'DELETE'),
+    () => post('cancel-destroy', 'POST /v1/keys/:id/cancel-destroy', `/v1/keys/${rnd.pick([scratch, retired, aes()])}/cancel-destroy`, rnd.pick([h, ah, cast.auth('service'), cast.auth('signer')])),
+    () => post('trim', 'POST /v1/keys/:id/trim', `/v1/keys/${rnd.chance(0.5) ? scratch : retired}/trim`, h, rnd.pick([{ minVersion: rnd.pick([0, 1, 999_999, 1e12, '2', null]) }, {}, { minVersion: 2, extra: 1 }])),
+    () => post('trim', 'POST /v1/keys/:id/trim', `/v1/keys/${scratch}/trim`, rnd.pick([ah, cast.auth('service'), cast.auth('signer')]), { minVersion: 2 }),
+  ])();
+};
+
+/** Import with garbage: a made-up or spent token, material that is no wrapping, by someone who may not. */
+const importBad: Maker = (cast, rnd) => {
+  const h = cast.auth('admin');
+  const token = cast.importTokens.length && rnd.chance(0.6) ? rnd.pick(cast.importTokens) : rnd.pick(['garbage', 'x'.repeat(129), '', '00000000-0000-4000-8000-000000000000', 'eyJhbGciOiJub25lIn0.e30.']);
+  const wrapped = rnd.pick(['AAAA', rnd.bytes(rnd.pick([16, 384, 420, 1000])).toString('base64'), '!!!!', '', 'A'.repeat(16_385)]);
+  const spec = rnd.pick([{ name: 'imported', algorithm: 'AES', sizeBits: 256 }, { name: 'imported-ec', algorithm: 'EC', curve: 'P-256' }, { name: 'imported-rsa', algorithm: 'RSA', sizeBits: 2048 }, { algorithm: 'AES' }]);
+  const agent = cast.agents.length ? rnd.pick(cast.agents) : undefined;
+  return rnd.pick([
+    () => post('import', 'POST /v1/keys/import', '/v1/keys/import', h, { spec, importToken: token, wrappedMaterialBase64: wrapped }),
+    () => post('import', 'POST /v1/keys/import', '/v1/keys/import', h, rnd.pick([{ spec, importToken: token }, { importToken: token, wrappedMaterialBase64: wrapped }, { spec, importToken: 1, wrappedMaterialBase64: wrapped }])),
+    () => post('import', 'POST /v1/keys/import', '/v1/keys/import', agent ? { authorization: `Bearer ${agent.jwt}` } : cast.auth('mallory'), { spec, importToken: token, wrappedMaterialBase64: wrapped }),
+    // Refused before any wrapping key is made: an unknown algorithm or field, or an agent asking.
+    () => post('import', 'POST /v1/keys/import-parameters', '/v1/keys/import-parameters', h, rnd.pick([{ algorithm: 'DES' }, { algorithm: 'AES', extra: 1 }, {}, { algorithm: 'AES', sizeBits: 'big' }])),
+    () => post('import', 'POST /v1/keys/import-parameters', '/v1/keys/import-parameters', agent ? { authorization: `Bearer ${agent.jwt}` } : cast.auth('auditor'), { algorithm: 'AES', sizeBits: 256 }),
+  ])();
+};
+
 /** Hostile makers and their weights (per thousand requests of the hostile part). */
 export const HOSTILE: Record<string, { weight: number; make: Maker }> = {
   wrongType: { weight: 90, make: wrongType },
@@ -256,4 +355,8 @@ export const HOSTILE: Record<string, { weight: number; make: Maker }> = {
   tooLarge: { weight: 5, make: tooLarge },
   longTarget: { weight: 5, make: longTarget },
   bigHeaders: { weight: 5, make: bigHeaders },
+  locateBad: { weight: 35, make: locateBad },
+  batchBad: { weight: 25, make: batchBad },
+  keyOpsBad: { weight: 50, make: keyOpsBad },
+  importBad: { weight: 10, make: importBad },
 };

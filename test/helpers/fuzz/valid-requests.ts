@@ -144,7 +144,7 @@ function lifecycle(op: 'rotate' | 'revoke' | 'compromise' | 'destroy'): Maker {
     if (op === 'rotate') {
       const key = rnd.pick(cast.scratch);
       const body = rnd.chance(0.3) ? { policy: rnd.pick(['Manual', 'TimeBased:7days', 'OpCountBased:500000']), reason: 'scheduled' } : {};
-      return request('POST /v1/keys/:id/rotate', 'POST', `/v1/keys/${key.id}/rotate`, actor, body, watch(cast, key, actor));
+      return request('POST /v1/keys/:id/rotate', 'POST', `/v1/keys/${key.id}/rotate`, actor, body, watch(cast, key, actor, (a) => void (key.version = a.json.currentVersion)));
     }
     const key = cast.scratch.splice(rnd.int(0, cast.scratch.length - 1), 1)[0]!;
     cast.retired.push(key.id);
@@ -153,6 +153,157 @@ function lifecycle(op: 'rotate' | 'revoke' | 'compromise' | 'destroy'): Maker {
     return request(`POST /v1/keys/:id/${op}`, 'POST', `/v1/keys/${key.id}/${op}`, actor, body);
   };
 }
+
+/** A Human's scheduled destruction of a key the mix made: revoke, DELETE ?waitingDays (0: at once), and often a Human's cancel. */
+const scheduleDestroy: Maker = (cast, rnd) => {
+  if (cast.scratch.length < 3) return create(cast, rnd);
+  const key = cast.scratch.splice(rnd.int(0, cast.scratch.length - 1), 1)[0]!;
+  cast.retired.push(key.id);
+  const actor = { headers: cast.auth('admin') };
+  return request('POST /v1/keys/:id/revoke', 'POST', `/v1/keys/${key.id}/revoke`, actor, { reason: 'to be destroyed' }, (a) => {
+    if (a.status === 200) cast.forced.push(destroyLater(cast, rnd, key, actor, rnd.pick([0, 1, 7, 30])));
+  });
+};
+
+/** DELETE ?waitingDays=`days` by `actor`; a scheduled destruction is then cancelled by a Human half the time. */
+function destroyLater(cast: Cast, rnd: Prng, key: KeyRef, actor: Actor, days: number): FuzzRequest {
+  return request('DELETE /v1/keys/:id', 'DELETE', `/v1/keys/${key.id}?waitingDays=${days}`, actor, undefined, (a) => {
+    // An agent destroying keys is what the auto-responder watches for: one it cut off is replaced.
+    if (actor.agent && a.status === 401 && a.json?.error === 'Unauthorized') cast.retireAgent(actor.agent.agentId);
+    if (a.status === 202 && rnd.chance(0.5)) {
+      cast.forced.push(request('POST /v1/keys/:id/cancel-destroy', 'POST', `/v1/keys/${key.id}/cancel-destroy`, { headers: cast.auth(rnd.pick(['admin', 'keeper'] as Role[])) }));
+    }
+  });
+}
+
+/** An agent with the Destroy scope destroys a revoked key: the service schedules it (agents always wait), and a Human may cancel. */
+const agentDestroy: Maker = (cast, rnd) => {
+  const agents = cast.agents.filter((a) => a.scopes.includes('Destroy'));
+  if (!agents.length || cast.scratch.length < 3) return scheduleDestroy(cast, rnd);
+  const agent = rnd.pick(agents);
+  const key = cast.scratch.splice(rnd.int(0, cast.scratch.length - 1), 1)[0]!;
+  cast.retired.push(key.id);
+  const actor: Actor = { headers: { authorization: `Bearer ${agent.jwt}` }, agent };
+  return request('POST /v1/keys/:id/revoke', 'POST', `/v1/keys/${key.id}/revoke`, { headers: cast.auth('admin') }, {}, (a) => {
+    if (a.status === 200) cast.forced.push(destroyLater(cast, rnd, key, actor, rnd.pick([0, 7, 14])));
+  });
+};
+
+/** Trim of a key the mix rotated: every version below minVersion erased (scratch keys: no samples under them). */
+const trim: Maker = (cast, rnd) => {
+  const rotated = cast.scratch.filter((k) => (k.version ?? 1) >= 2);
+  if (!rotated.length) return lifecycle('rotate')(cast, rnd);
+  const key = rnd.pick(rotated);
+  const actor = { headers: cast.auth(rnd.pick(['admin', 'keeper'] as Role[])) };
+  return request('POST /v1/keys/:id/trim', 'POST', `/v1/keys/${key.id}/trim`, actor, { minVersion: rnd.int(2, key.version!) }, watch(cast, key, actor));
+};
+
+const dataKey: Maker = (cast, rnd) => {
+  const u = keyUser(cast, rnd, 'Encrypt', ['AES']);
+  if (!u) return health(cast, rnd);
+  const ctx = context(rnd);
+  const body = { ...(rnd.chance(0.5) ? { sizeBits: rnd.pick([128, 192, 256]) } : {}), ...(ctx ? { context: ctx } : {}), ...(rnd.chance(0.3) ? { plaintext: rnd.chance(0.5) } : {}) };
+  return request('POST /v1/keys/:id/data-key', 'POST', `/v1/keys/${u.key.id}/data-key`, u.actor, body,
+    watch(cast, u.key, u.actor, (a) => cast.remember(cast.sampleOf(u.key.id).ciphertexts, { c: a.json.ciphertextBase64, ...(ctx ? { context: ctx } : {}) })));
+};
+
+/** Re-encryption under the same key (its current version) or under another AES key of the same caller. */
+const reencrypt: Maker = (cast, rnd) => {
+  const u = keyUser(cast, rnd, 'Decrypt', ['AES'], (k) => cast.sampleOf(k.id).ciphertexts.length > 0);
+  if (!u) return dataKey(cast, rnd);
+  const s = rnd.pick(cast.sampleOf(u.key.id).ciphertexts);
+  const mine = (k: KeyRef) => k.algorithm === 'AES' && (u.actor.agent ? cast.agentKeys.includes(k) : cast.core.includes(k) && (k.owner === 'service') === (u.key.owner === 'service'));
+  const others = [...cast.core, ...cast.agentKeys].filter((k) => k !== u.key && mine(k));
+  const to = others.length && rnd.chance(0.5) ? rnd.pick(others) : u.key;
+  const newContext = rnd.chance(0.2) ? { tenant: 'moved' } : undefined;
+  const body = { ciphertextBase64: s.c, ...(s.context ? { context: s.context } : {}), ...(to !== u.key ? { destinationKeyId: to.id } : {}), ...(newContext ? { destinationContext: newContext } : {}) };
+  const ctx = newContext ?? s.context;
+  return request('POST /v1/keys/:id/reencrypt', 'POST', `/v1/keys/${u.key.id}/reencrypt`, u.actor, body,
+    watch(cast, u.key, u.actor, (a) => cast.remember(cast.sampleOf(to.id).ciphertexts, { c: a.json.ciphertextBase64, ...(ctx ? { context: ctx } : {}) })));
+};
+
+/**
+ * A batch ({items}) of encrypt, decrypt, sign or verify: a few items, now and then a hundred, about one in
+ * ten of them broken (bad base64, a ciphertext of nothing): answered 200 with that item's {error, message}.
+ */
+const batch: Maker = (cast, rnd) => {
+  const op = rnd.pick(['encrypt', 'decrypt', 'sign', 'verify'] as const);
+  const n = rnd.chance(0.1) ? 100 : rnd.int(1, 12);
+  const bad = () => rnd.chance(0.1);
+  const items: Array<Record<string, unknown>> = [];
+  let u: { actor: Actor; key: KeyRef } | undefined;
+  if (op === 'encrypt') {
+    u = keyUser(cast, rnd, 'Encrypt', ['AES']);
+    for (let i = 0; u && i < n; i++) items.push({ plaintextBase64: bad() ? '!!!!' : b64(rnd.bytes(rnd.pick([0, 16, 256]))), ...(rnd.chance(0.2) ? { context: { item: String(i) } } : {}) });
+  } else if (op === 'decrypt') {
+    u = keyUser(cast, rnd, 'Decrypt', ['AES'], (k) => cast.sampleOf(k.id).ciphertexts.length > 0);
+    for (let i = 0; u && i < n; i++) {
+      const s = rnd.pick(cast.sampleOf(u.key.id).ciphertexts);
+      items.push(bad() ? { ciphertextBase64: 'AAAA' } : { ciphertextBase64: s.c, ...(s.context ? { context: s.context } : {}) });
+    }
+  } else if (op === 'sign') {
+    // No RSA: a hundred RSA signatures are a noticeable part of a second of CPU.
+    u = keyUser(cast, rnd, 'Sign', ['EC', 'EdDSA', 'HMAC']);
+    for (let i = 0; u && i < n; i++) items.push({ messageBase64: bad() ? 'Zm9v YmFy' : b64(rnd.bytes(32)) });
+  } else {
+    u = keyUser(cast, rnd, 'Verify', SIGNING, (k) => cast.sampleOf(k.id).signatures.length > 0);
+    for (let i = 0; u && i < n; i++) {
+      const s = rnd.pick(cast.sampleOf(u.key.id).signatures);
+      items.push(bad() ? { messageBase64: s.m, signatureBase64: '====' } : { messageBase64: rnd.chance(0.2) ? b64(Buffer.from('another message')) : s.m, signatureBase64: s.s });
+    }
+  }
+  if (!u) return encrypt(cast, rnd);
+  return request(`POST /v1/keys/:id/${op} {items}`, 'POST', `/v1/keys/${u.key.id}/${op}`, u.actor, { items }, watch(cast, u.key, u.actor));
+};
+
+/** Export of an exportable key, by a Human or by the Service (its own). */
+const exportKey: Maker = (cast, rnd) => {
+  const keys = cast.core.filter((k) => k.spec.exportable === true);
+  if (!keys.length) return get(cast, rnd);
+  const key = rnd.pick(keys);
+  const actor = { headers: cast.auth(key.owner === 'service' ? 'service' : rnd.pick(['admin', 'keeper', 'signer'] as Role[])) };
+  return request('POST /v1/keys/:id/export', 'POST', `/v1/keys/${key.id}/export`, actor, rnd.chance(0.2) ? { version: 1 } : {}, watch(cast, key, actor));
+};
+
+/** The names the mix gives keys (fuzz-<algorithm>-<n>), owners and states, for Locate's filters. */
+const LOCATE_NAMES = ['fuzz-aes-*', 'fuzz-*', '*-1', 'fuzz-ec-1', 'fuzz-hmac-*', 'fuzz-*-2*', 'nothing-like-it', '*'];
+const LOCATE_STATES = ['Active', 'PreActive', 'Deactivated', 'Compromised', 'Destroyed'];
+
+/** GET /v1/keys: one to three filters, a limit, and half the time the next page by its nextCursor. */
+const locate: Maker = (cast, rnd) => {
+  const q = new URLSearchParams();
+  const filters: Array<() => void> = [
+    () => q.set('name', rnd.pick(LOCATE_NAMES)),
+    () => q.set('state', rnd.pick(LOCATE_STATES)),
+    () => q.set('algorithm', rnd.pick(['AES', 'RSA', 'EC', 'EdDSA', 'HMAC'])),
+    () => q.set('owner', rnd.pick(['alice', 'billing', 'carol', 'nobody'])),
+    () => q.set('createdAfter', new Date(Date.now() - rnd.int(1, 120) * 1000).toISOString()),
+    () => q.set('createdBefore', rnd.chance(0.5) ? new Date().toISOString().slice(0, 10) : new Date(Date.now() - rnd.int(0, 60) * 1000).toISOString()),
+  ];
+  for (let i = rnd.int(0, 3); i > 0; i--) rnd.pick(filters)();
+  if (rnd.chance(0.8)) q.set('limit', String(rnd.pick([1, 5, 20, 100, 1000])));
+  const headers = cast.auth(rnd.pick(['admin', 'keeper'] as Role[]));
+  const next = (a: Answer) => {
+    if (a.status === 200 && a.json.nextCursor && rnd.chance(0.5)) {
+      q.set('cursor', a.json.nextCursor);
+      cast.forced.push(request('GET /v1/keys', 'GET', `/v1/keys?${q}`, { headers }, undefined, next));
+    }
+  };
+  return request('GET /v1/keys', 'GET', `/v1/keys${q.size ? `?${q}` : ''}`, { headers }, undefined, next);
+};
+
+/**
+ * POST /v1/keys/import-parameters, rarely: each makes an RSA-3072 wrapping key (a second of CPU), so a
+ * run asks at most three times. The tokens feed imports of garbage material (hostile).
+ */
+const importParameters: Maker = (cast, rnd) => {
+  if (cast.importParameterCalls >= 3) return locate(cast, rnd);
+  cast.importParameterCalls++;
+  const body = rnd.pick([{ algorithm: 'AES', sizeBits: 256 }, { algorithm: 'HMAC', sizeBits: 256 }, { algorithm: 'EC', curve: 'P-256' }, { algorithm: 'EdDSA', curve: 'Ed25519' }]);
+  return request('POST /v1/keys/import-parameters', 'POST', '/v1/keys/import-parameters', { headers: cast.auth('admin') }, body, (a) => {
+    if (a.status === 200) cast.importTokens.push(a.json.importToken);
+  });
+};
 
 const issueAgent: Maker = (cast, rnd) => {
   if (cast.agents.length > 12) return revokeAgent(cast, rnd);
@@ -262,4 +413,13 @@ export const VALID: Record<string, { weight: number; make: Maker }> = {
   advisorExplain: { weight: 5, make: advisorExplain },
   health: { weight: 40, make: health },
   docs: { weight: 3, make: docs },
+  locate: { weight: 25, make: locate },
+  dataKey: { weight: 30, make: dataKey },
+  reencrypt: { weight: 20, make: reencrypt },
+  batch: { weight: 30, make: batch },
+  exportKey: { weight: 6, make: exportKey },
+  scheduleDestroy: { weight: 5, make: scheduleDestroy },
+  agentDestroy: { weight: 3, make: agentDestroy },
+  trim: { weight: 5, make: trim },
+  importParameters: { weight: 1, make: importParameters },
 };
