@@ -83,6 +83,8 @@ t.test('SQLite audit store on a full file system: no change takes effect without
   const active = await api.key({ algorithm: 'AES' });
   const preActive = await api.key({ algorithm: 'AES' }, false);
   t.equal((await api.get('/readyz')).body.checks.audit.ok, true);
+  // Stored records leave the outbox in batches a moment later; the outage starts from an empty outbox.
+  await until(() => journalOf(path.join(dir, 'journal.db')).outbox.length === 0, 'the set-up calls acknowledged in the outbox', 60_000);
 
   const filler = path.join(auditFs, 'filler');
   try {
@@ -120,6 +122,7 @@ t.test('PostgreSQL audit store stopped: no change takes effect without its recor
   const api = svc.client('ops');
   const active = await api.key({ algorithm: 'AES' });
   const preActive = await api.key({ algorithm: 'AES' }, false);
+  await until(() => journalOf(path.join(svc.dir, 'journal.db')).outbox.length === 0, 'the set-up calls acknowledged in the outbox', 60_000);
 
   pg.down();
   const created = await callsDuringOutage(t, svc, active, preActive, { status: 503, error: 'ServiceUnavailable' });
