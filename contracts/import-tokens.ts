@@ -12,10 +12,14 @@ function token(issuedTo: string, createdHour: number, expiresHour: number): Stor
   };
 }
 
+/** A subject as long as the service accepts them (8 KB): longer than any fixed-width column would hold. */
+const LONG_SUBJECT = `svc-${'x'.repeat(8 * 1024 - 4)}`;
+
 /**
- * The import tokens every journal keeps (putImportToken / takeImportToken): stored field for field,
- * spent once (also by concurrent callers, also after a restart), never by another caller, never once
- * expired, and expired ones pruned. Each case uses tokens of its own, so cases may share one storage.
+ * The import tokens every journal keeps (putImportToken / takeImportToken / liveImportTokens): stored
+ * field for field, spent once (also by concurrent callers, also after a restart), never by another
+ * caller, never once expired, and expired ones pruned; at most maxLive per caller, also when issued
+ * concurrently. Each case uses tokens of its own, so cases may share one storage.
  */
 export function importTokenContract(t: Test, open: () => Promise<KeyJournal>, reopen?: () => Promise<KeyJournal>): void {
   t.test('import tokens: read back field for field once, by their holder only, across a restart', async (t) => {
@@ -30,6 +34,18 @@ export function importTokenContract(t: Test, open: () => Promise<KeyJournal>, re
     const again = reopen ? (await after.stop?.(), await reopen()) : after;
     t.equal(await again.takeImportToken(mine.tokenHash, 'alice', at(1)), undefined, 'and stays gone after another restart');
     await again.stop?.();
+  });
+
+  t.test('import tokens: a subject of 8 KB holds, counts and spends its tokens; one differing in case is another caller', async (t) => {
+    const j = await open();
+    const long = token(LONG_SUBJECT, 0, 24);
+    t.equal(await j.putImportToken(long, 10), true, 'stored');
+    t.equal(await j.liveImportTokens(LONG_SUBJECT, at(1)), 1, 'counted');
+    t.equal(await j.takeImportToken(long.tokenHash, LONG_SUBJECT.toUpperCase(), at(1)), undefined, 'the subject in capitals cannot spend it');
+    t.equal(await j.liveImportTokens(LONG_SUBJECT.toUpperCase(), at(1)), 0, 'nor holds it');
+    t.same(await j.takeImportToken(long.tokenHash, LONG_SUBJECT, at(1)), long, 'its holder spends it, field for field');
+    t.equal(await j.liveImportTokens(LONG_SUBJECT, at(1)), 0, 'and holds none then');
+    await j.stop?.();
   });
 
   t.test('import tokens: expired ones are refused and pruned', async (t) => {
@@ -58,7 +74,23 @@ export function importTokenContract(t: Test, open: () => Promise<KeyJournal>, re
     await j.takeImportToken(first.tokenHash, caller, at(1));
     t.equal(await j.putImportToken(token(caller, 1, 25), 2), true, 'a spent token frees its place');
     t.equal(await j.putImportToken(token(caller, 24, 48), 2), true, 'and tokens expired at the new one\'s creation do not count');
+    t.equal(await j.liveImportTokens(caller, at(24)), 2, 'liveImportTokens counts the unexpired ones');
+    t.equal(await j.liveImportTokens(caller, at(48)), 0, 'and none once all have expired');
     await j.stop?.();
+  });
+
+  t.test('import tokens: of concurrent issues to one caller, over every instance, no more than maxLive are stored', async (t) => {
+    const a = await open();
+    // A second instance where the storage is shared by nodes; one node's (SQLite) has a single writer.
+    const b = reopen && a.shared ? await reopen() : undefined;
+    const journals = b ? [a, b] : [a];
+    const caller = `racer-${randomUUID()}`;
+    await a.putImportToken(token(caller, 0, 24), 3);
+    const stored = await Promise.all(Array.from({ length: 12 }, (_, i) => journals[i % journals.length]!.putImportToken(token(caller, 0, 24), 3)));
+    t.equal(stored.filter(Boolean).length, 2, `2 of 12 concurrent issues over ${journals.length} instance(s) fill the 2 places left`);
+    t.equal(await a.liveImportTokens(caller, at(1)), 3, 'the caller holds 3');
+    await a.stop?.();
+    await b?.stop?.();
   });
 
   t.test('import tokens: of concurrent spends of one token exactly one wins', async (t) => {

@@ -17,9 +17,10 @@ class Bucket {
 /**
  * Per-principal token buckets on this node (settings rateLimit.*): each caller may make `burst`
  * calls at once and `requestsPerSecond` on average; beyond that a call is 429 TooManyRequests with the
- * whole seconds until one more would pass. A batch counts each of its items as a call. An agent's call takes one token from its own bucket AND one
- * from its parent's (the parent's Human bucket), so a user's agents share the user's limit instead of
- * multiplying it; when either is empty neither is charged. One or two map lookups and a little
+ * whole seconds until one more would pass. A batch counts each of its items as a call, and a costly
+ * operation (import parameters) its declared cost. An agent's call takes one token from its own bucket
+ * AND one from its parent's (the parent's Human bucket), so a user's agents share the user's limit
+ * instead of multiplying it; when either is empty neither is charged. One or two map lookups and a little
  * arithmetic per call; buckets of callers not seen for a while are dropped first when the table is full
  * (a dropped bucket starts full).
  */
@@ -32,10 +33,10 @@ export class RateLimiter {
   }
 
   /**
-   * Takes `units` (a call: 1; a batch: its items) from the principal's bucket (and an agent's parent's)
-   * at `nowMs` (a monotonic clock); throws 429 when one holds too few. A bucket never holds more than
-   * `burst`, so a call of more units passes once the bucket is full and leaves it in debt: the caller
-   * then waits until the debt is paid, and the average stays `requestsPerSecond` units.
+   * Takes `units` (a call: 1; a batch: its items; a costly call: its cost) from the principal's bucket
+   * (and an agent's parent's) at `nowMs` (a monotonic clock); throws 429 when one holds too few. A
+   * bucket never holds more than `burst`, so a call of more units passes once the bucket is full and
+   * leaves it in debt: the caller then waits until the debt is paid, and the average stays `requestsPerSecond` units.
    */
   take(principal: Principal, nowMs: number, units = 1): void {
     const own = this.refilled(principal.kind, principal.subject, nowMs);
@@ -51,7 +52,7 @@ export class RateLimiter {
     const empty = own.tokens < needed ? own : parent!;
     const retryAfterSeconds = Math.max(1, Math.ceil((needed - empty.tokens) / this.limit.requestsPerSecond));
     const who = empty === own ? `${principal.subject} is` : `${principal.subject}'s parent ${parentSubject} is`;
-    const counted = units === 1 ? '' : ` (this call counts ${units} items)`;
+    const counted = units === 1 ? '' : ` (this call counts as ${units} calls)`;
     throw new SvcError('TooManyRequests', `${who} over its rate limit of ${this.limit.requestsPerSecond} requests per second (burst ${this.limit.burst})${counted}; retry after ${retryAfterSeconds} s`, { retryAfterSeconds });
   }
 

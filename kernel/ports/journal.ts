@@ -96,10 +96,16 @@ export interface KeyJournal extends Lifecycle {
   dueDestructions(now: string, limit: number): Promise<Array<{ keyId: string; destroyAt: string }>>;
   /**
    * Stores a new import token (import-token.ts) unless its caller (`issuedTo`) already holds `maxLive`
-   * unexpired ones at its `createdAt` (false then, nothing stored; concurrent calls may overshoot by
-   * their number), and deletes every token expired at `createdAt`, so abandoned tokens do not pile up.
+   * unexpired ones at its `createdAt` (false then, nothing stored), and deletes every token expired at
+   * `createdAt`, so abandoned tokens do not pile up. The count and the insert are one step across every
+   * node of the storage: of concurrent calls for one caller, no more than its free places succeed.
    */
   putImportToken(token: StoredImportToken, maxLive: number): Promise<boolean>;
+  /**
+   * How many tokens `issuedTo` holds that are unexpired at `now`: a cheap look before the costly work
+   * of making a token (putImportToken still decides).
+   */
+  liveImportTokens(issuedTo: string, now: string): Promise<number>;
   /**
    * Spends an import token: removes and returns the token with this hash when it was issued to
    * `issuedTo` and has not expired at `now`; undefined otherwise (unknown, spent, expired, another

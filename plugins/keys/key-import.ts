@@ -17,6 +17,9 @@ export const MAX_LIVE_IMPORT_TOKENS = 100;
 const SEALED_FORMAT = 1;
 const BAD_TOKEN = 'importToken is unknown, expired, already used or was issued to another caller; get new import parameters (POST /v1/keys/import-parameters)';
 
+const capReached = (issuedTo: string) =>
+  new SvcError('TooManyRequests', `${issuedTo} already holds ${MAX_LIVE_IMPORT_TOKENS} unspent import tokens; spend them or let them expire (24 hours after issue)`, { retryAfterSeconds: 3600 });
+
 /** `AES/256`, `EC/384/P-384`: what an import token is good for, and what a spec asks for. */
 const keyTypeOf = (spec: Pick<KeySpec, 'algorithm' | 'sizeBits' | 'curve'>) => `${spec.algorithm}/${spec.sizeBits}${spec.curve ? `/${spec.curve}` : ''}`;
 const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
@@ -40,6 +43,10 @@ export class KeyImport {
 
   async parameters(request: { algorithm: string; sizeBits?: number; curve?: string }, issuedTo: string, trace: TraceScope) {
     const keyType = keyTypeOf(normaliseSpec({ name: 'import', ...request }));
+    // A caller at the cap is refused before the key generation and the root of trust's wrap (most of a
+    // second of CPU); the journal's insert checks again, for concurrent requests.
+    const held = await trace.child('journal.liveImportTokens', () => this.journal.liveImportTokens(issuedTo, this.clock.now().toISOString()));
+    if (held >= MAX_LIVE_IMPORT_TOKENS) throw capReached(issuedTo);
     const { publicKeyPem, privateKeyDer } = await trace.child('import.newWrappingKey', () => newWrappingKeyPair());
     const importToken = randomBytes(32).toString('base64url');
     const importId = randomUUID();
@@ -52,9 +59,7 @@ export class KeyImport {
         tokenHash: hashOf(importToken), importId, issuedTo, keyType, createdAt: now.toISOString(), expiresAt,
         sealingKey: wrapped, privateKey: sealAesGcm(sealingKey, SEALED_FORMAT, bindingOf(importId), privateKeyDer),
       }, MAX_LIVE_IMPORT_TOKENS));
-      if (!stored) {
-        throw new SvcError('TooManyRequests', `${issuedTo} already holds ${MAX_LIVE_IMPORT_TOKENS} unspent import tokens; spend them or let them expire (24 hours after issue)`, { retryAfterSeconds: 3600 });
-      }
+      if (!stored) throw capReached(issuedTo);
       return { result: { importToken, wrappingPublicKeyPem: publicKeyPem, wrappingAlgorithm: WRAPPING_ALGORITHM, expiresAt }, keyType };
     } finally {
       sealingKey.fill(0);

@@ -209,7 +209,7 @@ t.test('the rate limit counts items: a batch larger than what is left is 429', a
   t.equal((await carl.post(`/v1/keys/${key}/encrypt`, batch(8))).status, 200, '8 of a burst of 10');
   const over = await carl.post(`/v1/keys/${key}/encrypt`, batch(5));
   t.equal(over.status, 429, 'then 5 items do not fit in what is left');
-  t.match(over.body.message, /carl is over its rate limit of 1 requests per second \(burst 10\) \(this call counts 5 items\)/);
+  t.match(over.body.message, /carl is over its rate limit of 1 requests per second \(burst 10\) \(this call counts as 5 calls\)/);
   t.ok(Number(over.headers.get('retry-after')) >= 2, 'Retry-After covers the missing items');
   t.equal((await carl.post(`/v1/keys/${key}/encrypt`, batch(2))).status, 200, 'but 2 do');
 

@@ -102,6 +102,17 @@ t.test('a caller holding 100 unspent import tokens is refused more (429) until i
   t.equal((await hoarder.post('/v1/keys/import-parameters', AES)).status, 200, 'a spent token frees its place');
 });
 
+t.test('import parameters take 50 calls of the caller\'s rate limit: each generates an RSA-3072 key', async (t) => {
+  const svc = await startTestService({ SVC_RATE_LIMIT_RPS: '1', SVC_RATE_LIMIT_BURST: '60' });
+  t.teardown(() => svc.stop());
+  const dana = svc.client('dana');
+  await importParameters(dana, AES);
+  const over = await dana.post('/v1/keys/import-parameters', AES);
+  t.equal(over.status, 429, 'a second request does not fit in the 10 calls left of a burst of 60');
+  t.match(over.body.message, /dana is over its rate limit of 1 requests per second \(burst 60\) \(this call counts as 50 calls\)/);
+  t.equal((await dana.get('/v1/keys')).status, 200, 'a call of one unit does');
+});
+
 t.test('an import token is accepted until 24 hours after issue, then refused as expired', async (t) => {
   const clock = new ManualClock(new Date('2026-03-01T00:00:00.000Z'));
   const svc = await startTestService({}, { clock });

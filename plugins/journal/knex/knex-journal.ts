@@ -20,7 +20,7 @@ import type { KnexSettings } from '../../sql-support/knex-settings.ts';
 import { isUniqueViolation } from '../../sql-support/unique-violation.ts';
 import { unlessUnavailable } from '../../sql-support/unavailable.ts';
 import { KnexAgentRegistry } from './knex-agent-registry.ts';
-import { indexAppended, locateKeys, reconcileKeyIndex } from './knex-key-index.ts';
+import { indexAppended, locateKeys, reconcileKeyIndex, sha256Hex } from './knex-key-index.ts';
 import { KnexNodeRegistry } from './knex-node-registry.ts';
 import { journalMigrations } from './migrations.ts';
 import { scrubStorage } from './storage-scrub.ts';
@@ -206,15 +206,28 @@ export class KnexJournal implements KeyJournal {
     return rows.map((r: { key_id: string; destroy_at: string }) => ({ keyId: r.key_id, destroyAt: r.destroy_at }));
   }
 
+  /**
+   * Serialised per caller: the transaction first writes the caller's row of svc_import_token_holders,
+   * which locks it until the commit (PostgreSQL, MySQL; on SQLite the write takes the database's one
+   * write lock), so a concurrent issue for the same caller on any node waits there, then counts this
+   * one's token. The count is the transaction's first read, so MySQL's snapshot is taken after the lock.
+   */
   async putImportToken(token: StoredImportToken, maxLive: number): Promise<boolean> {
-    await this.pruneImportTokens(token.createdAt);
-    const live = await this.run(() => this.knex()('svc_import_tokens').where({ issued_to: token.issuedTo }).where('expires_at', '>', token.createdAt).count({ n: '*' }).first());
-    if (Number((live as { n: number | string } | undefined)?.n ?? 0) >= maxLive) return false;
-    await this.run(() => this.knex()('svc_import_tokens').insert({
-      token_hash: token.tokenHash, import_id: token.importId, issued_to: token.issuedTo, key_type: token.keyType, created_at: token.createdAt,
-      expires_at: token.expiresAt, kek_id: token.sealingKey.kekId, sealing_key: token.sealingKey.blob, private_key: token.privateKey,
+    await this.pruneImportTokens(token.createdAt, true);
+    const holder = sha256Hex(token.issuedTo);
+    return this.run(() => this.knex().transaction(async (trx) => {
+      await trx('svc_import_token_holders').insert({ issued_to_hash: holder, held_until: token.expiresAt }).onConflict('issued_to_hash').merge(['held_until']);
+      if ((await countLive(trx, holder, token.createdAt)) >= maxLive) return false;
+      await trx('svc_import_tokens').insert({
+        token_hash: token.tokenHash, import_id: token.importId, issued_to: token.issuedTo, issued_to_hash: holder, key_type: token.keyType,
+        created_at: token.createdAt, expires_at: token.expiresAt, kek_id: token.sealingKey.kekId, sealing_key: token.sealingKey.blob, private_key: token.privateKey,
+      });
+      return true;
     }));
-    return true;
+  }
+
+  async liveImportTokens(issuedTo: string, now: string): Promise<number> {
+    return this.run(() => countLive(this.knex(), sha256Hex(issuedTo), now));
   }
 
   /**
@@ -222,10 +235,10 @@ export class KnexJournal implements KeyJournal {
    * statement that deleted it (count 1) returns it; a concurrent spend on any node deletes nothing.
    */
   async takeImportToken(tokenHash: string, issuedTo: string, now: string): Promise<StoredImportToken | undefined> {
-    const live = () => this.knex()('svc_import_tokens').where({ token_hash: tokenHash, issued_to: issuedTo }).where('expires_at', '>', now);
+    const live = () => this.knex()('svc_import_tokens').where({ token_hash: tokenHash, issued_to_hash: sha256Hex(issuedTo) }).where('expires_at', '>', now);
     const row = await this.run(() => live().first());
     const removed = row ? Number(await this.run(() => live().delete())) : 0;
-    await this.pruneImportTokens(now);
+    await this.pruneImportTokens(now, false);
     if (removed !== 1) return undefined;
     return {
       tokenHash: row.token_hash, importId: row.import_id, issuedTo: row.issued_to, keyType: row.key_type, createdAt: row.created_at, expiresAt: row.expires_at,
@@ -233,8 +246,10 @@ export class KnexJournal implements KeyJournal {
     };
   }
 
-  private async pruneImportTokens(now: string): Promise<void> {
+  /** Deletes the tokens expired at `now` and, when issuing (the only time rows are added), the holders of none. */
+  private async pruneImportTokens(now: string, holders: boolean): Promise<void> {
     await this.run(() => this.knex()('svc_import_tokens').where('expires_at', '<=', now).delete());
+    if (holders) await this.run(() => this.knex()('svc_import_token_holders').where('held_until', '<=', now).delete());
   }
 
   async locate(filter: LocateFilter, after: LocatePosition | undefined, limit: number): Promise<LocatedRows> {
@@ -249,6 +264,12 @@ export class KnexJournal implements KeyJournal {
     if (!this.db) throw new Error('journal is not started');
     return this.db;
   }
+}
+
+/** The tokens held by the caller whose subject hashes to `holder` that are unexpired at `now`. */
+async function countLive(knex: Knex | Knex.Transaction, holder: string, now: string): Promise<number> {
+  const row = await knex('svc_import_tokens').where({ issued_to_hash: holder }).where('expires_at', '>', now).count({ n: '*' }).first();
+  return Number((row as { n: number | string } | undefined)?.n ?? 0);
 }
 
 /** An erasure task as read for an attempt; `xid` (PostgreSQL) is the transaction that recorded it, with its delete. */

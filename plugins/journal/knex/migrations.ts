@@ -1,5 +1,5 @@
 import type { Migration } from '../../sql-support/migration-source.ts';
-import { createKeyIndex } from './knex-key-index.ts';
+import { createKeyIndex, sha256Hex } from './knex-key-index.ts';
 
 /** Versioned journal schema; see migrationSource for how versions are applied. */
 const MIGRATIONS: Migration[] = [
@@ -192,6 +192,37 @@ const MIGRATIONS: Migration[] = [
         t.string('key_id', 36).notNullable().primary();
         t.string('destroy_at', 32).notNullable();
         t.index(['destroy_at'], 'svc_destroy_schedule_at');
+      });
+    },
+  },
+  {
+    // Import tokens are found by the SHA-256 of their caller's subject: subjects run to 8 KB, longer than
+    // 012's varchar(512) (PostgreSQL and strict MySQL refused the insert), and a MySQL collation that
+    // ignores case would have matched another caller's subject. issued_to keeps the subject in full, as
+    // text. svc_import_token_holders holds one row per caller with tokens, which issuing a token writes
+    // first and so locks: the count of the caller's tokens and the insert are one step on every node.
+    name: '014_import_token_holders',
+    async up(knex) {
+      const client = knex.client.config.client;
+      await knex.schema.alterTable('svc_import_tokens', (t) => {
+        t.dropIndex(['issued_to'], 'svc_import_tokens_issued_to');
+        t.string('issued_to_hash', 64).notNullable().defaultTo('');
+      });
+      // SQLite's varchar has no length limit: its column stays as it is.
+      if (client === 'pg') await knex.raw('alter table svc_import_tokens alter column issued_to type text');
+      if (client === 'mysql2') await knex.raw('alter table svc_import_tokens modify issued_to text character set utf8mb4 collate utf8mb4_bin not null');
+      // Tokens issued since 012 (at most a day's worth, each caller's capped): hashed here, SQLite having no SHA-256.
+      for (const row of await knex('svc_import_tokens').select('token_hash', 'issued_to')) {
+        await knex('svc_import_tokens').where({ token_hash: row.token_hash }).update({ issued_to_hash: sha256Hex(row.issued_to) });
+      }
+      await knex.schema.alterTable('svc_import_tokens', (t) => {
+        t.index(['issued_to_hash', 'expires_at'], 'svc_import_tokens_holder');
+      });
+      await knex.schema.createTable('svc_import_token_holders', (t) => {
+        if (client === 'mysql2') t.charset('utf8mb4');
+        t.string('issued_to_hash', 64).notNullable().primary();
+        // The expiry of the caller's newest token: the row is pruned with it.
+        t.string('held_until', 24).notNullable().index('svc_import_token_holders_until');
       });
     },
   },

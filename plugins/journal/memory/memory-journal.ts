@@ -145,13 +145,22 @@ export class MemoryJournal implements KeyJournal {
     return [...(this.material.get(keyId)?.keys() ?? [])];
   }
 
+  /** One event-loop turn, so the count and the insert are atomic here by themselves. */
   async putImportToken(token: StoredImportToken, maxLive: number): Promise<boolean> {
     this.pruneImportTokens(token.createdAt);
-    let live = 0;
-    for (const held of this.importTokens.values()) if (held.issuedTo === token.issuedTo) live++;
-    if (live >= maxLive) return false;
+    if (this.countImportTokens(token.issuedTo, token.createdAt) >= maxLive) return false;
     this.importTokens.set(token.tokenHash, structuredClone(token));
     return true;
+  }
+
+  async liveImportTokens(issuedTo: string, now: string): Promise<number> {
+    return this.countImportTokens(issuedTo, now);
+  }
+
+  private countImportTokens(issuedTo: string, now: string): number {
+    let live = 0;
+    for (const held of this.importTokens.values()) if (held.issuedTo === issuedTo && held.expiresAt > now) live++;
+    return live;
   }
 
   /** One event-loop turn, so a spend is atomic here by itself. */

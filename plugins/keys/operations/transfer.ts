@@ -9,6 +9,12 @@ import { changeScope } from './lifecycle.ts';
 import { TRANSFER_DESCRIPTIONS } from './transfer-descriptions.ts';
 
 const MATERIAL_REASON = 'it hands out or takes in raw key material, which an agent must never hold';
+/**
+ * Units of the caller's rate limit that import parameters take: each makes an RSA-3072 key pair (most
+ * of a second of CPU, against well under a millisecond for most calls), so a caller asking in a loop
+ * gets a fraction of the parameters its rate would give it otherwise.
+ */
+export const IMPORT_PARAMETERS_COST = 50;
 
 /**
  * For key-scoped policy bindings: an import is a create, authorized on the key it would make (its
@@ -45,6 +51,7 @@ export function transferOperations(exporter: KeyExport, importer: KeyImport): An
       input: T.ImportParametersBody, output: T.ImportParametersResponse, http: { method: 'POST', path: '/v1/keys/import-parameters' },
       resource: (input) => namedResource('import:', input?.algorithm), attributes: { agentsRefused: MATERIAL_REASON, toolName: false },
       resourceFacts: async (_input, principal) => toBeOwned('', principal),
+      cost: () => IMPORT_PARAMETERS_COST,
       handle: async (input, call) => {
         const { result, keyType } = await importer.parameters(input, call.principal.subject, call.trace);
         return { result, audit: { context: { keyType, expiresAt: result.expiresAt } } };
