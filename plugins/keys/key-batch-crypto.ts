@@ -2,7 +2,7 @@ import { type ManagedKey, SvcError, type TraceScope } from '../../kernel/index.t
 import { envelopeVersion, open, seal } from './crypto/envelope.ts';
 import type { ParsedMaterial } from './crypto/material.ts';
 import { resolveSigAlgorithm, signMessage, verifySignature } from './crypto/signatures.ts';
-import { DECRYPTION_FAILED, MAX_PLAINTEXT, requireAes, type RotationHooks } from './key-crypto.ts';
+import { consumingKey, DECRYPTION_FAILED, MAX_PLAINTEXT, producingKey, requireAes, type RotationHooks } from './key-crypto.ts';
 import { requireNotTrimmed, requireUsable } from './key-state.ts';
 import type { KeyStore } from './key-store.ts';
 
@@ -157,15 +157,11 @@ export class KeyBatchCrypto {
     requireUsable(await this.store.get(id, trace), use, operation);
   }
 
-  private async producing(id: string, operation: string, trace: TraceScope): Promise<ManagedKey> {
-    const key = await this.store.get(id, trace);
-    requireUsable(key, 'produce', operation);
-    return this.rotation.beforeUse(key);
+  private producing(id: string, operation: string, trace: TraceScope): Promise<ManagedKey> {
+    return producingKey(this.store, this.rotation, id, operation, trace);
   }
 
-  private async consuming(id: string, operation: string, trace: TraceScope): Promise<ManagedKey> {
-    const key = await this.store.get(id, trace);
-    requireUsable(key, 'consume', operation);
-    return key;
+  private consuming(id: string, operation: string, trace: TraceScope): Promise<ManagedKey> {
+    return consumingKey(this.store, id, operation, trace);
   }
 }

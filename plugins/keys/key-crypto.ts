@@ -26,6 +26,20 @@ function checkDek(dek: Buffer): void {
   }
 }
 
+/** The key for a call that makes new output, if its state allows (key-state.ts); rotated first when its policy says it is due. */
+export async function producingKey(store: KeyStore, rotation: RotationHooks, id: string, operation: string, trace: TraceScope): Promise<ManagedKey> {
+  const key = await store.get(id, trace);
+  requireUsable(key, 'produce', operation);
+  return rotation.beforeUse(key);
+}
+
+/** The key for a call that reads old output, if its state allows (key-state.ts). */
+export async function consumingKey(store: KeyStore, id: string, operation: string, trace: TraceScope): Promise<ManagedKey> {
+  const key = await store.get(id, trace);
+  requireUsable(key, 'consume', operation);
+  return key;
+}
+
 /** Sign, verify, encrypt, decrypt, wrap and unwrap under a key, allowed only in the states that permit it (see key-state.ts). */
 export class KeyCrypto {
   constructor(
@@ -33,16 +47,12 @@ export class KeyCrypto {
     private readonly rotation: RotationHooks,
   ) {}
 
-  private async producing(id: string, operation: string, trace: TraceScope): Promise<ManagedKey> {
-    const key = await this.store.get(id, trace);
-    requireUsable(key, 'produce', operation);
-    return this.rotation.beforeUse(key);
+  private producing(id: string, operation: string, trace: TraceScope): Promise<ManagedKey> {
+    return producingKey(this.store, this.rotation, id, operation, trace);
   }
 
-  private async consuming(id: string, operation: string, trace: TraceScope): Promise<ManagedKey> {
-    const key = await this.store.get(id, trace);
-    requireUsable(key, 'consume', operation);
-    return key;
+  private consuming(id: string, operation: string, trace: TraceScope): Promise<ManagedKey> {
+    return consumingKey(this.store, id, operation, trace);
   }
 
   async sign(id: string, message: Buffer, requested: string | undefined, trace: TraceScope = UNTRACED) {
