@@ -1,16 +1,12 @@
 import t from 'tap';
-import { cliEnv, svc } from '../helpers/cli.ts';
+import { cliEnv, svc, svcJson } from '../helpers/cli.ts';
 import { startTestService, tempDir } from '../helpers/service.ts';
 import { mintToken, TEST_SECRET } from '../helpers/tokens.ts';
 
 const service = await startTestService({ SVC_AUTH_KIND: 'hmac', SVC_AUTH_HMAC_SECRET: TEST_SECRET });
 t.teardown(() => service.stop());
 const env = cliEnv(tempDir('svc-cli-home-'), { SVC_SERVER: service.url, SVC_TOKEN: await mintToken({ sub: 'alice' }, { ttlSeconds: 3600 }) });
-const json = async (args: string[], input?: Buffer | string) => {
-  const r = await svc([...args, '--json'], env, input);
-  if (r.code !== 0) throw new Error(`svc ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
-  return JSON.parse(r.out);
-};
+const json = svcJson(env);
 const activeKey = async (name: string) => {
   const key = await json(['keys', 'create', '--name', name, '--algorithm', 'AES']);
   await json(['keys', 'activate', key.id]);

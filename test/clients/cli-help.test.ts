@@ -1,17 +1,13 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { cliEnv, svc } from '../helpers/cli.ts';
+import { cliEnv, svc, svcJson } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/service.ts';
 
 // Help and version need no server: their own file, so the many short runs of svc do not eat into the
 // time limit of the files that drive a service.
 const env = cliEnv(tempDir('svc-cli-help-'));
-const json = async (args: string[]) => {
-  const r = await svc([...args, '--json'], env);
-  if (r.code !== 0) throw new Error(`svc ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
-  return JSON.parse(r.out);
-};
+const json = svcJson(env);
 
 t.test('svc --help lists every command, each with an example in its own help', async (t) => {
   const r = await svc(['--help'], env);

@@ -2,7 +2,7 @@ import { createHmac, createPrivateKey, createPublicKey, generateKeyPairSync, ran
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { cliEnv, svc } from '../helpers/cli.ts';
+import { cliEnv, svc, svcJson } from '../helpers/cli.ts';
 import { startTestService, tempDir } from '../helpers/service.ts';
 import { mintToken, TEST_SECRET } from '../helpers/tokens.ts';
 
@@ -10,11 +10,7 @@ const service = await startTestService({ SVC_AUTH_KIND: 'hmac', SVC_AUTH_HMAC_SE
 t.teardown(() => service.stop());
 const env = cliEnv(tempDir('svc-cli-home-'), { SVC_SERVER: service.url, SVC_TOKEN: await mintToken({ sub: 'alice' }, { ttlSeconds: 3600 }) });
 const files = tempDir('svc-cli-material-');
-const json = async (args: string[]) => {
-  const r = await svc([...args, '--json'], env);
-  if (r.code !== 0) throw new Error(`svc ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
-  return JSON.parse(r.out);
-};
+const json = svcJson(env);
 
 t.test('keys import reads raw material from a file, wraps it locally and imports it; keys export writes it back to a 0600 file', async (t) => {
   const material = randomBytes(32);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { cliEnv, svc } from '../helpers/cli.ts';
+import { cliEnv, svc, svcJson } from '../helpers/cli.ts';
 import { startTestService, tempDir } from '../helpers/service.ts';
 import { mintToken, TEST_SECRET } from '../helpers/tokens.ts';
 
@@ -13,11 +13,7 @@ t.teardown(() => service.stop());
 const alice = await mintToken({ sub: 'alice' }, { ttlSeconds: 3600 });
 const home = tempDir('svc-cli-home-');
 const env = cliEnv(home, { SVC_SERVER: service.url, SVC_TOKEN: alice });
-const json = async (args: string[], input?: Buffer | string) => {
-  const r = await svc([...args, '--json'], env, input);
-  if (r.code !== 0) throw new Error(`svc ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
-  return JSON.parse(r.out);
-};
+const json = svcJson(env);
 
 t.test('destroy --waiting-days, cancel-destroy and trim --min-version', async (t) => {
   const key = await json(['keys', 'create', '--name', 'retiring', '--algorithm', 'AES']);

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { cliEnv, svc } from '../helpers/cli.ts';
+import { cliEnv, svc, svcJson } from '../helpers/cli.ts';
 import { startTestService, tempDir } from '../helpers/service.ts';
 import { mintToken, TEST_SECRET } from '../helpers/tokens.ts';
 
@@ -8,11 +8,7 @@ const service = await startTestService({ SVC_AUTH_KIND: 'hmac', SVC_AUTH_HMAC_SE
 t.teardown(() => service.stop());
 const alice = await mintToken({ sub: 'alice' }, { ttlSeconds: 3600 });
 const env = cliEnv(tempDir('svc-cli-home-'), { SVC_SERVER: service.url, SVC_TOKEN: alice });
-const json = async (args: string[]) => {
-  const r = await svc([...args, '--json'], env);
-  if (r.code !== 0) throw new Error(`svc ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
-  return JSON.parse(r.out);
-};
+const json = svcJson(env);
 
 t.test('--model/--prompt-id and SVC_MODEL/SVC_PROMPT_ID name the prompt of the calls; audit tail --prompt reads them back', async (t) => {
   const key = await json(['keys', 'create', '--name', 'cli-prompted', '--algorithm', 'HMAC', '--model', 'cli-model', '--prompt-id', 'cli-prompt-1']);

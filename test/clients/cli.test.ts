@@ -2,7 +2,7 @@ import { createPublicKey, verify as verifySignature } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { cliEnv, svc, svcUntil } from '../helpers/cli.ts';
+import { cliEnv, svc, svcJson, svcUntil } from '../helpers/cli.ts';
 import { startTestService, tempDir } from '../helpers/service.ts';
 import { mintToken, TEST_SECRET } from '../helpers/tokens.ts';
 
@@ -11,11 +11,7 @@ t.teardown(() => service.stop());
 const alice = await mintToken({ sub: 'alice' }, { ttlSeconds: 3600 });
 const home = tempDir('svc-cli-home-');
 const env = cliEnv(home, { SVC_SERVER: service.url, SVC_TOKEN: alice });
-const json = async (args: string[], input?: Buffer | string) => {
-  const r = await svc([...args, '--json'], env, input);
-  if (r.code !== 0) throw new Error(`svc ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
-  return JSON.parse(r.out);
-};
+const json = svcJson(env);
 
 t.test('login writes a 0600 config that later commands use without flags or environment', async (t) => {
   const own = tempDir('svc-cli-login-');

@@ -19,6 +19,15 @@ export function cliEnv(configHome: string, extra: Record<string, string> = {}): 
   return { ...env, ...extra };
 }
 
+/** A runner of `svc ... --json` in `env` that gives the parsed answer, and throws with stderr when it exits non-zero. */
+export function svcJson(env: NodeJS.ProcessEnv): (args: string[], input?: Buffer | string) => Promise<any> {
+  return async (args, input) => {
+    const r = await svc([...args, '--json'], env, input);
+    if (r.code !== 0) throw new Error(`svc ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
+    return JSON.parse(r.out);
+  };
+}
+
 /** Runs the binary as a subprocess (asynchronously: the service under test lives in this process). */
 export function svc(args: string[], env: NodeJS.ProcessEnv, input?: Buffer | string): Promise<CliResult> {
   if (!existsSync(SVC_BIN)) throw new Error(`${SVC_BIN} is missing; run npm run build:cli`);
