@@ -48,14 +48,18 @@ async function render(): Promise<void> {
   const { page, arg } = route();
   showWho();
   if (page === 'sign-in' || !currentCredential()) {
-    if (page !== 'sign-in' && location.hash) returnTo = location.hash;
+    if (page !== 'sign-in') {
+      returnTo = location.hash || '#/keys';
+      history.replaceState(null, '', '#/sign-in');
+    }
     markCurrent('sign-in');
     clear(root);
     const message = signInMessage;
     signInMessage = undefined;
     renderSignIn(root, message, () => {
       showWho();
-      location.hash = returnTo;
+      if (location.hash === returnTo) go();
+      else location.hash = returnTo;
     });
     return;
   }

@@ -145,7 +145,7 @@ function encryptCards(id: string): HTMLElement {
   const ciphertextOut = h('textarea', { name: 'ciphertextOut', rows: 3, readonly: true });
   const encryptStatus = statusLine();
   const encrypt = onSubmit(
-    form('Encrypt', field('Plaintext (UTF-8 text)', plaintext), h('button', { type: 'submit' }, 'Encrypt'), field('Ciphertext (base64)', ciphertextOut), encryptStatus.el),
+    form('Encrypt', field('Plaintext (UTF-8 text)', plaintext), h('button', { type: 'submit' }, 'Encrypt'), field('Encrypted envelope (base64)', ciphertextOut), encryptStatus.el),
     encryptStatus,
     async () => {
       const { body } = await call<EncryptAnswer>('POST', path(id, '/encrypt'), { body: { plaintextBase64: textToBase64(plaintext.value) } });
@@ -157,7 +157,7 @@ function encryptCards(id: string): HTMLElement {
   const plaintextOut = h('textarea', { name: 'plaintextOut', rows: 3, readonly: true });
   const decryptStatus = statusLine();
   const decrypt = onSubmit(
-    form('Decrypt', field('Ciphertext (base64)', ciphertext), h('button', { type: 'submit' }, 'Decrypt'), field('Decrypted plaintext', plaintextOut), decryptStatus.el),
+    form('Decrypt', field('Envelope to decrypt (base64)', ciphertext), h('button', { type: 'submit' }, 'Decrypt'), field('Decrypted plaintext', plaintextOut), decryptStatus.el),
     decryptStatus,
     async () => {
       const { body } = await call<DecryptAnswer>('POST', path(id, '/decrypt'), { body: { ciphertextBase64: ciphertext.value.trim() } });
