@@ -95,11 +95,12 @@ export function operationalRoutes(deps: OperationalDeps): PublicRoute[] {
     },
     {
       method: 'GET', path: '/console/', operationId: 'GetConsolePage', tag: 'Operational', summary: 'Web console (HTML)', produces: 'text/html', hidden: true,
-      // The router matches /console and /console/ alike; the page's relative asset links need the slash.
-      handle: async (ctx) => {
-        if (ctx.path === '/console') return ctx.redirect('/console/');
-        serveConsolePage(ctx, consoleFiles);
-      },
+      handle: async (ctx) => serveConsolePage(ctx, consoleFiles),
+    },
+    {
+      // Registered after /console/, which the router would otherwise also match here (a trailing slash is optional).
+      method: 'GET', path: '/console', operationId: 'GetConsoleRedirect', tag: 'Operational', summary: 'To the web console', produces: 'text/html', hidden: true,
+      handle: async (ctx) => ctx.redirect('/console/'),
     },
     {
       method: 'GET', path: '/console/assets/:file', operationId: 'GetConsoleAsset', tag: 'Operational', summary: 'Web console assets', produces: 'application/octet-stream', hidden: true,
