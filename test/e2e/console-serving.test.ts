@@ -15,6 +15,9 @@ import { startTestService, tempDir } from '../helpers/service.ts';
 const svc = await startTestService();
 t.teardown(() => svc.stop());
 
+/** Names every plain object answers to through its prototype. */
+const PROTOTYPE_NAMES = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', 'propertyIsEnumerable', 'toLocaleString', '__defineGetter__', '__lookupGetter__'];
+
 /** A GET with the path sent exactly as written (fetch would normalise dot segments). */
 function rawGet(target: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   const { hostname, port } = new URL(svc.url);
@@ -75,7 +78,7 @@ t.test('the page and its assets: no credential needed, strict headers, nothing i
 t.test('a hostile path gets a plain 404 with the same headers, and never a file it did not name', async (t) => {
   const packageJson = readFileSync(path.resolve(import.meta.dirname, '../../package.json'), 'utf8');
   const hostile = [
-    '/console/assets/constructor', '/console/assets/__proto__', '/console/assets/toString', '/console/assets/hasOwnProperty',
+    ...PROTOTYPE_NAMES.map((name) => `/console/assets/${name}`),
     '/console/assets/index.html', '/console/assets/', '/console/assets/..%2F..%2F..%2Fpackage.json', '/console/assets/%2e%2e%2fpackage.json',
     '/console/assets/../../package.json', '/console/assets/..\\..\\package.json', '/console/assets/console.js%00.png', '/console/keys',
     '/console/assets/console.js/x', '/console/%2e%2e/package.json',
@@ -89,6 +92,7 @@ t.test('a hostile path gets a plain 404 with the same headers, and never a file 
       securityHeaders(t, res.headers, target);
     }
   }
+  t.same(svc.logs.filter((l) => l.includes('unhandled error')), [], 'nothing reached the unhandled-error path');
   const withQuery = await rawGet('/console/assets/console.js?x=<script>');
   t.equal(withQuery.status, 200, 'a query string changes nothing');
 });
