@@ -42,7 +42,8 @@ export function renderSignIn(root: HTMLElement, message: string | undefined, don
   );
   tokenForm.addEventListener('submit', (event) => {
     event.preventDefault();
-    void tryCredential({ kind: 'bearer', token: token.value.trim().replace(/^Bearer\s+/i, '') }, tokenForm);
+    // A token has no whitespace: a line break picked up while copying would only make the header invalid.
+    void tryCredential({ kind: 'bearer', token: token.value.trim().replace(/^Bearer\s+/i, '').replace(/\s+/g, '') }, tokenForm);
   });
 
   const user = input('user', { required: true });
@@ -58,6 +59,13 @@ export function renderSignIn(root: HTMLElement, message: string | undefined, don
   );
   devForm.addEventListener('submit', (event) => {
     event.preventDefault();
+    // Header values are printable ASCII (the service's rule for X-Svc-User too); say so before sending.
+    if (/[^\x20-\x7e]/.test(user.value + groups.value)) {
+      problem.textContent = 'Sign-in failed: user and groups must be printable ASCII characters.';
+      problem.hidden = false;
+      problem.focus();
+      return;
+    }
     void tryCredential({ kind: 'dev', user: user.value.trim(), groups: groups.value.trim() }, devForm);
   });
 
