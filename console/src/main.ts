@@ -63,8 +63,7 @@ async function render(): Promise<void> {
     });
     return;
   }
-  const render = PAGES.get(page);
-  if (!render) {
+  if (!PAGES.has(page)) {
     history.replaceState(null, '', '#/keys');
     return renderPage(root, 'keys', undefined);
   }

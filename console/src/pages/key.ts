@@ -60,13 +60,15 @@ export async function renderKey(root: HTMLElement, id: string): Promise<void> {
     status.fail(err);
     return;
   }
+  // The user may have moved on while the key was read: leave the page that is there alone.
+  if (!heading.isConnected) return;
 
   const lifecycle = statusLine();
   const run = (label: string, action: () => Promise<string>) => (event: Event) =>
     void act(event.currentTarget as HTMLButtonElement, lifecycle, async () => {
       lifecycle.busy(`${label}...`);
       const done = await action();
-      key = await reload();
+      await reload();
       lifecycle.ok(done);
     });
 
