@@ -124,6 +124,12 @@ export function serveConsoleAsset(ctx: Context, files: ConsoleFiles | undefined,
   ctx.body = body;
 }
 
+/** /console without its slash: the page's links are written for /console/. */
+export function redirectToConsole(ctx: Context): void {
+  withConsoleHeaders(ctx);
+  ctx.redirect('/console/');
+}
+
 /** Any other path under /console/. */
 export function serveConsoleNotFound(ctx: Context): void {
   withConsoleHeaders(ctx);

@@ -6,7 +6,7 @@ import type { KmsMetrics } from '../observability/metrics.ts';
 import type { Authenticator } from '../ports/authenticator.ts';
 import type { Logger } from '../ports/logger.ts';
 import { serveDocsAsset, serveDocsPage } from './docs-page.ts';
-import { loadConsole, serveConsoleAsset, serveConsoleNotFound, serveConsolePage } from './console-page.ts';
+import { loadConsole, redirectToConsole, serveConsoleAsset, serveConsoleNotFound, serveConsolePage } from './console-page.ts';
 import { ReadinessReport, ReadinessSchema, type ReadinessChecks } from './readiness.ts';
 import type { PublicRoute } from './route.ts';
 
@@ -100,7 +100,7 @@ export function operationalRoutes(deps: OperationalDeps): PublicRoute[] {
     {
       // Registered after /console/, which the router would otherwise also match here (a trailing slash is optional).
       method: 'GET', path: '/console', operationId: 'GetConsoleRedirect', tag: 'Operational', summary: 'To the web console', produces: 'text/html', hidden: true,
-      handle: async (ctx) => ctx.redirect('/console/'),
+      handle: async (ctx) => redirectToConsole(ctx),
     },
     {
       method: 'GET', path: '/console/assets/:file', operationId: 'GetConsoleAsset', tag: 'Operational', summary: 'Web console assets', produces: 'application/octet-stream', hidden: true,

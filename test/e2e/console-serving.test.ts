@@ -45,6 +45,7 @@ t.test('the page and its assets: no credential needed, strict headers, nothing i
   const redirect = await rawGet('/console');
   t.equal(redirect.status, 302);
   t.equal(redirect.headers.location, '/console/');
+  securityHeaders(t, redirect.headers, 'redirect');
 
   const page = await rawGet('/console/');
   t.equal(page.status, 200);
