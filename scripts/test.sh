@@ -21,5 +21,8 @@ set +a
 echo "== build the svc CLI"
 node scripts/build-cli.mjs
 
+echo "== build the web console"
+node scripts/build-console.mjs
+
 echo "== tests"
 npx tap "$@" test/**/*.test.ts examples/**/*.test.ts
