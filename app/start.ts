@@ -8,7 +8,7 @@ import { baseSchema } from '../config/schema.ts';
 import { commandNodeId, nodeIdOf } from '../config/node.ts';
 import { stitchSchema } from '../config/stitch.ts';
 import { bootKernel, type RunningKernel } from '../kernel/boot.ts';
-import { createStderrLogger } from '../kernel/logger.ts';
+import { createStderrLogger, isServiceLogger } from '../kernel/logger.ts';
 import { loadThirdPartyPlugins } from '../kernel/plugin-loader.ts';
 import { systemClock, type Clock } from '../kernel/ports/clock.ts';
 import type { Logger } from '../kernel/ports/logger.ts';
@@ -50,6 +50,7 @@ export async function startService(opts: StartOptions): Promise<RunningKernel> {
   const { config, thirdParty } = await resolveConfiguration(opts.argv, opts.env);
   const values = config.values as Record<string, any>;
   if (opts.command) values.node.id = commandNodeId(nodeIdOf(values as Parameters<typeof nodeIdOf>[0]), opts.command);
+  if (isServiceLogger(logger)) logger.configure({ level: values.log.level, node: nodeIdOf(values as Parameters<typeof nodeIdOf>[0]) });
   const plugins = selectPlugins(values, thirdParty);
   return bootKernel({
     config: values,
