@@ -2,6 +2,7 @@ import { PreflightRefused } from '../kernel/boot.ts';
 import { createStderrLogger } from '../kernel/logger.ts';
 import { startTracing } from '../kernel/observability/otel.ts';
 import { parseServerCommandLine, ServerUsageError, USAGE, type ServerCommand } from './command-line.ts';
+import { issueHumanToken } from './commands/issue-token.ts';
 import { replayDeadLetterFiles } from './commands/replay-dead-letters.ts';
 import { rewrap } from './commands/rewrap.ts';
 import { resolveConfiguration, startService, VERSION } from './start.ts';
@@ -24,6 +25,10 @@ async function main(): Promise<void> {
   const logger = createStderrLogger();
   if (command.kind === 'rewrap') {
     await rewrap(command.argv, process.env, logger, (line) => process.stdout.write(`${line}\n`));
+    process.exit(0);
+  }
+  if (command.kind === 'issue-token') {
+    await issueHumanToken(command.argv, command.request, process.env, logger, (line) => process.stdout.write(`${line}\n`));
     process.exit(0);
   }
   if (command.kind === 'replay-dead-letters') {
