@@ -1,3 +1,4 @@
+import { warnUnknownVariables } from '../config/unknown-variables.ts';
 import { PreflightRefused } from '../kernel/boot.ts';
 import { createStderrLogger } from '../kernel/logger.ts';
 import { startTracing } from '../kernel/observability/otel.ts';
@@ -36,7 +37,8 @@ async function main(): Promise<void> {
     process.exit(allDelivered ? 0 : 1);
   }
   if (command.kind === 'print-config') {
-    const { config } = await resolveConfiguration(command.argv, process.env);
+    const { config, unknownVariables } = await resolveConfiguration(command.argv, process.env);
+    warnUnknownVariables(unknownVariables, logger);
     process.stdout.write(`${config.redacted()}\n`);
     return;
   }

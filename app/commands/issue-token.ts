@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import type { BaseConfig } from '../../config/schema.ts';
 import { commandNodeId, nodeIdOf } from '../../config/node.ts';
+import { warnUnknownVariables } from '../../config/unknown-variables.ts';
 import { isUsableHmacSecret, MIN_HMAC_SECRET_BYTES, SVC_TOKEN_AUDIENCE, SVC_TOKEN_ISSUER } from '../../kernel/index.ts';
 import { isServiceLogger } from '../../kernel/logger.ts';
 import type { Logger } from '../../kernel/ports/logger.ts';
@@ -27,9 +28,10 @@ const OTHER_KINDS: Record<string, string> = {
  * call made with the token, under its subject.
  */
 export async function issueHumanToken(argv: string[], request: HumanTokenRequest, env: NodeJS.ProcessEnv, logger: Logger, print: (line: string) => void): Promise<void> {
-  const { config } = await resolveConfiguration(argv, env);
+  const { config, unknownVariables } = await resolveConfiguration(argv, env);
   const values = config.values as BaseConfig;
   if (isServiceLogger(logger)) logger.configure({ level: values.log.level, node: commandNodeId(nodeIdOf(values), 'issue-token') });
+  warnUnknownVariables(unknownVariables, logger);
   if (values.auth.kind !== 'hmac') {
     throw new TokenRefused(`issue-token mints tokens for auth.kind hmac only, and SVC_AUTH_KIND is ${values.auth.kind}: ${OTHER_KINDS[values.auth.kind] ?? 'this kind verifies tokens the service does not sign'}`);
   }
