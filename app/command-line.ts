@@ -15,7 +15,7 @@ export const USAGE = `Usage: npm start -- [options] [command]
        node --import tsx app/main.ts [options] [command]
 
 Runs the svc-kms service. Every setting is also an SVC_* environment variable
-(docs/configuration.md); the config file is JSON or YAML.
+(docs/config.md); the config file is JSON or YAML.
 
 Options:
   --config PATH    read settings from this file (also SVC_CONFIG_FILE)
