@@ -8,6 +8,7 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** The process's logger: the Logger port plus what the composition root decides once the config is read. */
 export interface ServiceLogger extends Logger {
+  trace(msg: string, fields?: Record<string, unknown>): void;
   debug(msg: string, fields?: Record<string, unknown>): void;
   fatal(msg: string, fields?: Record<string, unknown>): void;
   /** The configured level, and the node id every later line names (the config is read after the logger exists). */
@@ -21,8 +22,8 @@ export const isServiceLogger = (logger: Logger): logger is ServiceLogger => type
 /**
  * JSON lines on stderr (stdout belongs to the stdout audit sink and to commands' answers), one object a
  * line: `level` (its name), `time` (ISO 8601), `pid`, `hostname`, `node` (once the config names it),
- * `msg`, then the call's fields. Keys that hold credentials are censored wherever they sit
- * (`REDACTED_LOG_PATHS`), and a credential inside any text (a bearer token, a JWT, a URL's password or
+ * `msg`, then the call's fields. Keys that hold credentials are censored in the first three levels
+ * of the fields (`REDACTED_LOG_PATHS`), and a credential inside any text (a bearer token, a JWT, a URL's password or
  * token parameter) is cut out, so a careless `{ error: err.message }` cannot leak one either.
  * Written synchronously: the process may exit right after a line (a failed boot, a command's end).
  */
@@ -40,9 +41,10 @@ export function createServiceLogger(options: { level?: LogLevel; write?: (line: 
     destination,
   );
   // The message goes in as the first field of the line's object, so `msg` precedes the call's fields
-  // (`"msg":"listening","protocol":"http",...`), as the service's lines always read.
-  const emit = (level: LogLevel) => (msg: string, fields?: Record<string, unknown>) => base[level]({ msg, ...fields });
-  return {
+  // (`"msg":"listening","protocol":"http",...`), as the service's lines always read; a field that is
+  // itself called msg does not replace the message.
+  const emit = (level: LogLevel) => (msg: string, fields?: Record<string, unknown>) => base[level](Object.assign({ msg }, fields, { msg }));
+  const logger: ServiceLogger = {
     trace: emit('trace'),
     debug: emit('debug'),
     info: emit('info'),
@@ -56,7 +58,8 @@ export function createServiceLogger(options: { level?: LogLevel; write?: (line: 
     get level() {
       return base.level as LogLevel;
     },
-  } as ServiceLogger;
+  };
+  return logger;
 }
 
 /** A logger at a fixed level (`error` and a no-op writer keep a test or a tool quiet). */

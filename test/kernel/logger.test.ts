@@ -10,7 +10,7 @@ function recorded(level?: (typeof LOG_LEVELS)[number]) {
 t.test('a line is one JSON object: level by name, ISO time, pid, hostname, the node once configured, msg before the fields', async (t) => {
   const { logger, lines, parsed } = recorded();
   logger.configure({ node: 'kms-7' });
-  logger.info('listening', { protocol: 'http', port: 8080 });
+  logger.info('listening', { protocol: 'http', port: 8080, msg: 'a field named msg' });
   t.equal(lines.length, 1);
   t.ok(lines[0]!.endsWith('}\n'), 'one line, newline-terminated');
   const line = parsed()[0]!;
