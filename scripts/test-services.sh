@@ -25,12 +25,12 @@ ensure_packages() {
   command -v mariadbd >/dev/null 2>&1 || missing+=(mariadb-server)
   command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
   command -v nats-server >/dev/null 2>&1 || missing+=(nats-server)
-  [ -f /usr/include/librdkafka/rdkafka_mock.h ] || missing+=(librdkafka-dev)
-  command -v gcc >/dev/null 2>&1 || missing+=(gcc)
-  command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
   # The svc CLI's completion scripts are tested in the shells they are for.
   command -v zsh >/dev/null 2>&1 || missing+=(zsh)
   command -v fish >/dev/null 2>&1 || missing+=(fish)
+  [ -f /usr/include/librdkafka/rdkafka_mock.h ] || missing+=(librdkafka-dev)
+  command -v gcc >/dev/null 2>&1 || missing+=(gcc)
+  command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
   # The erase test runs PostgreSQL in German (lc_messages), which it can only load as an installed
   # locale; built as a directory, since a running server may have missed a locale-archive made later.
   if ! locale -a 2>/dev/null | grep -qi '^de_DE\.utf-\?8$'; then
