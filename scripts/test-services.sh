@@ -25,6 +25,9 @@ ensure_packages() {
   command -v mariadbd >/dev/null 2>&1 || missing+=(mariadb-server)
   command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
   command -v nats-server >/dev/null 2>&1 || missing+=(nats-server)
+  # The svc CLI's completion scripts are tested in the shells they are for.
+  command -v zsh >/dev/null 2>&1 || missing+=(zsh)
+  command -v fish >/dev/null 2>&1 || missing+=(fish)
   [ -f /usr/include/librdkafka/rdkafka_mock.h ] || missing+=(librdkafka-dev)
   command -v gcc >/dev/null 2>&1 || missing+=(gcc)
   command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
