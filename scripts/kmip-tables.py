@@ -8,7 +8,7 @@ from kmip.core import enums
 ENUMS = ['Operation', 'ResultStatus', 'ResultReason', 'ObjectType', 'CryptographicAlgorithm', 'State',
          'RevocationReasonCode', 'NameType', 'KeyFormatType', 'BlockCipherMode', 'PaddingMethod',
          'HashingAlgorithm', 'DigitalSignatureAlgorithm', 'QueryFunction', 'RecommendedCurve',
-         'CryptographicUsageMask', 'BatchErrorContinuationOption']
+         'CryptographicUsageMask', 'BatchErrorContinuationOption', 'ValidityIndicator']
 
 def camel(name):
     return ''.join(p.capitalize() for p in name.lower().split('_'))

@@ -814,3 +814,9 @@ export const BatchErrorContinuationOption = {
   Undo: 0x00000003,
 } as const;
 
+export const ValidityIndicator = {
+  Valid: 0x00000001,
+  Invalid: 0x00000002,
+  Unknown: 0x00000003,
+} as const;
+
