@@ -57,17 +57,23 @@ export const get: KmipAdapter = async (payload, call) => {
   return { payload: [enumeration(T.ObjectType, K.ObjectType.PrivateKey), uidItem(uid), structure(T.PrivateKey, [keyBlock(F.Pkcs8, material, key)])], uid };
 };
 
+/**
+ * Attributes answered only when named: PyKMIP, the reference client, fails to read a whole answer that
+ * holds one it does not know (Extractable, a KMIP 2.0 attribute).
+ */
+const ON_REQUEST_ONLY = new Set(['Extractable']);
+
 export const getAttributes: KmipAdapter = async (payload, call) => {
   const { uid, key, publicHalf } = await target(payload, call);
   const names = requestedNames(payload);
   const all = keyAttributes(key, publicHalf, call.v2);
-  const chosen = names ? all.filter(([name]) => names.includes(name)) : all;
+  const chosen = names ? all.filter(([name]) => names.includes(name)) : all.filter(([name]) => !ON_REQUEST_ONLY.has(name));
   return { payload: [uidItem(uid), ...encodeAttributes(chosen, call.v2)], uid };
 };
 
 export const getAttributeList: KmipAdapter = async (payload, call) => {
   const { uid, key, publicHalf } = await target(payload, call);
-  return { payload: [uidItem(uid), ...encodeAttributeNames(keyAttributes(key, publicHalf, call.v2).map(([name]) => name), call.v2)], uid };
+  return { payload: [uidItem(uid), ...encodeAttributeNames(keyAttributes(key, publicHalf, call.v2).map(([name]) => name).filter((name) => !ON_REQUEST_ONLY.has(name)), call.v2)], uid };
 };
 
 /** Keys one Locate reads at most: ten full pages. */
