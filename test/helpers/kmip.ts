@@ -120,3 +120,31 @@ export function kmipRequest(version: [number, number], items: Array<{ operation:
     ...items.map((i) => structure(T.BatchItem, [enumeration(T.Operation, i.operation), structure(T.RequestPayload, i.payload)])),
   ]);
 }
+
+export interface KmipItemAnswer {
+  operation?: number;
+  status: number;
+  reason?: number;
+  message?: string;
+  payload?: TtlvItem;
+}
+
+/** The batch items of a Response Message, read with the door's codec. */
+export function responseItems(response: TtlvItem | undefined): KmipItemAnswer[] {
+  if (!response || response.type !== 'Structure' || response.tag !== K.Tag.ResponseMessage) throw new Error('not a Response Message');
+  const T = K.Tag;
+  const field = (item: TtlvItem, tag: number) => (item.type === 'Structure' ? item.value.find((c) => c.tag === tag) : undefined);
+  return response.value.filter((c) => c.tag === T.BatchItem).map((item) => {
+    const op = field(item, T.Operation);
+    const reason = field(item, T.ResultReason);
+    const message = field(item, T.ResultMessage);
+    const status = field(item, T.ResultStatus);
+    return {
+      ...(op?.type === 'Enumeration' ? { operation: op.value } : {}),
+      status: status?.type === 'Enumeration' ? status.value : -1,
+      ...(reason?.type === 'Enumeration' ? { reason: reason.value } : {}),
+      ...(message?.type === 'TextString' ? { message: message.value } : {}),
+      ...(field(item, T.ResponsePayload) ? { payload: field(item, T.ResponsePayload) } : {}),
+    };
+  });
+}

@@ -25,7 +25,9 @@ results = []
 
 def resolve(value):
     if isinstance(value, str) and value.startswith('$'):
-        return results[int(value[1:])]['ok']
+        index, _, field = value[1:].partition('.')
+        found = results[int(index)]['ok']
+        return found[field] if field else found
     if isinstance(value, list):
         return [resolve(v) for v in value]
     return value
