@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { createHmac } from 'node:crypto';
+import { createHmac, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
@@ -183,6 +183,33 @@ t.test('KMIP interoperability with PyKMIP\'s client', async (t) => {
       { principal: { subject: 'billing' }, operation: 'Encrypt', outcome: 'IllegalOperation', context: { door: 'kmip' } },
       { principal: { subject: 'billing' }, operation: 'Decrypt', context: { door: 'kmip' } },
     ]);
+  });
+
+  t.test('Register: symmetric and private keys are imported, the same keys over REST', async (t) => {
+    const aes = randomBytes(32);
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const pkcs8 = rsa.privateKey.export({ type: 'pkcs8', format: 'der' });
+    const r = await pykmip(kmip, billing, [
+      { op: 'register', kind: 'symmetric', algorithm: 'AES', length: 256, material: aes.toString('hex'), name: 'kmip-byok' },
+      { op: 'register', kind: 'private', algorithm: 'RSA', length: 2048, material: pkcs8.toString('hex'), name: 'kmip-byok-rsa' },
+      { op: 'activate', uid: '$0' },
+      { op: 'activate', uid: '$1' },
+      { op: 'sign', uid: '$1', data: hex('registered'), padding_method: 'PKCS1v15', hashing_algorithm: 'SHA_256' },
+      { op: 'get', uid: '$0' },
+    ]);
+    const [aesId, rsaId] = [ok(r[0]), ok(r[1])];
+    t.match((await admin.get(`/v1/keys/${aesId}`)).body, { spec: { name: 'kmip-byok', algorithm: 'AES', sizeBits: 256, exportable: false }, origin: 'imported', state: 'Active', owner: 'billing' });
+    t.match((await admin.get(`/v1/keys/${rsaId}`)).body, { spec: { algorithm: 'RSA', sizeBits: 2048, objectType: 'PrivateKey' }, origin: 'imported' });
+    const { createVerify } = await import('node:crypto');
+    t.ok(createVerify('sha256').update('registered').verify(rsa.publicKey, Buffer.from(ok(r[4]), 'hex')), 'the registered private key signs');
+    t.match(r[5], { error: { reason: 'WRONG_KEY_LIFECYCLE_STATE', message: /not exportable/ } }, 'a registered key is not exportable unless registered Extractable');
+    const enc = await admin.post(`/v1/keys/${aesId}/encrypt`, { plaintextBase64: Buffer.from('byok').toString('base64') });
+    t.equal(enc.status, 200);
+    const trail = (await auditor.auditOf(aesId)).filter((rec: any) => rec.principal.subject === 'billing');
+    t.match(trail[0], { operation: 'Create', outcome: 'Success', context: { door: 'kmip', 'kmip.operation': 'Register' } });
+    t.notOk(JSON.stringify(trail).includes(aes.toString('base64')), 'the material is in no audit record');
+    const bad = await pykmip(kmip, billing, [{ op: 'register', kind: 'private', algorithm: 'RSA', length: 2048, material: '3000', name: 'broken' }]);
+    t.match(bad[0], { error: { reason: 'INVALID_FIELD', message: /does not read as a private key/ } });
   });
 
   t.test('KMIP 2.0: attributes by tag', async (t) => {

@@ -4,6 +4,7 @@ import { decrypt, encrypt, mac, macVerify, sign, signatureVerify } from './crypt
 import { activate, create, createKeyPair, destroy, reKey, revoke } from './lifecycle.ts';
 import { get, getAttributeList, getAttributes, locate } from './objects.ts';
 import { discoverVersions, query } from './protocol.ts';
+import { register } from './register.ts';
 
 const O = K.Operation;
 
@@ -13,6 +14,7 @@ export function kmipOperations(vendor: string): Map<number, KmipAdapter> {
     [O.DiscoverVersions, discoverVersions],
     [O.Create, create],
     [O.CreateKeyPair, createKeyPair],
+    [O.Register, register],
     [O.Get, get],
     [O.GetAttributes, getAttributes],
     [O.GetAttributeList, getAttributeList],
