@@ -37,6 +37,8 @@ export interface BatchItemResponse {
 
 /** A message the door can read as bytes but not as a KMIP request: answered Invalid Message. */
 export class InvalidMessage extends Error {
+  override readonly name = 'InvalidMessage';
+
   constructor(message: string, readonly version?: ProtocolVersion) {
     super(message);
   }
