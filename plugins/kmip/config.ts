@@ -23,4 +23,6 @@ export interface KmipSettings {
   certFile: string;
   keyFile: string;
   clientCaFile: string;
+  /** Connections accepted at once (the HTTP listener's http.maxConnections). */
+  maxConnections: number;
 }

@@ -17,6 +17,11 @@ const IDLE_MS = 120_000;
 const HANDSHAKE_MS = 10_000;
 /** Whole messages read ahead of the one being answered; past it the door stops reading that connection. */
 const MAX_QUEUED = 4;
+/**
+ * A message whose header has arrived must be complete this long after: a client that trickles a large
+ * message (up to 1 MiB held per connection) cannot keep that memory for the idle timeout over and over.
+ */
+const MESSAGE_MS = 30_000;
 
 /**
  * The KMIP door: binary TTLV over mutual TLS on its own port. Each connection's client certificate (which
@@ -55,6 +60,7 @@ export class KmipDoor implements Door {
       honorCipherOrder: true,
       handshakeTimeout: HANDSHAKE_MS,
     }, (socket) => this.serve(socket));
+    server.maxConnections = this.settings.maxConnections;
     // A refused handshake (no or foreign client certificate) concerns that client only.
     server.on('tlsClientError', () => undefined);
     await new Promise<void>((resolve, reject) => server.once('error', reject).listen(this.settings.port, this.settings.host, () => resolve()));
@@ -83,6 +89,8 @@ export class KmipDoor implements Door {
     const framer = new Framer();
     const queue: Buffer[] = [];
     let busy = false;
+    let partial: NodeJS.Timeout | undefined;
+    socket.on('close', () => clearTimeout(partial));
     const drain = async () => {
       busy = true;
       while (queue.length && !socket.destroyed) {
@@ -96,13 +104,21 @@ export class KmipDoor implements Door {
       if (!socket.destroyed) socket.resume();
     };
     socket.on('data', (chunk: Buffer) => {
+      let frames: Buffer[];
       try {
-        queue.push(...framer.push(chunk));
+        frames = framer.push(chunk);
       } catch {
         // The stream cannot be framed any more (not a structure, over-size): nothing can be answered.
         socket.destroy();
         return;
       }
+      queue.push(...frames);
+      // The clock runs from the first byte of a message not yet complete.
+      if (frames.length || framer.pending === 0) {
+        clearTimeout(partial);
+        partial = undefined;
+      }
+      if (framer.pending > 0) partial ??= setTimeout(() => socket.destroy(), MESSAGE_MS);
       if (queue.length > MAX_QUEUED) socket.pause();
       if (!busy && queue.length) void drain();
     });

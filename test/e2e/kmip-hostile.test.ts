@@ -71,6 +71,31 @@ t.test('the KMIP door against hostile and broken clients', async (t) => {
     t.match(responseItems(await after.request(queryRequest())), [{ status: K.ResultStatus.Success }]);
   });
 
+  t.test('fuzz against the live door: mutated requests are each answered, and the listener goes on', async (t) => {
+    const client = await open();
+    t.teardown(() => client.close());
+    const seeds = [
+      encodeTtlv(kmipRequest([1, 2], [{ operation: O.Create, payload: [enumeration(T.ObjectType, K.ObjectType.SymmetricKey), structure(T.TemplateAttribute, [structure(T.Attribute, [text(T.AttributeName, 'Cryptographic Algorithm'), enumeration(T.AttributeValue, K.CryptographicAlgorithm.Aes)])])] }])),
+      encodeTtlv(kmipRequest([2, 0], [{ operation: O.Encrypt, payload: [text(T.UniqueIdentifier, '00000000-0000-4000-8000-000000000000'), bytes(T.Data, Buffer.alloc(64, 1))] }])),
+      encodeTtlv(queryRequest()),
+    ];
+    let state = 0x9e3779b9;
+    const random = (n: number) => ((state = (Math.imul(state ^ (state >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0) % n);
+    let answered = 0;
+    for (let i = 0; i < 300; i++) {
+      const message = Buffer.from(seeds[i % seeds.length]!);
+      // Past the 8-byte header, so the message still frames and must be answered.
+      for (let flips = 1 + random(4); flips > 0; flips--) message[8 + random(message.length - 8)] = random(256);
+      client.send(message);
+      const response = await client.next();
+      if (response && responseItems(response).length > 0) answered++;
+    }
+    t.equal(answered, 300, 'every mutated request got a Response Message');
+    const after = await open();
+    t.teardown(() => after.close());
+    t.match(responseItems(await after.request(queryRequest())), [{ status: K.ResultStatus.Success }]);
+  });
+
   t.test('batches: items in order with their own results, the ID Placeholder, Stop and Continue', async (t) => {
     const client = await open();
     t.teardown(() => client.close());
