@@ -22,6 +22,8 @@ const MAX_QUEUED = 4;
  * message (up to 1 MiB held per connection) cannot keep that memory for the idle timeout over and over.
  */
 const MESSAGE_MS = 30_000;
+/** At shutdown, how long a connection may take to close after its last answer was sent. */
+const CLOSE_GRACE_MS = 2_000;
 
 /**
  * The KMIP door: binary TTLV over mutual TLS on its own port. Each connection's client certificate (which
@@ -76,7 +78,11 @@ export class KmipDoor implements Door {
     if (!server) return;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     while (this.inFlight.size) await Promise.all(this.inFlight);
-    for (const socket of this.sockets) socket.end();
+    for (const socket of this.sockets) {
+      socket.end();
+      // A client that never closes its side would hold the listener's close open: it has had its answers.
+      setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
+    }
     await closed;
   }
 

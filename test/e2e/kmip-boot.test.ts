@@ -1,6 +1,9 @@
 import path from 'node:path';
 import t from 'tap';
 import { startTestService, tempDir } from '../helpers/service.ts';
+import { readFileSync } from 'node:fs';
+import { kmipRequest, RawKmipClient, responseItems, startKmipService } from '../helpers/kmip.ts';
+import { enumeration, K } from '../../plugins/kmip/ttlv/index.ts';
 import { makeTestPki } from '../helpers/tls-certs.ts';
 
 t.test('kmip.enabled needs its certificate, key and client CA: the boot fails naming the setting', async (t) => {
@@ -22,4 +25,14 @@ t.test('kmip.enabled needs its certificate, key and client CA: the boot fails na
   const off = await startTestService({}, { dir: tempDir() });
   t.notOk(off.kernel.doors.find((d) => d.name === 'kmip'), 'kmip.enabled defaults to false');
   await off.stop();
+});
+
+t.test('stopping the service answers what is in flight and closes clients that keep their connection open', async (t) => {
+  const kmip = await startKmipService();
+  const client = await RawKmipClient.connect(kmip.port, readFileSync(kmip.pki.caFile), kmip.identity('lingering', '/CN=lingering'));
+  const answer = await client.request(kmipRequest([1, 2], [{ operation: K.Operation.Query, payload: [enumeration(K.Tag.QueryFunction, K.QueryFunction.QueryOperations)] }]));
+  t.match(responseItems(answer), [{ status: K.ResultStatus.Success }]);
+  await kmip.stop(); // resolves although the client never closes its side
+  t.ok(client.closed || client.socket.readableEnded, 'the door closed the connection');
+  client.close();
 });
