@@ -221,6 +221,18 @@ t.test('KMIP interoperability with PyKMIP\'s client', async (t) => {
     const id = ok(r[0]);
     t.match((await admin.get(`/v1/keys/${id}`)).body, { spec: { name: 'kmip-two' } });
     t.same(ok(r[2]), [id]);
-    t.ok(r[1] && 'ok' in r[1], `GetAttributes answers in 2.0: ${JSON.stringify(r[1])}`);
+    t.match(ok(r[1]), { 'Unique Identifier': id, Name: 'kmip-two', 'Object Type': 'SYMMETRIC_KEY', 'Cryptographic Algorithm': 'AES', State: 'PRE_ACTIVE' });
+  });
+
+  t.test('KMIP 1.4 and 1.0: answered in the request\'s version', async (t) => {
+    for (const version of ['1.4', '1.0']) {
+      const r = await pykmip(kmip, billing, [
+        { op: 'create', algorithm: 'AES', length: 128, name: `kmip-${version}` },
+        { op: 'activate', uid: '$0' },
+        { op: 'encrypt', uid: '$0', data: hex('versioned') },
+        { op: 'decrypt', uid: '$0', data: '$2.data' },
+      ], version);
+      t.equal(ok(r[3]), hex('versioned'), `KMIP ${version}`);
+    }
   });
 });

@@ -17,7 +17,7 @@ from kmip.pie import exceptions as pie_exceptions
 from kmip.pie import objects as pie_objects
 
 request = json.load(sys.stdin)
-version = {'1.2': enums.KMIPVersion.KMIP_1_2, '1.4': enums.KMIPVersion.KMIP_1_4, '2.0': enums.KMIPVersion.KMIP_2_0}[request.get('version', '1.2')]
+version = {'1.0': enums.KMIPVersion.KMIP_1_0, '1.2': enums.KMIPVersion.KMIP_1_2, '1.4': enums.KMIPVersion.KMIP_1_4, '2.0': enums.KMIPVersion.KMIP_2_0}[request.get('version', '1.2')]
 client = pie_client.ProxyKmipClient(hostname=request['host'], port=request['port'], cert=request['cert'], key=request['key'], ca=request['ca'], config_file='/dev/null', kmip_version=version)
 factory = attribute_factories.AttributeFactory()
 results = []
