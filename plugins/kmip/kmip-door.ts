@@ -5,7 +5,7 @@ import { createServer, type Server, type TLSSocket } from 'node:tls';
 import { SvcError, TLS12_CIPHERS, type Clock, type Door, type Logger, type OperationRunner, type Principal } from '../../kernel/index.ts';
 import { clientPrincipal } from './client-principal.ts';
 import type { KmipSettings } from './config.ts';
-import { encodeResponse, invalidMessageResponse, isSupported, parseRequest, type BatchItemResponse, type RequestMessage } from './messages.ts';
+import { encodeResponse, InvalidMessage, invalidMessageResponse, isSupported, parseRequest, type BatchItemResponse, type RequestMessage } from './messages.ts';
 import { kmipOperations, OPERATION_NAMES } from './operations/index.ts';
 import type { KmipCall } from './operations/adapter.ts';
 import { failureOf } from './result-reasons.ts';
@@ -136,7 +136,8 @@ export class KmipDoor implements Door {
     try {
       request = parseRequest(frame);
     } catch (err) {
-      return invalidMessageResponse(err instanceof Error ? (err as TtlvError) : new TtlvError('unreadable message'), this.clock.now());
+      const reason = err instanceof TtlvError || err instanceof InvalidMessage ? err : new TtlvError('the message could not be read');
+      return invalidMessageResponse(reason, this.clock.now());
     }
     const results: BatchItemResponse[] = [];
     let placeholder: string | undefined;

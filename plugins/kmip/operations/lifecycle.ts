@@ -61,8 +61,8 @@ export const createKeyPair: KmipAdapter = async (payload, call) => {
 async function lifecycle(call: KmipCall, payload: TtlvItem, operationId: string, input: Record<string, unknown>): Promise<string> {
   const uid = uidOf(payload, call);
   if (uid === undefined) {
-    await call.run(operationId, input, missingUid());
-    return '';
+    await call.run(operationId, input, missingUid()); // refuses, and audits the refusal
+    throw missingUid();
   }
   const ref = objectRef(uid);
   const rejected = ref.publicHalf ? new SvcError('InvalidField', `${uid} is a public key, whose state follows its private key: use ${ref.keyId}`) : undefined;
