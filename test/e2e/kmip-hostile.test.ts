@@ -128,6 +128,8 @@ t.test('the KMIP door against hostile and broken clients', async (t) => {
     t.match(responseItems(await decrypt([bytes(T.IvCounterNonce, Buffer.alloc(12))])), [{ reason: R.InvalidField, message: /carries its IV/ }]);
     const rest = await admin.post(`/v1/keys/${aesId}/decrypt`, { ciphertextBase64: data.value.toString('base64'), context: { 'kmip.aad': aad.toString('base64') } });
     t.equal(Buffer.from(rest.body.plaintextBase64, 'base64').toString(), 'secret', 'REST decrypts with the additional data as context kmip.aad');
+    const wrapped = kmipRequest([1, 2], [{ operation: O.Get, payload: [text(T.UniqueIdentifier, aesId), structure(T.KeyWrappingSpecification, [enumeration(T.WrappingMethod, 1)])] }]);
+    t.match(responseItems(await client.request(wrapped)), [{ reason: R.InvalidField, message: /Key Wrapping Specification is not supported/ }], 'a Get that asks for wrapped material is refused, never answered unwrapped');
     const params = structure(T.CryptographicParameters, [enumeration(T.CryptographicAlgorithm, K.CryptographicAlgorithm.HmacSha256)]);
     const [mac] = responseItems(await client.request(kmipRequest([1, 2], [{ operation: O.Mac, payload: [text(T.UniqueIdentifier, hmacId), params, bytes(T.Data, Buffer.from('m'))] }])));
     const macData = (child(mac!.payload, T.MacData) as { value: Buffer }).value;

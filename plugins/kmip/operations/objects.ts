@@ -37,6 +37,9 @@ function keyBlock(format: number, material: Buffer, key: ManagedKey): TtlvItem {
  */
 export const get: KmipAdapter = async (payload, call) => {
   const { uid, key, publicHalf } = await target(payload, call);
+  // Material is only ever answered in plaintext over the mutual-TLS connection: a client that asked for it
+  // wrapped must not receive it unwrapped instead.
+  if (child(payload, T.KeyWrappingSpecification)) await call.run(publicHalf ? 'GetPublicKey' : 'ExportKey', { id: key.id }, new SvcError('InvalidField', 'Key Wrapping Specification is not supported: Get answers key material unwrapped, over the mutual-TLS connection'));
   const wanted = numberValue(child(payload, T.KeyFormatType));
   if (publicHalf) {
     const answer = await call.run<{ publicKeyPem: string }>('GetPublicKey', { id: key.id });
