@@ -50,3 +50,4 @@ export { revocationPort, type RevocationList } from './ports/revocation.ts';
 export { riskPort, type RiskAssessor, type RiskDecision, type RiskFactor, type RiskInput } from './ports/risk.ts';
 export { rootOfTrustPort, type RootOfTrust, type RootOfTrustContext, type WrappedKey } from './ports/root-of-trust.ts';
 export { MAX_JSON_DEPTH, nestedDeeperThan } from './http/json-text.ts';
+export { TLS12_CIPHERS } from './http/tls.ts';

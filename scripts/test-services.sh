@@ -33,6 +33,8 @@ ensure_packages() {
   command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
   # The browser tests (the docs page, the web console) drive Debian's chromium.
   command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+  # The KMIP door's interoperability tests drive PyKMIP's client with Debian's python3.
+  /usr/bin/python3 -c 'import kmip.pie.client' >/dev/null 2>&1 || missing+=(python3-pykmip)
   # The erase test runs PostgreSQL in German (lc_messages), which it can only load as an installed
   # locale; built as a directory, since a running server may have missed a locale-archive made later.
   if ! locale -a 2>/dev/null | grep -qi '^de_DE\.utf-\?8$'; then
