@@ -83,11 +83,12 @@ export function operationalRoutes(deps: OperationalDeps): PublicRoute[] {
     },
     {
       method: 'GET', path: '/docs/', operationId: 'GetDocumentationPage', tag: 'Operational', summary: 'Interactive API documentation (HTML)', produces: 'text/html', hidden: true,
-      // The router matches /docs and /docs/ alike; the UI's relative links need the slash.
-      handle: async (ctx) => {
-        if (ctx.path === '/docs') return ctx.redirect('/docs/');
-        serveDocsPage(ctx);
-      },
+      handle: async (ctx) => serveDocsPage(ctx),
+    },
+    {
+      // Registered after /docs/, which the router would otherwise also match here; the UI's relative links need the slash.
+      method: 'GET', path: '/docs', operationId: 'GetDocumentationRedirect', tag: 'Operational', summary: 'To the interactive API documentation', produces: 'text/html', hidden: true,
+      handle: async (ctx) => ctx.redirect('/docs/'),
     },
     {
       method: 'GET', path: '/docs/assets/ui/:file', operationId: 'GetDocumentationAsset', tag: 'Operational', summary: 'UI assets', produces: 'application/octet-stream', hidden: true,

@@ -63,6 +63,9 @@ t.test('/docs/docs.yaml is a valid OpenAPI 3.1 document covering every route', a
 t.test('/docs/ serves the interactive UI with its assets from this server', async (t) => {
   const page = await anonymous.get('/docs/');
   t.equal(page.status, 200);
+  const bare = await fetch(`${svc.url}/docs`, { redirect: 'manual' });
+  t.equal(bare.status, 302, '/docs without the slash is sent to the page');
+  t.equal(bare.headers.get('location'), '/docs/');
   t.match(page.body, /\/docs\/assets\/ui\/svc-docs\.js/);
   t.match(page.body, /\/docs\/assets\/ui\/swagger-ui-bundle\.js/);
   t.notMatch(page.body, /(href|src)="(https?:)?\/\//, 'the page loads nothing from another host (no CDN, no web fonts)');
