@@ -28,6 +28,8 @@ ensure_packages() {
   [ -f /usr/include/librdkafka/rdkafka_mock.h ] || missing+=(librdkafka-dev)
   command -v gcc >/dev/null 2>&1 || missing+=(gcc)
   command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
+  # The pkcs11 root of trust's tests run against SoftHSM2 (each test initialises tokens of its own).
+  command -v softhsm2-util >/dev/null 2>&1 || missing+=(softhsm2)
   # The erase test runs PostgreSQL in German (lc_messages), which it can only load as an installed
   # locale; built as a directory, since a running server may have missed a locale-archive made later.
   if ! locale -a 2>/dev/null | grep -qi '^de_DE\.utf-\?8$'; then
