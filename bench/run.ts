@@ -109,7 +109,8 @@ try {
     'with the same harness, is in [benchmarks-pipeline.md](benchmarks-pipeline.md); the rate limiter\'s cost (on, with limits',
     'this load never reaches, against off) is in [benchmarks-rate-limit.md](benchmarks-rate-limit.md); encrypt while',
     'a Human loops audit verification and advisor scans over 100,000 audit rows is in [benchmarks-long-reads.md](benchmarks-long-reads.md);',
-    'an encrypt through the MCP door against the same encrypt over REST is in [benchmarks-mcp.md](benchmarks-mcp.md).',
+    'an encrypt through the MCP door against the same encrypt over REST is in [benchmarks-mcp.md](benchmarks-mcp.md); the pkcs11',
+    'root of trust on SoftHSM2 against the local one (warm and cold cache) is in [benchmarks-pkcs11.md](benchmarks-pkcs11.md).',
     '',
   ].join('\n');
   writeFileSync(path.join(ROOT, 'docs/benchmarks.md'), doc);
