@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type * as Pkcs11Js from 'pkcs11js';
 
@@ -31,11 +32,13 @@ export class Pkcs11Module {
 
   /** The shared module for a library path, loaded (dlopen) on the first call; throws if it cannot be loaded. */
   static acquire(path: string): Pkcs11Module {
-    let module = Pkcs11Module.loaded.get(path);
+    // By the file itself: two paths (a symlink) to one library are one library, initialised once.
+    const key = realpathOrSame(path);
+    let module = Pkcs11Module.loaded.get(key);
     if (!module) {
       module = new Pkcs11Module(path);
       module.lib.load(path);
-      Pkcs11Module.loaded.set(path, module);
+      Pkcs11Module.loaded.set(key, module);
     }
     module.users++;
     return module;
@@ -77,5 +80,13 @@ export class Pkcs11Module {
     } catch {
       // nothing more to release
     }
+  }
+}
+
+function realpathOrSame(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
   }
 }

@@ -173,5 +173,6 @@ async function wrapGcm(lease: Pkcs11Lease, label: string, kwk: Buffer, keyId: st
 async function unwrapGcm(lease: Pkcs11Lease, label: string, blob: Buffer, keyId: string): Promise<Buffer> {
   if (blob.length < 1 + IV_BYTES + TAG_BYTES + 1) throw new Error('a wrapped key-wrapping key too short to be one');
   lease.lib.C_DecryptInit(lease.session, gcm(lease, blob.subarray(1, 1 + IV_BYTES), keyId), lease.kek(label));
-  return Buffer.from(await lease.lib.C_DecryptAsync(lease.session, blob.subarray(1 + IV_BYTES), Buffer.alloc(blob.length)));
+  // The binding answers with a slice of the buffer it was given: the KWK, and nothing else of it is kept.
+  return lease.lib.C_DecryptAsync(lease.session, blob.subarray(1 + IV_BYTES), Buffer.alloc(blob.length));
 }

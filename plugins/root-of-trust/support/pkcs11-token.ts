@@ -1,10 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import type { Logger } from '../../../kernel/index.ts';
 import { AMBIGUOUS, ckr, PIN_REFUSED, Pkcs11SetupError, TOKEN_GONE, tokenUnavailable } from './pkcs11-errors.ts';
 import { type Pkcs11, Pkcs11Module } from './pkcs11-module.ts';
-
-/** How KWKs are wrapped under the current KEK: AES key wrap with padding (RFC 5649) where the token has it. */
-export type Pkcs11Mechanism = 'aes-key-wrap-pad' | 'aes-gcm';
+import { readPinFile } from './pkcs11-pin.ts';
+import { chooseMechanism, findKek, findSlot, type Pkcs11Mechanism } from './pkcs11-token-objects.ts';
 
 export interface Pkcs11TokenSettings {
   module: string;
@@ -40,14 +38,20 @@ interface Connection {
  * by default), so a few more sessions than threads keep it busy.
  */
 const POOL_SIZE = 8;
-/** After a failed connection attempt, calls answer 503 at once for this long instead of asking the token again. */
-const RECONNECT_INTERVAL_MS = 1000;
+/**
+ * After a failure, calls answer 503 at once for a while instead of asking the token again: 1 s, doubling
+ * with each failed attempt up to 30 s. Re-connecting is synchronous (C_Initialize, C_Login: the binding
+ * has no asynchronous form of them), and a network HSM's client may take long to give up, so a token that
+ * stays away must not stall the event loop every second.
+ */
+const RECONNECT_FIRST_MS = 1000;
+const RECONNECT_MAX_MS = 30_000;
 
 /**
  * One token of one PKCS#11 library: where its KEKs are, a pool of logged-in sessions, and recovery. A
  * call whose token went away (a return value of TOKEN_GONE, or an ambiguous one while the token does not
- * answer a health check) drops every session and answers 503; the next call, at most once a second,
- * initialises the library again, finds the token by its label, logs in and finds the KEKs, so a token
+ * answer a health check) drops every session and answers 503; the next call after a pause (1 s, growing
+ * to 30 s while the token stays away) initialises the library again, finds the token by its label, logs in and finds the KEKs, so a token
  * that comes back is used again without a restart. A PIN the token refuses is never tried again (that
  * would count towards locking the token) until the service is restarted with the right one.
  */
@@ -56,7 +60,8 @@ export class Pkcs11Token {
   private pin = '';
   private conn: Connection | undefined;
   private connecting: Promise<Connection> | undefined;
-  private lastFailure: { at: number; error: Error } | undefined;
+  private lastFailure: { at: number; error: Error; waitMs: number } | undefined;
+  private failures = 0;
   /** The generation under which the last connection failed: the next attempt re-initialises the library. */
   private failedGeneration: number | undefined;
   private pinRefused = false;
@@ -85,7 +90,7 @@ export class Pkcs11Token {
     } catch (err) {
       throw new Pkcs11SetupError(`crypto.pkcs11.module (SVC_CRYPTO_PKCS11_MODULE): the PKCS#11 library ${s.module} cannot be loaded: ${(err as Error).message}`);
     }
-    this.pin = s.pinFile ? await readPinFile(s.pinFile) : s.pin;
+    this.pin = s.pinFile ? await readPinFile(s.pinFile, this.logger) : s.pin;
     try {
       this.module.ensureInitialized();
     } catch (err) {
@@ -151,7 +156,8 @@ export class Pkcs11Token {
     if (this.conn) return this.conn;
     if (this.connecting) return this.connecting;
     if (!this.module) throw new Error('pkcs11 root of trust is not started');
-    if (this.lastFailure && Date.now() - this.lastFailure.at < RECONNECT_INTERVAL_MS) throw tokenUnavailable(ckr(this.lastFailure.error) ?? this.lastFailure.error.message, 1);
+    const wait = this.lastFailure ? this.lastFailure.at + this.lastFailure.waitMs - Date.now() : 0;
+    if (this.lastFailure && wait > 0) throw tokenUnavailable(ckr(this.lastFailure.error) ?? this.lastFailure.error.message, Math.ceil(wait / 1000));
     this.connecting = (async () => {
       const module = this.module!;
       try {
@@ -159,6 +165,7 @@ export class Pkcs11Token {
         else module.reinitialize(this.failedGeneration);
         this.conn = this.connect();
         this.lastFailure = undefined;
+        this.failures = 0;
         this.failedGeneration = undefined;
         this.logger.warn(`the HSM token "${this.settings.tokenLabel}" is usable again`);
         return this.conn;
@@ -168,7 +175,9 @@ export class Pkcs11Token {
           this.pinRefused = true;
           this.logger.error(`the HSM token "${this.settings.tokenLabel}" refused the PIN; not trying again, so as not to lock it: restart the service with the right PIN`);
         }
-        throw tokenUnavailable(ckr(err) ?? (err as Error).message);
+        // The caller learns the return value only; where the library and token are is for the log.
+        this.logger.warn(`the HSM token "${this.settings.tokenLabel}" is still not usable`, { error: (err as Error).message });
+        throw tokenUnavailable(ckr(err) ?? 'the token is not reachable');
       } finally {
         this.connecting = undefined;
       }
@@ -177,7 +186,8 @@ export class Pkcs11Token {
   }
 
   private failed(error: Error, generation: number): void {
-    this.lastFailure = { at: Date.now(), error };
+    this.lastFailure = { at: Date.now(), error, waitMs: Math.min(RECONNECT_MAX_MS, RECONNECT_FIRST_MS * 2 ** this.failures) };
+    this.failures++;
     this.failedGeneration = generation;
   }
 
@@ -186,7 +196,7 @@ export class Pkcs11Token {
     const module = this.module!;
     const { lib, api } = module;
     const s = this.settings;
-    const slot = this.findSlot(lib);
+    const slot = findSlot(lib, s);
     const session = lib.C_OpenSession(slot, api.CKF_SERIAL_SESSION | api.CKF_RW_SESSION);
     try {
       try {
@@ -200,8 +210,8 @@ export class Pkcs11Token {
         } else throw err;
       }
       const keks = new Map<string, Buffer>();
-      s.kekLabels.forEach((label, i) => keks.set(label, this.findKek(lib, api, session, label, i === 0)));
-      const mechanism = this.chooseMechanism(lib, api, slot, session, keks.get(s.kekLabels[0]!)!);
+      s.kekLabels.forEach((label, i) => keks.set(label, findKek(lib, api, session, label, i === 0, s, this.logger)));
+      const mechanism = chooseMechanism(lib, api, slot, session, keks.get(s.kekLabels[0]!)!, { tokenLabel: s.tokenLabel, kekLabel: s.kekLabels[0]! }, this.options);
       return { generation: module.generation, slot, keks, mechanism, idle: [session], open: 1 };
     } catch (err) {
       try {
@@ -211,68 +221,6 @@ export class Pkcs11Token {
       }
       throw err;
     }
-  }
-
-  private findSlot(lib: Pkcs11): Buffer {
-    const labels: string[] = [];
-    for (const slot of lib.C_GetSlotList(true)) {
-      let label: string;
-      try {
-        label = lib.C_GetTokenInfo(slot).label.trim();
-      } catch {
-        continue; // a slot whose token does not answer is not ours to judge
-      }
-      if (label === this.settings.tokenLabel) return slot;
-      if (label) labels.push(label);
-    }
-    throw new Pkcs11SetupError(`crypto.pkcs11.tokenLabel (SVC_CRYPTO_PKCS11_TOKEN_LABEL): no token labelled "${this.settings.tokenLabel}" in ${this.settings.module} (tokens present: ${labels.map((l) => `"${l}"`).join(', ') || 'none'})`);
-  }
-
-  private findKek(lib: Pkcs11, api: Pkcs11Module['api'], session: Buffer, label: string, current: boolean): Buffer {
-    lib.C_FindObjectsInit(session, [{ type: api.CKA_CLASS, value: api.CKO_SECRET_KEY }, { type: api.CKA_LABEL, value: label }]);
-    let found: Buffer[];
-    try {
-      found = lib.C_FindObjects(session, 2);
-    } finally {
-      lib.C_FindObjectsFinal(session);
-    }
-    const setting = current ? 'crypto.pkcs11.kekLabel (SVC_CRYPTO_PKCS11_KEK_LABEL)' : 'crypto.pkcs11.previousKekLabels (SVC_CRYPTO_PKCS11_PREVIOUS_KEK_LABELS)';
-    if (found.length > 1) throw new Pkcs11SetupError(`${setting}: more than one key labelled "${label}" on the token "${this.settings.tokenLabel}"; a KEK's label must name one key`);
-    if (found.length === 1) {
-      checkKek(lib, api, session, found[0]!, `${setting}: the key labelled "${label}" on the token "${this.settings.tokenLabel}"`);
-      return found[0]!;
-    }
-    if (!current || !this.settings.createKek) {
-      throw new Pkcs11SetupError(`${setting}: no key labelled "${label}" on the token "${this.settings.tokenLabel}"${current ? ' (set SVC_CRYPTO_PKCS11_CREATE_KEK=true to create it at this boot)' : ''}`);
-    }
-    const kek = lib.C_GenerateKey(session, { mechanism: api.CKM_AES_KEY_GEN }, [
-      { type: api.CKA_CLASS, value: api.CKO_SECRET_KEY }, { type: api.CKA_KEY_TYPE, value: api.CKK_AES }, { type: api.CKA_VALUE_LEN, value: 32 },
-      { type: api.CKA_LABEL, value: label }, { type: api.CKA_ID, value: Buffer.from(label) },
-      { type: api.CKA_TOKEN, value: true }, { type: api.CKA_PRIVATE, value: true }, { type: api.CKA_SENSITIVE, value: true }, { type: api.CKA_EXTRACTABLE, value: false },
-      { type: api.CKA_WRAP, value: true }, { type: api.CKA_UNWRAP, value: true }, { type: api.CKA_ENCRYPT, value: true }, { type: api.CKA_DECRYPT, value: true },
-    ]);
-    this.logger.warn(`created the KEK "${label}" on the token "${this.settings.tokenLabel}" (AES-256, sensitive, not extractable)`);
-    return kek;
-  }
-
-  private chooseMechanism(lib: Pkcs11, api: Pkcs11Module['api'], slot: Buffer, session: Buffer, kek: Buffer): Pkcs11Mechanism {
-    const flags = (mechanism: number) => {
-      try {
-        return lib.C_GetMechanismInfo(slot, mechanism).flags;
-      } catch {
-        return 0;
-      }
-    };
-    const usage = attributes(lib, session, kek, [api.CKA_WRAP, api.CKA_UNWRAP, api.CKA_ENCRYPT, api.CKA_DECRYPT]);
-    const both = (f: number, a: number, b: number) => (f & a) !== 0 && (f & b) !== 0;
-    const kwp = both(flags(api.CKM_AES_KEY_WRAP_PAD), api.CKF_WRAP, api.CKF_UNWRAP) && usage[0] === 1 && usage[1] === 1;
-    const gcm = both(flags(api.CKM_AES_GCM), api.CKF_ENCRYPT, api.CKF_DECRYPT) && usage[2] === 1 && usage[3] === 1;
-    if (kwp && !(this.options.preferGcm && gcm)) return 'aes-key-wrap-pad';
-    if (gcm) return 'aes-gcm';
-    if (!this.options.needsWrap) return 'aes-key-wrap-pad';
-    throw new Pkcs11SetupError(
-      `crypto.pkcs11.kekLabel (SVC_CRYPTO_PKCS11_KEK_LABEL): the token "${this.settings.tokenLabel}" cannot wrap with the KEK "${this.settings.kekLabels[0]}": neither AES key wrap with padding (mechanism and the KEK's CKA_WRAP/CKA_UNWRAP) nor AES-GCM (mechanism and CKA_ENCRYPT/CKA_DECRYPT) is available`,
-    );
   }
 
   private async acquire(conn: Connection): Promise<Buffer> {
@@ -331,33 +279,4 @@ export class Pkcs11Token {
       // already gone
     }
   }
-}
-
-/** Reads attributes as numbers (CK_ULONG and CK_BBOOL, little-endian as the binding gives them). */
-function attributes(lib: Pkcs11, session: Buffer, handle: Buffer, types: number[]): number[] {
-  const out = lib.C_GetAttributeValue(session, handle, types.map((type) => ({ type })));
-  return out.map((a) => {
-    const v = a.value as Buffer | undefined;
-    return v && v.length > 0 ? v.readUIntLE(0, Math.min(v.length, 6)) : 0;
-  });
-}
-
-/** A KEK must be an AES-256 key the token never lets out: sensitive and not extractable. */
-function checkKek(lib: Pkcs11, api: Pkcs11Module['api'], session: Buffer, kek: Buffer, what: string): void {
-  const [keyType, length, sensitive, extractable] = attributes(lib, session, kek, [api.CKA_KEY_TYPE, api.CKA_VALUE_LEN, api.CKA_SENSITIVE, api.CKA_EXTRACTABLE]);
-  if (keyType !== api.CKK_AES || length !== 32) throw new Pkcs11SetupError(`${what} is not an AES-256 key`);
-  if (sensitive !== 1 || extractable !== 0) throw new Pkcs11SetupError(`${what} can leave the token (CKA_SENSITIVE must be true and CKA_EXTRACTABLE false); create a KEK that cannot`);
-}
-
-/** The PIN from its file: one line; the file's name is in errors, never its content. */
-async function readPinFile(file: string): Promise<string> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    throw new Pkcs11SetupError(`crypto.pkcs11.pinFile (SVC_CRYPTO_PKCS11_PIN_FILE): ${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
-  const pin = text.replace(/\r?\n$/, '');
-  if (!pin || pin.includes('\n')) throw new Pkcs11SetupError(`crypto.pkcs11.pinFile (SVC_CRYPTO_PKCS11_PIN_FILE): ${file} must hold the PIN on one line`);
-  return pin;
 }
