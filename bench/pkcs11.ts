@@ -8,9 +8,10 @@ import { pairedRounds, PLAINTEXT, type Round } from './lib/paired.ts';
 /**
  * `npm run bench:pkcs11`: the pkcs11 root of trust (on SoftHSM2, a token of its own in a temporary folder)
  * against the local one, in one run. Warm cache: encrypt 1 KiB and Ed25519 sign per CPU second, ABBA per
- * round. Cold cache (one cached entry, keys used in turn, so every request unwraps a KWK): the latency of
- * single requests, then the throughput of 16 concurrent callers, which shows the session pool and the
- * binding's asynchronous calls at work. Writes docs/benchmarks-pkcs11.md.
+ * round. Cold cache (one cached entry, keys used in turn, so every request unwraps a KWK; both services
+ * measured in alternation): the latency of single requests, then the throughput of 16 concurrent
+ * callers, which shows the session pool and the binding's asynchronous calls at work. Writes
+ * docs/benchmarks-pkcs11.md.
  */
 const module = ['/usr/lib/softhsm/libsofthsm2.so', '/usr/lib/x86_64-linux-gnu/softhsm/libsofthsm2.so'].find((m) => existsSync(m));
 if (!module) throw new Error('SoftHSM2 is not installed (Debian package softhsm2)');
@@ -35,33 +36,42 @@ try {
   local.child.kill('SIGTERM');
   pkcs11.child.kill('SIGTERM');
 
-  // Cold cache: one cached entry, keys used in turn, so every request unwraps a KWK.
-  const cold = async (env: Record<string, string>) => {
-    const svc = await start(['app/main.ts'], { ...common, ...env, SVC_CRYPTO_CACHE_MAX_ENTRIES: '1' }, path.join(work, 'cold.jsonl'));
-    try {
+  // Cold cache: one cached entry, keys used in turn, so every request unwraps a KWK. Both services run at
+  // once and are measured in alternation, so a machine that slows down or speeds up moves both alike.
+  const coldLocalSvc = await start(['app/main.ts'], { ...common, SVC_CRYPTO_CACHE_MAX_ENTRIES: '1' }, path.join(work, 'cold-local.jsonl'));
+  const coldPkcs11Svc = await start(['app/main.ts'], { ...common, ...pkcs11Env, SVC_CRYPTO_CACHE_MAX_ENTRIES: '1' }, path.join(work, 'cold-pkcs11.jsonl'));
+  const coldLocal = { times: [] as number[], requests: 0, ms: 0 };
+  const coldPkcs11 = { times: [] as number[], requests: 0, ms: 0 };
+  try {
+    const sides = await Promise.all([coldLocalSvc, coldPkcs11Svc].map(async (svc, i) => {
       const ids = await Promise.all(Array.from({ length: 32 }, () => activeKey(svc.url, { algorithm: 'AES' })));
-      const encrypt = (i: number) => call(`${svc.url}/v1/keys/${ids[i % ids.length]}/encrypt`, 'POST', PLAINTEXT);
-      const times: number[] = [];
-      for (let i = 0; i < 400; i++) {
+      return { encrypt: (n: number) => call(`${svc.url}/v1/keys/${ids[n % ids.length]}/encrypt`, 'POST', PLAINTEXT), out: i === 0 ? coldLocal : coldPkcs11 };
+    }));
+    for (let i = 0; i < 400; i++) {
+      for (const side of i % 2 === 0 ? sides : [...sides].reverse()) {
         const t0 = performance.now();
-        await encrypt(i);
-        times.push(performance.now() - t0);
+        await side.encrypt(i);
+        side.out.times.push(performance.now() - t0);
       }
-      times.sort((a, b) => a - b);
-      // 16 callers at once, each on its own keys in turn: every request still misses the cache.
-      const total = 3200;
+    }
+    // 16 callers at once, keys in turn (every request still misses the cache); blocks of 800 in ABBA order.
+    for (const side of [sides[0]!, sides[1]!, sides[1]!, sides[0]!]) {
       let next = 0;
       const t0 = performance.now();
       await Promise.all(Array.from({ length: 16 }, async () => {
-        while (next < total) await encrypt(next++);
+        while (next < 800) await side.encrypt(next++);
       }));
-      return { p50: times[200]!, p99: times[396]!, concurrent: total / ((performance.now() - t0) / 1000) };
-    } finally {
-      svc.child.kill('SIGTERM');
+      side.out.ms += performance.now() - t0;
+      side.out.requests += 800;
     }
+  } finally {
+    coldLocalSvc.child.kill('SIGTERM');
+    coldPkcs11Svc.child.kill('SIGTERM');
+  }
+  const summary = (c: typeof coldLocal) => {
+    const sorted = [...c.times].sort((x, y) => x - y);
+    return { p50: sorted[Math.floor(sorted.length / 2)]!, p99: sorted[Math.floor(sorted.length * 0.99)]!, concurrent: c.requests / (c.ms / 1000) };
   };
-  const coldLocal = await cold({});
-  const coldPkcs11 = await cold(pkcs11Env);
   const load2 = loadavg()[0]!;
 
   const doc = [
@@ -70,7 +80,7 @@ try {
     '<!-- Written by `npm run bench:pkcs11`; numbers from the run described below. -->',
     '',
     `Run on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} cores (${cpus()[0]?.model.trim()}), Node ${process.version}; ${PINNED ? 'servers pinned to core 0, autocannon to core 1' : 'cores shared'};`,
-    `load average ${load1.toFixed(1)} at the start, ${load2.toFixed(1)} at the end (other work on the machine shows in both).`,
+    `load average ${load1.toFixed(1)} at the start, ${load2.toFixed(1)} at the end${Math.max(load1, load2) > cpus().length ? ': the machine was busy with other work, so take the ratios, not the absolute numbers, and re-run on a quiet machine' : ''}.`,
     'pkcs11 talks to SoftHSM2 (a software token: the library runs in the service\'s process, so a token call costs',
     'CPU there; a network HSM adds a round trip to the cold-cache numbers instead). Both services: full chain,',
     'in-memory journal, stdout audit to a file.',
@@ -89,11 +99,12 @@ try {
     '',
     '| Root of trust | p50 ms | p99 ms | 16 concurrent callers, req/s |',
     '|---|---|---|---|',
-    `| local | ${coldLocal.p50.toFixed(2)} | ${coldLocal.p99.toFixed(2)} | ${coldLocal.concurrent.toFixed(0)} |`,
-    `| pkcs11 (SoftHSM2) | ${coldPkcs11.p50.toFixed(2)} | ${coldPkcs11.p99.toFixed(2)} | ${coldPkcs11.concurrent.toFixed(0)} |`,
+    `| local | ${summary(coldLocal).p50.toFixed(2)} | ${summary(coldLocal).p99.toFixed(2)} | ${summary(coldLocal).concurrent.toFixed(0)} |`,
+    `| pkcs11 (SoftHSM2) | ${summary(coldPkcs11).p50.toFixed(2)} | ${summary(coldPkcs11).p99.toFixed(2)} | ${summary(coldPkcs11).concurrent.toFixed(0)} |`,
     '',
-    'Latency: single sequential requests, 400 over 32 keys with one cache entry. Throughput: 3,200 requests',
-    'from 16 concurrent callers over the same keys. The difference is one unwrap on the token per cache miss',
+    'Latency: single sequential requests, 400 per service over 32 keys with one cache entry, the two services',
+    'in alternation. Throughput: 16 concurrent callers over the same keys, 1,600 requests per service in',
+    'blocks of 800, ABBA. The difference is one unwrap on the token per cache miss',
     '(a session object, C_UnwrapKey on the thread pool, reading the value back); `SVC_CRYPTO_CACHE_TTL_SECONDS`',
     '(300) bounds how often a key pays it.',
     '',

@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { b64 } from '../helpers/client.ts';
+import { Pkcs11Module } from '../../plugins/root-of-trust/support/pkcs11-module.ts';
 import { spawnService } from '../helpers/process.ts';
 import { startTestService, tempDir } from '../helpers/service.ts';
 import { softHsm } from '../helpers/softhsm.ts';
@@ -108,5 +109,38 @@ if (hsm) {
     await until(async () => (await api.get('/readyz')).status === 200, '/readyz to be ready again');
     t.same((await api.post(`/v1/keys/${a}/decrypt`, { ciphertextBase64: sealed })).body.plaintextBase64, b64('x'), 'the same node decrypts once the token is back');
     t.equal((await api.post('/v1/keys', { spec: { name: 'after', algorithm: 'AES' } })).status, 201);
+  });
+
+  t.test('a PIN changed on the token while serving is tried once when re-connecting, then never again until a restart', async (t) => {
+    hsm.initToken('pin-change', PIN);
+    const svc = await startTestService(pkcs11({ SVC_CRYPTO_PKCS11_TOKEN_LABEL: 'pin-change', SVC_CRYPTO_PKCS11_CREATE_KEK: 'true', SVC_CRYPTO_CACHE_MAX_ENTRIES: '1' }));
+    t.teardown(() => svc.stop());
+    const api = svc.client('ops');
+    const a = await api.key({ algorithm: 'AES' });
+    await api.key({ algorithm: 'AES' });
+
+    // The security officer changes the user PIN on the token (here through the same library, in the service's login).
+    const module = Pkcs11Module.acquire(hsm.module);
+    const slot = module.lib.C_GetSlotList(true).find((s) => module.lib.C_GetTokenInfo(s).label.trim() === 'pin-change')!;
+    const session = module.lib.C_OpenSession(slot, module.api.CKF_SERIAL_SESSION | module.api.CKF_RW_SESSION);
+    module.lib.C_SetPIN(session, PIN, 'a-new-pin-9999');
+    module.lib.C_CloseSession(session);
+    module.release();
+
+    // The token goes away and comes back: re-connecting logs in with the old PIN, which is refused.
+    hsm.disappear();
+    t.equal((await api.post(`/v1/keys/${a}/encrypt`, { plaintextBase64: b64('x') })).status, 503);
+    hsm.restore();
+    await until(async () => {
+      await api.get('/readyz'); // the readiness probe is what re-connects when no call comes
+      return svc.logs.some((l) => l.includes('refused the PIN; not trying again'));
+    }, 'the refused PIN to be logged');
+    const refused = await api.post(`/v1/keys/${a}/encrypt`, { plaintextBase64: b64('x') });
+    t.equal(refused.status, 503, 'calls that need the token answer 503');
+    t.match(refused.body.message, /the token refused the PIN; the service must be restarted with the right one/, 'without asking the token again');
+    t.equal(refused.headers.get('retry-after'), '60');
+    t.equal((await api.get('/readyz')).body.checks.rootOfTrust.ok, false, 'and the node stays unready');
+    t.equal(svc.logs.filter((l) => l.includes('CKR_PIN_INCORRECT')).length, 1, 'the PIN was tried once');
+    t.notOk(svc.logs.some((l) => l.includes(PIN) || l.includes('a-new-pin-9999')), 'neither PIN is logged');
   });
 }

@@ -51,8 +51,8 @@ const RECONNECT_MAX_MS = 30_000;
  * One token of one PKCS#11 library: where its KEKs are, a pool of logged-in sessions, and recovery. A
  * call whose token went away (a return value of TOKEN_GONE, or an ambiguous one while the token does not
  * answer a health check) drops every session and answers 503; the next call after a pause (1 s, growing
- * to 30 s while the token stays away) initialises the library again, finds the token by its label, logs in and finds the KEKs, so a token
- * that comes back is used again without a restart. A PIN the token refuses is never tried again (that
+ * to 30 s while the token stays away) initialises the library again, finds the token by its label, logs
+ * in and finds the KEKs, so a token that comes back is used again without a restart. A PIN the token refuses is never tried again (that
  * would count towards locking the token) until the service is restarted with the right one.
  */
 export class Pkcs11Token {
@@ -73,10 +73,6 @@ export class Pkcs11Token {
     private readonly options: { needsWrap: boolean; preferGcm?: boolean },
   ) {}
 
-  get tokenLabel(): string {
-    return this.settings.tokenLabel;
-  }
-
   /**
    * Loads the library, reads the PIN and connects. Settings that do not fit the token (a library that does
    * not load, no token with the label, a refused PIN, no KEK with the label, a KEK that is not a
@@ -90,16 +86,20 @@ export class Pkcs11Token {
     } catch (err) {
       throw new Pkcs11SetupError(`crypto.pkcs11.module (SVC_CRYPTO_PKCS11_MODULE): the PKCS#11 library ${s.module} cannot be loaded: ${(err as Error).message}`);
     }
-    this.pin = s.pinFile ? await readPinFile(s.pinFile, this.logger) : s.pin;
     try {
-      this.module.ensureInitialized();
-    } catch (err) {
-      throw new Pkcs11SetupError(`crypto.pkcs11.module (SVC_CRYPTO_PKCS11_MODULE): the PKCS#11 library ${s.module} failed to initialise (${ckr(err) ?? (err as Error).message}); check the library's own configuration`);
-    }
-    try {
+      this.pin = s.pinFile ? await readPinFile(s.pinFile, this.logger) : s.pin;
+      try {
+        this.module.ensureInitialized();
+      } catch (err) {
+        throw new Pkcs11SetupError(`crypto.pkcs11.module (SVC_CRYPTO_PKCS11_MODULE): the PKCS#11 library ${s.module} failed to initialise (${ckr(err) ?? (err as Error).message}); check the library's own configuration`);
+      }
       this.conn = this.connect();
     } catch (err) {
-      if (err instanceof Pkcs11SetupError) throw err;
+      if (err instanceof Pkcs11SetupError) {
+        // Let go of the library now, so that the last user's stop finalises it even after a failed start.
+        this.close();
+        throw err;
+      }
       this.failed(err as Error, this.module.generation);
       this.logger.warn(`the HSM token "${s.tokenLabel}" cannot be used now; calls that need it answer 503 until it can`, { error: (err as Error).message });
     }
@@ -132,9 +132,13 @@ export class Pkcs11Token {
       const code = ckr(err);
       if (code && (TOKEN_GONE.has(code) || (AMBIGUOUS.has(code) && !this.healthy(conn, session)))) {
         broken = true;
-        this.logger.warn(`the HSM token "${this.settings.tokenLabel}" failed; its sessions are dropped and opened again on the next call`, { call, error: code });
-        this.failed(err as Error, conn.generation);
-        this.drop(conn, tokenUnavailable(code));
+        this.closeQuietly(session);
+        // Calls in flight on a connection already dropped fail too: only the first failure is news.
+        if (this.conn === conn) {
+          this.logger.warn(`the HSM token "${this.settings.tokenLabel}" failed; its sessions are dropped and opened again on the next call`, { call, error: code });
+          this.failed(err as Error, conn.generation);
+          this.drop(conn, tokenUnavailable(code));
+        }
         throw tokenUnavailable(code);
       }
       throw err;
@@ -233,9 +237,17 @@ export class Pkcs11Token {
         return lib.C_OpenSession(conn.slot, api.CKF_SERIAL_SESSION);
       } catch (err) {
         conn.open--;
-        this.failed(err as Error, conn.generation);
-        this.drop(conn, tokenUnavailable(ckr(err) ?? 'no session'));
-        throw tokenUnavailable(ckr(err) ?? 'no session');
+        const code = ckr(err) ?? 'no session';
+        // The token's session limit (shared with other nodes and tools): wait for one of ours to be free.
+        if (code === 'CKR_SESSION_COUNT') {
+          if (conn.open > 0) return new Promise((resolve, reject) => this.waiters.push({ resolve, reject, conn }));
+          throw tokenUnavailable(code, 1);
+        }
+        if (this.conn === conn) {
+          this.failed(err as Error, conn.generation);
+          this.drop(conn, tokenUnavailable(code));
+        }
+        throw tokenUnavailable(code);
       }
     }
     return new Promise((resolve, reject) => this.waiters.push({ resolve, reject, conn }));
