@@ -48,6 +48,21 @@ if (hsm) {
     t.notOk([...first.logs, ...second.logs].some((l) => l.includes(PIN)), 'the PIN is in no log line');
   });
 
+  t.test('unwrapped KWKs are cached as for every root of trust, and a revoke drops the key\'s: its next use asks the token', async (t) => {
+    const svc = await startTestService(pkcs11());
+    t.teardown(() => svc.stop());
+    const api = svc.client('ops');
+    const unwraps = async () => Number(/svc_root_of_trust_pkcs11_calls_total\{call="unwrap",result="ok"\} (\d+)/.exec((await api.get('/metrics')).body as string)?.[1] ?? 0);
+    const key = await api.key({ algorithm: 'AES' });
+    const sealed = (await api.post(`/v1/keys/${key}/encrypt`, { plaintextBase64: b64('x') })).body.ciphertextBase64;
+    const before = await unwraps();
+    t.equal((await api.post(`/v1/keys/${key}/decrypt`, { ciphertextBase64: sealed })).status, 200);
+    t.equal(await unwraps(), before, 'a cached KWK: the token is not asked');
+    t.equal((await api.post(`/v1/keys/${key}/revoke`, {})).status, 200);
+    t.equal((await api.post(`/v1/keys/${key}/decrypt`, { ciphertextBase64: sealed })).status, 200);
+    t.equal(await unwraps(), before + 1, 'revoke dropped the KWK from memory; the token unwrapped it again');
+  });
+
   t.test('a wrong PIN, a missing KEK, an unknown token or missing settings stop the boot with a sentence naming the setting, never the PIN', async (t) => {
     const wrong = await refusal(pkcs11({ SVC_CRYPTO_PKCS11_PIN: 'not-the-pin-0815' }));
     t.match(wrong, /crypto\.pkcs11\.pin \(SVC_CRYPTO_PKCS11_PIN or SVC_CRYPTO_PKCS11_PIN_FILE\): the token "svc-token" refused the PIN \(CKR_PIN_INCORRECT\)/);
