@@ -1,5 +1,5 @@
 import type { Logger } from '../../../kernel/index.ts';
-import { Pkcs11SetupError } from './pkcs11-errors.ts';
+import { ckr, Pkcs11SetupError, TOKEN_GONE } from './pkcs11-errors.ts';
 import type { Pkcs11, Pkcs11Api } from './pkcs11-module.ts';
 
 /*
@@ -52,7 +52,20 @@ export function findKek(lib: Pkcs11, api: Pkcs11Api, session: Buffer, label: str
   return kek;
 }
 
-export function chooseMechanism(lib: Pkcs11, api: Pkcs11Api, slot: Buffer, session: Buffer, kek: Buffer, settings: { tokenLabel: string; kekLabel: string }, options: { needsWrap: boolean; preferGcm?: boolean }): Pkcs11Mechanism {
+/**
+ * Key wrap with padding where the token lists it for the KEK and really does it (an HSM's policy may
+ * refuse the exportable session key it needs: some FIPS modes), else AES-GCM.
+ */
+export function chooseMechanism(
+  lib: Pkcs11,
+  api: Pkcs11Api,
+  slot: Buffer,
+  session: Buffer,
+  kek: Buffer,
+  settings: { tokenLabel: string; kekLabel: string },
+  options: { needsWrap: boolean; preferGcm?: boolean },
+  logger: Pick<Logger, 'warn'>,
+): Pkcs11Mechanism {
   const flags = (mechanism: number) => {
     try {
       return lib.C_GetMechanismInfo(slot, mechanism).flags;
@@ -64,12 +77,51 @@ export function chooseMechanism(lib: Pkcs11, api: Pkcs11Api, slot: Buffer, sessi
   const both = (f: number, a: number, b: number) => (f & a) !== 0 && (f & b) !== 0;
   const kwp = both(flags(api.CKM_AES_KEY_WRAP_PAD), api.CKF_WRAP, api.CKF_UNWRAP) && usage[0] === 1 && usage[1] === 1;
   const gcm = both(flags(api.CKM_AES_GCM), api.CKF_ENCRYPT, api.CKF_DECRYPT) && usage[2] === 1 && usage[3] === 1;
-  if (kwp && !(options.preferGcm && gcm)) return 'aes-key-wrap-pad';
+  if (kwp && !(options.preferGcm && gcm)) {
+    const refusal = keyWrapRefusal(lib, api, session, kek);
+    if (!refusal) return 'aes-key-wrap-pad';
+    if (!gcm) throw new Pkcs11SetupError(`crypto.pkcs11.kekLabel (SVC_CRYPTO_PKCS11_KEK_LABEL): the token "${settings.tokenLabel}" lists AES key wrap with padding but refuses it with the KEK "${settings.kekLabel}" (${refusal}), and the KEK cannot do AES-GCM (CKA_ENCRYPT/CKA_DECRYPT)`);
+    logger.warn(`the token "${settings.tokenLabel}" refuses AES key wrap with padding of a session key (${refusal}); wrapping with AES-GCM instead`);
+    return 'aes-gcm';
+  }
   if (gcm) return 'aes-gcm';
   if (!options.needsWrap) return 'aes-key-wrap-pad';
   throw new Pkcs11SetupError(
     `crypto.pkcs11.kekLabel (SVC_CRYPTO_PKCS11_KEK_LABEL): the token "${settings.tokenLabel}" cannot wrap with the KEK "${settings.kekLabel}": neither AES key wrap with padding (mechanism and the KEK's CKA_WRAP/CKA_UNWRAP) nor AES-GCM (mechanism and CKA_ENCRYPT/CKA_DECRYPT) is available`,
   );
+}
+
+/**
+ * One key wrap and unwrap of a throwaway session key, as every wrap will do it: undefined when the token
+ * does it, else the return value it refused with. A token that is gone is not a refusal: that throws.
+ */
+function keyWrapRefusal(lib: Pkcs11, api: Pkcs11Api, session: Buffer, kek: Buffer): string | undefined {
+  const template = [
+    { type: api.CKA_CLASS, value: api.CKO_SECRET_KEY }, { type: api.CKA_KEY_TYPE, value: api.CKK_GENERIC_SECRET }, { type: api.CKA_TOKEN, value: false },
+    { type: api.CKA_SENSITIVE, value: false }, { type: api.CKA_EXTRACTABLE, value: true },
+  ];
+  const made: Buffer[] = [];
+  try {
+    const trial = lib.C_CreateObject(session, [...template, { type: api.CKA_VALUE, value: Buffer.alloc(48, 0x5a) }]);
+    made.push(trial);
+    const wrapped = lib.C_WrapKey(session, { mechanism: api.CKM_AES_KEY_WRAP_PAD }, kek, trial, Buffer.alloc(64));
+    const back = lib.C_UnwrapKey(session, { mechanism: api.CKM_AES_KEY_WRAP_PAD }, kek, wrapped, template);
+    made.push(back);
+    const value = lib.C_GetAttributeValue(session, back, [{ type: api.CKA_VALUE }])[0]?.value as Buffer | undefined;
+    return value?.equals(Buffer.alloc(48, 0x5a)) ? undefined : 'a different value came back';
+  } catch (err) {
+    const code = ckr(err);
+    if (!code || TOKEN_GONE.has(code)) throw err;
+    return code;
+  } finally {
+    for (const handle of made) {
+      try {
+        lib.C_DestroyObject(session, handle);
+      } catch {
+        // a session object goes with its session anyway
+      }
+    }
+  }
 }
 
 /** Reads attributes as numbers (CK_ULONG and CK_BBOOL, little-endian as the binding gives them). */

@@ -215,7 +215,7 @@ export class Pkcs11Token {
       }
       const keks = new Map<string, Buffer>();
       s.kekLabels.forEach((label, i) => keks.set(label, findKek(lib, api, session, label, i === 0, s, this.logger)));
-      const mechanism = chooseMechanism(lib, api, slot, session, keks.get(s.kekLabels[0]!)!, { tokenLabel: s.tokenLabel, kekLabel: s.kekLabels[0]! }, this.options);
+      const mechanism = chooseMechanism(lib, api, slot, session, keks.get(s.kekLabels[0]!)!, { tokenLabel: s.tokenLabel, kekLabel: s.kekLabels[0]! }, this.options, this.logger);
       return { generation: module.generation, slot, keks, mechanism, idle: [session], open: 1 };
     } catch (err) {
       try {
