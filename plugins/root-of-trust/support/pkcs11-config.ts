@@ -9,7 +9,7 @@ export const pkcs11Config = defineConfig({
       pin: { doc: 'pkcs11: the token\'s user PIN (or set crypto.pkcs11.pinFile). Never logged.', format: String, default: '', env: 'SVC_CRYPTO_PKCS11_PIN', sensitive: true },
       pinFile: { doc: 'pkcs11: a file holding the user PIN (one line), instead of crypto.pkcs11.pin.', format: String, default: '', env: 'SVC_CRYPTO_PKCS11_PIN_FILE' },
       kekLabel: { doc: 'pkcs11: label of the AES-256 KEK on the token (sensitive, never extractable) that wraps every key-wrapping key; required when crypto.kind is pkcs11.', format: String, default: '', env: 'SVC_CRYPTO_PKCS11_KEK_LABEL' },
-      createKek: { doc: 'pkcs11: create the KEK on the token at boot when no key has its label (sensitive, never extractable). Off by default, so a mistyped label fails the boot instead of making a new KEK.', format: Boolean, default: false, env: 'SVC_CRYPTO_PKCS11_CREATE_KEK' },
+      createKek: { doc: 'pkcs11: create the KEK on the token at boot when no key has its label (sensitive, never extractable). Off by default, so a mistyped label fails the boot instead of making a new KEK; set it for one node\'s first boot only (two nodes creating at once make two keys with the label, which stops every boot).', format: Boolean, default: false, env: 'SVC_CRYPTO_PKCS11_CREATE_KEK' },
       previousKekLabels: { doc: 'Earlier KEK labels on the same token (comma-separated) that still unwrap until `rewrap` has moved every key to the current KEK (also when the current one is local or in cloud-kms).', format: String, default: '', env: 'SVC_CRYPTO_PKCS11_PREVIOUS_KEK_LABELS' },
     },
   },
