@@ -31,6 +31,7 @@ import revocationRedis from '../plugins/revocation/redis/index.ts';
 import riskScoring from '../plugins/risk/scoring/index.ts';
 import rootOfTrustCloudKms from '../plugins/root-of-trust/cloud-kms/index.ts';
 import rootOfTrustLocal from '../plugins/root-of-trust/local/index.ts';
+import rootOfTrustPkcs11 from '../plugins/root-of-trust/pkcs11/index.ts';
 import tokens from '../plugins/tokens/index.ts';
 
 /** A port whose implementation the configuration picks by kind (OpenBao's static kind -> factory map). */
@@ -42,7 +43,7 @@ export interface Selectable {
 
 export const SELECTABLE: Selectable[] = [
   { configKey: 'journal.kind', env: 'SVC_JOURNAL_KIND', plugins: [journalMemory, journalSqlite, journalPostgres, journalMysql] },
-  { configKey: 'crypto.kind', env: 'SVC_CRYPTO_KIND', plugins: [rootOfTrustLocal, rootOfTrustCloudKms] },
+  { configKey: 'crypto.kind', env: 'SVC_CRYPTO_KIND', plugins: [rootOfTrustLocal, rootOfTrustCloudKms, rootOfTrustPkcs11] },
   { configKey: 'auth.kind', env: 'SVC_AUTH_KIND', plugins: [authDev, authHmac, authOidc] },
   { configKey: 'policy.kind', env: 'SVC_POLICY_KIND', plugins: [policyDev, policyRoleBased] },
   { configKey: 'revocation.kind', env: 'SVC_REVOCATION_KIND', plugins: [revocationNone, revocationMemory, revocationRedis] },

@@ -110,6 +110,12 @@ try {
     'this load never reaches, against off) is in [benchmarks-rate-limit.md](benchmarks-rate-limit.md); encrypt while',
     'a Human loops audit verification and advisor scans over 100,000 audit rows is in [benchmarks-long-reads.md](benchmarks-long-reads.md);',
     'an encrypt through the MCP door against the same encrypt over REST is in [benchmarks-mcp.md](benchmarks-mcp.md).',
+    'KMIP Encrypt through the KMIP door against REST encrypt, per server CPU second in the same run, is in',
+    '[benchmarks-kmip.md](benchmarks-kmip.md). The pkcs11',
+    'root of trust on SoftHSM2 against the local one (warm and cold cache) is in [benchmarks-pkcs11.md](benchmarks-pkcs11.md).',
+    'Batch encrypt of 100 items of 1 KiB against single encrypts, in items per server CPU second, is in',
+    '[benchmarks-batch.md](benchmarks-batch.md). Finding keys (`GET /v1/keys`) over 100,000 keys on PostgreSQL is in',
+    '[benchmarks-locate.md](benchmarks-locate.md).',
     '',
   ].join('\n');
   writeFileSync(path.join(ROOT, 'docs/benchmarks.md'), doc);

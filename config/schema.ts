@@ -38,7 +38,7 @@ export const baseSchema = defineConfig({
     kind: { doc: 'Where key state is journaled.', format: ['in-memory', 'rdb-server-1', 'rdb-server-2', 'rdb-embedded'], default: 'in-memory', env: 'SVC_JOURNAL_KIND' },
   },
   crypto: {
-    kind: { doc: 'Root of trust holding the key-encryption key.', format: ['in-memory', 'cloud-kms'], default: 'in-memory', env: 'SVC_CRYPTO_KIND' },
+    kind: { doc: 'Root of trust holding the key-encryption key.', format: ['in-memory', 'cloud-kms', 'pkcs11'], default: 'in-memory', env: 'SVC_CRYPTO_KIND' },
   },
   revocation: {
     kind: { doc: 'Token revocation list backend.', format: ['none', 'in-memory', 'kv-store'], default: 'in-memory', env: 'SVC_REVOCATION_KIND' },

@@ -35,6 +35,8 @@ ensure_packages() {
   command -v chromium >/dev/null 2>&1 || missing+=(chromium)
   # The KMIP door's interoperability tests drive PyKMIP's client with Debian's python3.
   /usr/bin/python3 -c 'import kmip.pie.client' >/dev/null 2>&1 || missing+=(python3-pykmip)
+  # The pkcs11 root of trust's tests run against SoftHSM2 (each test initialises tokens of its own).
+  command -v softhsm2-util >/dev/null 2>&1 || missing+=(softhsm2)
   # The erase test runs PostgreSQL in German (lc_messages), which it can only load as an installed
   # locale; built as a directory, since a running server may have missed a locale-archive made later.
   if ! locale -a 2>/dev/null | grep -qi '^de_DE\.utf-\?8$'; then

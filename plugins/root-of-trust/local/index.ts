@@ -8,22 +8,25 @@ import {
   KERNEL_API_VERSION,
   metricsPort,
   type PreflightNode,
+  type RootOfTrust,
   rootOfTrustPort,
 } from '../../../kernel/index.ts';
 import { localKekConfig } from './config.ts';
 import { RootOfTrustChain } from '../support/chain.ts';
 import { CloudKmsRootOfTrust } from '../support/cloud-kms-root-of-trust.ts';
 import { LocalRootOfTrust, type KekSource } from '../support/local-root-of-trust.ts';
+import { pkcs11PreviousSettings, pkcs11SettingProblems, type Pkcs11Settings } from '../support/pkcs11-config.ts';
+import { Pkcs11RootOfTrust } from '../support/pkcs11-root-of-trust.ts';
 
 type CloudPrevious = { region: string; endpoint: string; timeoutMs: number; arns: string[] };
-type Slice = { source: KekSource | { kind: 'refused'; journalKind: string }; previous: string[]; cloudPrevious: CloudPrevious };
+type Slice = { source: KekSource | { kind: 'refused'; journalKind: string }; previous: string[]; cloudPrevious: CloudPrevious; pkcs11Previous?: Pkcs11Settings };
 
 /** Where the KEK comes from: configured, a file beside journal.db, or per process. */
 function kekSource(all: BaseConfig & ConfigValues<typeof localKekConfig>): Slice {
   const list = (text: string) => text.split(',').map((k) => k.trim()).filter(Boolean);
   const c = all.crypto.cloudKms;
   const cloudPrevious = { region: c.region, endpoint: c.endpoint, timeoutMs: Math.max(100, c.timeoutMs), arns: list(c.previousKekArns) };
-  const slice = (source: Slice['source']): Slice => ({ source, previous: list(all.crypto.previousKeks), cloudPrevious });
+  const slice = (source: Slice['source']): Slice => ({ source, previous: list(all.crypto.previousKeks), cloudPrevious, pkcs11Previous: pkcs11PreviousSettings(all.crypto.pkcs11) });
   if (all.crypto.localKek) return slice({ kind: 'configured', kekBase64: all.crypto.localKek });
   const journalKind = all.journal.kind;
   if (journalKind === 'rdb-embedded') return slice({ kind: 'file', file: path.join(path.dirname(sqlitePath(all.rdbEmbedded.jdbcUrl)), 'kek.key') });
@@ -40,13 +43,13 @@ export default definePlugin({
   config: localKekConfig,
   configSlice: kekSource,
   dependsOn: { metrics: metricsPort },
-  preflight: ({ source, previous, cloudPrevious }, env) => {
+  preflight: ({ source, previous, cloudPrevious, pkcs11Previous }, env) => {
     const nodes: PreflightNode[] = [
       devGradeFinding(
         'crypto.kind',
         env.exposed,
         `crypto.kind is in-memory: the KEK lives in this process (${source.kind === 'file' ? 'and a file beside journal.db' : source.kind})`,
-        'use SVC_CRYPTO_KIND=cloud-kms so key material is protected by an HSM-backed key',
+        'use SVC_CRYPTO_KIND=cloud-kms or SVC_CRYPTO_KIND=pkcs11 so key material is protected by an HSM-backed key',
       ),
     ];
     if (source.kind === 'refused') {
@@ -62,6 +65,7 @@ export default definePlugin({
     if (cloudPrevious.arns.length > 0 && !cloudPrevious.region) {
       nodes.push({ name: 'crypto.cloudKms.region', status: 'fail', message: 'SVC_CRYPTO_CLOUD_KMS_PREVIOUS_KEK_ARNS is set but SVC_CRYPTO_CLOUD_KMS_REGION is empty', advice: 'set the region of the previous KEKs so their keys can be unwrapped and re-wrapped' });
     }
+    if (pkcs11Previous) nodes.push(...pkcs11SettingProblems(pkcs11Previous, 'previous').map((p) => ({ ...p, status: 'fail' as const })));
     if (previous.some((k) => Buffer.from(k, 'base64').length !== 32)) {
       nodes.push({ name: 'crypto.previousKeks', status: 'fail', message: 'every entry of SVC_CRYPTO_LOCAL_PREVIOUS_KEKS must be base64 of exactly 32 bytes', advice: 'list the earlier SVC_CRYPTO_LOCAL_KEK values, comma-separated' });
     }
@@ -71,9 +75,10 @@ export default definePlugin({
     if (config.source.kind === 'refused') throw new Error('no KEK configured for a persistent journal');
     const local = new LocalRootOfTrust(config.source, config.previous, logger);
     const { arns, region, endpoint, timeoutMs } = config.cloudPrevious;
-    if (arns.length === 0) return local;
-    // Moving back from cloud-kms: its KEKs still unwrap until rewrap has moved every key here.
-    const cloud = new CloudKmsRootOfTrust({ region, endpoint, timeoutMs, kekArn: arns[0]!, previousKekArns: arns.slice(1) }, deps.metrics.registry, logger, { probeAtStart: false });
-    return new RootOfTrustChain(local, [cloud]);
+    const others: RootOfTrust[] = [];
+    // Moving back from cloud-kms or pkcs11: their KEKs still unwrap until rewrap has moved every key here.
+    if (arns.length > 0) others.push(new CloudKmsRootOfTrust({ region, endpoint, timeoutMs, kekArn: arns[0]!, previousKekArns: arns.slice(1) }, deps.metrics.registry, logger, { probeAtStart: false }));
+    if (config.pkcs11Previous) others.push(new Pkcs11RootOfTrust(config.pkcs11Previous, deps.metrics.registry, logger, { role: 'previous' }));
+    return others.length === 0 ? local : new RootOfTrustChain(local, others);
   },
 });
