@@ -1,7 +1,10 @@
 import type { PeerCertificate } from 'node:tls';
 import { SYSTEM_PRINCIPAL, type Principal } from '../../kernel/index.ts';
 
-const PRINTABLE = /^[^\x00-\x1f\x7f]{1,256}$/;
+// No control character (C0, DEL, C1), line or paragraph separator, or invisible format character: the
+// subject is written to log and audit lines, which such a character could split in two, and an invisible
+// one would show a subject as another (`svc-system` followed by a zero-width space).
+const PRINTABLE = /^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]{1,256}$/u;
 
 const first = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
 
@@ -13,7 +16,7 @@ const first = (v: string | string[] | undefined): string | undefined => (Array.i
  */
 export function clientPrincipal(cert: PeerCertificate | undefined): Principal | { refused: string } {
   const cn = first(cert?.subject?.CN);
-  if (!cn || !PRINTABLE.test(cn)) return { refused: 'the client certificate has no usable subject CN (1..256 printable characters)' };
+  if (!cn || !PRINTABLE.test(cn)) return { refused: 'the client certificate has no usable subject CN (1..256 printable characters, no control or invisible ones)' };
   if (cn === SYSTEM_PRINCIPAL.subject) return { refused: `the subject ${SYSTEM_PRINCIPAL.subject} is reserved for the service itself` };
   const o = first(cert?.subject?.O);
   return { kind: 'Service', subject: cn, ...(o && PRINTABLE.test(o) ? { tenant: o } : {}), groups: [] };

@@ -57,6 +57,15 @@ t.test('the caller from the client certificate', async (t) => {
   t.match(clientPrincipal(undefined), { refused: /no usable/ });
 });
 
+t.test('a client certificate CN holding a line break, a C1 control or an invisible character authenticates no one', async (t) => {
+  // Each would split a log or export line in two, or show in the audit trail as another subject (svc-system).
+  for (const cn of ['billing\u0085forged line', 'billing\u2028forged line', 'billing\u2029x', 'a\u009b31mred', 'svc-system\u200b', '\u202esvc-system']) {
+    t.match(clientPrincipal({ subject: { CN: cn } } as never), { refused: /no usable subject CN/ }, JSON.stringify(cn));
+  }
+  t.same(clientPrincipal({ subject: { CN: 'billing', O: 'acme\u2028other' } } as never), { kind: 'Service', subject: 'billing', groups: [] }, 'nor is such an O a tenant');
+  t.same(clientPrincipal({ subject: { CN: 'Zoë Müller-Łukasz 日本' } } as never), { kind: 'Service', subject: 'Zoë Müller-Łukasz 日本', groups: [] }, 'letters of any script are fine');
+});
+
 t.test('requests: header and batch checks; responses in the request\'s version', async (t) => {
   const request = parseRequest(encodeTtlv(kmipRequest([1, 4], [{ operation: K.Operation.Query, payload: [] }, { operation: K.Operation.Get, payload: [] }])));
   t.same(request.version, { major: 1, minor: 4 });
