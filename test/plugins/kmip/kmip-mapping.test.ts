@@ -60,10 +60,16 @@ t.test('the caller from the client certificate', async (t) => {
 t.test('a client certificate CN holding a line break, a C1 control or an invisible character authenticates no one', async (t) => {
   // Each would split a log or export line in two, or show in the audit trail as another subject (svc-system).
   for (const cn of ['billing\u0085forged line', 'billing\u2028forged line', 'billing\u2029x', 'a\u009b31mred', 'svc-system\u200b', '\u202esvc-system']) {
-    t.match(clientPrincipal({ subject: { CN: cn } } as never), { refused: /no usable subject CN/ }, JSON.stringify(cn));
+    t.match(clientPrincipal({ subject: { CN: cn } } as never), { refused: /no usable subject CN/ }, cn.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
   }
   t.same(clientPrincipal({ subject: { CN: 'billing', O: 'acme\u2028other' } } as never), { kind: 'Service', subject: 'billing', groups: [] }, 'nor is such an O a tenant');
   t.same(clientPrincipal({ subject: { CN: 'Zoë Müller-Łukasz 日本' } } as never), { kind: 'Service', subject: 'Zoë Müller-Łukasz 日本', groups: [] }, 'letters of any script are fine');
+});
+
+t.test('a client certificate CN shaped like one of the service\'s agent ids authenticates no one', async (t) => {
+  // Otherwise its calls would be written, scanned by the advisor and answered by the auto-responder as the agent's.
+  t.match(clientPrincipal({ subject: { CN: 'agent-0b9c6f3e-2d1a-4c5b-8e7f-1a2b3c4d5e6f' } } as never), { refused: /agent/ });
+  t.same(clientPrincipal({ subject: { CN: 'agent-smith' } } as never), { kind: 'Service', subject: 'agent-smith', groups: [] }, 'a name that merely starts so is fine');
 });
 
 t.test('requests: header and batch checks; responses in the request\'s version', async (t) => {
