@@ -25,6 +25,17 @@ const MESSAGE_MS = 30_000;
 /** At shutdown, how long a connection may take to close after its last answer was sent. */
 const CLOSE_GRACE_MS = 2_000;
 
+/** Resolves once the socket has handed everything it buffered to the network, or has closed. */
+function sent(socket: TLSSocket): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      socket.off('drain', done).off('close', done);
+      resolve();
+    };
+    socket.on('drain', done).on('close', done);
+  });
+}
+
 /**
  * The KMIP door: binary TTLV over mutual TLS on its own port. Each connection's client certificate (which
  * must chain to kmip.tls.clientCaFile, or the handshake fails) names a Service principal; each batch item
@@ -104,7 +115,9 @@ export class KmipDoor implements Door {
         this.inFlight.add(reply);
         void reply.finally(() => this.inFlight.delete(reply));
         const bytes = await reply;
-        if (socket.writable) socket.write(bytes);
+        // A client that does not read its answers must not make the door hold them: the next request runs
+        // once this answer has left for the network (or the connection is gone).
+        if (socket.writable && !socket.write(bytes)) await sent(socket);
       }
       busy = false;
       if (!socket.destroyed) socket.resume();

@@ -45,6 +45,13 @@ t.test('the KMIP door against hostile and broken clients', async (t) => {
     t.match(item, { status: K.ResultStatus.OperationFailed, reason: R.AuthenticationNotSuccessful, message: /reserved/ });
   });
 
+  t.test('a certificate with two CNs authenticates no one', async (t) => {
+    const client = await RawKmipClient.connect(kmip.port, ca, kmip.identity('two-cns', '/CN=good-service/CN=admin'));
+    t.teardown(() => client.close());
+    const [item] = responseItems(await client.request(kmipRequest([1, 2], [{ operation: O.Locate, payload: [] }])));
+    t.match(item, { status: K.ResultStatus.OperationFailed, reason: R.AuthenticationNotSuccessful, message: /more than one subject CN/ });
+  });
+
   t.test('a message that frames but does not parse is answered Invalid Message; the connection goes on', async (t) => {
     const client = await open();
     t.teardown(() => client.close());

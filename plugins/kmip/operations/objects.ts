@@ -81,6 +81,12 @@ export const getAttributeList: KmipAdapter = async (payload, call) => {
 
 /** Keys one Locate reads at most: ten full pages. */
 const LOCATE_SCAN_PAGES = 10;
+/**
+ * Identifiers one Locate answers at most (and by default); a larger Maximum Items is read as this, which
+ * KMIP allows (the server MAY answer fewer). Without it, a message of 100 Locates could ask for 20,000
+ * identifiers each: a response of about 100 MB, encoded in one piece, from a request of a few kilobytes.
+ */
+const LOCATE_MAX_ITEMS = 1000;
 const ALGORITHMS_BY_CODE: Record<number, string> = { [K.CryptographicAlgorithm.Aes]: 'AES', [K.CryptographicAlgorithm.Rsa]: 'RSA', [K.CryptographicAlgorithm.Ecdsa]: 'EC', [K.CryptographicAlgorithm.Ec]: 'EC', [K.CryptographicAlgorithm.HmacSha256]: 'HMAC', [K.CryptographicAlgorithm.HmacSha384]: 'HMAC', [K.CryptographicAlgorithm.HmacSha512]: 'HMAC' };
 
 /** The KMIP objects of one key that pass the Object Type filter: the key itself, and an asymmetric key's public half. */
@@ -118,7 +124,7 @@ export const locate: KmipAdapter = async (payload, call) => {
   if (offset < 0) rejected ??= new SvcError('InvalidField', 'Offset Items must not be negative');
   const objectType = numberValue(attributes.get('Object Type'));
   const found: string[] = [];
-  const wanted = offset + (max ?? 1000);
+  const wanted = offset + Math.min(max ?? LOCATE_MAX_ITEMS, LOCATE_MAX_ITEMS);
   for (let page = 0; page < LOCATE_SCAN_PAGES && found.length < wanted; page++) {
     const answer = await call.run<{ keys: ManagedKey[]; nextCursor?: string }>('LocateKeys', query, rejected);
     for (const key of answer.keys) {

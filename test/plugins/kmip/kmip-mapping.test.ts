@@ -50,11 +50,32 @@ t.test('key specs from KMIP algorithm, length and curve', async (t) => {
 
 t.test('the caller from the client certificate', async (t) => {
   t.same(clientPrincipal({ subject: { CN: 'billing', O: 'acme' } } as never), { kind: 'Service', subject: 'billing', tenant: 'acme', groups: [] });
-  t.same(clientPrincipal({ subject: { CN: ['first', 'second'] } } as never), { kind: 'Service', subject: 'first', groups: [] });
   t.match(clientPrincipal({ subject: {} } as never), { refused: /no usable subject CN/ });
   t.match(clientPrincipal({ subject: { CN: 'bad\u0000name' } } as never), { refused: /no usable subject CN/ });
   t.match(clientPrincipal({ subject: { CN: 'svc-system' } } as never), { refused: /reserved/ });
   t.match(clientPrincipal(undefined), { refused: /no usable/ });
+});
+
+t.test('a client certificate CN holding a line break, a C1 control or an invisible character authenticates no one', async (t) => {
+  // Each would split a log or export line in two, or show in the audit trail as another subject (svc-system).
+  for (const cn of ['billing\u0085forged line', 'billing\u2028forged line', 'billing\u2029x', 'a\u009b31mred', 'svc-system\u200b', '\u202esvc-system']) {
+    t.match(clientPrincipal({ subject: { CN: cn } } as never), { refused: /no usable subject CN/ }, cn.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  }
+  t.same(clientPrincipal({ subject: { CN: 'billing', O: 'acme\u2028other' } } as never), { kind: 'Service', subject: 'billing', groups: [] }, 'nor is such an O a tenant');
+  t.same(clientPrincipal({ subject: { CN: 'Zoë Müller-Łukasz 日本' } } as never), { kind: 'Service', subject: 'Zoë Müller-Łukasz 日本', groups: [] }, 'letters of any script are fine');
+});
+
+t.test('a client certificate CN shaped like one of the service\'s agent ids authenticates no one', async (t) => {
+  // Otherwise its calls would be written, scanned by the advisor and answered by the auto-responder as the agent's.
+  t.match(clientPrincipal({ subject: { CN: 'agent-0b9c6f3e-2d1a-4c5b-8e7f-1a2b3c4d5e6f' } } as never), { refused: /agent/ });
+  t.same(clientPrincipal({ subject: { CN: 'agent-smith' } } as never), { kind: 'Service', subject: 'agent-smith', groups: [] }, 'a name that merely starts so is fine');
+});
+
+t.test('a client certificate with two CNs or two Os authenticates no one: which one names the caller would be a guess', async (t) => {
+  // A CA that checks the last CN (as Go's crypto/x509 reads a name) while the door took the first would let a
+  // certificate approved for one subject act as another.
+  t.match(clientPrincipal({ subject: { CN: ['billing', 'admin'] } } as never), { refused: /more than one/ });
+  t.match(clientPrincipal({ subject: { CN: 'billing', O: ['acme', 'globex'] } } as never), { refused: /more than one/ });
 });
 
 t.test('requests: header and batch checks; responses in the request\'s version', async (t) => {
