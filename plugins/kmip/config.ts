@@ -8,6 +8,10 @@ export const kmipConfig = defineConfig({
     },
     host: { doc: 'Bind address of the KMIP listener. Empty: the HTTP listener\'s (http.host).', format: String, default: '', env: 'SVC_KMIP_HOST' },
     port: { doc: 'Port of the KMIP listener (5696 is KMIP\'s registered port; 0 picks a free one).', format: 'port', default: 5696, env: 'SVC_KMIP_PORT' },
+    maxConnections: {
+      doc: 'Connections the KMIP listener holds at once, handshakes included; more are refused until one ends. KMIP clients are few (databases, arrays, hypervisors) and each may hold a few MiB of messages in flight, so this is far below http.maxConnections.',
+      format: 'nat', default: 256, env: 'SVC_KMIP_MAX_CONNECTIONS',
+    },
     tls: {
       certFile: { doc: 'PEM certificate chain of the KMIP listener (required when kmip.enabled).', format: String, default: '', env: 'SVC_KMIP_TLS_CERT_FILE' },
       keyFile: { doc: 'PEM private key of the KMIP listener\'s certificate (required when kmip.enabled).', format: String, default: '', env: 'SVC_KMIP_TLS_KEY_FILE' },
@@ -23,6 +27,6 @@ export interface KmipSettings {
   certFile: string;
   keyFile: string;
   clientCaFile: string;
-  /** Connections accepted at once (the HTTP listener's http.maxConnections). */
+  /** Connections accepted at once, handshakes included (kmip.maxConnections). */
   maxConnections: number;
 }

@@ -10,13 +10,13 @@ export default definePlugin({
   description: 'KMIP (binary TTLV over mutual TLS) on its own port: client certificates as Service principals, every operation through the one pipeline',
   dependsOn: { runner: operationRunnerPort, logger: loggerPort, clock: clockPort },
   config: kmipConfig,
-  configSlice: (all: ConfigValues<typeof kmipConfig> & { http: { host: string; maxConnections: number } }): KmipSettings => ({
+  configSlice: (all: ConfigValues<typeof kmipConfig> & { http: { host: string } }): KmipSettings => ({
     host: all.kmip.host || all.http.host,
     port: all.kmip.port,
     certFile: all.kmip.tls.certFile,
     keyFile: all.kmip.tls.keyFile,
     clientCaFile: all.kmip.tls.clientCaFile,
-    maxConnections: all.http.maxConnections,
+    maxConnections: all.kmip.maxConnections,
   }),
   preflight: (config) => [kmipTlsPreflight(config)],
   create: ({ config, deps }) => new KmipDoor(config, deps.runner, deps.logger, deps.clock),
