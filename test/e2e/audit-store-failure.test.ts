@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { Database } from '../../plugins/sql-support/sqlite-driver.ts';
 import knexFactory from 'knex';
@@ -66,6 +66,16 @@ async function usable(t: Test, svc: TestService, keyId: string) {
   t.equal((await api.post(`/v1/keys/${keyId}/encrypt`, { plaintextBase64: 'AAAA' })).status, 200, 'the key created during the outage encrypts');
 }
 
+/** Appends to `file` until the file system has no byte left (ENOSPC). */
+function fillUp(file: string): void {
+  const chunk = Buffer.alloc(4096);
+  try {
+    for (;;) appendFileSync(file, chunk);
+  } catch {
+    // ENOSPC: the file system is full.
+  }
+}
+
 t.test('SQLite audit store on a full file system: no change takes effect without its record', async (t) => {
   const dir = tempDir();
   const auditFs = path.join(dir, 'audit-fs');
@@ -87,11 +97,13 @@ t.test('SQLite audit store on a full file system: no change takes effect without
   await until(() => journalOf(path.join(dir, 'journal.db')).outbox.length === 0, 'the set-up calls acknowledged in the outbox', 60_000);
 
   const filler = path.join(auditFs, 'filler');
-  try {
-    writeFileSync(filler, Buffer.alloc(4 * 1024 * 1024));
-  } catch {
-    // ENOSPC: the file system is now full.
-  }
+  // SQLite cuts its checkpointed WAL back at its next commit, which frees space that a write then uses:
+  // the disk is full for good once a write (readiness probes one) has failed with every free byte taken.
+  await until(async () => {
+    fillUp(filler);
+    return (await api.get('/readyz')).status === 503;
+  }, 'an audit write to fail on the full file system', 60_000);
+  fillUp(filler);
   const created = await callsDuringOutage(t, svc, active, preActive, { status: 500, error: 'InternalError' });
   const ready = await api.get('/readyz');
   t.equal(ready.status, 503, 'readiness notices a store that can no longer be written');
