@@ -7,6 +7,8 @@ import { loadConfig } from '../config/load.ts';
 import { baseSchema } from '../config/schema.ts';
 import { commandNodeId, nodeIdOf } from '../config/node.ts';
 import { stitchSchema } from '../config/stitch.ts';
+import { workerNodeId } from '../config/workers.ts';
+import type { NodeWorkers } from '../kernel/http/node-workers.ts';
 import { bootKernel, type RunningKernel } from '../kernel/boot.ts';
 import { createStderrLogger } from '../kernel/logger.ts';
 import { loadThirdPartyPlugins } from '../kernel/plugin-loader.ts';
@@ -31,6 +33,8 @@ export interface StartOptions {
   /** The server command being run (rewrap ...): it writes under a node id of its own, `commandNodeId`. */
   command?: string;
   print?: (text: string) => void;
+  /** Set in a worker of a node with several (app/cluster/worker.ts): its slot names its node id, and /metrics and /readyz speak for the node. */
+  worker?: { slot: number; workers: NodeWorkers };
 }
 
 /** Everything the config decides, before anything starts: the validated values and the schema they came from. */
@@ -50,6 +54,7 @@ export async function startService(opts: StartOptions): Promise<RunningKernel> {
   const { config, thirdParty } = await resolveConfiguration(opts.argv, opts.env);
   const values = config.values as Record<string, any>;
   if (opts.command) values.node.id = commandNodeId(nodeIdOf(values as Parameters<typeof nodeIdOf>[0]), opts.command);
+  if (opts.worker) values.node.id = workerNodeId(nodeIdOf(values as Parameters<typeof nodeIdOf>[0]), opts.worker.slot);
   const plugins = selectPlugins(values, thirdParty);
   return bootKernel({
     config: values,
@@ -65,5 +70,6 @@ export async function startService(opts: StartOptions): Promise<RunningKernel> {
     listen: opts.listen,
     version: VERSION,
     print,
+    workers: opts.worker?.workers,
   });
 }

@@ -1,5 +1,6 @@
 import { defineConfig, type ConfigValues } from '../kernel/config-values.ts';
 import { DEFAULT_STATE_BYTES } from '../kernel/detection/state-budget.ts';
+import { wholeNumberOrAuto } from './workers.ts';
 
 /**
  * The base configuration schema: what the deployment as a whole decides (bind, limits, which plugin
@@ -59,6 +60,12 @@ export const baseSchema = defineConfig({
   },
   security: {
     preflight: { doc: 'warn prints dev-grade findings; enforce refuses to boot on an exposed bind.', format: ['warn', 'enforce'], default: 'warn', env: 'SVC_SECURITY_PREFLIGHT' },
+  },
+  server: {
+    workers: {
+      doc: 'Worker processes serving the one listener (node:cluster), each a node of its own (node id <node.id>-w<N>); auto: one per usable core. Above 1 the journal and audit store must be shared (rdb-server-1, rdb-server-2 or rdb-embedded) and revocation.kind kv-store or none.',
+      format: wholeNumberOrAuto, default: '1' as string, env: 'SVC_WORKERS',
+    },
   },
   plugins: { doc: 'Third-party plugins: package names or paths (relative to the config file).', format: Array, default: [] },
 });
