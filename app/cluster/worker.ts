@@ -92,7 +92,7 @@ export function joinCluster(logger: Logger): ClusterWorker | undefined {
       process.on('disconnect', () => shutdown('primary exited'));
       const address = kernel.address!;
       send({ svc: 'serving', protocol: kernel.protocol, host: address.address, port: address.port });
-      named.info('worker listening', { protocol: kernel.protocol, host: address.address, port: address.port });
+      named.info('worker listening', { protocol: kernel.protocol, host: address.address, port: address.port, pid: process.pid });
     },
   };
 }
