@@ -141,6 +141,24 @@ for (const backend of ['postgresql', 'sqlite'] as const) {
       await reader.close();
     });
 
+    if (backend === 'sqlite') {
+      t.test('a worker that keeps dying soon after it starts is replaced after a growing pause', async (t) => {
+        const replacedLines = () => (node.proc.stderr().match(/"msg":"worker replaced","worker":"w1"/g) ?? []).length;
+        for (let kill = 1; kill <= 3; kill++) {
+          const before = replacedLines();
+          process.kill(node.workerPids().get('w1')!, 'SIGKILL');
+          await until(() => replacedLines() > before, `replacement ${kill} of w1`, 90_000);
+        }
+        const pauses = [...node.proc.stderr().matchAll(/"msg":"worker exited; starting a replacement","worker":"w1".*?"restartInMs":(\d+)/g)].map((m) => Number(m[1]));
+        t.equal(pauses.length, 3);
+        t.ok(pauses[2]! >= 500, `the third replacement in a row waited (pauses ${pauses.join(', ')} ms)`);
+        t.ok(pauses[2]! >= pauses[1]! && pauses[1]! >= pauses[0]!, 'each pause at least as long as the one before');
+        const probe = new Connection(node.url, 'ready');
+        await until(async () => (await probe.call('GET', '/readyz')).status === 200, 'the node ready again');
+        await probe.close();
+      });
+    }
+
     t.test('SIGTERM drains every worker and the primary exits 0, leaving no process behind', async (t) => {
       const pids = [...node.workerPids().values()].filter(alive);
       t.equal(pids.length, 2);
