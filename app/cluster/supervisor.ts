@@ -36,6 +36,8 @@ export class WorkerSupervisor {
   private readonly slots: Slot[];
   private readonly aggregator = new promClient.AggregatorRegistry();
   private draining = false;
+  /** Set once every worker served for the first time; before that a worker that dies fails the boot instead. */
+  private booted = false;
   private nextProbe = 0;
   private readonly probes = new Map<number, { answers: Map<number, ReadinessChecks>; expected: Set<number>; done: () => void }>();
 
@@ -57,7 +59,9 @@ export class WorkerSupervisor {
   async start(): Promise<Serving> {
     const first = await this.boot([this.slots[0]!]);
     await this.boot(this.slots.slice(1));
-    for (const slot of this.slots) slot.worker!.on('exit', (code, signal) => this.onExit(slot, slot.worker!, code, signal));
+    this.booted = true;
+    // One that died while the others were starting is replaced now.
+    for (const slot of this.slots) if (slot.worker?.isDead()) this.onExit(slot, slot.worker, slot.worker.process.exitCode, slot.worker.process.signalCode);
     return first;
   }
 
@@ -117,11 +121,12 @@ export class WorkerSupervisor {
       };
       worker.on('message', onMessage);
       worker.once('exit', onExit);
+      worker.on('exit', (code, signal) => this.onExit(slot, worker, code, signal));
     });
   }
 
   private onExit(slot: Slot, worker: Worker, code: number | null, signal: string | null): void {
-    if (this.draining || slot.worker !== worker) return;
+    if (this.draining || !this.booted || slot.worker !== worker) return;
     const served = slot.servingSince ? Date.now() - slot.servingSince : 0;
     slot.crashes = served >= HEALTHY_AFTER_MS ? 0 : slot.crashes + 1;
     const pauseMs = slot.crashes <= 1 ? 0 : Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (slot.crashes - 2));
@@ -129,18 +134,10 @@ export class WorkerSupervisor {
     slot.worker = undefined;
     slot.restart = setTimeout(() => {
       if (this.draining) return;
+      // A replacement that dies before it serves is an early crash like any other: its exit schedules the next try.
       this.fork(slot).then(
-        () => {
-          this.logger.info('worker replaced', { worker: workerName(slot.n), pid: slot.worker?.process.pid });
-          const replacement = slot.worker!;
-          replacement.on('exit', (c, s) => this.onExit(slot, replacement, c, s));
-        },
-        (err) => {
-          // It died before serving: count it as an early crash and try again after a longer pause.
-          this.logger.error('replacement worker failed to start', { worker: workerName(slot.n), error: (err as Error).message });
-          const failed = slot.worker!;
-          this.onExit(slot, failed, failed.process.exitCode, failed.process.signalCode);
-        },
+        () => this.logger.info('worker replaced', { worker: workerName(slot.n), pid: slot.worker?.process.pid }),
+        (err) => this.logger.error('replacement worker failed to start', { worker: workerName(slot.n), error: (err as Error).message }),
       );
     }, pauseMs);
   }
