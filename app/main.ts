@@ -6,6 +6,8 @@ import { parseServerCommandLine, ServerUsageError, USAGE, type ServerCommand } f
 import { issueHumanToken } from './commands/issue-token.ts';
 import { replayDeadLetterFiles } from './commands/replay-dead-letters.ts';
 import { rewrap } from './commands/rewrap.ts';
+import { runClusterPrimary } from './cluster/primary.ts';
+import { joinCluster } from './cluster/worker.ts';
 import { resolveConfiguration, startService, VERSION } from './start.ts';
 
 /** The process entry point: `npm start -- [--config FILE] [--print-config | --version | --help] [rewrap | replay-dead-letters [--sink NAME]]`. */
@@ -42,34 +44,39 @@ async function main(): Promise<void> {
     process.stdout.write(`${config.redacted()}\n`);
     return;
   }
+  // server.workers above 1: this process only supervises the workers (app/cluster/), which run what follows.
+  if (await runClusterPrimary(command.argv, process.env, logger)) return;
+  const worker = joinCluster(logger);
+  const log = worker?.logger ?? logger;
   // The OpenTelemetry SDK reads the process environment (OTEL_*), so the process starts it, not startService.
-  const tracing = await startTracing(process.env, logger);
-  const kernel = await startService({ argv: command.argv, env: process.env, logger, tracer: tracing.tracer });
-  logger.info('listening', { protocol: kernel.protocol, host: kernel.address!.address, port: kernel.address!.port });
+  const tracing = await startTracing(process.env, log);
+  const kernel = await startService({ argv: command.argv, env: process.env, logger: log, tracer: tracing.tracer, worker });
+  if (!worker) logger.info('listening', { protocol: kernel.protocol, host: kernel.address!.address, port: kernel.address!.port });
 
   // SIGHUP: renewed certificate files are picked up without a restart.
   process.on('SIGHUP', () => {
     try {
-      if (kernel.reloadTls()) logger.info('TLS certificate files reloaded');
+      if (kernel.reloadTls()) log.info('TLS certificate files reloaded');
     } catch (err) {
-      logger.error('TLS reload failed; the previous certificate stays in use', { error: (err as Error).message });
+      log.error('TLS reload failed; the previous certificate stays in use', { error: (err as Error).message });
     }
   });
   let signalled = false;
   const shutdown = (signal: string) => {
     if (signalled) return; // a second signal while stopping changes nothing
     signalled = true;
-    logger.info('shutting down', { signal });
+    log.info('shutting down', { signal });
     kernel.stop().then(() => tracing.shutdown()).then(
       () => process.exit(0),
       (err) => {
-        logger.error('shutdown failed', { error: (err as Error).message });
+        log.error('shutdown failed', { error: (err as Error).message });
         process.exit(1);
       },
     );
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  worker?.serving(kernel, shutdown);
 }
 
 main().catch((err: unknown) => {

@@ -8,6 +8,8 @@ import { baseSchema } from '../config/schema.ts';
 import { commandNodeId, nodeIdOf } from '../config/node.ts';
 import { stitchSchema } from '../config/stitch.ts';
 import { unknownVariables, warnUnknownVariables, withUnknownVariables } from '../config/unknown-variables.ts';
+import { workerNodeId } from '../config/workers.ts';
+import type { NodeWorkers } from '../kernel/http/node-workers.ts';
 import { bootKernel, type RunningKernel } from '../kernel/boot.ts';
 import { createStderrLogger, isServiceLogger } from '../kernel/logger.ts';
 import { loadThirdPartyPlugins } from '../kernel/plugin-loader.ts';
@@ -32,6 +34,8 @@ export interface StartOptions {
   /** The server command being run (rewrap ...): it writes under a node id of its own, `commandNodeId`. */
   command?: string;
   print?: (text: string) => void;
+  /** Set in a worker of a node with several (app/cluster/worker.ts): its slot names its node id, and /metrics and /readyz speak for the node. */
+  worker?: { slot: number; workers: NodeWorkers };
 }
 
 /** Everything the config decides, before anything starts: the validated values and the schema they came from. */
@@ -52,6 +56,7 @@ export async function startService(opts: StartOptions): Promise<RunningKernel> {
   const { config, thirdParty, unknownVariables: unknown } = await resolveConfiguration(opts.argv, opts.env);
   const values = config.values as Record<string, any>;
   if (opts.command) values.node.id = commandNodeId(nodeIdOf(values as Parameters<typeof nodeIdOf>[0]), opts.command);
+  if (opts.worker) values.node.id = workerNodeId(nodeIdOf(values as Parameters<typeof nodeIdOf>[0]), opts.worker.slot);
   if (isServiceLogger(logger)) logger.configure({ level: values.log.level, node: nodeIdOf(values as Parameters<typeof nodeIdOf>[0]) });
   warnUnknownVariables(unknown, logger);
   const plugins = selectPlugins(values, thirdParty);
@@ -69,5 +74,6 @@ export async function startService(opts: StartOptions): Promise<RunningKernel> {
     listen: opts.listen,
     version: VERSION,
     print,
+    workers: opts.worker?.workers,
   });
 }

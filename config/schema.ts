@@ -1,6 +1,7 @@
 import { defineConfig, type ConfigValues } from '../kernel/config-values.ts';
 import { DEFAULT_STATE_BYTES } from '../kernel/detection/state-budget.ts';
 import { LOG_LEVELS } from '../kernel/logger.ts';
+import { wholeNumberOrAuto } from './workers.ts';
 
 /**
  * The base configuration schema: what the deployment as a whole decides (bind, limits, which plugin
@@ -63,6 +64,12 @@ export const baseSchema = defineConfig({
   },
   log: {
     level: { doc: 'Least severe log line written; logs are JSON lines on stderr.', format: [...LOG_LEVELS], default: 'info', env: 'SVC_LOG_LEVEL' },
+  },
+  server: {
+    workers: {
+      doc: 'Worker processes serving the one listener (node:cluster), each a node of its own (node id <node.id>-w<N>); auto: one per usable core. Above 1 the journal and audit store must be shared (rdb-server-1, rdb-server-2 or rdb-embedded) and revocation.kind kv-store or none.',
+      format: wholeNumberOrAuto, default: '1' as string, env: 'SVC_WORKERS',
+    },
   },
   plugins: { doc: 'Third-party plugins: package names or paths (relative to the config file).', format: Array, default: [] },
 });

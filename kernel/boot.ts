@@ -8,6 +8,7 @@ import type { AnyPlugin, PreflightEnv } from './define-plugin.ts';
 import { jsonBodyReader } from './http/body.ts';
 import { mountProblems } from './http/door-mounts.ts';
 import { HttpHost, type HttpSettings } from './http/host.ts';
+import type { NodeWorkers } from './http/node-workers.ts';
 import { buildOpenApi, openApiYaml } from './http/openapi.ts';
 import { operationalRoutes } from './http/operational-routes.ts';
 import type { PublicRoute } from './http/route.ts';
@@ -54,6 +55,8 @@ export interface BootOptions {
   listen?: boolean;
   /** Where the preflight banner and the boot tree go (stderr). */
   print: (text: string) => void;
+  /** Set when this process is one of several workers of the node: /metrics and /readyz then answer for all of them. */
+  workers?: NodeWorkers;
 }
 
 export interface RunningKernel {
@@ -139,9 +142,12 @@ export async function bootKernel(opts: BootOptions): Promise<RunningKernel> {
   await relay.start();
 
   let yamlDoc: string | undefined;
+  const localProbe = async () => ({ ...(await lifecycle.probe()), ...(await doors.probe()), ...audit.health() });
+  opts.workers?.answerProbesWith(localProbe);
   const publicRoutes: PublicRoute[] = operationalRoutes({
     metrics,
-    probe: async () => ({ ...(await lifecycle.probe()), ...(await doors.probe()), ...audit.health() }),
+    probe: opts.workers ? () => opts.workers!.readiness() : localProbe,
+    nodeMetrics: opts.workers && (() => opts.workers!.metrics()),
     openApiYaml: (): string => (yamlDoc ??= openApiYaml(buildOpenApi(operations, publicRoutes, { version: opts.version, groups: Object.assign({}, ...contributions.map((c) => c.groups)) }))),
     authenticator: container.resolve<Authenticator>(authenticatorPort.id),
     logger: opts.logger,

@@ -11,8 +11,8 @@ export interface ServiceLogger extends Logger {
   trace(msg: string, fields?: Record<string, unknown>): void;
   debug(msg: string, fields?: Record<string, unknown>): void;
   fatal(msg: string, fields?: Record<string, unknown>): void;
-  /** The configured level, and the node id every later line names (the config is read after the logger exists). */
-  configure(settings: { level?: LogLevel; node?: string }): void;
+  /** The configured level, and the node id and worker every later line names (the config is read after the logger exists). */
+  configure(settings: { level?: LogLevel; node?: string; worker?: string }): void;
   readonly level: LogLevel;
 }
 
@@ -51,9 +51,10 @@ export function createServiceLogger(options: { level?: LogLevel; write?: (line: 
     warn: emit('warn'),
     error: emit('error'),
     fatal: emit('fatal'),
-    configure({ level, node }) {
+    configure({ level, node, worker }) {
       if (level !== undefined) base.level = level;
       if (node !== undefined) base.setBindings({ node });
+      if (worker !== undefined) base.setBindings({ worker });
     },
     get level() {
       return base.level as LogLevel;

@@ -5,6 +5,9 @@ import type { AuditFanoutSink, DeliverySettings } from '../ports/audit-sink.ts';
 import type { Logger } from '../ports/logger.ts';
 import { narrowToOwner, setAsideIfOthersCouldWrite, warnIfFolderOpen } from '../files/owner-only.ts';
 
+/** How far into the queue a worker looks for an event whose correlation is free (concurrency above 1). */
+const SCAN_LIMIT = 1_000;
+
 export type DeliveryResult = 'delivered' | 'retried' | 'dead_lettered';
 
 /** What the queue reports as it works (the kernel's metrics). */
@@ -20,11 +23,15 @@ export class PermanentDeliveryError extends Error {}
  * backoff (initial, doubling, capped) and writing what it cannot deliver, or what overflows the queue,
  * to a JSONL dead-letter file. Nothing is dropped silently; it never blocks a request and never throws
  * into one. With concurrency 1 the destination receives events in the order they were offered, a
- * failed batch holding back the ones behind it.
+ * failed batch holding back the ones behind it. With more, several deliveries are in flight at once but
+ * the events of one correlation id (one request) still go one after another, in the order offered: an
+ * event waits while an earlier one of its correlation is in flight or being retried.
  */
 export class FanoutQueue {
   private readonly queue: AuditEvent[] = [];
   private readonly inFlight = new Set<AuditEvent[]>();
+  /** Correlation ids with an event in flight, and how many (concurrency above 1 only). */
+  private readonly busy = new Map<string, number>();
   private workers = 0;
   private drained: Promise<void> = Promise.resolve();
   private resolveDrained: (() => void) | undefined;
@@ -117,12 +124,47 @@ export class FanoutQueue {
   private async work(): Promise<void> {
     for (;;) {
       if (this.abandon.signal.aborted) return;
-      const batch = this.queue.splice(0, this.settings.batchSize);
+      const batch = this.takeBatch();
       if (batch.length === 0) return;
       this.inFlight.add(batch);
       await this.deliver(batch);
       this.inFlight.delete(batch);
+      if (this.settings.concurrency > 1) for (const e of batch) this.release(e.correlationId);
     }
+  }
+
+  /**
+   * The next batch. With concurrency above 1, only events whose correlation has nothing in flight and
+   * nothing waiting ahead of them; the scan looks at a bounded stretch of the queue, and a worker that
+   * finds nothing to take ends (the worker delivering the blocking event takes the rest afterwards).
+   */
+  private takeBatch(): AuditEvent[] {
+    const size = this.settings.batchSize;
+    if (this.settings.concurrency <= 1) return this.queue.splice(0, size);
+    const batch: AuditEvent[] = [];
+    const held = new Set<string>();
+    const scan = Math.min(this.queue.length, SCAN_LIMIT);
+    let kept = 0;
+    let end = 0;
+    for (; end < scan && batch.length < size; end++) {
+      const event = this.queue[end]!;
+      const key = event.correlationId;
+      if (!held.has(key) && !this.busy.has(key)) batch.push(event);
+      else {
+        held.add(key);
+        this.queue[kept++] = event; // the events passed over move up, in their order
+      }
+    }
+    if (batch.length === 0) return batch;
+    this.queue.splice(kept, end - kept);
+    for (const e of batch) this.busy.set(e.correlationId, (this.busy.get(e.correlationId) ?? 0) + 1);
+    return batch;
+  }
+
+  private release(correlationId: string): void {
+    const n = (this.busy.get(correlationId) ?? 1) - 1;
+    if (n <= 0) this.busy.delete(correlationId);
+    else this.busy.set(correlationId, n);
   }
 
   private async deliver(batch: AuditEvent[]): Promise<void> {

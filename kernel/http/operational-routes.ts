@@ -15,6 +15,8 @@ const AUDIT_EVENT_JSON_SCHEMA = JSON.stringify({ $schema: 'https://json-schema.o
 
 export interface OperationalDeps {
   metrics: KmsMetrics;
+  /** The whole node's metrics when this process is one of several workers; this process's own registry otherwise. */
+  nodeMetrics?: () => Promise<string>;
   probe: () => Promise<ReadinessChecks>;
   openApiYaml: () => string;
   /** Decides who may read a failing check's detail; without it nobody may (it is logged either way). */
@@ -44,7 +46,7 @@ export function operationalRoutes(deps: OperationalDeps): PublicRoute[] {
       method: 'GET', path: '/metrics', operationId: 'GetMetrics', tag: 'Operational', summary: 'Prometheus metrics', produces: 'text/plain',
       handle: async (ctx) => {
         ctx.type = deps.metrics.registry.contentType;
-        ctx.body = await deps.metrics.registry.metrics();
+        ctx.body = deps.nodeMetrics ? await deps.nodeMetrics() : await deps.metrics.registry.metrics();
       },
     },
     {

@@ -56,7 +56,7 @@ export interface DeliverySettings {
   deadLetterFile: string;
   /** Events handed to `deliverBatch` at once (sinks without it get one at a time). */
   batchSize: number;
-  /** Deliveries in flight at once; above 1 the destination may see events out of order. */
+  /** Deliveries in flight at once; above 1 events of different correlation ids may arrive out of order (one correlation's stay in order). */
   concurrency: number;
 }
 

@@ -9,12 +9,14 @@ import { WalCheckpointer, WRITER_AUTOCHECKPOINT_PAGES } from './wal-checkpointer
 /**
  * knex settings for an SQLite file through better-sqlite3: one connection (SQLite has one writer),
  * WAL for concurrent readers, synchronous FULL so an acknowledged write survives a crash. The folder
- * is made at start, not when the settings are built.
+ * is made at start, not when the settings are built. `shared`: other processes of this host write the
+ * same file (the workers of one node), so what this process caches is checked against the file before
+ * each use, as on a database server; busy_timeout makes a writer wait its turn for the write lock.
  */
-export function sqliteKnexSettings(file: string, logger: Pick<Logger, 'warn'> = { warn: () => {} }): KnexSettings {
+export function sqliteKnexSettings(file: string, logger: Pick<Logger, 'warn'> = { warn: () => {} }, shared = false): KnexSettings {
   return {
     describe: file,
-    shared: false,
+    shared,
     bootTimeoutMs: 15_000,
     recipe: { kind: 'sqlite', file },
     // The data directory is made 0700; the process umask (app/main.ts) makes every file in it 0600, and

@@ -87,3 +87,45 @@ t.test('stop during backoff dead-letters the event in flight and what is queued:
   await q.stop(20);
   t.same(deadLines(dir).map((l) => [l.event.resource, l.error]).sort(), [['k1', 'not delivered before shutdown'], ['k2', 'not delivered before shutdown']]);
 });
+
+t.test('with several deliveries in flight, the events of one correlation still arrive one after another, in order', async (t) => {
+  const arrived: string[] = [];
+  const inFlightPerCorrelation = new Map<string, number>();
+  let overlaps = 0;
+  let concurrent = 0;
+  let most = 0;
+  let failOnce = true;
+  const q = new FanoutQueue(
+    {
+      name: 'webhook-like',
+      deliver: async (e) => {
+        const n = (inFlightPerCorrelation.get(e.correlationId) ?? 0) + 1;
+        inFlightPerCorrelation.set(e.correlationId, n);
+        if (n > 1) overlaps++;
+        most = Math.max(most, ++concurrent);
+        await new Promise((r) => setTimeout(r, 1 + (Number(e.id.split('-')[1]) % 3)));
+        concurrent--;
+        inFlightPerCorrelation.set(e.correlationId, n - 1);
+        if (e.id === 'rec-2' && failOnce) {
+          failOnce = false;
+          throw new Error('503'); // retried: the events of r2 behind it must wait for it
+        }
+        arrived.push(e.id);
+      },
+    },
+    settings(tempDir(), { queueCapacity: 1000, concurrency: 4 }),
+    quiet,
+  );
+  // 60 events over 5 correlations, interleaved.
+  const offered = Array.from({ length: 60 }, (_, i) => ({ ...event(i), correlationId: `r${i % 5}` }));
+  for (const e of offered) q.offer(e);
+  await q.settled();
+  await q.stop();
+  t.equal(overlaps, 0, 'never two events of one correlation in flight at once');
+  t.ok(most > 1, `several deliveries were in flight at once (${most})`);
+  for (let c = 0; c < 5; c++) {
+    const expected = offered.filter((e) => e.correlationId === `r${c}`).map((e) => e.id);
+    t.same(arrived.filter((id) => expected.includes(id)), expected, `correlation r${c} in the order offered`);
+  }
+  t.equal(arrived.length, 60, 'each delivered once');
+});

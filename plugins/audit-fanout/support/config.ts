@@ -23,7 +23,7 @@ export function deliveryLeaves(envPrefix: string, defaults: { batchSize: number;
     deadLetterFile: { doc: 'JSONL file of undeliverable events; empty: <node.dataDir>/audit-<name>.deadletter.jsonl.', format: String, default: '', env: `${envPrefix}_DEAD_LETTER_FILE` },
     queueCapacity: { doc: 'Events waiting at most; beyond it an event goes to the dead letter at once.', format: 'nat', default: DEFAULT_DELIVERY.queueCapacity, env: `${envPrefix}_QUEUE_CAPACITY` },
     batchSize: { doc: 'Events per delivery round trip at most.', format: 'nat', default: defaults.batchSize, env: `${envPrefix}_BATCH_SIZE` },
-    concurrency: { doc: 'Deliveries in flight at once (above 1, events may arrive out of order).', format: 'nat', default: defaults.concurrency, env: `${envPrefix}_CONCURRENCY` },
+    concurrency: { doc: 'Deliveries in flight at once (above 1, events of different requests may arrive out of order; one request\'s events stay in order).', format: 'nat', default: defaults.concurrency, env: `${envPrefix}_CONCURRENCY` },
   };
 }
 

@@ -11,7 +11,7 @@ export interface WebhookSettings {
 }
 
 /**
- * POSTs one canonical event per request on the runtime's own HTTP client (node:http, keep-alive), signed with
+ * POSTs one canonical event per request on a pool of kept-alive connections (http-post.ts), signed with
  * `X-Svc-Signature: sha256=<hex HMAC-SHA256 of the raw body>`. 2xx acknowledges; 4xx (and a redirect,
  * which is never followed: signed audit goes only where the operator pointed it) is permanent and goes
  * to the dead letter; 5xx, timeouts and transport errors are retried by the kernel's queue.
@@ -31,7 +31,7 @@ export class WebhookSink implements AuditFanoutSink {
   }
 
   async stop(): Promise<void> {
-    this.poster.close();
+    await this.poster.close();
   }
 
   async deliver(event: AuditEvent): Promise<void> {

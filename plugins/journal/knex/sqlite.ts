@@ -1,6 +1,8 @@
 import { sqlitePath } from '../../../config/urls.ts';
 import { type ConfigValues, definePlugin, journalPort, KERNEL_API_VERSION } from '../../../kernel/index.ts';
 import { sqliteFile } from '../../sql-support/config.ts';
+import type { BaseConfig } from '../../../config/schema.ts';
+import { configuredWorkers } from '../../../config/workers.ts';
 import { KnexJournal } from './knex-journal.ts';
 import { sqliteKnexSettings } from '../../sql-support/sqlite-connection.ts';
 
@@ -11,6 +13,7 @@ export default definePlugin({
   kind: 'rdb-embedded',
   description: 'SQLite file journal (one node)',
   config: sqliteFile,
-  configSlice: (all: ConfigValues<typeof sqliteFile>) => ({ file: sqlitePath(all.rdbEmbedded.jdbcUrl) }),
-  create: ({ config, logger }) => new KnexJournal(sqliteKnexSettings(config.file, logger)),
+  // Several workers of one node write the file together: each then re-checks its cached key state before use.
+  configSlice: (all: BaseConfig & ConfigValues<typeof sqliteFile>) => ({ file: sqlitePath(all.rdbEmbedded.jdbcUrl), shared: configuredWorkers(all) > 1 }),
+  create: ({ config, logger }) => new KnexJournal(sqliteKnexSettings(config.file, logger, config.shared)),
 });
