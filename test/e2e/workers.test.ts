@@ -166,7 +166,8 @@ for (const backend of ['postgresql', 'sqlite'] as const) {
       node.proc.child.kill('SIGTERM');
       t.equal(await node.proc.exited, 0);
       await until(() => !pids.some(alive), 'every worker gone');
-      t.equal((node.proc.stderr().match(/"msg":"shutting down","worker":"w\d","signal":"SIGTERM"/g) ?? []).length, 2, 'each worker ran its own shutdown');
+      const shutdowns = node.proc.stderr().split('\n').filter((l) => l.includes('"shutting down"')).map((l) => JSON.parse(l) as { msg: string; worker?: string; signal?: string });
+      t.same(shutdowns.filter((e) => e.msg === 'shutting down' && e.signal === 'SIGTERM' && /^w\d$/.test(e.worker ?? '')).map((e) => e.worker).sort(), ['w1', 'w2'], 'each worker ran its own shutdown');
     });
   });
 }

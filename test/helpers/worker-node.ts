@@ -50,7 +50,11 @@ export async function startWorkerNode(workers: number, db: TestDatabase | undefi
     },
     workerPids() {
       const pids = new Map<string, number>();
-      for (const m of proc.stderr().matchAll(/"msg":"worker listening","worker":"(w\d+)".*?"pid":(\d+)/g)) pids.set(m[1]!, Number(m[2]));
+      for (const line of proc.stderr().split('\n')) {
+        if (!line.includes('"worker listening"')) continue;
+        const entry = JSON.parse(line) as { msg: string; worker: string; pid: number };
+        if (entry.msg === 'worker listening') pids.set(entry.worker, entry.pid);
+      }
       return pids;
     },
     async close() {
