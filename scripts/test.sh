@@ -18,7 +18,8 @@ set -a
 source "$state/env"
 set +a
 
-echo "== build the svc CLI"
+echo "== build the server (npm start runs dist/server) and the svc CLI"
+node scripts/build-server.mjs
 node scripts/build-cli.mjs
 
 echo "== tests"
