@@ -28,6 +28,15 @@ ensure_packages() {
   [ -f /usr/include/librdkafka/rdkafka_mock.h ] || missing+=(librdkafka-dev)
   command -v gcc >/dev/null 2>&1 || missing+=(gcc)
   command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
+  # Backup and restore tests: the databases' own dump tools.
+  command -v pg_dump >/dev/null 2>&1 || missing+=(postgresql-client)
+  command -v mariadb-dump >/dev/null 2>&1 || missing+=(mariadb-client)
+  # Container and systemd tests: podman (runc: crun refuses hybrid cgroups), a Debian base, the unit checker.
+  command -v podman >/dev/null 2>&1 || missing+=(podman)
+  command -v podman-compose >/dev/null 2>&1 || missing+=(podman-compose)
+  [ -x /usr/sbin/runc ] || missing+=(runc)
+  command -v debootstrap >/dev/null 2>&1 || missing+=(debootstrap)
+  command -v systemd-analyze >/dev/null 2>&1 || missing+=(systemd)
   # The erase test runs PostgreSQL in German (lc_messages), which it can only load as an installed
   # locale; built as a directory, since a running server may have missed a locale-archive made later.
   if ! locale -a 2>/dev/null | grep -qi '^de_DE\.utf-\?8$'; then
