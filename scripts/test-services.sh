@@ -34,6 +34,8 @@ ensure_packages() {
   # Container and systemd tests: podman (runc: crun refuses hybrid cgroups), a Debian base, the unit checker.
   command -v podman >/dev/null 2>&1 || missing+=(podman)
   command -v podman-compose >/dev/null 2>&1 || missing+=(podman-compose)
+  # podman-compose 1.0 (Debian 12) has no `config`: the compose file is checked with docker-compose's.
+  command -v docker-compose >/dev/null 2>&1 || missing+=(docker-compose)
   [ -x /usr/sbin/runc ] || missing+=(runc)
   command -v debootstrap >/dev/null 2>&1 || missing+=(debootstrap)
   command -v systemd-analyze >/dev/null 2>&1 || missing+=(systemd)
