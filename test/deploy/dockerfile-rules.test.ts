@@ -33,7 +33,7 @@ const all = (stage: Instruction[], op: string) => stage.filter((i) => i.op === o
 t.test('the base is the official Node 24 image unless BASE_IMAGE says otherwise, in every stage', async (t) => {
   const arg = preamble.find((i) => i.op === 'ARG' && i.args.startsWith('BASE_IMAGE='));
   t.ok(arg, 'ARG BASE_IMAGE before the first FROM');
-  t.match(arg!.args, /^BASE_IMAGE=docker\.io\/library\/node:24\b/);
+  t.match(arg!.args, /^BASE_IMAGE=docker\.io\/library\/node:24-bookworm-slim$/);
   t.ok(stages.length >= 2, 'multi-stage: a build stage and a runtime stage');
   for (const stage of stages) t.match(stage[0]!.args, /^\$\{BASE_IMAGE\}/, `FROM ${stage[0]!.args}`);
 });
