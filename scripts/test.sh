@@ -22,5 +22,8 @@ echo "== build the server (npm start runs dist/server) and the svc CLI"
 node scripts/build-server.mjs
 node scripts/build-cli.mjs
 
+echo "== container image (its base built from Debian packages once, then cached)"
+bash deploy/container/build-test-image.sh localhost/svc-kms:test
+
 echo "== tests"
 npx tap "$@" test/**/*.test.ts examples/**/*.test.ts

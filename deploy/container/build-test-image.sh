@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Builds the image the way the tests do on machines that reach no container registry: the Debian-built
+# base (build-base-image.sh, cached by tag) as BASE_IMAGE, runc (crun refuses hybrid cgroups) and
+# container limits no higher than the machine allows. Layers are cached between runs.
+#   deploy/container/build-test-image.sh [TAG]      (default localhost/svc-kms:test)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+tag=${1:-localhost/svc-kms:test}
+base=localhost/svc-kms-base:bookworm-slim-node24
+bash deploy/container/build-base-image.sh "$base"
+runtime=()
+[ -x /usr/sbin/runc ] && runtime=(--runtime /usr/sbin/runc)
+files=$(ulimit -Sn)
+processes=$(ulimit -Su)
+[ "$processes" = unlimited ] || [ "$processes" -gt 32768 ] && processes=32768
+podman "${runtime[@]}" build --format docker --ulimit "nofile=$files:$files" --ulimit "nproc=$processes:$processes" \
+  --build-arg "BASE_IMAGE=$base" --tag "$tag" . >/dev/null
+echo "$tag built"
