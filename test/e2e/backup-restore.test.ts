@@ -58,6 +58,12 @@ t.test('SQLite: online backup of a running node with scripts/backup-sqlite.mjs, 
   t.ok(existsSync(kek), 'the local KEK file the node made (its own backup in real life)');
   await svc.stop();
 
+  // Someone holding the backup but not the KEK (kept apart, as operations.md says): the service will not
+  // open a single key, and says which KEK the data needs.
+  const withoutKek = tempDir();
+  for (const file of ['journal.db', 'audit.db']) copyFileSync(path.join(backup, file), path.join(withoutKek, file));
+  await t.rejects(startTestService(env, { dir: withoutKek }), /cannot unwrap the stored key-wrapping keys.*under KEK local:/, 'a backup without its KEK opens nothing');
+
   const restoredDir = tempDir();
   for (const file of ['journal.db', 'audit.db']) copyFileSync(path.join(backup, file), path.join(restoredDir, file));
   copyFileSync(kek, path.join(restoredDir, 'kek.key'));
