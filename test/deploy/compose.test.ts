@@ -14,6 +14,8 @@ import { startTestService } from '../helpers/service.ts';
 import { makeTestPki } from '../helpers/tls-certs.ts';
 import { mintToken } from '../helpers/tokens.ts';
 import { moto, MOTO_CREDENTIALS, MOTO_REGION } from '../helpers/moto.ts';
+import { debianTool } from '../helpers/debian-tool.ts';
+import { serverMissing } from '../helpers/test-server.ts';
 import { until } from '../helpers/until.ts';
 
 // compose.yaml as the compose tool reads it (podman-compose 1.0 on Debian 12 has no `config`, Debian's
@@ -40,7 +42,10 @@ async function composeConfig(env: Record<string, string> | undefined): Promise<{
   );
 }
 
+const COMPOSE = debianTool('docker-compose', 'docker-compose');
+
 t.test('compose.yaml is valid, asks for every secret, and only svc-kms publishes a port', async (t) => {
+  if (!COMPOSE) return serverMissing(t, 'docker-compose (Debian package docker-compose) is missing and cannot be installed');
   const missing = await composeConfig(undefined);
   t.not(missing.code, 0, 'without a .env the file does not resolve');
   t.match(missing.stderr, /set SVC_DB_PASSWORD in \.env/, 'and says which secret is missing');
@@ -62,6 +67,7 @@ t.test('compose.yaml is valid, asks for every secret, and only svc-kms publishes
 });
 
 t.test("svc-kms's compose settings boot under preflight enforce and work against PostgreSQL, Redis and NATS", async (t) => {
+  if (!COMPOSE) return serverMissing(t, 'docker-compose (Debian package docker-compose) is missing and cannot be installed');
   const resolved = await composeConfig(SECRETS);
   const composed = parse(resolved.stdout).services['svc-kms'].environment as Record<string, string>;
   const [db, redis, nats, kms] = [await freshDatabase(t, 'postgresql'), await privateRedis(t), await natsServer(t), moto(t)];

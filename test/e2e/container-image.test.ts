@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { ApiClient } from '../helpers/client.ts';
 import { BASE_TAG, buildTestImage, CONTAINER_LIMITS, ensureBaseImage, podman } from '../helpers/podman.ts';
+import { debianTool } from '../helpers/debian-tool.ts';
+import { serverMissing } from '../helpers/test-server.ts';
 import { until } from '../helpers/until.ts';
 
 // The Dockerfile built and run with podman. No container registry is reachable from the machines this
@@ -35,6 +37,9 @@ function bash(script: string, dir: string): Promise<{ code: number; stdout: stri
 }
 
 t.test('the image builds on a BASE_IMAGE, holds no dev dependencies or tests, runs as non-root, and serves the README walk-through', async (t) => {
+  for (const [command, debianPackage] of [['podman', 'podman'], ['runc', 'runc'], ['debootstrap', 'debootstrap']] as const) {
+    if (!debianTool(command, debianPackage)) return serverMissing(t, `${command} (Debian package ${debianPackage}) is missing and cannot be installed`);
+  }
   const base = await ensureBaseImage();
   t.comment(base.built ? `${BASE_TAG} built from Debian packages` : `${BASE_TAG} reused from an earlier run`);
   await buildTestImage(IMAGE);
