@@ -67,4 +67,5 @@ t.test('no dev dependencies, sources or tests reach the runtime stage', async (t
   t.notOk(all(final, 'RUN').some((i) => /npm (ci|install)/.test(i.args)), 'nothing is installed in the runtime stage');
   const ignored = readFileSync(path.join(ROOT, '.dockerignore'), 'utf8').split('\n');
   for (const entry of ['.git', 'node_modules', 'dist', 'test', 'bench']) t.ok(ignored.includes(entry), `.dockerignore keeps ${entry} out of the build context`);
+  for (const secret of ['.env', 'deploy/tls', '*.pem', '*.key']) t.ok(ignored.includes(secret), `.dockerignore keeps secrets (${secret}) out of the build context`);
 });
