@@ -18,8 +18,10 @@ ENV npm_config_nodedir=/usr/local \
     npm_config_update_notifier=false \
     npm_config_fund=false \
     npm_config_audit=false
-# The dependencies first: this layer stays cached until package-lock.json changes.
+# The dependencies first: this layer stays cached until package-lock.json changes. The workspace's
+# package.json (the SDK) comes too: npm ci installs the workspace with the rest.
 COPY package.json package-lock.json ./
+COPY clients/sdk/package.json clients/sdk/
 RUN npm ci --ignore-scripts --no-audit --no-fund
 # The install scripts that matter, run on purpose: the PKCS#11 binding compiles; SQLite's driver for
 # Node 22+ (better-sqlite3 13, Node-API) ships prebuilt, and only on an older Node is 12.x compiled.

@@ -22,6 +22,7 @@ import journalMemory from '../plugins/journal/memory/index.ts';
 import keys from '../plugins/keys/index.ts';
 import keyService from '../plugins/keys/service.ts';
 import mcp from '../plugins/mcp/index.ts';
+import kmip from '../plugins/kmip/index.ts';
 import policyDev from '../plugins/policy/dev/index.ts';
 import policyRoleBased from '../plugins/policy/role-based/index.ts';
 import revocationMemory from '../plugins/revocation/memory/index.ts';
@@ -63,7 +64,10 @@ export const RISK = riskScoring;
 /** The MCP door at /mcp, wired unless mcp.enabled is false. */
 export const MCP = mcp;
 
-export const BUILTIN: AnyPlugin[] = [...SELECTABLE.flatMap((s) => s.plugins), ...ALWAYS, ...DETECTORS, ...SECONDARY_SINKS, RISK, MCP];
+/** The KMIP door on its own port, wired when kmip.enabled is true. */
+export const KMIP = kmip;
+
+export const BUILTIN: AnyPlugin[] = [...SELECTABLE.flatMap((s) => s.plugins), ...ALWAYS, ...DETECTORS, ...SECONDARY_SINKS, RISK, MCP, KMIP];
 
 /** Ports a plugin from `plugins:` may provide. */
 export const EXTENSION_PORTS = new Set(['auditFanout', 'operations', 'door', 'risk', 'detector']);

@@ -1,6 +1,6 @@
 import type { AnyPlugin } from '../kernel/define-plugin.ts';
 import type { ThirdPartyPlugin } from '../kernel/plugin-loader.ts';
-import { ALWAYS, DETECTORS, MCP, RISK, SECONDARY_SINKS, SELECTABLE } from './catalogue.ts';
+import { ALWAYS, DETECTORS, KMIP, MCP, RISK, SECONDARY_SINKS, SELECTABLE } from './catalogue.ts';
 
 const read = (config: Record<string, unknown>, dotted: string): unknown =>
   dotted.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], config);
@@ -34,5 +34,6 @@ export function selectPlugins(config: Record<string, unknown>, thirdParty: Third
   if (problems.length) throw new Error(`configuration picks plugins that are not available:\n  - ${problems.join('\n  - ')}`);
   if (read(config, 'risk.enabled') === true) chosen.push(RISK);
   if (read(config, 'mcp.enabled') === true) chosen.push(MCP);
+  if (read(config, 'kmip.enabled') === true) chosen.push(KMIP);
   return [...chosen, ...ALWAYS, ...thirdParty.map((t) => t.manifest)];
 }

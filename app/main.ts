@@ -1,7 +1,9 @@
+import { warnUnknownVariables } from '../config/unknown-variables.ts';
 import { PreflightRefused } from '../kernel/boot.ts';
 import { createStderrLogger } from '../kernel/logger.ts';
 import { startTracing } from '../kernel/observability/otel.ts';
 import { parseServerCommandLine, ServerUsageError, USAGE, type ServerCommand } from './command-line.ts';
+import { issueHumanToken } from './commands/issue-token.ts';
 import { replayDeadLetterFiles } from './commands/replay-dead-letters.ts';
 import { rewrap } from './commands/rewrap.ts';
 import { resolveConfiguration, startService, VERSION } from './start.ts';
@@ -26,12 +28,17 @@ async function main(): Promise<void> {
     await rewrap(command.argv, process.env, logger, (line) => process.stdout.write(`${line}\n`));
     process.exit(0);
   }
+  if (command.kind === 'issue-token') {
+    await issueHumanToken(command.argv, command.request, process.env, logger, (line) => process.stdout.write(`${line}\n`));
+    process.exit(0);
+  }
   if (command.kind === 'replay-dead-letters') {
     const allDelivered = await replayDeadLetterFiles(command.argv, command.sink, process.env, logger, (line) => process.stdout.write(`${line}\n`));
     process.exit(allDelivered ? 0 : 1);
   }
   if (command.kind === 'print-config') {
-    const { config } = await resolveConfiguration(command.argv, process.env);
+    const { config, unknownVariables } = await resolveConfiguration(command.argv, process.env);
+    warnUnknownVariables(unknownVariables, logger);
     process.stdout.write(`${config.redacted()}\n`);
     return;
   }

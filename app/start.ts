@@ -1,14 +1,14 @@
-import { readFileSync } from 'node:fs';
 import type { Tracer } from '@opentelemetry/api';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { configFilePath, readConfigFile } from '../config/file.ts';
 import { loadConfig } from '../config/load.ts';
 import { baseSchema } from '../config/schema.ts';
 import { commandNodeId, nodeIdOf } from '../config/node.ts';
 import { stitchSchema } from '../config/stitch.ts';
+import { unknownVariables, warnUnknownVariables, withUnknownVariables } from '../config/unknown-variables.ts';
 import { bootKernel, type RunningKernel } from '../kernel/boot.ts';
-import { createStderrLogger } from '../kernel/logger.ts';
+import { packageVersion } from '../kernel/files/package-root.ts';
+import { createStderrLogger, isServiceLogger } from '../kernel/logger.ts';
 import { loadThirdPartyPlugins } from '../kernel/plugin-loader.ts';
 import { systemClock, type Clock } from '../kernel/ports/clock.ts';
 import type { Logger } from '../kernel/ports/logger.ts';
@@ -16,8 +16,7 @@ import type { PreflightMode } from '../kernel/preflight.ts';
 import { BUILTIN, EXTENSION_PORTS } from './catalogue.ts';
 import { selectPlugins } from './compose.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const VERSION: string = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
+export const VERSION: string = packageVersion(import.meta.url);
 
 export interface StartOptions {
   argv: string[];
@@ -40,16 +39,19 @@ export async function resolveConfiguration(argv: string[], env: NodeJS.ProcessEn
   const thirdParty = await loadThirdPartyPlugins(file.values.plugins, baseDir, EXTENSION_PORTS);
   const fragments = [...BUILTIN, ...thirdParty.map((t) => t.manifest)].flatMap((p) => (p.config ? [{ owner: p.id, fragment: p.config }] : []));
   const schema = stitchSchema(baseSchema, fragments);
-  return { schema, config: loadConfig(schema, file, env), thirdParty };
+  const unknown = unknownVariables(env, schema);
+  return { schema, config: withUnknownVariables(() => loadConfig(schema, file, env), unknown), thirdParty, unknownVariables: unknown };
 }
 
 /** load config -> pick plugins -> preflight -> start -> listen. Throws with an operator-readable message. */
 export async function startService(opts: StartOptions): Promise<RunningKernel> {
   const logger = opts.logger ?? createStderrLogger();
   const print = opts.print ?? ((text: string) => process.stderr.write(`${text}\n`));
-  const { config, thirdParty } = await resolveConfiguration(opts.argv, opts.env);
+  const { config, thirdParty, unknownVariables: unknown } = await resolveConfiguration(opts.argv, opts.env);
   const values = config.values as Record<string, any>;
   if (opts.command) values.node.id = commandNodeId(nodeIdOf(values as Parameters<typeof nodeIdOf>[0]), opts.command);
+  if (isServiceLogger(logger)) logger.configure({ level: values.log.level, node: nodeIdOf(values as Parameters<typeof nodeIdOf>[0]) });
+  warnUnknownVariables(unknown, logger);
   const plugins = selectPlugins(values, thirdParty);
   return bootKernel({
     config: values,

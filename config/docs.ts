@@ -25,6 +25,7 @@ export function renderConfigDocs(schema: ConfigFragment): string {
     'variables override the file. Every invalid value and unknown key is reported at once at boot, naming the',
     'key and its variable. `npm start -- --print-config` prints the effective configuration with secrets redacted:',
     'sensitive settings, and in every URL (each one of a comma list) its password and every parameter named like a credential (`token`, `password`, `secret`, `key`, `signature`, ...).',
+    'An `SVC_*` variable that no setting reads is ignored, and reported at boot (and by `--print-config`) as a warning naming the known variable it most likely misspells.',
     '',
     '| Key | Environment | Allowed | Default | Meaning |',
     '|---|---|---|---|---|',

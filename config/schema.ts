@@ -1,5 +1,6 @@
 import { defineConfig, type ConfigValues } from '../kernel/config-values.ts';
 import { DEFAULT_STATE_BYTES } from '../kernel/detection/state-budget.ts';
+import { LOG_LEVELS } from '../kernel/logger.ts';
 
 /**
  * The base configuration schema: what the deployment as a whole decides (bind, limits, which plugin
@@ -59,6 +60,9 @@ export const baseSchema = defineConfig({
   },
   security: {
     preflight: { doc: 'warn prints dev-grade findings; enforce refuses to boot on an exposed bind.', format: ['warn', 'enforce'], default: 'warn', env: 'SVC_SECURITY_PREFLIGHT' },
+  },
+  log: {
+    level: { doc: 'Least severe log line written; logs are JSON lines on stderr.', format: [...LOG_LEVELS], default: 'info', env: 'SVC_LOG_LEVEL' },
   },
   plugins: { doc: 'Third-party plugins: package names or paths (relative to the config file).', format: Array, default: [] },
 });

@@ -2,7 +2,7 @@
 // `npm start` runs plain node without transpiling at start. The tree mirrors the sources (dist/server/app/
 // main.js ...), so paths a module finds from its own location (import.meta.url) keep working.
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
@@ -12,6 +12,5 @@ rmSync(out, { recursive: true, force: true });
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const result = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
 if (result.status !== 0) process.exit(result.status ?? 1);
-// The server reads its version from the package.json above its own tree (app/start.ts, plugins/mcp).
-const { name, version, license } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
-writeFileSync(path.join(out, 'package.json'), `${JSON.stringify({ name, version, license, private: true, type: 'module' }, null, 2)}\n`);
+// Written last: the build is complete (scripts/check-build.mjs, run before npm start, compares sources with it).
+writeFileSync(path.join(out, '.build-complete'), `${new Date().toISOString()}\n`);

@@ -5,7 +5,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
-const stamp = path.join(root, 'dist/server/package.json'); // written last by scripts/build-server.mjs
+const stamp = path.join(root, 'dist/server/.build-complete'); // written last by scripts/build-server.mjs
 if (!existsSync(path.join(root, 'dist/server/app/main.js')) || !existsSync(stamp)) {
   process.stderr.write('svc-kms: the server is not built (dist/server is missing): run npm run build, or npm run dev to run the sources\n');
   process.exit(1);

@@ -25,9 +25,16 @@ ensure_packages() {
   command -v mariadbd >/dev/null 2>&1 || missing+=(mariadb-server)
   command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
   command -v nats-server >/dev/null 2>&1 || missing+=(nats-server)
+  # The svc CLI's completion scripts are tested in the shells they are for.
+  command -v zsh >/dev/null 2>&1 || missing+=(zsh)
+  command -v fish >/dev/null 2>&1 || missing+=(fish)
   [ -f /usr/include/librdkafka/rdkafka_mock.h ] || missing+=(librdkafka-dev)
   command -v gcc >/dev/null 2>&1 || missing+=(gcc)
   command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
+  # The browser tests (the docs page, the web console) drive Debian's chromium.
+  command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+  # The KMIP door's interoperability tests drive PyKMIP's client with Debian's python3.
+  /usr/bin/python3 -c 'import kmip.pie.client' >/dev/null 2>&1 || missing+=(python3-pykmip)
   # Backup and restore tests: the databases' own dump tools.
   command -v pg_dump >/dev/null 2>&1 || missing+=(postgresql-client)
   command -v mariadb-dump >/dev/null 2>&1 || missing+=(mariadb-client)

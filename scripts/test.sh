@@ -22,6 +22,9 @@ echo "== build the server (npm start runs dist/server) and the svc CLI"
 node scripts/build-server.mjs
 node scripts/build-cli.mjs
 
+echo "== build the web console"
+node scripts/build-console.mjs
+
 echo "== container image (its base built from Debian packages once, then cached)"
 bash deploy/container/build-test-image.sh localhost/svc-kms:test || echo "the container image did not build; test/e2e/container-image.test.ts builds it again and says why"
 

@@ -11,6 +11,7 @@ export interface GlobalOptions {
   groups?: string;
   token?: string;
   json?: boolean;
+  output?: string;
   timeout?: string;
   caFile?: string;
   certFile?: string;

@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { registerAdvisorCommands } from './commands/advisor.ts';
 import { registerAgentCommands } from './commands/agents.ts';
 import { registerAuditCommands } from './commands/audit.ts';
@@ -10,7 +10,9 @@ import { registerKeyTransfer } from './commands/keys-transfer.ts';
 import { registerMcpCommand } from './commands/mcp.ts';
 import { registerSessionCommands } from './commands/session.ts';
 import { examples } from './command-kit.ts';
+import { registerCompletionCommands } from './completion.ts';
 import { DEFAULT_SERVER } from './connection.ts';
+import { OUTPUT_FORMATS } from './output.ts';
 import { CLI_VERSION } from './version.ts';
 
 /** The whole `svc` command tree. Settings made here before `.command()` are inherited by every subcommand. */
@@ -22,7 +24,8 @@ export function buildProgram(): Command {
     .option('--user <name>', 'dev-mode principal, sent as X-Svc-User (env SVC_USER)')
     .option('--groups <list>', 'dev-mode groups, comma-separated, sent as X-Svc-Groups')
     .option('--token <jwt>', 'bearer token (env SVC_TOKEN)')
-    .option('--json', 'print JSON instead of text')
+    .option('--json', 'print JSON instead of text (the same as -o json)')
+    .addOption(new Option('-o, --output <format>', 'json (the API\'s fields), table (aligned columns) or value (bare values, one a line, for scripts)').choices(OUTPUT_FORMATS))
     .option('--timeout <seconds>', 'give up on a request after this long (default 10)')
     .option('--ca-file <pem>', 'CA certificate(s) of an https server with a private CA (env SVC_CA_FILE)')
     .option('--cert-file <pem>', 'client certificate, for a server that requires mutual TLS (env SVC_CLIENT_CERT_FILE)')
@@ -54,13 +57,15 @@ export function buildProgram(): Command {
   registerAuditCommands(program);
   registerAdvisorCommands(program);
   registerMcpCommand(program);
+  registerCompletionCommands(program);
   program.addHelpText('after', () => allCommandsHelp(program));
   return program;
 }
 
 /** Every runnable command ("keys create" and so on) with its description, for the top-level help. */
 function leafCommands(cmd: Command, prefix = ''): Array<[string, string]> {
-  return cmd.commands.flatMap((c): Array<[string, string]> => {
+  // Hidden commands (the completion scripts' __complete) are for programs, not for people.
+  return cmd.commands.filter((c) => !(c as Command & { _hidden?: boolean })._hidden).flatMap((c): Array<[string, string]> => {
     const name = `${prefix}${c.name()}`;
     return c.commands.length ? leafCommands(c, `${name} `) : [[name, c.description()]];
   });

@@ -6,6 +6,7 @@ import type { KmsMetrics } from '../observability/metrics.ts';
 import type { Authenticator } from '../ports/authenticator.ts';
 import type { Logger } from '../ports/logger.ts';
 import { serveDocsAsset, serveDocsPage } from './docs-page.ts';
+import { loadConsole, redirectToConsole, serveConsoleAsset, serveConsoleNotFound, serveConsolePage } from './console-page.ts';
 import { ReadinessReport, ReadinessSchema, type ReadinessChecks } from './readiness.ts';
 import type { PublicRoute } from './route.ts';
 
@@ -37,6 +38,7 @@ async function isHuman(authenticator: Authenticator | undefined, ctx: Context): 
 /** The kernel's own public routes: metrics, liveness, readiness and the API documentation. */
 export function operationalRoutes(deps: OperationalDeps): PublicRoute[] {
   const readiness = new ReadinessReport(deps.logger);
+  const consoleFiles = loadConsole(deps.logger);
   return [
     {
       method: 'GET', path: '/metrics', operationId: 'GetMetrics', tag: 'Operational', summary: 'Prometheus metrics', produces: 'text/plain',
@@ -90,6 +92,23 @@ export function operationalRoutes(deps: OperationalDeps): PublicRoute[] {
     {
       method: 'GET', path: '/docs/assets/ui/:file', operationId: 'GetDocumentationAsset', tag: 'Operational', summary: 'UI assets', produces: 'application/octet-stream', hidden: true,
       handle: async (ctx) => serveDocsAsset(ctx, ctx.params.file ?? ''),
+    },
+    {
+      method: 'GET', path: '/console/', operationId: 'GetConsolePage', tag: 'Operational', summary: 'Web console (HTML)', produces: 'text/html', hidden: true,
+      handle: async (ctx) => serveConsolePage(ctx, consoleFiles),
+    },
+    {
+      // Registered after /console/, which the router would otherwise also match here (a trailing slash is optional).
+      method: 'GET', path: '/console', operationId: 'GetConsoleRedirect', tag: 'Operational', summary: 'To the web console', produces: 'text/html', hidden: true,
+      handle: async (ctx) => redirectToConsole(ctx),
+    },
+    {
+      method: 'GET', path: '/console/assets/:file', operationId: 'GetConsoleAsset', tag: 'Operational', summary: 'Web console assets', produces: 'application/octet-stream', hidden: true,
+      handle: async (ctx) => serveConsoleAsset(ctx, consoleFiles, ctx.params.file ?? ''),
+    },
+    {
+      method: 'GET', path: '/console/*rest', operationId: 'GetConsoleNotFound', tag: 'Operational', summary: 'Web console: unknown path', produces: 'text/plain', hidden: true,
+      handle: async (ctx) => serveConsoleNotFound(ctx),
     },
   ];
 }

@@ -15,14 +15,16 @@ export type ErasureState = 'complete' | 'pending';
 /** Retries of an erase that did not complete: from half a second, doubling, to at most ten seconds. */
 const FIRST_RETRY_MS = 500;
 const LAST_RETRY_MS = 10_000;
-/** How long a DELETE waits for the erase attempt that follows it before answering `pending`. */
+/** How long a DELETE waits for the erase attempt it started before answering `pending`. */
 const ANSWER_WITHIN_MS = 2_000;
 /**
  * An attempt holds (or queues for) an exclusive lock on the KWK table, or checkpoints SQLite on the
- * request path's thread: after one that took d ms the next starts no sooner than d × REST_FACTOR ms
- * later, so attempts take at most a tenth of the time however often DELETEs ask for one.
+ * request path's thread, so attempts may take at most this share of the time however often DELETEs
+ * ask for one. The share is a budget that refills with time up to BURST_MS: an idle node's attempt
+ * starts at once, and a loop of DELETEs soon finds its attempts spaced out.
  */
-const REST_FACTOR = 9;
+const ATTEMPT_SHARE = 0.1;
+const BURST_MS = 250;
 
 /**
  * The physical erase that follows a destroy, in the background. A destroy commits its event together
@@ -47,8 +49,10 @@ export class ErasureWorker {
   private current: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private retryMs = FIRST_RETRY_MS;
-  /** When the next attempt may start (Date.now() ms), and the wait for it while one waits. */
-  private notBefore = 0;
+  /** Attempt time left to spend (ms; below 0 after an attempt that overspent it), as of budgetAt. */
+  private budget = BURST_MS;
+  private budgetAt = Date.now();
+  /** The wait for the budget while an attempt waits for it. */
   private rest: { timer: NodeJS.Timeout; done: () => void } | undefined;
   private reason: string | undefined;
   private stopped = false;
@@ -100,21 +104,29 @@ export class ErasureWorker {
     return this.pending.has(keyId) || (await this.journal.pendingErasures()).includes(keyId);
   }
 
-  /** Called once a destroy committed: waits (briefly) for an attempt that starts after it, and says whether the key is erased. */
+  /**
+   * Called once a destroy committed: says whether the key is erased. When an attempt can start at once
+   * the answer waits (briefly) for it; when one is running or the budget is spent, the next attempt is
+   * a background job that covers this key too, and the answer is `pending` without waiting for it:
+   * a caller never queues behind other callers' erases.
+   */
   async afterDestroy(keyId: string): Promise<ErasureState> {
     this.pending.add(keyId);
     this.fresh.add(keyId);
+    const startsNow = !this.current && !this.queued && this.refilled() > 0;
+    const attempt = this.attemptSoon();
+    if (!startsNow) return 'pending';
     let timer: NodeJS.Timeout | undefined;
     const waited = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, ANSWER_WITHIN_MS);
     });
-    await Promise.race([this.attemptSoon(), waited]).finally(() => clearTimeout(timer));
+    await Promise.race([attempt, waited]).finally(() => clearTimeout(timer));
     return this.pending.has(keyId) ? 'pending' : 'complete';
   }
 
   /**
    * The next attempt: one already waiting to start is shared; otherwise one starts when the running one
-   * ends and the rest after it is over (REST_FACTOR), so a client repeating DELETE on a pending key, or
+   * ends and the budget allows (ATTEMPT_SHARE), so a client repeating DELETE on a pending key, or
    * destroying keys in a loop, cannot keep the KWK table locked for everyone else.
    */
   private attemptSoon(): Promise<void> {
@@ -131,9 +143,17 @@ export class ErasureWorker {
     return next;
   }
 
-  /** Resolves once the rest after the last attempt is over (at once when there is none, or at stop). */
+  /** The budget as of now: what was left plus the share of the time since. */
+  private refilled(): number {
+    const now = Date.now();
+    this.budget = Math.min(BURST_MS, this.budget + (now - this.budgetAt) * ATTEMPT_SHARE);
+    this.budgetAt = now;
+    return this.budget;
+  }
+
+  /** Resolves once the budget allows an attempt (at once when it does, or at stop). */
   private rested(): Promise<void> {
-    const wait = this.notBefore - Date.now();
+    const wait = -this.refilled() / ATTEMPT_SHARE;
     if (wait <= 0 || this.stopped) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
@@ -160,7 +180,8 @@ export class ErasureWorker {
       // The message may name the database host: the audit and readiness get a fixed text.
       result = { erased: [], pending: [...this.pending], reason: unavailable ? 'the journal database is unreachable' : 'the journal database failed (see the service log)' };
     }
-    this.notBefore = Date.now() + (Date.now() - started) * REST_FACTOR;
+    this.refilled();
+    this.budget -= Date.now() - started;
     this.pending = new Set([...result.pending, ...this.fresh]);
     for (const keyId of result.erased) {
       if (this.failed.delete(keyId)) await this.record(keyId, 'Success', { erasure: 'complete' });

@@ -52,6 +52,8 @@ for (const kind of ['sqlite', 'postgresql', 'mysql'] as const) {
 
     const since = await api.get(`/v1/audit/verify?since=${encodeURIComponent(rows[2].occurredAt)}`);
     t.equal(since.body.valid, true, 'a window after the damage anchors at its first row and verifies');
+    const across = await api.get(`/v1/audit/verify?since=${encodeURIComponent(rows[0].occurredAt)}`);
+    t.match(across.body, { valid: false, firstBroken: { id: rows[2].id, reason: /removed or inserted/ } }, 'a window that holds the damage finds it');
   });
 }
 

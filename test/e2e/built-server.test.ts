@@ -90,6 +90,8 @@ t.test('npm start runs the built JavaScript (no TypeScript loader) and serves th
   t.match(await docs.text(), /openapi: 3\.1/);
   const page = await fetch(`http://127.0.0.1:${svc.port}/docs/`);
   t.equal(page.status, 200, 'the docs page (swagger-ui assets) is served');
+  const consolePage = await fetch(`http://127.0.0.1:${svc.port}/console/`);
+  t.equal(consolePage.status, 200, 'the web console (dist/console, found from dist/server) is served');
 
   process.kill(svc.child.pid!, 'SIGTERM');
   t.equal(await svc.exited, 0, 'SIGTERM to npm: it exits 0');

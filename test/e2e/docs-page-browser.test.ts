@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
+import { CHROMIUM_ARGS } from '../helpers/browser.ts';
 import { startTestService } from '../helpers/service.ts';
 import { debianTool } from '../helpers/debian-tool.ts';
 import { serverMissing } from '../helpers/test-server.ts';
@@ -19,8 +20,7 @@ t.test('/docs/ renders the API in a headless browser with no outside host', asyn
   t.teardown(() => svc.stop());
   const dom = await new Promise<string>((resolve, reject) => {
     execFile(browser, [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', `--user-data-dir=${mkdtempSync(path.join(tmpdir(), 'svc-chromium-'))}`,
+      ...CHROMIUM_ARGS, `--user-data-dir=${mkdtempSync(path.join(tmpdir(), 'svc-chromium-'))}`,
       '--virtual-time-budget=10000', '--dump-dom', `${svc.url}/docs/`,
     ], { maxBuffer: 64 * 1024 * 1024, timeout: 90_000 }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
   });

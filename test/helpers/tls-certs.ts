@@ -56,3 +56,12 @@ export function makeTestPki(): TestPki {
     read: (file) => readFileSync(file),
   };
 }
+
+/** One more client certificate from the test PKI's CA, with the subject given (`/CN=billing/O=acme`). */
+export function issueClientCertificate(pki: TestPki, name: string, subject: string): { certFile: string; keyFile: string } {
+  const cwd = pki.dir;
+  writeFileSync(path.join(cwd, `${name}.ext`), 'extendedKeyUsage=clientAuth\n');
+  openssl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-subj', subject, '-keyout', `${name}.key`, '-out', `${name}.csr`], cwd);
+  openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '2', '-extfile', `${name}.ext`, '-out', `${name}.pem`], cwd);
+  return { certFile: path.join(cwd, `${name}.pem`), keyFile: path.join(cwd, `${name}.key`) };
+}

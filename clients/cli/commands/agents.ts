@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { examples, invocation, list, positiveInt } from '../command-kit.ts';
-import { print, printLine } from '../output.ts';
+import type { Agent as AgentInfo } from '../../sdk/index.ts';
+import { listPrinter, print } from '../output.ts';
 
 /** agent issue / list / revoke, tokens revoke. */
 export function registerAgentCommands(program: Command): void {
@@ -13,7 +14,7 @@ export function registerAgentCommands(program: Command): void {
       .option('--parent <subject>', 'must be you; the agent is bounded by your permissions either way')
       .action(async (opts: { label: string; scope: string[]; ttl: number; parent?: string }, cmd: Command) => {
         const { client, globals } = invocation(cmd);
-        print(await client.issueAgent({ label: opts.label, scopes: opts.scope, ttlSeconds: opts.ttl, parent: opts.parent }), globals.json);
+        print(await client.issueAgent({ label: opts.label, scopes: opts.scope, ttlSeconds: opts.ttl, parent: opts.parent }), globals, ['jwt']);
       }),
     'svc agent issue --label invoice-bot --scope Sign --scope Get --ttl 900',
     'export SVC_TOKEN=$(svc agent issue --label bot --scope Sign,Get --ttl 600 --json | jq -r .jwt)',
@@ -25,10 +26,14 @@ export function registerAgentCommands(program: Command): void {
       .option('--limit <n>', 'at most this many, newest first (1..1000)', positiveInt('--limit'))
       .action(async (opts: { parent?: string; limit?: number }, cmd: Command) => {
         const { client, globals } = invocation(cmd);
-        for (const a of (await client.listAgents({ parent: opts.parent, limit: opts.limit })).agents) {
-          const state = a.revoked ? `revoked ${a.revokedAt}` : `expires ${a.expiresAt}`;
-          printLine(a, [a.agentId, a.parent, a.scopes.join(',') || '-', state, a.purpose].join('  '), globals.json);
-        }
+        const state = (a: AgentInfo) => (a.revoked ? `revoked ${a.revokedAt}` : `expires ${a.expiresAt}`);
+        const out = listPrinter<AgentInfo>(globals, {
+          columns: [['AGENT', (a) => a.agentId], ['PARENT', (a) => a.parent], ['SCOPES', (a) => a.scopes.join(',') || '-'], ['STATE', state], ['PURPOSE', (a) => a.purpose]],
+          value: (a) => a.agentId,
+          text: (a) => [a.agentId, a.parent, a.scopes.join(',') || '-', state(a), a.purpose].join('  '),
+        });
+        for (const a of (await client.listAgents({ parent: opts.parent, limit: opts.limit })).agents) out.add(a);
+        out.flush();
       }),
     'svc agent list',
     'svc agent list --parent alice --json',
@@ -38,7 +43,7 @@ export function registerAgentCommands(program: Command): void {
       .argument('<agentId>', 'the agent id (agent-<uuid>)')
       .action(async (agentId: string, _opts, cmd: Command) => {
         const { client, globals } = invocation(cmd);
-        print(await client.revokeAgent(agentId), globals.json);
+        print(await client.revokeAgent(agentId), globals, ['revokedAt']);
       }),
     'svc agent revoke agent-6f1c2a8e-1d2b-4c3d-9e4f-5a6b7c8d9e0f',
   );
@@ -49,7 +54,7 @@ export function registerAgentCommands(program: Command): void {
       .option('--expires-at <iso>', 'when the token expires anyway, so the list can forget it then')
       .action(async (jti: string, opts: { expiresAt?: string }, cmd: Command) => {
         const { client, globals } = invocation(cmd);
-        print(await client.revokeToken({ jti, expiresAt: opts.expiresAt }), globals.json);
+        print(await client.revokeToken({ jti, expiresAt: opts.expiresAt }), globals);
       }),
     'svc tokens revoke 9b1f4f0e-3c1a-4f7e-a1d2-6a0c5e7b8d90',
   );

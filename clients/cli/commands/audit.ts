@@ -2,13 +2,18 @@ import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import type { AuditQuery, AuditRecord, SvcClient } from '../../sdk/index.ts';
 import { examples, invocation, positiveInt } from '../command-kit.ts';
-import { printLine } from '../output.ts';
+import { listPrinter, outputFormat, print, printLine, type ListShape } from '../output.ts';
 import { EXIT } from '../exit-codes.ts';
 
 const PAGE = 1000;
 
 const line = (r: AuditRecord) => [r.occurredAt, `${r.principal.subject}(${r.principal.kind})`, r.operation, r.resource || '-', r.outcome].join('  ');
 const identity = (r: AuditRecord) => JSON.stringify(r);
+const RECORDS: ListShape<AuditRecord> = {
+  columns: [['TIME', (r) => r.occurredAt], ['PRINCIPAL', (r) => r.principal.subject], ['KIND', (r) => r.principal.kind], ['OPERATION', (r) => r.operation], ['RESOURCE', (r) => r.resource || '-'], ['OUTCOME', (r) => r.outcome]],
+  value: (r) => r.id,
+  text: line,
+};
 
 /** Every record from `since` on (inclusive; all of them without it), oldest first, reading all pages. */
 /**
@@ -62,7 +67,9 @@ export function registerAuditCommands(program: Command): void {
         const first = opts.since !== undefined
           ? await recordsSince(client, filters, opts.since, own)
           : own.others((await client.queryAudit({ ...filters, limit: opts.lines }, own.next())).records).reverse();
-        for (const r of first) printLine(r, line(r), globals.json);
+        const out = listPrinter(globals, RECORDS);
+        for (const r of first) out.add(r);
+        out.flush();
         if (!opts.follow) return;
 
         // Records share timestamps, so the poll asks from the last one seen (inclusive) and skips what it printed.
@@ -73,13 +80,14 @@ export function registerAuditCommands(program: Command): void {
           await new Promise((resolve) => setTimeout(resolve, opts.interval * 1000));
           for (const r of await recordsSince(client, filters, cursor, own)) {
             if (r.occurredAt === cursor && printedAtCursor.has(identity(r))) continue;
-            printLine(r, line(r), globals.json);
+            out.add(r);
             if (r.occurredAt !== cursor) {
               cursor = r.occurredAt;
               printedAtCursor = new Set();
             }
             printedAtCursor.add(identity(r));
           }
+          out.flush();
         }
       }),
     'svc audit tail -n 50 --op Sign',
@@ -98,7 +106,8 @@ export function registerAuditCommands(program: Command): void {
         const text = report.valid
           ? `valid: ${report.checked} ${opts.full || opts.since || opts.until ? '' : 'new '}rows on ${report.nodes.length} node(s) (${report.nodes.join(', ') || 'none'})`
           : `BROKEN at ${report.firstBroken!.id} on node ${report.firstBroken!.node}: ${report.firstBroken!.reason} (${report.checked} rows checked)`;
-        printLine(report, text, globals.json);
+        if (outputFormat(globals) === 'text') printLine(report, text, false);
+        else print({ ...report }, globals, ['valid']);
         if (!report.valid) process.exitCode = EXIT.invalidSignature;
       }),
     'svc audit verify',

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { contextPair, examples, invocation, positiveInt } from '../command-kit.ts';
 import { EXIT, UsageError } from '../exit-codes.ts';
 import { decodeBase64, readData, writeBytes, type DataOptions } from '../io.ts';
-import { print } from '../output.ts';
+import { print, type OutputFlags } from '../output.ts';
 import type { SignatureAlgorithm } from '../../sdk/index.ts';
 
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
@@ -19,9 +19,9 @@ export function withData(cmd: Command, what: string): Command {
 export const withOut = (cmd: Command) => cmd.option('--out <file>', 'write the raw result bytes to FILE (- for stdout) instead of printing base64');
 
 /** Prints a result whose main field is bytes: raw to --out, else base64 under the API's field name. */
-export function emitBytes(field: string, bytes: Uint8Array, rest: Record<string, unknown>, out: string | undefined, json: boolean | undefined): void {
+export function emitBytes(field: string, bytes: Uint8Array, rest: Record<string, unknown>, out: string | undefined, flags: OutputFlags): void {
   if (out) writeBytes(out, bytes);
-  else print({ [field]: b64(bytes), ...rest }, json);
+  else print({ [field]: b64(bytes), ...rest }, flags, [field]);
 }
 
 /** keys sign / verify / encrypt / decrypt / wrap / unwrap. */
@@ -32,7 +32,7 @@ export function registerKeyCrypto(keys: Command): void {
       .action(async (id: string, opts: DataOptions & { algorithm?: string; out?: string }, cmd: Command) => {
         const { client, globals } = invocation(cmd);
         const r = await client.sign(id, await readData(opts), { algorithm: opts.algorithm as SignatureAlgorithm | undefined });
-        emitBytes('signatureBase64', r.signature, { algorithm: r.algorithm, keyVersion: r.keyVersion }, opts.out, globals.json);
+        emitBytes('signatureBase64', r.signature, { algorithm: r.algorithm, keyVersion: r.keyVersion }, opts.out, globals);
       }),
     'svc keys sign $KEY --message "pay 10 EUR to Bob"',
     'svc keys sign $KEY --file invoice.pdf --out invoice.sig',
@@ -49,7 +49,7 @@ export function registerKeyCrypto(keys: Command): void {
         if ((opts.signature === undefined) === (opts.signatureFile === undefined)) throw new UsageError('give one of --signature B64 and --signature-file PATH');
         const signature = opts.signatureFile !== undefined ? await readData({ file: opts.signatureFile }) : decodeBase64(opts.signature!, '--signature');
         const r = await client.verify(id, await readData(opts), signature, { algorithm: opts.algorithm as SignatureAlgorithm | undefined, keyVersion: opts.keyVersion });
-        print({ ...r }, globals.json);
+        print({ ...r }, globals, ['valid']);
         if (!r.valid) process.exitCode = EXIT.invalidSignature;
       }),
     'svc keys verify $KEY --message "pay 10 EUR to Bob" --signature MEUCIQ...',
@@ -62,7 +62,7 @@ export function registerKeyCrypto(keys: Command): void {
       .action(async (id: string, opts: DataOptions & { context?: Record<string, string>; out?: string }, cmd: Command) => {
         const { client, globals } = invocation(cmd);
         const r = await client.encrypt(id, await readData(opts), opts.context);
-        emitBytes('ciphertextBase64', r.ciphertext, { keyVersion: r.keyVersion, algorithm: r.algorithm }, opts.out, globals.json);
+        emitBytes('ciphertextBase64', r.ciphertext, { keyVersion: r.keyVersion, algorithm: r.algorithm }, opts.out, globals);
       }),
     'svc keys encrypt $KEY --message "card 4111..." --context tenant=acme',
     'svc keys encrypt $KEY --out - < secrets.env > secrets.env.enc',
@@ -74,7 +74,7 @@ export function registerKeyCrypto(keys: Command): void {
       .action(async (id: string, opts: DataOptions & { context?: Record<string, string>; out?: string }, cmd: Command) => {
         const { client, globals } = invocation(cmd);
         const r = await client.decrypt(id, await readData(opts), opts.context);
-        emitBytes('plaintextBase64', r.plaintext, { keyVersion: r.keyVersion }, opts.out, globals.json);
+        emitBytes('plaintextBase64', r.plaintext, { keyVersion: r.keyVersion }, opts.out, globals);
       }),
     'svc keys decrypt $KEY --message-base64 AQAAAAE... --context tenant=acme',
     'svc keys decrypt $KEY --out - < secrets.env.enc > secrets.env',
@@ -85,7 +85,7 @@ export function registerKeyCrypto(keys: Command): void {
       .action(async (id: string, opts: DataOptions & { out?: string }, cmd: Command) => {
         const { client, globals } = invocation(cmd);
         const r = await client.wrap(id, await readData(opts));
-        emitBytes('wrappedDekBase64', r.wrappedDek, { keyVersion: r.keyVersion, algorithm: r.algorithm }, opts.out, globals.json);
+        emitBytes('wrappedDekBase64', r.wrappedDek, { keyVersion: r.keyVersion, algorithm: r.algorithm }, opts.out, globals);
       }),
     'head -c 32 /dev/urandom > dek.bin && svc keys wrap $KEY --file dek.bin --out dek.wrapped',
   );
@@ -95,7 +95,7 @@ export function registerKeyCrypto(keys: Command): void {
       .action(async (id: string, opts: DataOptions & { out?: string }, cmd: Command) => {
         const { client, globals } = invocation(cmd);
         const r = await client.unwrap(id, await readData(opts));
-        emitBytes('dekBase64', r.dek, { keyVersion: r.keyVersion }, opts.out, globals.json);
+        emitBytes('dekBase64', r.dek, { keyVersion: r.keyVersion }, opts.out, globals);
       }),
     'svc keys unwrap $KEY --file dek.wrapped --out dek.bin',
   );

@@ -28,7 +28,7 @@ export function registerKeyDataKeys(keys: Command): void {
       .action(async (id: string, opts: { sizeBits?: 128 | 192 | 256; context?: Record<string, string>; plaintext: boolean }, cmd: Command) => {
         const { client, globals } = invocation(cmd);
         const r = await client.generateDataKey(id, { sizeBits: opts.sizeBits, context: opts.context, plaintext: opts.plaintext });
-        print({ ciphertextBase64: b64(r.ciphertext), ...(r.plaintext ? { plaintextBase64: b64(r.plaintext) } : {}), keyVersion: r.keyVersion, algorithm: r.algorithm }, globals.json);
+        print({ ciphertextBase64: b64(r.ciphertext), ...(r.plaintext ? { plaintextBase64: b64(r.plaintext) } : {}), keyVersion: r.keyVersion, algorithm: r.algorithm }, globals, ['ciphertextBase64', 'plaintextBase64']);
       }),
     'svc keys data-key $KEY --context file=backup.tar --json',
     'svc keys data-key $KEY --no-plaintext --json > dek.json',
@@ -42,7 +42,7 @@ export function registerKeyDataKeys(keys: Command): void {
       .action(async (id: string, opts: DataOptions & { context?: Record<string, string>; destination?: string; destinationContext?: Record<string, string>; out?: string }, cmd: Command) => {
         const { client, globals } = invocation(cmd);
         const r = await client.reencrypt(id, await readData(opts), { context: opts.context, destinationKeyId: opts.destination, destinationContext: opts.destinationContext });
-        emitBytes('ciphertextBase64', r.ciphertext, { keyVersion: r.keyVersion, sourceKeyVersion: r.sourceKeyVersion }, opts.out, globals.json);
+        emitBytes('ciphertextBase64', r.ciphertext, { keyVersion: r.keyVersion, sourceKeyVersion: r.sourceKeyVersion }, opts.out, globals);
       }),
     'svc keys reencrypt $KEY --file secrets.env.enc --context tenant=acme --out secrets.env.enc2',
     'svc keys reencrypt $OLD --message-base64 AQAAAAE... --destination $NEW',

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { examples, invocation, positiveInt, wholeNumber } from '../command-kit.ts';
-import { listKeys } from '../keys-list.ts';
-import { print, printLine } from '../output.ts';
+import { listKeys, type KeyRow } from '../keys-list.ts';
+import { listPrinter, outputFormat, print } from '../output.ts';
 import type { Curve, KeyAlgorithm, ManagedKey } from '../../sdk/index.ts';
 import { UsageError } from '../exit-codes.ts';
 
@@ -19,7 +19,7 @@ export function registerKeyLifecycle(keys: Command): void {
       .action(async (opts: { name: string; algorithm: string; sizeBits?: number; curve?: string; exportable?: boolean }, cmd: Command) => {
         const { client, globals } = invocation(cmd);
         // The service checks the values and answers InvalidField naming the allowed ones.
-        print(await client.createKey({ name: opts.name, algorithm: opts.algorithm as KeyAlgorithm, sizeBits: opts.sizeBits, curve: opts.curve as Curve | undefined, ...(opts.exportable ? { exportable: true } : {}) }), globals.json);
+        print(await client.createKey({ name: opts.name, algorithm: opts.algorithm as KeyAlgorithm, sizeBits: opts.sizeBits, curve: opts.curve as Curve | undefined, ...(opts.exportable ? { exportable: true } : {}) }), globals, ['id']);
       }),
     'svc keys create --name payments --algorithm AES --size-bits 256',
     'svc keys create --name signer --algorithm EC --curve P-256 --json',
@@ -29,7 +29,7 @@ export function registerKeyLifecycle(keys: Command): void {
     keys.command('get').description('Show a key: state, versions, timestamps').argument('<id>', 'key id')
       .action(async (id: string, _opts, cmd: Command) => {
         const { client, globals } = invocation(cmd);
-        print(await client.getKey(id), globals.json);
+        print(await client.getKey(id), globals, ['state']);
       }),
     'svc keys get 0f8c2d1e-7b7a-4c8e-9d55-3f2a8f5a9c11',
   );
@@ -59,9 +59,13 @@ export function registerKeyLifecycle(keys: Command): void {
           name: opts.name, state: opts.state as KeyState | undefined, algorithm: opts.algorithm as KeyAlgorithm | undefined, owner,
           createdAfter: opts.createdAfter, createdBefore: opts.createdBefore,
         };
-        for await (const row of listKeys(client, filter, opts.limit)) {
-          printLine(row, [row.id, row.state.padEnd(11), row.algorithm.padEnd(7), `v${row.currentVersion}`, row.createdAt, row.name].join('  '), globals.json);
-        }
+        const out = listPrinter<KeyRow>(globals, {
+          columns: [['ID', (r) => r.id], ['STATE', (r) => r.state], ['ALGORITHM', (r) => r.algorithm], ['VERSION', (r) => r.currentVersion], ['CREATED', (r) => r.createdAt], ['NAME', (r) => r.name]],
+          value: (r) => r.id,
+          text: (row) => [row.id, row.state.padEnd(11), row.algorithm.padEnd(7), `v${row.currentVersion}`, row.createdAt, row.name].join('  '),
+        });
+        for await (const row of listKeys(client, filter, opts.limit)) out.add(row);
+        out.flush();
       }),
     'svc keys list',
     "svc keys list --name 'payments-*' --state Active",
@@ -72,7 +76,7 @@ export function registerKeyLifecycle(keys: Command): void {
     keys.command('activate').description('PreActive -> Active').argument('<id>', 'key id')
       .action(async (id: string, _opts, cmd: Command) => {
         const { client, globals } = invocation(cmd);
-        print(await client.activateKey(id), globals.json);
+        print(await client.activateKey(id), globals, ['state']);
       }),
     'svc keys activate 0f8c2d1e-7b7a-4c8e-9d55-3f2a8f5a9c11',
   );
@@ -83,7 +87,7 @@ export function registerKeyLifecycle(keys: Command): void {
       .option('--reason <reason>', 'why, for the audit trail')
       .action(async (id: string, opts: { policy?: string; reason?: string }, cmd: Command) => {
         const { client, globals } = invocation(cmd);
-        print(await client.rotateKey(id, { policy: opts.policy, reason: opts.reason }), globals.json);
+        print(await client.rotateKey(id, { policy: opts.policy, reason: opts.reason }), globals, ['currentVersion']);
       }),
     'svc keys rotate 0f8c2d1e-7b7a-4c8e-9d55-3f2a8f5a9c11 --policy OpCountBased:1000000',
   );
@@ -93,7 +97,7 @@ export function registerKeyLifecycle(keys: Command): void {
       .option('--reason <reason>', 'why, for the audit trail')
       .action(async (id: string, opts: { reason?: string }, cmd: Command) => {
         const { client, globals } = invocation(cmd);
-        print(await client.revokeKey(id, opts.reason), globals.json);
+        print(await client.revokeKey(id, opts.reason), globals, ['state']);
       }),
     'svc keys revoke 0f8c2d1e-7b7a-4c8e-9d55-3f2a8f5a9c11 --reason "service retired"',
   );
@@ -103,7 +107,7 @@ export function registerKeyLifecycle(keys: Command): void {
       .requiredOption('--reason <reason>', 'what happened (required)')
       .action(async (id: string, opts: { reason: string }, cmd: Command) => {
         const { client, globals } = invocation(cmd);
-        print(await client.compromiseKey(id, opts.reason), globals.json);
+        print(await client.compromiseKey(id, opts.reason), globals, ['state']);
       }),
     'svc keys compromise 0f8c2d1e-7b7a-4c8e-9d55-3f2a8f5a9c11 --reason "leaked in a log"',
   );
@@ -113,7 +117,7 @@ export function registerKeyLifecycle(keys: Command): void {
       .option('--waiting-days <n>', "days before the key is destroyed, 0..30 (default: the deployment's; an agent always waits its minimum); a Human may cancel meanwhile", wholeNumber('--waiting-days'))
       .action(async (id: string, opts: { waitingDays?: number }, cmd: Command) => {
         const { client, globals } = invocation(cmd);
-        print(await client.destroyKey(id, { waitingDays: opts.waitingDays }), globals.json);
+        print(await client.destroyKey(id, { waitingDays: opts.waitingDays }), globals, ['state']);
       }),
     'svc keys destroy 0f8c2d1e-7b7a-4c8e-9d55-3f2a8f5a9c11',
     'svc keys destroy 0f8c2d1e-7b7a-4c8e-9d55-3f2a8f5a9c11 --waiting-days 7',
@@ -125,7 +129,7 @@ export function registerKeyLifecycle(keys: Command): void {
       .action(async (id: string, opts: { keyVersion?: number }, cmd: Command) => {
         const { client, globals } = invocation(cmd);
         const result = await client.publicKey(id, opts.keyVersion);
-        if (globals.json) print(result, true);
+        if (outputFormat(globals) === 'json' || outputFormat(globals) === 'table') print(result, globals);
         else process.stdout.write(result.publicKeyPem.endsWith('\n') ? result.publicKeyPem : `${result.publicKeyPem}\n`);
       }),
     'svc keys public-key 0f8c2d1e-7b7a-4c8e-9d55-3f2a8f5a9c11 > signer.pem',

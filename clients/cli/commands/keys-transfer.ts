@@ -49,7 +49,7 @@ export function registerKeyTransfer(keys: Command): void {
         } finally {
           exported.material.fill(0);
         }
-        if (opts.out !== '-') print({ id: exported.id, keyVersion: exported.keyVersion, format: exported.format, out: opts.out }, globals.json);
+        if (opts.out !== '-') print({ id: exported.id, keyVersion: exported.keyVersion, format: exported.format, out: opts.out }, globals, ['out']);
       }),
     'svc keys export 0f8c2d1e-7b7a-4c8e-9d55-3f2a8f5a9c11 --out payments.key',
     'svc keys export 0f8c2d1e-7b7a-4c8e-9d55-3f2a8f5a9c11 --version 1 --out - | base64',
@@ -68,7 +68,7 @@ export function registerKeyTransfer(keys: Command): void {
         const material = readMaterial(opts.materialFile, opts.algorithm);
         try {
           const spec = { name: opts.name, algorithm: opts.algorithm as KeyAlgorithm, sizeBits: opts.sizeBits, curve: opts.curve as Curve | undefined, ...(opts.exportable ? { exportable: true } : {}) };
-          print(await client.importKey(spec, material), globals.json);
+          print(await client.importKey(spec, material), globals, ['id']);
         } finally {
           material.fill(0);
         }

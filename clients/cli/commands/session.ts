@@ -12,7 +12,7 @@ export function registerSessionCommands(program: Command): void {
   examples(
     program.command('version').description('Print the version of this client')
       .action((_opts, cmd: Command) => {
-        print({ svc: CLI_VERSION, node: process.version }, cmd.optsWithGlobals<GlobalOptions>().json);
+        print({ svc: CLI_VERSION, node: process.version }, cmd.optsWithGlobals<GlobalOptions>(), ['svc']);
       }),
     'svc version',
   );
@@ -31,7 +31,7 @@ export function registerSessionCommands(program: Command): void {
         const groups = g.groups?.split(',').map((s) => s.trim()).filter(Boolean);
         const file = configPath();
         writeLogin(file, token !== undefined ? { server, token } : { server, user, ...(groups?.length ? { groups } : {}) });
-        print({ loggedIn: server, as: user ?? 'token', config: file }, g.json);
+        print({ loggedIn: server, as: user ?? 'token', config: file }, g);
       }),
     'svc login --server http://127.0.0.1:8080 --user alice',
     'svc login --server https://kms.example.com --token "$(cat ~/.kms-token)"',

@@ -75,3 +75,20 @@ export async function chainHead(db: Knex, node: string): Promise<string> {
   const row = await db('svc_audit').where('node', node).whereNotNull('hash').orderBy('id', 'desc').first('hash');
   return (row?.hash as string | undefined) ?? GENESIS_HASH;
 }
+
+/**
+ * The nodes that have rows on the audit trail. A plain DISTINCT reads every row on PostgreSQL (it has
+ * no skip scan); this walks the (node, id) index from one node to the next, one seek per node.
+ */
+export async function nodesOnTrail(db: Knex): Promise<string[]> {
+  const result = await db.raw(
+    `with recursive chains(node) as (
+       select min(node) from svc_audit
+       union all
+       select (select min(a.node) from svc_audit a where a.node > chains.node) from chains where chains.node is not null
+     ) select node from chains where node is not null`,
+  );
+  // pg answers {rows}, mysql2 [rows, fields], SQLite the rows.
+  const rows = (Array.isArray(result) ? (Array.isArray(result[0]) ? result[0] : result) : result.rows) as Array<{ node: string }>;
+  return rows.map((r) => r.node);
+}

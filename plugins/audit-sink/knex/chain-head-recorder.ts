@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { type Clock, GENESIS_HASH, type Logger, type NodeRegistry, type RecordedAuditHead } from '../../../kernel/index.ts';
-import type { AuditRow } from './audit-chain.ts';
+import { nodesOnTrail, type AuditRow } from './audit-chain.ts';
 import { intact, type ChainVerifyArgs } from './chain-verification.ts';
 import type { PrunedRow } from './chain-prune.ts';
 
@@ -43,13 +43,13 @@ export class ChainHeadRecorder {
     const now = this.clock.now().toISOString();
     if (!(await this.registry.adoption())) {
       // The first start with a registry: the nodes already on the audit trail (an upgrade from 0.2) are adopted once.
-      const nodes = ((await db('svc_audit').distinct('node').whereNotNull('node')) as Array<{ node: string }>).map((r) => r.node);
+      const nodes = await nodesOnTrail(db);
       const legacy = (await db('svc_audit').whereNull('node').max({ top: 'id' }).first()) as { top: number | string | null } | undefined;
       await this.registry.adopt(nodes, Number(legacy?.top ?? 0), now);
     }
     if (!(await this.registry.prunedAdopted())) {
       // The first start of a version that records prunes: chains already pruned start where they start now, once.
-      const nodes = ((await db('svc_audit').distinct('node').whereNotNull('node')) as Array<{ node: string }>).map((r) => r.node);
+      const nodes = await nodesOnTrail(db);
       const rows: Array<{ node: string; pruned: { rowId: number; hash: string; recordedAt: string } }> = [];
       for (const node of nodes) {
         const first = (await db('svc_audit').where('node', node).orderBy('id', 'asc').first('id', 'prev_hash')) as AuditRow | undefined;

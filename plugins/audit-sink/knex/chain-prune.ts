@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { nodesOnTrail } from './audit-chain.ts';
 
 /** The newest row of a chain that a prune removed (its hash is what the first row left links to). */
 export interface PrunedRow {
@@ -16,7 +17,7 @@ export interface PrunedRow {
  */
 export async function pruneChains(db: Knex, cutoff: string, remember?: (node: string, row: PrunedRow) => Promise<void>): Promise<number> {
   let removed = 0;
-  const nodes = ((await db('svc_audit').distinct('node').whereNotNull('node')) as Array<{ node: string }>).map((r) => r.node);
+  const nodes = await nodesOnTrail(db);
   for (const node of nodes) {
     const kept = (await db('svc_audit').where('node', node).where('occurred_at', '>=', cutoff).orderBy('id', 'asc').first('id')) as { id: number | string } | undefined;
     const older = db('svc_audit').where('node', node);

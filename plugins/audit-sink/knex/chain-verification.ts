@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { type AuditVerification, type AuditVerifyQuery, chainHash, GENESIS_HASH, type RegisteredNode } from '../../../kernel/index.ts';
-import { eventOf, promptIdColumn, type AuditRow } from './audit-chain.ts';
+import { eventOf, nodesOnTrail, promptIdColumn, type AuditRow } from './audit-chain.ts';
 
 /** The last row a verification checked on a chain: the next one goes on from it. */
 export interface VerifiedHead {
@@ -73,7 +73,7 @@ export async function verifyChains(db: Knex, q: ChainVerifyArgs): Promise<ChainV
 
   if (q.node) nodes = [q.node];
   else {
-    const stored = ((await db('svc_audit').distinct('node').whereNotNull('node')) as Array<{ node: string }>).map((r) => r.node);
+    const stored = await nodesOnTrail(db);
     // A node that recorded a head is checked even when none of its rows are left.
     const recorded = q.registry?.nodes.filter((n) => n.head).map((n) => n.node) ?? [];
     nodes = [...new Set([...stored, ...recorded])].sort();
@@ -92,6 +92,8 @@ export async function verifyChains(db: Knex, q: ChainVerifyArgs): Promise<ChainV
     }
   }
 
+  // Every row of a window comes at or after the window's first row: each chain's walk starts there, not at its first row.
+  const windowStart = q.since ? Number((await db('svc_audit').where('occurred_at', '>=', q.since).min({ first: 'id' }).first())?.first ?? top + 1) - 1 : 0;
   const heads: Record<string, VerifiedHead> = { ...(q.from?.heads ?? {}) };
   for (const node of nodes) {
     const registered = known?.get(node);
@@ -101,7 +103,7 @@ export async function verifyChains(db: Knex, q: ChainVerifyArgs): Promise<ChainV
     }
 
     let previous: string | undefined;
-    let after = 0;
+    let after = windowStart;
     const remembered = from?.heads[node];
     if (remembered) {
       const row = (await db('svc_audit').where('id', remembered.rowId).first()) as AuditRow | undefined;

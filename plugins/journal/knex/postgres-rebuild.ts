@@ -6,7 +6,7 @@ import type { ScrubOutcome } from './storage-scrub.ts';
  * every create and uncached encrypt that touches the table queues behind a rebuild that is waiting
  * for one: so it gives up quickly and is tried again later, instead of stalling every caller.
  */
-export const LOCK_WAIT_MS = 200;
+export const LOCK_WAIT_MS = 50;
 /** Bound on the rebuild itself (it holds the exclusive lock meanwhile); the KWK table is one small row per key. */
 export const REBUILD_MS = 10_000;
 

@@ -1,0 +1,192 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { createServer, type Server, type TLSSocket } from 'node:tls';
+import { SvcError, TLS12_CIPHERS, type Clock, type Door, type Logger, type OperationRunner, type Principal } from '../../kernel/index.ts';
+import { clientPrincipal } from './client-principal.ts';
+import type { KmipSettings } from './config.ts';
+import { encodeResponse, InvalidMessage, invalidMessageResponse, isSupported, parseRequest, type BatchItemResponse, type RequestMessage } from './messages.ts';
+import { kmipOperations, OPERATION_NAMES } from './operations/index.ts';
+import type { KmipCall } from './operations/adapter.ts';
+import { failureOf } from './result-reasons.ts';
+import { Framer, K, TtlvError } from './ttlv/index.ts';
+
+/** A connection that sends nothing for this long is closed (a half-sent message included). */
+const IDLE_MS = 120_000;
+/** A TLS handshake that has not finished after this long is dropped. */
+const HANDSHAKE_MS = 10_000;
+/** Whole messages read ahead of the one being answered; past it the door stops reading that connection. */
+const MAX_QUEUED = 4;
+/**
+ * A message whose header has arrived must be complete this long after: a client that trickles a large
+ * message (up to 1 MiB held per connection) cannot keep that memory for the idle timeout over and over.
+ */
+const MESSAGE_MS = 30_000;
+/** At shutdown, how long a connection may take to close after its last answer was sent. */
+const CLOSE_GRACE_MS = 2_000;
+
+/**
+ * The KMIP door: binary TTLV over mutual TLS on its own port. Each connection's client certificate (which
+ * must chain to kmip.tls.clientCaFile, or the handshake fails) names a Service principal; each batch item
+ * is translated onto registered operations and run through the one pipeline with door `kmip`. Connections
+ * are independent: one client's malformed or slow messages never delay another's.
+ */
+export class KmipDoor implements Door {
+  readonly name = 'kmip';
+  private server: Server | undefined;
+  private readonly sockets = new Set<TLSSocket>();
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly operations = kmipOperations('svc-kms');
+
+  constructor(
+    private readonly settings: KmipSettings,
+    private readonly runner: OperationRunner,
+    private readonly logger: Logger,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Where the listener is bound (port 0 picks one). */
+  address(): AddressInfo | undefined {
+    return (this.server?.address() as AddressInfo | null) ?? undefined;
+  }
+
+  async start(): Promise<void> {
+    const server = createServer({
+      cert: readFileSync(this.settings.certFile),
+      key: readFileSync(this.settings.keyFile),
+      ca: readFileSync(this.settings.clientCaFile),
+      requestCert: true,
+      rejectUnauthorized: true,
+      minVersion: 'TLSv1.2',
+      ciphers: TLS12_CIPHERS,
+      honorCipherOrder: true,
+      handshakeTimeout: HANDSHAKE_MS,
+    }, (socket) => this.serve(socket));
+    server.maxConnections = this.settings.maxConnections;
+    // A refused handshake (no or foreign client certificate) concerns that client only.
+    server.on('tlsClientError', () => undefined);
+    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(this.settings.port, this.settings.host, () => resolve()));
+    server.on('error', (err) => this.logger.error('kmip: listener error', { error: err.message }));
+    this.server = server;
+    this.logger.info('kmip: listening', { host: this.settings.host, port: this.address()?.port });
+  }
+
+  /** Stops accepting, answers the messages in flight, then closes the connections still open. */
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (!server) return;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    while (this.inFlight.size) await Promise.all(this.inFlight);
+    for (const socket of this.sockets) {
+      socket.end();
+      // A client that never closes its side would hold the listener's close open: it has had its answers.
+      setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
+    }
+    await closed;
+  }
+
+  private serve(socket: TLSSocket): void {
+    this.sockets.add(socket);
+    socket.on('close', () => this.sockets.delete(socket));
+    socket.on('error', () => socket.destroy());
+    socket.setTimeout(IDLE_MS, () => socket.destroy());
+    const principal = clientPrincipal(socket.getPeerCertificate());
+    const framer = new Framer();
+    const queue: Buffer[] = [];
+    let busy = false;
+    let partial: NodeJS.Timeout | undefined;
+    socket.on('close', () => clearTimeout(partial));
+    const drain = async () => {
+      busy = true;
+      while (queue.length && !socket.destroyed) {
+        const reply = this.answer(queue.shift()!, principal, socket.remoteAddress);
+        this.inFlight.add(reply);
+        void reply.finally(() => this.inFlight.delete(reply));
+        const bytes = await reply;
+        if (socket.writable) socket.write(bytes);
+      }
+      busy = false;
+      if (!socket.destroyed) socket.resume();
+    };
+    socket.on('data', (chunk: Buffer) => {
+      let frames: Buffer[];
+      try {
+        frames = framer.push(chunk);
+      } catch {
+        // The stream cannot be framed any more (not a structure, over-size): nothing can be answered.
+        socket.destroy();
+        return;
+      }
+      queue.push(...frames);
+      // The clock runs from the first byte of a message not yet complete.
+      if (frames.length || framer.pending === 0) {
+        clearTimeout(partial);
+        partial = undefined;
+      }
+      if (framer.pending > 0) partial ??= setTimeout(() => socket.destroy(), MESSAGE_MS);
+      if (queue.length > MAX_QUEUED) socket.pause();
+      if (!busy && queue.length) void drain();
+    });
+  }
+
+  /** The response to one framed message; never throws. */
+  private async answer(frame: Buffer, principal: Principal | { refused: string }, sourceIp: string | undefined): Promise<Buffer> {
+    let request: RequestMessage;
+    try {
+      request = parseRequest(frame);
+    } catch (err) {
+      const reason = err instanceof TtlvError || err instanceof InvalidMessage ? err : new TtlvError('the message could not be read');
+      return invalidMessageResponse(reason, this.clock.now());
+    }
+    const results: BatchItemResponse[] = [];
+    let placeholder: string | undefined;
+    for (const item of request.items) {
+      const base = { operation: item.operation, ...(item.batchItemId ? { batchItemId: item.batchItemId } : {}) };
+      const failed = (reason: number, message: string) => results.push({ ...base, status: K.ResultStatus.OperationFailed, reason, message });
+      if (!isSupported(request.version)) {
+        failed(K.ResultReason.UnsupportedProtocolVersion, `protocol version ${request.version.major}.${request.version.minor} is not served; 1.0-1.4 and 2.0 are`);
+        continue;
+      }
+      if ('refused' in principal) {
+        failed(K.ResultReason.AuthenticationNotSuccessful, principal.refused);
+        continue;
+      }
+      const adapter = this.operations.get(item.operation);
+      if (!adapter) {
+        failed(K.ResultReason.OperationNotSupported, `operation ${OPERATION_NAMES[item.operation] ?? item.operation} is not served`);
+        if (!request.continueOnError) break;
+        continue;
+      }
+      const call = this.call(request, item.operation, principal, sourceIp, placeholder);
+      try {
+        const answer = await adapter(item.payload, call);
+        results.push({ ...base, status: K.ResultStatus.Success, payload: answer.payload });
+        placeholder = answer.uid ?? placeholder;
+      } catch (err) {
+        const { reason, message } = failureOf(err);
+        if (!(err instanceof SvcError) && reason === K.ResultReason.GeneralFailure) this.logger.error('kmip: unexpected failure', { operation: OPERATION_NAMES[item.operation], error: (err as Error).message });
+        failed(reason, message);
+        if (!request.continueOnError) break;
+      }
+    }
+    try {
+      return encodeResponse(request.version, results, this.clock.now());
+    } catch (err) {
+      this.logger.error('kmip: could not encode a response', { error: (err as Error).message });
+      return encodeResponse(request.version, [{ status: K.ResultStatus.OperationFailed, reason: K.ResultReason.GeneralFailure, message: 'the response could not be encoded' }], this.clock.now());
+    }
+  }
+
+  private call(request: RequestMessage, operation: number, principal: Principal, sourceIp: string | undefined, placeholder: string | undefined): KmipCall {
+    const requestId = `kmip-${randomUUID()}`;
+    const context = { 'kmip.operation': OPERATION_NAMES[operation] ?? String(operation), 'kmip.version': `${request.version.major}.${request.version.minor}` };
+    const caller = { principal, requestId, door: this.name, context, ...(sourceIp ? { sourceIp } : {}) };
+    return {
+      version: request.version,
+      v2: request.version.major >= 2,
+      placeholder,
+      run: async <R>(operationId: string, input: Record<string, unknown>, rejected?: SvcError) => (await this.runner.run(operationId, input, caller, rejected)) as R,
+    };
+  }
+}
