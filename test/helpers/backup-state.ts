@@ -52,7 +52,7 @@ async function agentsOf(api: ApiClient): Promise<unknown[]> {
 export async function checkState(t: Test, api: ApiClient, state: SeededState, what: string, { exact = true } = {}): Promise<void> {
   const compare = exact ? t.same.bind(t) : t.has.bind(t);
   for (const key of state.keys) {
-    compare((await api.get(`/v1/keys/${(key as { id: string }).id}`)).body, key, `${what}: key ${(key as { name?: string }).name ?? ''} with its versions and state`);
+    compare((await api.get(`/v1/keys/${(key as { id: string }).id}`)).body, key, `${what}: key ${(key as { spec?: { name?: string } }).spec?.name ?? ''} with its versions and state`);
   }
   for (const { keyId, ciphertextBase64, plaintext } of state.ciphertexts) {
     const dec = await api.post(`/v1/keys/${keyId}/decrypt`, { ciphertextBase64, context: { tenant: 'acme' } });
