@@ -28,8 +28,11 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 RUN npm rebuild pkcs11js \
  && if node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 22 ? 1 : 0)'; then npm rebuild better-sqlite3; fi
 COPY . .
+# The SDK workspace's link (node_modules/@svc-kms/sdk -> clients/sdk) would dangle in the runtime stage:
+# the server compiles the SDK file it uses into dist/server and never loads the package by name.
 RUN npm run build \
- && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
+ && npm prune --omit=dev --ignore-scripts --no-audit --no-fund \
+ && rm -f node_modules/@svc-kms/sdk
 
 # ---- runtime: the compiled server, production dependencies, nothing else
 FROM ${BASE_IMAGE}

@@ -59,6 +59,7 @@ t.test('the image builds on a BASE_IMAGE, holds no dev dependencies or tests, ru
   const installed = (await inImage('sh', '-c', 'ls -d node_modules/* node_modules/@*/*')).split('\n');
   t.same(installed.filter((where) => devOnly.includes(where)), [], `none of the ${devOnly.length} dev-only packages is in the image`);
   t.equal(await inImage('sh', '-c', 'find dist -name "*.test.*" | wc -l'), '0', 'no test files');
+  t.equal(await inImage('find', 'node_modules', '-maxdepth', '2', '-xtype', 'l'), '', 'no link in node_modules points at something the image does not hold');
   t.equal(await inImage('sh', '-c', 'stat -c "%U %a" /var/lib/svc-kms'), 'svc-kms 700', 'the data volume belongs to the service user only');
 
   // Host networking: the container's own port is the host's (bridge networks need more than this machine allows).
