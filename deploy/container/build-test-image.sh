@@ -2,10 +2,12 @@
 # Builds the image the way the tests do on machines that reach no container registry: the Debian-built
 # base (build-base-image.sh, cached by tag) as BASE_IMAGE, runc (crun refuses hybrid cgroups) and
 # container limits no higher than the machine allows. Layers are cached between runs.
-#   deploy/container/build-test-image.sh [TAG]      (default localhost/svc-kms:test)
+#   deploy/container/build-test-image.sh [TAG]
+# The default tag is this checkout's own (localhost/svc-kms:test-<hash of its path>), so test runs from
+# two checkouts on one machine do not retag each other's image.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-tag=${1:-localhost/svc-kms:test}
+tag=${1:-localhost/svc-kms:test-$(pwd | sha256sum | cut -c1-12)}
 base=localhost/svc-kms-base:bookworm-slim-node24
 bash deploy/container/build-base-image.sh "$base"
 runtime=()

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, openSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -18,7 +19,8 @@ import { until } from '../helpers/until.ts';
 // (scripts/test.sh), so this file's own build only reuses cached layers.
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const README = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-const IMAGE = 'localhost/svc-kms:test';
+// This checkout's own tag, as deploy/container/build-test-image.sh names it (sha256 of the path and a newline).
+const IMAGE = `localhost/svc-kms:test-${createHash('sha256').update(`${ROOT}\n`).digest('hex').slice(0, 12)}`;
 
 /** The first sh block after a heading of the README, as a user would paste it. */
 function block(heading: string): string {
