@@ -1,4 +1,4 @@
-# svc-kms as a container image. Build: podman build -t svc-kms .   (or docker build)
+# svc-kms as a container image. Build: podman build --format docker -t svc-kms .   (or docker build -t svc-kms .)
 # The base of both stages is the official Node 24 image (slim); another Debian-based image with Node 22+
 # under /usr/local may stand in for it (a mirror, a hardened copy):
 #   podman build --format docker --build-arg BASE_IMAGE=registry.example/node:24 -t svc-kms .
@@ -6,7 +6,7 @@
 # Run: see docs/install.md (a data volume at /var/lib/svc-kms, port 8080, settings as SVC_* variables).
 ARG BASE_IMAGE=docker.io/library/node:24-bookworm-slim
 
-# ---- build: install every dependency, compile the server and the CLI, then drop the dev dependencies
+# ---- build: install every dependency, compile the server, the CLI and the web console, then drop the dev dependencies
 FROM ${BASE_IMAGE} AS build
 # Compilers for the native addons (the slim image has none; this layer stays cached).
 RUN if ! command -v g++ >/dev/null || ! command -v make >/dev/null || ! command -v python3 >/dev/null; then \
