@@ -88,6 +88,8 @@ t.test('the image builds on a BASE_IMAGE, holds no dev dependencies or tests, ru
   t.equal((await api.get('/v1/audit/verify?full=true')).body.valid, true, 'the audit chain in the volume verifies');
   const keys = (await api.get('/v1/keys?limit=100')).body;
 
+  const backup = await podman(['exec', name, 'node', 'scripts/backup-sqlite.mjs', '/var/lib/svc-kms/backup-1', '/var/lib/svc-kms/journal.db', '/var/lib/svc-kms/audit.db']);
+  t.match(backup.stdout, /journal\.db -> .*integrity ok\)\n.*audit\.db -> .*integrity ok\)/, 'an online backup inside the running container, as install.md shows');
   t.equal((await podman(['healthcheck', 'run', name]).then(() => 0, (err) => err.code)), 0, 'the HEALTHCHECK passes');
   await podman(['stop', '--time=20', name]);
   t.equal((await podman(['inspect', '--format', '{{.State.ExitCode}}', name])).stdout.trim(), '0', 'podman stop (SIGTERM to node as PID 1): a clean exit 0');
