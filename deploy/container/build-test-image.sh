@@ -15,6 +15,17 @@ runtime=()
 files=$(ulimit -Sn)
 processes=$(ulimit -Su)
 [ "$processes" = unlimited ] || [ "$processes" -gt 32768 ] && processes=32768
-podman "${runtime[@]}" build --format docker --ulimit "nofile=$files:$files" --ulimit "nproc=$processes:$processes" \
-  --build-arg "BASE_IMAGE=$base" --tag "$tag" . >/dev/null
+build() {
+  podman "${runtime[@]}" build --format docker --ulimit "nofile=$files:$files" --ulimit "nproc=$processes:$processes" \
+    --build-arg "BASE_IMAGE=$base" "$@" . >/dev/null
+}
+# The build stage gets a tag of its own, so its layers (npm ci above all) stay as the next run's cache;
+# the images the two tags held before this run are removed, and with them the layers no run needs now.
+previous=$(podman image inspect --format '{{.Id}}' "$tag-build" "$tag" 2>/dev/null || true)
+build --target build --tag "$tag-build"
+build --tag "$tag"
+current=$(podman image inspect --format '{{.Id}}' "$tag-build" "$tag")
+for id in $previous; do
+  grep -qx "$id" <<<"$current" || podman rmi "$id" >/dev/null 2>&1 || true
+done
 echo "$tag built"
