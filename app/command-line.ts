@@ -12,7 +12,7 @@ export type ServerCommand =
   | { kind: 'version' };
 
 export const USAGE = `Usage: npm start -- [options] [command]
-       node --import tsx app/main.ts [options] [command]
+       node dist/server/app/main.js [options] [command]   (npm run dev: the sources, through tsx)
 
 Runs the svc-kms service. Every setting is also an SVC_* environment variable
 (docs/config.md); the config file is JSON or YAML.

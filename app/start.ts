@@ -1,7 +1,5 @@
-import { readFileSync } from 'node:fs';
 import type { Tracer } from '@opentelemetry/api';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { configFilePath, readConfigFile } from '../config/file.ts';
 import { loadConfig } from '../config/load.ts';
 import { baseSchema } from '../config/schema.ts';
@@ -11,6 +9,7 @@ import { unknownVariables, warnUnknownVariables, withUnknownVariables } from '..
 import { workerNodeId } from '../config/workers.ts';
 import type { NodeWorkers } from '../kernel/http/node-workers.ts';
 import { bootKernel, type RunningKernel } from '../kernel/boot.ts';
+import { packageVersion } from '../kernel/files/package-root.ts';
 import { createStderrLogger, isServiceLogger } from '../kernel/logger.ts';
 import { loadThirdPartyPlugins } from '../kernel/plugin-loader.ts';
 import { systemClock, type Clock } from '../kernel/ports/clock.ts';
@@ -19,8 +18,7 @@ import type { PreflightMode } from '../kernel/preflight.ts';
 import { BUILTIN, EXTENSION_PORTS } from './catalogue.ts';
 import { selectPlugins } from './compose.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const VERSION: string = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
+export const VERSION: string = packageVersion(import.meta.url);
 
 export interface StartOptions {
   argv: string[];

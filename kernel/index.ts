@@ -19,6 +19,7 @@ export { MAX_AGENT_TTL_SECONDS, MAX_JTI_LENGTH, SVC_TOKEN_AUDIENCE, UNKNOWN_EXPI
 export { bearerToken, CLOCK_SKEW_SECONDS, isUsableHmacSecret, MIN_HMAC_SECRET_BYTES, principalFromVerifiedToken, tokenRejection } from './auth/bearer.ts';
 export { openAesGcm, sealAesGcm } from './crypto/aes-gcm.ts';
 export { narrowToOwner, warnIfFolderOpen } from './files/owner-only.ts';
+export { packageRoot, packageVersion } from './files/package-root.ts';
 export { SVC_TOKEN_ISSUER, type SvcClaims } from './model/token-claims.ts';
 export { outboundUrlProblem } from './net/outbound-url.ts';
 export { metricsPort, type KmsMetrics } from './observability/metrics.ts';

@@ -2,6 +2,9 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isValidPluginId, KERNEL_API_VERSION, type AnyPlugin } from './define-plugin.ts';
 
+/** The built server (dist/server, plain node) has no TypeScript loader; from source (tsx) a plugin may be TypeScript. */
+const RUNNING_BUILT_JAVASCRIPT = !import.meta.url.endsWith('.ts');
+
 export interface ThirdPartyPlugin {
   source: string;
   manifest: AnyPlugin;
@@ -20,6 +23,9 @@ export async function loadThirdPartyPlugins(specifiers: unknown, baseDir: string
   const loaded: ThirdPartyPlugin[] = [];
   for (const source of specifiers as string[]) {
     const target = source.startsWith('.') || path.isAbsolute(source) ? pathToFileURL(path.resolve(baseDir, source)).href : source;
+    if (RUNNING_BUILT_JAVASCRIPT && /\.[cm]?tsx?$/.test(source)) {
+      throw new Error(`plugin "${source}" is TypeScript, and this is the built server (npm start), which loads JavaScript: compile the plugin to .js, or run the server from source with npm run dev`);
+    }
     let mod: Record<string, unknown>;
     try {
       mod = await import(target);

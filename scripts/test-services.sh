@@ -37,6 +37,17 @@ ensure_packages() {
   /usr/bin/python3 -c 'import kmip.pie.client' >/dev/null 2>&1 || missing+=(python3-pykmip)
   # The pkcs11 root of trust's tests run against SoftHSM2 (each test initialises tokens of its own).
   command -v softhsm2-util >/dev/null 2>&1 || missing+=(softhsm2)
+  # Backup and restore tests: the databases' own dump tools.
+  command -v pg_dump >/dev/null 2>&1 || missing+=(postgresql-client)
+  command -v mariadb-dump >/dev/null 2>&1 || missing+=(mariadb-client)
+  # Container and systemd tests: podman (runc: crun refuses hybrid cgroups), a Debian base, the unit checker.
+  command -v podman >/dev/null 2>&1 || missing+=(podman)
+  command -v podman-compose >/dev/null 2>&1 || missing+=(podman-compose)
+  # podman-compose 1.0 (Debian 12) has no `config`: the compose file is checked with docker-compose's.
+  command -v docker-compose >/dev/null 2>&1 || missing+=(docker-compose)
+  [ -x /usr/sbin/runc ] || missing+=(runc)
+  command -v debootstrap >/dev/null 2>&1 || missing+=(debootstrap)
+  command -v systemd-analyze >/dev/null 2>&1 || missing+=(systemd)
   # The erase test runs PostgreSQL in German (lc_messages), which it can only load as an installed
   # locale; built as a directory, since a running server may have missed a locale-archive made later.
   if ! locale -a 2>/dev/null | grep -qi '^de_DE\.utf-\?8$'; then

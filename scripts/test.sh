@@ -18,11 +18,15 @@ set -a
 source "$state/env"
 set +a
 
-echo "== build the svc CLI"
+echo "== build the server (npm start runs dist/server) and the svc CLI"
+node scripts/build-server.mjs
 node scripts/build-cli.mjs
 
 echo "== build the web console"
 node scripts/build-console.mjs
+
+echo "== container image (its base built from Debian packages once, then cached)"
+bash deploy/container/build-test-image.sh || echo "the container image did not build; test/e2e/container-image.test.ts builds it again and says why"
 
 echo "== tests"
 npx tap "$@" test/**/*.test.ts examples/**/*.test.ts

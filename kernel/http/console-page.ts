@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Context } from 'koa';
+import { packageRoot } from '../files/package-root.ts';
 import type { Logger } from '../ports/logger.ts';
 
 /**
@@ -58,18 +58,7 @@ const MISSING_PAGE = `<!DOCTYPE html>
 </html>
 `;
 
-/** The folder holding package.json above this file, wherever the server runs from (sources or a build). */
-function packageRoot(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(path.join(dir, 'package.json'))) {
-    const parent = path.dirname(dir);
-    if (parent === dir) return process.cwd();
-    dir = parent;
-  }
-  return dir;
-}
-
-export const CONSOLE_ASSETS_DIR = path.join(packageRoot(), 'dist', 'console');
+export const CONSOLE_ASSETS_DIR = path.join(packageRoot(import.meta.url), 'dist', 'console');
 
 interface ConsoleFiles {
   page: Buffer;

@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { definePlugin, doorPort, KERNEL_API_VERSION, operationRunnerPort, type ConfigValues } from '../../kernel/index.ts';
+import { definePlugin, doorPort, KERNEL_API_VERSION, operationRunnerPort, packageVersion, type ConfigValues } from '../../kernel/index.ts';
 import { mcpConfig } from './config.ts';
 import { McpDoor, type McpDoorSettings } from './mcp-door.ts';
 
 /** The version clients see in initialize's serverInfo: the service's own. */
-const VERSION: string = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const VERSION: string = packageVersion(import.meta.url);
 
 interface WholeConfig {
   http: { maxBodyBytes: number };

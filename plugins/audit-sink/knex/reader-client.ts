@@ -12,7 +12,8 @@ const BOOTSTRAP = `
 const { workerData } = require('node:worker_threads');
 (workerData.tsx ? import(workerData.tsx).then((tsx) => tsx.register()) : Promise.resolve()).then(() => import(workerData.entry));
 `;
-const ENTRY = new URL('./reader-worker.ts', import.meta.url);
+// From source the worker is reader-worker.ts; in the built server (dist/server) this file and it are .js.
+const ENTRY = new URL(import.meta.url.endsWith('.ts') ? './reader-worker.ts' : './reader-worker.js', import.meta.url);
 const TSX = ENTRY.pathname.endsWith('.ts') ? import.meta.resolve('tsx/esm/api') : undefined;
 
 interface Waiting {
