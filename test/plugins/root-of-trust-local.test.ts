@@ -5,7 +5,7 @@ import plugin from '../../plugins/root-of-trust/local/index.ts';
 import { LocalRootOfTrust } from '../../plugins/root-of-trust/support/local-root-of-trust.ts';
 import { tempDir } from '../helpers/service.ts';
 
-const config = (journalKind: string, localKek = '') => ({ crypto: { localKek, previousKeks: '', cloudKms: { region: '', endpoint: '', timeoutMs: 5000, previousKekArns: '', kekArn: '' } }, journal: { kind: journalKind }, rdbEmbedded: { jdbcUrl: 'jdbc:sqlite:/var/lib/svc/journal.db' } });
+const config = (journalKind: string, localKek = '') => ({ crypto: { localKek, previousKeks: '', cloudKms: { region: '', endpoint: '', timeoutMs: 5000, previousKekArns: '', kekArn: '' }, pkcs11: { module: '', tokenLabel: '', pin: '', pinFile: '', kekLabel: '', createKek: false, previousKekLabels: '' } }, journal: { kind: journalKind }, rdbEmbedded: { jdbcUrl: 'jdbc:sqlite:/var/lib/svc/journal.db' } });
 
 t.test('a server journal without SVC_CRYPTO_LOCAL_KEK fails preflight saying why', async (t) => {
   const nodes = plugin.preflight!(plugin.configSlice!(config('rdb-server-1')), { exposed: false });
