@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { Database } from '../../plugins/sql-support/sqlite-driver.ts';
 import knexFactory, { type Knex } from 'knex';
 import path from 'node:path';
 import { Client } from 'undici';
@@ -30,7 +30,7 @@ export async function startWorkerNode(workers: number, db: TestDatabase | undefi
   });
   const port = await proc.listening;
   let knex: Knex | undefined;
-  let sqlite: Database.Database | undefined;
+  let sqlite: Database | undefined;
   const nodeOf = async (requestId: string): Promise<string | undefined> => {
     if (db) {
       const u = new URL(db.url.replace(/^jdbc:postgresql:/, 'db:'));
