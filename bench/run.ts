@@ -115,7 +115,9 @@ try {
     'root of trust on SoftHSM2 against the local one (warm and cold cache) is in [benchmarks-pkcs11.md](benchmarks-pkcs11.md).',
     'Batch encrypt of 100 items of 1 KiB against single encrypts, in items per server CPU second, is in',
     '[benchmarks-batch.md](benchmarks-batch.md). Finding keys (`GET /v1/keys`) over 100,000 keys on PostgreSQL is in',
-    '[benchmarks-locate.md](benchmarks-locate.md).',
+    '[benchmarks-locate.md](benchmarks-locate.md). Encrypt with 1, 2, ... N workers on one node is in',
+    '[benchmarks-scale.md](benchmarks-scale.md); encrypt with the three secondary audit sinks on against off, and what',
+    'each receiver got, is in [benchmarks-audit-sinks.md](benchmarks-audit-sinks.md).',
     '',
   ].join('\n');
   writeFileSync(path.join(ROOT, 'docs/benchmarks.md'), doc);
