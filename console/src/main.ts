@@ -23,9 +23,18 @@ const PAGES = new Map<string, Page>([
 let signInMessage: string | undefined;
 let returnTo = '#/keys';
 
+/** A part of the address as typed when it is not valid percent-encoding (`#/keys/%`), so the page still renders. */
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
 function route(): { page: string; arg: string | undefined } {
   const [page = '', arg] = location.hash.replace(/^#\/?/, '').split('/');
-  return { page, arg: arg ? decodeURIComponent(arg) : undefined };
+  return { page, arg: arg ? decoded(arg) : undefined };
 }
 
 function showWho(): void {

@@ -41,3 +41,23 @@ t.test('keys are listed a page at a time with the filters kept', async (t) => {
   t.same(await names(page, 'Keys, page 2'), second, 'back to the page before');
   t.same(browser.foreign, []);
 });
+
+t.test('a key address that is not valid percent-encoding still shows the key page, with the service\'s answer', async (t) => {
+  const svc = await startTestService();
+  t.teardown(() => svc.stop());
+  const browser = await launchBrowser([svc.url]);
+  if (!browser) return serverMissing(t, 'chromium (Debian package) is not installed and could not be');
+  t.teardown(() => browser.close());
+  const { page } = browser;
+  await page.goto(`${svc.url}/console/`);
+  await page.getByLabel('User', { exact: true }).fill('alice');
+  await page.getByRole('button', { name: 'Sign in with header' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Keys' }).waitFor();
+  for (const typed of ['%', '%E0%A4%A']) {
+    await page.goto(`${svc.url}/console/#/keys/${typed}`);
+    await page.getByRole('heading', { level: 1, name: 'Key' }).waitFor();
+    const status = page.getByRole('status').first();
+    await status.filter({ hasText: /\w+: / }).waitFor();
+    t.match(await status.textContent(), /^(KeyNotFound|InvalidField|BadRequest): /, `#/keys/${typed}: the page says what the service answered`);
+  }
+});
