@@ -81,14 +81,11 @@ export async function chainHead(db: Knex, node: string): Promise<string> {
  * no skip scan); this walks the (node, id) index from one node to the next, one seek per node.
  */
 export async function nodesOnTrail(db: Knex): Promise<string[]> {
-  const result = await db.raw(
-    `with recursive chains(node) as (
-       select min(node) from svc_audit
-       union all
-       select (select min(a.node) from svc_audit a where a.node > chains.node) from chains where chains.node is not null
-     ) select node from chains where node is not null`,
-  );
-  // pg answers {rows}, mysql2 [rows, fields], SQLite the rows.
-  const rows = (Array.isArray(result) ? (Array.isArray(result[0]) ? result[0] : result) : result.rows) as Array<{ node: string }>;
+  const next = (from: string) => db('svc_audit as a').min('a.node').where('a.node', '>', db.ref(from));
+  const rows = (await db
+    .withRecursive('chains', ['node'], (q) => q.min('node').from('svc_audit').unionAll((step) => step.select(next('chains.node').as('node')).from('chains').whereNotNull('chains.node')))
+    .select('node')
+    .from('chains')
+    .whereNotNull('node')) as Array<{ node: string }>;
   return rows.map((r) => r.node);
 }
