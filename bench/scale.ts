@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { whenListening } from './lib/listening.ts';
 
 /**
  * `npm run bench:scale`: encrypt 1 KiB throughput of one node with 1, 2, ... N workers (server.workers;
@@ -78,15 +79,7 @@ function startNode(workers: number, dir: string): Promise<{ child: ChildProcess;
     SVC_RATE_LIMIT_RPS: '1000000000', SVC_RATE_LIMIT_BURST: '1000000000',
   };
   const child = spawn(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', 'app/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
-  return new Promise((resolve, reject) => {
-    let err = '';
-    child.stderr!.on('data', (d) => {
-      err += d;
-      const m = /"msg":"listening".*?"port":(\d+)/.exec(err);
-      if (m) resolve({ child, url: `http://127.0.0.1:${m[1]}` });
-    });
-    child.on('exit', (code) => reject(new Error(`service exited ${code}: ${err}`)));
-  });
+  return whenListening(child, 'service');
 }
 
 async function call(url: string, body?: unknown): Promise<any> {

@@ -2,6 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { whenListening } from './listening.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -59,15 +60,7 @@ export function start(args: string[], env: Record<string, string>, stdoutFile?: 
   const node = [process.execPath, '--max-semi-space-size=64', ...debugArgs, '--import', 'tsx', ...args];
   const [cmd, ...argv] = PINNED ? ['taskset', '-c', '0', ...node] : node;
   const child = spawn(cmd!, argv, { cwd: ROOT, env: { ...process.env, ...UNREACHED_LIMITS, ...env }, stdio: ['ignore', stdout, 'pipe'] });
-  return new Promise((resolve, reject) => {
-    let err = '';
-    child.stderr!.on('data', (d) => {
-      err += d;
-      const m = /"msg":"listening".*?"port":(\d+)/.exec(err);
-      if (m) resolve({ child, url: `http://127.0.0.1:${m[1]}` });
-    });
-    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}: ${err}`)));
-  });
+  return whenListening(child, args.join(' '));
 }
 
 export async function call(url: string, method: string, body?: unknown): Promise<any> {
