@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { AuditEvent } from './canonical-event.ts';
 import type { AuditFanoutSink, DeliverySettings } from '../ports/audit-sink.ts';
 import type { Logger } from '../ports/logger.ts';
+import { WaitingEvents } from './waiting-events.ts';
 import { narrowToOwner, setAsideIfOthersCouldWrite, warnIfFolderOpen } from '../files/owner-only.ts';
 
 /** How far into the queue a worker looks for an event whose correlation is free (concurrency above 1). */
@@ -28,7 +29,7 @@ export class PermanentDeliveryError extends Error {}
  * event waits while an earlier one of its correlation is in flight or being retried.
  */
 export class FanoutQueue {
-  private readonly queue: AuditEvent[] = [];
+  private readonly queue = new WaitingEvents();
   private readonly inFlight = new Set<AuditEvent[]>();
   /** Correlation ids with an event in flight, and how many (concurrency above 1 only). */
   private readonly busy = new Map<string, number>();
@@ -108,7 +109,7 @@ export class FanoutQueue {
     await Promise.race([this.drained, grace]);
     clearTimeout(timer);
     this.abandon.abort();
-    const left = [...this.inFlight].flat().concat(this.queue.splice(0));
+    const left = [...this.inFlight].flat().concat(this.queue.takeAll());
     this.inFlight.clear();
     if (left.length) void this.deadLetter(left, 'not delivered before shutdown', 0);
     await this.deadLetters;
@@ -140,23 +141,8 @@ export class FanoutQueue {
    */
   private takeBatch(): AuditEvent[] {
     const size = this.settings.batchSize;
-    if (this.settings.concurrency <= 1) return this.queue.splice(0, size);
-    const batch: AuditEvent[] = [];
-    const held = new Set<string>();
-    const scan = Math.min(this.queue.length, SCAN_LIMIT);
-    let kept = 0;
-    let end = 0;
-    for (; end < scan && batch.length < size; end++) {
-      const event = this.queue[end]!;
-      const key = event.correlationId;
-      if (!held.has(key) && !this.busy.has(key)) batch.push(event);
-      else {
-        held.add(key);
-        this.queue[kept++] = event; // the events passed over move up, in their order
-      }
-    }
-    if (batch.length === 0) return batch;
-    this.queue.splice(kept, end - kept);
+    if (this.settings.concurrency <= 1) return this.queue.takeFront(size);
+    const batch = this.queue.takeFree(size, SCAN_LIMIT, (key) => this.busy.has(key));
     for (const e of batch) this.busy.set(e.correlationId, (this.busy.get(e.correlationId) ?? 0) + 1);
     return batch;
   }
