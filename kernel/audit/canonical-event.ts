@@ -23,6 +23,22 @@ export function toAuditEvent(record: AuditRecord, node: string): AuditEvent {
   };
 }
 
+const texts = new WeakMap<AuditEvent, string>();
+
+/**
+ * The event as the secondary sinks send it (JSON.stringify, fields in the order toAuditEvent builds them),
+ * made once per event however many sinks send it: each sink's serialising it again cost the node's request
+ * loop a few microseconds per event per sink.
+ */
+export function eventJson(event: AuditEvent): string {
+  let text = texts.get(event);
+  if (text === undefined) {
+    text = JSON.stringify(event);
+    texts.set(event, text);
+  }
+  return text;
+}
+
 /** JSON with object keys sorted at every depth: one text per event, whatever order its fields were built in. */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value);

@@ -1,5 +1,5 @@
 import { Kafka, logLevel, type Producer } from 'kafkajs';
-import type { AuditEvent, AuditFanoutSink, DeliverySettings, Logger } from '../../../kernel/index.ts';
+import { type AuditEvent, type AuditFanoutSink, type DeliverySettings, eventJson, type Logger } from '../../../kernel/index.ts';
 import { askAnyBrokerWhenControllerUnknown } from './any-broker-producer-id.ts';
 
 export interface LogStreamSettings {
@@ -45,7 +45,7 @@ export class LogStreamSink implements AuditFanoutSink {
       await producer.send({
         topic: this.settings.topic,
         acks: -1,
-        messages: events.map((e) => ({ key: e.correlationId, value: JSON.stringify(e), headers: { 'svc-event-id': e.id } })),
+        messages: events.map((e) => ({ key: e.correlationId, value: eventJson(e), headers: { 'svc-event-id': e.id } })),
       });
     } catch (err) {
       await this.disconnect();

@@ -1,5 +1,5 @@
-import { createHmac } from 'node:crypto';
-import { type AuditEvent, type AuditFanoutSink, type DeliverySettings, PermanentDeliveryError } from '../../../kernel/index.ts';
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
+import { type AuditEvent, type AuditFanoutSink, type DeliverySettings, eventJson, PermanentDeliveryError } from '../../../kernel/index.ts';
 import { KeepAlivePoster } from './http-post.ts';
 
 export interface WebhookSettings {
@@ -21,12 +21,15 @@ export class WebhookSink implements AuditFanoutSink {
   readonly delivery: DeliverySettings;
   private readonly poster: KeepAlivePoster;
   private readonly host: string;
+  /** The secret as a KeyObject once, instead of a string copied into a new key for every event. */
+  private readonly signingKey: KeyObject;
 
   constructor(private readonly settings: WebhookSettings) {
     this.name = settings.name;
     this.delivery = settings.delivery;
     const url = new URL(settings.url);
     this.host = url.host;
+    this.signingKey = createSecretKey(Buffer.from(settings.secret, 'utf8'));
     this.poster = new KeepAlivePoster(url, settings.delivery.concurrency);
   }
 
@@ -35,11 +38,11 @@ export class WebhookSink implements AuditFanoutSink {
   }
 
   async deliver(event: AuditEvent): Promise<void> {
-    const body = JSON.stringify(event);
-    const signature = createHmac('sha256', this.settings.secret).update(body).digest('hex');
+    const body = eventJson(event);
+    const signature = createHmac('sha256', this.signingKey).update(body).digest('hex');
     let status: number;
     try {
-      ({ status } = await this.poster.post(body, { 'Content-Type': 'application/json', 'X-Svc-Event-Id': event.id, 'X-Svc-Signature': `sha256=${signature}` }, this.settings.timeoutMs));
+      status = await this.poster.post(body, { 'Content-Type': 'application/json', 'X-Svc-Event-Id': event.id, 'X-Svc-Signature': `sha256=${signature}` }, this.settings.timeoutMs);
     } catch (err) {
       throw new Error(`webhook ${this.host} unreachable: ${(err as Error).message}`);
     }
