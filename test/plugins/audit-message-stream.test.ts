@@ -1,4 +1,5 @@
 import t from 'tap';
+import { connect } from 'nats';
 import { auditFanoutContract, contractEvent } from '../../contracts/audit-fanout.ts';
 import { createStderrLogger } from '../../kernel/logger.ts';
 import { MessageStreamSink, type MessageStreamSettings } from '../../plugins/audit-fanout/message-stream/message-stream-sink.ts';
@@ -32,6 +33,30 @@ t.test('Nats-Msg-Id is the event id: a batch delivered twice is stored once', as
   await sink.deliverBatch(batch);
   const stored = await nats.messages('SVC_AUDIT');
   t.same(stored.map((m) => m.msgId), batch.map((e) => e.id));
+});
+
+t.test('batches published at once are each acknowledged whole: every message stored, each batch in its order', async (t) => {
+  const nats = await natsServer(t);
+  if (!nats) return;
+  await nats.createStream('SVC_AUDIT', 'svc.audit');
+  const sink = new MessageStreamSink(settings(nats.url), quiet);
+  t.teardown(() => sink.stop());
+  const batches = [0, 1, 2, 3, 4].map((b) => Array.from({ length: 40 }, (_, i) => contractEvent(b * 100 + i)));
+  await Promise.all(batches.map((batch) => sink.deliverBatch(batch)));
+  const stored = (await nats.messages('SVC_AUDIT')).map((m) => m.msgId);
+  t.equal(stored.length, 200);
+  for (const batch of batches) t.same(stored.filter((id) => batch.some((e) => e.id === id)), batch.map((e) => e.id));
+});
+
+t.test('a message the stream refuses fails its batch with the stream\'s reason (retried, then dead-lettered)', async (t) => {
+  const nats = await natsServer(t);
+  if (!nats) return;
+  const nc = await connect({ servers: nats.url });
+  await (await nc.jetstreamManager()).streams.add({ name: 'SVC_AUDIT', subjects: ['svc.audit'], max_msg_size: 64 });
+  await nc.close();
+  const sink = new MessageStreamSink(settings(nats.url), quiet);
+  t.teardown(() => sink.stop());
+  await t.rejects(sink.deliverBatch([1, 2].map(contractEvent)), /^message-stream svc\.audit: .*message size exceeds maximum/);
 });
 
 t.test('a missing stream fails the delivery with a clear message; autoCreateStream creates it', async (t) => {

@@ -1,5 +1,6 @@
-import { connect, headers as natsHeaders, type JetStreamClient, type NatsConnection } from 'nats';
-import type { AuditEvent, AuditFanoutSink, DeliverySettings, Logger } from '../../../kernel/index.ts';
+import { connect, type NatsConnection } from 'nats';
+import { type AuditEvent, type AuditFanoutSink, type DeliverySettings, eventJson, type Logger } from '../../../kernel/index.ts';
+import { AckedBatchPublisher } from './acked-batch.ts';
 import { connectFailure, credentialsAuthenticator } from './credentials.ts';
 
 export interface MessageStreamSettings {
@@ -16,14 +17,14 @@ const PUBLISH_TIMEOUT_MS = 5_000;
 
 /**
  * Publishes each canonical event to JetStream with `Nats-Msg-Id: <event id>`, so a batch the kernel
- * retries is stored once within the stream's duplicate window. A publish resolves only on the stream's
- * acknowledgement: a missing stream ("no responders") or a server that is down fails the batch, which the
+ * retries is stored once within the stream's duplicate window. A batch is delivered only once the stream
+ * has acknowledged every message of it (acked-batch.ts): a missing stream ("no responders") or a server that is down fails the batch, which the
  * kernel's queue retries or dead-letters. It connects on first delivery and lets the client reconnect.
  */
 export class MessageStreamSink implements AuditFanoutSink {
   readonly name: string;
   readonly delivery: DeliverySettings;
-  private connection: Promise<{ nc: NatsConnection; js: JetStreamClient }> | undefined;
+  private connection: Promise<{ nc: NatsConnection; publisher: AckedBatchPublisher }> | undefined;
   private streamReady = false;
 
   constructor(
@@ -38,6 +39,7 @@ export class MessageStreamSink implements AuditFanoutSink {
     const connection = this.connection;
     this.connection = undefined;
     const open = await connection?.catch(() => undefined);
+    open?.publisher.close();
     await open?.nc.drain().catch(() => undefined);
   }
 
@@ -46,29 +48,23 @@ export class MessageStreamSink implements AuditFanoutSink {
   }
 
   async deliverBatch(events: AuditEvent[]): Promise<void> {
-    const { js } = await this.connect();
+    const { publisher } = await this.connect();
     if (this.settings.autoCreateStream && !this.streamReady) await this.ensureStream();
-    // Published back to back on one connection, so the stream stores them in this order.
-    const acks = events.map((e) => {
-      const h = natsHeaders();
-      h.set('Nats-Msg-Id', e.id);
-      return js.publish(this.settings.subject, JSON.stringify(e), { headers: h, timeout: PUBLISH_TIMEOUT_MS });
-    });
-    const results = await Promise.allSettled(acks);
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed) {
-      const message = String((failed.reason as Error)?.message ?? failed.reason);
-      throw new Error(`message-stream ${this.settings.subject}: ${message === '503' || /no responders/i.test(message) ? `no stream captures the subject (${this.settings.stream} missing?)` : message}`);
+    try {
+      await publisher.publish(this.settings.subject, events.map((e) => ({ id: e.id, data: eventJson(e) })), PUBLISH_TIMEOUT_MS);
+    } catch (err) {
+      const message = (err as Error).message;
+      throw new Error(`message-stream ${this.settings.subject}: ${message === 'no responders' ? `no stream captures the subject (${this.settings.stream} missing?)` : message}`);
     }
   }
 
-  private connect(): Promise<{ nc: NatsConnection; js: JetStreamClient }> {
+  private connect(): Promise<{ nc: NatsConnection; publisher: AckedBatchPublisher }> {
     this.connection ??= (async () => {
       const { servers, credentialsFile } = this.settings;
       const authenticator = credentialsFile ? credentialsAuthenticator(credentialsFile) : undefined;
       const nc = await connect({ servers, authenticator, name: 'svc-kms audit', maxReconnectAttempts: -1, reconnectTimeWait: 500, timeout: 3_000 });
       this.logger.info('audit message-stream connected', { sink: this.name, subject: this.settings.subject });
-      return { nc, js: nc.jetstream() };
+      return { nc, publisher: new AckedBatchPublisher(nc) };
     })().catch((err) => {
       this.connection = undefined;
       throw new Error(connectFailure(err, this.settings.servers, this.settings.credentialsFile));
