@@ -29,4 +29,15 @@ echo "== container image (its base built from Debian packages once, then cached)
 bash deploy/container/build-test-image.sh || echo "the container image did not build; test/e2e/container-image.test.ts builds it again and says why"
 
 echo "== tests"
-npx tap "$@" test/**/*.test.ts examples/**/*.test.ts
+# The TAP stream also goes to a file, so that a failure is repeated at the very end, where a CI log that
+# keeps only its tail still shows which test failed and why.
+tap_log="$state/tap.log"
+set +e
+npx tap "$@" test/**/*.test.ts examples/**/*.test.ts 2>&1 | tee "$tap_log"
+status=${PIPESTATUS[0]}
+set -e
+if [ "$status" -ne 0 ]; then
+  echo "== failures (repeated from above)"
+  grep -n -B 40 -A 12 '^ *not ok ' "$tap_log" | tail -n 400 || true
+fi
+exit "$status"
