@@ -1,7 +1,8 @@
 import { Pool, type Dispatcher } from 'undici';
 
 /**
- * POSTs on a pool of kept-alive connections to the receiver through undici's dispatch API: no response
+ * POSTs on a pool of kept-alive connections to the receiver, several on one connection before their
+ * answers (HTTP/1.1 pipelining: fewer connections, several answers read at once), through undici's dispatch API: no response
  * stream and no promise per stage, just the status; the answer's body is read and dropped. A delivery
  * costs the node CPU on the request loop, so this is the cheapest way the library offers (measured on
  * the service's own sink load, one small signed event per POST: `pool.request` took about 26 us per
@@ -12,15 +13,19 @@ export class KeepAlivePoster {
   private readonly pool: Pool;
   private readonly path: string;
 
-  constructor(url: URL, connections: number) {
-    this.pool = new Pool(url.origin, { connections: Math.max(1, connections), pipelining: 1, keepAliveTimeout: 30_000 });
+  /** `inFlight` POSTs at most, `pipelining` of them on one connection (so inFlight / pipelining connections). */
+  constructor(url: URL, inFlight: number, pipelining: number) {
+    const connections = Math.ceil(Math.max(1, inFlight) / pipelining);
+    this.pool = new Pool(url.origin, { connections, pipelining, keepAliveTimeout: 30_000 });
     this.path = `${url.pathname}${url.search}`;
   }
 
   /** Resolves with the receiver's status code; rejects on a transport error or when no answer came within `timeoutMs`. */
   post(body: string, headers: Record<string, string>, timeoutMs: number): Promise<number> {
     return new Promise((resolve, reject) => {
-      const options: Dispatcher.DispatchOptions = { method: 'POST', path: this.path, headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs };
+      // idempotent and not blocking, or undici would not pipeline a POST: a delivery may be sent twice
+      // (after a connection fails with POSTs in flight), which the receiver sees by X-Svc-Event-Id, as a retry.
+      const options: Dispatcher.DispatchOptions = { method: 'POST', path: this.path, headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, idempotent: true, blocking: false };
       this.pool.dispatch(options, new StatusOnly(resolve, reject, timeoutMs));
     });
   }

@@ -19,7 +19,7 @@ export default definePlugin({
     return sinkInstances('webhook', all, { prefix: 'SVC_AUDIT_WEBHOOK', entry: enabled ? env : undefined }, webhookEntry, (entry, where): WebhookSettings => {
       if (!entry.url || !entry.secret) throw new Error(`${where} (webhook sink): url and secret are required`);
       requireSafeUrl(`${where} (webhook sink)`, entry.url);
-      return { name: entry.name, url: entry.url, secret: entry.secret, timeoutMs: entry.timeoutMs, delivery: deliveryOf(entry, entry.name, all.node.dataDir) };
+      return { name: entry.name, url: entry.url, secret: entry.secret, timeoutMs: entry.timeoutMs, pipelining: Math.max(1, entry.pipelining), delivery: deliveryOf(entry, entry.name, all.node.dataDir) };
     });
   },
   create: ({ config }) => new WebhookSink(config),

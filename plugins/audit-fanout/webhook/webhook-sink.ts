@@ -7,6 +7,7 @@ export interface WebhookSettings {
   url: string;
   secret: string;
   timeoutMs: number;
+  pipelining: number;
   delivery: DeliverySettings;
 }
 
@@ -30,7 +31,7 @@ export class WebhookSink implements AuditFanoutSink {
     const url = new URL(settings.url);
     this.host = url.host;
     this.signingKey = createSecretKey(Buffer.from(settings.secret, 'utf8'));
-    this.poster = new KeepAlivePoster(url, settings.delivery.concurrency);
+    this.poster = new KeepAlivePoster(url, settings.delivery.concurrency, settings.pipelining);
   }
 
   async stop(): Promise<void> {
