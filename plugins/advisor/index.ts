@@ -18,7 +18,7 @@ import { AdvisorExplainQuery, AdvisorExplanation, AdvisorScanQuery, AdvisorScanR
 import { requireSafeUrl } from '../net-support/safe-url.ts';
 import { eachWindowPage, readWindow, ROW_CAP } from './audit-window.ts';
 import { advisorConfig } from './config.ts';
-import { timelineOf } from './explain.ts';
+import { findingsSince, timelineOf } from './explain.ts';
 import { keysWithEvents } from './journal-keys.ts';
 import { narrate, type NarratorSettings } from './narrator.ts';
 import { scanReport, WindowTally } from './scan.ts';
@@ -91,11 +91,15 @@ export default definePlugin({
           const maxEvents = input.maxEvents ?? 200;
           // The reads go to the sink's low-priority reader, as a scan's do; the narration (the model's own
           // time, bounded by its timeout) runs outside the gate, so a slow model does not refuse every other explanation.
-          const { own, system, agent } = await explanationGate(deps.sink).run(async () => ({
-            own: (await deps.sink.query!({ since: window.since, actor: input.agentId, limit: maxEvents, offset: 0, background: true })).records,
-            system: (await readWindow(deps.sink, { since: window.since, actor: 'svc-system' }, 5_000)).records,
-            agent: await deps.journal.agents.get(input.agentId),
-          }));
+          const { own, system, agent } = await explanationGate(deps.sink).run(async () => {
+            const [ownPage, agent] = await Promise.all([
+              deps.sink.query!({ since: window.since, actor: input.agentId, limit: maxEvents, offset: 0, background: true }),
+              deps.journal.agents.get(input.agentId),
+            ]);
+            const since = findingsSince(window.since, ownPage.records, maxEvents, agent);
+            const system = since === undefined ? [] : (await readWindow(deps.sink, { since, actor: 'svc-system' }, 5_000)).records;
+            return { own: ownPage.records, system, agent };
+          });
           const timeline = timelineOf(input.agentId, window, own, system, agent, maxEvents);
           const narration = await narrate(config, timeline);
           return { result: { ...timeline, narration }, audit: { context: { events: String(timeline.events.length), narration: `${narration.provider}:${narration.status}` } } };

@@ -93,3 +93,27 @@ t.test('explain: names users chose reach the model only inside the quoted data b
   t.match(data.prompts, [{ promptId: hostilePrompt['X-Svc-Prompt-Id'], models: [hostilePrompt['X-Svc-Model']] }], 'the prompt groups are in the data block');
   t.match(INSTRUCTION, /prompt ids, model names/, 'the instruction names them as caller-chosen data');
 });
+
+t.test('explain: every finding about the agent since its issue, whether or not its calls were cut at maxEvents; none about others', async (t) => {
+  const clock = new ManualClock(new Date(Date.now() - 3_600_000));
+  const svc = await startTestService(auth, { clock });
+  t.teardown(() => svc.stop());
+  const alice = new ApiClient(svc.url, { Authorization: `Bearer ${await mintToken({ sub: 'alice' })}` });
+  const key = await alice.key({ name: 'k', algorithm: 'AES' });
+  const sink = svc.kernel.container.resolve<AuditSink>('audit');
+  const bot = (await alice.post('/v1/agents/issue', { label: 'bot', scopes: ALL_SCOPES, ttlSeconds: 3600 })).body;
+  const api = new ApiClient(svc.url, { Authorization: `Bearer ${bot.jwt}` });
+  // Half an hour of calls with findings between them, and a finding about someone else.
+  for (let n = 0; n < 3; n++) {
+    clock.advance(10 * 60_000);
+    t.equal((await api.post(`/v1/keys/${key}/encrypt`, { plaintextBase64: b64('x') })).status, 200);
+    clock.advance(60_000);
+    await sink.write(finding(clock.now(), bot.agentId, n));
+    await sink.write(finding(clock.now(), 'agent-someone-else', 10 + n));
+  }
+  for (const maxEvents of [200, 1]) {
+    const explained = (await alice.get(`/v1/advisor/explain/${bot.agentId}?maxEvents=${maxEvents}`)).body;
+    t.equal(explained.events.length, maxEvents === 1 ? 1 : 3, `maxEvents=${maxEvents}: calls`);
+    t.same(explained.anomalies.map((a: { message: string }) => a.message), ['spike 0', 'spike 1', 'spike 2'], `maxEvents=${maxEvents}: every finding about the agent, oldest first`);
+  }
+});
