@@ -62,6 +62,8 @@ export class ErasureWorker {
     private readonly audit: AuditPipelinePort | undefined,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    /** How long a DELETE waits for the attempt it started (tests on a loaded machine give it longer). */
+    private readonly answerWithinMs = ANSWER_WITHIN_MS,
   ) {}
 
   /** Keys destroyed whose erase is not complete yet, as this node last saw them (svc_erasure_pending). */
@@ -118,7 +120,7 @@ export class ErasureWorker {
     if (!startsNow) return 'pending';
     let timer: NodeJS.Timeout | undefined;
     const waited = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, ANSWER_WITHIN_MS);
+      timer = setTimeout(resolve, this.answerWithinMs);
     });
     await Promise.race([attempt, waited]).finally(() => clearTimeout(timer));
     return this.pending.has(keyId) ? 'pending' : 'complete';

@@ -5,6 +5,7 @@ import { Database } from '../../plugins/sql-support/sqlite-driver.ts';
 import knexFactory from 'knex';
 import t, { type Test } from 'tap';
 import { serverConnection } from '../../config/urls.ts';
+import { holdSqliteReader } from '../helpers/forensics.ts';
 import { privatePostgres } from '../helpers/private-postgres.ts';
 import { startTestService, tempDir, type TestService } from '../helpers/service.ts';
 import { serverMissing } from '../helpers/test-server.ts';
@@ -97,8 +98,12 @@ t.test('SQLite audit store on a full file system: no change takes effect without
   await until(() => journalOf(path.join(dir, 'journal.db')).outbox.length === 0, 'the set-up calls acknowledged in the outbox', 60_000);
 
   const filler = path.join(auditFs, 'filler');
-  // SQLite cuts its checkpointed WAL back at its next commit, which frees space that a write then uses:
-  // the disk is full for good once a write (readiness probes one) has failed with every free byte taken.
+  // SQLite cuts its checkpointed WAL back at its next commit, which frees space that a later write uses. A
+  // reader holding a snapshot keeps the WAL from being started over, so every write must append to it and
+  // fails on the full disk; and the disk is full for good once a write (readiness probes one) has failed
+  // with every free byte taken.
+  const reader = await holdSqliteReader(path.join(auditFs, 'audit.db'), 'svc_audit');
+  t.teardown(() => reader.release());
   await until(async () => {
     fillUp(filler);
     return (await api.get('/readyz')).status === 503;
@@ -114,6 +119,7 @@ t.test('SQLite audit store on a full file system: no change takes effect without
   const held = journalOf(path.join(dir, 'journal.db'));
   t.equal(held.outbox.length, 4, 'the records of the four acknowledged changes are held in the journal outbox');
 
+  await reader.release();
   rmSync(filler);
   // The service's own relay delivers them (records older than its 10 s grace, every 5 s).
   await until(() => journalOf(path.join(dir, 'journal.db')).outbox.length === 0, 'the relay to deliver the outbox', 60_000);

@@ -129,6 +129,7 @@ for (const backend of ['postgresql', 'sqlite'] as const) {
       stop = true;
       await load;
       t.comment(`${failures.length} requests failed without an answer: ${[...new Set(failures)].join('; ')}`);
+      await until(() => node.workerPids().get('w2') !== victim, 'the new w2 to log its pid');
       const replacement = node.workerPids().get('w2')!;
       t.not(replacement, victim, 'w2 runs in a new process');
       t.ok(alive(replacement));
@@ -146,8 +147,11 @@ for (const backend of ['postgresql', 'sqlite'] as const) {
         const replacedLines = () => (node.proc.stderr().match(/"msg":"worker replaced","worker":"w1"/g) ?? []).length;
         for (let kill = 1; kill <= 3; kill++) {
           const before = replacedLines();
-          process.kill(node.workerPids().get('w1')!, 'SIGKILL');
+          const killed = node.workerPids().get('w1')!;
+          process.kill(killed, 'SIGKILL');
           await until(() => replacedLines() > before, `replacement ${kill} of w1`, 90_000);
+          // The primary says "replaced" when the new worker serves, which may be before the worker's own line with its pid.
+          await until(() => node.workerPids().get('w1') !== killed, `the pid of replacement ${kill} of w1`);
         }
         const pauses = [...node.proc.stderr().matchAll(/"msg":"worker exited; starting a replacement","worker":"w1".*?"restartInMs":(\d+)/g)].map((m) => Number(m[1]));
         t.equal(pauses.length, 3);

@@ -72,7 +72,7 @@ export async function postgresTableFiles(admin: Knex, tables: string[]): Promise
  * A real `sqlite3` process holding a read transaction on a database file, as `sqlite3 .backup` does
  * while it copies: until `release`, no checkpoint can empty the file's WAL.
  */
-export async function holdSqliteReader(file: string): Promise<{ release(): Promise<void> }> {
+export async function holdSqliteReader(file: string, table = 'svc_key_events'): Promise<{ release(): Promise<void> }> {
   const reader = spawn('sqlite3', [file], { stdio: ['pipe', 'pipe', 'pipe'] });
   const exited = new Promise<void>((resolve) => reader.once('exit', () => resolve()));
   await new Promise<void>((resolve, reject) => {
@@ -80,11 +80,14 @@ export async function holdSqliteReader(file: string): Promise<{ release(): Promi
     reader.stderr.on('data', (d) => reject(new Error(`sqlite3: ${String(d)}`)));
     // The first row read means the read transaction (and its snapshot of the WAL) is open.
     reader.stdout.once('data', () => resolve());
-    reader.stdin.write('begin;\nselect count(*) from svc_key_events;\n');
+    reader.stdin.write(`begin;\nselect count(*) from ${table};\n`);
   });
+  let released = false;
   return {
+    // Once: a test may release it early and again in its teardown.
     release: async () => {
-      reader.stdin.end('commit;\n.quit\n');
+      if (!released) reader.stdin.end('commit;\n.quit\n');
+      released = true;
       await exited;
     },
   };
