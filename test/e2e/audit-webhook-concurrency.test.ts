@@ -1,11 +1,26 @@
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { b64 } from '../helpers/client.ts';
 import { startTestService } from '../helpers/service.ts';
 import { until } from '../helpers/until.ts';
+
+/** A webhook receiver on 127.0.0.1 with `handle`, and a service whose webhook sink points at it, both stopped at the end. */
+async function serviceWithReceiver(t: Test, handle: RequestListener, env: Record<string, string> = {}) {
+  const receiver = createServer(handle);
+  receiver.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => receiver.close(() => resolve())).then(() => undefined));
+  receiver.unref();
+  const svc = await startTestService({
+    SVC_AUDIT_WEBHOOK_ENABLED: 'true', SVC_AUDIT_WEBHOOK_URL: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/audit`,
+    SVC_AUDIT_WEBHOOK_SECRET: 'webhook-secret-of-the-receiver-0123456789', ...env,
+  });
+  t.teardown(() => svc.stop());
+  return svc;
+}
 
 t.test('a burst of events: several POSTs in flight on kept-alive connections, each event delivered once, none dead-lettered', async (t) => {
   // A healthy receiver that takes some milliseconds per event, as a real one does (long enough that POSTs overlap on any machine).
@@ -13,7 +28,7 @@ t.test('a burst of events: several POSTs in flight on kept-alive connections, ea
   const ports = new Set<number>();
   let inFlight = 0;
   let most = 0;
-  const receiver = createServer((req, res) => {
+  const svc = await serviceWithReceiver(t, (req, res) => {
     most = Math.max(most, ++inFlight);
     ports.add(req.socket.remotePort!);
     const id = String(req.headers['x-svc-event-id']);
@@ -26,15 +41,6 @@ t.test('a burst of events: several POSTs in flight on kept-alive connections, ea
       }, 20),
     );
   });
-  receiver.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => receiver.close(() => resolve())).then(() => undefined));
-  receiver.unref();
-  const svc = await startTestService({
-    SVC_AUDIT_WEBHOOK_ENABLED: 'true', SVC_AUDIT_WEBHOOK_URL: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/audit`,
-    SVC_AUDIT_WEBHOOK_SECRET: 'webhook-secret-of-the-receiver-0123456789',
-  });
-  t.teardown(() => svc.stop());
   const api = svc.client();
   const key = await api.key({ algorithm: 'AES' });
   const answers = await Promise.all(Array.from({ length: 400 }, (_, i) => api.post(`/v1/keys/${key}/encrypt`, { plaintextBase64: b64(`burst ${i}`) })));
@@ -53,7 +59,7 @@ t.test('a burst of events: several POSTs in flight on kept-alive connections, ea
 t.test('pipelined POSTs: a receiver that drops connections with POSTs in flight loses no event (some arrive twice, as after any retry)', async (t) => {
   const ids: string[] = [];
   let seen = 0;
-  const receiver = createServer((req, res) => {
+  const svc = await serviceWithReceiver(t, (req, res) => {
     const id = String(req.headers['x-svc-event-id']);
     req.resume();
     req.on('end', () => {
@@ -62,16 +68,7 @@ t.test('pipelined POSTs: a receiver that drops connections with POSTs in flight 
       ids.push(id);
       res.end('ok');
     });
-  });
-  receiver.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => receiver.close(() => resolve())).then(() => undefined));
-  receiver.unref();
-  const svc = await startTestService({
-    SVC_AUDIT_WEBHOOK_ENABLED: 'true', SVC_AUDIT_WEBHOOK_URL: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/audit`,
-    SVC_AUDIT_WEBHOOK_SECRET: 'webhook-secret-of-the-receiver-0123456789', SVC_AUDIT_WEBHOOK_INITIAL_BACKOFF_MS: '10',
-  });
-  t.teardown(() => svc.stop());
+  }, { SVC_AUDIT_WEBHOOK_INITIAL_BACKOFF_MS: '10' });
   const api = svc.client();
   const key = await api.key({ algorithm: 'AES' });
   const answers = await Promise.all(Array.from({ length: 300 }, (_, i) => api.post(`/v1/keys/${key}/encrypt`, { plaintextBase64: b64(`drop ${i}`) })));
