@@ -27,6 +27,7 @@ export class AckedBatchPublisher {
   }
 
   publish(subject: string, messages: Array<{ id: string; data: string }>, timeoutMs: number): Promise<void> {
+    if (messages.length === 0) return Promise.resolve();
     const token = String(this.nextBatch++);
     const reply = `${this.inbox}.${token}`;
     return new Promise<void>((resolve, reject) => {

@@ -18,8 +18,9 @@ const PUBLISH_TIMEOUT_MS = 5_000;
 /**
  * Publishes each canonical event to JetStream with `Nats-Msg-Id: <event id>`, so a batch the kernel
  * retries is stored once within the stream's duplicate window. A batch is delivered only once the stream
- * has acknowledged every message of it (acked-batch.ts): a missing stream ("no responders") or a server that is down fails the batch, which the
- * kernel's queue retries or dead-letters. It connects on first delivery and lets the client reconnect.
+ * has acknowledged every message of it (acked-batch.ts): a missing stream ("no responders") or a server
+ * that is down fails the batch, which the kernel's queue retries or dead-letters. It connects on first
+ * delivery and lets the client reconnect.
  */
 export class MessageStreamSink implements AuditFanoutSink {
   readonly name: string;

@@ -2,12 +2,11 @@ import { Pool, type Dispatcher } from 'undici';
 
 /**
  * POSTs on a pool of kept-alive connections to the receiver, several on one connection before their
- * answers (HTTP/1.1 pipelining: fewer connections, several answers read at once), through undici's dispatch API: no response
- * stream and no promise per stage, just the status; the answer's body is read and dropped. A delivery
- * costs the node CPU on the request loop, so this is the cheapest way the library offers (measured on
- * the service's own sink load, one small signed event per POST: `pool.request` took about 26 us per
- * POST, node:http with a keep-alive Agent 44, fetch several times that). Redirects are not followed
- * (the caller sees the 3xx).
+ * answers (HTTP/1.1 pipelining: fewer connections, several answers read at once), through undici's
+ * dispatch API: no response stream and no promise per stage, just the status; the answer's body is read
+ * and dropped. Each POST costs the node CPU on its request loop (about 31 us at 10,000 a second,
+ * `npm run bench:sink-cost`; `pool.request` and one POST per connection at a time took 36). Redirects
+ * are not followed (the caller sees the 3xx).
  */
 export class KeepAlivePoster {
   private readonly pool: Pool;
