@@ -1,6 +1,7 @@
 import { createInbox, headers as natsHeaders, type Msg, type NatsConnection, type Subscription } from 'nats';
 
 interface PendingBatch {
+  subject: string;
   waiting: number;
   failure: string | undefined;
   settle: (failure: string | undefined) => void;
@@ -24,6 +25,7 @@ export class AckedBatchPublisher {
 
   constructor(private readonly nc: NatsConnection) {
     this.subscription = nc.subscribe(`${this.inbox}.*`, { callback: (err, msg) => (err ? this.failAll(err.message) : this.acknowledged(msg)) });
+    void this.watchPermissions();
   }
 
   publish(subject: string, messages: Array<{ id: string; data: string }>, timeoutMs: number): Promise<void> {
@@ -38,7 +40,7 @@ export class AckedBatchPublisher {
         if (failure) reject(new Error(failure));
         else resolve();
       };
-      const batch: PendingBatch = { waiting: messages.length, failure: undefined, settle };
+      const batch: PendingBatch = { subject, waiting: messages.length, failure: undefined, settle };
       this.pending.set(token, batch);
       try {
         // Back to back on one connection, so the stream stores them in this order.
@@ -65,8 +67,22 @@ export class AckedBatchPublisher {
     if (--batch.waiting === 0) batch.settle(batch.failure);
   }
 
-  private failAll(reason: string): void {
-    for (const batch of [...this.pending.values()]) batch.settle(reason);
+  private failAll(reason: string, subject?: string): void {
+    for (const batch of [...this.pending.values()]) if (subject === undefined || batch.subject === subject) batch.settle(reason);
+  }
+
+  /**
+   * The server refuses a publish the user may not make with an error on the connection, not an answer to
+   * the message, so no acknowledgement ever comes: the batches to that subject fail at once, naming the
+   * missing right, instead of when their time is up. A refused subscription to the inbox fails every batch.
+   */
+  private async watchPermissions(): Promise<void> {
+    for await (const status of this.nc.status()) {
+      const refused = status.permissionContext;
+      if (!refused) continue;
+      if (refused.operation === 'publish') this.failAll(`Permissions Violation for Publish to "${refused.subject}"`, refused.subject);
+      else if (refused.subject.startsWith(this.inbox)) this.failAll(`Permissions Violation for Subscription to "${refused.subject}"`);
+    }
   }
 }
 
