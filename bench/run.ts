@@ -124,7 +124,8 @@ try {
     '[benchmarks-batch.md](benchmarks-batch.md). Finding keys (`GET /v1/keys`) over 100,000 keys on PostgreSQL is in',
     '[benchmarks-locate.md](benchmarks-locate.md). Encrypt with 1, 2, ... N workers on one node is in',
     '[benchmarks-scale.md](benchmarks-scale.md); encrypt with the three secondary audit sinks on against off, and what',
-    'each receiver got, is in [benchmarks-audit-sinks.md](benchmarks-audit-sinks.md).',
+    'each receiver got, is in [benchmarks-audit-sinks.md](benchmarks-audit-sinks.md); each sink\'s CPU per event is in',
+    '[benchmarks-sink-cost.md](benchmarks-sink-cost.md).',
     '',
   ].join('\n');
   writeFileSync(path.join(ROOT, 'docs/benchmarks.md'), doc);
