@@ -7,7 +7,8 @@ import type { AuditEvent } from './canonical-event.ts';
  * the consumed front is cut off once it is as long as what is left, so a take costs O(1) amortised.
  */
 export class WaitingEvents {
-  private events: AuditEvent[] = [];
+  // Slots before `head` are emptied as they are taken, so a delivered event is not kept alive until the next cut.
+  private events: Array<AuditEvent | undefined> = [];
   private head = 0;
 
   get length(): number {
@@ -20,9 +21,8 @@ export class WaitingEvents {
 
   /** The oldest `n` events, taken. */
   takeFront(n: number): AuditEvent[] {
-    const taken = this.events.slice(this.head, this.head + n);
-    this.head += taken.length;
-    this.compact();
+    const taken = this.events.slice(this.head, this.head + n) as AuditEvent[];
+    this.advanceTo(this.head + taken.length);
     return taken;
   }
 
@@ -55,9 +55,14 @@ export class WaitingEvents {
     // The skipped events move up to just before the first unscanned one, in their order; the front advances past the taken.
     const kept = skipped?.length ?? 0;
     for (let i = 0; i < kept; i++) this.events[end - kept + i] = skipped![i]!;
-    this.head = end - kept;
-    this.compact();
+    this.advanceTo(end - kept);
     return taken;
+  }
+
+  private advanceTo(head: number): void {
+    this.events.fill(undefined, this.head, head);
+    this.head = head;
+    this.compact();
   }
 
   private compact(): void {

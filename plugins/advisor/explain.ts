@@ -36,18 +36,18 @@ export interface Timeline {
 const CLOCK_SLACK_MS = 5 * 60_000;
 
 /**
- * From when the service's own records (actor svc-system) can hold findings about the agent, or undefined
- * when none can. A finding follows one of the agent's calls, so none predates the agent's issue, and when
- * `own` holds all of the agent's calls in the window (fewer than `maxEvents`), none predates the first of
- * them; an agent with no call in the window has no finding in it. Reading from there instead of the
- * window's start spares an explanation thousands of rows on a busy trail (each row read was parsed to
- * find the few about this agent).
+ * From when the service's own records (actor svc-system) can hold findings about the agent. A finding
+ * follows one of the agent's calls, on the node that served it, so none predates the agent's issue, and
+ * when `own` holds all of the agent's calls in the window (some, and fewer than `maxEvents`), none predates
+ * the first of them: except one written just after the window's start about a call just before it,
+ * which this may leave out. Five minutes of slack cover the clocks of different nodes (an agent issued on
+ * one may call another). Reading from there instead of the window's start spares an explanation thousands
+ * of rows on a busy trail (each row read was parsed to find the few about this agent).
  */
-export function findingsSince(windowSince: string, own: AuditRecord[], maxEvents: number, agent: AgentRecord | undefined): string | undefined {
-  if (own.length === 0) return undefined;
+export function findingsSince(windowSince: string, own: AuditRecord[], maxEvents: number, agent: AgentRecord | undefined): string {
   const bounds = [Date.parse(windowSince)];
   if (agent) bounds.push(Date.parse(agent.issuedAt) - CLOCK_SLACK_MS);
-  if (own.length < maxEvents) bounds.push(Date.parse(own.at(-1)!.occurredAt) - CLOCK_SLACK_MS);
+  if (own.length > 0 && own.length < maxEvents) bounds.push(Date.parse(own.at(-1)!.occurredAt) - CLOCK_SLACK_MS);
   return new Date(Math.max(...bounds.filter(Number.isFinite))).toISOString();
 }
 

@@ -97,7 +97,7 @@ export default definePlugin({
               deps.journal.agents.get(input.agentId),
             ]);
             const since = findingsSince(window.since, ownPage.records, maxEvents, agent);
-            const system = since === undefined ? [] : (await readWindow(deps.sink, { since, actor: 'svc-system' }, 5_000)).records;
+            const system = (await readWindow(deps.sink, { since, actor: 'svc-system' }, 5_000)).records;
             return { own: ownPage.records, system, agent };
           });
           const timeline = timelineOf(input.agentId, window, own, system, agent, maxEvents);

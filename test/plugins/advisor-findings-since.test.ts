@@ -7,8 +7,9 @@ const call = (occurredAt: string) => ({ occurredAt }) as AuditRecord;
 const agent = (issuedAt: string) => ({ issuedAt }) as AgentRecord;
 const minutesBefore = (iso: string, m: number) => new Date(Date.parse(iso) - m * 60_000).toISOString();
 
-t.test('an agent with no call in the window has no finding to look for', async (t) => {
-  t.equal(findingsSince(windowSince, [], 200, agent('2026-11-20T10:00:00.000Z')), undefined);
+t.test('an agent with no call in the window: from its issue (a finding may follow a call made before the window)', async (t) => {
+  t.equal(findingsSince(windowSince, [], 200, agent('2026-11-20T10:00:00.000Z')), minutesBefore('2026-11-20T10:00:00.000Z', 5));
+  t.equal(findingsSince(windowSince, [], 200, undefined), windowSince, 'and from the window\'s start for an agent the journal does not know');
 });
 
 t.test('findings are looked for from the agent\'s first call in the window (five minutes of clock slack), when the window holds all its calls', async (t) => {

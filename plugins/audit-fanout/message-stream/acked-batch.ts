@@ -1,4 +1,4 @@
-import { createInbox, headers as natsHeaders, type Msg, type NatsConnection, type Subscription } from 'nats';
+import { createInbox, headers as natsHeaders, type Msg, type NatsConnection, type Status, type Subscription } from 'nats';
 
 interface PendingBatch {
   subject: string;
@@ -22,10 +22,20 @@ export class AckedBatchPublisher {
   private readonly subscription: Subscription;
   private readonly pending = new Map<string, PendingBatch>();
   private nextBatch = 0;
+  private readonly statuses: AsyncIterable<Status> & { stop?: () => void };
 
   constructor(private readonly nc: NatsConnection) {
     this.subscription = nc.subscribe(`${this.inbox}.*`, { callback: (err, msg) => (err ? this.failAll(err.message) : this.acknowledged(msg)) });
+    this.statuses = nc.status();
     void this.watchPermissions();
+  }
+
+  /**
+   * The acknowledgements can no longer arrive: the server refused the inbox subscription (the client does
+   * not subscribe again, even on a reconnect). The caller then needs a new connection and publisher.
+   */
+  get broken(): boolean {
+    return this.subscription.isClosed();
   }
 
   publish(subject: string, messages: Array<{ id: string; data: string }>, timeoutMs: number): Promise<void> {
@@ -57,6 +67,7 @@ export class AckedBatchPublisher {
 
   close(): void {
     this.subscription.unsubscribe();
+    this.statuses.stop?.();
     this.failAll('publisher closed');
   }
 
@@ -77,7 +88,7 @@ export class AckedBatchPublisher {
    * missing right, instead of when their time is up. A refused subscription to the inbox fails every batch.
    */
   private async watchPermissions(): Promise<void> {
-    for await (const status of this.nc.status()) {
+    for await (const status of this.statuses) {
       const refused = status.permissionContext;
       if (!refused) continue;
       if (refused.operation === 'publish') this.failAll(`Permissions Violation for Publish to "${refused.subject}"`, refused.subject);

@@ -44,12 +44,21 @@ export class MessageStreamSink implements AuditFanoutSink {
     await open?.nc.drain().catch(() => undefined);
   }
 
+  /** The open connection, or a new one when the last one's publisher can no longer hear acknowledgements. */
+  private async usable(): Promise<{ nc: NatsConnection; publisher: AckedBatchPublisher }> {
+    const open = await this.connect();
+    if (!open.publisher.broken) return open;
+    this.logger.warn('audit message-stream lost its acknowledgement subscription; reconnecting', { sink: this.name });
+    await this.stop();
+    return this.connect();
+  }
+
   deliver(event: AuditEvent): Promise<void> {
     return this.deliverBatch([event]);
   }
 
   async deliverBatch(events: AuditEvent[]): Promise<void> {
-    const { publisher } = await this.connect();
+    const { publisher } = await this.usable();
     if (this.settings.autoCreateStream && !this.streamReady) await this.ensureStream();
     try {
       await publisher.publish(this.settings.subject, events.map((e) => ({ id: e.id, data: eventJson(e) })), PUBLISH_TIMEOUT_MS);
