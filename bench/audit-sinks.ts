@@ -1,14 +1,11 @@
-import { execFileSync, spawn } from 'node:child_process';
-import { createServer } from 'node:http';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { connect, type AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { Kafka, logLevel } from 'kafkajs';
 import { connect as natsConnect } from 'nats';
 import { CONNECTIONS, machine, median, ROOT, ROUNDS, SECONDS, start } from './lib/harness.ts';
 import { pairedRounds, type Round } from './lib/paired.ts';
+import { startSinkReceivers } from './lib/sink-receivers.ts';
 
 /**
  * `npm run bench:audit-sinks`: the full chain with all three secondary audit sinks on (a webhook to a local
@@ -19,36 +16,14 @@ import { pairedRounds, type Round } from './lib/paired.ts';
  * each against the events the primary sink wrote. Writes docs/benchmarks-audit-sinks.md.
  */
 const work = mkdtempSync(path.join(tmpdir(), 'svc-bench-sinks-'));
-const freePort = () => new Promise<number>((resolve) => { const s = createServer().listen(0, '127.0.0.1', () => { const { port } = s.address() as AddressInfo; s.close(() => resolve(port)); }); });
-
-// A webhook receiver in a process of its own (not the load generator's): answers 200 to every event,
-// counts the POSTs and their distinct event ids, and tells both on GET.
-const receiverCode = `let n=0;const ids=new Set();const s=require('node:http').createServer((q,r)=>{if(q.method==='GET')return r.end(JSON.stringify({posts:n,distinct:ids.size}));ids.add(q.headers['x-svc-event-id']);q.resume();q.on('end',()=>{n++;r.end('ok')})});s.keepAliveTimeout=60000;s.listen(0,'127.0.0.1',()=>console.log(s.address().port))`;
-const receiver = spawn(process.execPath, ['-e', receiverCode], { stdio: ['ignore', 'pipe', 'ignore'] });
-const receiverPort = String((await createInterface({ input: receiver.stdout! })[Symbol.asyncIterator]().next()).value);
-const webhookUrl = `http://127.0.0.1:${receiverPort}/audit`;
-
-const mockBin = path.join(work, 'kafka-mock-broker');
-execFileSync('gcc', ['-O2', '-o', mockBin, path.join(ROOT, 'scripts/kafka-mock/kafka-mock-broker.c'), '-lrdkafka']);
-const kafka = spawn(mockBin, ['1', 'svc-audit:4'], { stdio: ['pipe', 'pipe', 'ignore'] });
-const bootstrap = String((await createInterface({ input: kafka.stdout! })[Symbol.asyncIterator]().next()).value).replace(/^bootstrap /, '');
-
-const natsPort = await freePort();
-const nats = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(natsPort), '-js', '-sd', path.join(work, 'nats')], { stdio: 'ignore' });
-for (let i = 0; i < 100; i++) {
-  try {
-    await new Promise<void>((resolve, reject) => { const s = connect(natsPort, '127.0.0.1', () => { s.end(); resolve(); }).on('error', reject); });
-    break;
-  } catch {
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const receivers = await startSinkReceivers(work);
+const { webhookUrl, kafkaBootstrap: bootstrap, natsUrl } = receivers;
 
 const common = { SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', SVC_JOURNAL_KIND: 'in-memory', SVC_AUDIT_KIND: 'stdout', SVC_DATA_DIR: work };
 const sinks = {
   SVC_AUDIT_WEBHOOK_ENABLED: 'true', SVC_AUDIT_WEBHOOK_URL: webhookUrl, SVC_AUDIT_WEBHOOK_SECRET: 'bench-webhook-secret',
   SVC_AUDIT_LOGSTREAM_ENABLED: 'true', SVC_AUDIT_LOGSTREAM_BOOTSTRAP_SERVERS: bootstrap,
-  SVC_AUDIT_MSGSTREAM_ENABLED: 'true', SVC_AUDIT_MSGSTREAM_SERVERS: `nats://127.0.0.1:${natsPort}`, SVC_AUDIT_MSGSTREAM_AUTO_CREATE_STREAM: 'true',
+  SVC_AUDIT_MSGSTREAM_ENABLED: 'true', SVC_AUDIT_MSGSTREAM_SERVERS: natsUrl, SVC_AUDIT_MSGSTREAM_AUTO_CREATE_STREAM: 'true',
 };
 const loadBefore = loadavg()[0]!;
 const off = await start(['app/main.ts'], common, path.join(work, 'off.jsonl'));
@@ -71,7 +46,7 @@ try {
   // The end offsets: every message ever appended (the mock broker drops old segments, so the start offsets move).
   const topicMessages = (await admin.fetchTopicOffsets('svc-audit')).reduce((sum, p) => sum + Number(p.high), 0);
   await admin.disconnect();
-  const nc = await natsConnect({ servers: `nats://127.0.0.1:${natsPort}` });
+  const nc = await natsConnect({ servers: natsUrl });
   const streamMessages = (await (await nc.jetstreamManager()).streams.info('SVC_AUDIT')).state.messages;
   await nc.close();
   const atReceiver = { webhook: `${webhook.posts} POSTs, ${webhook.distinct} distinct events`, 'log-stream': `${topicMessages} messages in the topic`, 'message-stream': `${streamMessages} messages in the stream` };
@@ -125,7 +100,5 @@ try {
 } finally {
   on.child.kill('SIGTERM');
   off.child.kill('SIGTERM');
-  kafka.kill('SIGTERM');
-  nats.kill('SIGTERM');
-  receiver.kill('SIGTERM');
+  receivers.stop();
 }

@@ -1,10 +1,9 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
+import { startSinkReceivers } from './lib/sink-receivers.ts';
 import { FanoutQueue } from '../kernel/audit/fanout.ts';
 import type { AuditEvent } from '../kernel/index.ts';
 import { createStderrLogger } from '../kernel/logger.ts';
@@ -30,25 +29,15 @@ try {
 } catch {
   // no taskset: the numbers still hold, with more noise
 }
-const onCore1 = (cmd: string, args: string[]) => spawn('taskset', ['-c', '1', cmd, ...args], { stdio: ['pipe', 'pipe', 'ignore'] });
-const firstLine = async (child: ReturnType<typeof spawn>) => String((await createInterface({ input: child.stdout! })[Symbol.asyncIterator]().next()).value);
-const freePort = () => new Promise<number>((resolve) => { const s = createServer().listen(0, '127.0.0.1', () => { const { port } = s.address() as AddressInfo; s.close(() => resolve(port)); }); });
-
-const receiver = onCore1(process.execPath, ['-e', `require('node:http').createServer((q,r)=>{q.resume();q.on('end',()=>r.end('ok'))}).listen(0,'127.0.0.1',function(){this.keepAliveTimeout=60000;console.log(this.address().port)})`]);
-const webhookPort = await firstLine(receiver);
-const mockBin = path.join(work, 'kafka-mock-broker');
-execFileSync('gcc', ['-O2', '-o', mockBin, path.join(ROOT, 'scripts/kafka-mock/kafka-mock-broker.c'), '-lrdkafka']);
-const kafka = onCore1(mockBin, ['1', 'svc-audit:4']);
-const bootstrap = (await firstLine(kafka)).replace(/^bootstrap /, '');
-const natsPort = await freePort();
-const nats = onCore1('nats-server', ['-a', '127.0.0.1', '-p', String(natsPort), '-js', '-sd', path.join(work, 'nats')]);
+// The receivers on core 1, this process on core 0.
+const receivers = await startSinkReceivers(work, 1);
 
 const delivery = (name: string, batchSize: number, concurrency: number) => ({ maxRetries: 10, initialBackoffMs: 100, maxBackoffMs: 1_000, deadLetterFile: path.join(work, `${name}.deadletter.jsonl`), queueCapacity: 10_000, batchSize, concurrency });
 // The defaults of each kind (plugins/audit-fanout/*/config.ts).
 const sinks = {
-  webhook: () => new WebhookSink({ name: 'webhook', url: `http://127.0.0.1:${webhookPort}/audit`, secret: 'bench-secret', timeoutMs: 10_000, pipelining: 4, delivery: delivery('webhook', 1, 64) }),
-  'log-stream': () => new LogStreamSink({ name: 'log-stream', brokers: [bootstrap], topic: 'svc-audit', clientId: 'svc-kms', delivery: delivery('log-stream', 500, 1) }, logger),
-  'message-stream': () => new MessageStreamSink({ name: 'message-stream', servers: [`nats://127.0.0.1:${natsPort}`], stream: 'SVC_AUDIT', subject: 'svc.audit', autoCreateStream: true, credentialsFile: '', delivery: delivery('message-stream', 256, 1) }, logger),
+  webhook: () => new WebhookSink({ name: 'webhook', url: receivers.webhookUrl, secret: 'bench-secret', timeoutMs: 10_000, pipelining: 4, delivery: delivery('webhook', 1, 64) }),
+  'log-stream': () => new LogStreamSink({ name: 'log-stream', brokers: [receivers.kafkaBootstrap], topic: 'svc-audit', clientId: 'svc-kms', delivery: delivery('log-stream', 500, 1) }, logger),
+  'message-stream': () => new MessageStreamSink({ name: 'message-stream', servers: [receivers.natsUrl], stream: 'SVC_AUDIT', subject: 'svc.audit', autoCreateStream: true, credentialsFile: '', delivery: delivery('message-stream', 256, 1) }, logger),
 };
 // An encrypt call's audit event, as the service writes it.
 const event = (): AuditEvent => ({
@@ -84,9 +73,7 @@ for (const [name, make] of Object.entries(sinks).filter(([n]) => !process.env.BE
   process.stderr.write(`${rows.at(-1)}\n`);
   await sink.stop();
 }
-receiver.kill();
-kafka.kill();
-nats.kill();
+receivers.stop();
 
 writeFileSync(path.join(ROOT, 'docs/benchmarks-sink-cost.md'), [
   '# Benchmarks: CPU per event of each secondary audit sink',
