@@ -9,6 +9,9 @@ import { unknownVariables, warnUnknownVariables, withUnknownVariables } from '..
 import { workerNodeId } from '../config/workers.ts';
 import type { NodeWorkers } from '../kernel/http/node-workers.ts';
 import { bootKernel, type RunningKernel } from '../kernel/boot.ts';
+import { siblingModule } from '../kernel/threads/module-worker.ts';
+import { workerName } from './cluster/messages.ts';
+import type { FanoutThreadData } from './fanout-thread-main.ts';
 import { packageVersion } from '../kernel/files/package-root.ts';
 import { createStderrLogger, isServiceLogger } from '../kernel/logger.ts';
 import { loadThirdPartyPlugins } from '../kernel/plugin-loader.ts';
@@ -19,6 +22,7 @@ import { BUILTIN, EXTENSION_PORTS } from './catalogue.ts';
 import { selectPlugins } from './compose.ts';
 
 export const VERSION: string = packageVersion(import.meta.url);
+const FANOUT_THREAD = siblingModule(import.meta.url, 'fanout-thread-main');
 
 export interface StartOptions {
   argv: string[];
@@ -44,14 +48,15 @@ export async function resolveConfiguration(argv: string[], env: NodeJS.ProcessEn
   const fragments = [...BUILTIN, ...thirdParty.map((t) => t.manifest)].flatMap((p) => (p.config ? [{ owner: p.id, fragment: p.config }] : []));
   const schema = stitchSchema(baseSchema, fragments);
   const unknown = unknownVariables(env, schema);
-  return { schema, config: withUnknownVariables(() => loadConfig(schema, file, env), unknown), thirdParty, unknownVariables: unknown };
+  const plugins = (file.values.plugins ?? []) as string[];
+  return { schema, config: withUnknownVariables(() => loadConfig(schema, file, env), unknown), thirdParty, unknownVariables: unknown, pluginFiles: { plugins, baseDir } };
 }
 
 /** load config -> pick plugins -> preflight -> start -> listen. Throws with an operator-readable message. */
 export async function startService(opts: StartOptions): Promise<RunningKernel> {
   const logger = opts.logger ?? createStderrLogger();
   const print = opts.print ?? ((text: string) => process.stderr.write(`${text}\n`));
-  const { config, thirdParty, unknownVariables: unknown } = await resolveConfiguration(opts.argv, opts.env);
+  const { config, thirdParty, unknownVariables: unknown, pluginFiles } = await resolveConfiguration(opts.argv, opts.env);
   const values = config.values as Record<string, any>;
   if (opts.command) values.node.id = commandNodeId(nodeIdOf(values as Parameters<typeof nodeIdOf>[0]), opts.command);
   if (opts.worker) values.node.id = workerNodeId(nodeIdOf(values as Parameters<typeof nodeIdOf>[0]), opts.worker.slot);
@@ -73,5 +78,7 @@ export async function startService(opts: StartOptions): Promise<RunningKernel> {
     version: VERSION,
     print,
     workers: opts.worker?.workers,
+    // The server's own commands (listen: false) keep the sinks on their one thread: they run briefly, and a replay reports per sink.
+    fanoutThread: values.audit.fanoutThread && opts.listen !== false ? { entry: FANOUT_THREAD, data: { ...pluginFiles, config: values, node: nodeIdOf(values as Parameters<typeof nodeIdOf>[0]), worker: opts.worker && workerName(opts.worker.slot) } satisfies FanoutThreadData } : undefined,
   });
 }

@@ -58,6 +58,10 @@ export const baseSchema = defineConfig({
   },
   audit: {
     kind: { doc: 'Primary audit sink.', format: ['stdout', 'rdb-server-1', 'rdb-server-2', 'rdb-embedded'], default: 'stdout', env: 'SVC_AUDIT_KIND' },
+    fanoutThread: {
+      doc: 'Run the secondary audit sinks (webhook, log stream, message stream) on a worker thread of each node instead of its request loop: their CPU then goes to another core. Worth it when the host has cores the workers do not use (server.workers below the core count).',
+      format: Boolean, default: false, env: 'SVC_AUDIT_FANOUT_THREAD',
+    },
   },
   security: {
     preflight: { doc: 'warn prints dev-grade findings; enforce refuses to boot on an exposed bind.', format: ['warn', 'enforce'], default: 'warn', env: 'SVC_SECURITY_PREFLIGHT' },

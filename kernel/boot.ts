@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Tracer } from '@opentelemetry/api';
 import type { AwilixContainer } from 'awilix';
 import { OutboxRelay } from './audit/outbox-relay.ts';
+import { ThreadedFanout } from './audit/fanout-thread.ts';
 import { AuditPipeline } from './audit/pipeline.ts';
 import { buildContainer } from './container.ts';
 import type { AnyPlugin, PreflightEnv } from './define-plugin.ts';
@@ -57,6 +58,11 @@ export interface BootOptions {
   print: (text: string) => void;
   /** Set when this process is one of several workers of the node: /metrics and /readyz then answer for all of them. */
   workers?: NodeWorkers;
+  /**
+   * Runs the secondary audit sinks on a worker thread instead of the request loop (audit.fanoutThread):
+   * `entry` is a module that calls serveFanoutThread with the same plugins and config, `data` its workerData.
+   */
+  fanoutThread?: { entry: URL; data: Record<string, unknown> };
 }
 
 export interface RunningKernel {
@@ -111,13 +117,16 @@ export async function bootKernel(opts: BootOptions): Promise<RunningKernel> {
     [operationRunnerPort.id]: runner,
     [actorStatePort.id]: new ActorStateBudget(opts.detectorStateBytes ?? DEFAULT_STATE_BYTES),
   };
-  const { container, wired } = buildContainer(plugins, kernelServices, opts.config, opts.logger, opts.clock);
+  // With a fan-out thread the sink plugins are created and started there, not here (they passed preflight above).
+  const threaded = opts.fanoutThread && plugins.some(isSink);
+  const { container, wired } = buildContainer(threaded ? plugins.filter((p) => !isSink(p)) : plugins, kernelServices, opts.config, opts.logger, opts.clock);
   const all = <T>(port: string): T[] => (container.hasRegistration(port) ? container.resolve<T[]>(port) : []);
   const journal = container.hasRegistration(journalPort.id) ? container.resolve<KeyJournal>(journalPort.id) : undefined;
   let depths: () => Array<[string, number]> = () => [];
   const observer = metrics.trackAuditSinks(() => depths());
   const node = opts.node ?? { id: 'node', dataDir: 'data' };
-  audit = new AuditPipeline(container.resolve<AuditSink>(auditSinkPort.id), all<AuditFanoutSink>(auditFanoutPort.id), opts.logger, journal, { node: node.id, dataDir: node.dataDir, observer, primaryObserver: metrics.trackAuditWrites() });
+  const fanout = threaded ? await ThreadedFanout.start(opts.fanoutThread!.entry, opts.fanoutThread!.data, opts.logger, observer) : all<AuditFanoutSink>(auditFanoutPort.id);
+  audit = new AuditPipeline(container.resolve<AuditSink>(auditSinkPort.id), fanout, opts.logger, journal, { node: node.id, dataDir: node.dataDir, observer, primaryObserver: metrics.trackAuditWrites() });
   metrics.trackJournalPool(() => journal?.poolStats?.());
   depths = () => audit!.depths();
   const contributions = all<OperationContribution>(operationsPort.id);
@@ -137,12 +146,17 @@ export async function bootKernel(opts: BootOptions): Promise<RunningKernel> {
   const isDoor = (w: (typeof wired)[number]) => w.plugin.provides.id === doorPort.id;
   const lifecycle = new PluginLifecycle(wired.filter((w) => !isDoor(w)), opts.logger);
   const doors = new PluginLifecycle(opts.listen === false ? [] : wired.filter(isDoor), opts.logger);
-  await lifecycle.start();
+  try {
+    await lifecycle.start();
+  } catch (err) {
+    await audit.stop();
+    throw err;
+  }
   const relay = new OutboxRelay(audit, opts.clock, opts.logger);
   await relay.start();
 
   let yamlDoc: string | undefined;
-  const localProbe = async () => ({ ...(await lifecycle.probe()), ...(await doors.probe()), ...audit.health() });
+  const localProbe = async () => ({ ...(await lifecycle.probe()), ...(await doors.probe()), ...(await audit.health()) });
   opts.workers?.answerProbesWith(localProbe);
   const publicRoutes: PublicRoute[] = operationalRoutes({
     metrics,
@@ -171,6 +185,7 @@ export async function bootKernel(opts: BootOptions): Promise<RunningKernel> {
   } catch (err) {
     await doors.stop();
     await relay.stop();
+    await audit.stop();
     await lifecycle.stop();
     throw err;
   }
@@ -191,6 +206,8 @@ export async function bootKernel(opts: BootOptions): Promise<RunningKernel> {
 }
 
 /** Every door's mounts on the service's listener, each with the door it belongs to. */
+const isSink = (p: AnyPlugin) => p.provides.id === auditFanoutPort.id;
+
 function doorMountsOf(doors: Door[]): Array<{ door: string; mount: DoorMount }> {
   return doors.flatMap((d) => (d.mounts ? d.mounts().map((mount) => ({ door: d.name, mount })) : []));
 }

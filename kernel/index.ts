@@ -13,7 +13,7 @@ export { promptContext, promptField, PROMPT_FIELD_MAX_CHARS, MODEL_HEADER, PROMP
 export { keyResource, namedResource, boundText, boundRecord, isUuid, AUDIT_BOUNDS } from './audit/bounds.ts';
 export { chainHash, eventJson, GENESIS_HASH, type AuditEvent } from './audit/canonical-event.ts';
 export { GroupCommit } from './audit/group-commit.ts';
-export { DEFAULT_DELIVERY } from './audit/pipeline.ts';
+export { DEFAULT_DELIVERY } from './audit/secondary-delivery.ts';
 export { PermanentDeliveryError } from './audit/fanout.ts';
 export { MAX_AGENT_TTL_SECONDS, MAX_JTI_LENGTH, SVC_TOKEN_AUDIENCE, UNKNOWN_EXPIRY_SECONDS } from './auth/agent-claims.ts';
 export { bearerToken, CLOCK_SKEW_SECONDS, isUsableHmacSecret, MIN_HMAC_SECRET_BYTES, principalFromVerifiedToken, tokenRejection } from './auth/bearer.ts';
@@ -52,3 +52,4 @@ export { riskPort, type RiskAssessor, type RiskDecision, type RiskFactor, type R
 export { rootOfTrustPort, type RootOfTrust, type RootOfTrustContext, type WrappedKey } from './ports/root-of-trust.ts';
 export { MAX_JSON_DEPTH, nestedDeeperThan } from './http/json-text.ts';
 export { TLS12_CIPHERS } from './http/tls.ts';
+export { siblingModule, startModuleWorker } from './threads/module-worker.ts';

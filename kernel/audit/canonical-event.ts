@@ -62,3 +62,13 @@ export function canonicalEventJson(e: AuditEvent & { prevHash: string }): string
 export function chainHash(event: AuditEvent & { prevHash: string }): string {
   return createHash('sha256').update(event.prevHash).update(canonicalEventJson(event)).digest('hex');
 }
+
+/**
+ * An event from the text eventJson made of it (posted to the fan-out thread): eventJson of the result
+ * answers that same text, so every sink sends the bytes the request loop wrote.
+ */
+export function parseEventJson(text: string): AuditEvent {
+  const event = JSON.parse(text) as AuditEvent;
+  texts.set(event, text);
+  return event;
+}

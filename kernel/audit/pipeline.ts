@@ -1,19 +1,10 @@
 import type { AuditRecord } from '../model/index.ts';
-import type { AuditChainLink, AuditFanoutSink, AuditSink, DeliverySettings } from '../ports/audit-sink.ts';
+import type { AuditChainLink, AuditFanoutSink, AuditSink } from '../ports/audit-sink.ts';
 import type { Logger } from '../ports/logger.ts';
 import { toAuditEvent } from './canonical-event.ts';
-import { replayDeadLetters, type ReplayOutcome } from './dead-letter-replay.ts';
-import { FanoutQueue, type FanoutObserver } from './fanout.ts';
-
-/** Delivery defaults of a secondary sink; the dead-letter file defaults to data/audit-<sink>.deadletter.jsonl. */
-export const DEFAULT_DELIVERY: Omit<DeliverySettings, 'deadLetterFile'> = {
-  queueCapacity: 10_000,
-  maxRetries: 5,
-  initialBackoffMs: 200,
-  maxBackoffMs: 30_000,
-  batchSize: 1,
-  concurrency: 1,
-};
+import type { ReplayOutcome } from './dead-letter-replay.ts';
+import type { FanoutObserver } from './fanout.ts';
+import { LocalFanout, type SecondaryDelivery, type SinkHealth } from './secondary-delivery.ts';
 
 export interface AuditPipelineOptions {
   /** This node's id (node.id): the `node` of every canonical event it writes. */
@@ -52,53 +43,39 @@ export interface AuditOutbox {
  * one only means the relay delivers the record again, and sinks store a record id once).
  */
 export class AuditPipeline {
-  private readonly queues: FanoutQueue[];
+  private readonly secondary: SecondaryDelivery;
   private readonly listeners: AuditListener[] = [];
   private acks: string[] = [];
   private ackTimer: NodeJS.Timeout | undefined;
 
+  /** `fanout`: the secondary sinks, queued on this thread, or a delivery that runs them elsewhere (a fan-out thread). */
   constructor(
     private readonly primary: AuditSink,
-    fanout: AuditFanoutSink[],
+    fanout: AuditFanoutSink[] | SecondaryDelivery,
     private readonly logger: Logger,
     private readonly outbox?: AuditOutbox,
     private readonly options: AuditPipelineOptions = { node: 'node', dataDir: 'data' },
   ) {
-    const names = new Set<string>();
-    for (const sink of fanout) {
-      if (names.has(sink.name)) throw new Error(`two secondary audit sinks are named "${sink.name}"; names must be unique`);
-      names.add(sink.name);
-    }
-    this.queues = fanout.map((sink) => {
-      const settings = { ...DEFAULT_DELIVERY, deadLetterFile: `${options.dataDir}/audit-${sink.name}.deadletter.jsonl`, ...definedOnly(sink.delivery ?? {}) };
-      return new FanoutQueue(sink, settings, logger, options.observer);
-    });
+    this.secondary = Array.isArray(fanout) ? new LocalFanout(fanout, logger, options.dataDir, options.observer) : fanout;
   }
 
   get node(): string {
     return this.options.node;
   }
 
-  /** One /readyz check per secondary sink, `sink:<name>`. */
-  health(): Record<string, { ok: boolean; detail?: string }> {
-    return Object.fromEntries(this.queues.map((q) => [`sink:${q.name}`, q.health()]));
+  /** One /readyz check per secondary sink, `sink:<name>` (and, with a fan-out thread, its sinks' own probes). */
+  health(): Promise<SinkHealth> {
+    return this.secondary.health();
   }
 
   /** Each secondary sink's queued events, for the queue-depth gauge. */
   depths(): Array<[string, number]> {
-    return this.queues.map((q) => [q.name, q.depth]);
+    return this.secondary.depths();
   }
 
   /** Replays the dead-letter file of the named sink, or of every secondary sink, one sink after another. */
-  async replayDeadLetters(sink?: string): Promise<ReplayOutcome[]> {
-    const chosen = sink === undefined ? this.queues : this.queues.filter((q) => q.name === sink);
-    if (sink !== undefined && chosen.length === 0) {
-      const names = this.queues.map((q) => q.name);
-      throw new Error(`no secondary audit sink is named "${sink}"; ${names.length ? `configured: ${names.join(', ')}` : 'none is configured'}`);
-    }
-    const outcomes: ReplayOutcome[] = [];
-    for (const queue of chosen) outcomes.push(await replayDeadLetters(queue, this.logger));
-    return outcomes;
+  replayDeadLetters(sink?: string): Promise<ReplayOutcome[]> {
+    return this.secondary.replayDeadLetters(sink);
   }
 
   get queryable(): boolean {
@@ -181,16 +158,14 @@ export class AuditPipeline {
 
   /** Secondary sinks get the canonical event, with its place on the primary's hash chain when it has one. */
   private fanOut(record: AuditRecord, link: void | AuditChainLink): void {
-    if (this.queues.length === 0) return;
+    if (this.secondary.size === 0) return;
     const event = link ? { ...toAuditEvent(record, this.options.node), ...link } : toAuditEvent(record, this.options.node);
-    for (const q of this.queues) q.offer(event);
+    this.secondary.offer(event);
   }
 
   /** Drains the secondary queues; called in the background-work step of shutdown. */
   async stop(): Promise<void> {
     await this.flushAcks();
-    await Promise.all(this.queues.map((q) => q.stop()));
+    await this.secondary.stop();
   }
 }
-
-const definedOnly = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;

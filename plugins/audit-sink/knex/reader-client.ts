@@ -1,20 +1,10 @@
-import { Worker } from 'node:worker_threads';
-import { type ErrorCode, type Logger, SvcError } from '../../../kernel/index.ts';
+import type { Worker } from 'node:worker_threads';
+import { type ErrorCode, type Logger, siblingModule, startModuleWorker, SvcError } from '../../../kernel/index.ts';
 import type { KnexRecipe } from '../../sql-support/knex-recipe.ts';
 import type { ReaderAnswer, ReaderArgs, ReaderKind, ReaderMessage, ReaderReply } from './reader-handlers.ts';
 
-/**
- * Starts a worker on a module that may be TypeScript: a worker does not inherit the `--import tsx`
- * loader of the main thread (Node 20 runs module hooks per thread), so a small CommonJS bootstrap
- * registers tsx's loader in the worker first, then imports the module.
- */
-const BOOTSTRAP = `
-const { workerData } = require('node:worker_threads');
-(workerData.tsx ? import(workerData.tsx).then((tsx) => tsx.register()) : Promise.resolve()).then(() => import(workerData.entry));
-`;
 // From source the worker is reader-worker.ts; in the built server (dist/server) this file and it are .js.
-const ENTRY = new URL(import.meta.url.endsWith('.ts') ? './reader-worker.ts' : './reader-worker.js', import.meta.url);
-const TSX = ENTRY.pathname.endsWith('.ts') ? import.meta.resolve('tsx/esm/api') : undefined;
+const ENTRY = siblingModule(import.meta.url, 'reader-worker');
 
 interface Waiting {
   resolve(value: unknown): void;
@@ -66,7 +56,7 @@ export class AuditReader {
 
   private running(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(BOOTSTRAP, { eval: true, workerData: { recipe: this.recipe, entry: ENTRY.href, tsx: TSX, niceness: this.niceness } });
+    const worker = startModuleWorker(ENTRY, { recipe: this.recipe, niceness: this.niceness });
     worker.on('message', (reply: ReaderReply) => this.settle(reply));
     worker.on('error', (err) => this.logger.warn('audit reader worker failed', { error: err.message }));
     worker.on('exit', (code) => {

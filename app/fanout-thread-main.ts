@@ -1,0 +1,33 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { serveFanoutThread } from '../kernel/audit/fanout-thread-host.ts';
+import { createStderrLogger } from '../kernel/logger.ts';
+import { loadThirdPartyPlugins } from '../kernel/plugin-loader.ts';
+import { systemClock } from '../kernel/ports/clock.ts';
+import type { LogLevel } from '../kernel/logger.ts';
+import { EXTENSION_PORTS } from './catalogue.ts';
+import { selectPlugins } from './compose.ts';
+
+/** What startService hands the audit fan-out thread (audit.fanoutThread). */
+export interface FanoutThreadData {
+  config: Record<string, any>;
+  /** The config file's `plugins` entries and the folder they are relative to: the thread loads third-party sinks itself. */
+  plugins: string[];
+  baseDir: string;
+  /** This node's id, and its worker's name when it is one of several. */
+  node: string;
+  worker?: string;
+}
+
+// The thread's entry: the same plugin choice as the node's, of which only the secondary sinks start here.
+const data = workerData as FanoutThreadData;
+const logger = createStderrLogger(data.config.log.level as LogLevel);
+logger.configure({ node: data.node, worker: data.worker ? `${data.worker}/audit-fanout` : 'audit-fanout' });
+const thirdParty = await loadThirdPartyPlugins(data.plugins, data.baseDir, EXTENSION_PORTS);
+await serveFanoutThread({
+  plugins: selectPlugins(data.config, thirdParty),
+  config: data.config,
+  dataDir: data.config.node.dataDir,
+  logger,
+  clock: systemClock,
+  port: parentPort!,
+});
