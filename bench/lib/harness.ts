@@ -17,13 +17,15 @@ export interface Row {
   errors: number;
   /** Requests answered per second of the server process's CPU time (user + system), when its pid was given. */
   perCpuSecond: number;
+  /** The same per second of its main thread's CPU time alone: the request loop, without worker threads. */
+  perLoopCpuSecond?: number;
 }
 
 const TICKS_PER_SECOND = 100; // getconf CLK_TCK on Linux
 
-/** CPU seconds (user + system) a process has used so far, from /proc/PID/stat. */
-export function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/** CPU seconds (user + system) a process has used so far, from /proc/PID/stat; with `thread`, that thread's alone (its main thread's id is the pid). */
+export function cpuSeconds(pid: number, thread?: number): number {
+  const stat = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
@@ -51,7 +53,7 @@ export const PINNED = ((): boolean => {
 const UNREACHED_LIMITS = { SVC_RATE_LIMIT_RPS: '1000000000', SVC_RATE_LIMIT_BURST: '1000000000' };
 
 /** Starts a Node process (the service or the bare endpoint) and resolves when it logs that it listens. */
-export function start(args: string[], env: Record<string, string>, stdoutFile?: string): Promise<{ child: ChildProcess; url: string }> {
+export function start(args: string[], env: Record<string, string>, stdoutFile?: string): Promise<{ child: ChildProcess; url: string; logged: string }> {
   // BENCH_SERVICE_STDOUT and BENCH_SERVICE_NODE_ARGS are for finding where a server's time goes: for
   // example BENCH_SERVICE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof --trace-gc' with its stdout in a file.
   const out = stdoutFile ?? process.env.BENCH_SERVICE_STDOUT;
@@ -85,6 +87,7 @@ export interface LoadExtras {
 /** Loads one endpoint; with the server's pid, also measures the server's CPU time during the load. */
 export async function load(name: string, url: string, body: unknown, seconds = SECONDS, pid?: number, extras: LoadExtras = {}): Promise<Row> {
   const cpuBefore = pid ? cpuSeconds(pid) : 0;
+  const loopBefore = pid ? cpuSeconds(pid, pid) : 0;
   const result = await autocannon({
     url, method: 'POST', connections: CONNECTIONS, duration: seconds,
     headers: { 'X-Svc-User': 'bench', 'Content-Type': 'application/json', ...extras.headers },
@@ -92,8 +95,10 @@ export async function load(name: string, url: string, body: unknown, seconds = S
     ...(extras.verifyBody ? { verifyBody: (b: unknown) => extras.verifyBody!(String(b)) } : {}),
   });
   const cpu = pid ? cpuSeconds(pid) - cpuBefore : 0;
+  const loop = pid ? cpuSeconds(pid, pid) - loopBefore : 0;
   const errors = result.non2xx + result.errors + (result.mismatches ?? 0);
-  const row = { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors, perCpuSecond: cpu > 0 ? result.requests.total / cpu : 0 };
+  const perSecondOf = (seconds: number) => (seconds > 0 ? result.requests.total / seconds : 0);
+  const row = { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors, perCpuSecond: perSecondOf(cpu), perLoopCpuSecond: perSecondOf(loop) };
   process.stderr.write(`${name.padEnd(40)} ${row.rps.toFixed(0).padStart(7)} req/s  ${row.perCpuSecond.toFixed(0).padStart(6)} req/CPU-s  p50 ${row.p50} ms  p99 ${row.p99} ms  errors ${row.errors}\n`);
   return row;
 }
@@ -105,17 +110,19 @@ export interface Side {
   pid?: number;
 }
 
+export type Measured = Pick<Row, 'rps' | 'perCpuSecond'> & { perLoopCpuSecond: number };
+
 /**
  * ABBA order (A, B, B, A): a machine that speeds up or slows down during the round moves both sides
  * alike, instead of always favouring whichever runs first. Returns each side's mean req/s and req per
  * CPU second.
  */
-export async function abba(what: string, a: Side, b: Side, body: unknown): Promise<{ a: { rps: number; perCpuSecond: number }; b: { rps: number; perCpuSecond: number } }> {
+export async function abba(what: string, a: Side, b: Side, body: unknown): Promise<{ a: Measured; b: Measured }> {
   const a1 = await load(`${what}, ${a.label}`, a.url, body, SECONDS, a.pid);
   const b1 = await load(`${what}, ${b.label}`, b.url, body, SECONDS, b.pid);
   const b2 = await load(`${what}, ${b.label}`, b.url, body, SECONDS, b.pid);
   const a2 = await load(`${what}, ${a.label}`, a.url, body, SECONDS, a.pid);
-  const mean = (x: Row, y: Row) => ({ rps: (x.rps + y.rps) / 2, perCpuSecond: (x.perCpuSecond + y.perCpuSecond) / 2 });
+  const mean = (x: Row, y: Row) => ({ rps: (x.rps + y.rps) / 2, perCpuSecond: (x.perCpuSecond + y.perCpuSecond) / 2, perLoopCpuSecond: ((x.perLoopCpuSecond ?? 0) + (y.perLoopCpuSecond ?? 0)) / 2 });
   return { a: mean(a1, a2), b: mean(b1, b2) };
 }
 

@@ -1,4 +1,4 @@
-import { abba, activeKey, load, ROUNDS } from './harness.ts';
+import { abba, activeKey, load, type Measured, ROUNDS } from './harness.ts';
 
 /** One running service of a comparison: what the table calls it, where it listens, its pid (for CPU time). */
 export interface Contender {
@@ -7,10 +7,9 @@ export interface Contender {
   pid?: number;
 }
 
-type Side = { rps: number; perCpuSecond: number };
 export interface Round {
-  encrypt: { a: Side; b: Side };
-  sign: { a: Side; b: Side };
+  encrypt: { a: Measured; b: Measured };
+  sign: { a: Measured; b: Measured };
 }
 
 export const PLAINTEXT = { plaintextBase64: Buffer.alloc(1024, 7).toString('base64') };

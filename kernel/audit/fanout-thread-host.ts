@@ -1,3 +1,5 @@
+import { readlinkSync } from 'node:fs';
+import path from 'node:path';
 import type { MessagePort } from 'node:worker_threads';
 import { buildContainer } from '../container.ts';
 import { type AnyPlugin, dependencyRefs } from '../define-plugin.ts';
@@ -97,5 +99,16 @@ export async function serveFanoutThread(setup: FanoutThreadSetup): Promise<void>
         return;
     }
   });
+  // The thread's id lets an operator (or bench:audit-sinks) give the thread a core of its own: taskset -p -c N <tid>.
+  logger.info('audit fan-out thread started', { sinks: fanout.sinks().map((s) => s.name), tid: threadId() });
   send({ t: 'ready', sinks: fanout.sinks() });
+}
+
+/** The kernel's id of the calling thread on Linux (/proc/thread-self is <pid>/task/<tid>); undefined elsewhere. */
+function threadId(): number | undefined {
+  try {
+    return Number(path.basename(readlinkSync('/proc/thread-self')));
+  } catch {
+    return undefined;
+  }
 }
