@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from '../ports/logger.ts';
 import { startModuleWorker } from '../threads/module-worker.ts';
-import { type AuditEvent, eventJson } from './canonical-event.ts';
+import type { AuditEvent } from './canonical-event.ts';
 import type { ReplayOutcome } from './dead-letter-replay.ts';
 import type { FanoutObserver } from './fanout.ts';
 import type { FromFanoutThread, ToFanoutThread } from './fanout-thread-messages.ts';
@@ -80,10 +80,11 @@ export class ThreadedFanout implements SecondaryDelivery {
 
   offer(event: AuditEvent): void {
     if (this.dead || this.stopping) {
-      this.deadLetter([eventJson(event)], this.dead ? `the audit fan-out thread is gone (${this.dead})` : 'offered after shutdown began');
+      this.deadLetter([JSON.stringify(event)], this.dead ? `the audit fan-out thread is gone (${this.dead})` : 'offered after shutdown began');
       return;
     }
-    this.pending.push(eventJson(event));
+    // eventJson's text, without its cache: no sink on this thread reads it again, and the cache's WeakMap costs the loop more than it saves.
+    this.pending.push(JSON.stringify(event));
     if (this.pending.length >= POST_BATCH) this.post();
     else if (!this.scheduled) {
       this.scheduled = true;

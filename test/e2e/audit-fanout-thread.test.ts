@@ -2,6 +2,8 @@ import { createHmac } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t, { type Test } from 'tap';
+import { kafkaBroker } from '../helpers/kafka-broker.ts';
+import { natsServer } from '../helpers/nats-server.ts';
 import { startTestService, tempDir, type TestService } from '../helpers/service.ts';
 import { until } from '../helpers/until.ts';
 import { webhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
@@ -49,6 +51,28 @@ t.test('with the fan-out thread, every event reaches the webhook once, in order,
   t.match(ready.body.checks['sink:webhook'], { ok: true }, 'the thread\'s queue health is on /readyz');
   await until(async () => metric((await api.get('/metrics')).body as string, 'svc_audit_sink_events_total', 'result="delivered"') >= ids.length, 'the thread\'s counts in /metrics');
   t.ok(svc.logs.every((l) => !l.includes(SECRET)), 'the secret is never logged');
+});
+
+t.test('log stream and message stream run in the thread too: each event once on the topic and in the stream', async (t) => {
+  const broker = await kafkaBroker(t, ['svc-audit:4']);
+  const nats = await natsServer(t);
+  if (!broker || !nats) return;
+  await nats.createStream('SVC_AUDIT', 'svc.audit');
+  const { svc, rx } = await threaded(t, {
+    SVC_AUDIT_WEBHOOK_CONCURRENCY: '64', SVC_AUDIT_LOGSTREAM_ENABLED: 'true', SVC_AUDIT_LOGSTREAM_BOOTSTRAP_SERVERS: broker.bootstrap,
+    SVC_AUDIT_MSGSTREAM_ENABLED: 'true', SVC_AUDIT_MSGSTREAM_SERVERS: nats.url,
+  });
+  const api = svc.client();
+  const id = await api.key({ algorithm: 'AES' });
+  await Promise.all(Array.from({ length: 200 }, () => api.post(`/v1/keys/${id}/encrypt`, { plaintextBase64: 'aGk=' })));
+  const ids = await primaryIds(svc);
+  // The audit read's own Query event comes later and may be there too: each of `ids` there, and nothing twice.
+  const once = (got: string[]) => new Set(got).size === got.length && ids.every((i) => got.includes(i));
+  await until(async () => once((await broker.messages('svc-audit')).map((m) => m.value.id)), 'each event once on the topic', 30_000);
+  await until(async () => once((await nats.messages('SVC_AUDIT')).map((m) => m.value.id)), 'each event once in the stream', 30_000);
+  await until(() => once(rx.accepted().map((e) => e.id)), 'each event once at the webhook', 30_000);
+  const checks = (await api.get('/readyz')).body.checks;
+  for (const sink of ['webhook', 'log-stream', 'message-stream']) t.match(checks[`sink:${sink}`], { ok: true }, `sink:${sink} on /readyz`);
 });
 
 t.test('a refused event is dead-lettered by the thread, counted, and replayed through it', async (t) => {
