@@ -1,5 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { serveFanoutThread } from '../kernel/audit/fanout-thread-host.ts';
+import { TAKEN_COUNTER } from '../kernel/audit/fanout-thread-messages.ts';
 import { createStderrLogger } from '../kernel/logger.ts';
 import { loadThirdPartyPlugins } from '../kernel/plugin-loader.ts';
 import { systemClock } from '../kernel/ports/clock.ts';
@@ -10,7 +11,7 @@ import { selectPlugins } from './compose.ts';
 /** What startService hands the audit fan-out thread (audit.fanoutThread). */
 export interface FanoutThreadData {
   config: Record<string, any>;
-  /** The config file's `plugins` entries and the folder they are relative to: the thread loads third-party sinks itself. */
+  /** The config file's `plugins` entries that are secondary sinks, and the folder they are relative to: the thread loads them itself. */
   plugins: string[];
   baseDir: string;
   /** This node's id, and its worker's name when it is one of several. */
@@ -19,6 +20,7 @@ export interface FanoutThreadData {
 }
 
 // The thread's entry: the same plugin choice as the node's, of which only the secondary sinks start here.
+// It gets the whole configuration: a sink plugin may read any part of it, and a thread shares its process's memory anyway.
 const data = workerData as FanoutThreadData;
 const logger = createStderrLogger(data.config.log.level as LogLevel);
 logger.configure({ node: data.node, worker: data.worker ? `${data.worker}/audit-fanout` : 'audit-fanout' });
@@ -30,4 +32,5 @@ await serveFanoutThread({
   logger,
   clock: systemClock,
   port: parentPort!,
+  taken: (workerData as Record<string, unknown>)[TAKEN_COUNTER] as BigInt64Array,
 });

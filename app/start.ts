@@ -9,6 +9,7 @@ import { unknownVariables, warnUnknownVariables, withUnknownVariables } from '..
 import { workerNodeId } from '../config/workers.ts';
 import type { NodeWorkers } from '../kernel/http/node-workers.ts';
 import { bootKernel, type RunningKernel } from '../kernel/boot.ts';
+import { auditFanoutPort } from '../kernel/ports/audit-sink.ts';
 import { siblingModule } from '../kernel/threads/module-worker.ts';
 import { workerName } from './cluster/messages.ts';
 import type { FanoutThreadData } from './fanout-thread-main.ts';
@@ -48,8 +49,9 @@ export async function resolveConfiguration(argv: string[], env: NodeJS.ProcessEn
   const fragments = [...BUILTIN, ...thirdParty.map((t) => t.manifest)].flatMap((p) => (p.config ? [{ owner: p.id, fragment: p.config }] : []));
   const schema = stitchSchema(baseSchema, fragments);
   const unknown = unknownVariables(env, schema);
-  const plugins = (file.values.plugins ?? []) as string[];
-  return { schema, config: withUnknownVariables(() => loadConfig(schema, file, env), unknown), thirdParty, unknownVariables: unknown, pluginFiles: { plugins, baseDir } };
+  // The fan-out thread loads the third-party sinks again, and only those.
+  const sinkSources = thirdParty.filter((t) => t.manifest.provides.id === auditFanoutPort.id).map((t) => t.source);
+  return { schema, config: withUnknownVariables(() => loadConfig(schema, file, env), unknown), thirdParty, unknownVariables: unknown, pluginFiles: { plugins: sinkSources, baseDir } };
 }
 
 /** load config -> pick plugins -> preflight -> start -> listen. Throws with an operator-readable message. */

@@ -59,7 +59,7 @@ export const baseSchema = defineConfig({
   audit: {
     kind: { doc: 'Primary audit sink.', format: ['stdout', 'rdb-server-1', 'rdb-server-2', 'rdb-embedded'], default: 'stdout', env: 'SVC_AUDIT_KIND' },
     fanoutThread: {
-      doc: 'Run the secondary audit sinks (webhook, log stream, message stream) on a worker thread of each node instead of its request loop: their CPU then goes to another core. Worth it when the host has cores the workers do not use (server.workers below the core count).',
+      doc: 'Run the secondary audit sinks (webhook, log stream, message stream, third-party sinks) on a worker thread of each node instead of its request loop: their CPU then goes to another core. Worth it when the host has cores the workers do not use (server.workers below the core count).',
       format: Boolean, default: false, env: 'SVC_AUDIT_FANOUT_THREAD',
     },
   },

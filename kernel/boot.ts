@@ -126,37 +126,44 @@ export async function bootKernel(opts: BootOptions): Promise<RunningKernel> {
   const observer = metrics.trackAuditSinks(() => depths());
   const node = opts.node ?? { id: 'node', dataDir: 'data' };
   const fanout = threaded ? await ThreadedFanout.start(opts.fanoutThread!.entry, opts.fanoutThread!.data, opts.logger, observer) : all<AuditFanoutSink>(auditFanoutPort.id);
-  audit = new AuditPipeline(container.resolve<AuditSink>(auditSinkPort.id), fanout, opts.logger, journal, { node: node.id, dataDir: node.dataDir, observer, primaryObserver: metrics.trackAuditWrites() });
-  metrics.trackJournalPool(() => journal?.poolStats?.());
-  depths = () => audit!.depths();
-  const contributions = all<OperationContribution>(operationsPort.id);
-  const operations = contributions.flatMap((c) => c.operations);
-  pipeline = new OperationPipeline(operations, {
-    policy: container.resolve<Policy>(policyPort.id),
-    risk: container.hasRegistration(riskPort.id) ? container.resolve<RiskAssessor>(riskPort.id) : undefined,
-    audit,
-    metrics,
-    logger: opts.logger,
-    clock: opts.clock,
-    tracer: opts.tracer,
-    rateLimiter: opts.rateLimit && new RateLimiter(opts.rateLimit),
-  });
-  // Doors come last and go first: a call that arrives through one finds every plugin, the audit
-  // pipeline and the relay up, and a call in flight at shutdown ends before any of them stops.
-  const isDoor = (w: (typeof wired)[number]) => w.plugin.provides.id === doorPort.id;
-  const lifecycle = new PluginLifecycle(wired.filter((w) => !isDoor(w)), opts.logger);
-  const doors = new PluginLifecycle(opts.listen === false ? [] : wired.filter(isDoor), opts.logger);
+  // Everything up to the relay may still fail the boot; the fan-out thread (and its connections) must not outlive it.
+  let contributions!: OperationContribution[];
+  let lifecycle!: PluginLifecycle;
+  let doors!: PluginLifecycle;
+  let relay!: OutboxRelay;
   try {
+    audit = new AuditPipeline(container.resolve<AuditSink>(auditSinkPort.id), fanout, opts.logger, journal, { node: node.id, dataDir: node.dataDir, observer, primaryObserver: metrics.trackAuditWrites() });
+    metrics.trackJournalPool(() => journal?.poolStats?.());
+    depths = () => audit!.depths();
+    contributions = all<OperationContribution>(operationsPort.id);
+    pipeline = new OperationPipeline(contributions.flatMap((c) => c.operations), {
+      policy: container.resolve<Policy>(policyPort.id),
+      risk: container.hasRegistration(riskPort.id) ? container.resolve<RiskAssessor>(riskPort.id) : undefined,
+      audit,
+      metrics,
+      logger: opts.logger,
+      clock: opts.clock,
+      tracer: opts.tracer,
+      rateLimiter: opts.rateLimit && new RateLimiter(opts.rateLimit),
+    });
+    // Doors come last and go first: a call that arrives through one finds every plugin, the audit
+    // pipeline and the relay up, and a call in flight at shutdown ends before any of them stops.
+    const isDoor = (w: (typeof wired)[number]) => w.plugin.provides.id === doorPort.id;
+    lifecycle = new PluginLifecycle(wired.filter((w) => !isDoor(w)), opts.logger);
+    doors = new PluginLifecycle(opts.listen === false ? [] : wired.filter(isDoor), opts.logger);
     await lifecycle.start();
+    relay = new OutboxRelay(audit, opts.clock, opts.logger);
+    await relay.start();
   } catch (err) {
-    await audit.stop();
+    await lifecycle?.stop(); // idempotent: a failed start has stopped what it started already
+    if (fanout instanceof ThreadedFanout) await fanout.stop();
     throw err;
   }
-  const relay = new OutboxRelay(audit, opts.clock, opts.logger);
-  await relay.start();
+  const operations = contributions.flatMap((c) => c.operations);
 
   let yamlDoc: string | undefined;
-  const localProbe = async () => ({ ...(await lifecycle.probe()), ...(await doors.probe()), ...(await audit.health()) });
+  // Side by side: a worker's whole answer must come within the primary's 3 s, and each part may take 2 s or more.
+  const localProbe = async () => Object.assign({}, ...(await Promise.all([lifecycle.probe(), doors.probe(), audit.health()])));
   opts.workers?.answerProbesWith(localProbe);
   const publicRoutes: PublicRoute[] = operationalRoutes({
     metrics,
@@ -205,9 +212,9 @@ export async function bootKernel(opts: BootOptions): Promise<RunningKernel> {
   return { address, protocol: http.protocol, reloadTls: () => http.reloadTls(), container, audit, pipeline, relay, doors: started, stop };
 }
 
-/** Every door's mounts on the service's listener, each with the door it belongs to. */
 const isSink = (p: AnyPlugin) => p.provides.id === auditFanoutPort.id;
 
+/** Every door's mounts on the service's listener, each with the door it belongs to. */
 function doorMountsOf(doors: Door[]): Array<{ door: string; mount: DoorMount }> {
   return doors.flatMap((d) => (d.mounts ? d.mounts().map((mount) => ({ door: d.name, mount })) : []));
 }

@@ -8,6 +8,7 @@ import { auditFanoutPort, type AuditFanoutSink } from '../ports/audit-sink.ts';
 import { clockPort, type Clock } from '../ports/clock.ts';
 import { loggerPort, type Logger } from '../ports/logger.ts';
 import { parseEventJson } from './canonical-event.ts';
+import type { DeliveryResult } from './fanout.ts';
 import { type FromFanoutThread, REPORT_INTERVAL_MS, type ToFanoutThread } from './fanout-thread-messages.ts';
 import { LocalFanout } from './secondary-delivery.ts';
 
@@ -19,6 +20,8 @@ export interface FanoutThreadSetup {
   logger: Logger;
   clock: Clock;
   port: MessagePort;
+  /** workerData[TAKEN_COUNTER]. */
+  taken: BigInt64Array;
 }
 
 /** The kernel services a sink may depend on in the fan-out thread: the thread has no journal, policy or audit of its own. */
@@ -32,9 +35,9 @@ const THREAD_PORTS = new Set([loggerPort.id, clockPort.id]);
 export async function serveFanoutThread(setup: FanoutThreadSetup): Promise<void> {
   const { port, logger } = setup;
   const send = (message: FromFanoutThread) => port.postMessage(message);
-  let lifecycle: PluginLifecycle;
+  let lifecycle: PluginLifecycle | undefined;
   let fanout: LocalFanout;
-  const counts = new Map<string, number>();
+  const counts = new Map<string, Map<DeliveryResult, number>>();
   try {
     const plugins = setup.plugins.filter((p) => p.provides.id === auditFanoutPort.id);
     for (const p of plugins) {
@@ -47,15 +50,17 @@ export async function serveFanoutThread(setup: FanoutThreadSetup): Promise<void>
     const sinks = container.hasRegistration(auditFanoutPort.id) ? container.resolve<AuditFanoutSink[]>(auditFanoutPort.id) : [];
     fanout = new LocalFanout(sinks, logger, setup.dataDir, {
       counted: (sink, result, events) => {
-        const key = `${sink}\n${result}`;
-        counts.set(key, (counts.get(key) ?? 0) + events);
+        const bySink = counts.get(sink) ?? counts.set(sink, new Map()).get(sink)!;
+        bySink.set(result, (bySink.get(result) ?? 0) + events);
       },
     });
   } catch (err) {
+    await lifecycle?.stop();
     send({ t: 'failed', error: (err as Error).message });
     port.close();
     return;
   }
+  const plugins = lifecycle;
 
   let last = '';
   const report = () => {
@@ -64,10 +69,7 @@ export async function serveFanoutThread(setup: FanoutThreadSetup): Promise<void>
     const state = JSON.stringify([depths, health]);
     if (counts.size === 0 && state === last) return;
     last = state;
-    const reported = [...counts].map(([key, n]): [string, string, number] => {
-      const [sink, result] = key.split('\n') as [string, string];
-      return [sink, result, n];
-    });
+    const reported = [...counts].flatMap(([sink, results]) => [...results].map(([result, n]): [string, DeliveryResult, number] => [sink, result, n]));
     counts.clear();
     send({ t: 'report', counts: reported, depths, health });
   };
@@ -77,9 +79,13 @@ export async function serveFanoutThread(setup: FanoutThreadSetup): Promise<void>
     switch (message.t) {
       case 'events':
         for (const text of message.texts) fanout.offer(parseEventJson(text));
+        Atomics.add(setup.taken, 0, 1n); // before any of these is sent: see TAKEN_COUNTER
         return;
       case 'probe':
-        void lifecycle.probe().then((checks) => send({ t: 'probed', id: message.id, checks: { ...checks, ...fanout.healthNow() } }));
+        plugins.probe().then(
+          (checks) => send({ t: 'probed', id: message.id, checks: { ...checks, ...fanout.healthNow() } }),
+          (err) => send({ t: 'probed', id: message.id, checks: { ...fanout.healthNow(), 'audit-fanout-thread': { ok: false, detail: `a sink's probe failed: ${(err as Error).message}` } } }),
+        );
         return;
       case 'replay':
         fanout.replayDeadLetters(message.sink).then(
@@ -90,7 +96,7 @@ export async function serveFanoutThread(setup: FanoutThreadSetup): Promise<void>
       case 'stop':
         void (async () => {
           await fanout.stop();
-          await lifecycle.stop();
+          await plugins.stop();
           clearInterval(reporter);
           report();
           send({ t: 'stopped' });

@@ -1,6 +1,6 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { AuditEvent } from './canonical-event.ts';
+import { type AuditEvent, eventJson } from './canonical-event.ts';
 import type { AuditFanoutSink, DeliverySettings } from '../ports/audit-sink.ts';
 import type { Logger } from '../ports/logger.ts';
 import { WaitingEvents } from './waiting-events.ts';
@@ -14,6 +14,11 @@ export type DeliveryResult = 'delivered' | 'retried' | 'dead_lettered';
 /** What the queue reports as it works (the kernel's metrics). */
 export interface FanoutObserver {
   counted(sink: string, result: DeliveryResult, events: number): void;
+}
+
+/** One line of a dead-letter file, from the event's text as the sinks send it (eventJson): `{event, sink, error, attempts, failedAt}`. */
+export function deadLetterLine(eventText: string, sink: string, error: string, attempts: number, failedAt: string): string {
+  return `{"event":${eventText},"sink":${JSON.stringify(sink)},"error":${JSON.stringify(error)},"attempts":${attempts},"failedAt":"${failedAt}"}\n`;
 }
 
 /** A sink's `deliver` throws this when retrying cannot help (a 4xx answer): straight to the dead letter. */
@@ -196,7 +201,7 @@ export class FanoutQueue {
   private deadLetter(events: AuditEvent[], error: string, attempts: number): Promise<void> {
     this.observer.counted(this.sink.name, 'dead_lettered', events.length);
     const failedAt = new Date().toISOString();
-    const lines = events.map((event) => `${JSON.stringify({ event, sink: this.sink.name, error, attempts, failedAt })}\n`).join('');
+    const lines = events.map((event) => deadLetterLine(eventJson(event), this.sink.name, error, attempts, failedAt)).join('');
     this.deadLetters = this.deadLetters.then(async () => {
       try {
         await mkdir(path.dirname(this.settings.deadLetterFile), { recursive: true, mode: 0o700 });

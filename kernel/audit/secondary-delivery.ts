@@ -56,9 +56,9 @@ export class LocalFanout implements SecondaryDelivery {
     return this.queues.length;
   }
 
-  /** Each sink's name and dead-letter file. */
-  sinks(): Array<{ name: string; deadLetterFile: string }> {
-    return this.queues.map((q) => ({ name: q.name, deadLetterFile: q.deadLetterFile }));
+  /** Each sink's name, dead-letter file and queue capacity. */
+  sinks(): Array<{ name: string; deadLetterFile: string; queueCapacity: number }> {
+    return this.queues.map((q) => ({ name: q.name, deadLetterFile: q.deadLetterFile, queueCapacity: q.capacity }));
   }
 
   offer(event: AuditEvent): void {

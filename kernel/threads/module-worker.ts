@@ -21,5 +21,5 @@ export function startModuleWorker(entry: URL, data: Record<string, unknown>): Wo
 
 /** `name` beside the calling module, with the calling module's own extension (.ts from source, .js built). */
 export function siblingModule(callerUrl: string, name: string): URL {
-  return new URL(`./${name}${callerUrl.endsWith('.ts') ? '.ts' : '.js'}`, callerUrl);
+  return new URL(`./${name}${new URL(callerUrl).pathname.endsWith('.ts') ? '.ts' : '.js'}`, callerUrl);
 }
