@@ -7,6 +7,7 @@ import t, { type Test } from 'tap';
 import { ApiClient, b64 } from '../helpers/client.ts';
 import { tempDir } from '../helpers/service.ts';
 import { until } from '../helpers/until.ts';
+import { webhookReceiver } from '../helpers/webhook-receiver.ts';
 
 // What `npm start` runs: the server compiled ahead of time (`npm run build`; npm ci and npm test build it).
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -67,7 +68,12 @@ t.before(() => {
 
 t.test('npm start runs the built JavaScript (no TypeScript loader) and serves the walk-through on SQLite', async (t) => {
   const dir = tempDir();
-  const svc = await startListening('npm', ['start', '--silent'], { SVC_JOURNAL_KIND: 'rdb-embedded', SVC_AUDIT_KIND: 'rdb-embedded', SVC_DATA_DIR: dir });
+  const rx = await webhookReceiver();
+  t.teardown(() => rx.close());
+  const svc = await startListening('npm', ['start', '--silent'], {
+    SVC_JOURNAL_KIND: 'rdb-embedded', SVC_AUDIT_KIND: 'rdb-embedded', SVC_DATA_DIR: dir,
+    SVC_AUDIT_FANOUT_THREAD: 'true', SVC_AUDIT_WEBHOOK_ENABLED: 'true', SVC_AUDIT_WEBHOOK_URL: rx.url, SVC_AUDIT_WEBHOOK_SECRET: 'webhook-secret-of-the-receiver-0123456789',
+  });
   cleanupGroup(t, svc.child);
   // npm execs node in place of its shell: the server is npm's only child, and runs dist/server/app/main.js.
   const server = readFileSync('/proc/' + String(childPidOf(svc.child.pid!)) + '/cmdline', 'utf8').split('\0');
@@ -85,6 +91,9 @@ t.test('npm start runs the built JavaScript (no TypeScript loader) and serves th
   t.equal(audit.status, 200, 'the audit trail reads (its worker thread starts from dist)');
   t.ok((audit.body as { records: unknown[] }).records.length > 0);
   t.equal((await api.get('/v1/audit/verify?full=true')).body.valid, true, 'the chain verifies');
+  // The audit fan-out thread starts from its own file too.
+  t.match(svc.stderr(), /"msg":"audit fan-out thread started"/);
+  await until(() => rx.accepted().some((e) => e.operation === 'Encrypt'), 'the webhook, sent from the fan-out thread, has the encrypt');
   const docs = await fetch(`http://127.0.0.1:${svc.port}/docs/docs.yaml`);
   t.equal(docs.status, 200, 'the OpenAPI document is served');
   t.match(await docs.text(), /openapi: 3\.1/);
