@@ -60,7 +60,7 @@ export async function serveFanoutThread(setup: FanoutThreadSetup): Promise<void>
     port.close();
     return;
   }
-  const plugins = lifecycle;
+  const sinkPlugins = lifecycle; // started: the try above returns otherwise
 
   let last = '';
   const report = () => {
@@ -82,7 +82,7 @@ export async function serveFanoutThread(setup: FanoutThreadSetup): Promise<void>
         Atomics.add(setup.taken, 0, 1n); // before any of these is sent: see TAKEN_COUNTER
         return;
       case 'probe':
-        plugins.probe().then(
+        sinkPlugins.probe().then(
           (checks) => send({ t: 'probed', id: message.id, checks: { ...checks, ...fanout.healthNow() } }),
           (err) => send({ t: 'probed', id: message.id, checks: { ...fanout.healthNow(), 'audit-fanout-thread': { ok: false, detail: `a sink's probe failed: ${(err as Error).message}` } } }),
         );
@@ -96,7 +96,7 @@ export async function serveFanoutThread(setup: FanoutThreadSetup): Promise<void>
       case 'stop':
         void (async () => {
           await fanout.stop();
-          await plugins.stop();
+          await sinkPlugins.stop();
           clearInterval(reporter);
           report();
           send({ t: 'stopped' });
