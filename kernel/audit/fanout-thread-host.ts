@@ -78,8 +78,8 @@ export async function serveFanoutThread(setup: FanoutThreadSetup): Promise<void>
   port.on('message', (message: ToFanoutThread) => {
     switch (message.t) {
       case 'events':
+        Atomics.add(setup.taken, 0, 1n); // taken before any of it is offered, let alone sent: see TAKEN_COUNTER
         for (const text of message.texts) fanout.offer(parseEventJson(text));
-        Atomics.add(setup.taken, 0, 1n); // before any of these is sent: see TAKEN_COUNTER
         return;
       case 'probe':
         sinkPlugins.probe().then(

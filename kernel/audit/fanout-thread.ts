@@ -137,6 +137,7 @@ export class ThreadedFanout implements SecondaryDelivery {
         }, limit);
         await this.exited;
         clearTimeout(timer);
+        this.forgetTaken(); // the counter, not the last report: no report need follow the last batch taken
       }
       for (const batch of this.untaken.splice(0)) for (const text of batch) this.deadLetters.add(text, 'not delivered before shutdown');
       this.untakenEvents = 0;

@@ -101,6 +101,7 @@ t.test('stop delivers what was queued a moment before', async (t) => {
   await svc.kernel.stop();
   t.ok(ids.every((i) => rx.accepted().some((e) => e.id === i)), 'every event written before stop reached the receiver');
   t.equal(new Set(rx.accepted().map((e) => e.id)).size, rx.accepted().length, 'each once');
+  t.notOk(existsSync(path.join(svc.dir, 'audit-webhook.deadletter.jsonl')), 'and none of them also in the dead letter');
 });
 
 t.test('third-party sinks run in the thread; a sink that kills the thread leaves requests served, and a new thread delivers what came meanwhile', async (t) => {
