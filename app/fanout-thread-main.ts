@@ -1,10 +1,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { serveFanoutThread } from '../kernel/audit/fanout-thread-host.ts';
 import { TAKEN_COUNTER } from '../kernel/audit/fanout-thread-messages.ts';
-import { createStderrLogger } from '../kernel/logger.ts';
+import { createStderrLogger, type LogLevel } from '../kernel/logger.ts';
 import { loadThirdPartyPlugins } from '../kernel/plugin-loader.ts';
 import { systemClock } from '../kernel/ports/clock.ts';
-import type { LogLevel } from '../kernel/logger.ts';
 import { EXTENSION_PORTS } from './catalogue.ts';
 import { selectPlugins } from './compose.ts';
 
