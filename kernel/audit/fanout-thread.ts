@@ -46,11 +46,15 @@ export class ThreadedFanout implements SecondaryDelivery {
   private taken: BigInt64Array<ArrayBufferLike> = new BigInt64Array(1);
   private forgotten = 0;
   private reported: { depths: Array<[string, number]>; health: SinkHealth };
-  private readonly answers = new Map<number, (answer: Answer | undefined) => void>();
+  private readonly answers = new Map<number, { worker: Worker; done: (answer: Answer | undefined) => void }>();
   private nextId = 0;
   private stopping = false;
+  /** The thread answered `stopped`: it drained and dead-lettered what it held. */
+  private drained = false;
   private down: string | undefined;
   private restartTimer: NodeJS.Timeout | undefined;
+  private launching: Promise<void> | undefined;
+  private stopped: Promise<void> | undefined;
   private restartDelay = RESTART_MIN_MS;
   private startedAt = 0;
   private exited: Promise<void> = Promise.resolve();
@@ -110,6 +114,7 @@ export class ThreadedFanout implements SecondaryDelivery {
   }
 
   async replayDeadLetters(sink?: string): Promise<ReplayOutcome[]> {
+    if (this.stopping) throw new Error('the audit fan-out thread is stopping; replay with replay-dead-letters');
     if (this.down || !this.worker) throw new Error(`the audit fan-out thread is restarting (${this.down}); replay once /readyz is ready`);
     const answer = await this.ask({ t: 'replay', id: 0, sink });
     if (answer?.t !== 'replayed' || answer.error !== undefined) throw new Error(answer?.t === 'replayed' ? answer.error : 'the audit fan-out thread ended during the replay');
@@ -121,29 +126,32 @@ export class ThreadedFanout implements SecondaryDelivery {
    * If it does not end in time it is ended, and what it had not taken goes to the dead-letter files.
    */
   async stop(): Promise<void> {
-    if (!this.stopping) {
-      this.post();
-      this.stopping = true;
-      clearTimeout(this.restartTimer);
-      const worker = this.worker;
-      if (worker) {
-        worker.ref();
-        worker.postMessage({ t: 'stop' } satisfies ToFanoutThread);
-        // The queues' 5 s of grace, then each sink plugin's own stop (10 s at most each).
-        const limit = 5_000 + 10_000 * this.sinks.length + 5_000;
-        const timer = setTimeout(() => {
-          this.logger.error('the audit fan-out thread did not stop in time; ended it', { waitedMs: limit });
-          void worker.terminate();
-        }, limit);
-        await this.exited;
-        clearTimeout(timer);
-        this.forgetTaken(); // the counter, not the last report: no report need follow the last batch taken
-      }
-      for (const batch of this.untaken.splice(0)) for (const text of batch) this.deadLetters.add(text, 'not delivered before shutdown');
-      this.untakenEvents = 0;
+    this.stopped ??= this.stopThread();
+    await this.stopped;
+    await this.deadLetters.flushed(); // again: events offered after the first stop began
+  }
+
+  private async stopThread(): Promise<void> {
+    this.post();
+    this.stopping = true;
+    clearTimeout(this.restartTimer);
+    await this.launching; // a thread starting now is attached, and drained below like any other
+    const worker = this.worker;
+    if (worker) {
+      worker.ref();
+      worker.postMessage({ t: 'stop' } satisfies ToFanoutThread);
+      // The queues' 5 s of grace, then each sink plugin's own stop (10 s at most each).
+      const limit = 5_000 + 10_000 * this.sinks.length + 5_000;
+      const timer = setTimeout(() => {
+        this.logger.error('the audit fan-out thread did not stop in time; ended it', { waitedMs: limit });
+        void worker.terminate();
+      }, limit);
+      await this.exited;
+      clearTimeout(timer);
+      this.forgetTaken(); // the counter, not the last report: no report need follow the last batch taken
     }
-    await this.exited;
-    await this.deadLetters.flushed();
+    for (const batch of this.untaken.splice(0)) for (const text of batch) this.deadLetters.add(text, 'not delivered before shutdown');
+    this.untakenEvents = 0;
   }
 
   private attach(worker: Worker, taken: BigInt64Array<ArrayBufferLike>): void {
@@ -153,11 +161,13 @@ export class ThreadedFanout implements SecondaryDelivery {
     this.forgotten = 0;
     this.startedAt = Date.now();
     this.exited = new Promise((resolve) => worker.once('exit', () => resolve()));
-    worker.on('message', (m: FromFanoutThread) => this.received(m));
+    // A dead thread's last messages still arrive after its 'error': only the current thread's count.
+    worker.on('message', (m: FromFanoutThread) => this.worker === worker && this.received(m));
     worker.on('error', (err) => this.died(worker, `it threw: ${err.message}`));
     worker.on('exit', (code) => {
-      for (const done of [...this.answers.values()]) done(undefined);
+      for (const answer of [...this.answers.values()]) if (answer.worker === worker) answer.done(undefined);
       if (!this.stopping) this.died(worker, `it exited with code ${code}`);
+      else if (!this.drained && this.worker === worker) this.logger.error('the audit fan-out thread ended before it drained; the events in its queues are lost', { code });
     });
     worker.unref();
     // Batches a dead predecessor had not taken (or that waited for this thread), in order.
@@ -181,9 +191,10 @@ export class ThreadedFanout implements SecondaryDelivery {
       this.reported = { depths: m.depths, health: m.health };
       this.forgetTaken();
     } else if (m.t === 'stopped') {
+      this.drained = true;
       void this.worker?.terminate(); // drained and stopped: a handle a sink library left open must not hold the process
     } else if ('id' in m) {
-      this.answers.get(m.id)?.(m);
+      this.answers.get(m.id)?.done(m);
     }
   }
 
@@ -206,7 +217,7 @@ export class ThreadedFanout implements SecondaryDelivery {
         this.answers.delete(id);
         resolve(answer);
       };
-      this.answers.set(id, done);
+      this.answers.set(id, { worker, done });
       if (ms !== undefined) timer = setTimeout(() => done(undefined), ms);
       worker.postMessage({ ...request, id });
     });
@@ -220,6 +231,7 @@ export class ThreadedFanout implements SecondaryDelivery {
     const queued = this.reported.depths.reduce((sum, [, n]) => sum + n, 0);
     this.logger.error('the audit fan-out thread ended; the events in its queues are lost, later ones wait for a new thread', { reason, queuedAtLastReport: queued, waiting: this.untakenEvents });
     this.reported = { depths: this.sinks.map((s) => [s.name, 0]), health: this.failingAll(`the audit fan-out thread is restarting (${reason})`) };
+    if (this.stopping) return; // stop() dead-letters what it had not taken
     if (Date.now() - this.startedAt > RESTART_MAX_MS) this.restartDelay = RESTART_MIN_MS;
     this.scheduleRestart();
   }
@@ -227,20 +239,22 @@ export class ThreadedFanout implements SecondaryDelivery {
   private scheduleRestart(): void {
     const delay = this.restartDelay;
     this.restartDelay = Math.min(this.restartDelay * 2, RESTART_MAX_MS);
-    this.restartTimer = setTimeout(() => void this.restart(), delay);
+    this.restartTimer = setTimeout(() => {
+      this.launching = this.restart().finally(() => (this.launching = undefined));
+    }, delay);
     this.restartTimer.unref();
   }
 
   private async restart(): Promise<void> {
     try {
       const { worker, taken } = await launch(this.entry, this.data);
-      if (this.stopping) return void (await worker.terminate());
       this.attach(worker, taken);
       this.logger.info('audit fan-out thread restarted', { handedOver: this.untakenEvents });
     } catch (err) {
       this.down = (err as Error).message;
+      if (this.stopping) return;
       this.logger.error('the audit fan-out thread did not start again; trying later', { error: this.down, waiting: this.untakenEvents });
-      if (!this.stopping) this.scheduleRestart();
+      this.scheduleRestart();
     }
   }
 
@@ -261,6 +275,7 @@ async function launch(entry: URL, data: Record<string, unknown>): Promise<{ work
     for (const [event, listener] of listeners) worker.on(event, listener);
   })
     .catch(async (err: Error) => {
+      worker.on('error', () => {}); // what it throws while ending is part of the failure already reported
       await worker.terminate();
       throw new Error(`audit fan-out thread: ${err.message}`);
     })
@@ -270,6 +285,7 @@ async function launch(entry: URL, data: Record<string, unknown>): Promise<{ work
       for (const [event, listener] of listeners) worker.off(event, listener);
     });
   if (first.t !== 'ready') {
+    worker.on('error', () => {});
     await worker.terminate();
     throw new Error(`audit fan-out thread: ${first.t === 'failed' ? first.error : `unexpected first message ${first.t}`}`);
   }

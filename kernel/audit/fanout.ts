@@ -1,8 +1,9 @@
-import { appendFile, mkdir } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { type AuditEvent, eventJson } from './canonical-event.ts';
 import type { AuditFanoutSink, DeliverySettings } from '../ports/audit-sink.ts';
 import type { Logger } from '../ports/logger.ts';
+import { appendLines } from './dead-letter-append.ts';
 import { WaitingEvents } from './waiting-events.ts';
 import { narrowToOwner, setAsideIfOthersCouldWrite, warnIfFolderOpen } from '../files/owner-only.ts';
 
@@ -201,11 +202,11 @@ export class FanoutQueue {
   private deadLetter(events: AuditEvent[], error: string, attempts: number): Promise<void> {
     this.observer.counted(this.sink.name, 'dead_lettered', events.length);
     const failedAt = new Date().toISOString();
-    const lines = events.map((event) => deadLetterLine(eventJson(event), this.sink.name, error, attempts, failedAt)).join('');
+    const lines = events.map((event) => deadLetterLine(eventJson(event), this.sink.name, error, attempts, failedAt));
     this.deadLetters = this.deadLetters.then(async () => {
       try {
         await mkdir(path.dirname(this.settings.deadLetterFile), { recursive: true, mode: 0o700 });
-        await appendFile(this.settings.deadLetterFile, lines, { mode: 0o600 });
+        await appendLines(this.settings.deadLetterFile, lines);
       } catch (err) {
         // The one place an event can be lost: the dead-letter file itself cannot be written. Say so loudly.
         this.logger.error('audit dead-letter write failed: events lost', { sink: this.sink.name, events: events.length, error: (err as Error).message });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import t from 'tap';
 import type { AuditEvent } from '../../kernel/audit/canonical-event.ts';
+import { appendLines } from '../../kernel/audit/dead-letter-append.ts';
 import { ThreadedFanout } from '../../kernel/audit/fanout-thread.ts';
 import { createStderrLogger } from '../../kernel/logger.ts';
 import { tempDir } from '../helpers/service.ts';
@@ -36,4 +37,25 @@ t.test('a thread that takes nothing holds at most a queue of events on the reque
 t.test('a thread that does not start its sinks fails the start with its reason', async (t) => {
   const missing = pathToFileURL(path.resolve(import.meta.dirname, '../fixtures/no-such-thread.ts'));
   await t.rejects(ThreadedFanout.start(missing, {}, quiet), /audit fan-out thread: .*no-such-thread/);
+});
+
+t.test('a thread that dies with events it had not taken: stopping before the restart starts no thread and dead-letters them once', async (t) => {
+  const deadLetterFile = path.join(tempDir(), 'dlq', 'crashing.jsonl');
+  const logged: string[] = [];
+  const logger = { ...quiet, error: (msg: string) => void logged.push(msg), info: () => {}, warn: () => {} };
+  const fanout = await ThreadedFanout.start(STALLED, { deadLetterFile, queueCapacity: 10, crashOnEvents: true }, logger);
+  for (let i = 0; i < 3; i++) fanout.offer(event(i));
+  await until(() => logged.some((m) => m.includes('the audit fan-out thread ended')), 'the thread to die');
+  t.match((await fanout.health())['audit-fanout-thread'], { ok: false, detail: /restarting \(it threw: the thread fell over\)/ });
+  await fanout.stop();
+  t.same(lines(deadLetterFile).map((l) => [l.event.id, l.error]), [0, 1, 2].map((i) => [`rec-${i}`, 'not delivered before shutdown']), 'the three it never took, once each');
+  t.notOk(logged.some((m) => m.includes('did not start again')), 'no restart was tried after stop');
+  await t.rejects(fanout.replayDeadLetters(), /stopping/, 'a replay after stop is refused, not left waiting');
+});
+
+t.test('dead-letter lines are appended whole and in order, in chunks', async (t) => {
+  const file = path.join(tempDir(), 'lines.jsonl');
+  const many = Array.from({ length: 500 }, (_, i) => `${JSON.stringify({ n: i, pad: 'x'.repeat(400) })}\n`);
+  await appendLines(file, many);
+  t.same(readFileSync(file, 'utf8'), many.join(''));
 });
