@@ -89,7 +89,7 @@ export class ThreadedFanout implements SecondaryDelivery {
     if (this.stopping) return this.deadLetters.add(JSON.stringify(event), 'offered after shutdown began');
     // eventJson's text, without its cache: no sink on this thread reads it again, and the cache's WeakMap costs the loop more than it saves.
     const text = JSON.stringify(event);
-    if (this.untakenEvents + this.pending.length >= this.capacity) this.forgetTaken();
+    if (this.untakenEvents + this.pending.length >= this.capacity) this.forgetTaken(); // the shared counter is read only near the bound
     if (this.untakenEvents + this.pending.length >= this.capacity) return this.deadLetters.add(text, 'queue full: the audit fan-out thread is behind');
     this.pending.push(text);
     if (this.pending.length >= POST_BATCH) this.post();

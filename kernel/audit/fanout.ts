@@ -1,9 +1,8 @@
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { type AuditEvent, eventJson } from './canonical-event.ts';
 import type { AuditFanoutSink, DeliverySettings } from '../ports/audit-sink.ts';
 import type { Logger } from '../ports/logger.ts';
-import { appendLines } from './dead-letter-append.ts';
+import { writeDeadLetters } from './dead-letter-append.ts';
 import { WaitingEvents } from './waiting-events.ts';
 import { narrowToOwner, setAsideIfOthersCouldWrite, warnIfFolderOpen } from '../files/owner-only.ts';
 
@@ -203,15 +202,7 @@ export class FanoutQueue {
     this.observer.counted(this.sink.name, 'dead_lettered', events.length);
     const failedAt = new Date().toISOString();
     const lines = events.map((event) => deadLetterLine(eventJson(event), this.sink.name, error, attempts, failedAt));
-    this.deadLetters = this.deadLetters.then(async () => {
-      try {
-        await mkdir(path.dirname(this.settings.deadLetterFile), { recursive: true, mode: 0o700 });
-        await appendLines(this.settings.deadLetterFile, lines);
-      } catch (err) {
-        // The one place an event can be lost: the dead-letter file itself cannot be written. Say so loudly.
-        this.logger.error('audit dead-letter write failed: events lost', { sink: this.sink.name, events: events.length, error: (err as Error).message });
-      }
-    });
+    this.deadLetters = this.deadLetters.then(() => writeDeadLetters(this.settings.deadLetterFile, lines, this.sink.name, this.logger));
     return this.deadLetters;
   }
 }

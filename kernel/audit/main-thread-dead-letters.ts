@@ -1,7 +1,5 @@
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
 import type { Logger } from '../ports/logger.ts';
-import { appendLines } from './dead-letter-append.ts';
+import { writeDeadLetters } from './dead-letter-append.ts';
 import { deadLetterLine, type FanoutObserver } from './fanout.ts';
 import type { ThreadSink } from './fanout-thread-messages.ts';
 
@@ -13,7 +11,6 @@ import type { ThreadSink } from './fanout-thread-messages.ts';
 export class MainThreadDeadLetters {
   private waiting: Array<{ text: string; error: string }> = [];
   private scheduled = false;
-  private readonly folders = new Set<string>();
   private writes: Promise<void> = Promise.resolve();
 
   constructor(
@@ -44,19 +41,7 @@ export class MainThreadDeadLetters {
     for (const sink of this.sinks) {
       this.observer.counted(sink.name, 'dead_lettered', events.length);
       const lines = events.map((e) => deadLetterLine(e.text, sink.name, e.error, 0, failedAt));
-      this.writes = this.writes.then(() => this.append(sink, lines, events.length));
-    }
-  }
-
-  private async append(sink: ThreadSink, lines: string[], events: number): Promise<void> {
-    try {
-      const folder = path.dirname(sink.deadLetterFile);
-      if (!this.folders.has(folder)) await mkdir(folder, { recursive: true, mode: 0o700 });
-      this.folders.add(folder);
-      await appendLines(sink.deadLetterFile, lines);
-    } catch (err) {
-      // As on the thread: the one place an event can be lost is the dead-letter file itself. Say so loudly.
-      this.logger.error('audit dead-letter write failed: events lost', { sink: sink.name, events, error: (err as Error).message });
+      this.writes = this.writes.then(() => writeDeadLetters(sink.deadLetterFile, lines, sink.name, this.logger));
     }
   }
 }

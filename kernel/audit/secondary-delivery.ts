@@ -93,7 +93,7 @@ export class LocalFanout implements SecondaryDelivery {
   }
 }
 
-export function deliverySettingsOf(sink: AuditFanoutSink, dataDir: string): DeliverySettings {
+function deliverySettingsOf(sink: AuditFanoutSink, dataDir: string): DeliverySettings {
   return { ...DEFAULT_DELIVERY, deadLetterFile: `${dataDir}/audit-${sink.name}.deadletter.jsonl`, ...definedOnly(sink.delivery ?? {}) };
 }
 
