@@ -1,12 +1,15 @@
 import type { TSchema } from '@sinclair/typebox';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { SvcError } from './errors.ts';
+import { CALLER_TEXT_FORMAT, CALLER_TEXT_RULE, isCallerText } from './text/caller-text.ts';
 
 // Shape problems (not an object, missing field, wrong JSON type, extra field) are BadRequest; a field of
 // the right type with a bad value is InvalidField.
 const SHAPE_KEYWORDS = new Set(['required', 'type', 'additionalProperties']);
 
 const ajv = new Ajv({ allErrors: false, strict: false, coerceTypes: false });
+// Every schema field of caller-chosen text (schemas/caller-text.ts) is held to the one check.
+ajv.addFormat(CALLER_TEXT_FORMAT, { type: 'string', validate: isCallerText });
 
 export type Validator = (value: unknown) => void;
 
@@ -14,6 +17,7 @@ function describe(err: ErrorObject): string {
   const at = err.instancePath === '' ? 'request' : err.instancePath.slice(1).replaceAll('/', '.');
   if (err.keyword === 'additionalProperties') return `${at} has unknown field "${String(err.params.additionalProperty)}"`;
   if (err.keyword === 'required') return `${at} is missing required field "${String(err.params.missingProperty)}"`;
+  if (err.keyword === 'format' && err.params.format === CALLER_TEXT_FORMAT) return `${at} ${CALLER_TEXT_RULE}`;
   if (err.keyword === 'enum') return `${at} must be one of ${(err.params.allowedValues as unknown[]).join(', ')}`;
   return `${at} ${err.message ?? 'is invalid'}`;
 }

@@ -1,5 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { EC_CURVES, ED_CURVES, KEY_ALGORITHMS, KEY_STATES, OBJECT_TYPES, SIGNATURE_ALGORITHMS } from '../kernel/model/index.ts';
+import { CallerText } from './caller-text.ts';
 import { StringEnum } from './string-enum.ts';
 
 const B64 = (description: string) => Type.String({ description: `${description} (standard base64)` });
@@ -8,7 +9,7 @@ const strict = <T extends Record<string, TSchema>>(props: T, title: string) => T
 
 export const KeySpecRequest = strict(
   {
-    name: Type.String({ description: '1..256 characters, no control characters; need not be unique' }),
+    name: CallerText({ minLength: 1, maxLength: 256, description: '1..256 characters, unique among keys not Destroyed' }),
     algorithm: StringEnum(KEY_ALGORITHMS),
     sizeBits: Type.Optional(Type.Integer({ description: 'AES 128|192|256, HMAC 256|384|512, RSA 2048|3072|4096; EC 256|384|521 picks a P-curve' })),
     curve: Type.Optional(StringEnum([...EC_CURVES, ...ED_CURVES], { description: 'EC: P-256 (default), P-384, P-521, secp256k1; EdDSA: Ed25519 (default), Ed448' })),
@@ -50,8 +51,8 @@ export const ManagedKey = Type.Object({
 }, { title: 'ManagedKey' });
 
 export const ActivateResponse = Type.Object({ id: Type.String(), state: StringEnum(KEY_STATES), activatedAt: Timestamp('activation time') });
-export const ReasonBody = strict({ reason: Type.Optional(Type.String({ maxLength: 1024 })) }, 'ReasonRequest');
-export const CompromiseBody = strict({ reason: Type.String({ maxLength: 1024, description: 'non-empty' }) }, 'CompromiseRequest');
+export const ReasonBody = strict({ reason: Type.Optional(CallerText({ maxLength: 1024 })) }, 'ReasonRequest');
+export const CompromiseBody = strict({ reason: CallerText({ maxLength: 1024, description: 'non-empty' }) }, 'CompromiseRequest');
 export const RevokeResponse = Type.Object({ id: Type.String(), state: StringEnum(KEY_STATES), revokedAt: Timestamp('revocation time'), reason: Type.Optional(Type.String()) });
 export const CompromiseResponse = Type.Object({ id: Type.String(), state: StringEnum(KEY_STATES), compromisedAt: Timestamp('compromise time'), reason: Type.String() });
 export const DestroyResponse = Type.Object({
@@ -60,7 +61,7 @@ export const DestroyResponse = Type.Object({
     description: "complete: the key's key-wrapping key and material are deleted and erased from the journal database's files. pending: deleted, and the erase of the files is retried in the background until done (a reader of SQLite's WAL or a lock on PostgreSQL prevents it now); see svc_erasure_pending and the erasure check of /readyz",
   }),
 });
-export const RotateBody = strict({ policy: Type.Optional(Type.String({ description: 'Manual, TimeBased:<n><s|m|h|days>, OpCountBased:<n>' })), reason: Type.Optional(Type.String({ maxLength: 1024 })) }, 'RotateRequest');
+export const RotateBody = strict({ policy: Type.Optional(Type.String({ description: 'Manual, TimeBased:<n><s|m|h|days>, OpCountBased:<n>' })), reason: Type.Optional(CallerText({ maxLength: 1024 })) }, 'RotateRequest');
 export const RotateResponse = Type.Object({ id: Type.String(), state: StringEnum(KEY_STATES), previousVersion: Type.Integer(), currentVersion: Type.Integer(), rotatedAt: Timestamp('rotation time'), rotationPolicy: Type.String() });
 
 const SigAlgorithm = StringEnum(SIGNATURE_ALGORITHMS, { description: 'one of the key family\'s algorithms; defaults to the key\'s own' });

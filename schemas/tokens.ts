@@ -1,8 +1,10 @@
 import { Type } from '@sinclair/typebox';
+import { OPERATIONS } from '../kernel/model/operation.ts';
+import { CallerText } from './caller-text.ts';
 
 export const IssueAgentBody = Type.Object({
-  label: Type.String({ description: 'What the agent is for (non-empty); becomes its purpose claim', maxLength: 256 }),
-  scopes: Type.Array(Type.String(), { description: 'Operation names the agent may perform (never more than the caller may)', maxItems: 17 }),
+  label: CallerText({ description: 'What the agent is for (non-empty); becomes its purpose', maxLength: 256 }),
+  scopes: Type.Array(Type.String(), { description: 'Operation names the agent may perform (never more than the caller may)', maxItems: OPERATIONS.length }),
   ttlSeconds: Type.Integer({ description: '1..86400' }),
   parent: Type.Optional(Type.String({ description: 'must equal the caller when given' })),
 }, { additionalProperties: false, title: 'IssueAgentRequest' });

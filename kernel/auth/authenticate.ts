@@ -1,17 +1,25 @@
 import { SvcError } from '../errors.ts';
-import { SYSTEM_PRINCIPAL, type Principal } from '../model/index.ts';
+import type { Principal } from '../model/index.ts';
 import { nulCharacterError } from '../operations/nul-characters.ts';
 import type { Authenticator, CredentialSource } from '../ports/authenticator.ts';
+import { CALLER_TEXT_RULE, isCallerText, reservedSubjectProblem } from '../text/caller-text.ts';
 
 /**
- * Authentication as every door does it: the authenticator's principal, except that the subject of the
- * internal actors (`svc-system`) is reserved. A credential naming it, as its subject or as an agent's
- * parent, is 401: only code inside the service acts as svc-system.
+ * Authentication as every door does it: the authenticator's principal, except that subjects reading as
+ * the service's own are reserved. A credential whose subject (or agent's parent) reads as `svc-system`
+ * after NFKC, dash and case folding (`SVC-SYSTEM`, `svc-system `, `svc\u2010system`) is 401: only code
+ * inside the service acts as svc-system. A Human or Service subject reading as an agent id is 401 too:
+ * agents authenticate only through the agent registry. Subjects and groups holding a control, separator
+ * or invisible character are 401: they would be written to the audit trail as the caller's name.
  */
 export async function authenticate(authenticator: Authenticator, source: CredentialSource): Promise<Principal> {
   const principal = await authenticator.authenticate(source);
-  if (principal.subject === SYSTEM_PRINCIPAL.subject || (principal.kind === 'Agent' && principal.parent === SYSTEM_PRINCIPAL.subject)) {
-    throw new SvcError('Unauthorized', `the subject ${SYSTEM_PRINCIPAL.subject} is reserved for the service itself`);
+  const named = principal.kind === 'Agent' ? principal.parent : principal.subject;
+  const reserved = reservedSubjectProblem(named);
+  if (reserved) throw new SvcError('Unauthorized', principal.kind === 'Agent' ? `the agent's parent: ${reserved}` : reserved);
+  const groups = principal.kind === 'Agent' ? principal.parentGroups : principal.groups;
+  if (!isCallerText(principal.subject) || !isCallerText(named) || !groups.every(isCallerText)) {
+    throw new SvcError('Unauthorized', `the credential's subject and groups ${CALLER_TEXT_RULE}`);
   }
   // A token's claims are input too: a NUL in a subject, group or purpose would reach the database as
   // a key's owner or an agent's parent.

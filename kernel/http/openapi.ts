@@ -15,11 +15,11 @@ const ERROR_REF = { $ref: '#/components/schemas/Error' };
 const PROMPT_PARAMETERS = {
   SvcModel: {
     name: MODEL_HEADER, in: 'header', required: false, schema: { type: 'string', maxLength: PROMPT_FIELD_MAX_CHARS },
-    description: `The model the call acts for, audited as context agent.model (any principal kind). At most ${PROMPT_FIELD_MAX_CHARS} characters, no control characters (InvalidField otherwise).`,
+    description: `The model the call acts for, audited as context agent.model (any principal kind). At most ${PROMPT_FIELD_MAX_CHARS} characters, no control, separator, bidirectional or zero-width characters (InvalidField otherwise).`,
   },
   SvcPromptId: {
     name: PROMPT_ID_HEADER, in: 'header', required: false, schema: { type: 'string', maxLength: PROMPT_FIELD_MAX_CHARS },
-    description: `The prompt the call acts for, audited as context agent.promptId (GET /v1/audit?promptId= finds its records). At most ${PROMPT_FIELD_MAX_CHARS} characters, no control characters (InvalidField otherwise).`,
+    description: `The prompt the call acts for, audited as context agent.promptId (GET /v1/audit?promptId= finds its records). At most ${PROMPT_FIELD_MAX_CHARS} characters, no control, separator, bidirectional or zero-width characters (InvalidField otherwise).`,
   },
 };
 const PROMPT_PARAMETER_REFS = Object.keys(PROMPT_PARAMETERS).map((name) => ({ $ref: `#/components/parameters/${name}` }));

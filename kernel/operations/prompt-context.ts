@@ -1,4 +1,5 @@
 import { SvcError } from '../errors.ts';
+import { requireCallerText } from '../text/caller-text.ts';
 
 /** Longest model name or prompt id a caller may name, in characters. */
 export const PROMPT_FIELD_MAX_CHARS = 128;
@@ -11,19 +12,16 @@ export const PROMPT_ID_CONTEXT_KEY = 'agent.promptId';
 export const MODEL_HEADER = 'X-Svc-Model';
 export const PROMPT_ID_HEADER = 'X-Svc-Prompt-Id';
 
-// Control characters (C0, DEL, C1) and the Unicode line and paragraph separators: a value holding one
-// could break a log line or an export's line into two, or hide text from whoever reads the trail.
-const CONTROL = /[\p{Cc}\p{Zl}\p{Zp}]/u;
 
 /**
  * A caller-named value (model or prompt id) as the audit stores it: absent or empty is none; longer than
- * 128 characters or holding a control character is InvalidField naming where it came from (`field`:
+ * 128 characters or holding a character no caller-chosen text may hold (kernel/text) is InvalidField naming where it came from (`field`:
  * the header or `_meta` field), so the caller sees which of its values was refused.
  */
 export function promptField(value: string | undefined, field: string): string | undefined {
   if (value === undefined || value === '') return undefined;
   if ([...value].length > PROMPT_FIELD_MAX_CHARS) throw new SvcError('InvalidField', `${field} must be at most ${PROMPT_FIELD_MAX_CHARS} characters`);
-  if (CONTROL.test(value)) throw new SvcError('InvalidField', `${field} must not contain control characters`);
+  requireCallerText(value, field);
   return value;
 }
 

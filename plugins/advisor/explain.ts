@@ -89,7 +89,9 @@ export function promptGroups(events: TimelineEvent[]): PromptGroup[] {
 
 /** A plain account of the timeline, the same every time: what the narration falls back to. */
 function summarize(agentId: string, events: TimelineEvent[], prompts: PromptGroup[], anomalies: Timeline['anomalies'], agent: AgentRecord | undefined): string {
-  const who = agent ? `${agentId} (issued by ${agent.parent} for "${agent.purpose}", scopes ${agent.scopes.join(', ') || 'none'}${agent.revokedAt ? `, revoked ${agent.revokedAt}` : ''})` : agentId;
+  // The parent and the label are caller-chosen text, quoted as data (JSON strings): a label holding a
+  // quote and newlines must not be able to write sentences of this summary.
+  const who = agent ? `${agentId} (issued by ${JSON.stringify(agent.parent)} for ${JSON.stringify(agent.purpose)}, scopes ${agent.scopes.join(', ') || 'none'}${agent.revokedAt ? `, revoked ${agent.revokedAt}` : ''})` : agentId;
   if (events.length === 0 && anomalies.length === 0) return `${who} made no calls in the window.`;
   const byOp = new Map<string, number>();
   for (const e of events) byOp.set(e.operation, (byOp.get(e.operation) ?? 0) + 1);

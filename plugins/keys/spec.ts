@@ -1,4 +1,4 @@
-import { type Curve, EC_CURVES, ED_CURVES, type KeySpec, SvcError } from '../../kernel/index.ts';
+import { type Curve, EC_CURVES, ED_CURVES, type KeySpec, requireCallerText, SvcError } from '../../kernel/index.ts';
 
 export interface KeySpecRequest {
   name: string;
@@ -15,7 +15,6 @@ type BaseSpec = Omit<KeySpec, 'exportable'>;
 const EC_SIZE: Record<string, number> = { 'P-256': 256, 'P-384': 384, 'P-521': 521, secp256k1: 256 };
 const EC_BY_SIZE: Record<number, Curve> = { 256: 'P-256', 384: 'P-384', 521: 'P-521' };
 const ED_SIZE: Record<string, number> = { Ed25519: 256, Ed448: 448 };
-const CONTROL = /[\u0000-\u001f\u007f]/;
 
 const invalid = (message: string) => new SvcError('InvalidField', message);
 
@@ -47,9 +46,8 @@ function eddsa(req: KeySpecRequest): BaseSpec {
 
 /** Checks a requested KeySpec against the key types the service supports and fills in the defaults (curve, sizeBits, objectType). */
 export function normaliseSpec(req: KeySpecRequest): KeySpec {
-  if (req.name.length < 1 || req.name.length > 256 || CONTROL.test(req.name)) {
-    throw invalid('spec.name must be 1..256 characters without control characters');
-  }
+  if (req.name.length < 1 || [...req.name].length > 256) throw invalid('spec.name must be 1..256 characters');
+  requireCallerText(req.name, 'spec.name');
   let spec: BaseSpec;
   switch (req.algorithm) {
     case 'AES': spec = symmetric(req, [128, 192, 256], 256); break;

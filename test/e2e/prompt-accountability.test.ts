@@ -88,8 +88,8 @@ t.test('a model or prompt id over 128 characters, or with a control character, i
   const cases: Array<[string, Record<string, string>, RegExp]> = [
     ['129-character prompt id', { 'X-Svc-Prompt-Id': 'p'.repeat(129) }, /^X-Svc-Prompt-Id must be at most 128 characters$/],
     ['129-character model', { 'X-Svc-Model': 'm'.repeat(129) }, /^X-Svc-Model must be at most 128 characters$/],
-    ['a C1 control character (NEL)', { 'X-Svc-Model': 'gpt\u0085forged' }, /^X-Svc-Model must not contain control characters$/],
-    ['a tab', { 'X-Svc-Prompt-Id': 'a\tb' }, /^X-Svc-Prompt-Id must not contain control characters$/],
+    ['a C1 control character (NEL)', { 'X-Svc-Model': 'gpt\u0085forged' }, /^X-Svc-Model must not contain control, line or paragraph separator, bidirectional or zero-width characters$/],
+    ['a tab', { 'X-Svc-Prompt-Id': 'a\tb' }, /^X-Svc-Prompt-Id must not contain control, line or paragraph separator, bidirectional or zero-width characters$/],
   ];
   for (const [what, headers, message] of cases) {
     const res = await agent.call('POST', `/v1/keys/${key}/encrypt`, { plaintextBase64: b64('x') }, headers);

@@ -48,7 +48,7 @@ t.test('refusals: the REST code and message; anything else is the REST 500 messa
 t.test('a refused _meta value or an id argument goes to the pipeline as its rejection, to be audited', async (t) => {
   const runner = fakeRunner((_input, rejected) => { throw rejected; });
   const meta = await callTool(runner, tool, { keyId: 'k' }, { 'svc/model': 'a\u0000b' }, origin);
-  t.match(runner.calls[0], { input: { id: 'k' }, rejected: { code: 'InvalidField', message: '_meta svc/model must not contain control characters' } });
+  t.match(runner.calls[0], { input: { id: 'k' }, rejected: { code: 'InvalidField', message: '_meta svc/model must not contain control, line or paragraph separator, bidirectional or zero-width characters' } });
   t.match(meta, { isError: true, structuredContent: { error: 'InvalidField' } });
   await callTool(runner, tool, { id: 'k' }, undefined, origin);
   t.match(runner.calls[1], { input: undefined, rejected: { code: 'BadRequest', message: 'encrypt takes the key as keyId, not id' } });

@@ -65,6 +65,15 @@ t.test('a client certificate CN holding a line break, a C1 control or an invisib
   t.same(clientPrincipal({ subject: { CN: 'Zoë Müller-Łukasz 日本' } } as never), { kind: 'Service', subject: 'Zoë Müller-Łukasz 日本', groups: [] }, 'letters of any script are fine');
 });
 
+t.test('a client certificate CN that reads as svc-system after NFKC, dash and case folding authenticates no one', async (t) => {
+  // Each was written to the audit trail as an actor a reader took for the service itself.
+  for (const cn of ['svc-system ', 'svc\u2010system', 'SVC-SYSTEM', 'ｓｖｃ－ｓｙｓｔｅｍ', ' Svc\u2212System']) {
+    t.match(clientPrincipal({ subject: { CN: cn } } as never), { refused: /reserved for the service itself/ }, JSON.stringify(cn));
+  }
+  t.match(clientPrincipal({ subject: { CN: 'AGENT-0B9C6F3E-2D1A-4C5B-8E7F-1A2B3C4D5E6F' } } as never), { refused: /agent ids/ }, 'an agent id in capitals');
+  t.same(clientPrincipal({ subject: { CN: 'svc-systems' } } as never), { kind: 'Service', subject: 'svc-systems', groups: [] }, 'another name is fine');
+});
+
 t.test('a client certificate CN shaped like one of the service\'s agent ids authenticates no one', async (t) => {
   // Otherwise its calls would be written, scanned by the advisor and answered by the auto-responder as the agent's.
   t.match(clientPrincipal({ subject: { CN: 'agent-0b9c6f3e-2d1a-4c5b-8e7f-1a2b3c4d5e6f' } } as never), { refused: /agent/ });
