@@ -21,7 +21,7 @@ const everyItemFailed = (r: AuditRecord): boolean =>
 
 /**
  * True when the record is a call that completed with the secret material of the key it names. An
- * export (a Get marked `export: true`) is the fullest use there is: the material left the service. A Verify
+ * Export is the fullest use there is: the material left the service. A Verify
  * with a public key (any signature algorithm but HMAC's, as the record's `alg` says) uses what the
  * public key read hands to anyone, so it counts as a read: otherwise an agent allowed to verify with
  * another user's signing key could have it revoked by verifying fast enough. A batch counts when at
@@ -29,7 +29,7 @@ const everyItemFailed = (r: AuditRecord): boolean =>
  */
 export const usedMaterial = (r: AuditRecord): boolean =>
   (MATERIAL_OPERATIONS.has(r.operation) && COMPLETED.has(r.outcome) && (r.operation !== 'Verify' || (r.context.alg ?? '').startsWith('Hmac')) && !everyItemFailed(r))
-  || (r.operation === 'Get' && r.outcome === 'Success' && r.context.export === 'true');
+  || (r.operation === 'Export' && r.outcome === 'Success');
 
 /**
  * When each actor last used each key's material with success, so that a response can tell a key that

@@ -4,12 +4,12 @@ import { importBody, importParameters, secret } from '../helpers/byok.ts';
 import { startTestService } from '../helpers/service.ts';
 import { mintToken, TEST_SECRET } from '../helpers/tokens.ts';
 
-// Key-scoped bindings: import is a create of the key it would make; export is a Get of the key.
+// Key-scoped bindings: import is a create of the key it would make; export needs Export on the key.
 const svc = await startTestService({
   SVC_AUTH_KIND: 'hmac', SVC_AUTH_HMAC_SECRET: TEST_SECRET, SVC_POLICY_KIND: 'role-based',
   SVC_POLICY_ROLE_BINDINGS: JSON.stringify({
-    own: { operations: ['Create', 'Get', 'Activate'], keys: ['owner:self'] },
-    team: { operations: ['Create', 'Get', 'Activate'], keys: ['name:team-*'] },
+    own: { operations: ['Create', 'Get', 'Activate', 'Export'], keys: ['owner:self'] },
+    team: { operations: ['Create', 'Get', 'Activate', 'Export'], keys: ['name:team-*'] },
     creators: ['Create', 'Activate'],
   }),
 });

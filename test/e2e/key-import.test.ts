@@ -138,9 +138,9 @@ t.test('the audit trail records exports and imports, never material, tokens or w
   const exported = await alice.post(`/v1/keys/${id}/export`, {});
   t.equal(exported.body.materialBase64, original.toString('base64'));
   const rows = await alice.auditOf(id);
-  t.match(rows.map((r) => r.operation), ['Create', 'Activate', 'Get']);
+  t.match(rows.map((r) => r.operation), ['Create', 'Activate', 'Export']);
   t.match(rows[0], { outcome: 'Success', principal: { subject: 'alice' }, context: { origin: 'imported', algorithm: 'AES', sizeBits: '256', exportable: 'true', owner: 'alice' } });
-  t.match(rows[2], { operation: 'Get', outcome: 'Success', context: { export: 'true', keyVersion: '1', format: 'raw' } }, 'the export is a Get marked export: true');
+  t.match(rows[2], { operation: 'Export', outcome: 'Success', context: { export: 'true', keyVersion: '1', format: 'raw' } }, 'the export is audited as Export');
   const all = JSON.stringify((await alice.get('/v1/audit?limit=1000')).body);
   for (const [label, secretText] of [['material (base64)', original.toString('base64')], ['material (hex)', original.toString('hex')], ['import token', params.importToken], ['wrapped material', body.wrappedMaterialBase64.slice(0, 40)]]) {
     t.notOk(all.includes(secretText!), `no audit record holds the ${label}`);
@@ -154,7 +154,7 @@ t.test('a refused export and a refused import are audited too', async (t) => {
   const id = await alice.key({ algorithm: 'AES' });
   await alice.post(`/v1/keys/${id}/export`, {});
   const rows = await alice.auditOf(id);
-  t.match(rows.at(-1), { operation: 'Get', outcome: 'IllegalOperation', context: { export: 'true' } });
+  t.match(rows.at(-1), { operation: 'Export', outcome: 'IllegalOperation', context: { export: 'true' } });
   await alice.post('/v1/keys/import', { spec: { name: 'refused-import', algorithm: 'AES' }, importToken: 'nope', wrappedMaterialBase64: b64('x'.repeat(400)) });
   const refused = (await alice.get('/v1/audit?limit=50')).body.records.find((r: any) => r.resource === 'name:refused-import');
   t.match(refused, { operation: 'Create', outcome: 'InvalidField', context: { origin: 'imported' } });

@@ -6,7 +6,7 @@ import t from 'tap';
 import { pykmip, pykmipAvailable, startKmipService, type KmipIdentity, type KmipService, type PyKmipResult } from '../helpers/kmip.ts';
 import { serverMissing } from '../helpers/test-server.ts';
 
-const ALL = ['Create', 'Get', 'Locate', 'Activate', 'Revoke', 'Destroy', 'Sign', 'Verify', 'Encrypt', 'Decrypt', 'Rotate', 'Compromise', 'GetAttributes'];
+const ALL = ['Create', 'Get', 'Locate', 'Activate', 'Revoke', 'Destroy', 'Sign', 'Verify', 'Encrypt', 'Decrypt', 'Rotate', 'Compromise', 'GetAttributes', 'Export'];
 const BINDINGS = { billing: ALL, reader: ['Get', 'Locate'], admin: [...ALL, 'Query'], auditor: ['Query'] };
 
 const ok = (r: PyKmipResult | undefined): any => {
@@ -155,7 +155,7 @@ t.test('KMIP interoperability with PyKMIP\'s client', async (t) => {
     const hmacMaterial = Buffer.from((await admin.post(`/v1/keys/${hmacKey}/export`, {})).body.materialBase64, 'base64');
     t.equal(ok(r[2]), createHmac('sha256', hmacMaterial).update('ledger line').digest('hex'), 'MAC is HMAC-SHA256 under the key');
     const refused = (await auditor.auditOf(sealed)).filter((rec: any) => rec.principal.subject === 'billing');
-    t.match(refused.at(-1), { operation: 'Get', outcome: 'IllegalOperation', context: { door: 'kmip' } });
+    t.match(refused.at(-1), { operation: 'Export', outcome: 'IllegalOperation', context: { door: 'kmip' } });
   });
 
   t.test('refusals come back as KMIP results with the mapped reasons, and are audited', async (t) => {

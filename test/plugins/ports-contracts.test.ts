@@ -7,6 +7,7 @@ import { revocationContract } from '../../contracts/revocation.ts';
 import { riskContract } from '../../contracts/risk.ts';
 import { rootOfTrustContract } from '../../contracts/root-of-trust.ts';
 import { createStderrLogger } from '../../kernel/logger.ts';
+import { OPERATIONS } from '../../kernel/model/operation.ts';
 import { systemClock } from '../../kernel/ports/clock.ts';
 import type { Principal } from '../../kernel/index.ts';
 import { KnexAuditSink } from '../../plugins/audit-sink/knex/knex-audit-sink.ts';
@@ -96,7 +97,7 @@ const SCOPE_PRINCIPALS: Principal[] = [
 ];
 
 t.test('policy: role-based', async (t) => {
-  const all = ['Create', 'Get', 'Locate', 'Activate', 'Revoke', 'Destroy', 'Sign', 'Verify', 'Encrypt', 'Decrypt', 'Wrap', 'Unwrap', 'Rotate', 'Compromise', 'Query', 'GetAttributes', 'AddAttribute'];
+  const all = [...OPERATIONS];
   policyContract(t, () => ({ policy: new RoleBasedPolicy({ admins: all }, { viewer: ['Get'] }), admin: { kind: 'Human', subject: 'root', groups: ['admins'] } }));
   policyListingContract(t, () => ({ policy: new RoleBasedPolicy({ admins: all }, { viewer: ['Get'] }), admin: { kind: 'Human', subject: 'root', groups: ['admins'] } }));
   policyKeyScopeContract(t, () => ({

@@ -36,7 +36,7 @@ const toBeOwned = (name: unknown, principal: Principal) => ({
 export function transferOperations(exporter: KeyExport, importer: KeyImport): AnyOperation[] {
   return [
     defineOperation({
-      id: 'ExportKey', description: TRANSFER_DESCRIPTIONS.ExportKey, operation: 'Get', group: 'Keys', summary: "Export an exportable key's material (Humans and Services only)", errors: ['KeyNotFound', 'IllegalOperation'],
+      id: 'ExportKey', description: TRANSFER_DESCRIPTIONS.ExportKey, operation: 'Export', group: 'Keys', summary: "Export an exportable key's material (Humans and Services only)", errors: ['KeyNotFound', 'IllegalOperation'],
       input: T.ExportKeyInput, output: T.ExportKeyResponse, http: { method: 'POST', path: '/v1/keys/:id/export' },
       resource: (input) => keyResource(input?.id), attributes: { agentsRefused: MATERIAL_REASON, toolName: false },
       // Marked on every record of the call that got past validation, refused ones included: detectors tell a material read from a metadata read.
