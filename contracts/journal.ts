@@ -1,11 +1,14 @@
 import type { Test } from 'tap';
-import { type AuditRecord, JournalConflict, type KeyEvent, type KeyJournal } from '../kernel/index.ts';
+import { randomUUID } from 'node:crypto';
+import { type AuditRecord, JournalConflict, type KeyEvent, type KeyJournal, NameTaken } from '../kernel/index.ts';
 import { locateContract } from './journal-locate.ts';
 import { agentRegistryContract } from './agent-registry.ts';
 import { importTokenContract } from './import-tokens.ts';
 import { nodeRegistryContract } from './node-registry.ts';
 
-const spec = { name: 'contract', algorithm: 'AES', sizeBits: 256, objectType: 'SymmetricKey', exportable: false } as const;
+const SPEC = { name: 'contract', algorithm: 'AES', sizeBits: 256, objectType: 'SymmetricKey', exportable: false } as const;
+/** Key names are unique among live keys: each key of the suite gets its own. */
+const uniqueSpec = (name = `contract-${randomUUID()}`) => ({ ...SPEC, name });
 const at = '2026-01-01T00:00:00.000Z';
 let n = 0;
 const newId = () => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
@@ -27,7 +30,7 @@ export function journalContract(t: Test, open: () => Promise<KeyJournal>, reopen
     const id = newId();
     t.equal(await j.lastSeq(id), 0, 'an unknown key has lastSeq 0');
     const events: KeyEvent[] = [
-      { type: 'KeyCreated', at, spec, by: 'alice', materialId: 'm1' },
+      { type: 'KeyCreated', at, spec: uniqueSpec(), by: 'alice', materialId: 'm1' },
       { type: 'KeyActivated', at, by: 'alice' },
     ];
     await j.append(id, 0, events);
@@ -45,8 +48,8 @@ export function journalContract(t: Test, open: () => Promise<KeyJournal>, reopen
   t.test('a second writer of the same sequence number gets JournalConflict and writes nothing', async (t) => {
     const j = await open();
     const id = newId();
-    await j.append(id, 0, [{ type: 'KeyCreated', at, spec, by: 'a', materialId: 'm1' }]);
-    await t.rejects(j.append(id, 0, [{ type: 'KeyCreated', at, spec, by: 'b', materialId: 'm9' }]), JournalConflict);
+    await j.append(id, 0, [{ type: 'KeyCreated', at, spec: uniqueSpec(), by: 'a', materialId: 'm1' }]);
+    await t.rejects(j.append(id, 0, [{ type: 'KeyCreated', at, spec: uniqueSpec(), by: 'b', materialId: 'm9' }]), JournalConflict);
     const results = await Promise.allSettled([
       j.append(id, 1, [{ type: 'KeyActivated', at, by: 'a' }]),
       j.append(id, 1, [{ type: 'Compromised', at, by: 'b', reason: 'race' }]),
@@ -57,10 +60,46 @@ export function journalContract(t: Test, open: () => Promise<KeyJournal>, reopen
     await j.stop?.();
   });
 
+  t.test('key names are unique among keys that are not Destroyed: a taken name is NameTaken, writes nothing, and is freed by Destroyed', async (t) => {
+    const j = await open();
+    const name = `unique-${randomUUID()}`;
+    const [first, second, third] = [newId(), newId(), newId()];
+    t.equal(await j.nameHolder(name), undefined, 'a free name has no holder');
+    await j.append(first, 0, [{ type: 'KeyCreated', at, spec: uniqueSpec(name), by: 'a', materialId: 'm1' }]);
+    t.equal(await j.nameHolder(name), first);
+    await t.rejects(j.append(second, 0, [{ type: 'KeyCreated', at, spec: uniqueSpec(name), by: 'b', materialId: 'm2' }], record(randomUUID(), at, second)), NameTaken);
+    t.equal(await j.lastSeq(second), 0, 'the refused create wrote no event');
+    t.same(await j.pendingAudit('9999-01-01T00:00:00.000Z', 1000).then((rs) => rs.filter((r) => r.resource === second)), [], 'nor its audit record');
+    t.same((await j.locate({ name }, undefined, 10)).keys.map((k) => k.id), [first], 'nor an index row');
+    await j.append(first, 1, [{ type: 'Compromised', at, by: 'a', reason: 'x' }]);
+    await t.rejects(j.append(second, 0, [{ type: 'KeyCreated', at, spec: uniqueSpec(name), by: 'b', materialId: 'm2' }]), NameTaken, 'a Compromised key still holds its name');
+    await j.append(first, 2, [{ type: 'Destroyed', at, by: 'a' }]);
+    t.equal(await j.nameHolder(name), undefined, 'Destroyed freed it');
+    await j.append(second, 0, [{ type: 'KeyCreated', at, spec: uniqueSpec(name), by: 'b', materialId: 'm2' }]);
+    t.equal(await j.nameHolder(name), second, 'and a new key may take it');
+    t.equal(await j.nameHolder(`${name} `), undefined, 'names compare exactly: a trailing space is another name');
+    await j.append(third, 0, [{ type: 'KeyCreated', at, spec: uniqueSpec(`${name} `), by: 'c', materialId: 'm3' }]);
+    t.same(await j.duplicateNames(10), [], 'no name is held twice');
+    await j.stop?.();
+  });
+
+  t.test('of concurrent creates under one name, exactly one wins', async (t) => {
+    const j = await open();
+    const name = `raced-${randomUUID()}`;
+    const ids = Array.from({ length: 8 }, newId);
+    const results = await Promise.allSettled(ids.map((id) => j.append(id, 0, [{ type: 'KeyCreated', at, spec: uniqueSpec(name), by: 'a', materialId: 'm1' }])));
+    t.equal(results.filter((r) => r.status === 'fulfilled').length, 1, 'one create wins');
+    t.ok(results.every((r) => r.status === 'fulfilled' || r.reason instanceof NameTaken), 'the others are NameTaken');
+    const winner = ids[results.findIndex((r) => r.status === 'fulfilled')]!;
+    t.equal(await j.nameHolder(name), winner);
+    for (const id of ids) if (id !== winner) t.equal(await j.lastSeq(id), 0, 'a loser wrote nothing');
+    await j.stop?.();
+  });
+
   t.test('many concurrent writers of one key: every sequence number is written once, none lost', async (t) => {
     const j = await open();
     const id = newId();
-    await j.append(id, 0, [{ type: 'KeyCreated', at, spec, by: 'a', materialId: 'm1' }]);
+    await j.append(id, 0, [{ type: 'KeyCreated', at, spec: uniqueSpec(), by: 'a', materialId: 'm1' }]);
     // Each writer retries on conflict from the sequence number it reads, as the key service does.
     const writer = async (w: number) => {
       for (let attempt = 0; attempt < 200; attempt++) {
@@ -86,9 +125,9 @@ export function journalContract(t: Test, open: () => Promise<KeyJournal>, reopen
     const id = newId();
     const before = await j.pendingAudit('9999-01-01T00:00:00.000Z', 1000);
     const rec = record(newId(), '2026-01-01T00:00:01.000Z', id);
-    await j.append(id, 0, [{ type: 'KeyCreated', at, spec, by: 'a', materialId: 'm1' }], rec);
+    await j.append(id, 0, [{ type: 'KeyCreated', at, spec: uniqueSpec(), by: 'a', materialId: 'm1' }], rec);
     const lost = record(newId(), '2026-01-01T00:00:02.000Z', id);
-    await t.rejects(j.append(id, 0, [{ type: 'KeyCreated', at, spec, by: 'b', materialId: 'm2' }], lost), JournalConflict);
+    await t.rejects(j.append(id, 0, [{ type: 'KeyCreated', at, spec: uniqueSpec(), by: 'b', materialId: 'm2' }], lost), JournalConflict);
     const pending = (await j.pendingAudit('9999-01-01T00:00:00.000Z', 1000)).filter((r) => !before.some((b) => b.id === r.id));
     t.same(pending, [rec], 'the committed change has its record; the refused one has none');
     t.same((await j.pendingAudit('2026-01-01T00:00:01.000Z', 1000)).filter((r) => r.id === rec.id), [], 'before is exclusive');
@@ -103,7 +142,7 @@ export function journalContract(t: Test, open: () => Promise<KeyJournal>, reopen
     const j = await open();
     const id = newId();
     const events: KeyEvent[] = [
-      { type: 'KeyCreated', at, spec, by: 'a', materialId: 'm1' },
+      { type: 'KeyCreated', at, spec: uniqueSpec(), by: 'a', materialId: 'm1' },
       { type: 'KeyActivated', at, by: 'a' },
       { type: 'Rotated', at, by: 'a', newVersion: 2, materialId: 'm2', policy: 'OpCountBased:10' },
       { type: 'Rotated', at, by: 'a', newVersion: 3, materialId: 'm3', policy: 'OpCountBased:10' },
@@ -124,7 +163,7 @@ export function journalContract(t: Test, open: () => Promise<KeyJournal>, reopen
     await j.putMaterial(id, 'm1', Buffer.from('wrapped-1'));
     await j.putMaterial(id, 'm2', Buffer.from('wrapped-2'));
     t.same(await j.getMaterial(id, 'm1'), Buffer.from('wrapped-1'));
-    await j.append(id, 0, [{ type: 'KeyCreated', at, spec, by: 'a', materialId: 'm1' }, { type: 'Compromised', at, by: 'a', reason: 'x' }]);
+    await j.append(id, 0, [{ type: 'KeyCreated', at, spec: uniqueSpec(), by: 'a', materialId: 'm1' }, { type: 'Compromised', at, by: 'a', reason: 'x' }]);
     t.equal(await j.hasMaterial(id), true, 'a change other than Destroyed keeps the material');
     await t.rejects(j.append(id, 1, [{ type: 'Destroyed', at, by: 'b' }]), JournalConflict);
     t.equal(await j.hasMaterial(id), true, 'a Destroyed that lost its race deletes nothing');
@@ -142,7 +181,7 @@ export function journalContract(t: Test, open: () => Promise<KeyJournal>, reopen
     const id = newId();
     const left = newId();
     await j.putKwk(id, { kekId: 'kek', blob: Buffer.from('wrapped-kwk') });
-    await j.append(id, 0, [{ type: 'KeyCreated', at, spec, by: 'a', materialId: 'm1' }, { type: 'Destroyed', at, by: 'a' }]);
+    await j.append(id, 0, [{ type: 'KeyCreated', at, spec: uniqueSpec(), by: 'a', materialId: 'm1' }, { type: 'Destroyed', at, by: 'a' }]);
     // Material an older version's destroy left behind: scheduleErasure deletes it and records the task.
     await j.putKwk(left, { kekId: 'kek', blob: Buffer.from('left-kwk') });
     await j.putMaterial(left, 'm1', Buffer.from('left-1'));
@@ -193,7 +232,7 @@ export function journalContract(t: Test, open: () => Promise<KeyJournal>, reopen
     await j.putMaterial(id, 'm1', Buffer.from('sealed-1'));
     await j.putMaterial(id, 'm2', Buffer.from('sealed-2'));
     await j.putMaterial(id, 'm3', Buffer.from('sealed-3'));
-    await j.append(id, 0, [{ type: 'KeyCreated', at, spec, by: 'a', materialId: 'm1' }, { type: 'KeyActivated', at, by: 'a' }]);
+    await j.append(id, 0, [{ type: 'KeyCreated', at, spec: uniqueSpec(), by: 'a', materialId: 'm1' }, { type: 'KeyActivated', at, by: 'a' }]);
     const rekey = { kwk: { kekId: 'kek', blob: Buffer.from('new-kwk') }, kept: [{ materialId: 'm3', wrapped: Buffer.from('resealed-3') }], erased: ['m1', 'm2'] };
     await t.rejects(j.append(id, 1, [{ type: 'VersionsTrimmed', at, by: 'b', minVersion: 3 }], undefined, rekey), JournalConflict);
     t.same(await j.getKwk(id), { kekId: 'kek', blob: Buffer.from('old-kwk') }, 'a trim that lost its race changes nothing');
@@ -215,7 +254,7 @@ export function journalContract(t: Test, open: () => Promise<KeyJournal>, reopen
   t.test('scheduled destructions: listed once due, from any instance, until cancelled or destroyed', async (t) => {
     const j = await open();
     const [soon, later, cancelled] = [newId(), newId(), newId()];
-    for (const id of [soon, later, cancelled]) await j.append(id, 0, [{ type: 'KeyCreated', at, spec, by: 'a', materialId: 'm1' }]);
+    for (const id of [soon, later, cancelled]) await j.append(id, 0, [{ type: 'KeyCreated', at, spec: uniqueSpec(), by: 'a', materialId: 'm1' }]);
     await j.append(soon, 1, [{ type: 'DestroyScheduled', at, by: 'a', destroyAt: '2026-02-01T00:00:00.000Z' }]);
     await j.append(later, 1, [{ type: 'DestroyScheduled', at, by: 'a', destroyAt: '2026-03-01T00:00:00.000Z' }]);
     await j.append(cancelled, 1, [{ type: 'DestroyScheduled', at, by: 'a', destroyAt: '2026-01-15T00:00:00.000Z' }]);

@@ -36,7 +36,7 @@ export { auditPipelinePort, type AuditPipelinePort } from './ports/audit-pipelin
 export { authenticatorPort, type Authenticator, type CredentialSource } from './ports/authenticator.ts';
 export { clockPort, systemClock, type Clock } from './ports/clock.ts';
 export { detectorPort, SEVERITIES, type Detector, type Finding, type Severity } from './ports/detector.ts';
-export { journalPort, JournalConflict, type KeyJournal, type ErasureAttempt, type JournalPoolStats } from './ports/journal.ts';
+export { journalPort, JournalConflict, NameTaken, type KeyJournal, type ErasureAttempt, type JournalPoolStats } from './ports/journal.ts';
 export type { MaterialRekey } from './ports/journal.ts';
 export type { StoredImportToken } from './ports/import-token.ts';
 export type { AgentRegistry } from './ports/agent-registry.ts';

@@ -9,7 +9,7 @@ const strict = <T extends Record<string, TSchema>>(props: T, title: string) => T
 
 export const KeySpecRequest = strict(
   {
-    name: CallerText({ minLength: 1, maxLength: 256, description: '1..256 characters, unique among keys not Destroyed' }),
+    name: Type.Optional(CallerText({ minLength: 1, maxLength: 256, description: '1..256 characters, unique among keys that are not Destroyed; absent: the key is named by its id' })),
     algorithm: StringEnum(KEY_ALGORITHMS),
     sizeBits: Type.Optional(Type.Integer({ description: 'AES 128|192|256, HMAC 256|384|512, RSA 2048|3072|4096; EC 256|384|521 picks a P-curve' })),
     curve: Type.Optional(StringEnum([...EC_CURVES, ...ED_CURVES], { description: 'EC: P-256 (default), P-384, P-521, secp256k1; EdDSA: Ed25519 (default), Ed448' })),

@@ -35,6 +35,11 @@ import { createPortRef } from './port-ref.ts';
  *   as the event; `scheduleErasure` does the same for a key whose material outlived its `Destroyed`
  *   event (a destroy by an older version that stopped part-way). Both are idempotent.
  * - `locate` reads the key index (see the method) with the semantics of `matchesLocate`.
+ * - Key names are unique among keys that are not Destroyed: an `append` whose events include a
+ *   `KeyCreated` naming a name such a key holds throws `NameTaken` and writes nothing, also when two
+ *   writers race on one name (across every node of the storage); a `Destroyed` event frees its key's
+ *   name in the same transaction. Keys that shared a name before a journal enforced this keep it
+ *   (`duplicateNames` lists them); the name stays taken while any of them lives.
  * - `erasePending` is one attempt to remove every deleted row from the storage's own files, as far as
  *   that storage allows: SQLite overwrites freed cells (secure_delete) and checkpoints and truncates its
  *   WAL, which a reader of the WAL (a backup) prevents until it lets go; the server databases rebuild
@@ -121,6 +126,10 @@ export interface KeyJournal extends Lifecycle {
    * last row it read, and the caller goes on from there; without `scannedTo`, nothing more matches.
    */
   locate(filter: LocateFilter, after: LocatePosition | undefined, limit: number): Promise<LocatedRows>;
+  /** The key that is not Destroyed and holds `name`, or undefined: a cheap look before making material (append still decides). */
+  nameHolder(name: string): Promise<string | undefined>;
+  /** Up to `limit` names held by more than one key that is not Destroyed (written before names were unique). */
+  duplicateNames(limit: number): Promise<Array<{ name: string; keyIds: string[] }>>;
 }
 
 /**
@@ -145,6 +154,14 @@ export class JournalConflict extends Error {
   constructor(keyId: string, seq: number) {
     super(`journal: sequence ${seq} of key ${keyId} was already written by another writer`);
     this.name = 'JournalConflict';
+  }
+}
+
+/** A key was to be created with a name that a key which is not Destroyed holds. */
+export class NameTaken extends Error {
+  constructor(readonly keyName: string) {
+    super('journal: the key name is held by another key that is not Destroyed');
+    this.name = 'NameTaken';
   }
 }
 

@@ -70,6 +70,7 @@ export class KeyImport {
   async import(request: KeySpecRequest, importToken: string, wrappedMaterial: Buffer, scope: ChangeScope) {
     // Everything the request alone can refuse is refused before the token is spent.
     const spec = normaliseSpec(request);
+    if (spec.name !== undefined) await this.store.requireNameFree(spec.name, scope.trace);
     const now = this.clock.now().toISOString();
     const token = await scope.trace.child('journal.takeImportToken', () => this.journal.takeImportToken(hashOf(importToken), scope.by, now));
     if (!token) throw new SvcError('InvalidField', BAD_TOKEN);

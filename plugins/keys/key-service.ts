@@ -85,6 +85,21 @@ export class KeyService implements Lifecycle {
     }
     await this.erasure.start();
     this.destroyScheduler.start();
+    await this.reportSharedNames();
+  }
+
+  /**
+   * Keys that came to share a name before names were unique keep it (nothing is renamed or destroyed
+   * for the operator); the start says which, as a warning finding, once per start.
+   */
+  private async reportSharedNames(): Promise<void> {
+    const shared = await this.journal.duplicateNames(SHARED_NAMES_REPORTED);
+    if (shared.length === 0) return;
+    this.logger.warn('finding keys.uniqueNames: some key names are held by more than one key that is not Destroyed (created before names were unique)', {
+      finding: 'keys.uniqueNames',
+      names: shared.map(({ name, keyIds }) => ({ name, keyIds })),
+      advice: 'they keep working and GET /v1/keys?name= finds each; no other key may take such a name while one of them lives. Destroy the ones no longer needed',
+    });
   }
 
   async stop(): Promise<void> {
@@ -98,6 +113,9 @@ export class KeyService implements Lifecycle {
     return { erasure: this.erasure.readiness() };
   }
 }
+
+/** Shared names the start reports at most (the log line names each with its keys). */
+const SHARED_NAMES_REPORTED = 20;
 
 /** The keys plugins' own port: the service instance that the operations share. */
 export const keyServicePort = createPortRef<KeyService>('keyService');

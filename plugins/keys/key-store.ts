@@ -5,6 +5,7 @@ import {
   isUuid,
   JournalConflict,
   type KeyEvent,
+  NameTaken,
   type KeyJournal,
   type KeySpec,
   type ManagedKey,
@@ -17,6 +18,7 @@ import {
 import { generateMaterial, parseMaterial, type ParsedMaterial } from './crypto/material.ts';
 import { applyEvent, foldEvents, requireNotTrimmed } from './key-state.ts';
 import type { KeyWrapping, KwkCacheSettings } from './key-wrapping.ts';
+import type { NewKeySpec } from './spec.ts';
 import { LRUCache } from 'lru-cache';
 
 // Several nodes writing one key take turns; a jittered pause between attempts lets one of them win.
@@ -99,18 +101,34 @@ export class KeyStore {
    * Creates the key's first version: material is stored before the event, so no event lacks material;
    * the event and its audit record are one journal transaction.
    */
-  async create(spec: KeySpec, scope: ChangeScope, at: string, facts: (id: string) => AuditFacts, imported?: Buffer): Promise<ManagedKey> {
+  async create(newSpec: NewKeySpec, scope: ChangeScope, at: string, facts: (id: string) => AuditFacts, imported?: Buffer): Promise<ManagedKey> {
     const id = randomUUID();
+    const spec: KeySpec = { ...newSpec, name: newSpec.name ?? id };
+    // A taken name is refused before any material is made (an RSA key takes seconds); the append decides races.
+    if (newSpec.name !== undefined) await this.requireNameFree(newSpec.name, scope.trace);
     await this.wrapping.createKwk(id, scope.trace);
     // Imported material (already checked against the spec) becomes version 1 in place of generated material.
     const materialId = imported ? await this.storeMaterial(id, imported, scope.trace) : await this.storeNewMaterial(id, spec, scope.trace);
     const event: KeyEvent = { type: 'KeyCreated', at, spec, by: scope.by, materialId, owner: scope.owner ?? scope.by, ...(scope.tenant ? { tenant: scope.tenant } : {}), ...(imported ? { origin: 'imported' as const } : {}) };
     const record = scope.audit?.successRecord(facts(id));
-    await scope.trace.child('journal.append', () => this.journal.append(id, 0, [event], record));
+    try {
+      await scope.trace.child('journal.append', () => this.journal.append(id, 0, [event], record));
+    } catch (err) {
+      if (!(err instanceof NameTaken)) throw err;
+      // Another create took the name between the look and the append: this key's KWK and material
+      // never belonged to a key, and are erased like a destroyed key's.
+      await this.journal.scheduleErasure(id);
+      throw nameTaken(spec.name);
+    }
     if (record) scope.audit!.journaled(record);
     const key = applyEvent(undefined, { keyId: id, seq: 1, event });
     this.keys.set(id, key);
     return key;
+  }
+
+  /** 409 IllegalOperation when a key that is not Destroyed holds `name` (key names are unique among them). */
+  async requireNameFree(name: string, trace: TraceScope = UNTRACED): Promise<void> {
+    if (await trace.child('journal.nameHolder', () => this.journal.nameHolder(name))) throw nameTaken(name);
   }
 
   /** Generates new material, seals it under the key's KWK and stores it; returns the material id an event will name. */
@@ -239,3 +257,6 @@ export class KeyStore {
     return run;
   }
 }
+
+const nameTaken = (name: string) =>
+  new SvcError('IllegalOperation', `the key name ${JSON.stringify(name)} is taken: names are unique among keys that are not Destroyed`);

@@ -1,7 +1,8 @@
 import { type Curve, EC_CURVES, ED_CURVES, type KeySpec, requireCallerText, SvcError } from '../../kernel/index.ts';
 
 export interface KeySpecRequest {
-  name: string;
+  /** Absent: the key is named by its id (doors whose protocols create unnamed keys: KMIP without a Name). */
+  name?: string;
   algorithm: string;
   sizeBits?: number;
   curve?: string;
@@ -9,8 +10,11 @@ export interface KeySpecRequest {
   exportable?: boolean;
 }
 
-/** A spec before its `exportable` flag is filled in (the same for every algorithm). */
-type BaseSpec = Omit<KeySpec, 'exportable'>;
+/** A spec before its name and `exportable` flag are filled in (the same for every algorithm). */
+type BaseSpec = Omit<KeySpec, 'exportable' | 'name'>;
+
+/** A spec for a key about to be made: without a name, the key's id becomes its name. */
+export type NewKeySpec = Omit<KeySpec, 'name'> & { name?: string };
 
 const EC_SIZE: Record<string, number> = { 'P-256': 256, 'P-384': 384, 'P-521': 521, secp256k1: 256 };
 const EC_BY_SIZE: Record<number, Curve> = { 256: 'P-256', 384: 'P-384', 521: 'P-521' };
@@ -22,7 +26,7 @@ function symmetric(req: KeySpecRequest, sizes: number[], fallback: number): Base
   const sizeBits = req.sizeBits ?? fallback;
   if (!sizes.includes(sizeBits)) throw invalid(`spec.sizeBits must be one of ${sizes.join(', ')} for ${req.algorithm}`);
   if (req.curve !== undefined) throw invalid(`spec.curve does not apply to ${req.algorithm}`);
-  return { name: req.name, algorithm: req.algorithm as KeySpec['algorithm'], sizeBits, objectType: 'SymmetricKey' };
+  return { algorithm: req.algorithm as KeySpec['algorithm'], sizeBits, objectType: 'SymmetricKey' };
 }
 
 function ec(req: KeySpecRequest): BaseSpec {
@@ -34,20 +38,22 @@ function ec(req: KeySpecRequest): BaseSpec {
   } else if (req.sizeBits !== undefined && req.sizeBits !== EC_SIZE[curve]) {
     throw invalid(`spec.sizeBits ${req.sizeBits} does not match curve ${curve} (${EC_SIZE[curve]})`);
   }
-  return { name: req.name, algorithm: 'EC', sizeBits: EC_SIZE[curve]!, curve, objectType: 'PrivateKey' };
+  return { algorithm: 'EC', sizeBits: EC_SIZE[curve]!, curve, objectType: 'PrivateKey' };
 }
 
 function eddsa(req: KeySpecRequest): BaseSpec {
   const curve = (req.curve ?? 'Ed25519') as Curve;
   if (!(ED_CURVES as readonly string[]).includes(curve)) throw invalid(`spec.curve must be one of ${ED_CURVES.join(', ')} for EdDSA`);
   if (req.sizeBits !== undefined && req.sizeBits !== ED_SIZE[curve]) throw invalid(`spec.sizeBits ${req.sizeBits} does not match curve ${curve} (${ED_SIZE[curve]})`);
-  return { name: req.name, algorithm: 'EdDSA', sizeBits: ED_SIZE[curve]!, curve, objectType: 'PrivateKey' };
+  return { algorithm: 'EdDSA', sizeBits: ED_SIZE[curve]!, curve, objectType: 'PrivateKey' };
 }
 
 /** Checks a requested KeySpec against the key types the service supports and fills in the defaults (curve, sizeBits, objectType). */
-export function normaliseSpec(req: KeySpecRequest): KeySpec {
-  if (req.name.length < 1 || [...req.name].length > 256) throw invalid('spec.name must be 1..256 characters');
-  requireCallerText(req.name, 'spec.name');
+export function normaliseSpec(req: KeySpecRequest): NewKeySpec {
+  if (req.name !== undefined) {
+    if (req.name.length < 1 || [...req.name].length > 256) throw invalid('spec.name must be 1..256 characters');
+    requireCallerText(req.name, 'spec.name');
+  }
   let spec: BaseSpec;
   switch (req.algorithm) {
     case 'AES': spec = symmetric(req, [128, 192, 256], 256); break;
@@ -63,5 +69,5 @@ export function normaliseSpec(req: KeySpecRequest): KeySpec {
   if (req.objectType !== undefined && req.objectType !== spec.objectType) {
     throw invalid(`spec.objectType must be ${spec.objectType} for ${spec.algorithm}`);
   }
-  return { ...spec, exportable: req.exportable ?? false };
+  return { ...(req.name !== undefined ? { name: req.name } : {}), ...spec, exportable: req.exportable ?? false };
 }

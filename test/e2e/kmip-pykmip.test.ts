@@ -73,22 +73,22 @@ t.test('KMIP interoperability with PyKMIP\'s client', async (t) => {
 
   t.test('Revoke with Key Compromise is Compromise; Locate filters and pages', async (t) => {
     const r = await pykmip(kmip, billing, [
-      { op: 'create', algorithm: 'AES', length: 128, name: 'kmip-page' },
-      { op: 'create', algorithm: 'AES', length: 192, name: 'kmip-page' },
-      { op: 'create', algorithm: 'AES', length: 256, name: 'kmip-page' },
+      { op: 'create', algorithm: 'AES', length: 128, name: 'kmip-page-1' },
+      { op: 'create', algorithm: 'AES', length: 192, name: 'kmip-page-2' },
+      { op: 'create', algorithm: 'AES', length: 256, name: 'kmip-page-3' },
       { op: 'activate', uid: '$2' },
-      { op: 'locate', name: 'kmip-page' },
-      { op: 'locate', name: 'kmip-page', maximum_items: 1, offset_items: 1 },
-      { op: 'locate', name: 'kmip-page', state: 'ACTIVE' },
-      { op: 'locate', name: 'kmip-page', object_type: 'PRIVATE_KEY' },
-      { op: 'locate', name: 'kmip-page', algorithm: 'AES', object_type: 'SYMMETRIC_KEY' },
+      { op: 'locate', name: 'kmip-page-*' },
+      { op: 'locate', name: 'kmip-page-*', maximum_items: 1, offset_items: 1 },
+      { op: 'locate', name: 'kmip-page-*', state: 'ACTIVE' },
+      { op: 'locate', name: 'kmip-page-*', object_type: 'PRIVATE_KEY' },
+      { op: 'locate', name: 'kmip-page-*', algorithm: 'AES', object_type: 'SYMMETRIC_KEY' },
       { op: 'revoke', reason: 'KEY_COMPROMISE', uid: '$2', message: 'laptop stolen' },
     ]);
     const [a, b, c] = [ok(r[0]), ok(r[1]), ok(r[2])];
     // Newest first, but the three creates of one batch may share a millisecond, which the key ids then order:
     // the test holds the pages to the first answer's order instead of to the order of the creates.
     const all = ok(r[4]) as string[];
-    t.same([...all].sort(), [a, b, c].sort(), 'the three keys of that name');
+    t.same([...all].sort(), [a, b, c].sort(), 'the three keys whose names match');
     t.same(ok(r[5]), [all[1]], 'Offset Items 1, Maximum Items 1: the second of them');
     t.same(ok(r[6]), [c], 'by State');
     t.same(ok(r[7]), [], 'by Object Type');

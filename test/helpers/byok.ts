@@ -1,4 +1,4 @@
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { wrapKeyMaterial } from '../../clients/sdk/index.ts';
 import type { ApiClient } from './client.ts';
 
@@ -20,7 +20,7 @@ export async function importParameters(api: ApiClient, spec: Record<string, unkn
 
 /** The body of an import of `material` under `params` (wrapped with the SDK's helper). */
 export const importBody = (spec: Record<string, unknown>, params: { importToken: string; wrappingPublicKeyPem: string }, material: Buffer) => ({
-  spec: { name: 'imported', ...spec }, importToken: params.importToken, wrappedMaterialBase64: Buffer.from(wrapKeyMaterial(params.wrappingPublicKeyPem, material)).toString('base64'),
+  spec: { name: `imported-${randomUUID()}`, ...spec }, importToken: params.importToken, wrappedMaterialBase64: Buffer.from(wrapKeyMaterial(params.wrappingPublicKeyPem, material)).toString('base64'),
 });
 
 /** Parameters, wrap, import: the answer of POST /v1/keys/import. */

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+
 export interface ApiResponse<T = any> {
   status: number;
   body: T;
@@ -32,9 +34,9 @@ export class ApiClient {
     return this.call<T>('POST', path, body);
   }
 
-  /** Creates a key and, unless told otherwise, activates it; returns its id. */
+  /** Creates a key (named test-key-<uuid> unless the spec names it: names are unique) and, unless told otherwise, activates it; returns its id. */
   async key(spec: Record<string, unknown>, activate = true): Promise<string> {
-    const created = await this.post('/v1/keys', { spec: { name: 'test-key', ...spec } });
+    const created = await this.post('/v1/keys', { spec: { name: `test-key-${randomUUID()}`, ...spec } });
     if (created.status !== 201) throw new Error(`create failed: ${created.status} ${JSON.stringify(created.body)}`);
     if (activate) {
       const a = await this.post(`/v1/keys/${created.body.id}/activate`);

@@ -21,6 +21,7 @@ import { isUniqueViolation } from '../../sql-support/unique-violation.ts';
 import { unlessUnavailable } from '../../sql-support/unavailable.ts';
 import { KnexAgentRegistry } from './knex-agent-registry.ts';
 import { indexAppended, locateKeys, reconcileKeyIndex, sha256Hex } from './knex-key-index.ts';
+import { duplicateNames, keepKeyNames, nameHolder, reconcileKeyNames } from './knex-key-names.ts';
 import { KnexNodeRegistry } from './knex-node-registry.ts';
 import { journalMigrations } from './migrations.ts';
 import { scrubStorage } from './storage-scrub.ts';
@@ -50,6 +51,7 @@ export class KnexJournal implements KeyJournal {
     // Keys written before the key index existed (the upgrade that adds it), or by an older node during a
     // rolling upgrade, are not in it yet.
     await this.run(() => reconcileKeyIndex(this.knex()));
+    await this.run(() => reconcileKeyNames(this.knex()));
   }
 
   async stop(): Promise<void> {
@@ -82,6 +84,7 @@ export class KnexJournal implements KeyJournal {
         this.knex().transaction(async (trx) => {
           await trx('svc_key_events').insert(rows);
           await indexAppended(trx, keyId, events);
+          await keepKeyNames(trx, keyId, events);
           if (audit) await trx('svc_audit_outbox').insert({ id: audit.id, occurred_at: audit.occurredAt, record: JSON.stringify(audit) });
           if (events.some((e) => e.type === 'Destroyed')) await deleteForErasure(trx, keyId);
           await keepDestroySchedule(trx, keyId, events);
@@ -254,6 +257,14 @@ export class KnexJournal implements KeyJournal {
 
   async locate(filter: LocateFilter, after: LocatePosition | undefined, limit: number): Promise<LocatedRows> {
     return this.run(() => locateKeys(this.knex(), filter, after, limit));
+  }
+
+  nameHolder(name: string): Promise<string | undefined> {
+    return this.run(() => nameHolder(this.knex(), name));
+  }
+
+  duplicateNames(limit: number): Promise<Array<{ name: string; keyIds: string[] }>> {
+    return this.run(() => duplicateNames(this.knex(), limit));
   }
 
   private run<T>(work: () => Promise<T>): Promise<T> {

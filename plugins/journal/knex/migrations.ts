@@ -1,5 +1,6 @@
 import type { Migration } from '../../sql-support/migration-source.ts';
 import { createKeyIndex, sha256Hex } from './knex-key-index.ts';
+import { createKeyNames } from './knex-key-names.ts';
 
 /** Versioned journal schema; see migrationSource for how versions are applied. */
 const MIGRATIONS: Migration[] = [
@@ -224,6 +225,15 @@ const MIGRATIONS: Migration[] = [
         // The expiry of the caller's newest token: the row is pruned with it.
         t.string('held_until', 24).notNullable().index('svc_import_token_holders_until');
       });
+    },
+  },
+  {
+    // Key names are unique among keys that are not Destroyed (knex-key-names.ts). Live keys are given
+    // their names by the reconcile every start runs after the key index's: an older version let keys
+    // share a name, and those keep it.
+    name: '015_key_names',
+    async up(knex) {
+      await createKeyNames(knex);
     },
   },
 ];

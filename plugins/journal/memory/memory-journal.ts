@@ -31,6 +31,7 @@ export class MemoryJournal implements KeyJournal {
   async append(keyId: string, expectedSeq: number, events: KeyEvent[], audit?: AuditRecord, rekey?: MaterialRekey): Promise<void> {
     const log = this.events.get(keyId) ?? [];
     if (log.length !== expectedSeq) throw new JournalConflict(keyId, expectedSeq + 1);
+    this.index.checkNames(events);
     log.push(...events.map((event, i) => ({ keyId, seq: expectedSeq + 1 + i, event: structuredClone(event) })));
     this.events.set(keyId, log);
     this.index.apply(keyId, events);
@@ -178,6 +179,14 @@ export class MemoryJournal implements KeyJournal {
 
   async locate(filter: LocateFilter, after: LocatePosition | undefined, limit: number): Promise<LocatedRows> {
     return { keys: this.index.locate(filter, after, limit) };
+  }
+
+  async nameHolder(name: string): Promise<string | undefined> {
+    return this.index.holder(name);
+  }
+
+  async duplicateNames(): Promise<Array<{ name: string; keyIds: string[] }>> {
+    return this.index.duplicates();
   }
 
   async probe(): Promise<void> {}

@@ -16,7 +16,7 @@ const refuse = (why: string) => new SvcError('InvalidField', `the imported mater
  * verify with the public key derived from it): a key whose parts disagree would sign wrongly, and a
  * faulty RSA-CRT signature gives its factors away.
  */
-export function checkImportedMaterial(spec: KeySpec, material: Buffer): Buffer {
+export function checkImportedMaterial(spec: Omit<KeySpec, 'name'>, material: Buffer): Buffer {
   if (spec.algorithm === 'AES' || spec.algorithm === 'HMAC') {
     const bytes = spec.sizeBits / 8;
     if (material.length !== bytes) throw refuse(`it is ${material.length} bytes; ${spec.algorithm}-${spec.sizeBits} material is ${bytes} raw bytes`);
@@ -57,7 +57,7 @@ function parsePrivateKey(material: Buffer): KeyObject {
   }
 }
 
-function selfTest(spec: KeySpec, key: KeyObject): void {
+function selfTest(spec: Omit<KeySpec, 'name'>, key: KeyObject): void {
   const algorithm = spec.algorithm === 'EdDSA' ? null : 'sha256';
   let ok = false;
   try {

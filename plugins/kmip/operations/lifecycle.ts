@@ -5,8 +5,6 @@ import { child, enumeration, K, text, type TtlvItem } from '../ttlv/index.ts';
 import { missingUid, uidItem, uidOf, type KmipAdapter, type KmipCall } from './adapter.ts';
 
 const T = K.Tag;
-/** A key made over KMIP without a Name attribute gets this name (names need not be unique). */
-const DEFAULT_NAME = 'kmip-key';
 
 /** The CreateKey spec from KMIP attributes; a value the service cannot make is InvalidField. */
 function specOf(attributes: Map<string, TtlvItem>, allowed: Array<'AES' | 'HMAC' | 'RSA' | 'EC'>): Record<string, unknown> {
@@ -14,8 +12,10 @@ function specOf(attributes: Map<string, TtlvItem>, allowed: Array<'AES' | 'HMAC'
   const wanted = requestedSpec(numberValue(attributes.get('Cryptographic Algorithm')), numberValue(attributes.get('Cryptographic Length')), numberValue(child(domain, T.RecommendedCurve)));
   if (!allowed.includes(wanted.algorithm)) throw new SvcError('InvalidField', `this operation makes ${allowed.join(' or ')} keys, not ${wanted.algorithm}`);
   const extractable = attributes.get('Extractable');
+  // Without a Name attribute the key is named by its id (names are unique among live keys).
+  const name = nameValue(attributes.get('Name'));
   return {
-    name: nameValue(attributes.get('Name')) ?? DEFAULT_NAME,
+    ...(name !== undefined ? { name } : {}),
     algorithm: wanted.algorithm,
     ...(wanted.sizeBits !== undefined ? { sizeBits: wanted.sizeBits } : {}),
     ...(wanted.curve !== undefined ? { curve: wanted.curve } : {}),

@@ -8,8 +8,6 @@ import { uidItem, type KmipAdapter, type KmipCall } from './adapter.ts';
 
 const T = K.Tag;
 const F = K.KeyFormatType;
-/** Registered keys without a Name attribute get this name (names need not be unique). */
-const DEFAULT_NAME = 'kmip-registered';
 
 interface Registration {
   spec: Record<string, unknown>;
@@ -50,9 +48,11 @@ function registrationOf(payload: TtlvItem): Registration {
   );
   if (symmetric !== (wanted.algorithm === 'AES' || wanted.algorithm === 'HMAC')) throw new SvcError('InvalidField', `a ${wanted.algorithm} key is not a ${symmetric ? 'symmetric' : 'private'} key`);
   const extractable = attributes.get('Extractable');
+  // Without a Name attribute the key is named by its id (names are unique among live keys).
+  const name = nameValue(attributes.get('Name'));
   return {
     spec: {
-      name: nameValue(attributes.get('Name')) ?? DEFAULT_NAME,
+      ...(name !== undefined ? { name } : {}),
       algorithm: wanted.algorithm,
       ...(wanted.sizeBits !== undefined ? { sizeBits: wanted.sizeBits } : {}),
       ...(wanted.curve !== undefined ? { curve: wanted.curve } : {}),

@@ -24,6 +24,8 @@ export interface Grant {
   agents?: ReadonlySet<string>;
   /** The valid patterns of `keys` as written (owner:self, name:GLOB, id:UUID), for the policy's key scope. */
   patterns?: string[];
+  /** The `name:` patterns of `keys`, as matchers: creating a key inside one needs a grant naming it. */
+  names?: Array<(name: string) => boolean>;
 }
 
 const AGENT_ID = /^agent-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -59,7 +61,8 @@ export function compileBinding(where: string, binding: unknown, problems: string
     return { operations, keys: [] };
   }
   const patterns = Array.isArray(keys) ? keys.filter((p): p is string => typeof p === 'string' && typeof compilePattern(p) !== 'string') : [];
-  return { operations, keys: keys === undefined ? [] : compileKeys(where, keys, problems), ...(agents === undefined ? {} : { agents: compileAgents(where, agents, problems) }), patterns };
+  const names = patterns.filter((p) => p.startsWith('name:')).map((p) => nameGlob(p.slice('name:'.length)));
+  return { operations, keys: keys === undefined ? [] : compileKeys(where, keys, problems), ...(agents === undefined ? {} : { agents: compileAgents(where, agents, problems) }), patterns, names };
 }
 
 function compileKeys(where: string, keys: unknown, problems: string[]): KeyPattern[] {

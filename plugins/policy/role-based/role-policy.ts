@@ -30,18 +30,24 @@ export function bindingProblems(roleBindings: Bindings, subjectBindings: Binding
  * operations only ('agent:new'); its keys are bounded at every use. The agent registry is granted only
  * by bindings that name agents (`{operations, agents: ["*" | agent ids]}`): Query on `agent:*` (every
  * agent listed) and Revoke on `agent:<id>` (stopping an agent its caller did not issue; a parent always
- * may stop its own, without any binding).
+ * may stop its own, without any binding). Creating (or importing) a key whose name a `name:` pattern of
+ * any binding matches needs an unscoped Create grant or one under a binding with a matching `name:`
+ * pattern: otherwise `owner:self` would let anyone squat the names another team's bindings are for.
  */
 export class RoleBasedPolicy implements Policy {
   readonly usesResourceFacts: boolean;
   private readonly roles: Map<string, Grant>;
   private readonly subjects: Map<string, Grant>;
+  /** Every `name:` pattern of every binding: the names some binding claims for its keys. */
+  private readonly claimedNames: Array<(name: string) => boolean>;
 
   constructor(roles: Bindings, subjects: Bindings) {
     const problems: string[] = [];
     this.roles = compileAll('roleBindings', roles, problems);
     this.subjects = compileAll('subjectBindings', subjects, problems);
-    this.usesResourceFacts = [...this.roles.values(), ...this.subjects.values()].some((g) => g.keys !== undefined && g.keys.length > 0);
+    const all = [...this.roles.values(), ...this.subjects.values()];
+    this.usesResourceFacts = all.some((g) => g.keys !== undefined && g.keys.length > 0);
+    this.claimedNames = all.flatMap((g) => g.names ?? []);
   }
 
   authorize(principal: Principal, operation: Operation, resource: string, facts?: ResourceFacts): PolicyDecision {
@@ -93,6 +99,14 @@ export class RoleBasedPolicy implements Policy {
     if (!grant.keys) return true;
     // Issuing an agent, and finding keys (each key found is then checked on its own): some key will do.
     if (resource === 'agent:new' || resource.startsWith('pattern:')) return grant.keys.length > 0;
-    return facts !== undefined && grant.keys.some((matches) => matches(facts, self));
+    if (facts === undefined) return false;
+    // A new key (no id yet) named inside some binding's name pattern belongs to whoever that pattern is
+    // for: only a grant that names it may create it, never owner:self (which any creator satisfies).
+    if (operation === 'Create' && facts.id === undefined && this.isClaimed(facts.name)) return (grant.names ?? []).some((matches) => matches(facts.name));
+    return grant.keys.some((matches) => matches(facts, self));
+  }
+
+  private isClaimed(name: string): boolean {
+    return name !== '' && this.claimedNames.some((matches) => matches(name));
   }
 }
