@@ -6,7 +6,7 @@ const agent = (parent: string, issuedAt: string, extra: Partial<AgentRecord> = {
   n++;
   return {
     agentId: `agent-00000000-0000-4000-8000-${String(n).padStart(12, '0')}`, jti: `jti-${n}-${Math.random().toString(36).slice(2)}`, parent,
-    purpose: `purpose ${n}`, scopes: ['Sign', 'Get'], issuedAt, expiresAt: '2099-01-01T00:00:00.000Z', ...extra,
+    parentGroups: ['team', `group-${n}`], purpose: `purpose ${n}`, scopes: ['Sign', 'Get'], issuedAt, expiresAt: '2099-01-01T00:00:00.000Z', ...extra,
   };
 };
 
@@ -19,14 +19,16 @@ export function agentRegistryContract(t: Test, open: () => Promise<KeyJournal>, 
     const j = await open();
     const parent = `owner-${n}`;
     const older = agent(parent, '2026-01-01T00:00:00.000Z', { parentJti: 'parent-jti-1' });
+    const groupless = agent(parent, '2026-01-01T00:00:00.000Z', { parentGroups: [] });
     const newer = agent(parent, '2026-01-02T00:00:00.000Z');
     const other = agent(`${parent}-other`, '2026-01-03T00:00:00.000Z');
-    for (const a of [older, newer, other]) await j.agents.register(a);
-    t.same(await j.agents.get(older.agentId), older, 'every field, parentJti included');
+    for (const a of [older, newer, other, groupless]) await j.agents.register(a);
+    t.same(await j.agents.get(older.agentId), older, 'every field, parentJti and parentGroups included');
+    t.same(await j.agents.get(groupless.agentId), groupless, 'a parent without groups');
     t.equal(await j.agents.get('agent-unknown'), undefined);
     t.same(await j.agents.findByJti(newer.jti), newer, 'found by its jti');
     t.equal(await j.agents.findByJti('jti-unknown'), undefined);
-    t.same((await j.agents.list({ parent, limit: 10 })).map((a) => a.agentId), [newer.agentId, older.agentId], 'one parent, newest first');
+    t.same((await j.agents.list({ parent, limit: 10 })).map((a) => a.agentId), [newer.agentId, groupless.agentId, older.agentId], 'one parent, newest first (a later registration first on a tie)');
     const all = (await j.agents.list({ limit: 1000 })).map((a) => a.agentId);
     t.ok(all.indexOf(other.agentId) < all.indexOf(newer.agentId), 'all parents, newest first');
     t.equal((await j.agents.list({ parent, limit: 1 })).length, 1, 'limit holds');

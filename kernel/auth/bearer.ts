@@ -1,6 +1,7 @@
 import { SvcError } from '../errors.ts';
 import { agentClaimProblem } from './agent-claims.ts';
 import { principalFromClaims, type SvcClaims } from '../model/token-claims.ts';
+import { isOperation } from '../model/operation.ts';
 import type { Principal } from '../model/index.ts';
 import type { AgentRegistry } from '../ports/agent-registry.ts';
 import type { CredentialSource } from '../ports/authenticator.ts';
@@ -41,12 +42,9 @@ export async function principalFromVerifiedToken(claims: SvcClaims, alg: string 
   } catch (err) {
     throw new SvcError('Unauthorized', `invalid token: ${(err as Error).message}`);
   }
+  if (principal.kind === 'Agent') return registeredAgent(principal, revocation, agents);
   const jti = principal.credential?.jti;
   if (jti && (await revocation.isRevoked(jti))) throw new SvcError('Unauthorized', `token ${jti} has been revoked`);
-  // An agent stops with its parent's token (revoking a Human's token cuts off every agent it issued).
-  const parentJti = principal.credential?.parentJti;
-  if (parentJti && (await revocation.isRevoked(parentJti))) throw new SvcError('Unauthorized', `the token that issued agent ${principal.subject} has been revoked`);
-  if (principal.kind === 'Agent') await registeredAgent(principal, agents);
   return principal;
 }
 
@@ -64,19 +62,34 @@ function issuedInTheFuture(claims: SvcClaims, nowSeconds = Date.now() / 1000): s
 const ISSUED_AGENT_ID = /^agent-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
- * The registry is the authority for agent tokens: one is accepted only while the registry holds the
- * agent, with this jti and parent, unrevoked. A signature alone is not enough (in oidc mode the agent
- * secret could otherwise mint an agent for a parent the service never issued one to), and a kill switch
- * holds whatever revocation list is configured and across restarts, because the registry is stored
- * with the keys.
+ * The registry is the only authority for agent tokens: a token proves which agent calls (its agentId and
+ * jti, under the service's signature) and nothing more. It is accepted only while the registry holds the
+ * agent with this jti and parent, unrevoked and not past the registry's expiry, and the agent acts with
+ * what the registry recorded at issue: its scopes, its parent's groups then, its purpose, and the parent
+ * token whose revocation stops it. So a token re-minted with the agent secret (oidc mode signs agent
+ * tokens with it) and other `svc_ops`, `svc_groups`, `svc_parent_jti` or a later `exp` gains nothing. The
+ * kill switch holds whatever revocation list is configured and across restarts, because the registry is
+ * stored with the keys.
  */
-async function registeredAgent(principal: Extract<Principal, { kind: 'Agent' }>, agents: AgentRegistry): Promise<void> {
+async function registeredAgent(claimed: Extract<Principal, { kind: 'Agent' }>, revocation: RevocationList, agents: AgentRegistry): Promise<Principal> {
+  const subject = claimed.subject;
+  const jti = claimed.credential?.jti ?? '';
   // The service names its agents agent-<uuid>: any other subject is not looked up (nor sent to a database).
-  const agent = ISSUED_AGENT_ID.test(principal.subject) ? await agents.get(principal.subject) : undefined;
-  if (!agent || agent.jti !== principal.credential?.jti || agent.parent !== principal.parent) {
-    throw new SvcError('Unauthorized', `agent ${principal.subject} is not in the agent registry: only agent tokens this service issued are accepted`);
+  const agent = ISSUED_AGENT_ID.test(subject) ? await agents.get(subject) : undefined;
+  if (!agent || agent.jti !== jti || agent.parent !== claimed.parent) {
+    throw new SvcError('Unauthorized', `agent ${subject} is not in the agent registry: only agent tokens this service issued are accepted`);
   }
-  if (agent.revokedAt !== undefined) throw new SvcError('Unauthorized', `agent ${principal.subject} was revoked at ${agent.revokedAt}`);
+  if (agent.revokedAt !== undefined) throw new SvcError('Unauthorized', `token ${jti} of agent ${subject} was revoked at ${agent.revokedAt}`);
+  const expiresAt = Date.parse(agent.expiresAt) / 1000;
+  if (expiresAt + CLOCK_SKEW_SECONDS <= Date.now() / 1000) throw new SvcError('Unauthorized', `token ${jti} of agent ${subject} expired at ${agent.expiresAt}`);
+  if (await revocation.isRevoked(jti)) throw new SvcError('Unauthorized', `token ${jti} of agent ${subject} has been revoked`);
+  // An agent stops with its parent's token (revoking a Human's token cuts off every agent it issued).
+  if (agent.parentJti && (await revocation.isRevoked(agent.parentJti))) throw new SvcError('Unauthorized', `the token that issued agent ${subject} has been revoked`);
+  return {
+    kind: 'Agent', subject, parent: agent.parent, parentGroups: [...agent.parentGroups], purpose: agent.purpose,
+    allowedOperations: agent.scopes.filter(isOperation),
+    credential: { jti, issuedAt: Date.parse(agent.issuedAt) / 1000, expiresAt, ...(agent.parentJti ? { parentJti: agent.parentJti } : {}) },
+  };
 }
 
 /** jose's error codes, as short reasons a client may see. */

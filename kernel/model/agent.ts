@@ -6,6 +6,11 @@ export interface AgentRecord {
   parent: string;
   /** The jti of the parent's token at issue time, when it had one. */
   parentJti?: string;
+  /**
+   * The parent's groups at issue time: role-based policy bounds the agent by them at every use. Agents
+   * registered before the registry kept them read as none (only the parent's subject bindings bound them).
+   */
+  parentGroups: string[];
   purpose: string;
   scopes: string[];
   issuedAt: string;

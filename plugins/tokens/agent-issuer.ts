@@ -68,7 +68,7 @@ export class AgentIssuer {
       .sign(this.key);
     const expiresAt = new Date(exp * 1000).toISOString();
     // Registered before the token leaves: no agent exists that the kill switch cannot find.
-    await this.registry.register({ agentId, jti, parent: caller.subject, ...(parentJti ? { parentJti } : {}), purpose: req.label, scopes, issuedAt: this.clock.now().toISOString(), expiresAt });
+    await this.registry.register({ agentId, jti, parent: caller.subject, ...(parentJti ? { parentJti } : {}), parentGroups: [...caller.groups], purpose: req.label, scopes, issuedAt: this.clock.now().toISOString(), expiresAt });
     return { agentId, jwt, jti, expiresAt, scopes };
   }
 }

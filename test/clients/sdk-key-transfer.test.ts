@@ -30,7 +30,7 @@ t.test('getImportParameters, wrapKeyMaterial and importWrappedKey step by step',
   await alice.activateKey(key.id);
   const signed = await alice.sign(key.id, new TextEncoder().encode('m'));
   t.ok(verify(null, Buffer.from('m'), pair.publicKey, Buffer.from(signed.signature)));
-  const again = await alice.importWrappedKey({ name: 'sdk-ed25519', algorithm: 'EdDSA' }, params.importToken, wrapped).catch((err) => err);
+  const again = await alice.importWrappedKey({ name: 'sdk-ed25519-again', algorithm: 'EdDSA' }, params.importToken, wrapped).catch((err) => err);
   t.type(again, SvcApiError);
   t.match(again, { status: 400, code: 'InvalidField', message: /already used/ });
   const notExportable = await alice.exportKey(key.id).catch((err) => err);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { ApiClient, b64 } from '../helpers/client.ts';
 import { spawnService } from '../helpers/process.ts';
@@ -17,7 +18,7 @@ const as = (token: string) => new ApiClient(svc.url, { Authorization: `Bearer ${
 const admin = as(await mintToken({ sub: 'alice', svc_groups: ['kms-admins'] }));
 
 t.test('a valid HS256 token is a Human with its groups; X-Svc-User means nothing', async (t) => {
-  const created = await admin.post('/v1/keys', { spec: { name: 'k', algorithm: 'AES' } });
+  const created = await admin.post('/v1/keys', { spec: { name: `k-${randomUUID()}`, algorithm: 'AES' } });
   t.equal(created.status, 201);
   const rows = await admin.auditOf(created.body.id);
   t.match(rows[0].principal, { subject: 'alice', kind: 'Human' });
@@ -49,26 +50,26 @@ t.test('a token issued within the allowed clock skew ahead of the node is accept
 t.test('a revoked jti is refused with a message naming it; tokens without jti still work', async (t) => {
   const jti = '7d1f6a3e-2f59-4c36-9a5e-1b2c3d4e5f60';
   const victim = as(await mintToken({ sub: 'bob', svc_groups: ['signers'] }, { jti }));
-  t.equal((await victim.post('/v1/keys', { spec: { name: 'x', algorithm: 'AES' } })).status, 201);
+  t.equal((await victim.post('/v1/keys', { spec: { name: `x-${randomUUID()}`, algorithm: 'AES' } })).status, 201);
   const revoked = await admin.post('/v1/tokens/revoke', { jti });
   t.same(revoked.body, { jti, revoked: true });
-  const after = await victim.post('/v1/keys', { spec: { name: 'x', algorithm: 'AES' } });
+  const after = await victim.post('/v1/keys', { spec: { name: `x-${randomUUID()}`, algorithm: 'AES' } });
   t.equal(after.status, 401);
   t.equal(after.body.message, `token ${jti} has been revoked`);
   const noJti = as(await mintToken({ sub: 'carol', svc_groups: ['signers'] }, { jti: null }));
-  t.equal((await noJti.post('/v1/keys', { spec: { name: 'x', algorithm: 'AES' } })).status, 201);
+  t.equal((await noJti.post('/v1/keys', { spec: { name: `x-${randomUUID()}`, algorithm: 'AES' } })).status, 201);
 });
 
 t.test('role-based policy: bindings grant operations; everything else is 403, audited and counted', async (t) => {
   const signer = as(await mintToken({ sub: 'bob', svc_groups: ['signers'] }));
-  const id = (await signer.post('/v1/keys', { spec: { name: 'k', algorithm: 'EdDSA' } })).body.id;
+  const id = (await signer.post('/v1/keys', { spec: { name: `k-${randomUUID()}`, algorithm: 'EdDSA' } })).body.id;
   const denied = await signer.post(`/v1/keys/${id}/activate`);
   t.equal(denied.status, 403);
   t.equal(denied.body.error, 'PermissionDenied');
   t.match((await admin.auditOf(id)).at(-1), { operation: 'Activate', outcome: 'PermissionDenied', principal: { subject: 'bob' } });
   const auditor = as(await mintToken({ sub: 'auditor' }));
   t.equal((await auditor.get('/v1/audit')).status, 200);
-  t.equal((await auditor.post('/v1/keys', { spec: { name: 'k', algorithm: 'AES' } })).status, 403);
+  t.equal((await auditor.post('/v1/keys', { spec: { name: `k-${randomUUID()}`, algorithm: 'AES' } })).status, 403);
   const metrics = await (await fetch(`${svc.url}/metrics`)).text();
   t.match(metrics, /svc_keys_op_errors_total\{operation="Activate",code="PermissionDenied"\} \d+/);
 });
@@ -103,7 +104,7 @@ t.test('agent tokens: issued by Humans only, within rules, bounded by their scop
   // A token minted with the secret whose svc_ops claim more than the parent's bindings: the service never
   // issued it, so the agent registry refuses it outright (issued agents stay bounded by their parent at use).
   const forged = as(await mintToken({ sub: 'agent-x', iss: 'svc-kms', aud: 'svc-kms', svc_kind: 'agent', svc_parent: 'bob', svc_groups: ['signers'], svc_ops: ['Sign', 'Get', 'Encrypt'] }));
-  const aes = (await admin.post('/v1/keys', { spec: { name: 'k', algorithm: 'AES' } })).body.id;
+  const aes = (await admin.post('/v1/keys', { spec: { name: `k-${randomUUID()}`, algorithm: 'AES' } })).body.id;
   await admin.post(`/v1/keys/${aes}/activate`);
   const excess = await forged.post(`/v1/keys/${aes}/encrypt`, { plaintextBase64: b64('x') });
   t.equal(excess.status, 401);
@@ -118,7 +119,7 @@ t.test('agent tokens: issued by Humans only, within rules, bounded by their scop
 
 t.test('agent tokens must be ones this service issues: iss, aud, parent, jti, at most 24 h', async (t) => {
   const agent = { sub: 'agent-z', svc_kind: 'agent', svc_parent: 'alice', svc_groups: ['kms-admins'], svc_ops: ['Get', 'Create'] };
-  const use = async (token: string) => (await as(token).post('/v1/keys', { spec: { name: 'z', algorithm: 'AES' } }));
+  const use = async (token: string) => (await as(token).post('/v1/keys', { spec: { name: `z-${randomUUID()}`, algorithm: 'AES' } }));
   const unissued = await use(await mintToken({ ...agent, iss: 'svc-kms', aud: 'svc-kms' }));
   t.equal(unissued.status, 401, 'a well-formed agent token the service did not issue is refused');
   t.match(unissued.body.message, /is not in the agent registry/);

@@ -1,4 +1,4 @@
-import { createHmac, createPrivateKey, createPublicKey, verify } from 'node:crypto';
+import { createHmac, createPrivateKey, createPublicKey, verify, randomUUID } from 'node:crypto';
 import t from 'tap';
 import { ApiClient, b64 } from '../helpers/client.ts';
 import { importBody, importKey, importParameters, pkcs8, secret } from '../helpers/byok.ts';
@@ -70,9 +70,9 @@ t.test('an imported AES key encrypts and decrypts; export of an exportable impor
 });
 
 t.test('created keys show origin generated and are not exportable unless asked', async (t) => {
-  const created = await alice.post('/v1/keys', { spec: { name: 'made', algorithm: 'AES' } });
+  const created = await alice.post('/v1/keys', { spec: { name: `made-${randomUUID()}`, algorithm: 'AES' } });
   t.match(created.body, { origin: 'generated', spec: { exportable: false } });
-  const exportable = await alice.post('/v1/keys', { spec: { name: 'made', algorithm: 'AES', exportable: true } });
+  const exportable = await alice.post('/v1/keys', { spec: { name: `made-${randomUUID()}`, algorithm: 'AES', exportable: true } });
   t.match(exportable.body, { origin: 'generated', spec: { exportable: true } });
   t.match((await alice.get(`/v1/keys/${exportable.body.id}`)).body, { origin: 'generated', spec: { exportable: true } }, 'GET shows both');
   t.equal((await alice.post('/v1/keys', { spec: { name: 'x', algorithm: 'AES', exportable: 'yes' } })).status, 400, 'exportable is a boolean');

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import t from 'tap';
 import { ApiClient } from '../helpers/client.ts';
@@ -21,7 +22,7 @@ const svc = await startTestService({
 });
 t.teardown(() => svc.stop());
 const as = (token: string) => new ApiClient(svc.url, { Authorization: `Bearer ${token}` });
-const create = (token: string) => as(token).post('/v1/keys', { spec: { name: 'oidc', algorithm: 'AES' } });
+const create = (token: string) => as(token).post('/v1/keys', { spec: { name: `oidc-${randomUUID()}`, algorithm: 'AES' } });
 
 t.test('client-credentials tokens signed RS256 and ES256 are accepted as Service principals', async (t) => {
   for (const client of ['rs-client', 'es-client'] as const) {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { freshDatabase } from '../helpers/databases.ts';
 import { insiderSql } from '../helpers/insider-sql.ts';
@@ -24,7 +25,7 @@ for (const kind of ['sqlite', 'postgresql'] as const) {
     const svc = await startTestService({ ...auth, ...(db?.env ?? {}) });
     t.teardown(() => svc.stop());
     const alice = new ApiClient(svc.url, { Authorization: `Bearer ${await mintToken({ sub: 'alice' })}` });
-    const key = await alice.key({ name: 'prompted', algorithm: 'AES' });
+    const key = await alice.key({ name: `prompted-${randomUUID()}`, algorithm: 'AES' });
 
     const human = await alice.call('POST', `/v1/keys/${key}/encrypt`, { plaintextBase64: b64('hi') }, named('claude-test-1', 'prompt-A'));
     t.equal(human.status, 200);
@@ -80,7 +81,7 @@ t.test('a model or prompt id over 128 characters, or with a control character, i
   const svc = await startTestService(auth);
   t.teardown(() => svc.stop());
   const alice = new ApiClient(svc.url, { Authorization: `Bearer ${await mintToken({ sub: 'alice' })}` });
-  const key = await alice.key({ name: 'prompted', algorithm: 'AES' });
+  const key = await alice.key({ name: `prompted-${randomUUID()}`, algorithm: 'AES' });
   const issued = (await alice.post('/v1/agents/issue', { label: 'bot', scopes: ['Encrypt'], ttlSeconds: 3600 })).body;
   const agent = new ApiClient(svc.url, { Authorization: `Bearer ${issued.jwt}` });
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { ApiClient, b64 } from '../helpers/client.ts';
 import { startTestService } from '../helpers/service.ts';
@@ -8,7 +9,7 @@ t.test('per-principal rate limit: 429 with Retry-After beyond the burst, audited
   const svc = await startTestService({ SVC_RATE_LIMIT_RPS: '1', SVC_RATE_LIMIT_BURST: '3' });
   t.teardown(() => svc.stop());
   const alice = svc.client('alice');
-  const key = (await svc.client('owner').post('/v1/keys', { spec: { name: 'k', algorithm: 'AES' } })).body.id;
+  const key = (await svc.client('owner').post('/v1/keys', { spec: { name: `k-${randomUUID()}`, algorithm: 'AES' } })).body.id;
   const calls = [];
   for (let i = 0; i < 5; i++) calls.push(await alice.get(`/v1/keys/${key}`));
   t.same(calls.map((c) => c.status), [200, 200, 200, 429, 429], 'three calls of burst, then refused');
@@ -35,7 +36,7 @@ t.test('rateLimit.enabled=false: no limit at all', async (t) => {
   const svc = await startTestService({ SVC_RATE_LIMIT_ENABLED: 'false', SVC_RATE_LIMIT_RPS: '1', SVC_RATE_LIMIT_BURST: '1' });
   t.teardown(() => svc.stop());
   const alice = svc.client('alice');
-  const key = (await alice.post('/v1/keys', { spec: { name: 'k', algorithm: 'AES' } })).body.id;
+  const key = (await alice.post('/v1/keys', { spec: { name: `k-${randomUUID()}`, algorithm: 'AES' } })).body.id;
   await alice.post(`/v1/keys/${key}/activate`);
   const results = await Promise.all(Array.from({ length: 20 }, (_, i) => alice.post(`/v1/keys/${key}/encrypt`, { plaintextBase64: b64(`m${i}`) })));
   t.same([...new Set(results.map((r) => r.status))], [200]);

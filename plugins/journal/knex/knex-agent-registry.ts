@@ -8,6 +8,7 @@ interface AgentRow {
   jti: string;
   parent: string;
   parent_jti: string | null;
+  parent_groups: string | null;
   purpose: string;
   scopes: string;
   issued_at: string;
@@ -19,7 +20,7 @@ interface AgentRow {
 const MAX_CACHED_AGENTS = 10_000;
 
 const toRecord = (r: AgentRow): AgentRecord => ({
-  agentId: r.agent_id, jti: r.jti, parent: r.parent, ...(r.parent_jti ? { parentJti: r.parent_jti } : {}), purpose: r.purpose,
+  agentId: r.agent_id, jti: r.jti, parent: r.parent, ...(r.parent_jti ? { parentJti: r.parent_jti } : {}), parentGroups: r.parent_groups ? JSON.parse(r.parent_groups) as string[] : [], purpose: r.purpose,
   scopes: JSON.parse(r.scopes) as string[], issuedAt: r.issued_at, expiresAt: r.expires_at, ...(r.revoked_at ? { revokedAt: r.revoked_at } : {}),
 });
 
@@ -47,7 +48,7 @@ export class KnexAgentRegistry implements AgentRegistry {
 
   async register(a: AgentRecord): Promise<void> {
     await this.run((db) => db('svc_agents').insert({
-      agent_id: a.agentId, jti: a.jti, parent: a.parent, parent_jti: a.parentJti ?? null, purpose: a.purpose,
+      agent_id: a.agentId, jti: a.jti, parent: a.parent, parent_jti: a.parentJti ?? null, parent_groups: JSON.stringify(a.parentGroups), purpose: a.purpose,
       scopes: JSON.stringify(a.scopes), issued_at: a.issuedAt, expires_at: a.expiresAt, revoked_at: a.revokedAt ?? null,
     }));
     this.cache?.set(a.agentId, structuredClone(a));

@@ -236,6 +236,16 @@ const MIGRATIONS: Migration[] = [
       await createKeyNames(knex);
     },
   },
+  {
+    // An agent acts only with what the registry recorded at issue: its parent's groups then are kept
+    // here (the token's claims prove who the agent is, nothing more). Rows from before read as none.
+    name: '016_agent_parent_groups',
+    async up(knex) {
+      await knex.schema.alterTable('svc_agents', (t) => {
+        t.text('parent_groups').nullable();
+      });
+    },
+  },
 ];
 
 export const journalMigrations: Migration[] = MIGRATIONS;
