@@ -1,3 +1,4 @@
+import { pathOf, type Route } from './routes.ts';
 import { credentialHeaders, currentCredential, type Credential } from './session.ts';
 
 /** An answer other than 2xx, with the API's `{error, message}`. */
@@ -28,10 +29,13 @@ function url(path: string, query: Query = {}): string {
 }
 
 /**
- * One call to the public API with the signed-in user's credential. Paths are absolute on this origin,
- * so the console works the same over TLS and behind a proxy that terminates it.
+ * One call to the public API with the signed-in user's credential: one of the console's routes
+ * (routes.ts), its `:name` segments from `params`. Paths are absolute on this origin, so the console
+ * works the same over TLS and behind a proxy that terminates it.
  */
-export async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, opts: { query?: Query; body?: unknown; credential?: Credential } = {}): Promise<{ status: number; body: T }> {
+export async function call<T>(route: Route, opts: { params?: Record<string, string>; query?: Query; body?: unknown; credential?: Credential } = {}): Promise<{ status: number; body: T }> {
+  const { method } = route;
+  const path = pathOf(route, opts.params);
   const credential = opts.credential ?? currentCredential();
   if (!credential) {
     const error = new ApiError(401, 'Unauthorized', 'you are not signed in');

@@ -35,6 +35,12 @@ export interface RootOfTrust extends Lifecycle {
    * start-up can move it under a KWK. Only the local root of trust has it.
    */
   unwrapLegacy?(blob: Buffer, aad: string): Promise<Buffer>;
+  /**
+   * A sentence for the operator about where the current KEK came from, when that explains a boot that
+   * fails on it (the local root of trust made a new KEK file at this start because none was there: a
+   * restore that left kek.key behind). Never the KEK itself.
+   */
+  kekNote?(): string | undefined;
 }
 
 export const rootOfTrustPort = createPortRef<RootOfTrust>('rootOfTrust');

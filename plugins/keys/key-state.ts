@@ -1,4 +1,4 @@
-import { type KeyEvent, type KeyState, type ManagedKey, type StoredEvent, SvcError } from '../../kernel/index.ts';
+import { type KeyTransition, type ManagedKey, type StoredEvent, SvcError, TRANSITION_SOURCES, USABLE_STATES, WHILE_SCHEDULED } from '../../kernel/index.ts';
 
 /** Applies one event to a key's state; the journal's replay is this fold over every event. */
 export function applyEvent(key: ManagedKey | undefined, stored: StoredEvent): ManagedKey {
@@ -31,44 +31,23 @@ export function foldEvents(events: StoredEvent[]): ManagedKey | undefined {
   return events.reduce<ManagedKey | undefined>(applyEvent, undefined);
 }
 
-type Transition = Exclude<KeyEvent['type'], 'KeyCreated'>;
-
-/** Source states of each transition. */
-const SOURCES: Record<Transition, KeyState[]> = {
-  KeyActivated: ['PreActive'],
-  Rotated: ['Active'],
-  Revoked: ['Active'],
-  Compromised: ['PreActive', 'Active', 'Deactivated'],
-  Destroyed: ['PreActive', 'Deactivated', 'Compromised'],
-  DestroyScheduled: ['PreActive', 'Deactivated', 'Compromised'],
-  DestroyCancelled: ['PreActive', 'Deactivated', 'Compromised'],
-  VersionsTrimmed: ['PreActive', 'Active', 'Deactivated', 'Compromised'],
-};
-
-/**
- * What a key scheduled for destruction may still go through: being marked compromised (it only narrows
- * what the key may do), the cancel, and the destruction itself. Anything else would let the key serve
- * again, or erase part of it, before the waiting period is over.
- */
-const WHILE_SCHEDULED: Transition[] = ['Compromised', 'DestroyCancelled', 'Destroyed'];
-
-const VERB: Record<Transition, string> = {
+const VERB: Record<KeyTransition, string> = {
   KeyActivated: 'activated', Rotated: 'rotated', Revoked: 'revoked', Compromised: 'compromised', Destroyed: 'destroyed',
   DestroyScheduled: 'scheduled for destruction', DestroyCancelled: 'spared its destruction', VersionsTrimmed: 'trimmed',
 };
 
-export function requireTransition(key: ManagedKey, transition: Transition): void {
+export function requireTransition(key: ManagedKey, transition: KeyTransition): void {
   if (key.destroyAt && !WHILE_SCHEDULED.includes(transition)) {
     throw new SvcError('IllegalOperation', `key ${key.id} is scheduled for destruction at ${key.destroyAt} and cannot be ${VERB[transition]}; a Human may cancel the destruction first (POST /v1/keys/${key.id}/cancel-destroy)`);
   }
-  if (!SOURCES[transition].includes(key.state)) {
-    throw new SvcError('IllegalOperation', `key ${key.id} is ${key.state} and cannot be ${VERB[transition]} (allowed from ${SOURCES[transition].join(', ')})`);
+  if (!TRANSITION_SOURCES[transition].includes(key.state)) {
+    throw new SvcError('IllegalOperation', `key ${key.id} is ${key.state} and cannot be ${VERB[transition]} (allowed from ${TRANSITION_SOURCES[transition].join(', ')})`);
   }
 }
 
 /** What each state permits: producing output needs Active; reading old output also allows Deactivated. */
 export function requireUsable(key: ManagedKey, use: 'produce' | 'consume', operation: string): void {
-  const ok = key.state === 'Active' || (use === 'consume' && key.state === 'Deactivated');
+  const ok = USABLE_STATES[use].includes(key.state);
   if (!ok) throw new SvcError('IllegalOperation', `key ${key.id} is ${key.state}; ${operation} is not allowed in that state`);
   requireNotScheduled(key, operation);
 }

@@ -28,6 +28,27 @@ const KEY_ARGUMENT = 'keyId';
 /** A plain JSON copy of a TypeBox schema (TypeBox's symbol keys are dropped; the object is ours to edit). */
 const plain = (schema: unknown): Record<string, unknown> => JSON.parse(JSON.stringify(schema ?? {})) as Record<string, unknown>;
 
+type Shape = { title?: string; properties?: Record<string, object>; required?: string[]; additionalProperties?: unknown };
+
+/**
+ * One object whose fields are every shape's, required only where every shape requires them. A field two
+ * shapes declare differently takes either declaration.
+ */
+function unionOf(shapes: Shape[]): { properties: Record<string, object>; required: string[] } {
+  const declared = new Map<string, object[]>();
+  for (const shape of shapes) {
+    for (const [name, schema] of Object.entries(shape.properties ?? {})) {
+      const seen = declared.get(name) ?? [];
+      if (!seen.some((s) => JSON.stringify(s) === JSON.stringify(schema))) seen.push(schema);
+      declared.set(name, seen);
+    }
+  }
+  const properties: Record<string, object> = {};
+  for (const [name, schemas] of declared) properties[name] = schemas.length === 1 ? schemas[0]! : { anyOf: schemas };
+  const required = Object.keys(properties).filter((name) => shapes.every((shape) => shape.required?.includes(name)));
+  return { properties, required };
+}
+
 /**
  * An input that takes one of several object shapes (one item, or a batch of items) as one object whose
  * fields are every shape's, required only where every shape requires them: tool schemas must be
@@ -35,11 +56,23 @@ const plain = (schema: unknown): Record<string, unknown> => JSON.parse(JSON.stri
  * validates the shapes, so a mix of them is refused with a message naming the field.
  */
 function mergedShapes(schema: Record<string, unknown>): Record<string, unknown> {
-  const shapes = schema.anyOf as Array<{ properties?: Record<string, object>; required?: string[] }>;
-  const properties: Record<string, object> = {};
-  for (const shape of shapes) Object.assign(properties, shape.properties);
-  const required = Object.keys(properties).filter((name) => shapes.every((shape) => shape.required?.includes(name)));
-  return { type: 'object', properties, required, additionalProperties: false };
+  return { type: 'object', ...unionOf(schema.anyOf as Shape[]), additionalProperties: false };
+}
+
+/**
+ * An answer of one of several object shapes (one item's, or a batch's) as one object that names every
+ * shape's fields at the top level: a model reads what a tool returns from `properties`, and an anyOf
+ * of shapes shows it none. The description says which fields come together; every answer of either
+ * shape still validates (a field is required only when every shape has it).
+ */
+function mergedAnswers(schema: Record<string, unknown>): Record<string, unknown> {
+  const shapes = schema.anyOf as Shape[];
+  const fields = (shape: Shape) => `{${Object.keys(shape.properties ?? {}).join(', ')}}`;
+  const description = `One of ${shapes.length} answers, matching the input's shape: ${shapes.map((shape) => (shape.title ? `${shape.title} ${fields(shape)}` : fields(shape))).join(' or ')}.`;
+  const closed = shapes.every((shape) => shape.additionalProperties === false);
+  const { properties, required } = unionOf(shapes);
+  // An empty `required` is left out: older JSON Schema drafts that some clients use refuse one.
+  return { type: 'object', description, properties, ...(required.length ? { required } : {}), ...(closed ? { additionalProperties: false } : {}) };
 }
 
 function inputSchemaOf(def: AnyOperation): { schema: JsonObjectSchema; keyIdArgument: boolean } {
@@ -58,8 +91,8 @@ function inputSchemaOf(def: AnyOperation): { schema: JsonObjectSchema; keyIdArgu
 
 function outputSchemaOf(def: AnyOperation): JsonObjectSchema | undefined {
   let schema = plain(def.output);
-  // One of several object answers (one item's, or a batch's) is still an object.
-  if (Array.isArray(schema.anyOf) && (schema.anyOf as Array<{ type?: unknown }>).every((shape) => shape.type === 'object')) schema = { type: 'object', anyOf: schema.anyOf };
+  // One of several object answers (one item's, or a batch's) is one object naming all their fields.
+  if (Array.isArray(schema.anyOf) && (schema.anyOf as Array<{ type?: unknown }>).every((shape) => shape.type === 'object')) schema = mergedAnswers(schema);
   // MCP output schemas describe an object; an answer of another shape is still sent as text.
   if (schema.type !== 'object') return undefined;
   // A client may compile every tool's schemas in one validator, where an $id must be unique.

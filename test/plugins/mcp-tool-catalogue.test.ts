@@ -28,6 +28,19 @@ t.test('a tool: keyId for the key, schemas as JSON, hints from the declaration; 
   t.throws(() => new ToolCatalogue([op('GetThing'), op('Other', { toolName: 'get_thing' })]), /GetThing and Other would both be the MCP tool get_thing/);
 });
 
+t.test('an answer of one of several shapes (one item or a batch) names every shape\'s fields at the top level', async (t) => {
+  const single = Type.Object({ ciphertextBase64: Type.String(), keyVersion: Type.Integer() });
+  const batch = Type.Object({ results: Type.Array(single), keyVersion: Type.String() }, { title: 'Batch' });
+  const def = defineOperation({ id: 'Seal', operation: 'Encrypt', group: 'Test', summary: 'Seal', input: Type.Object({ id: Type.String() }), output: Type.Union([single, batch]), resource: () => 'test', handle: async () => ({ result: { results: [], keyVersion: '1' } }) });
+  const schema = new ToolCatalogue([def]).get('seal')!.listing.outputSchema!;
+  t.equal(schema.type, 'object');
+  t.same(Object.keys(schema.properties!), ['ciphertextBase64', 'keyVersion', 'results'], 'both shapes\' fields');
+  t.same(schema.properties!.keyVersion, { anyOf: [{ type: 'integer' }, { type: 'string' }] }, 'a field declared two ways takes either');
+  t.same(schema.required, ['keyVersion'], 'required only where every shape requires it');
+  t.notOk('anyOf' in schema, 'no anyOf at the top: a model reads the fields from properties');
+  t.match(schema.description, /One of 2 answers.*\{ciphertextBase64, keyVersion\} or Batch \{results, keyVersion\}/, 'and says which fields come together');
+});
+
 t.test('the client name rides in the session id the service makes, bounded and cleaned', async (t) => {
   t.equal(clientOfSession(clientSessionId({ name: 'claude-code', version: '1.0.3' })), 'claude-code/1.0.3');
   t.equal(clientOfSession(clientSessionId({ name: 'bare' })), 'bare');

@@ -1,4 +1,5 @@
 import { call } from '../api.ts';
+import { ROUTES } from '../routes.ts';
 import { button, facts, field, formValues, h, input, table, time } from '../dom.ts';
 import { act, statusLine, submitButton } from '../status.ts';
 import type { AdvisorExplanation, AdvisorScanReport } from '../types.ts';
@@ -36,7 +37,7 @@ export function renderAdvisor(root: HTMLElement): void {
     event.preventDefault();
     void act(submitButton(scan), scanStatus, async () => {
       scanStatus.busy('Scanning the audit trail...');
-      const { body } = await call<AdvisorScanReport>('GET', '/v1/advisor/scan', { query: formValues(scan) });
+      const { body } = await call<AdvisorScanReport>(ROUTES.advisorScan, { query: formValues(scan) });
       report.replaceChildren(
         table('Idle keys', ['Key', 'Created', 'Last used'], body.unusedKeys.map((k) => [h('a', { href: `#/keys/${encodeURIComponent(k.keyId)}` }, k.keyId), time(k.createdAt), k.lastUsedAt ? time(k.lastUsedAt) : 'never'])),
         table('Broad-scope agents', ['Agent', 'Parent', 'Scopes', ''], body.broadScopeAgents.map((a) => [h('code', {}, a.agentId), a.parent, a.scopes.join(', '), explainButton(a.agentId)])),
@@ -65,7 +66,7 @@ export function renderAdvisor(root: HTMLElement): void {
     void act(submitButton(explain), explainStatus, async () => {
       explainStatus.busy('Reading the agent\'s timeline...');
       const { agentId: id = '', ...query } = formValues(explain);
-      const { body } = await call<AdvisorExplanation>('GET', `/v1/advisor/explain/${encodeURIComponent(id)}`, { query });
+      const { body } = await call<AdvisorExplanation>(ROUTES.advisorExplain, { params: { agentId: id }, query });
       const narration =
         body.narration.status === 'ok' && body.narration.text
           ? h('section', { class: 'card', 'aria-labelledby': 'narration-heading' }, h('h3', { id: 'narration-heading' }, `Narration (${body.narration.provider})`), h('p', { class: 'narration' }, body.narration.text))

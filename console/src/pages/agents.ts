@@ -1,4 +1,5 @@
 import { call } from '../api.ts';
+import { ROUTES } from '../routes.ts';
 import { button, field, formValues, h, input, table, time } from '../dom.ts';
 import { act, statusLine, submitButton } from '../status.ts';
 import { OPERATIONS, type Agent, type AgentList, type IssuedAgent } from '../types.ts';
@@ -19,7 +20,7 @@ export function renderAgents(root: HTMLElement): void {
   function revokeButton(agent: Agent): HTMLButtonElement {
     return button('Revoke', (event) =>
       void act(event.currentTarget as HTMLButtonElement, status, async () => {
-        await call('POST', `/v1/agents/${encodeURIComponent(agent.agentId)}/revoke`);
+        await call(ROUTES.revokeAgent, { params: { agentId: agent.agentId } });
         await load();
         status.ok(`Agent ${agent.agentId} revoked: its token is refused from its next call on.`);
       }),
@@ -28,7 +29,7 @@ export function renderAgents(root: HTMLElement): void {
   }
 
   async function load(): Promise<void> {
-    const { body } = await call<AgentList>('GET', '/v1/agents', { query: formValues(filters) });
+    const { body } = await call<AgentList>(ROUTES.listAgents, { query: formValues(filters) });
     results.replaceChildren(
       table('Agents, newest first', ['Agent', 'Purpose', 'Parent', 'Scopes', 'Issued', 'Expires', 'Status', 'Action'], body.agents.map((agent) => [
         h('code', {}, agent.agentId),
@@ -73,7 +74,7 @@ export function renderAgents(root: HTMLElement): void {
     event.preventDefault();
     void act(submitButton(issue), issueStatus, async () => {
       const chosen = [...scopes.querySelectorAll<HTMLInputElement>('input:checked')].map((box) => box.value);
-      const { body } = await call<IssuedAgent>('POST', '/v1/agents/issue', { body: { label: label.value.trim(), scopes: chosen, ttlSeconds: Number(ttl.value) } });
+      const { body } = await call<IssuedAgent>(ROUTES.issueAgent, { body: { label: label.value.trim(), scopes: chosen, ttlSeconds: Number(ttl.value) } });
       showOnce(body);
       issueStatus.ok(`Agent ${body.agentId} issued; it expires ${time(body.expiresAt)}.`);
       await load();

@@ -1,4 +1,5 @@
 import { call } from '../api.ts';
+import { ROUTES } from '../routes.ts';
 import { field, formValues, h, input, select, table, time } from '../dom.ts';
 import { act, statusLine, submitButton } from '../status.ts';
 import { OPERATIONS, type AuditPage, type AuditVerification } from '../types.ts';
@@ -29,7 +30,7 @@ export function renderAudit(root: HTMLElement): void {
   );
 
   async function load(before: string | undefined): Promise<void> {
-    const { body } = await call<AuditPage>('GET', '/v1/audit', { query: { ...formValues(filters), before } });
+    const { body } = await call<AuditPage>(ROUTES.queryAudit, { query: { ...formValues(filters), before } });
     const rows = body.records.map((record) => [
       time(record.occurredAt),
       `${record.principal.subject} (${record.principal.kind})`,
@@ -73,7 +74,7 @@ export function renderAudit(root: HTMLElement): void {
     event.preventDefault();
     void act(submitButton(verify), verifyStatus, async () => {
       verifyStatus.busy('Verifying...');
-      const { body } = await call<AuditVerification>('GET', '/v1/audit/verify', { query: formValues(verify) });
+      const { body } = await call<AuditVerification>(ROUTES.verifyAudit, { query: formValues(verify) });
       if (body.valid) verifyStatus.ok(`The chain is intact: ${body.checked} records checked on ${body.nodes.length ? body.nodes.join(', ') : 'no node'}.`);
       else verifyStatus.fail(new Error(`the chain is broken at record ${body.firstBroken?.id} on node ${body.firstBroken?.node}: ${body.firstBroken?.reason} (${body.checked} records checked)`));
     });

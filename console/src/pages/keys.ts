@@ -1,4 +1,5 @@
 import { call } from '../api.ts';
+import { ROUTES } from '../routes.ts';
 import { field, formValues, h, input, select, table, time } from '../dom.ts';
 import { act, statusLine, submitButton } from '../status.ts';
 import { EC_CURVES, ED_CURVES, KEY_ALGORITHMS, KEY_STATES, type KeyPage, type ManagedKey } from '../types.ts';
@@ -37,7 +38,7 @@ export function renderKeys(root: HTMLElement): void {
   );
 
   async function load(cursor: string | undefined): Promise<void> {
-    const { body } = await call<KeyPage>('GET', '/v1/keys', { query: { ...formValues(filters), cursor } });
+    const { body } = await call<KeyPage>(ROUTES.locateKeys, { query: { ...formValues(filters), cursor } });
     const rows = body.keys.map((key) => [
       h('a', { href: `#/keys/${encodeURIComponent(key.id)}` }, key.spec.name),
       h('code', {}, key.id),
@@ -86,7 +87,7 @@ export function renderKeys(root: HTMLElement): void {
         ...(/^\d+$/.test(curveOrSize) ? { sizeBits: Number(curveOrSize) } : { curve: curveOrSize }),
         exportable: exportable.checked,
       };
-      const { body } = await call<ManagedKey>('POST', '/v1/keys', { body: { spec } });
+      const { body } = await call<ManagedKey>(ROUTES.createKey, { body: { spec } });
       location.hash = `#/keys/${encodeURIComponent(body.id)}`;
     });
   });

@@ -1,4 +1,5 @@
 import { ApiError, call } from '../api.ts';
+import { ROUTES } from '../routes.ts';
 import { field, h, input } from '../dom.ts';
 import { saveCredential, type Credential } from '../session.ts';
 
@@ -16,7 +17,7 @@ export function renderSignIn(root: HTMLElement, message: string | undefined, don
     const submit = form.querySelector('button')!;
     submit.disabled = true;
     try {
-      await call('GET', '/v1/keys', { query: { limit: 1 }, credential });
+      await call(ROUTES.locateKeys, { query: { limit: 1 }, credential });
     } catch (err) {
       // Refused credentials stop here; a signed-in user without the right to list keys may still use the rest.
       if (!(err instanceof ApiError) || err.status === 401 || err.status === 0) {

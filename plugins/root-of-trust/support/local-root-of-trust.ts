@@ -26,6 +26,8 @@ export class LocalRootOfTrust implements RootOfTrust {
   readonly name = 'in-memory';
   private keks = new Map<string, Buffer>();
   private current: string | undefined;
+  /** The KEK file this start made because none was there, if it did. */
+  private madeFile: string | undefined;
 
   constructor(
     private readonly source: KekSource,
@@ -34,11 +36,23 @@ export class LocalRootOfTrust implements RootOfTrust {
   ) {}
 
   async start(): Promise<void> {
-    const kek = this.source.kind === 'configured' ? Buffer.from(this.source.kekBase64, 'base64') : this.source.kind === 'ephemeral' ? randomBytes(32) : await loadOrCreateKekFile(this.source.file, this.logger);
+    let kek: Buffer;
+    if (this.source.kind === 'configured') kek = Buffer.from(this.source.kekBase64, 'base64');
+    else if (this.source.kind === 'ephemeral') kek = randomBytes(32);
+    else {
+      const loaded = await loadOrCreateKekFile(this.source.file, this.logger);
+      kek = loaded.kek;
+      this.madeFile = loaded.made ? this.source.file : undefined;
+    }
     const all = [kek, ...this.previousKeksBase64.map((b) => Buffer.from(b, 'base64'))];
     if (all.some((k) => k.length !== 32)) throw new Error('every KEK must be exactly 32 bytes');
     this.current = localKekId(kek);
     for (const k of all) this.keks.set(localKekId(k), k);
+  }
+
+  kekNote(): string | undefined {
+    if (!this.madeFile) return undefined;
+    return `There was no kek.key beside journal.db, so this start made a new KEK in ${this.madeFile}. Journal files restored from a backup need the kek.key kept with them: put it back in place of the new one (mode 0600), or give its KEK in SVC_CRYPTO_LOCAL_KEK.`;
   }
 
   async stop(): Promise<void> {
@@ -84,7 +98,7 @@ export class LocalRootOfTrust implements RootOfTrust {
 }
 
 /** Reads the KEK file (narrowed to 0600 first if found open to others), or creates it exclusively (0600) on first boot; never overwrites one. */
-async function loadOrCreateKekFile(file: string, logger: Pick<Logger, 'warn'>): Promise<Buffer> {
+async function loadOrCreateKekFile(file: string, logger: Pick<Logger, 'warn'>): Promise<{ kek: Buffer; made: boolean }> {
   await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
   try {
     const handle = await open(file, 'wx', 0o600);
@@ -93,10 +107,10 @@ async function loadOrCreateKekFile(file: string, logger: Pick<Logger, 'warn'>): 
     await handle.sync();
     await handle.close();
     await chmod(file, 0o600);
-    return kek;
+    return { kek, made: true };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
   narrowToOwner(file, 'KEK file', logger, 'whoever could read it may hold the KEK: rotate it (a new KEK, the old one as previous, then rewrap)');
-  return Buffer.from((await readFile(file, 'utf8')).trim(), 'base64');
+  return { kek: Buffer.from((await readFile(file, 'utf8')).trim(), 'base64'), made: false };
 }

@@ -1,0 +1,52 @@
+/**
+ * Every API call the console makes, in one table: `call` (api.ts) takes one of these, so no page
+ * reaches the API another way, and what the console needs from the policy can be read here. Paths are
+ * the service's own route patterns (`:id`), so a test maps each to the operation the service runs
+ * for it (test/deploy/compose.test.ts checks that the compose deployment's groups are granted them).
+ *
+ * `part` is the part of the console a call belongs to, which is also who uses it in a deployment that
+ * separates duties: finding and reading keys (everyone who works with keys), managing them (admins),
+ * using them (applications' people), agents, audit and advisor (admins and auditors).
+ */
+export type ConsolePart = 'find-keys' | 'manage-keys' | 'use-keys' | 'agents' | 'audit' | 'advisor';
+
+export interface Route {
+  readonly method: 'GET' | 'POST' | 'DELETE';
+  readonly path: string;
+  readonly part: ConsolePart;
+}
+
+const route = (method: Route['method'], path: string, part: ConsolePart): Route => ({ method, path, part });
+
+export const ROUTES = {
+  locateKeys: route('GET', '/v1/keys', 'find-keys'),
+  getKey: route('GET', '/v1/keys/:id', 'find-keys'),
+  getPublicKey: route('GET', '/v1/keys/:id/public-key', 'find-keys'),
+  createKey: route('POST', '/v1/keys', 'manage-keys'),
+  activateKey: route('POST', '/v1/keys/:id/activate', 'manage-keys'),
+  rotateKey: route('POST', '/v1/keys/:id/rotate', 'manage-keys'),
+  revokeKey: route('POST', '/v1/keys/:id/revoke', 'manage-keys'),
+  compromiseKey: route('POST', '/v1/keys/:id/compromise', 'manage-keys'),
+  destroyKey: route('DELETE', '/v1/keys/:id', 'manage-keys'),
+  cancelDestroy: route('POST', '/v1/keys/:id/cancel-destroy', 'manage-keys'),
+  encrypt: route('POST', '/v1/keys/:id/encrypt', 'use-keys'),
+  decrypt: route('POST', '/v1/keys/:id/decrypt', 'use-keys'),
+  sign: route('POST', '/v1/keys/:id/sign', 'use-keys'),
+  verify: route('POST', '/v1/keys/:id/verify', 'use-keys'),
+  listAgents: route('GET', '/v1/agents', 'agents'),
+  issueAgent: route('POST', '/v1/agents/issue', 'agents'),
+  revokeAgent: route('POST', '/v1/agents/:agentId/revoke', 'agents'),
+  queryAudit: route('GET', '/v1/audit', 'audit'),
+  verifyAudit: route('GET', '/v1/audit/verify', 'audit'),
+  advisorScan: route('GET', '/v1/advisor/scan', 'advisor'),
+  advisorExplain: route('GET', '/v1/advisor/explain/:agentId', 'advisor'),
+} as const satisfies Record<string, Route>;
+
+/** The path of a route with its `:name` segments filled in (percent-encoded). */
+export function pathOf(r: Route, params: Record<string, string> = {}): string {
+  return r.path.replace(/:(\w+)/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`${r.method} ${r.path} needs ${name}`);
+    return encodeURIComponent(value);
+  });
+}
