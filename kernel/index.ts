@@ -4,7 +4,7 @@
  */
 export { defineConfig, type ConfigValues } from './config-values.ts';
 export { definePlugin, KERNEL_API_VERSION, type PluginManifest, type PluginContext, type ConfigFragment, type PreflightEnv } from './define-plugin.ts';
-export { SvcError, isSvcError, ERROR_CATALOGUE, type ErrorCode } from './errors.ts';
+export { SvcError, isSvcError, asSvcError, INTERNAL_ERROR_MESSAGE, ERROR_CATALOGUE, type ErrorCode } from './errors.ts';
 export * from './model/index.ts';
 export { defineOperation, operationsPort, type OperationDef, type OperationCall, type OperationContribution, type AuditFacts, type Handled, type HttpBinding, type AnyOperation, type OperationAttributes } from './operations/operation.ts';
 export { DOOR_CONTEXT_MAX, type Caller } from './operations/pipeline.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
-import { isSvcError, SvcError } from '../errors.ts';
+import { asSvcError, isSvcError, SvcError } from '../errors.ts';
 import type { Logger } from '../ports/logger.ts';
 
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
@@ -15,7 +15,7 @@ export function toSvcError(err: unknown): SvcError {
   if (status === 415) return new SvcError('UnsupportedMediaType', 'request body must be sent as Content-Type: application/json');
   if (status === 405) return new SvcError('MethodNotAllowed', (err as Error).message || 'method not allowed on this route');
   if (status === 400) return new SvcError('BadRequest', 'request body is not valid JSON');
-  return new SvcError('InternalError', 'internal error; the service log has details under this request id');
+  return asSvcError(err);
 }
 
 /**

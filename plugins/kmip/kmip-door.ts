@@ -156,7 +156,7 @@ export class KmipDoor implements Door {
     let placeholder: string | undefined;
     for (const item of request.items) {
       const base = { operation: item.operation, ...(item.batchItemId ? { batchItemId: item.batchItemId } : {}) };
-      const failed = (reason: number, message: string) => results.push({ ...base, status: K.ResultStatus.OperationFailed, reason, message });
+      const failed = (reason: number, message: string) => results.push({ ...base, failure: { reason, message } });
       if (!isSupported(request.version)) {
         failed(K.ResultReason.UnsupportedProtocolVersion, `protocol version ${request.version.major}.${request.version.minor} is not served; 1.0-1.4 and 2.0 are`);
         continue;
@@ -174,7 +174,7 @@ export class KmipDoor implements Door {
       const call = this.call(request, item.operation, principal, sourceIp, placeholder);
       try {
         const answer = await adapter(item.payload, call);
-        results.push({ ...base, status: K.ResultStatus.Success, payload: answer.payload });
+        results.push({ ...base, payload: answer.payload });
         placeholder = answer.uid ?? placeholder;
       } catch (err) {
         const { reason, message } = failureOf(err);
@@ -187,7 +187,7 @@ export class KmipDoor implements Door {
       return encodeResponse(request.version, results, this.clock.now());
     } catch (err) {
       this.logger.error('kmip: could not encode a response', { error: (err as Error).message });
-      return encodeResponse(request.version, [{ status: K.ResultStatus.OperationFailed, reason: K.ResultReason.GeneralFailure, message: 'the response could not be encoded' }], this.clock.now());
+      return encodeResponse(request.version, [{ failure: { reason: K.ResultReason.GeneralFailure, message: 'the response could not be encoded' } }], this.clock.now());
     }
   }
 
