@@ -5,6 +5,7 @@ import { createServer, type Server, type TLSSocket } from 'node:tls';
 import { SvcError, TLS12_CIPHERS, type Clock, type Door, type Logger, type OperationRunner, type Principal } from '../../kernel/index.ts';
 import { clientPrincipal } from './client-principal.ts';
 import type { KmipSettings } from './config.ts';
+import { ConnectionGate } from './connection-gate.ts';
 import { encodeResponse, InvalidMessage, invalidMessageResponse, isSupported, parseRequest, type BatchItemResponse, type RequestMessage } from './messages.ts';
 import { kmipOperations, OPERATION_NAMES } from './operations/index.ts';
 import type { KmipCall } from './operations/adapter.ts';
@@ -13,8 +14,6 @@ import { Framer, K, TtlvError } from './ttlv/index.ts';
 
 /** A connection that sends nothing for this long is closed (a half-sent message included). */
 const IDLE_MS = 120_000;
-/** A TLS handshake that has not finished after this long is dropped. */
-const HANDSHAKE_MS = 10_000;
 /** Whole messages read ahead of the one being answered; past it the door stops reading that connection. */
 const MAX_QUEUED = 4;
 /**
@@ -48,13 +47,16 @@ export class KmipDoor implements Door {
   private readonly sockets = new Set<TLSSocket>();
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly operations = kmipOperations('svc-kms');
+  private readonly gate: ConnectionGate;
 
   constructor(
     private readonly settings: KmipSettings,
     private readonly runner: OperationRunner,
     private readonly logger: Logger,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.gate = new ConnectionGate(settings);
+  }
 
   /** Where the listener is bound (port 0 picks one). */
   address(): AddressInfo | undefined {
@@ -71,10 +73,16 @@ export class KmipDoor implements Door {
       minVersion: 'TLSv1.2',
       ciphers: TLS12_CIPHERS,
       honorCipherOrder: true,
-      handshakeTimeout: HANDSHAKE_MS,
-    }, (socket) => this.serve(socket));
-    server.maxConnections = this.settings.maxConnections;
-    // A refused handshake (no or foreign client certificate) concerns that client only.
+      // The gate's deadline is the one that counts (absolute, from the accept); Node's is idle-based.
+      handshakeTimeout: this.settings.handshakeTimeoutMs,
+    }, (socket) => {
+      // Past kmip.maxConnections a certified client is closed; handshakes never took its place (connection-gate.ts).
+      if (this.gate.secured(socket)) this.serve(socket);
+      else socket.destroy();
+    });
+    // No server.maxConnections: it counts TCP connections before their handshake too, so idle ones shut certified clients out.
+    server.on('connection', (raw) => this.gate.accepted(raw));
+    // A refused handshake (no or foreign client certificate, or its deadline passed) concerns that client only.
     server.on('tlsClientError', () => undefined);
     await new Promise<void>((resolve, reject) => server.once('error', reject).listen(this.settings.port, this.settings.host, () => resolve()));
     server.on('error', (err) => this.logger.error('kmip: listener error', { error: err.message }));
@@ -88,6 +96,8 @@ export class KmipDoor implements Door {
     this.server = undefined;
     if (!server) return;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    // Connections still in their handshake have asked nothing: they need not hold the close until their deadline.
+    this.gate.closePending();
     while (this.inFlight.size) await Promise.all(this.inFlight);
     for (const socket of this.sockets) {
       socket.end();
