@@ -53,4 +53,5 @@ export { riskPort, type RiskAssessor, type RiskDecision, type RiskFactor, type R
 export { rootOfTrustPort, type RootOfTrust, type RootOfTrustContext, type WrappedKey } from './ports/root-of-trust.ts';
 export { MAX_JSON_DEPTH, nestedDeeperThan } from './http/json-text.ts';
 export { TLS12_CIPHERS } from './http/tls.ts';
+export { isRequestId } from './http/errors-middleware.ts';
 export { siblingModule, startModuleWorker } from './threads/module-worker.ts';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server, type TLSSocket } from 'node:tls';
-import { SvcError, TLS12_CIPHERS, type Clock, type Door, type Logger, type OperationRunner, type Principal } from '../../kernel/index.ts';
+import { isRequestId, SvcError, TLS12_CIPHERS, type Clock, type Door, type Logger, type OperationRunner, type Principal } from '../../kernel/index.ts';
 import { clientPrincipal } from './client-principal.ts';
 import type { KmipSettings } from './config.ts';
 import { ConnectionGate } from './connection-gate.ts';
@@ -202,7 +202,9 @@ export class KmipDoor implements Door {
   }
 
   private call(request: RequestMessage, operation: number, principal: Principal, sourceIp: string | undefined, placeholder: string | undefined): KmipCall {
-    const requestId = `kmip-${randomUUID()}`;
+    // KMIP 1.4's Client Correlation Value is the client's id for its request, as X-Request-Id is over REST:
+    // kept under the same rule as the audit record's correlation id, so a client can find its calls there.
+    const requestId = request.correlation !== undefined && isRequestId(request.correlation) ? request.correlation : `kmip-${randomUUID()}`;
     const context = { 'kmip.operation': OPERATION_NAMES[operation] ?? String(operation), 'kmip.version': `${request.version.major}.${request.version.minor}` };
     const caller = { principal, requestId, door: this.name, context, ...(sourceIp ? { sourceIp } : {}) };
     return {

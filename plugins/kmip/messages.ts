@@ -23,6 +23,8 @@ export interface RequestMessage {
   version: ProtocolVersion;
   /** Continue runs every item; Stop (the specification's default) and Undo stop after the first failure. */
   continueOnError: boolean;
+  /** The header's Client Correlation Value (KMIP 1.4 and later), as sent. */
+  correlation?: string;
   items: BatchItemRequest[];
 }
 
@@ -78,7 +80,13 @@ export function parseRequest(frame: Buffer): RequestMessage {
     if (payload && payload.type !== 'Structure') throw new InvalidMessage('a Request Payload is a structure', version);
     return { operation: operation.value, ...(id?.type === 'ByteString' ? { batchItemId: id.value } : {}), payload: payload ?? structure(T.RequestPayload, []) };
   });
-  return { version, continueOnError: continuation?.type === 'Enumeration' && continuation.value === K.BatchErrorContinuationOption.Continue, items };
+  const correlation = child(header, T.ClientCorrelationValue);
+  return {
+    version,
+    continueOnError: continuation?.type === 'Enumeration' && continuation.value === K.BatchErrorContinuationOption.Continue,
+    ...(correlation?.type === 'TextString' ? { correlation: correlation.value } : {}),
+    items,
+  };
 }
 
 /** The Protocol Version structure. */

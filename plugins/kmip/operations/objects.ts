@@ -98,7 +98,7 @@ const LOCATE_SCAN_PAGES = 10;
  * identifiers each: a response of about 100 MB, encoded in one piece, from a request of a few kilobytes.
  */
 const LOCATE_MAX_ITEMS = 1000;
-const ALGORITHMS_BY_CODE: Record<number, string> = { [K.CryptographicAlgorithm.Aes]: 'AES', [K.CryptographicAlgorithm.Rsa]: 'RSA', [K.CryptographicAlgorithm.Ecdsa]: 'EC', [K.CryptographicAlgorithm.Ec]: 'EC', [K.CryptographicAlgorithm.HmacSha256]: 'HMAC', [K.CryptographicAlgorithm.HmacSha384]: 'HMAC', [K.CryptographicAlgorithm.HmacSha512]: 'HMAC' };
+const ALGORITHMS_BY_CODE: Record<number, string> = { [K.CryptographicAlgorithm.Aes]: 'AES', [K.CryptographicAlgorithm.Rsa]: 'RSA', [K.CryptographicAlgorithm.Ecdsa]: 'EC', [K.CryptographicAlgorithm.Ec]: 'EC', [K.CryptographicAlgorithm.HmacSha256]: 'HMAC', [K.CryptographicAlgorithm.HmacSha384]: 'HMAC', [K.CryptographicAlgorithm.HmacSha512]: 'HMAC', [K.CryptographicAlgorithm.Ed25519]: 'EdDSA', [K.CryptographicAlgorithm.Ed448]: 'EdDSA' };
 
 /** The KMIP objects of one key that pass the Object Type filter: the key itself, and an asymmetric key's public half. */
 function objectsOf(key: ManagedKey, objectType: number | undefined): string[] {

@@ -5,7 +5,7 @@ import { requestedSpec } from '../../../plugins/kmip/key-attributes.ts';
 import { encodeResponse, parseRequest } from '../../../plugins/kmip/messages.ts';
 import { signatureAlgorithm } from '../../../plugins/kmip/operations/crypto.ts';
 import { failureOf, KmipRejection } from '../../../plugins/kmip/result-reasons.ts';
-import { decodeTtlv, encodeTtlv, enumeration, integer, K, structure } from '../../../plugins/kmip/ttlv/index.ts';
+import { decodeTtlv, encodeTtlv, enumeration, integer, K, structure, text } from '../../../plugins/kmip/ttlv/index.ts';
 import { kmipRequest } from '../../helpers/kmip.ts';
 
 const T = K.Tag;
@@ -45,6 +45,8 @@ t.test('key specs from KMIP algorithm, length and curve', async (t) => {
   t.same(requestedSpec(A.Ecdsa, 521, undefined), { algorithm: 'EC', curve: 'P-521' });
   t.same(requestedSpec(A.Ec, undefined, K.RecommendedCurve.P384), { algorithm: 'EC', curve: 'P-384' });
   t.same(requestedSpec(A.HmacSha512, 512, undefined), { algorithm: 'HMAC', sizeBits: 512 });
+  t.same(requestedSpec(A.Ed25519, undefined, undefined), { algorithm: 'EdDSA', curve: 'Ed25519' });
+  t.same(requestedSpec(A.Ed448, undefined, undefined), { algorithm: 'EdDSA', curve: 'Ed448' });
   t.throws(() => requestedSpec(A.Ecdsa, 224, undefined), { code: 'InvalidField' });
   t.throws(() => requestedSpec(A.TripleDes, 192, undefined), { code: 'InvalidField' });
   t.throws(() => requestedSpec(undefined, 256, undefined), { code: 'InvalidField', message: /required/ });
@@ -93,6 +95,10 @@ t.test('requests: header and batch checks; responses in the request\'s version',
   const request = parseRequest(encodeTtlv(kmipRequest([1, 4], [{ operation: K.Operation.Query, payload: [] }, { operation: K.Operation.Get, payload: [] }])));
   t.same(request.version, { major: 1, minor: 4 });
   t.same(request.items.map((i) => i.operation), [K.Operation.Query, K.Operation.Get]);
+  t.equal(request.correlation, undefined, 'no Client Correlation Value');
+  const correlated = kmipRequest([1, 4], [{ operation: K.Operation.Query, payload: [] }]);
+  (correlated as { value: Array<{ value: unknown[] }> }).value[0]!.value.push(text(T.ClientCorrelationValue, 'job-42'));
+  t.equal(parseRequest(encodeTtlv(correlated)).correlation, 'job-42', 'the Client Correlation Value, for the audit record\'s correlation id');
   const wrongCount = kmipRequest([1, 2], [{ operation: K.Operation.Query, payload: [] }]);
   (wrongCount as { value: Array<{ value: unknown[] }> }).value[0]!.value[1] = integer(T.BatchCount, 2);
   t.throws(() => parseRequest(encodeTtlv(wrongCount)), { name: 'InvalidMessage', message: /Batch Count/ });
