@@ -34,7 +34,9 @@ export class SvcError extends Error {
   readonly retryAfterSeconds: number | undefined;
 
   constructor(code: ErrorCode, message: string, options: { retryAfterSeconds?: number } = {}) {
-    super(message);
+    // Every door answers the message as it is (REST's body, MCP's structuredContent, KMIP's Result
+    // Message): a blank one from a plugin (a policy's empty reason) would reach callers as nothing at all.
+    super(message.trim() === '' ? `${code}: ${ERROR_CATALOGUE[code].when}` : message);
     this.name = 'SvcError';
     this.code = code;
     this.status = ERROR_CATALOGUE[code].status;
@@ -44,4 +46,12 @@ export class SvcError extends Error {
 
 export function isSvcError(err: unknown): err is SvcError {
   return err instanceof SvcError;
+}
+
+/** What every door answers for an error that is not the service's own: nothing of its internals. */
+export const INTERNAL_ERROR_MESSAGE = 'internal error; the service log has details under this request id';
+
+/** The error as a door answers it: a SvcError as it is, anything else the REST API's InternalError. */
+export function asSvcError(err: unknown): SvcError {
+  return isSvcError(err) ? err : new SvcError('InternalError', INTERNAL_ERROR_MESSAGE);
 }

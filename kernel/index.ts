@@ -4,7 +4,7 @@
  */
 export { defineConfig, type ConfigValues } from './config-values.ts';
 export { definePlugin, KERNEL_API_VERSION, type PluginManifest, type PluginContext, type ConfigFragment, type PreflightEnv } from './define-plugin.ts';
-export { SvcError, isSvcError, ERROR_CATALOGUE, type ErrorCode } from './errors.ts';
+export { SvcError, isSvcError, asSvcError, INTERNAL_ERROR_MESSAGE, ERROR_CATALOGUE, type ErrorCode } from './errors.ts';
 export * from './model/index.ts';
 export { defineOperation, operationsPort, type OperationDef, type OperationCall, type OperationContribution, type AuditFacts, type Handled, type HttpBinding, type AnyOperation, type OperationAttributes } from './operations/operation.ts';
 export { DOOR_CONTEXT_MAX, type Caller } from './operations/pipeline.ts';
@@ -53,4 +53,5 @@ export { riskPort, type RiskAssessor, type RiskDecision, type RiskFactor, type R
 export { rootOfTrustPort, type RootOfTrust, type RootOfTrustContext, type WrappedKey } from './ports/root-of-trust.ts';
 export { MAX_JSON_DEPTH, nestedDeeperThan } from './http/json-text.ts';
 export { TLS12_CIPHERS } from './http/tls.ts';
+export { isRequestId } from './http/errors-middleware.ts';
 export { siblingModule, startModuleWorker } from './threads/module-worker.ts';

@@ -1,6 +1,6 @@
 import type { Context, Middleware } from 'koa';
 import { authenticate } from '../auth/authenticate.ts';
-import { SvcError } from '../errors.ts';
+import { INTERNAL_ERROR_MESSAGE, SvcError } from '../errors.ts';
 import type { Authenticator, CredentialSource } from '../ports/authenticator.ts';
 import type { DoorHttpRequest, DoorMount } from '../ports/door.ts';
 import type { Logger } from '../ports/logger.ts';
@@ -72,7 +72,7 @@ export function doorMounts(mounts: DoorMount[], authenticator: Authenticator, lo
       logger.error('door mount failed after answering began', { requestId: request.requestId, path: mount.path, error: (err as Error)?.stack ?? String(err) });
       ctx.res.destroy();
     }
-    if (!ctx.res.headersSent && !ctx.res.writableEnded) throw new SvcError('InternalError', 'internal error; the service log has details under this request id');
+    if (!ctx.res.headersSent && !ctx.res.writableEnded) throw new SvcError('InternalError', INTERNAL_ERROR_MESSAGE);
     ctx.respond = false;
   };
 }

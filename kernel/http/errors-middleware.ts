@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
-import { isSvcError, SvcError } from '../errors.ts';
+import { asSvcError, isSvcError, SvcError } from '../errors.ts';
 import type { Logger } from '../ports/logger.ts';
 
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+
+/** Whether a caller's correlation id is kept as the call's request id (1..128 visible ASCII): X-Request-Id, KMIP's Client Correlation Value. */
+export const isRequestId = (text: string): boolean => REQUEST_ID.test(text);
 /** Longest request target answered; longer ones are 414 before any routing. */
 export const MAX_URL_LENGTH = 8192;
 
@@ -15,7 +18,7 @@ export function toSvcError(err: unknown): SvcError {
   if (status === 415) return new SvcError('UnsupportedMediaType', 'request body must be sent as Content-Type: application/json');
   if (status === 405) return new SvcError('MethodNotAllowed', (err as Error).message || 'method not allowed on this route');
   if (status === 400) return new SvcError('BadRequest', 'request body is not valid JSON');
-  return new SvcError('InternalError', 'internal error; the service log has details under this request id');
+  return asSvcError(err);
 }
 
 /**
@@ -25,7 +28,7 @@ export function toSvcError(err: unknown): SvcError {
 export function requestIdAndErrors(logger: Logger): Middleware {
   return async (ctx, next) => {
     const incoming = ctx.get('X-Request-Id');
-    const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const requestId = isRequestId(incoming) ? incoming : randomUUID();
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
     try {

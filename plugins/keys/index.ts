@@ -4,6 +4,7 @@ import { cryptoOperations } from './operations/crypto.ts';
 import { withKeyFacts } from './operations/key-facts.ts';
 import { withBatches } from './operations/batches.ts';
 import { dataKeyOperations } from './operations/data-keys.ts';
+import { rawCryptoOperations } from './operations/raw-crypto.ts';
 import { lifecycleOperations, rewrapOperation } from './operations/lifecycle.ts';
 import { destructionOperations } from './operations/destruction.ts';
 import { transferOperations } from './operations/transfer.ts';
@@ -24,6 +25,7 @@ export default definePlugin({
       ...withBatches(withKeyFacts([...lifecycleOperations(deps.service.lifecycle, deps.service.destruction), ...cryptoOperations(deps.service.crypto)], deps.service.facts), deps.service.batches),
       ...withKeyFacts(destructionOperations(deps.service.destruction), deps.service.facts),
       ...withKeyFacts(dataKeyOperations(deps.service.crypto, deps.service.facts), deps.service.facts),
+      ...withKeyFacts(rawCryptoOperations(deps.service.crypto), deps.service.facts),
       rewrapOperation(deps.service.wrapping, () => deps.rootOfTrust.currentKekId()),
       // Export reads the key's facts like any operation on :id; import's are the key it would create.
       ...withKeyFacts(transferOperations(deps.service.exporter, deps.service.importer), deps.service.facts),

@@ -1,5 +1,6 @@
 import { type ManagedKey, SvcError, type TraceScope, UNTRACED } from '../../kernel/index.ts';
 import { envelopeVersion, open, seal } from './crypto/envelope.ts';
+import { openRaw, RAW_IV_BYTES, RAW_TAG_BYTES, sealRaw } from './crypto/raw-gcm.ts';
 import { unwrapKey, wrapKey, wrappedVersion } from './crypto/key-wrap.ts';
 import { resolveSigAlgorithm, signMessage, verifySignature } from './crypto/signatures.ts';
 import { requireUsable } from './key-state.ts';
@@ -97,6 +98,42 @@ export class KeyCrypto {
     } catch {
       throw new SvcError('DecryptionFailed', DECRYPTION_FAILED);
     }
+  }
+
+  /** AES-GCM in parts (raw-gcm.ts): the caller's 96-bit IV, or a fresh one, and its additional data as the AAD. */
+  async encryptRaw(id: string, plaintext: Buffer, iv: Buffer | undefined, aad: Buffer, trace: TraceScope = UNTRACED) {
+    if (plaintext.length > MAX_PLAINTEXT) throw new SvcError('InvalidField', `plaintext must be at most ${MAX_PLAINTEXT} bytes; use wrap for envelope encryption of larger data`);
+    if (iv !== undefined && iv.length !== RAW_IV_BYTES) throw new SvcError('InvalidField', `the IV must be ${RAW_IV_BYTES} bytes (AES-GCM's 96-bit IV), not ${iv.length}`);
+    const key = await this.producing(id, 'Encrypt', trace);
+    requireAes(key, 'Encrypt');
+    const { secret } = await this.store.materialOf(key, key.currentVersion, trace);
+    const sealed = sealRaw(secret!, plaintext, aad, iv);
+    this.rotation.afterProduce(key);
+    return { ...sealed, keyVersion: key.currentVersion, algorithm: `AesGcm${key.spec.sizeBits}` };
+  }
+
+  /**
+   * Opens AES-GCM parts with the given version, or else with each version still held, newest first: no
+   * envelope names the version, and the tag authenticates under the version that sealed and no other
+   * (a wrong key passes GCM's check with probability 2^-128), so trying them finds it. A failure costs
+   * one attempt per version held; trimming old versions bounds it.
+   */
+  async decryptRaw(id: string, ciphertext: Buffer, iv: Buffer, tag: Buffer, aad: Buffer, version: number | undefined, trace: TraceScope = UNTRACED) {
+    if (iv.length !== RAW_IV_BYTES) throw new SvcError('InvalidField', `the IV must be ${RAW_IV_BYTES} bytes (AES-GCM's 96-bit IV), not ${iv.length}`);
+    if (tag.length !== RAW_TAG_BYTES) throw new SvcError('InvalidField', `the authentication tag must be ${RAW_TAG_BYTES} bytes, not ${tag.length}`);
+    const key = await this.consuming(id, 'Decrypt', trace);
+    requireAes(key, 'Decrypt');
+    if (version !== undefined && !key.versions[version]) throw new SvcError('InvalidField', `keyVersion must be between 1 and ${key.currentVersion}`);
+    const candidates = version !== undefined ? [version] : Array.from({ length: key.currentVersion - (key.minVersion ?? 1) + 1 }, (_, i) => key.currentVersion - i);
+    for (const v of candidates) {
+      const { secret } = await this.store.materialOf(key, v, trace);
+      try {
+        return { plaintext: openRaw(secret!, ciphertext, iv, tag, aad), keyVersion: v };
+      } catch {
+        // Not this version (or not this key, IV, tag or additional data): the next, then one fixed message.
+      }
+    }
+    throw new SvcError('DecryptionFailed', DECRYPTION_FAILED);
   }
 
   async wrap(id: string, dek: Buffer, trace: TraceScope = UNTRACED) {

@@ -9,8 +9,16 @@ export const kmipConfig = defineConfig({
     host: { doc: 'Bind address of the KMIP listener. Empty: the HTTP listener\'s (http.host).', format: String, default: '', env: 'SVC_KMIP_HOST' },
     port: { doc: 'Port of the KMIP listener (5696 is KMIP\'s registered port; 0 picks a free one).', format: 'port', default: 5696, env: 'SVC_KMIP_PORT' },
     maxConnections: {
-      doc: 'Connections the KMIP listener holds at once, handshakes included; more are refused until one ends. KMIP clients are few (databases, arrays, hypervisors) and each may hold a few MiB of messages in flight, so this is far below http.maxConnections.',
+      doc: 'Certified connections (TLS handshake finished) the KMIP listener holds at once; a client past it is closed after its handshake until one ends. Connections still in their handshake never count here (see kmip.maxPendingHandshakes). KMIP clients are few (databases, arrays, hypervisors) and each may hold a few MiB of messages in flight, so this is far below http.maxConnections.',
       format: 'nat', default: 256, env: 'SVC_KMIP_MAX_CONNECTIONS',
+    },
+    handshakeTimeoutMs: {
+      doc: 'A connection whose TLS handshake has not finished this long after it was accepted is closed, however slowly it keeps sending (an absolute deadline, not an idle timer).',
+      format: 'nat', default: 10000, env: 'SVC_KMIP_HANDSHAKE_TIMEOUT_MS',
+    },
+    maxPendingHandshakes: {
+      doc: 'Connections the KMIP listener holds in their TLS handshake at once, apart from kmip.maxConnections; one more closes the oldest of them, so TCP connections that never present a certificate cannot shut certified clients out. Each costs a few KiB.',
+      format: 'nat', default: 1024, env: 'SVC_KMIP_MAX_PENDING_HANDSHAKES',
     },
     tls: {
       certFile: { doc: 'PEM certificate chain of the KMIP listener (required when kmip.enabled).', format: String, default: '', env: 'SVC_KMIP_TLS_CERT_FILE' },
@@ -27,6 +35,10 @@ export interface KmipSettings {
   certFile: string;
   keyFile: string;
   clientCaFile: string;
-  /** Connections accepted at once, handshakes included (kmip.maxConnections). */
+  /** Certified connections (handshake finished) held at once (kmip.maxConnections). */
   maxConnections: number;
+  /** Deadline of a TLS handshake from the connection's accept (kmip.handshakeTimeoutMs). */
+  handshakeTimeoutMs: number;
+  /** Connections in their handshake held at once; one more closes the oldest (kmip.maxPendingHandshakes). */
+  maxPendingHandshakes: number;
 }

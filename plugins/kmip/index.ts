@@ -17,6 +17,8 @@ export default definePlugin({
     keyFile: all.kmip.tls.keyFile,
     clientCaFile: all.kmip.tls.clientCaFile,
     maxConnections: all.kmip.maxConnections,
+    handshakeTimeoutMs: all.kmip.handshakeTimeoutMs,
+    maxPendingHandshakes: all.kmip.maxPendingHandshakes,
   }),
   preflight: (config) => [kmipTlsPreflight(config)],
   create: ({ config, deps }) => new KmipDoor(config, deps.runner, deps.logger, deps.clock),

@@ -73,7 +73,7 @@ export function keyAttributes(key: ManagedKey, publicHalf: boolean, v2: boolean)
 }
 
 export interface RequestedSpec {
-  algorithm: 'AES' | 'RSA' | 'EC' | 'HMAC';
+  algorithm: 'AES' | 'RSA' | 'EC' | 'EdDSA' | 'HMAC';
   sizeBits?: number;
   curve?: string;
 }
@@ -94,7 +94,8 @@ export function requestedSpec(algorithm: number | undefined, length: number | un
     if (!curve) throw new SvcError('InvalidField', 'EC keys are P-256, P-384 or P-521 (Cryptographic Length 256, 384 or 521, or that Recommended Curve)');
     return { algorithm: 'EC', curve };
   }
+  if (algorithm === A.Ed25519 || algorithm === A.Ed448) return { algorithm: 'EdDSA', curve: algorithm === A.Ed25519 ? 'Ed25519' : 'Ed448' };
   const hmac = Object.entries(HMAC_CODES).find(([, code]) => code === algorithm);
   if (hmac) return { algorithm: 'HMAC', sizeBits: Number(hmac[0]) };
-  throw new SvcError('InvalidField', `Cryptographic Algorithm ${algorithm} is not one the service makes keys of (AES, RSA, ECDSA/EC, HMAC-SHA256/384/512)`);
+  throw new SvcError('InvalidField', `Cryptographic Algorithm ${algorithm} is not one the service makes keys of (AES, RSA, ECDSA/EC, Ed25519, Ed448, HMAC-SHA256/384/512)`);
 }

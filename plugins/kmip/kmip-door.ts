@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server, type TLSSocket } from 'node:tls';
-import { SvcError, TLS12_CIPHERS, type Clock, type Door, type Logger, type OperationRunner, type Principal } from '../../kernel/index.ts';
+import { isRequestId, SvcError, TLS12_CIPHERS, type Clock, type Door, type Logger, type OperationRunner, type Principal } from '../../kernel/index.ts';
 import { clientPrincipal } from './client-principal.ts';
 import type { KmipSettings } from './config.ts';
+import { ConnectionGate } from './connection-gate.ts';
 import { encodeResponse, InvalidMessage, invalidMessageResponse, isSupported, parseRequest, type BatchItemResponse, type RequestMessage } from './messages.ts';
 import { kmipOperations, OPERATION_NAMES } from './operations/index.ts';
 import type { KmipCall } from './operations/adapter.ts';
@@ -13,8 +14,6 @@ import { Framer, K, TtlvError } from './ttlv/index.ts';
 
 /** A connection that sends nothing for this long is closed (a half-sent message included). */
 const IDLE_MS = 120_000;
-/** A TLS handshake that has not finished after this long is dropped. */
-const HANDSHAKE_MS = 10_000;
 /** Whole messages read ahead of the one being answered; past it the door stops reading that connection. */
 const MAX_QUEUED = 4;
 /**
@@ -48,13 +47,16 @@ export class KmipDoor implements Door {
   private readonly sockets = new Set<TLSSocket>();
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly operations = kmipOperations('svc-kms');
+  private readonly gate: ConnectionGate;
 
   constructor(
     private readonly settings: KmipSettings,
     private readonly runner: OperationRunner,
     private readonly logger: Logger,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.gate = new ConnectionGate(settings);
+  }
 
   /** Where the listener is bound (port 0 picks one). */
   address(): AddressInfo | undefined {
@@ -71,10 +73,16 @@ export class KmipDoor implements Door {
       minVersion: 'TLSv1.2',
       ciphers: TLS12_CIPHERS,
       honorCipherOrder: true,
-      handshakeTimeout: HANDSHAKE_MS,
-    }, (socket) => this.serve(socket));
-    server.maxConnections = this.settings.maxConnections;
-    // A refused handshake (no or foreign client certificate) concerns that client only.
+      // The gate's deadline is the one that counts (absolute, from the accept); Node's is idle-based.
+      handshakeTimeout: this.settings.handshakeTimeoutMs,
+    }, (socket) => {
+      // Past kmip.maxConnections a certified client is closed; handshakes never took its place (connection-gate.ts).
+      if (this.gate.secured(socket)) this.serve(socket);
+      else socket.destroy();
+    });
+    // No server.maxConnections: it counts TCP connections before their handshake too, so idle ones shut certified clients out.
+    server.on('connection', (raw) => this.gate.accepted(raw));
+    // A refused handshake (no or foreign client certificate, or its deadline passed) concerns that client only.
     server.on('tlsClientError', () => undefined);
     await new Promise<void>((resolve, reject) => server.once('error', reject).listen(this.settings.port, this.settings.host, () => resolve()));
     server.on('error', (err) => this.logger.error('kmip: listener error', { error: err.message }));
@@ -88,6 +96,8 @@ export class KmipDoor implements Door {
     this.server = undefined;
     if (!server) return;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    // Connections still in their handshake have asked nothing: they need not hold the close until their deadline.
+    this.gate.closePending();
     while (this.inFlight.size) await Promise.all(this.inFlight);
     for (const socket of this.sockets) {
       socket.end();
@@ -156,7 +166,7 @@ export class KmipDoor implements Door {
     let placeholder: string | undefined;
     for (const item of request.items) {
       const base = { operation: item.operation, ...(item.batchItemId ? { batchItemId: item.batchItemId } : {}) };
-      const failed = (reason: number, message: string) => results.push({ ...base, status: K.ResultStatus.OperationFailed, reason, message });
+      const failed = (reason: number, message: string) => results.push({ ...base, failure: { reason, message } });
       if (!isSupported(request.version)) {
         failed(K.ResultReason.UnsupportedProtocolVersion, `protocol version ${request.version.major}.${request.version.minor} is not served; 1.0-1.4 and 2.0 are`);
         continue;
@@ -174,7 +184,7 @@ export class KmipDoor implements Door {
       const call = this.call(request, item.operation, principal, sourceIp, placeholder);
       try {
         const answer = await adapter(item.payload, call);
-        results.push({ ...base, status: K.ResultStatus.Success, payload: answer.payload });
+        results.push({ ...base, payload: answer.payload });
         placeholder = answer.uid ?? placeholder;
       } catch (err) {
         const { reason, message } = failureOf(err);
@@ -187,12 +197,14 @@ export class KmipDoor implements Door {
       return encodeResponse(request.version, results, this.clock.now());
     } catch (err) {
       this.logger.error('kmip: could not encode a response', { error: (err as Error).message });
-      return encodeResponse(request.version, [{ status: K.ResultStatus.OperationFailed, reason: K.ResultReason.GeneralFailure, message: 'the response could not be encoded' }], this.clock.now());
+      return encodeResponse(request.version, [{ failure: { reason: K.ResultReason.GeneralFailure, message: 'the response could not be encoded' } }], this.clock.now());
     }
   }
 
   private call(request: RequestMessage, operation: number, principal: Principal, sourceIp: string | undefined, placeholder: string | undefined): KmipCall {
-    const requestId = `kmip-${randomUUID()}`;
+    // KMIP 1.4's Client Correlation Value is the client's id for its request, as X-Request-Id is over REST:
+    // kept under the same rule as the audit record's correlation id, so a client can find its calls there.
+    const requestId = request.correlation !== undefined && isRequestId(request.correlation) ? request.correlation : `kmip-${randomUUID()}`;
     const context = { 'kmip.operation': OPERATION_NAMES[operation] ?? String(operation), 'kmip.version': `${request.version.major}.${request.version.minor}` };
     const caller = { principal, requestId, door: this.name, context, ...(sourceIp ? { sourceIp } : {}) };
     return {

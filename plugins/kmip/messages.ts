@@ -23,17 +23,21 @@ export interface RequestMessage {
   version: ProtocolVersion;
   /** Continue runs every item; Stop (the specification's default) and Undo stop after the first failure. */
   continueOnError: boolean;
+  /** The header's Client Correlation Value (KMIP 1.4 and later), as sent. */
+  correlation?: string;
   items: BatchItemRequest[];
 }
 
-export interface BatchItemResponse {
+interface BatchItemIds {
   operation?: number;
   batchItemId?: Buffer;
-  status: number;
-  reason?: number;
-  message?: string;
-  payload?: TtlvItem[];
 }
+
+/**
+ * A batch item's answer: its payload, or a failure, which cannot be made without its Result Reason and
+ * Result Message (the REST message for refusals of the pipeline, the door's own for protocol refusals).
+ */
+export type BatchItemResponse = BatchItemIds & ({ payload: TtlvItem[] } | { failure: { reason: number; message: string } });
 
 /** A message the door can read as bytes but not as a KMIP request: answered Invalid Message. */
 export class InvalidMessage extends Error {
@@ -76,7 +80,13 @@ export function parseRequest(frame: Buffer): RequestMessage {
     if (payload && payload.type !== 'Structure') throw new InvalidMessage('a Request Payload is a structure', version);
     return { operation: operation.value, ...(id?.type === 'ByteString' ? { batchItemId: id.value } : {}), payload: payload ?? structure(T.RequestPayload, []) };
   });
-  return { version, continueOnError: continuation?.type === 'Enumeration' && continuation.value === K.BatchErrorContinuationOption.Continue, items };
+  const correlation = child(header, T.ClientCorrelationValue);
+  return {
+    version,
+    continueOnError: continuation?.type === 'Enumeration' && continuation.value === K.BatchErrorContinuationOption.Continue,
+    ...(correlation?.type === 'TextString' ? { correlation: correlation.value } : {}),
+    items,
+  };
 }
 
 /** The Protocol Version structure. */
@@ -89,10 +99,9 @@ export function encodeResponse(version: ProtocolVersion, items: BatchItemRespons
     structure(T.BatchItem, [
       i.operation !== undefined ? enumeration(T.Operation, i.operation) : undefined,
       i.batchItemId ? bytes(T.UniqueBatchItemId, i.batchItemId) : undefined,
-      enumeration(T.ResultStatus, i.status),
-      i.reason !== undefined ? enumeration(T.ResultReason, i.reason) : undefined,
-      i.message !== undefined ? text(T.ResultMessage, i.message) : undefined,
-      i.payload ? structure(T.ResponsePayload, i.payload) : undefined,
+      ...('failure' in i
+        ? [enumeration(T.ResultStatus, K.ResultStatus.OperationFailed), enumeration(T.ResultReason, i.failure.reason), text(T.ResultMessage, i.failure.message)]
+        : [enumeration(T.ResultStatus, K.ResultStatus.Success), structure(T.ResponsePayload, i.payload)]),
     ]),
   );
   return encodeTtlv(structure(T.ResponseMessage, [header, ...batch]));
@@ -101,5 +110,5 @@ export function encodeResponse(version: ProtocolVersion, items: BatchItemRespons
 /** The answer to bytes that frame but do not read as a request. */
 export function invalidMessageResponse(err: TtlvError | InvalidMessage, now: Date): Buffer {
   const version = err instanceof InvalidMessage && err.version && isSupported(err.version) ? err.version : { major: 1, minor: 0 };
-  return encodeResponse(version, [{ status: K.ResultStatus.OperationFailed, reason: K.ResultReason.InvalidMessage, message: `invalid message: ${err.message}` }], now);
+  return encodeResponse(version, [{ failure: { reason: K.ResultReason.InvalidMessage, message: `invalid message: ${err.message}` } }], now);
 }

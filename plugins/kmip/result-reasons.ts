@@ -1,4 +1,4 @@
-import { isSvcError, type ErrorCode } from '../../kernel/index.ts';
+import { asSvcError, SvcError, type ErrorCode } from '../../kernel/index.ts';
 import { K } from './ttlv/index.ts';
 
 const R = K.ResultReason;
@@ -15,16 +15,23 @@ const REASONS: Partial<Record<ErrorCode, number>> = {
   StepUpRequired: R.OperationCanceledByRequester,
 };
 
-/** A refusal the door itself makes in KMIP terms (an operation it does not offer, a payload it cannot read). */
-export class KmipRefusal extends Error {
+/**
+ * A request the door cannot translate for a reason KMIP names more precisely than REST can (a Key Format
+ * Type it does not serve). It is an InvalidField like any untranslatable field: handed to the pipeline as
+ * the call's refusal, so it is authorized, audited and answered with the message the record holds; only
+ * its Result Reason is KMIP's own.
+ */
+export class KmipRejection extends SvcError {
   constructor(readonly reason: number, message: string) {
-    super(message);
+    super('InvalidField', message);
   }
 }
 
-/** Result Reason and Result Message of a failed batch item: the REST error's message, never internals. */
+/**
+ * Result Reason and Result Message of a failed batch item: the message every door answers for the error
+ * (asSvcError: a SvcError's own, never blank; anything else the REST API's InternalError), never internals.
+ */
 export function failureOf(err: unknown): { reason: number; message: string } {
-  if (err instanceof KmipRefusal) return { reason: err.reason, message: err.message };
-  if (isSvcError(err)) return { reason: REASONS[err.code] ?? R.GeneralFailure, message: err.message };
-  return { reason: R.GeneralFailure, message: 'internal error; the service log has details' };
+  const error = asSvcError(err);
+  return { reason: error instanceof KmipRejection ? error.reason : (REASONS[error.code] ?? R.GeneralFailure), message: error.message };
 }

@@ -127,14 +127,18 @@ t.test('the KMIP door against hostile and broken clients', async (t) => {
     t.teardown(() => client.close());
     const aad = Buffer.from('invoice 42');
     const [enc] = responseItems(await client.request(kmipRequest([1, 4], [{ operation: O.Encrypt, payload: [text(T.UniqueIdentifier, aesId), bytes(T.Data, Buffer.from('secret')), bytes(T.AuthenticatedEncryptionAdditionalData, aad)] }])));
-    const data = child(enc!.payload, T.Data) as { value: Buffer };
-    const decrypt = (extra: TtlvItem[]) => client.request(kmipRequest([1, 4], [{ operation: O.Decrypt, payload: [text(T.UniqueIdentifier, aesId), bytes(T.Data, data.value), ...extra] }]));
-    const [dec] = responseItems(await decrypt([bytes(T.AuthenticatedEncryptionAdditionalData, aad)]));
+    const field = (tag: number) => (child(enc!.payload, tag) as { value: Buffer }).value;
+    const [data, iv, tag] = [field(T.Data), field(T.IvCounterNonce), field(T.AuthenticatedEncryptionTag)];
+    t.same([data.length, iv.length, tag.length], [6, 12, 16], 'Data is the ciphertext alone; the IV and tag have fields of their own');
+    const decrypt = (extra: TtlvItem[]) => client.request(kmipRequest([1, 4], [{ operation: O.Decrypt, payload: [text(T.UniqueIdentifier, aesId), bytes(T.Data, data), bytes(T.IvCounterNonce, iv), ...extra] }]));
+    const [dec] = responseItems(await decrypt([bytes(T.AuthenticatedEncryptionAdditionalData, aad), bytes(T.AuthenticatedEncryptionTag, tag)]));
     t.same((child(dec!.payload, T.Data) as { value: Buffer }).value.toString(), 'secret');
-    t.match(responseItems(await decrypt([bytes(T.AuthenticatedEncryptionAdditionalData, Buffer.from('invoice 43'))])), [{ reason: R.CryptographicFailure }], 'other additional data: Cryptographic Failure');
-    t.match(responseItems(await decrypt([bytes(T.IvCounterNonce, Buffer.alloc(12))])), [{ reason: R.InvalidField, message: /carries its IV/ }]);
-    const rest = await admin.post(`/v1/keys/${aesId}/decrypt`, { ciphertextBase64: data.value.toString('base64'), context: { 'kmip.aad': aad.toString('base64') } });
-    t.equal(Buffer.from(rest.body.plaintextBase64, 'base64').toString(), 'secret', 'REST decrypts with the additional data as context kmip.aad');
+    t.match(responseItems(await decrypt([bytes(T.AuthenticatedEncryptionAdditionalData, Buffer.from('invoice 43')), bytes(T.AuthenticatedEncryptionTag, tag)])), [{ reason: R.CryptographicFailure }], 'other additional data: Cryptographic Failure');
+    t.match(responseItems(await decrypt([bytes(T.AuthenticatedEncryptionTag, tag)])), [{ reason: R.CryptographicFailure }], 'no additional data: Cryptographic Failure');
+    const gcm = (mode: number) => structure(T.CryptographicParameters, [enumeration(T.BlockCipherMode, mode)]);
+    t.match(responseItems(await decrypt([gcm(K.BlockCipherMode.Cbc), bytes(T.AuthenticatedEncryptionTag, tag)])), [{ reason: R.InvalidField, message: /AES-GCM only/ }]);
+    const rest = await admin.post(`/v1/keys/${aesId}/raw-decrypt`, { ciphertextBase64: data.toString('base64'), ivBase64: iv.toString('base64'), tagBase64: tag.toString('base64'), aadBase64: aad.toString('base64') });
+    t.equal(Buffer.from(rest.body.plaintextBase64, 'base64').toString(), 'secret', 'REST raw-decrypt decrypts it with the same additional data');
     const wrapped = kmipRequest([1, 2], [{ operation: O.Get, payload: [text(T.UniqueIdentifier, aesId), structure(T.KeyWrappingSpecification, [enumeration(T.WrappingMethod, 1)])] }]);
     t.match(responseItems(await client.request(wrapped)), [{ reason: R.InvalidField, message: /Key Wrapping Specification is not supported/ }], 'a Get that asks for wrapped material is refused, never answered unwrapped');
     const params = structure(T.CryptographicParameters, [enumeration(T.CryptographicAlgorithm, K.CryptographicAlgorithm.HmacSha256)]);
@@ -167,7 +171,7 @@ t.test('the KMIP door against hostile and broken clients', async (t) => {
       { op: 'create', algorithm: 'AES', length: 256, name: 'calm' },
       { op: 'activate', uid: '$0' },
       { op: 'encrypt', uid: '$0', data: '00ff' },
-      { op: 'decrypt', uid: '$0', data: '$2.data' },
+      { op: 'decrypt', uid: '$0', data: '$2.data', iv: '$2.iv' },
     ]);
     hostileRunning = false;
     await hostile;

@@ -2,16 +2,19 @@
 """Runs KMIP operations with PyKMIP's client (the reference KMIP client) against the service.
 
 Reads one JSON object on stdin: {"host", "port", "cert", "key", "ca", "version": "1.2" | "2.0", "steps": [...]}
-where each step is {"op": <name>, ...arguments}; an argument "$N" is replaced by step N's result. Prints one
+where each step is {"op": <name>, ...arguments}; an argument "$N" is replaced by step N's result ("$N.field" by a field of it). Prints one
 JSON list: each step's {"ok": result} or {"error": {"status", "reason", "message"}} (reason and status are
 PyKMIP's enumeration names, so the test reads what a KMIP client sees)."""
 import json
 import sys
 
 from kmip import enums
+from kmip.core import attributes as core_attributes
+from kmip.core import exceptions as core_exceptions
 from kmip.core import objects as cobjects
 from kmip.core.factories import attributes as attribute_factories
 from kmip.core.messages import contents
+from kmip.core.messages import payloads
 from kmip.pie import client as pie_client
 from kmip.pie import exceptions as pie_exceptions
 from kmip.pie import objects as pie_objects
@@ -57,6 +60,43 @@ def crypto_parameters(step):
             params[key] = getattr({'block_cipher_mode': enums.BlockCipherMode, 'padding_method': enums.PaddingMethod, 'hashing_algorithm': enums.HashingAlgorithm,
                                    'cryptographic_algorithm': enums.CryptographicAlgorithm, 'digital_signature_algorithm': enums.DigitalSignatureAlgorithm}[key], step[key])
     return params or None
+
+
+def gcm_parameters(step):
+    """Cryptographic Parameters of an AES-GCM call: Block Cipher Mode GCM, Tag Length in bytes."""
+    return core_attributes.CryptographicParameters(block_cipher_mode=enums.BlockCipherMode.GCM, cryptographic_algorithm=enums.CryptographicAlgorithm.AES, tag_length=step.get('tag_length', 16))
+
+
+def with_aead_fields(payload_class):
+    """The payload written with KMIP 1.4's AEAD fields whatever the message's version (PyKMIP leaves them out below 1.4)."""
+    class AnyVersion(payload_class):
+        def write(self, output_stream, kmip_version=enums.KMIPVersion.KMIP_1_0):
+            if kmip_version < enums.KMIPVersion.KMIP_1_4:
+                kmip_version = enums.KMIPVersion.KMIP_1_4
+            super(AnyVersion, self).write(output_stream, kmip_version=kmip_version)
+    return AnyVersion
+
+
+def optional_bytes(step, name):
+    value = resolve(step.get(name))
+    return bytes.fromhex(value) if value is not None else None
+
+
+def gcm(step):
+    """Encrypt or Decrypt with AES-GCM's IV, tag and additional data in KMIP's own fields, as PyKMIP's payloads carry them."""
+    encrypting = step['op'] == 'gcm_encrypt'
+    payload_class = payloads.EncryptRequestPayload if encrypting else payloads.DecryptRequestPayload
+    if step.get('aead_fields_any_version'):
+        payload_class = with_aead_fields(payload_class)
+    fields = dict(unique_identifier=resolve(step['uid']), cryptographic_parameters=gcm_parameters(step), data=bytes.fromhex(resolve(step['data'])),
+                  iv_counter_nonce=optional_bytes(step, 'iv'), auth_additional_data=optional_bytes(step, 'aad'))
+    if not encrypting:
+        fields['auth_tag'] = optional_bytes(step, 'tag')
+    response = client.proxy.send_request_payload(enums.Operation.ENCRYPT if encrypting else enums.Operation.DECRYPT, payload_class(**fields))
+    if not encrypting:
+        return response.data.hex()
+    tag = getattr(response, 'auth_tag', None)
+    return {'data': response.data.hex(), 'iv': response.iv_counter_nonce.hex() if response.iv_counter_nonce else None, 'tag': tag.hex() if tag else None}
 
 
 def run(step):
@@ -105,11 +145,13 @@ def run(step):
         return client.destroy(uid)
     if op == 'rekey':
         return client.rekey(uid=uid)
+    if op in ('gcm_encrypt', 'gcm_decrypt'):
+        return gcm(step)
     if op == 'encrypt':
-        data, iv = client.encrypt(bytes.fromhex(step['data']), uid=uid, cryptographic_parameters=crypto_parameters(step))
+        data, iv = client.encrypt(bytes.fromhex(step['data']), uid=uid, cryptographic_parameters=crypto_parameters(step), iv_counter_nonce=optional_bytes(step, 'iv'))
         return {'data': data.hex(), 'iv': iv.hex() if iv else None}
     if op == 'decrypt':
-        return client.decrypt(bytes.fromhex(resolve(step['data'])), uid=uid, cryptographic_parameters=crypto_parameters(step)).hex()
+        return client.decrypt(bytes.fromhex(resolve(step['data'])), uid=uid, cryptographic_parameters=crypto_parameters(step), iv_counter_nonce=optional_bytes(step, 'iv')).hex()
     if op == 'sign':
         return client.sign(bytes.fromhex(step['data']), uid=uid, cryptographic_parameters=crypto_parameters(step)).hex()
     if op == 'signature_verify':
@@ -138,4 +180,7 @@ with client:
             results.append({'ok': run(step)})
         except pie_exceptions.KmipOperationFailure as failure:
             results.append({'error': {'status': enum_value(failure.status), 'reason': enum_value(failure.reason), 'message': failure.message}})
+        except core_exceptions.KmipError as failure:
+            # What the payload-level calls (send_request_payload) raise: the Result Message is its text.
+            results.append({'error': {'status': enum_value(failure.status), 'reason': enum_value(failure.reason), 'message': str(failure)}})
 print(json.dumps(results))

@@ -1,4 +1,5 @@
 import { SvcError, type ManagedKey } from '../../../kernel/index.ts';
+import { objectRef } from '../key-attributes.ts';
 import type { ProtocolVersion } from '../messages.ts';
 import { child, K, text, type TtlvItem } from '../ttlv/index.ts';
 
@@ -46,3 +47,27 @@ export function bytesOf(payload: TtlvItem, tag: number): Buffer | undefined {
 
 /** Reads the key through GetKey (operation Get: the caller needs the right to read it). */
 export const getKey = (call: KmipCall, keyId: string) => call.run<ManagedKey>('GetKey', { id: keyId });
+
+/** The Data of a request: required by every cryptographic operation. */
+export function dataOf(payload: TtlvItem): Buffer {
+  const data = bytesOf(payload, K.Tag.Data);
+  if (!data) throw new SvcError('InvalidField', 'Data is required');
+  return data;
+}
+
+/**
+ * Runs a keyed operation: `build` translates the payload into the operation's input, and what it cannot
+ * translate (it throws) goes to the pipeline as the call's refusal, authorized and audited like any.
+ */
+export async function keyed<R>(call: KmipCall, payload: TtlvItem, operationId: string, build: () => Record<string, unknown>): Promise<{ uid: string; result: R }> {
+  const uid = uidOf(payload, call);
+  let input: Record<string, unknown> = {};
+  let rejected: SvcError | undefined = uid === undefined ? missingUid() : undefined;
+  try {
+    input = build();
+  } catch (err) {
+    rejected ??= err instanceof SvcError ? err : new SvcError('InvalidField', String(err));
+  }
+  const id = uid === undefined ? undefined : objectRef(uid).keyId;
+  return { uid: uid ?? '', result: await call.run<R>(operationId, { ...input, ...(id !== undefined ? { id } : {}) }, rejected) };
+}

@@ -1,6 +1,7 @@
 import { K } from '../ttlv/index.ts';
 import type { KmipAdapter } from './adapter.ts';
-import { decrypt, encrypt, mac, macVerify, sign, signatureVerify } from './crypto.ts';
+import { mac, macVerify, sign, signatureVerify } from './crypto.ts';
+import { decrypt, encrypt } from './gcm.ts';
 import { activate, create, createKeyPair, destroy, reKey, revoke } from './lifecycle.ts';
 import { get, getAttributeList, getAttributes, locate } from './objects.ts';
 import { discoverVersions, query } from './protocol.ts';

@@ -1,13 +1,13 @@
 import { SvcError, type ManagedKey } from '../../../kernel/index.ts';
 import { nameValue, numberValue, readAttributes } from '../attributes.ts';
-import { objectRef, PUBLIC_SUFFIX, requestedSpec } from '../key-attributes.ts';
+import { objectRef, PUBLIC_SUFFIX, requestedSpec, type RequestedSpec } from '../key-attributes.ts';
 import { child, enumeration, K, text, type TtlvItem } from '../ttlv/index.ts';
 import { missingUid, uidItem, uidOf, type KmipAdapter, type KmipCall } from './adapter.ts';
 
 const T = K.Tag;
 
 /** The CreateKey spec from KMIP attributes; a value the service cannot make is InvalidField. */
-function specOf(attributes: Map<string, TtlvItem>, allowed: Array<'AES' | 'HMAC' | 'RSA' | 'EC'>): Record<string, unknown> {
+function specOf(attributes: Map<string, TtlvItem>, allowed: Array<RequestedSpec['algorithm']>): Record<string, unknown> {
   const domain = attributes.get('Cryptographic Domain Parameters');
   const wanted = requestedSpec(numberValue(attributes.get('Cryptographic Algorithm')), numberValue(attributes.get('Cryptographic Length')), numberValue(child(domain, T.RecommendedCurve)));
   if (!allowed.includes(wanted.algorithm)) throw new SvcError('InvalidField', `this operation makes ${allowed.join(' or ')} keys, not ${wanted.algorithm}`);
@@ -24,7 +24,7 @@ function specOf(attributes: Map<string, TtlvItem>, allowed: Array<'AES' | 'HMAC'
 }
 
 /** Runs `operationId` with the spec, or has the pipeline refuse what could not be translated. */
-async function createWith(call: KmipCall, attributes: Map<string, TtlvItem>, allowed: Array<'AES' | 'HMAC' | 'RSA' | 'EC'>): Promise<ManagedKey> {
+async function createWith(call: KmipCall, attributes: Map<string, TtlvItem>, allowed: Array<RequestedSpec['algorithm']>): Promise<ManagedKey> {
   let spec: Record<string, unknown> = {};
   let rejected: SvcError | undefined;
   try {
@@ -40,7 +40,7 @@ export const create: KmipAdapter = async (payload, call) => {
   const attributes = readAttributes([child(payload, T.TemplateAttribute), child(payload, T.Attributes)]);
   const key = objectType === K.ObjectType.SymmetricKey
     ? await createWith(call, attributes, ['AES', 'HMAC'])
-    : await call.run<ManagedKey>('CreateKey', { spec: {} }, new SvcError('InvalidField', 'Create makes symmetric keys (Object Type Symmetric Key); use CreateKeyPair for RSA and EC'));
+    : await call.run<ManagedKey>('CreateKey', { spec: {} }, new SvcError('InvalidField', 'Create makes symmetric keys (Object Type Symmetric Key); use CreateKeyPair for RSA, EC and EdDSA'));
   return { payload: [enumeration(T.ObjectType, K.ObjectType.SymmetricKey), uidItem(key.id)], uid: key.id };
 };
 
@@ -50,7 +50,7 @@ export const createKeyPair: KmipAdapter = async (payload, call) => {
     child(payload, T.CommonTemplateAttribute), child(payload, T.CommonAttributes),
     child(payload, T.PublicKeyTemplateAttribute), child(payload, T.PublicKeyAttributes),
   ]);
-  const key = await createWith(call, attributes, ['RSA', 'EC']);
+  const key = await createWith(call, attributes, ['RSA', 'EC', 'EdDSA']);
   return { payload: [text(T.PrivateKeyUniqueIdentifier, key.id), text(T.PublicKeyUniqueIdentifier, `${key.id}${PUBLIC_SUFFIX}`)], uid: key.id };
 };
 

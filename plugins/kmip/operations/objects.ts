@@ -2,7 +2,7 @@ import { createPublicKey } from 'node:crypto';
 import { SvcError, type ManagedKey } from '../../../kernel/index.ts';
 import { encodeAttributeNames, encodeAttributes, nameValue, numberValue, readAttributes, requestedNames } from '../attributes.ts';
 import { algorithmCode, keyAttributes, objectRef, PUBLIC_SUFFIX, STATE_NAMES } from '../key-attributes.ts';
-import { KmipRefusal } from '../result-reasons.ts';
+import { KmipRejection } from '../result-reasons.ts';
 import { bytes, child, enumeration, integer, K, structure, type TtlvItem } from '../ttlv/index.ts';
 import { getKey, missingUid, uidItem, uidOf, type KmipAdapter, type KmipCall } from './adapter.ts';
 
@@ -32,31 +32,42 @@ function keyBlock(format: number, material: Buffer, key: ManagedKey): TtlvItem {
 }
 
 /**
+ * The Key Format Type Get answers an object in, or the refusal of the one asked for: public keys as X.509
+ * (PKCS#1 for RSA when asked), symmetric keys Raw, private keys PKCS#8.
+ */
+function formatOf(key: ManagedKey, publicHalf: boolean, wanted: number | undefined): number | KmipRejection {
+  const refuse = (message: string) => new KmipRejection(K.ResultReason.KeyFormatTypeNotSupported, message);
+  if (publicHalf) {
+    const format = wanted ?? F.X509;
+    return format === F.X509 || (format === F.Pkcs1 && key.spec.algorithm === 'RSA') ? format : refuse('public keys are served as X.509 (SubjectPublicKeyInfo), or PKCS#1 for RSA');
+  }
+  if (key.spec.objectType === 'SymmetricKey') return wanted === undefined || wanted === F.Raw || wanted === F.TransparentSymmetricKey ? F.Raw : refuse('symmetric keys are served as Raw');
+  return wanted === undefined || wanted === F.Pkcs8 ? F.Pkcs8 : refuse('private keys are served as PKCS#8');
+}
+
+/**
  * Get: a public key always (GetPublicKey); symmetric and private key material only through ExportKey,
- * which allows it for keys created or registered as exportable, never to Agents, and audits it.
+ * which allows it for keys created or registered as exportable, never to Agents, and audits it. What the
+ * door cannot answer (a wrapped Key Block, a Key Format Type it does not serve) is refused by that
+ * operation, before it runs: a refusal is audited as one, never after material was read.
  */
 export const get: KmipAdapter = async (payload, call) => {
   const { uid, key, publicHalf } = await target(payload, call);
+  const format = formatOf(key, publicHalf, numberValue(child(payload, T.KeyFormatType)));
   // Material is only ever answered in plaintext over the mutual-TLS connection: a client that asked for it
   // wrapped must not receive it unwrapped instead.
-  if (child(payload, T.KeyWrappingSpecification)) await call.run(publicHalf ? 'GetPublicKey' : 'ExportKey', { id: key.id }, new SvcError('InvalidField', 'Key Wrapping Specification is not supported: Get answers key material unwrapped, over the mutual-TLS connection'));
-  const wanted = numberValue(child(payload, T.KeyFormatType));
+  const rejected = child(payload, T.KeyWrappingSpecification)
+    ? new SvcError('InvalidField', 'Key Wrapping Specification is not supported: Get answers key material unwrapped, over the mutual-TLS connection')
+    : format instanceof KmipRejection ? format : undefined;
   if (publicHalf) {
-    const answer = await call.run<{ publicKeyPem: string }>('GetPublicKey', { id: key.id });
+    const answer = await call.run<{ publicKeyPem: string }>('GetPublicKey', { id: key.id }, rejected);
     const publicKey = createPublicKey(answer.publicKeyPem);
-    const format = wanted ?? F.X509;
-    if (format !== F.X509 && !(format === F.Pkcs1 && key.spec.algorithm === 'RSA')) throw new KmipRefusal(K.ResultReason.KeyFormatTypeNotSupported, 'public keys are served as X.509 (SubjectPublicKeyInfo), or PKCS#1 for RSA');
     const der = format === F.Pkcs1 ? publicKey.export({ type: 'pkcs1', format: 'der' }) : publicKey.export({ type: 'spki', format: 'der' });
-    return { payload: [enumeration(T.ObjectType, K.ObjectType.PublicKey), uidItem(uid), structure(T.PublicKey, [keyBlock(format, der, key)])], uid };
+    return { payload: [enumeration(T.ObjectType, K.ObjectType.PublicKey), uidItem(uid), structure(T.PublicKey, [keyBlock(format as number, der, key)])], uid };
   }
-  const exported = await call.run<{ format: string; materialBase64: string }>('ExportKey', { id: key.id });
+  const exported = await call.run<{ format: string; materialBase64: string }>('ExportKey', { id: key.id }, rejected);
   const material = Buffer.from(exported.materialBase64, 'base64');
-  if (key.spec.objectType === 'SymmetricKey') {
-    const format = wanted ?? F.Raw;
-    if (format !== F.Raw && format !== F.TransparentSymmetricKey) throw new KmipRefusal(K.ResultReason.KeyFormatTypeNotSupported, 'symmetric keys are served as Raw');
-    return { payload: [enumeration(T.ObjectType, K.ObjectType.SymmetricKey), uidItem(uid), structure(T.SymmetricKey, [keyBlock(F.Raw, material, key)])], uid };
-  }
-  if (wanted !== undefined && wanted !== F.Pkcs8) throw new KmipRefusal(K.ResultReason.KeyFormatTypeNotSupported, 'private keys are served as PKCS#8');
+  if (key.spec.objectType === 'SymmetricKey') return { payload: [enumeration(T.ObjectType, K.ObjectType.SymmetricKey), uidItem(uid), structure(T.SymmetricKey, [keyBlock(F.Raw, material, key)])], uid };
   return { payload: [enumeration(T.ObjectType, K.ObjectType.PrivateKey), uidItem(uid), structure(T.PrivateKey, [keyBlock(F.Pkcs8, material, key)])], uid };
 };
 
@@ -87,7 +98,7 @@ const LOCATE_SCAN_PAGES = 10;
  * identifiers each: a response of about 100 MB, encoded in one piece, from a request of a few kilobytes.
  */
 const LOCATE_MAX_ITEMS = 1000;
-const ALGORITHMS_BY_CODE: Record<number, string> = { [K.CryptographicAlgorithm.Aes]: 'AES', [K.CryptographicAlgorithm.Rsa]: 'RSA', [K.CryptographicAlgorithm.Ecdsa]: 'EC', [K.CryptographicAlgorithm.Ec]: 'EC', [K.CryptographicAlgorithm.HmacSha256]: 'HMAC', [K.CryptographicAlgorithm.HmacSha384]: 'HMAC', [K.CryptographicAlgorithm.HmacSha512]: 'HMAC' };
+const ALGORITHMS_BY_CODE: Record<number, string> = { [K.CryptographicAlgorithm.Aes]: 'AES', [K.CryptographicAlgorithm.Rsa]: 'RSA', [K.CryptographicAlgorithm.Ecdsa]: 'EC', [K.CryptographicAlgorithm.Ec]: 'EC', [K.CryptographicAlgorithm.HmacSha256]: 'HMAC', [K.CryptographicAlgorithm.HmacSha384]: 'HMAC', [K.CryptographicAlgorithm.HmacSha512]: 'HMAC', [K.CryptographicAlgorithm.Ed25519]: 'EdDSA', [K.CryptographicAlgorithm.Ed448]: 'EdDSA' };
 
 /** The KMIP objects of one key that pass the Object Type filter: the key itself, and an asymmetric key's public half. */
 function objectsOf(key: ManagedKey, objectType: number | undefined): string[] {

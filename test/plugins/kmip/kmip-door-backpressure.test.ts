@@ -20,11 +20,11 @@ t.test('a client that does not read its answers: the door runs no further reques
   const runner = {
     run: async () => {
       bufferedWhenRun.push(serverSockets().reduce((sum, s) => sum + s.writableLength, 0));
-      return { ciphertextBase64: Buffer.alloc(ANSWER_BYTES, 7).toString('base64') };
+      return { ciphertextBase64: Buffer.alloc(ANSWER_BYTES, 7).toString('base64'), ivBase64: Buffer.alloc(12).toString('base64'), tagBase64: Buffer.alloc(16).toString('base64') };
     },
     list: () => [],
   } as unknown as OperationRunner;
-  door = new KmipDoor({ host: '127.0.0.1', port: 0, certFile: pki.serverCertFile, keyFile: pki.serverKeyFile, clientCaFile: pki.caFile, maxConnections: 10 }, runner, silent, { now: () => new Date() });
+  door = new KmipDoor({ host: '127.0.0.1', port: 0, certFile: pki.serverCertFile, keyFile: pki.serverKeyFile, clientCaFile: pki.caFile, maxConnections: 10, handshakeTimeoutMs: 10_000, maxPendingHandshakes: 16 }, runner, silent, { now: () => new Date() });
   await door.start();
   t.teardown(() => door.stop());
   const client = await RawKmipClient.connect(door.address()!.port, pki.read(pki.caFile), issueClientCertificate(pki, 'reader', '/CN=slow-reader'));

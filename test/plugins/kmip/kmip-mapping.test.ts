@@ -4,8 +4,8 @@ import { clientPrincipal } from '../../../plugins/kmip/client-principal.ts';
 import { requestedSpec } from '../../../plugins/kmip/key-attributes.ts';
 import { encodeResponse, parseRequest } from '../../../plugins/kmip/messages.ts';
 import { signatureAlgorithm } from '../../../plugins/kmip/operations/crypto.ts';
-import { failureOf, KmipRefusal } from '../../../plugins/kmip/result-reasons.ts';
-import { decodeTtlv, encodeTtlv, enumeration, integer, K, structure } from '../../../plugins/kmip/ttlv/index.ts';
+import { failureOf, KmipRejection } from '../../../plugins/kmip/result-reasons.ts';
+import { decodeTtlv, encodeTtlv, enumeration, integer, K, structure, text } from '../../../plugins/kmip/ttlv/index.ts';
 import { kmipRequest } from '../../helpers/kmip.ts';
 
 const T = K.Tag;
@@ -19,8 +19,10 @@ t.test('Result Reasons: each REST error as the KMIP contract maps it, the REST m
     ['StepUpRequired', R.OperationCanceledByRequester], ['TooManyRequests', R.GeneralFailure], ['InternalError', R.GeneralFailure],
   ];
   for (const [code, reason] of cases) t.same(failureOf(new SvcError(code, `the ${code} message`)), { reason, message: `the ${code} message` }, code);
-  t.same(failureOf(new KmipRefusal(R.KeyFormatTypeNotSupported, 'x')), { reason: R.KeyFormatTypeNotSupported, message: 'x' });
-  t.same(failureOf(new Error('secret internals')), { reason: R.GeneralFailure, message: 'internal error; the service log has details' }, 'an unexpected error says nothing of itself');
+  t.same(failureOf(new KmipRejection(R.KeyFormatTypeNotSupported, 'x')), { reason: R.KeyFormatTypeNotSupported, message: 'x' });
+  t.match(new KmipRejection(R.KeyFormatTypeNotSupported, 'x'), { code: 'InvalidField' }, 'audited by the pipeline as the InvalidField it is');
+  t.same(failureOf(new Error('secret internals')), { reason: R.GeneralFailure, message: 'internal error; the service log has details under this request id' }, 'an unexpected error says nothing of itself: the REST message');
+  t.same(failureOf(new SvcError('PermissionDenied', ' ')), { reason: R.PermissionDenied, message: 'PermissionDenied: policy refusal, risk Deny (message prefix "risk: "), non-human on a human-only endpoint' }, 'a blank message (a plugin policy\'s empty reason) is never answered blank');
 });
 
 t.test('signature algorithms from Cryptographic Parameters', async (t) => {
@@ -43,6 +45,8 @@ t.test('key specs from KMIP algorithm, length and curve', async (t) => {
   t.same(requestedSpec(A.Ecdsa, 521, undefined), { algorithm: 'EC', curve: 'P-521' });
   t.same(requestedSpec(A.Ec, undefined, K.RecommendedCurve.P384), { algorithm: 'EC', curve: 'P-384' });
   t.same(requestedSpec(A.HmacSha512, 512, undefined), { algorithm: 'HMAC', sizeBits: 512 });
+  t.same(requestedSpec(A.Ed25519, undefined, undefined), { algorithm: 'EdDSA', curve: 'Ed25519' });
+  t.same(requestedSpec(A.Ed448, undefined, undefined), { algorithm: 'EdDSA', curve: 'Ed448' });
   t.throws(() => requestedSpec(A.Ecdsa, 224, undefined), { code: 'InvalidField' });
   t.throws(() => requestedSpec(A.TripleDes, 192, undefined), { code: 'InvalidField' });
   t.throws(() => requestedSpec(undefined, 256, undefined), { code: 'InvalidField', message: /required/ });
@@ -91,11 +95,15 @@ t.test('requests: header and batch checks; responses in the request\'s version',
   const request = parseRequest(encodeTtlv(kmipRequest([1, 4], [{ operation: K.Operation.Query, payload: [] }, { operation: K.Operation.Get, payload: [] }])));
   t.same(request.version, { major: 1, minor: 4 });
   t.same(request.items.map((i) => i.operation), [K.Operation.Query, K.Operation.Get]);
+  t.equal(request.correlation, undefined, 'no Client Correlation Value');
+  const correlated = kmipRequest([1, 4], [{ operation: K.Operation.Query, payload: [] }]);
+  (correlated as { value: Array<{ value: unknown[] }> }).value[0]!.value.push(text(T.ClientCorrelationValue, 'job-42'));
+  t.equal(parseRequest(encodeTtlv(correlated)).correlation, 'job-42', 'the Client Correlation Value, for the audit record\'s correlation id');
   const wrongCount = kmipRequest([1, 2], [{ operation: K.Operation.Query, payload: [] }]);
   (wrongCount as { value: Array<{ value: unknown[] }> }).value[0]!.value[1] = integer(T.BatchCount, 2);
   t.throws(() => parseRequest(encodeTtlv(wrongCount)), { name: 'InvalidMessage', message: /Batch Count/ });
   t.throws(() => parseRequest(encodeTtlv(kmipRequest([1, 2], Array.from({ length: 101 }, () => ({ operation: K.Operation.Query, payload: [] }))))), { message: /at most 100 batch items/ });
-  const response = decodeTtlv(encodeResponse({ major: 2, minor: 0 }, [{ status: K.ResultStatus.Success, operation: K.Operation.Query, payload: [] }], new Date(0)));
+  const response = decodeTtlv(encodeResponse({ major: 2, minor: 0 }, [{ operation: K.Operation.Query, payload: [] }], new Date(0)));
   t.equal(response.tag, T.ResponseMessage);
   t.match(JSON.stringify(response, (_, v) => (typeof v === 'bigint' ? String(v) : v)), /"value":2}.*"value":0}/, 'protocol version 2.0 in the header');
 });
