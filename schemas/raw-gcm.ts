@@ -5,13 +5,12 @@ const B64 = (description: string) => Type.String({ description: `${description} 
 
 export const RawEncryptBody = Type.Object({
   plaintextBase64: B64('plaintext, at most 64 KiB decoded'),
-  ivBase64: Type.Optional(B64("a 12-byte (96-bit) IV of the caller's; default a fresh random one. The caller must never use an IV twice with one key version")),
   aadBase64: Type.Optional(B64('additional authenticated data: bound to the ciphertext as it is; decrypt must present the same bytes')),
 }, { additionalProperties: false, title: 'RawEncryptRequest' });
 export const RawEncryptInput = Type.Object({ id: S.KeyId, ...RawEncryptBody.properties }, { additionalProperties: false, title: 'RawEncryptInput' });
 export const RawEncryptResponse = Type.Object({
   ciphertextBase64: B64('the AES-GCM ciphertext alone, as long as the plaintext'),
-  ivBase64: B64('the 12-byte IV it was sealed with'),
+  ivBase64: B64('the 12-byte IV the service drew for it (callers never choose IVs: a repeated IV would let anyone allowed to encrypt read and forge ciphertexts of the key)'),
   tagBase64: B64('the 16-byte GCM authentication tag'),
   keyVersion: Type.Integer({ description: 'the key version that encrypted' }),
   algorithm: Type.String({ description: 'AesGcm128, AesGcm192 or AesGcm256' }),

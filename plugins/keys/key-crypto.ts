@@ -101,13 +101,12 @@ export class KeyCrypto {
   }
 
   /** AES-GCM in parts (raw-gcm.ts): the caller's 96-bit IV, or a fresh one, and its additional data as the AAD. */
-  async encryptRaw(id: string, plaintext: Buffer, iv: Buffer | undefined, aad: Buffer, trace: TraceScope = UNTRACED) {
+  async encryptRaw(id: string, plaintext: Buffer, aad: Buffer, trace: TraceScope = UNTRACED) {
     if (plaintext.length > MAX_PLAINTEXT) throw new SvcError('InvalidField', `plaintext must be at most ${MAX_PLAINTEXT} bytes; use wrap for envelope encryption of larger data`);
-    if (iv !== undefined && iv.length !== RAW_IV_BYTES) throw new SvcError('InvalidField', `the IV must be ${RAW_IV_BYTES} bytes (AES-GCM's 96-bit IV), not ${iv.length}`);
     const key = await this.producing(id, 'Encrypt', trace);
     requireAes(key, 'Encrypt');
     const { secret } = await this.store.materialOf(key, key.currentVersion, trace);
-    const sealed = sealRaw(secret!, plaintext, aad, iv);
+    const sealed = sealRaw(secret!, plaintext, aad);
     this.rotation.afterProduce(key);
     return { ...sealed, keyVersion: key.currentVersion, algorithm: `AesGcm${key.spec.sizeBits}` };
   }

@@ -27,7 +27,6 @@ t.test('AES-GCM over KMIP with PyKMIP: IV, tag and additional data in KMIP\'s ow
   const material = Buffer.from((await admin.post(`/v1/keys/${id}/export`, {})).body.materialBase64, 'base64');
   // The REST answers a KMIP refusal must carry as its Result Message.
   const restDecryptFailed = (await admin.post(`/v1/keys/${id}/raw-decrypt`, { ciphertextBase64: b64('x'), ivBase64: randomBytes(12).toString('base64'), tagBase64: randomBytes(16).toString('base64') })).body;
-  const restShortIv = (await admin.post(`/v1/keys/${id}/raw-encrypt`, { plaintextBase64: b64('x'), ivBase64: randomBytes(8).toString('base64') })).body;
   t.match(restDecryptFailed, { error: 'DecryptionFailed', message: String });
   const aad = hex('invoice 42');
   const plain = hex('attack at dawn');
@@ -52,18 +51,15 @@ t.test('AES-GCM over KMIP with PyKMIP: IV, tag and additional data in KMIP\'s ow
         { op: 'gcm_decrypt', ...parts },
         { op: 'gcm_decrypt', ...parts, ...otherTag },
         { op: 'gcm_decrypt', ...parts, aad: hex('invoice 43') },
-        { op: 'gcm_encrypt', uid: id, data: plain, iv: 'a0'.repeat(12), aad, ...any },
-        { op: 'gcm_decrypt', uid: id, data: '$3.data', tag: fields ? '$3.tag' : undefined, iv: 'a0'.repeat(12), aad, ...any },
-        { op: 'gcm_encrypt', uid: id, data: plain, iv: 'a0'.repeat(8) },
+        { op: 'gcm_encrypt', uid: id, data: plain, iv: e.iv, aad, ...any },
       ], version);
       t.equal(ok(r[0]), plain, 'decrypts what it encrypted');
       for (const [i, what] of [[1, 'a flipped tag'], [2, 'other additional data']] as const) {
         t.match(r[i], { error: { status: 'OPERATION_FAILED', reason: 'CRYPTOGRAPHIC_FAILURE' } }, `${what}: Cryptographic Failure`);
         t.equal((r[i] as any).error.message, restDecryptFailed.message, `${what}: the REST DecryptionFailed message`);
       }
-      t.equal(ok(r[3]).iv, null, 'a client\'s own 12-byte IV is used and not echoed');
-      t.equal(ok(r[4]), plain, 'and decrypts with that IV');
-      t.match(r[5], { error: { reason: 'INVALID_FIELD', message: restShortIv.message } }, 'an IV of another length: Invalid Field, the REST message');
+      // Reusing another ciphertext's IV would hand its keystream to anyone allowed to encrypt.
+      t.match(r[3], { error: { reason: 'INVALID_FIELD', message: /the service draws every AES-GCM IV/ } }, "a client's own IV is refused: Invalid Field");
     });
   }
 

@@ -40,7 +40,7 @@ async function check(t: Test, cases: Case[]): Promise<void> {
 }
 
 t.test('every refusal\'s Result Message is the REST API\'s message for it', async (t) => {
-  const kmip = await startKmipService({ SVC_POLICY_KIND: 'role-based', SVC_POLICY_SUBJECT_BINDINGS: JSON.stringify({ billing: ['Create', 'Get', 'Activate', 'Encrypt', 'Decrypt', 'Sign'], reader: ['Get'], admin: ['Query'] }) });
+  const kmip = await startKmipService({ SVC_POLICY_KIND: 'role-based', SVC_POLICY_SUBJECT_BINDINGS: JSON.stringify({ billing: ['Create', 'Get', 'Activate', 'Encrypt', 'Decrypt', 'Sign', 'Export'], reader: ['Get'], admin: ['Query'] }) });
   t.teardown(() => kmip.stop());
   const billing = kmip.svc.client('billing');
   const reader = kmip.svc.client('reader');
@@ -54,7 +54,7 @@ t.test('every refusal\'s Result Message is the REST API\'s message for it', asyn
     ['KeyNotFound (not a UUID)', R.ItemNotFound, () => one(kmip, 'billing', O.GetAttributes, [uid('nope')]), () => billing.get('/v1/keys/nope')],
     ['IllegalOperation (state)', R.WrongKeyLifecycleState, () => one(kmip, 'billing', O.Encrypt, [uid(preActive), bytes(T.Data, Buffer.from('x'))]), () => billing.post(`/v1/keys/${preActive}/raw-encrypt`, { plaintextBase64: 'eA==' })],
     ['IllegalOperation (not exportable)', R.WrongKeyLifecycleState, () => one(kmip, 'billing', O.Get, [uid(active)]), () => billing.post(`/v1/keys/${active}/export`, {})],
-    ['InvalidField (IV length)', R.InvalidField, () => one(kmip, 'billing', O.Encrypt, [uid(active), bytes(T.Data, Buffer.from('x')), bytes(T.IvCounterNonce, iv8)]), () => billing.post(`/v1/keys/${active}/raw-encrypt`, { plaintextBase64: 'eA==', ivBase64: iv8.toString('base64') })],
+    ['InvalidField (IV length)', R.InvalidField, () => one(kmip, 'billing', O.Decrypt, [uid(active), bytes(T.Data, Buffer.from('xyz')), bytes(T.IvCounterNonce, iv8), bytes(T.AuthenticatedEncryptionTag, tag)]), () => billing.post(`/v1/keys/${active}/raw-decrypt`, { ciphertextBase64: 'eHl6', ivBase64: iv8.toString('base64'), tagBase64: tag.toString('base64') })],
     ['InvalidField (key spec)', R.InvalidField, () => one(kmip, 'billing', O.Create, aes(100, 'refusals-size')), () => billing.post('/v1/keys', { spec: { name: 'refusals-size', algorithm: 'AES', sizeBits: 100 } })],
     ['InvalidField (algorithm)', R.InvalidField, () => one(kmip, 'billing', O.Mac, [uid(active), bytes(T.Data, Buffer.from('x')), structure(T.CryptographicParameters, [enumeration(T.CryptographicAlgorithm, K.CryptographicAlgorithm.HmacSha256)])]), () => billing.post(`/v1/keys/${active}/sign`, { messageBase64: 'eA==', algorithm: 'HmacSha256' })],
     ['DecryptionFailed', R.CryptographicFailure, () => one(kmip, 'billing', O.Decrypt, [uid(active), bytes(T.Data, Buffer.from('xyz')), bytes(T.IvCounterNonce, iv), bytes(T.AuthenticatedEncryptionTag, tag)]), () => billing.post(`/v1/keys/${active}/raw-decrypt`, { ciphertextBase64: 'eHl6', ivBase64: iv.toString('base64'), tagBase64: tag.toString('base64') })],
@@ -75,7 +75,7 @@ t.test('every refusal\'s Result Message is the REST API\'s message for it', asyn
     const item = await one(kmip, 'billing', O.Get, [uid(exportable), enumeration(T.KeyFormatType, K.KeyFormatType.Pkcs8)]);
     t.match(item, { reason: R.KeyFormatTypeNotSupported, message: 'symmetric keys are served as Raw' });
     const trail = (await kmip.svc.client('admin').auditOf(exportable)).filter((r: any) => r.context.door === 'kmip');
-    t.match(trail.map((r: any) => `${r.operation} ${r.outcome}`), ['Get Success', 'Get InvalidField'], 'the key read, then the refused export: no export recorded as done');
+    t.match(trail.map((r: any) => `${r.operation} ${r.outcome}`), ['Get Success', 'Export InvalidField'], 'the key read, then the refused export: no export recorded as done');
   });
 });
 

@@ -39,12 +39,14 @@ t.test('raw AES-GCM: ciphertext, IV and tag in parts, additional data bound as g
   ];
   for (const r of refusals) t.match(r, { status: 400, body: { error: 'DecryptionFailed', message: 'the ciphertext could not be decrypted with this key and context' } });
 
-  t.test('a caller-chosen IV is used when it is 12 bytes, refused otherwise', async (t) => {
-    const iv = randomBytes(12);
-    const own = await alice.post(`/v1/keys/${id}/raw-encrypt`, { plaintextBase64: b64('x'), ivBase64: iv.toString('base64') });
-    t.equal(own.body.ivBase64, iv.toString('base64'));
-    const short = await alice.post(`/v1/keys/${id}/raw-encrypt`, { plaintextBase64: b64('x'), ivBase64: randomBytes(8).toString('base64') });
-    t.match(short, { status: 400, body: { error: 'InvalidField', message: /IV must be 12 bytes/ } });
+  t.test('a caller never chooses the IV: one that could repeat would let anyone allowed to encrypt read and forge', async (t) => {
+    // The attack: with Encrypt alone, encrypt known plaintext under the IV of someone else's ciphertext;
+    // the keystream is then the XOR of the two, and that ciphertext is read without Decrypt.
+    const own = await alice.post(`/v1/keys/${id}/raw-encrypt`, { plaintextBase64: b64('x'), ivBase64: parts.ivBase64 });
+    t.match(own, { status: 400, body: { error: 'BadRequest', message: /unknown field "ivBase64"/ } });
+    const ivs = new Set<string>();
+    for (let i = 0; i < 50; i++) ivs.add((await alice.post(`/v1/keys/${id}/raw-encrypt`, { plaintextBase64: b64('x') })).body.ivBase64);
+    t.equal(ivs.size, 50, 'fifty encryptions, fifty IVs');
     const shortTag = await alice.post(`/v1/keys/${id}/raw-decrypt`, { ...parts, tagBase64: randomBytes(12).toString('base64') });
     t.match(shortTag, { status: 400, body: { error: 'InvalidField', message: /tag must be 16 bytes/ } });
   });
@@ -59,7 +61,7 @@ t.test('raw AES-GCM: ciphertext, IV and tag in parts, additional data bound as g
 
   t.test('audited as Encrypt and Decrypt with context raw', async (t) => {
     const trail = (await alice.auditOf(id)).filter((r: any) => r.context.raw === 'true');
-    t.match(trail[0], { operation: 'Encrypt', outcome: 'Success', context: { door: 'http', iv: 'service', aad: 'true', keyVersion: '1', alg: 'AesGcm256', plaintextLength: '14' } });
+    t.match(trail[0], { operation: 'Encrypt', outcome: 'Success', context: { door: 'http', aad: 'true', keyVersion: '1', alg: 'AesGcm256', plaintextLength: '14' } });
     t.match(trail[1], { operation: 'Decrypt', outcome: 'Success', context: { keyVersion: '1', aad: 'true' } });
     t.match(trail[2], { operation: 'Decrypt', outcome: 'DecryptionFailed' });
     t.notOk(JSON.stringify(trail).includes(aad), 'the additional data is not in the trail');

@@ -20,7 +20,10 @@ export interface RawSealed {
  * separate parts and the additional data is exactly the caller's bytes, with nothing of the service's
  * (key id, version) bound in. Whoever holds the key material can open the parts with any GCM library.
  */
-export function sealRaw(secret: Buffer, plaintext: Buffer, aad: Buffer, iv: Buffer = ivs.next()): RawSealed {
+export function sealRaw(secret: Buffer, plaintext: Buffer, aad: Buffer): RawSealed {
+  // Always an IV the service draws: a caller's IV could repeat one, and GCM under a repeated IV leaks
+  // the keystream and the authentication key, so anyone allowed to encrypt could read and forge.
+  const iv = ivs.next();
   const cipher = createCipheriv(GCM_BY_KEY_BYTES[secret.length]!, secret, iv);
   if (aad.length) cipher.setAAD(aad);
   const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);

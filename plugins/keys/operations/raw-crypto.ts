@@ -10,7 +10,7 @@ const optional = (text: string | undefined, field: string) => (text === undefine
 
 export const RAW_CRYPTO_DESCRIPTIONS = {
   RawEncrypt:
-    "Encrypt plaintext (base64, at most 64 KiB) with an Active AES key's current version as plain AES-GCM, answered in parts: the ciphertext, the 12-byte IV (the caller's, or a fresh one) and the 16-byte tag, with the caller's additional data bound as it is. For clients that carry GCM's parts themselves (KMIP, PKCS#11-style code); encrypt's envelope is the safer default. IllegalOperation when the key is not Active, InvalidField when it is not AES or the IV is not 12 bytes.",
+    "Encrypt plaintext (base64, at most 64 KiB) with an Active AES key's current version as plain AES-GCM, answered in parts: the ciphertext, the 12-byte IV the service drew (callers never choose IVs) and the 16-byte tag, with the caller's additional data bound as it is. For clients that carry GCM's parts themselves (KMIP, PKCS#11-style code); encrypt's envelope is the safer default. IllegalOperation when the key is not Active, InvalidField when it is not AES.",
   RawDecrypt:
     "Decrypt AES-GCM parts (ciphertext, 12-byte IV, 16-byte tag, additional data) made by raw-encrypt or by any GCM implementation under this key's material. Without keyVersion each version still held is tried, newest first. Works on Active and Deactivated keys. Returns the plaintext and the version. DecryptionFailed when the parts, key or additional data do not match.",
 } as const;
@@ -26,12 +26,11 @@ export function rawCryptoOperations(crypto: KeyCrypto): AnyOperation[] {
     defineOperation({
       id: 'RawEncrypt', description: RAW_CRYPTO_DESCRIPTIONS.RawEncrypt, operation: 'Encrypt', group: 'Crypto', summary: 'AES-GCM encrypt answered in parts (ciphertext, IV, tag), additional data bound as given', errors: [...STATE_ERRORS],
       input: R.RawEncryptInput, output: R.RawEncryptResponse, http: { method: 'POST', path: '/v1/keys/:id/raw-encrypt' }, resource: byKey, attributes: { toolName: false },
-      inputFacts: (input) => ({ raw: 'true', iv: input.ivBase64 === undefined ? 'service' : 'caller', aad: String(input.aadBase64 !== undefined) }),
+      inputFacts: (input) => ({ raw: 'true', aad: String(input.aadBase64 !== undefined) }),
       handle: async (input, call) => {
         const plaintext = decodeBase64(input.plaintextBase64, 'plaintextBase64');
-        const iv = optional(input.ivBase64, 'ivBase64');
         const aad = optional(input.aadBase64, 'aadBase64') ?? Buffer.alloc(0);
-        const r = await crypto.encryptRaw(input.id, plaintext, iv, aad, call.trace);
+        const r = await crypto.encryptRaw(input.id, plaintext, aad, call.trace);
         return {
           result: { ciphertextBase64: b64(r.ciphertext), ivBase64: b64(r.iv), tagBase64: b64(r.tag), keyVersion: r.keyVersion, algorithm: r.algorithm },
           audit: { context: { keyVersion: String(r.keyVersion), alg: r.algorithm, plaintextLength: String(plaintext.length) } },

@@ -32,30 +32,30 @@ function checkParameters(params: TtlvItem | undefined, ivGiven: boolean): void {
   if (tagLength !== undefined && tagLength !== TAG_BYTES) throw new SvcError('InvalidField', `Tag Length must be ${TAG_BYTES} (bytes): the service makes and checks full 128-bit GCM tags`);
   const ivLength = numberValue(child(params, T.IvLength));
   if (ivLength !== undefined && ivLength !== IV_BITS) throw new SvcError('InvalidField', `IV Length must be ${IV_BITS} (bits): AES-GCM's 96-bit IV`);
-  const randomIv = child(params, T.RandomIv);
-  if (ivGiven && randomIv?.type === 'Boolean' && randomIv.value) throw new SvcError('InvalidField', 'Random IV asks the server to draw the IV: send no IV/Counter/Nonce with it');
+  // The service draws every IV: a client's could repeat one, and GCM under a repeated IV gives away the
+  // keystream and the authentication key, so anyone allowed to encrypt could read and forge others' data.
+  if (ivGiven) throw new SvcError('InvalidField', 'the service draws every AES-GCM IV: send Encrypt without IV/Counter/Nonce (Random IV) and keep the IV it answers');
 }
 
 const additional = (payload: TtlvItem) => bytesOf(payload, T.AuthenticatedEncryptionAdditionalData);
 
 /**
  * Encrypt is RawEncrypt: Data is the plaintext; the answer's Data the ciphertext alone (1.2, 1.3: followed
- * by the tag), its IV/Counter/Nonce the IV when the service drew it (a client's own 12-byte IV is used as
- * given and not echoed, as KMIP says), its Authenticated Encryption Tag the tag (1.4, 2.0). Additional
- * data is GCM's AAD, as it is.
+ * by the tag), its IV/Counter/Nonce the IV the service drew (a client's own IV is refused), its
+ * Authenticated Encryption Tag the tag (1.4, 2.0). Additional data is GCM's AAD, as it is.
  */
 export const encrypt: KmipAdapter = async (payload, call) => {
   const iv = bytesOf(payload, T.IvCounterNonce);
   const { uid, result } = await keyed<{ ciphertextBase64: string; ivBase64: string; tagBase64: string }>(call, payload, 'RawEncrypt', () => {
     checkParameters(child(payload, T.CryptographicParameters), iv !== undefined);
     const aad = additional(payload);
-    return { plaintextBase64: b64(dataOf(payload)), ...(iv ? { ivBase64: b64(iv) } : {}), ...(aad ? { aadBase64: b64(aad) } : {}) };
+    return { plaintextBase64: b64(dataOf(payload)), ...(aad ? { aadBase64: b64(aad) } : {}) };
   });
   const ciphertext = fromB64(result.ciphertextBase64);
   const tag = fromB64(result.tagBase64);
   const own = tagHasField(call.version);
   const answer: TtlvItem[] = [uidItem(uid), bytes(T.Data, own ? ciphertext : Buffer.concat([ciphertext, tag]))];
-  if (!iv) answer.push(bytes(T.IvCounterNonce, fromB64(result.ivBase64)));
+  answer.push(bytes(T.IvCounterNonce, fromB64(result.ivBase64)));
   if (own) answer.push(bytes(T.AuthenticatedEncryptionTag, tag));
   return { payload: answer, uid };
 };
