@@ -17,7 +17,7 @@ export const ERROR_CATALOGUE = {
   PayloadTooLarge: { status: 413, when: 'request body over http.maxBodyBytes' },
   URITooLong: { status: 414, when: 'the request target is longer than 8192 characters' },
   UnsupportedMediaType: { status: 415, when: 'a body-carrying route called without Content-Type: application/json' },
-  TooManyRequests: { status: 429, when: 'the caller is over its rate limit (rateLimit.*), or a long read that runs one at a time per node (an advisor scan, an audit verification) is already running there, or a caller holding 100 unspent import tokens asks for more; Retry-After says when to try again' },
+  TooManyRequests: { status: 429, when: 'the caller is over its rate limit (rateLimit.*; never for the kill switch and token revocation), or a long read that runs one at a time per node (an advisor scan, an audit verification) is already running there, or a caller holding 100 unspent import tokens asks for more; Retry-After says when to try again' },
   HeadersTooLarge: { status: 431, when: 'the request headers are larger than the HTTP parser accepts (16 KiB)' },
   InternalError: { status: 500, when: 'unexpected failure, including a failed write to the primary audit sink' },
   FeatureNotSupported: { status: 501, when: 'audit query, advisor or agent issuer not wired' },

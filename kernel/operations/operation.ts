@@ -67,6 +67,12 @@ export interface OperationAttributes {
   /** false: the risk decision never refuses this operation (Locate is never gated). */
   riskGated?: boolean;
   /**
+   * false: the rate limit never refuses this operation and it takes nothing from the caller's bucket.
+   * For stopping others only (the kill switch, token revocation): a rogue agent that puts its parent's
+   * bucket in debt must not lock the parent out of stopping it.
+   */
+  rateLimited?: boolean;
+  /**
    * The pipeline does not ask the policy; the handler decides with `call.permits`, because who may call
    * depends on what the call finds (the agent registry: a parent may always list and revoke its own agents).
    */

@@ -204,7 +204,7 @@ export class OperationPipeline {
     let handled: { result: unknown; audit?: AuditFacts } | undefined;
     try {
       if (principal !== SYSTEM_PRINCIPAL) {
-        if (this.deps.rateLimiter) this.limit(principal, started, def.cost ? def.cost(input as never) : 1);
+        if (this.deps.rateLimiter && def.attributes?.rateLimited !== false) this.limit(principal, started, def.cost ? def.cost(input as never) : 1);
         if (def.attributes?.humanOnly && principal.kind !== 'Human') {
           throw new SvcError('PermissionDenied', `${def.operation} (${def.id}) is for human principals only; ${principal.kind} callers are refused`);
         }

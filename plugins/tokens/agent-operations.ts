@@ -50,7 +50,9 @@ export function agentOperations(registry: AgentRegistry, clock: Clock): AnyOpera
       description: "The kill switch: revoke an agent token by its agent id, so the agent's very next call is refused (401), on every node and after restarts. Its parent may always revoke it; anyone else needs Revoke on agent:<id>. Cannot be undone; revoking twice keeps the first time. NotFound for an unknown agent. Human callers only.",
       group: 'Agents', summary: 'Revoke an agent token: its next call is 401 (its parent, or a Human allowed Revoke on agent:ID)',
       errors: ['NotFound'], input: AgentRef, output: RevokeAgentResponse, http: { method: 'POST', path: '/v1/agents/:agentId/revoke' },
-      attributes: { humanOnly: true, authorizesItself: true, destructive: true },
+      // Never refused by a rate limit or the risk decision: a rogue agent's flood (which also drains its
+      // parent's bucket) or the risk its own misdeeds raise must not keep its parent from stopping it.
+      attributes: { humanOnly: true, authorizesItself: true, destructive: true, rateLimited: false, riskGated: false },
       resource: (input) => namedResource('agent:', input?.agentId),
       handle: async (input, call) => {
         const agent = await registry.get(input.agentId);

@@ -48,7 +48,9 @@ export default definePlugin({
           id: 'RevokeToken', operation: 'Revoke',
           description: "Refuse a token by its jti from now on: an agent's token is stopped in the agent registry (its parent, or a caller allowed Revoke on agent:<id>), any other token goes on the revocation list and the agents issued under it stop too. Cannot be undone. Human callers only; FeatureNotSupported for a token that is no agent's when no revocation list is configured.",
           group: 'Agents', summary: 'Refuse a token by its jti from now on (Human only)', errors: ['FeatureNotSupported'],
-          input: RevokeTokenBody, output: RevokeTokenResponse, http: { method: 'POST', path: '/v1/tokens/revoke' }, attributes: { humanOnly: true, destructive: true, toolName: false },
+          input: RevokeTokenBody, output: RevokeTokenResponse, http: { method: 'POST', path: '/v1/tokens/revoke' },
+          // Like the kill switch: never refused by a rate limit or the risk decision.
+          attributes: { humanOnly: true, destructive: true, toolName: false, rateLimited: false, riskGated: false },
           resource: (input) => namedResource('token:', input?.jti),
           handle: async (input, call) => {
             if (input.jti.trim() === '') throw new SvcError('InvalidField', 'jti must not be blank');
