@@ -1,4 +1,4 @@
-import { type Clock, type ManagedKey, SvcError, type TraceScope } from '../../kernel/index.ts';
+import { type Clock, type ManagedKey, type ResourceFacts, SvcError, type TraceScope } from '../../kernel/index.ts';
 import type { ErasureState, ErasureWorker } from './erasure-worker.ts';
 import type { ChangeScope, KeyStore } from './key-store.ts';
 import { requireNotScheduled, requireTransition } from './key-state.ts';
@@ -28,6 +28,11 @@ export class KeyLifecycle {
 
   get(id: string, trace?: TraceScope): Promise<ManagedKey> {
     return this.store.get(id, trace);
+  }
+
+  /** The key's facts for key-scoped policy (owner, name), undefined for an unknown key. */
+  facts(id: unknown): Promise<ResourceFacts | undefined> {
+    return this.store.facts(id);
   }
 
   async create(request: KeySpecRequest, scope: ChangeScope): Promise<ManagedKey> {

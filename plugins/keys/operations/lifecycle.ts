@@ -1,4 +1,4 @@
-import { type AnyOperation, defineOperation, keyResource, namedResource, type OperationCall, ownerOf } from '../../../kernel/index.ts';
+import { type AnyOperation, defineOperation, keyResource, namedResource, type OperationCall, ownerOf, SvcError } from '../../../kernel/index.ts';
 import * as S from '../../../schemas/keys.ts';
 import { KEY_DESCRIPTIONS } from './descriptions.ts';
 import { keyView, type KeyLifecycle } from '../key-lifecycle.ts';
@@ -37,8 +37,15 @@ export function lifecycleOperations(lifecycle: KeyLifecycle, destruction: KeyDes
       id: 'RotateKey', description: KEY_DESCRIPTIONS.RotateKey, operation: 'Rotate', group: 'Keys', summary: 'New version; older versions keep verifying, decrypting, unwrapping', errors: [...STATE_ERRORS],
       input: S.RotateInput, output: S.RotateResponse, http: { method: 'POST', path: '/v1/keys/:id/rotate' }, resource: byKey,
       attributes: { destructive: true },
-      inputFacts: (input): Record<string, string> => (input.reason ? { reason: input.reason } : {}),
-      handle: async (input, call) => ({ result: await lifecycle.rotate(input.id, changeScope(call), input) }),
+      inputFacts: (input): Record<string, string> => ({ ...(input.reason ? { reason: input.reason } : {}), ...(input.policy !== undefined ? { policy: input.policy } : {}) }),
+      handle: async (input, call) => {
+        // A new version is Rotate; changing the key's rotation policy (turning the owner's schedule off
+        // with Manual) changes an attribute of the key, which Rotate alone must not grant.
+        if (input.policy !== undefined && !call.permits('AddAttribute', keyResource(input.id), await lifecycle.facts(input.id))) {
+          throw new SvcError('PermissionDenied', `${call.principal.subject} may rotate but not change the rotation policy of ${input.id}: that needs AddAttribute`);
+        }
+        return { result: await lifecycle.rotate(input.id, changeScope(call), input) };
+      },
     }),
     defineOperation({
       id: 'RevokeKey', description: KEY_DESCRIPTIONS.RevokeKey, operation: 'Revoke', group: 'Keys', summary: 'Active -> Deactivated (old material still verifies and decrypts)', errors: [...STATE_ERRORS],
@@ -50,7 +57,7 @@ export function lifecycleOperations(lifecycle: KeyLifecycle, destruction: KeyDes
     defineOperation({
       id: 'CompromiseKey', description: KEY_DESCRIPTIONS.CompromiseKey, operation: 'Compromise', group: 'Keys', summary: 'Mark compromised (one-way; every crypto call refused after)', errors: [...STATE_ERRORS],
       input: S.CompromiseInput, output: S.CompromiseResponse, http: { method: 'POST', path: '/v1/keys/:id/compromise' }, resource: byKey,
-      attributes: { destructive: true },
+      attributes: { destructive: true, agentsRefused: 'a compromise ends the key at once and for good, where an agent may only schedule a destruction that waits' },
       inputFacts: (input) => ({ severity: 'Critical', reason: input.reason }),
       handle: async (input, call) => ({ result: await lifecycle.compromise(input.id, changeScope(call), input.reason) }),
     }),
