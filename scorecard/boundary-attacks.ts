@@ -1,4 +1,5 @@
 import { SignJWT } from 'jose';
+import { authorityAttacks } from './authority-attacks.ts';
 import { call, type Answer } from './client.ts';
 
 export interface Sim {
@@ -29,8 +30,8 @@ export async function boundaryAttacks(sim: Sim): Promise<{ rows: string[]; stopp
   const mallory = await sim.human('mallory', ['team']);
   const issue = async (token: string, label: string, scopes: string[]) =>
     (await call(base, 'POST', '/v1/agents/issue', { token, body: { label, scopes, ttlSeconds: 86_400 } })).body as { agentId: string; jwt: string };
-  const newKey = async (name: string) => {
-    const id = (await sim.adminCall('POST', '/v1/keys', { spec: { name, algorithm: 'EdDSA' } })).body.id as string;
+  const newKey = async (name: string, algorithm = 'EdDSA') => {
+    const id = (await sim.adminCall('POST', '/v1/keys', { spec: { name, algorithm } })).body.id as string;
     await sim.adminCall('POST', `/v1/keys/${id}/activate`);
     return id;
   };
@@ -39,11 +40,14 @@ export async function boundaryAttacks(sim: Sim): Promise<{ rows: string[]; stopp
   const bystander = await issue(await sim.human('ops-admin', ['admins']), 'bystander', ['Sign']);
   const results: Outcome[] = [];
 
-  /** Runs `attempt` up to `tries` times, `stepMs` of simulated time apart, until it is refused with 401. */
-  async function until401(name: string, how: string, tries: number, stepMs: number, attempt: (i: number) => Promise<Answer>): Promise<void> {
+  /**
+   * Runs `attempt` up to `tries` times, `stepMs` of simulated time apart, until it is stopped: refused
+   * with 401, or as `stopped` says for an attack whose first refusal already stops it.
+   */
+  async function until401(name: string, how: string, tries: number, stepMs: number, attempt: (i: number) => Promise<Answer>, stopped = (a: Answer) => a.status === 401): Promise<void> {
     const started = clock.t;
     for (let i = 0; i < tries; i++) {
-      if ((await attempt(i)).status === 401) return void results.push({ name, stoppedAfter: clock.t - started, how });
+      if (stopped(await attempt(i))) return void results.push({ name, stoppedAfter: clock.t - started, how });
       clock.t += stepMs;
     }
     results.push({ name, how });
@@ -76,7 +80,9 @@ export async function boundaryAttacks(sim: Sim): Promise<{ rows: string[]; stopp
   await until401("a revoked parent's agent", 'svc_parent_jti on the revocation list: 401 at authentication', 5, 100,
     () => call(base, 'GET', `/v1/keys/${victim}`, { token: orphan.jwt }));
 
-  const states = await Promise.all([victim, bystanderKey].map(async (id) => (await sim.adminCall('GET', `/v1/keys/${id}`)).body.state));
+  const aimedAt = await authorityAttacks(sim, until401, newKey);
+
+  const states = await Promise.all([victim, bystanderKey, ...aimedAt].map(async (id) => (await sim.adminCall('GET', `/v1/keys/${id}`)).body.state));
   const stillSigns = (await call(base, 'POST', `/v1/keys/${bystanderKey}/sign`, { token: bystander.jwt, body: message })).status === 200;
   const legitimateKeysUp = states.every((s) => s === 'Active') && stillSigns;
   const rows = results.map((r) => `| ${r.name} | ${r.stoppedAfter === undefined ? '**no**' : 'yes'} | ${r.stoppedAfter === undefined ? '-' : `${(r.stoppedAfter / 1000).toFixed(2)} s`} | ${r.how} |`);

@@ -43,7 +43,7 @@ const boot = (env: Record<string, string>) =>
 const RULES = [...defaultRules(['Agent']), '*:Low -> Alert for Agent'];
 // Role-based, as a deployment handing keys to agents would run it: admins reach every key, team members their own.
 const ALL = ['Create', 'Get', 'Activate', 'Revoke', 'Destroy', 'Sign', 'Verify', 'Encrypt', 'Decrypt', 'Rotate', 'Compromise', 'Query'];
-const BINDINGS = { admins: ALL, team: { operations: ['Create', 'Get', 'Activate', 'Sign', 'Verify'], keys: ['owner:self'] } };
+const BINDINGS = { admins: ALL, team: { operations: ['Create', 'Get', 'Activate', 'Sign', 'Verify'], keys: ['owner:self'] }, readers: ['Get', 'Verify'] };
 const configFile = path.join(dir, 'svc.yaml');
 writeFileSync(configFile, `autoResponse:\n  rules:\n${RULES.map((r) => `    - '${r}'`).join('\n')}\npolicy:\n  kind: role-based\n  roleBindings: ${JSON.stringify(BINDINGS)}\n`);
 let kernel = await boot({});
@@ -54,7 +54,7 @@ const admin = await human('ops-admin');
 const adminCall = (method: string, p: string, body?: unknown) => call(base, method, p, { token: admin, body });
 
 async function key(algorithm: string): Promise<string> {
-  const id = (await adminCall('POST', '/v1/keys', { spec: { name: `scorecard-${algorithm}`, algorithm } })).body.id;
+  const id = (await adminCall('POST', '/v1/keys', { spec: { name: `scorecard-${algorithm}-${randomUUID()}`, algorithm } })).body.id;
   await adminCall('POST', `/v1/keys/${id}/activate`);
   return id;
 }
@@ -175,7 +175,7 @@ const table = [
   `Scorecard (\`npm run scorecard\`, ${new Date().toISOString().slice(0, 10)}): four agents with steady habits (own key, own address, two`,
   'operations, 09:00-17:00 UTC, 10 requests an hour each; one token each for the whole simulated week, as the service checks',
   'token expiry against real time) for a simulated week, then six attacks. Role-based policy (admins reach every key, team',
-  'members their own: `owner:self`), shipped weights and',
+  'members their own: `owner:self`, readers may Get and Verify any key), shipped weights and',
   `rules plus one line (\`${RULES.at(-1)}\`); detection is an auto-response row about the attacker or a StepUp/Deny on its request.`,
   '',
   '| attack | detected | time to response | how |',
@@ -186,7 +186,8 @@ const table = [
   `out of ${benignRequests} benign requests (${(((benignAlarms + benignGated) / benignRequests) * 100).toFixed(2)}%).`,
   '',
   'Attacks on the agents\' own boundaries (simulated time, after the attacks above): stopped means the attacking credential',
-  'is refused with 401. A bystander agent signs with its own key throughout, and the attacked key is an innocent one.',
+  'is refused with 401, or, for an attack whose first refusal ends it (authority the agent never had), with 403. A bystander',
+  'agent signs with its own key throughout, and the attacked keys are innocent ones.',
   '',
   '| attack | stopped | time to stop | how |',
   '|---|---|---|---|',

@@ -2,8 +2,6 @@ import { type ActorStateBudget, ActorTable, type AuditRecord, type PrincipalKind
 
 /** The operations that can use a key's secret material; Get, Locate and the public key read only metadata or public material. */
 const MATERIAL_OPERATIONS: ReadonlySet<string> = new Set(['Sign', 'Verify', 'Encrypt', 'Decrypt', 'Wrap', 'Unwrap']);
-/** Outcomes of calls that did run with the material (a Verify that did not match still used the key). */
-const COMPLETED: ReadonlySet<string> = new Set(['Success', 'InvalidSignature']);
 const MAX_ACTORS = 10_000;
 /** Keys remembered per actor; past it the least recently used key is forgotten first. */
 const MAX_KEYS_PER_ACTOR = 256;
@@ -19,16 +17,25 @@ type Actor = { kind: PrincipalKind; subject: string };
 const everyItemFailed = (r: AuditRecord): boolean =>
   r.context['batch.items'] !== undefined && Number(r.context['batch.failed']) >= Number(r.context['batch.items']);
 
+/** A verification that answered valid (for a batch: at least one item did). */
+const verifiedValid = (r: AuditRecord): boolean =>
+  r.context['batch.items'] === undefined
+    ? r.outcome === 'Success'
+    : Number(r.context['batch.items']) - Number(r.context['batch.failed'] ?? 0) - Number(r.context['batch.invalid'] ?? 0) > 0;
+
 /**
  * True when the record is a call that completed with the secret material of the key it names. An
- * Export is the fullest use there is: the material left the service. A Verify
- * with a public key (any signature algorithm but HMAC's, as the record's `alg` says) uses what the
- * public key read hands to anyone, so it counts as a read: otherwise an agent allowed to verify with
- * another user's signing key could have it revoked by verifying fast enough. A batch counts when at
- * least one of its items succeeded.
+ * Export is the fullest use there is: the material left the service. A Verify with a public key (any
+ * signature algorithm but HMAC's, as the record's `alg` says) uses what the public key read hands to
+ * anyone, so it counts as a read: otherwise an agent allowed to verify with another user's signing key
+ * could have it revoked by verifying fast enough. An HMAC Verify uses the material only when it
+ * answered valid: anyone can send wrong MACs, so a flood of them (valid: false, audited
+ * InvalidSignature) stops the sender, never the key. A batch counts when at least one of its items
+ * succeeded (for Verify: answered valid).
  */
 export const usedMaterial = (r: AuditRecord): boolean =>
-  (MATERIAL_OPERATIONS.has(r.operation) && COMPLETED.has(r.outcome) && (r.operation !== 'Verify' || (r.context.alg ?? '').startsWith('Hmac')) && !everyItemFailed(r))
+  (MATERIAL_OPERATIONS.has(r.operation) && r.outcome === 'Success' && !everyItemFailed(r)
+    && (r.operation !== 'Verify' || ((r.context.alg ?? '').startsWith('Hmac') && verifiedValid(r))))
   || (r.operation === 'Export' && r.outcome === 'Success');
 
 /**

@@ -139,6 +139,30 @@ t.test("an agent verifying fast with another user's public signing key is cut of
   await until(async () => (await owner.get(`/v1/keys/${mac}`)).body.state === 'Deactivated', 'the HMAC key, whose secret each verification used, to be revoked');
 });
 
+t.test("a read-only user's agent sending wrong MACs to another user's HMAC key is cut off; only a valid answer uses the key, so the key stays Active", async (t) => {
+  const svc = await startTestService(base);
+  t.teardown(() => svc.stop());
+  const owner = human(svc.url, await mintToken({ sub: 'owner' }));
+  const mallory = human(svc.url, await mintToken({ sub: 'mallory' }));
+  const mac = await owner.key({ algorithm: 'HMAC' });
+  const garbage = (i: number) => ({ messageBase64: b64(`ledger line ${i}`), signatureBase64: Buffer.alloc(32, i).toString('base64') });
+  for (const batched of [false, true]) {
+    const issued = await mallory.post('/v1/agents/issue', { label: batched ? 'batch-guesser' : 'guesser', scopes: ['Verify'], ttlSeconds: 600 });
+    const guesser = new ApiClient(svc.url, { Authorization: `Bearer ${issued.body.jwt}` });
+    const send = (i: number) => guesser.post(`/v1/keys/${mac}/verify`, batched ? { items: [garbage(i), garbage(i + 1)] } : garbage(i));
+    const answers: any[] = [];
+    for (let i = 0; i < 95; i++) answers.push(await send(i));
+    t.ok(answers.filter((a) => a.status === 200).length >= 85, `${batched ? 'batches' : 'single calls'}: answered until the agent was cut off`);
+    t.ok(answers.filter((a) => a.status === 200).every((a) => (batched ? a.body.results.every((r: any) => r.valid === false) : a.body.valid === false)), 'every MAC was wrong');
+    await until(async () => (await send(0)).status === 401, 'the guessing agent to be revoked');
+  }
+  const rows = (await owner.get('/v1/audit?actor=svc-system&limit=100')).body.records;
+  t.same(rows.filter((r: any) => r.operation === 'Revoke' && r.resource === `key:${mac}`), [], 'no revocation of the HMAC key was attempted');
+  t.equal((await owner.get(`/v1/keys/${mac}`)).body.state, 'Active', 'the key stays Active');
+  const signed = await owner.post(`/v1/keys/${mac}/sign`, { messageBase64: b64('mine') });
+  t.equal((await owner.post(`/v1/keys/${mac}/verify`, { messageBase64: b64('mine'), signatureBase64: signed.body.signatureBase64 })).body.valid, true, 'and its owner keeps using it');
+});
+
 t.test('an agent that encrypted with a key, then trips a detector by reading it, gets the key revoked: the use was in the window', async (t) => {
   const svc = await startTestService(base);
   t.teardown(() => svc.stop());
