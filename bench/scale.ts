@@ -1,4 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -94,7 +95,7 @@ async function measure(workers: number): Promise<Row> {
   const dir = mkdtempSync(path.join(tmpdir(), 'svc-bench-scale-'));
   const node = await startNode(workers, dir);
   try {
-    const key = await call(`${node.url}/v1/keys`, { spec: { name: 'bench', algorithm: 'AES' } });
+    const key = await call(`${node.url}/v1/keys`, { spec: { name: `bench-${randomUUID()}`, algorithm: 'AES' } });
     await call(`${node.url}/v1/keys/${key.id}/activate`);
     const url = `${node.url}/v1/keys/${key.id}/encrypt`;
     const opts = { url, method: 'POST' as const, connections: CONNECTIONS, headers: { 'X-Svc-User': 'bench', 'Content-Type': 'application/json' }, body: JSON.stringify(PLAINTEXT) };

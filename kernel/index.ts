@@ -10,7 +10,8 @@ export { defineOperation, operationsPort, type OperationDef, type OperationCall,
 export { DOOR_CONTEXT_MAX, type Caller } from './operations/pipeline.ts';
 export { parseTimestamp, timestampField } from './operations/timestamp-field.ts';
 export { promptContext, promptField, PROMPT_FIELD_MAX_CHARS, MODEL_HEADER, PROMPT_ID_HEADER, MODEL_CONTEXT_KEY, PROMPT_ID_CONTEXT_KEY } from './operations/prompt-context.ts';
-export { CALLER_TEXT_RULE, isCallerText, requireCallerText, reservedSubjectProblem, subjectSkeleton } from './text/caller-text.ts';
+export { CALLER_TEXT_RULE, isCallerText } from './model/caller-text.ts';
+export { requireCallerText, reservedSubjectProblem, subjectSkeleton } from './text/caller-text.ts';
 export { keyResource, namedResource, boundText, boundRecord, isUuid, AUDIT_BOUNDS } from './audit/bounds.ts';
 export { chainHash, eventJson, GENESIS_HASH, type AuditEvent } from './audit/canonical-event.ts';
 export { GroupCommit } from './audit/group-commit.ts';

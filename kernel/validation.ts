@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { SvcError } from './errors.ts';
-import { CALLER_TEXT_FORMAT, CALLER_TEXT_RULE, isCallerText } from './text/caller-text.ts';
+import { CALLER_TEXT_FORMAT, CALLER_TEXT_RULE, isCallerText } from './model/caller-text.ts';
 
 // Shape problems (not an object, missing field, wrong JSON type, extra field) are BadRequest; a field of
 // the right type with a bad value is InvalidField.

@@ -1,5 +1,5 @@
 import { Type, type StringOptions } from '@sinclair/typebox';
-import { CALLER_TEXT_FORMAT } from '../kernel/text/caller-text.ts';
+import { CALLER_TEXT_FORMAT } from '../kernel/model/caller-text.ts';
 
 /**
  * A string field whose text the caller chooses and people later read (a key name, a label, a reason):

@@ -1,4 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -52,8 +53,11 @@ export const PINNED = ((): boolean => {
  */
 const UNREACHED_LIMITS = { SVC_RATE_LIMIT_RPS: '1000000000', SVC_RATE_LIMIT_BURST: '1000000000' };
 
-/** Starts a Node process (the service or the bare endpoint) and resolves when it logs that it listens. */
-export function start(args: string[], env: Record<string, string>, stdoutFile?: string): Promise<{ child: ChildProcess; url: string; logged: string }> {
+/**
+ * Starts a Node process (the service or the bare endpoint) and resolves when it logs that it listens;
+ * `cwd` runs another checkout of the service (bench:compare's other version).
+ */
+export function start(args: string[], env: Record<string, string>, stdoutFile?: string, cwd = ROOT): Promise<{ child: ChildProcess; url: string; logged: string }> {
   // BENCH_SERVICE_STDOUT and BENCH_SERVICE_NODE_ARGS are for finding where a server's time goes: for
   // example BENCH_SERVICE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof --trace-gc' with its stdout in a file.
   const out = stdoutFile ?? process.env.BENCH_SERVICE_STDOUT;
@@ -61,7 +65,7 @@ export function start(args: string[], env: Record<string, string>, stdoutFile?: 
   const debugArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const node = [process.execPath, '--max-semi-space-size=64', ...debugArgs, '--import', 'tsx', ...args];
   const [cmd, ...argv] = PINNED ? ['taskset', '-c', '0', ...node] : node;
-  const child = spawn(cmd!, argv, { cwd: ROOT, env: { ...process.env, ...UNREACHED_LIMITS, ...env }, stdio: ['ignore', stdout, 'pipe'] });
+  const child = spawn(cmd!, argv, { cwd, env: { ...process.env, ...UNREACHED_LIMITS, ...env }, stdio: ['ignore', stdout, 'pipe'] });
   return whenListening(child, args.join(' '));
 }
 
@@ -71,9 +75,9 @@ export async function call(url: string, method: string, body?: unknown): Promise
   return res.json();
 }
 
-/** Creates and activates a key on a running service. */
+/** Creates and activates a key on a running service (under a name of its own: names are unique). */
 export async function activeKey(base: string, spec: object): Promise<string> {
-  const k = await call(`${base}/v1/keys`, 'POST', { spec: { name: 'bench', ...spec } });
+  const k = await call(`${base}/v1/keys`, 'POST', { spec: { name: `bench-${randomUUID()}`, ...spec } });
   await call(`${base}/v1/keys/${k.id}/activate`, 'POST');
   return k.id;
 }

@@ -2,7 +2,8 @@ import { SvcError } from '../errors.ts';
 import type { Principal } from '../model/index.ts';
 import { nulCharacterError } from '../operations/nul-characters.ts';
 import type { Authenticator, CredentialSource } from '../ports/authenticator.ts';
-import { CALLER_TEXT_RULE, isCallerText, reservedSubjectProblem } from '../text/caller-text.ts';
+import { CALLER_TEXT_RULE, isCallerText } from '../model/caller-text.ts';
+import { reservedSubjectProblem } from '../text/caller-text.ts';
 
 /**
  * Authentication as every door does it: the authenticator's principal, except that subjects reading as

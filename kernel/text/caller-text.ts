@@ -1,28 +1,9 @@
 import { SvcError } from '../errors.ts';
-
-/**
- * Characters no caller-chosen text may hold (key names, agent labels and purposes, reasons, aliases,
- * tags, model and prompt ids, KMIP subjects): C0 and C1 controls and DEL (Cc), line and paragraph
- * separators (Zl, Zp), and the invisible format characters (Cf), which are the bidirectional controls
- * (U+202A..U+202E, U+2066..U+2069, U+200E, U+200F, U+061C) and the zero-width ones (U+200B..U+200D,
- * U+2060, U+FEFF). Each can split one log or audit line in two, reorder what a reader sees, or make
- * one name look like another (`zwsp\u200bsvc-system`).
- */
-const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
-
-/** What the refusal says: the same sentence wherever the text came from. */
-export const CALLER_TEXT_RULE = 'must not contain control, line or paragraph separator, bidirectional or zero-width characters';
-
-/** The ajv format name of schema fields that hold caller-chosen text (schemas/caller-text.ts). */
-export const CALLER_TEXT_FORMAT = 'caller-text';
-
-export function isCallerText(value: string): boolean {
-  return !UNSAFE.test(value);
-}
+import { CALLER_TEXT_RULE, isCallerText } from '../model/caller-text.ts';
 
 /** Throws 400 InvalidField naming `field` when `value` holds a character no caller-chosen text may hold. */
 export function requireCallerText(value: string, field: string): void {
-  if (UNSAFE.test(value)) throw new SvcError('InvalidField', `${field} ${CALLER_TEXT_RULE}`);
+  if (!isCallerText(value)) throw new SvcError('InvalidField', `${field} ${CALLER_TEXT_RULE}`);
 }
 
 // Dashes a reader takes for a hyphen-minus (Unicode's Dash_Punctuation, plus the minus signs outside it).
