@@ -10,6 +10,8 @@ const svc = await startTestService({
   SVC_POLICY_ROLE_BINDINGS: JSON.stringify({
     team: { operations: USE, keys: ['owner:self'] },
     readers: { operations: ['Get'], keys: ['name:public-*'] },
+    // Names under public-* are claimed by a binding: only a Create grant naming that pattern makes them.
+    publishers: { operations: ['Create', 'Activate', 'Get'], keys: ['name:public-*'] },
     destroyers: { operations: ['Destroy'], keys: ['owner:self'] },
     admins: [...USE, 'Query', 'Revoke'],
   }),
@@ -17,7 +19,7 @@ const svc = await startTestService({
 });
 t.teardown(() => svc.stop());
 const as = async (claims: Record<string, unknown>) => new ApiClient(svc.url, { Authorization: `Bearer ${await mintToken(claims)}` });
-const bob = await as({ sub: 'bob', svc_groups: ['team'] });
+const bob = await as({ sub: 'bob', svc_groups: ['team', 'publishers'] });
 const carol = await as({ sub: 'carol', svc_groups: ['team'] });
 const dave = await as({ sub: 'dave', svc_groups: ['readers'] });
 const admin = await as({ sub: 'ops', svc_groups: ['admins'] });
@@ -36,6 +38,7 @@ t.test('a key belongs to its creator; owner:self bindings reach only the caller\
 });
 
 t.test('name:GLOB bindings; an unknown key is refused like a foreign one (no existence oracle)', async (t) => {
+  t.equal((await carol.post('/v1/keys', { spec: { name: 'public-api', algorithm: 'EdDSA' } })).status, 403, 'owner:self alone never creates inside a claimed name pattern');
   const pub = await bob.key({ name: 'public-web', algorithm: 'EdDSA' });
   const priv = await bob.key({ name: 'private-db', algorithm: 'EdDSA' });
   t.equal((await dave.get(`/v1/keys/${pub}`)).status, 200);

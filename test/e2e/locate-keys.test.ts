@@ -11,6 +11,8 @@ const POLICY = {
   SVC_POLICY_ROLE_BINDINGS: JSON.stringify({
     team: { operations: MINE, keys: ['owner:self'] },
     readers: { operations: ['Get', 'Locate'], keys: ['name:public-*'] },
+    // public-* names are claimed: creating one needs a Create grant naming the pattern.
+    publishers: { operations: ['Create'], keys: ['name:public-*'] },
     blind: { operations: ['Locate'], keys: ['owner:self'] },
     admins: [...MINE, 'Query'],
   }),
@@ -38,7 +40,7 @@ async function locate(t: Test, env: Record<string, string>): Promise<void> {
   const as = async (claims: Record<string, unknown>) => new ApiClient(svc.url, { Authorization: `Bearer ${await mintToken(claims)}` });
   const admin = await as({ sub: 'ops', svc_groups: ['admins'] });
   const bob = await as({ sub: 'bob', svc_groups: ['team'] });
-  const carol = await as({ sub: 'carol', svc_groups: ['team'] });
+  const carol = await as({ sub: 'carol', svc_groups: ['team', 'publishers'] });
   const dave = await as({ sub: 'dave', svc_groups: ['readers'] });
   const run = randomUUID().slice(0, 8);
 

@@ -65,5 +65,5 @@ t.test('every example of the README works over HTTPS', async (t) => {
   const commands = await run(cli);
   t.equal(commands.code, 0, `${commands.stdout}\n${commands.stderr}`);
   t.match(commands.stdout, /the notes of the README/, 'svc keys decrypt printed notes.txt back');
-  t.match(commands.stdout, /payments/, 'svc keys list names the key');
+  t.match(commands.stdout, /payroll/, 'svc keys list names the key');
 });
