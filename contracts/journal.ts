@@ -6,9 +6,9 @@ import { agentRegistryContract } from './agent-registry.ts';
 import { importTokenContract } from './import-tokens.ts';
 import { nodeRegistryContract } from './node-registry.ts';
 
-const SPEC = { name: 'contract', algorithm: 'AES', sizeBits: 256, objectType: 'SymmetricKey', exportable: false } as const;
+const AES_SPEC = { name: 'contract', algorithm: 'AES', sizeBits: 256, objectType: 'SymmetricKey', exportable: false } as const;
 /** Key names are unique among live keys: each key of the suite gets its own. */
-const uniqueSpec = (name = `contract-${randomUUID()}`) => ({ ...SPEC, name });
+const uniqueSpec = (name = `contract-${randomUUID()}`) => ({ ...AES_SPEC, name });
 const at = '2026-01-01T00:00:00.000Z';
 let n = 0;
 const newId = () => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;

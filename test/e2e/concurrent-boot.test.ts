@@ -5,6 +5,9 @@ import { freshDatabase, type ServerKind } from '../helpers/databases.ts';
 import { spawnService } from '../helpers/process.ts';
 import { tempDir } from '../helpers/service.ts';
 
+// It starts many server processes one after another: minutes on a 2-core machine that runs other tests too.
+t.setTimeout(300_000);
+
 const NODES = 4;
 const ROUNDS = 3;
 const LOOPBACK = { SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0' };

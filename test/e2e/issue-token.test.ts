@@ -8,6 +8,9 @@ import { spawnService } from '../helpers/process.ts';
 import { startTestService, tempDir } from '../helpers/service.ts';
 import { TEST_SECRET } from '../helpers/tokens.ts';
 
+// It starts many server processes one after another: minutes on a 2-core machine that runs other tests too.
+t.setTimeout(300_000);
+
 // The operator's configuration, read by the server and by the command alike: hmac mode, role-based
 // policy in which only the admins group may do anything.
 const dir = tempDir();

@@ -15,7 +15,8 @@ function loadUntil(api: ApiClient, stop: Promise<void>) {
   const worker = async () => {
     while (!stopped) {
       try {
-        const created = await api.post('/v1/keys', { spec: { name: 'durable', algorithm: 'AES' } });
+        // Unnamed: each key is named by its id (names are unique).
+        const created = await api.post('/v1/keys', { spec: { algorithm: 'AES' } });
         if (created.status !== 201) continue;
         acked.set(created.body.id, 1);
         if ((await api.post(`/v1/keys/${created.body.id}/activate`)).status !== 200) continue;

@@ -31,7 +31,7 @@ for (const protocol of ['http/protobuf', 'http/json', 'grpc']) {
     const create = await spanArrives(receiver, (s) => s.name === 'kms.Create');
     t.match(create.attributes, { 'svc.operation': 'Create', 'svc.principal.subject': 'tracy', 'svc.principal.kind': 'human', 'svc.key.id': id, 'svc.outcome': 'success' });
     t.equal(create.serviceName, 'svc-kms-under-test');
-    t.same(childrenOf(receiver, create), ['audit.write', 'journal.append', 'journal.putKwk', 'journal.putMaterial', 'rootOfTrust.wrap']);
+    t.same(childrenOf(receiver, create), ['audit.write', 'journal.append', 'journal.nameHolder', 'journal.putKwk', 'journal.putMaterial', 'rootOfTrust.wrap']);
 
     const encrypt = await spanArrives(receiver, (s) => s.name === 'kms.Encrypt' && s.attributes['svc.outcome'] === 'success');
     t.equal(encrypt.attributes['svc.key.id'], id);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { b64 } from '../helpers/client.ts';
 import { freshDatabase } from '../helpers/databases.ts';
@@ -24,7 +25,7 @@ for (const backend of ['postgresql', 'sqlite'] as const) {
     const w1 = conns.get('w1')!;
     const w2 = conns.get('w2')!;
     const created = async (via: Connection, spec: Record<string, unknown>) => {
-      const key = await via.call('POST', '/v1/keys', { spec: { name: 'k', ...spec } });
+      const key = await via.call('POST', '/v1/keys', { spec: { name: `k-${randomUUID()}`, ...spec } });
       if (key.status !== 201) throw new Error(`create answered ${key.status}: ${JSON.stringify(key.body)}`);
       const activated = await via.call('POST', `/v1/keys/${key.body.id}/activate`);
       if (activated.status !== 200) throw new Error(`activate answered ${activated.status}: ${JSON.stringify(activated.body)}`);
