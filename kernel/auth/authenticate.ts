@@ -1,6 +1,5 @@
 import { SvcError } from '../errors.ts';
 import type { Principal } from '../model/index.ts';
-import { nulCharacterError } from '../operations/nul-characters.ts';
 import type { Authenticator, CredentialSource } from '../ports/authenticator.ts';
 import { CALLER_TEXT_RULE, isCallerText } from '../model/caller-text.ts';
 import { reservedSubjectProblem } from '../text/caller-text.ts';
@@ -19,12 +18,12 @@ export async function authenticate(authenticator: Authenticator, source: Credent
   const reserved = reservedSubjectProblem(named);
   if (reserved) throw new SvcError('Unauthorized', principal.kind === 'Agent' ? `the agent's parent: ${reserved}` : reserved);
   const groups = principal.kind === 'Agent' ? principal.parentGroups : principal.groups;
-  if (!isCallerText(principal.subject) || !isCallerText(named) || !groups.every(isCallerText)) {
+  if (!isCallerText(principal.subject) || (named !== principal.subject && !isCallerText(named)) || !groups.every(isCallerText)) {
     throw new SvcError('Unauthorized', `the credential's subject and groups ${CALLER_TEXT_RULE}`);
   }
-  // A token's claims are input too: a NUL in a subject, group or purpose would reach the database as
-  // a key's owner or an agent's parent.
-  const { credential: _credential, ...claims } = principal;
-  if (nulCharacterError(claims)) throw new SvcError('Unauthorized', 'the credential names a subject, group or purpose with a NUL character');
+  // A token's claims are input too: a NUL (a control character, refused above in subjects and groups)
+  // in a purpose or tenant would reach the database as an agent's purpose or a key's tenant.
+  const other = principal.kind === 'Agent' ? principal.purpose : principal.kind === 'Service' ? principal.tenant : undefined;
+  if (other?.includes('\u0000')) throw new SvcError('Unauthorized', 'the credential names a purpose or tenant with a NUL character');
   return principal;
 }

@@ -24,7 +24,10 @@ export function jsonBodyReader(maxBodyBytes: number): BodyReader {
     if (!hasBody) return {};
     if (!JSON_TYPE.test(ctx.get('Content-Type'))) throw new SvcError('UnsupportedMediaType', 'request body must be sent as Content-Type: application/json');
     await read(ctx, noop);
-    const text = (ctx.request as { body?: unknown }).body;
+    const request = ctx.request as { body?: unknown };
+    const text = request.body;
+    // The text is not kept on the request beside what it parses into: it would live as long as the call.
+    request.body = undefined;
     return typeof text === 'string' ? parseJsonBody(text) : text;
   };
 }

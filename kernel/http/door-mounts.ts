@@ -59,20 +59,26 @@ class MountedRequest implements DoorHttpRequest {
  * writing is answered by the error middleware like any REST error.
  */
 export function doorMounts(mounts: DoorMount[], authenticator: Authenticator, logger: Logger): Middleware {
-  return async (ctx, next) => {
-    const mount = mounts.find((m) => ctx.path === m.path || ctx.path.startsWith(`${m.path}/`));
-    if (!mount) return next();
-    // Measured under the mount path, like a route template: raw paths below it would multiply series.
-    (ctx as { _matchedRoute?: string })._matchedRoute = mount.path;
-    const request = new MountedRequest(ctx, authenticator, ctx.path.slice(mount.path.length));
-    try {
-      await mount.handle(request);
-    } catch (err) {
-      if (!ctx.res.headersSent) throw err;
-      logger.error('door mount failed after answering began', { requestId: request.requestId, path: mount.path, error: (err as Error)?.stack ?? String(err) });
-      ctx.res.destroy();
-    }
-    if (!ctx.res.headersSent && !ctx.res.writableEnded) throw new SvcError('InternalError', INTERNAL_ERROR_MESSAGE);
-    ctx.respond = false;
+  const prefixed = mounts.map((mount) => ({ mount, prefix: `${mount.path}/` }));
+  // Not async: a request for no mount goes on without a promise of this middleware's own.
+  return (ctx, next) => {
+    const path = ctx.path;
+    for (const { mount, prefix } of prefixed) if (path === mount.path || path.startsWith(prefix)) return serveMount(ctx, mount, authenticator, logger);
+    return next();
   };
+}
+
+async function serveMount(ctx: Context, mount: DoorMount, authenticator: Authenticator, logger: Logger): Promise<void> {
+  // Measured under the mount path, like a route template: raw paths below it would multiply series.
+  (ctx as { _matchedRoute?: string })._matchedRoute = mount.path;
+  const request = new MountedRequest(ctx, authenticator, ctx.path.slice(mount.path.length));
+  try {
+    await mount.handle(request);
+  } catch (err) {
+    if (!ctx.res.headersSent) throw err;
+    logger.error('door mount failed after answering began', { requestId: request.requestId, path: mount.path, error: (err as Error)?.stack ?? String(err) });
+    ctx.res.destroy();
+  }
+  if (!ctx.res.headersSent && !ctx.res.writableEnded) throw new SvcError('InternalError', INTERNAL_ERROR_MESSAGE);
+  ctx.respond = false;
 }

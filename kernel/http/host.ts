@@ -8,6 +8,7 @@ import type { AnyOperation } from '../operations/operation.ts';
 import type { Door, DoorMount } from '../ports/door.ts';
 import type { Logger } from '../ports/logger.ts';
 import { doorMounts } from './door-mounts.ts';
+import { RouteTable } from './route-table.ts';
 import { requestIdAndErrors } from './errors-middleware.ts';
 import { httpMetrics } from '../observability/http-metrics.ts';
 import { operationRoute, type HttpDoorDeps } from './operation-route.ts';
@@ -66,15 +67,22 @@ export class HttpHost implements Door {
     private readonly logger: Logger,
     mounts: DoorMount[] = [],
   ) {
+    // Operations are found by the route table (string comparisons); the router also knows them, for the
+    // answers about routes no method matched (404, 405), and serves the public routes.
     const router = new Router();
+    const table = new RouteTable();
     for (const def of operations) {
       if (!def.http) continue;
-      router[def.http.method.toLowerCase() as 'get' | 'post' | 'delete'](def.http.path, operationRoute(def, door));
+      const route = operationRoute(def, door);
+      table.add(def.http.method, def.http.path, route);
+      router[def.http.method.toLowerCase() as 'get' | 'post' | 'delete'](def.http.path, route);
     }
     for (const route of publicRoutes) router.get(route.path, (ctx) => route.handle(ctx));
     this.app.silent = true;
     this.app.use(httpMetrics(door.metrics.registry));
     this.app.use(requestIdAndErrors(logger));
+    // Mount paths never take an operation's path (mountProblems), so operations are matched first.
+    this.app.use(table.middleware());
     if (mounts.length) this.app.use(doorMounts(mounts, door.authenticator, logger));
     this.app.use(router.routes());
     this.app.use(

@@ -26,6 +26,10 @@ function integerFields(def: AnyOperation): string[] {
 }
 
 const INTEGER_TEXT = /^-?\d{1,15}$/;
+const MODEL_HEADER_KEY = MODEL_HEADER.toLowerCase();
+const PROMPT_ID_HEADER_KEY = PROMPT_ID_HEADER.toLowerCase();
+/** A header as Koa's ctx.get reads it: repeated ones (an array) joined. */
+const oneValue = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value.join(', ') : value);
 
 /**
  * The query's integer fields as numbers; text that is not an integer is InvalidField, as in a JSON body.
@@ -79,7 +83,12 @@ export function operationRoute(def: AnyOperation, deps: HttpDoorDeps): Middlewar
     try {
       // The model and prompt the caller acts for, checked before the body is read: a refused header is
       // the call's InvalidField, audited like any bad input.
-      context = promptContext({ value: ctx.get(MODEL_HEADER), field: MODEL_HEADER }, { value: ctx.get(PROMPT_ID_HEADER), field: PROMPT_ID_HEADER });
+      // Node's own lower-cased header names: most calls name neither, and then no context object is made.
+      const model = ctx.req.headers[MODEL_HEADER_KEY];
+      const promptId = ctx.req.headers[PROMPT_ID_HEADER_KEY];
+      if (model !== undefined || promptId !== undefined) {
+        context = promptContext({ value: oneValue(model), field: MODEL_HEADER }, { value: oneValue(promptId), field: PROMPT_ID_HEADER });
+      }
       // A parsed body is this request's own object; the query object is Koa's, so queryInput copies it.
       if (readsBody) input = await deps.readBody(ctx);
       else ({ input, invalid: rejected } = queryInput(ctx.query, integers));

@@ -15,6 +15,9 @@ export const CALLER_TEXT_RULE = 'must not contain control, line or paragraph sep
 /** The JSON Schema format of fields that hold caller-chosen text (schemas/caller-text.ts). */
 export const CALLER_TEXT_FORMAT = 'caller-text';
 
+// Printable ASCII and the space hold none of them: the common case, tested without Unicode properties.
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
 export function isCallerText(value: string): boolean {
-  return !UNSAFE.test(value);
+  return PRINTABLE_ASCII.test(value) || !UNSAFE.test(value);
 }

@@ -21,6 +21,9 @@ function pathOf(place: Place | undefined): string {
  * The walk is iterative: a body nested as deep as its size allows cannot exhaust the stack.
  */
 export function nulCharacterError(input: unknown): SvcError | undefined {
+  // Nearly every input holds no NUL: a walk that allocates nothing says so; only one that finds one (or
+  // goes deeper than any operation's input, where recursion would risk the stack) builds the path.
+  if (!mayHoldNul(input, 0)) return undefined;
   const pending: Array<[unknown, Place | undefined]> = [[input, undefined]];
   while (pending.length) {
     const [value, place] = pending.pop()!;
@@ -36,4 +39,22 @@ export function nulCharacterError(input: unknown): SvcError | undefined {
     }
   }
   return undefined;
+}
+
+const SHALLOW = 64;
+
+/** False when no string or field name in the value holds a NUL; true when one does, or the value is deeper than SHALLOW. */
+function mayHoldNul(value: unknown, depth: number): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (typeof value !== 'object' || value === null) return false;
+  if (depth === SHALLOW) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (mayHoldNul(value[i], depth + 1)) return true;
+    return false;
+  }
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    if (key.includes('\u0000') || mayHoldNul((value as Record<string, unknown>)[key], depth + 1)) return true;
+  }
+  return false;
 }

@@ -271,6 +271,9 @@ const KERNEL_CONTEXT = /^(door$|source\.|risk\.|outcome\.)/;
 
 /** A call's first audit context: the door's entries, then the door's name and the remote address. */
 function callContext(caller: Caller): Record<string, string> {
+  if (caller.context === undefined) {
+    return caller.sourceIp === undefined ? { door: caller.door } : { door: caller.door, 'source.ip': caller.sourceIp };
+  }
   const context: Record<string, string> = {};
   if (caller.context) {
     let n = 0;

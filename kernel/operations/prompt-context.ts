@@ -20,7 +20,8 @@ export const PROMPT_ID_HEADER = 'X-Svc-Prompt-Id';
  */
 export function promptField(value: string | undefined, field: string): string | undefined {
   if (value === undefined || value === '') return undefined;
-  if ([...value].length > PROMPT_FIELD_MAX_CHARS) throw new SvcError('InvalidField', `${field} must be at most ${PROMPT_FIELD_MAX_CHARS} characters`);
+  // Code points never outnumber UTF-16 units: only a long string needs counting.
+  if (value.length > PROMPT_FIELD_MAX_CHARS && [...value].length > PROMPT_FIELD_MAX_CHARS) throw new SvcError('InvalidField', `${field} must be at most ${PROMPT_FIELD_MAX_CHARS} characters`);
   requireCallerText(value, field);
   return value;
 }

@@ -23,6 +23,8 @@ export function subjectSkeleton(subject: string): string {
 }
 
 const AGENT_ID_SKELETON = /^agent-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const SYSTEM_LENGTH = 'svc-system'.length;
+const AGENT_ID_LENGTH = 'agent-'.length + 36;
 
 /**
  * Why a subject from outside (a credential's, a certificate's CN) may not be used because it reads as
@@ -30,6 +32,8 @@ const AGENT_ID_SKELETON = /^agent-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4
  * agents it issues, which authenticate only through the agent registry.
  */
 export function reservedSubjectProblem(subject: string): string | undefined {
+  // A printable ASCII subject is its own skeleton but for case: only the two reserved lengths can match.
+  if (PRINTABLE_ASCII.test(subject) && subject.length !== SYSTEM_LENGTH && subject.length !== AGENT_ID_LENGTH) return undefined;
   const skeleton = subjectSkeleton(subject);
   if (skeleton === 'svc-system') return 'the subject svc-system is reserved for the service itself';
   if (AGENT_ID_SKELETON.test(skeleton)) return "the subject has the form of the service's agent ids (agent-<uuid>), which only the service issues";

@@ -44,27 +44,50 @@ export const usedMaterial = (r: AuditRecord): boolean =>
  * MAX_ACTORS per principal kind and MAX_KEYS_PER_ACTOR keys each, within the detectors' byte budget.
  */
 export class MaterialUses {
-  private readonly table: ActorTable<Map<string, number>>;
+  private readonly table: ActorTable<KeyUses>;
 
   constructor(budget: ActorStateBudget) {
-    this.table = new ActorTable<Map<string, number>>(budget, MAX_ACTORS, () => 64);
+    this.table = new ActorTable<KeyUses>(budget, MAX_ACTORS, () => 64);
   }
 
   /** Remembers the record's time for its key when it used the key's material with success. */
   note(r: AuditRecord): void {
     if (!usedMaterial(r)) return;
     let uses = this.table.get(r.principal);
-    if (uses === undefined) this.table.set(r.principal, (uses = new Map()));
-    const known = uses.delete(r.resource);
-    uses.set(r.resource, Date.parse(r.occurredAt)); // re-inserted: Map order stays least recently used first
-    if (known) return;
-    if (uses.size > MAX_KEYS_PER_ACTOR) uses.delete(uses.keys().next().value!);
-    else this.table.grew(r.principal, KEY_OVERHEAD + 2 * r.resource.length);
+    if (uses === undefined) this.table.set(r.principal, (uses = new KeyUses()));
+    if (uses.use(r.resource, r.occurredAt)) this.table.grew(r.principal, KEY_OVERHEAD + 2 * r.resource.length);
   }
 
   /** True when the actor used the key's material with success at `sinceMs` or later. */
   usedSince(actor: Actor, keyId: string, sinceMs: number): boolean {
-    const at = this.table.peek(actor)?.get(keyId);
-    return at !== undefined && at >= sinceMs;
+    const at = this.table.peek(actor)?.at.get(keyId);
+    // Records' times are ISO 8601 UTC with milliseconds, which order as their text does.
+    return at !== undefined && at >= new Date(sinceMs).toISOString();
+  }
+}
+
+/**
+ * One actor's keys and when it last used each (the record's occurredAt), least recently used first. An
+ * actor mostly uses one key again and again: that use only updates the time, with no reordering.
+ */
+class KeyUses {
+  readonly at = new Map<string, string>();
+  private last: string | undefined;
+
+  /** Records a use; true when the key is new to this actor (its memory grew). */
+  use(keyId: string, occurredAt: string): boolean {
+    if (keyId === this.last) {
+      this.at.set(keyId, occurredAt);
+      return false;
+    }
+    const known = this.at.delete(keyId);
+    this.at.set(keyId, occurredAt); // re-inserted: Map order stays least recently used first
+    this.last = keyId;
+    if (known) return false;
+    if (this.at.size > MAX_KEYS_PER_ACTOR) {
+      this.at.delete(this.at.keys().next().value!);
+      return false;
+    }
+    return true;
   }
 }

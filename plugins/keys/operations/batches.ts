@@ -144,19 +144,25 @@ export function withBatches(operations: AnyOperation[], batch: KeyBatchCrypto): 
       input: Type.Union([def.input, batched.input]),
       output: Type.Union([def.output, batched.output]),
       cost: (input: unknown) => (isBatch(input) && Array.isArray(input.items) ? Math.min(B.MAX_BATCH_ITEMS, Math.max(1, input.items.length)) : 1),
-      inputFacts: (input: any) => {
-        if (!isBatch(input)) return def.inputFacts ? def.inputFacts(input) : {};
-        if (!def.inputFacts) return {};
-        // The context keys any item named (names only, never values), as the single call records them.
-        const names = new Set<string>();
-        for (const item of input.items) for (const name of Object.keys(item.context ?? {})) names.add(name);
-        return { contextKeys: [...names].sort().join(',') };
-      },
-      handle: async (input: any, call: OperationCall) => {
-        if (!isBatch(input)) return def.handle(input, call);
-        const { results, context } = await batched.handle(batch, input.id, input.items, call);
-        return { result: { results }, audit: { context } };
-      },
+      // Only where the single call has facts (sign and verify have none: their calls allocate nothing here).
+      ...(def.inputFacts ? { inputFacts: batchedFacts(def.inputFacts) } : {}),
+      // Not async: a single call's handler answers without a promise of this wrapper's own.
+      handle: (input: any, call: OperationCall) => (isBatch(input) ? handleBatch(batched, batch, input, call) : def.handle(input, call)),
     };
   });
+}
+
+async function handleBatch(batched: (typeof HANDLERS)[string], batch: KeyBatchCrypto, input: { id: string; items: Item[] }, call: OperationCall) {
+  const { results, context } = await batched.handle(batch, input.id, input.items, call);
+  return { result: { results }, audit: { context } };
+}
+
+/** A single call's facts as they are; for a batch, the context keys any item named (names only, never values). */
+function batchedFacts(single: (input: any) => Record<string, string>): (input: any) => Record<string, string> {
+  return (input) => {
+    if (!isBatch(input)) return single(input);
+    const names = new Set<string>();
+    for (const item of input.items) for (const name of Object.keys(item.context ?? {})) names.add(name);
+    return { contextKeys: [...names].sort().join(',') };
+  };
 }
