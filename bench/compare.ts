@@ -18,7 +18,8 @@ const ref = process.argv[2] ?? process.env.BENCH_COMPARE_REF ?? defaultRef();
 const other = checkoutOf(ref);
 const today = execFileSync('git', ['rev-parse', '--short=7', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
 const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT, encoding: 'utf8' }).trim() !== '';
-const refLabel = ref.length >= 40 ? ref.slice(0, 7) : `${ref} (${other.commit.slice(0, 7)})`;
+// A tag is shown with its commit; a commit (short or long) as its short form.
+const refLabel = other.commit.startsWith(ref) ? other.commit.slice(0, 7) : `${ref} (${other.commit.slice(0, 7)})`;
 const todayLabel = `today (${today}${dirty ? ' + uncommitted changes' : ''})`;
 
 const work = mkdtempSync(path.join(tmpdir(), 'svc-compare-'));
