@@ -10,7 +10,7 @@ export const isRequestId = (text: string): boolean => REQUEST_ID.test(text);
 /** Longest request target answered; longer ones are 414 before any routing. */
 export const MAX_URL_LENGTH = 8192;
 
-/** Maps what Koa, @koa/router and koa-body throw onto the catalogue; anything else is InternalError. */
+/** Maps what Koa, @koa/router and co-body throw onto the catalogue; anything else is InternalError. */
 export function toSvcError(err: unknown): SvcError {
   if (isSvcError(err)) return err;
   const status = (err as { status?: number }).status;
