@@ -32,6 +32,8 @@ echo "== tests"
 # The TAP stream also goes to a file, so that a failure is repeated at the very end, where a CI log that
 # keeps only its tail still shows which test failed and why.
 tap_log="$state/tap.log"
+# A test that writes the checkout's data/ (the default of npm start) leaks state into the next run.
+data_before=$(ls -l --time-style=+%s.%N data 2>/dev/null || true)
 set +e
 npx tap "$@" test/**/*.test.ts examples/**/*.test.ts 2>&1 | tee "$tap_log"
 status=${PIPESTATUS[0]}
@@ -39,5 +41,9 @@ set -e
 if [ "$status" -ne 0 ]; then
   echo "== failures (repeated from above)"
   grep -n -B 40 -A 12 '^ *not ok ' "$tap_log" | tail -n 400 || true
+fi
+if [ "$(ls -l --time-style=+%s.%N data 2>/dev/null || true)" != "$data_before" ]; then
+  echo "== a test wrote the checkout's data/ folder: give the service it starts its own SVC_RDB_EMBEDDED_JDBC_URL and SVC_AUDIT_EMBEDDED_PATH"
+  status=1
 fi
 exit "$status"

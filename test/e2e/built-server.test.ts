@@ -71,7 +71,9 @@ t.test('npm start runs the built JavaScript (no TypeScript loader) and serves th
   const rx = await webhookReceiver();
   t.teardown(() => rx.close());
   const svc = await startListening('npm', ['start', '--silent'], {
+    // Every file in the test's own folder: npm start runs in the checkout, whose data/ is the operator's.
     SVC_JOURNAL_KIND: 'rdb-embedded', SVC_AUDIT_KIND: 'rdb-embedded', SVC_DATA_DIR: dir,
+    SVC_RDB_EMBEDDED_JDBC_URL: `jdbc:sqlite:${path.join(dir, 'journal.db')}`, SVC_AUDIT_EMBEDDED_PATH: path.join(dir, 'audit.db'),
     SVC_AUDIT_FANOUT_THREAD: 'true', SVC_AUDIT_WEBHOOK_ENABLED: 'true', SVC_AUDIT_WEBHOOK_URL: rx.url, SVC_AUDIT_WEBHOOK_SECRET: 'webhook-secret-of-the-receiver-0123456789',
   });
   cleanupGroup(t, svc.child);

@@ -6,17 +6,20 @@ import { Database } from '../../plugins/sql-support/sqlite-driver.ts';
 import { b64, type ApiClient } from '../helpers/client.ts';
 import { freshDatabase } from '../helpers/databases.ts';
 import { everyByte, postgresTableFiles, recoverAesMaterial } from '../helpers/forensics.ts';
-import { ManualClock, startTestService } from '../helpers/service.ts';
+import { ManualClock, startTestService, type TestService } from '../helpers/service.ts';
 import { until } from '../helpers/until.ts';
 
 /** An AES key at version 3, trimmed to minVersion 3: versions 1 and 2 must be gone from every byte. */
-async function trimmedKey(t: Test, api: ApiClient) {
+async function trimmedKey(t: Test, svc: TestService, api: ApiClient) {
   const id = await api.key({ algorithm: 'AES' });
   await api.post(`/v1/keys/${id}/rotate`, {});
   await api.post(`/v1/keys/${id}/rotate`, {});
   await api.post(`/v1/keys/${id}/encrypt`, { plaintextBase64: b64('x') });
   const trimmed = await api.post(`/v1/keys/${id}/trim`, { minVersion: 3 });
-  t.match(trimmed.body, { minVersion: 3, erasure: 'complete' }, 'with nothing in the way, the trim answers once the files are erased');
+  t.match(trimmed.body, { minVersion: 3, erasure: /^(complete|pending)$/ }, 'trimmed');
+  // The answer waits for the erase only briefly (trim-versions.test.ts holds that it does when idle); on a
+  // loaded machine it may say pending: the files are read once the background erase has finished.
+  await until(() => svc.kernel.container.resolve<{ erasure: { count: number } }>('keyService').erasure.count === 0, 'the erase of the trimmed versions');
   return id;
 }
 
@@ -30,7 +33,7 @@ t.test('SQLite: after a trim, and after a scheduled destruction, no byte of the 
   const svc = await startTestService({ SVC_JOURNAL_KIND: 'rdb-embedded', SVC_KEYS_DESTROY_CHECK_SECONDS: '1' }, { clock });
   t.teardown(() => svc.stop());
   const api = svc.client('forensic');
-  const trimmed = await trimmedKey(t, api);
+  const trimmed = await trimmedKey(t, svc, api);
   const scheduled = await api.key({ algorithm: 'AES' });
   await api.post(`/v1/keys/${scheduled}/revoke`, {});
   t.equal((await api.call('DELETE', `/v1/keys/${scheduled}?waitingDays=1`)).status, 202);
@@ -57,7 +60,7 @@ t.test("PostgreSQL: after a trim, the journal tables' pages do not give the eras
   const svc = await startTestService(db.env);
   t.teardown(() => svc.stop());
   const api = svc.client('forensic');
-  const trimmed = await trimmedKey(t, api);
+  const trimmed = await trimmedKey(t, svc, api);
   const admin = knexFactory({ client: 'pg', connection: process.env.SVC_TEST_PG_ADMIN_URL!.replace(/\/postgres$/, `/${db.url.split('/').pop()}`) });
   t.teardown(() => admin.destroy());
   const ids = materialIds((await admin('svc_key_events').where({ key_id: trimmed }).orderBy('seq').select('payload')).map((r: { payload: string }) => r.payload));
