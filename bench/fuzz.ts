@@ -156,6 +156,7 @@ if (backends.includes('postgres')) {
 }
 
 const f = (x: number) => x.toFixed(1);
+const cpuPerRequest = (run: Run) => (run.cpuSeconds * 1000) / run.result.statuses.length;
 const lines: string[] = [];
 for (const run of runs) {
   const r = run.result;
@@ -174,7 +175,8 @@ for (const run of runs) {
     const offered = below.result.statuses.length / below.result.wallSeconds;
     lines.push(`**Below saturation** (a second run on a fresh service and database, same seed and mix): requests started on a schedule at`,
       `${(OPEN_LOOP_SHARE * 100).toFixed(0)}% of the rate above, whatever the answers (open loop; latency measured from when each was due), ${offered.toFixed(0)} req/s answered;`,
-      `${below.result.serverErrors.length} 5xx${below.crashed ? `, the server ${below.crashed}` : ''}; server CPU ${f(below.cpuSeconds)} s; load average ${f(below.load[0])} at the start, ${f(below.load[1])} at the end.`, '',
+      `${below.result.serverErrors.length} 5xx${below.crashed ? `, the server ${below.crashed}` : ''}; server CPU ${f(below.cpuSeconds)} s; load average ${f(below.load[0])} at the start, ${f(below.load[1])} at the end.`,
+      `CPU per request: **${cpuPerRequest(below).toFixed(3)} ms open loop, ${cpuPerRequest(run).toFixed(3)} ms saturated** (${(cpuPerRequest(below) / cpuPerRequest(run)).toFixed(2)}x).`, '',
       `| latency (ms), open loop | p50 | p95 | p99 | max | answers at or over 100 ms |`, '|---|---|---|---|---|---|',
       `| all requests | ${f(o.all.p50)} | ${f(o.all.p95)} | ${f(o.all.p99)} | ${f(o.all.max)} | ${o.all.over100} |`, '');
   }

@@ -1,4 +1,5 @@
 import type { Pool } from 'undici';
+import { openLoop } from '../open-loop.ts';
 import { Cast } from './cast.ts';
 import { HOSTILE } from './hostile-requests.ts';
 import { Prng } from './prng.ts';
@@ -106,21 +107,4 @@ export async function runFuzz(base: string, pool: Pool, opts: FuzzOptions): Prom
   else await Promise.all(Array.from({ length: opts.connections }, worker));
   result.wallSeconds = (performance.now() - t0) / 1000;
   return { cast, result };
-}
-
-/** Starts `n` requests at `rate` a second from now, each when it is due, and reports each answer with the time it was due. */
-async function openLoop<T>(n: number, rate: number, start: () => Promise<T>, done: (answer: T, due: number) => void): Promise<void> {
-  const t0 = performance.now();
-  const pending = new Set<Promise<void>>();
-  for (let i = 0; i < n; ) {
-    const now = performance.now();
-    // Every request due by now goes (a timer may fire late), then a wait for the next one.
-    for (; i < n && t0 + (i * 1000) / rate <= now; i++) {
-      const due = t0 + (i * 1000) / rate;
-      const p: Promise<void> = start().then((answer) => done(answer, due)).finally(() => pending.delete(p));
-      pending.add(p);
-    }
-    if (i < n) await new Promise((resolve) => setTimeout(resolve, Math.max(0, t0 + (i * 1000) / rate - performance.now())));
-  }
-  await Promise.all(pending);
 }
