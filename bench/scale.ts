@@ -9,8 +9,10 @@ import { whenListening } from './lib/listening.ts';
 /**
  * `npm run bench:scale`: encrypt 1 KiB throughput of one node with 1, 2, ... N workers (server.workers;
  * N = BENCH_SCALE_MAX_WORKERS, default the usable cores), journal and audit on a private PostgreSQL
- * (fsync off: the bench measures the node's CPU, not the disk's flushes; BENCH_SCALE_STORE=sqlite puts
- * them on SQLite in WAL mode instead, where every audit group commit waits for an fsync). The load generator (autocannon, this process, one thread) runs on the same machine and
+ * (fsync off: the bench measures the node's CPU, not the disk's flushes), then on SQLite in WAL mode, where
+ * every audit group commit waits for an fsync (BENCH_SCALE_STORE=postgresql or sqlite runs one). Each row
+ * quotes the server's CPU per request, which a second worker must not raise by more than 15% even on a
+ * machine with too few cores to show the throughput grow. The load generator (autocannon, this process, one thread) runs on the same machine and
  * its own CPU is measured beside the server's (the primary and every worker), so the table says when the
  * generator, not the node, is the limit. Writes docs/benchmarks-scale.md.
  */
@@ -20,7 +22,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const CORES = availableParallelism();
 const MAX_WORKERS = Number(process.env.BENCH_SCALE_MAX_WORKERS ?? CORES);
 const TICKS_PER_SECOND = 100; // getconf CLK_TCK on Linux
-const STORE = process.env.BENCH_SCALE_STORE === 'sqlite' ? 'sqlite' : 'postgresql';
+type Store = 'postgresql' | 'sqlite';
+const STORES = (process.env.BENCH_SCALE_STORE ?? 'postgresql,sqlite').split(',').filter((s): s is Store => s === 'postgresql' || s === 'sqlite');
 const PLAINTEXT = { plaintextBase64: Buffer.alloc(1024, 7).toString('base64') };
 
 /** CPU seconds (user + system) of a process and every process it started (the primary and its workers). */
@@ -44,15 +47,15 @@ function treeCpuSeconds(pid: number): number {
 const pgWork = mkdtempSync(path.join(tmpdir(), 'svc-bench-scale-pg-'));
 const services = path.join(ROOT, 'scripts/test-services.sh');
 let pg: Record<string, string> = {};
-if (STORE === 'postgresql') {
+if (STORES.includes('postgresql')) {
   execFileSync('bash', [services, 'start-pg', pgWork], { stdio: ['ignore', 'ignore', 'inherit'] });
   pg = Object.fromEntries([...readFileSync(path.join(pgWork, 'env'), 'utf8').matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
 }
 let run = 0;
 
 /** A fresh, empty store per run: a new database on the private server, or new SQLite files in `dir`. */
-function storeEnv(dir: string): Record<string, string> {
-  if (STORE === 'sqlite') {
+function storeEnv(store: Store, dir: string): Record<string, string> {
+  if (store === 'sqlite') {
     return { SVC_JOURNAL_KIND: 'rdb-embedded', SVC_AUDIT_KIND: 'rdb-embedded', SVC_RDB_EMBEDDED_JDBC_URL: `jdbc:sqlite:${path.join(dir, 'journal.db')}`, SVC_AUDIT_EMBEDDED_PATH: path.join(dir, 'audit.db') };
   }
   const name = `scale_${process.pid}_${++run}`;
@@ -72,10 +75,10 @@ function machineTicks(): { busy: number; total: number } {
   return { busy: total - idle, total };
 }
 
-function startNode(workers: number, dir: string): Promise<{ child: ChildProcess; url: string }> {
+function startNode(store: Store, workers: number, dir: string): Promise<{ child: ChildProcess; url: string }> {
   const env = {
     ...process.env, SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', SVC_WORKERS: String(workers), SVC_NODE_ID: 'bench',
-    SVC_REVOCATION_KIND: 'none', SVC_DATA_DIR: dir, ...storeEnv(dir),
+    SVC_REVOCATION_KIND: 'none', SVC_DATA_DIR: dir, ...storeEnv(store, dir),
     // One principal at tens of thousands of calls a second: the limiter stays in the chain but never refuses.
     SVC_RATE_LIMIT_RPS: '1000000000', SVC_RATE_LIMIT_BURST: '1000000000',
   };
@@ -89,11 +92,11 @@ async function call(url: string, body?: unknown): Promise<any> {
   return res.json();
 }
 
-interface Row { workers: number; rps: number; p50: number; p99: number; errors: number; serverCores: number; generatorCores: number; machineCores: number }
+interface Row { store: Store; workers: number; rps: number; p50: number; p99: number; errors: number; serverCores: number; generatorCores: number; machineCores: number }
 
-async function measure(workers: number): Promise<Row> {
+async function measure(store: Store, workers: number): Promise<Row> {
   const dir = mkdtempSync(path.join(tmpdir(), 'svc-bench-scale-'));
-  const node = await startNode(workers, dir);
+  const node = await startNode(store, workers, dir);
   try {
     const key = await call(`${node.url}/v1/keys`, { spec: { name: `bench-${randomUUID()}`, algorithm: 'AES' } });
     await call(`${node.url}/v1/keys/${key.id}/activate`);
@@ -108,11 +111,11 @@ async function measure(workers: number): Promise<Row> {
     const machine1 = machineTicks();
     const serverCores = (treeCpuSeconds(node.child.pid!) - server0) / SECONDS;
     const row = {
-      workers, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.non2xx + result.errors,
+      store, workers, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.non2xx + result.errors,
       serverCores, generatorCores: (gen.user + gen.system) / 1e6 / SECONDS,
       machineCores: ((machine1.busy - machine0.busy) / (machine1.total - machine0.total)) * CORES,
     };
-    process.stderr.write(`${workers} worker(s): ${row.rps.toFixed(0)} req/s, p99 ${row.p99} ms, server ${row.serverCores.toFixed(2)} cores, generator ${row.generatorCores.toFixed(2)} cores, machine ${row.machineCores.toFixed(2)} cores busy, errors ${row.errors}\n`);
+    process.stderr.write(`${store}, ${workers} worker(s): ${row.rps.toFixed(0)} req/s, p99 ${row.p99} ms, server ${row.serverCores.toFixed(2)} cores, generator ${row.generatorCores.toFixed(2)} cores, machine ${row.machineCores.toFixed(2)} cores busy, errors ${row.errors}\n`);
     return row;
   } finally {
     node.child.kill('SIGTERM');
@@ -124,13 +127,15 @@ async function measure(workers: number): Promise<Row> {
 const loadBefore = loadavg()[0]!;
 const rows: Row[] = [];
 try {
-  for (let workers = 1; workers <= Math.max(1, MAX_WORKERS); workers++) rows.push(await measure(workers));
+  for (const store of STORES) for (let workers = 1; workers <= Math.max(1, MAX_WORKERS); workers++) rows.push(await measure(store, workers));
 } finally {
-  if (STORE === 'postgresql') execFileSync('bash', [services, 'stop', pgWork], { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (STORES.includes('postgresql')) execFileSync('bash', [services, 'stop', pgWork], { stdio: ['ignore', 'ignore', 'inherit'] });
   rmSync(pgWork, { recursive: true, force: true });
 }
 const loadAfter = loadavg()[0]!;
-const one = rows[0]!.rps;
+const one = (r: Row) => rows.find((x) => x.store === r.store && x.workers === 1)!;
+/** Server CPU (primary and workers) per request answered, in microseconds. */
+const cpuPerRequest = (r: Row) => (r.serverCores / r.rps) * 1e6;
 const limit = (r: Row): string => {
   const ours = r.serverCores + r.generatorCores;
   const others = Math.max(0, r.machineCores - ours);
@@ -145,13 +150,14 @@ const doc = [
   '',
   `Run on ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${CORES} usable cores; load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after`,
   `(others' work on the machine counts against both server and generator). Encrypt 1 KiB with one AES key, autocannon ${CONNECTIONS}`,
-  `connections for ${SECONDS} s after a 3 s warm-up, journal and audit ${STORE === 'sqlite' ? 'on SQLite (WAL, synchronous FULL)' : 'on a private PostgreSQL (fsync off)'} shared by the workers. The generator runs in the`,
+  `connections for ${SECONDS} s after a 3 s warm-up, journal and audit on a private PostgreSQL (fsync off) or on SQLite (WAL, synchronous FULL)`,
+  'shared by the workers; server CPU per request is the goal that a 2-core machine can show (a second worker must not raise it by more than 15%). The generator runs in the',
   'bench process on the same machine, unpinned; "cores" are CPU seconds per second of the server (primary and workers), of',
   'the generator, and of the whole machine (/proc/stat: everyone\'s, so other processes show as the difference).',
   '',
-  '| workers | req/s | vs 1 worker | added per worker (x one worker) | p50 ms | p99 ms | errors | server cores | generator cores | machine cores busy | limit |',
-  '|---|---|---|---|---|---|---|---|---|---|---|',
-  ...rows.map((r) => `| ${r.workers} | ${r.rps.toFixed(0)} | ${(r.rps / one).toFixed(2)} | ${r.workers === 1 ? '' : ((r.rps - one) / (r.workers - 1) / one).toFixed(2)} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.serverCores.toFixed(2)} | ${r.generatorCores.toFixed(2)} | ${r.machineCores.toFixed(2)} | ${limit(r)} |`),
+  '| store | workers | req/s | vs 1 worker | added per worker (x one worker) | server CPU µs a request | vs 1 worker | p50 ms | p99 ms | errors | server cores | generator cores | machine cores busy | limit |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+  ...rows.map((r) => `| ${r.store} | ${r.workers} | ${r.rps.toFixed(0)} | ${(r.rps / one(r).rps).toFixed(2)} | ${r.workers === 1 ? '' : ((r.rps - one(r).rps) / (r.workers - 1) / one(r).rps).toFixed(2)} | ${cpuPerRequest(r).toFixed(0)} | ${(cpuPerRequest(r) / cpuPerRequest(one(r))).toFixed(2)} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.serverCores.toFixed(2)} | ${r.generatorCores.toFixed(2)} | ${r.machineCores.toFixed(2)} | ${limit(r)} |`),
   '',
   'Reading the table: a worker is one Node process with its own event loop, so while the node is the limit each added',
   'worker should add close to one worker\'s throughput (the goal is at least 0.8 of it per added core). Where the',
