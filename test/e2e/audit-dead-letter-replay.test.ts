@@ -5,6 +5,7 @@ import path from 'node:path';
 import t, { type Test } from 'tap';
 import { startTestService, tempDir } from '../helpers/service.ts';
 import { webhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
+import { serverEntry } from '../helpers/server-entry.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const SECRET = 'webhook-secret-of-the-receiver-0123456789';
@@ -12,7 +13,7 @@ const SECRET = 'webhook-secret-of-the-receiver-0123456789';
 /** `app/main.ts ARGS` as its own process, the way `npm start -- ARGS` runs it. */
 function serverCommand(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'app/main.ts', ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env } }, (err, stdout, stderr) => {
+    execFile(process.execPath, [...serverEntry(), ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env } }, (err, stdout, stderr) => {
       resolve({ code: err ? Number((err as { code?: number }).code) : 0, stdout, stderr });
     });
   });

@@ -5,6 +5,7 @@ import t from 'tap';
 import { b64 } from '../helpers/client.ts';
 import { everyByte, recoverAesMaterial } from '../helpers/forensics.ts';
 import { startTestService, tempDir } from '../helpers/service.ts';
+import { serverEntry } from '../helpers/server-entry.ts';
 
 const KEK1 = Buffer.alloc(32, 0x11);
 const KEK2 = Buffer.alloc(32, 0x22);
@@ -25,7 +26,7 @@ t.test('rewrap moves every key to the new KEK; once the old KEK is dropped, a co
   t.equal((await api.call('DELETE', `/v1/keys/${doomed}`)).status, 200);
   await first.stop();
 
-  const out = execFileSync(process.execPath, ['--import', 'tsx', 'app/main.ts', 'rewrap'], {
+  const out = execFileSync(process.execPath, [...serverEntry(), 'rewrap'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH!, ...first.env, SVC_CRYPTO_LOCAL_KEK: KEK2.toString('base64'), SVC_CRYPTO_LOCAL_PREVIOUS_KEKS: KEK1.toString('base64') },
     encoding: 'utf8',

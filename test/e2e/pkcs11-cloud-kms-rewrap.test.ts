@@ -5,6 +5,7 @@ import { b64 } from '../helpers/client.ts';
 import { MOTO_CREDENTIALS, MOTO_REGION, moto } from '../helpers/moto.ts';
 import { startTestService, tempDir } from '../helpers/service.ts';
 import { softHsm } from '../helpers/softhsm.ts';
+import { serverEntry } from '../helpers/server-entry.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const hsm = softHsm(t);
@@ -20,7 +21,7 @@ if (hsm && kms) {
     const token = { SVC_CRYPTO_PKCS11_MODULE: hsm.module, SVC_CRYPTO_PKCS11_TOKEN_LABEL: 'from-cloud', SVC_CRYPTO_PKCS11_PIN: '1357' };
     const pkcs11 = { SVC_CRYPTO_KIND: 'pkcs11', ...token, SVC_CRYPTO_PKCS11_KEK_LABEL: 'hsm-kek' };
     const rewrap = (env: Record<string, string>) =>
-      execFileSync(process.execPath, ['--import', 'tsx', 'app/main.ts', 'rewrap'], { cwd: ROOT, env: { PATH: process.env.PATH!, ...hsm.env, ...first.env, ...env }, encoding: 'utf8' });
+      execFileSync(process.execPath, [...serverEntry(), 'rewrap'], { cwd: ROOT, env: { PATH: process.env.PATH!, ...hsm.env, ...first.env, ...env }, encoding: 'utf8' });
 
     const first = await startTestService({ ...base, ...cloud }, { dir });
     const id = await first.client('ops').key({ algorithm: 'AES' });

@@ -12,6 +12,7 @@ import { startTestService, tempDir } from '../helpers/service.ts';
 import { softHsm } from '../helpers/softhsm.ts';
 import { makeTestPki } from '../helpers/tls-certs.ts';
 import { mintToken, TEST_SECRET } from '../helpers/tokens.ts';
+import { serverEntry } from '../helpers/server-entry.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const PIN = '2468-user-pin';
@@ -21,7 +22,7 @@ if (hsm) {
   const token = { SVC_CRYPTO_PKCS11_MODULE: hsm.module, SVC_CRYPTO_PKCS11_TOKEN_LABEL: 'rewrap-token', SVC_CRYPTO_PKCS11_PIN: PIN };
   const pkcs11 = (kek: string, extra: Record<string, string> = {}) => ({ SVC_CRYPTO_KIND: 'pkcs11', ...token, SVC_CRYPTO_PKCS11_KEK_LABEL: kek, SVC_CRYPTO_LOCAL_KEK: '', ...extra });
   const rewrap = (base: Record<string, string>, env: Record<string, string>) =>
-    execFileSync(process.execPath, ['--import', 'tsx', 'app/main.ts', 'rewrap'], { cwd: ROOT, env: { PATH: process.env.PATH!, ...hsm.env, ...base, ...env }, encoding: 'utf8' });
+    execFileSync(process.execPath, [...serverEntry(), 'rewrap'], { cwd: ROOT, env: { PATH: process.env.PATH!, ...hsm.env, ...base, ...env }, encoding: 'utf8' });
   const kekIds = (dir: string) => {
     const db = new Database(path.join(dir, 'journal.db'), { readonly: true });
     try {

@@ -3,13 +3,14 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import t from 'tap';
 import { startTestService, tempDir } from '../helpers/service.ts';
+import { serverEntry } from '../helpers/server-entry.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
 /** `npm start -- rewrap` as its own process, with exactly this environment. */
 function rewrap(env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'app/main.ts', 'rewrap'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env } }, (err, stdout, stderr) => {
+    execFile(process.execPath, [...serverEntry(), 'rewrap'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env } }, (err, stdout, stderr) => {
       resolve({ code: err ? Number((err as { code?: number }).code) : 0, stdout, stderr });
     });
   });

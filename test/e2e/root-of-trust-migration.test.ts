@@ -4,6 +4,7 @@ import t from 'tap';
 import { b64 } from '../helpers/client.ts';
 import { MOTO_CREDENTIALS, MOTO_REGION, moto } from '../helpers/moto.ts';
 import { startTestService, tempDir } from '../helpers/service.ts';
+import { serverEntry } from '../helpers/server-entry.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const kms = moto(t);
@@ -17,7 +18,7 @@ if (kms) {
     const base = { SVC_JOURNAL_KIND: 'rdb-embedded', ...MOTO_CREDENTIALS };
     const cloud = { SVC_CRYPTO_KIND: 'cloud-kms', SVC_CRYPTO_CLOUD_KMS_REGION: MOTO_REGION, SVC_CRYPTO_CLOUD_KMS_ENDPOINT: kms.endpoint, SVC_CRYPTO_CLOUD_KMS_KEK_ARN: arn };
     const rewrap = (env: Record<string, string>) =>
-      execFileSync(process.execPath, ['--import', 'tsx', 'app/main.ts', 'rewrap'], { cwd: ROOT, env: { PATH: process.env.PATH!, ...first.env, ...env }, encoding: 'utf8' });
+      execFileSync(process.execPath, [...serverEntry(), 'rewrap'], { cwd: ROOT, env: { PATH: process.env.PATH!, ...first.env, ...env }, encoding: 'utf8' });
 
     const first = await startTestService({ ...base, SVC_CRYPTO_LOCAL_KEK: local1 }, { dir });
     const id = await first.client('ops').key({ algorithm: 'AES' });

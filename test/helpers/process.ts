@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { serverEntry } from './server-entry.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -13,9 +14,9 @@ export interface ServiceProcess {
   exited: Promise<number | null>;
 }
 
-/** Runs `app/main.ts` as its own process, the way `npm start` does, with exactly the given environment. */
+/** Runs the server as its own process (serverEntry: the build, or the sources when they changed since), the way `npm start` does, with exactly the given environment. */
 export function spawnService(env: Record<string, string>, args: string[] = []): ServiceProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'app/main.ts', ...args], {
+  const child = spawn(process.execPath, [...serverEntry(), ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
