@@ -69,6 +69,13 @@ export interface KeyJournal extends Lifecycle {
   readonly nodes: NodeRegistry;
   /** The highest sequence number written for a key (0 for none); cheap, one index lookup. */
   lastSeq(keyId: string): Promise<number>;
+  /**
+   * On a shared journal that can tell it without a query: a number that stays the same for as long as
+   * nothing was committed to the journal by anyone (another node, or this one). While it has not changed
+   * since a key's lastSeq was checked, the key cannot have changed, and the check is not repeated.
+   * Undefined (or absent) where no such number exists: every use checks lastSeq.
+   */
+  changeStamp?(): number | undefined;
   append(keyId: string, expectedSeq: number, events: KeyEvent[], audit?: AuditRecord, rekey?: MaterialRekey): Promise<void>;
   pendingAudit(before: string, limit: number): Promise<AuditRecord[]>;
   ackAudit(ids: string[]): Promise<void>;

@@ -45,6 +45,8 @@ export interface ChangeScope {
  */
 export class KeyStore {
   private readonly keys = new Map<string, ManagedKey>();
+  /** The journal's change stamp when each cached key was last confirmed current (shared journals only). */
+  private readonly confirmedAt = new Map<string, number>();
   private readonly locks = new Map<string, Promise<unknown>>();
   /** Parsed material per material id, bounded in entries and time like the KWKs (crypto.cache*). */
   private readonly material: LRUCache<string, ParsedMaterial>;
@@ -58,13 +60,26 @@ export class KeyStore {
   }
 
   /**
+   * Whether a cached key is still the journal's latest on a shared journal: one lastSeq lookup, skipped
+   * while the journal's change stamp is the one read before the last lookup that confirmed this key
+   * (nothing was committed anywhere since, so nothing of the key changed).
+   */
+  private async stillCurrent(id: string, cached: ManagedKey, trace: TraceScope): Promise<boolean> {
+    const stamp = this.journal.changeStamp?.();
+    if (stamp !== undefined && this.confirmedAt.get(id) === stamp) return true;
+    if ((await trace.child('journal.lastSeq', () => this.journal.lastSeq(id))) !== cached.seq) return false;
+    if (stamp !== undefined) this.confirmedAt.set(id, stamp);
+    return true;
+  }
+
+  /**
    * The key's current state; any id that is not a known UUID is KeyNotFound. On a journal shared by
    * several nodes the cached state is trusted only after one index lookup shows no newer event, so a
    * compromise, revoke, rotation or destroy made on another node is seen before this node's next use.
    */
   async get(id: string, trace: TraceScope = UNTRACED): Promise<ManagedKey> {
     const cached = this.keys.get(id);
-    if (cached && (!this.journal.shared || (await trace.child('journal.lastSeq', () => this.journal.lastSeq(id))) === cached.seq)) return cached;
+    if (cached && (!this.journal.shared || (await this.stillCurrent(id, cached, trace)))) return cached;
     // The id is never echoed: it may be attacker-sized or hold control characters.
     if (!isUuid(id)) throw new SvcError('KeyNotFound', 'no key with that id (key ids are UUIDs)');
     const key = foldEvents(await trace.child('journal.load', () => this.journal.load(id)));
@@ -166,6 +181,7 @@ export class KeyStore {
           if (!(err instanceof JournalConflict)) throw err;
           if (attempt >= MAX_CONFLICT_RETRIES) throw new SvcError('IllegalOperation', `key ${id} is being changed by other writers; retry`);
           this.keys.delete(id);
+          this.confirmedAt.delete(id);
           // The winner may have been a trim on another node, which replaced the key's KWK.
           this.wrapping.forget(id);
           await pause(attempt);

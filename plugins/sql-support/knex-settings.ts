@@ -20,4 +20,14 @@ export interface KnexSettings {
   recipe?: KnexRecipe;
   /** Background work on the database that lives as long as the pool: started once it is migrated, stopped before it closes. */
   companion?: () => { stop(): Promise<void> };
+  /**
+   * Where the database can tell without a query that nothing was committed since some moment (SQLite's
+   * data_version): opened once it is migrated, closed before the pool closes. See KeyJournal.changeStamp.
+   */
+  changeStamp?: () => ChangeStamp;
+}
+
+export interface ChangeStamp {
+  read(): number;
+  close(): void;
 }

@@ -2,8 +2,8 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { type Logger, narrowToOwner, warnIfFolderOpen } from '../../kernel/index.ts';
 import { withFileLock } from './file-lock.ts';
-import { knexSqliteClient } from './sqlite-driver.ts';
-import type { KnexSettings } from './knex-settings.ts';
+import { Database, knexSqliteClient } from './sqlite-driver.ts';
+import type { ChangeStamp, KnexSettings } from './knex-settings.ts';
 import { WalCheckpointer, WRITER_AUTOCHECKPOINT_PAGES } from './wal-checkpointer.ts';
 
 /**
@@ -43,6 +43,7 @@ export function sqliteKnexSettings(file: string, logger: Pick<Logger, 'warn'> = 
       },
     },
     companion: () => new WalCheckpointer(file, (message, fields) => logger.warn(message, fields)),
+    changeStamp: () => dataVersion(file),
   };
 }
 
@@ -80,4 +81,15 @@ function withPragmas(pragmas: string[]) {
       done(err as Error, conn);
     }
   };
+}
+
+/**
+ * SQLite's data_version, read on a read-only connection of its own: it changes whenever any other
+ * connection (another worker's, or this process's writer) commits to the file, and reading it is a
+ * few microseconds with no lock, so a worker trusts its cached keys until some commit happened.
+ */
+function dataVersion(file: string): ChangeStamp {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  const statement = db.prepare('PRAGMA data_version').pluck();
+  return { read: () => statement.get() as number, close: () => db.close() };
 }

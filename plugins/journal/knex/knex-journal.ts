@@ -16,7 +16,7 @@ import {
 } from '../../../kernel/index.ts';
 import { BatchedLookup } from '../../sql-support/batched-lookup.ts';
 import { connectAndMigrate } from '../../sql-support/connect.ts';
-import type { KnexSettings } from '../../sql-support/knex-settings.ts';
+import type { ChangeStamp, KnexSettings } from '../../sql-support/knex-settings.ts';
 import { isUniqueViolation } from '../../sql-support/unique-violation.ts';
 import { unlessUnavailable } from '../../sql-support/unavailable.ts';
 import { KnexAgentRegistry } from './knex-agent-registry.ts';
@@ -41,6 +41,8 @@ export class KnexJournal implements KeyJournal {
     return new Map((rows as Array<{ key_id: string; seq: number | string }>).map((r) => [r.key_id, Number(r.seq)]));
   }, 0);
 
+  private stamp: ChangeStamp | undefined;
+
   constructor(private readonly settings: KnexSettings) {
     this.shared = settings.shared;
     this.agents = new KnexAgentRegistry((work) => this.run(() => work(this.knex())), settings.shared);
@@ -52,9 +54,16 @@ export class KnexJournal implements KeyJournal {
     // rolling upgrade, are not in it yet.
     await this.run(() => reconcileKeyIndex(this.knex()));
     await this.run(() => reconcileKeyNames(this.knex()));
+    if (this.shared) this.stamp = this.settings.changeStamp?.();
+  }
+
+  changeStamp(): number | undefined {
+    return this.stamp?.read();
   }
 
   async stop(): Promise<void> {
+    this.stamp?.close();
+    this.stamp = undefined;
     const db = this.db;
     this.db = undefined;
     await db?.destroy();
