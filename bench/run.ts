@@ -126,7 +126,9 @@ try {
     '[benchmarks-locate.md](benchmarks-locate.md). Encrypt with 1, 2, ... N workers on one node is in',
     '[benchmarks-scale.md](benchmarks-scale.md); encrypt with the three secondary audit sinks on against off, and what',
     'each receiver got, is in [benchmarks-audit-sinks.md](benchmarks-audit-sinks.md); each sink\'s CPU per event is in',
-    '[benchmarks-sink-cost.md](benchmarks-sink-cost.md).',
+    '[benchmarks-sink-cost.md](benchmarks-sink-cost.md). Encrypt under open-loop traffic (requests on a schedule at 80% of',
+    'the closed-loop rate, with bare Koa under the same loads as the control) is in [benchmarks-open-loop.md](benchmarks-open-loop.md);',
+    'this tree against the last release (`npm run bench:compare`) is below and in [benchmarks-compare.md](benchmarks-compare.md).',
     '',
   ].join('\n');
   // The comparison with the last release (bench:compare) is kept as it was written.
