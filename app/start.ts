@@ -5,7 +5,7 @@ import { loadConfig } from '../config/load.ts';
 import { baseSchema } from '../config/schema.ts';
 import { commandNodeId, nodeIdOf } from '../config/node.ts';
 import { stitchSchema } from '../config/stitch.ts';
-import { unknownVariables, warnUnknownVariables, withUnknownVariables } from '../config/unknown-variables.ts';
+import { refuseUnknownVariables, unknownVariables, warnUnknownVariables, withUnknownVariables } from '../config/unknown-variables.ts';
 import { workerNodeId } from '../config/workers.ts';
 import type { NodeWorkers } from '../kernel/http/node-workers.ts';
 import { bootKernel, type RunningKernel } from '../kernel/boot.ts';
@@ -51,7 +51,9 @@ export async function resolveConfiguration(argv: string[], env: NodeJS.ProcessEn
   const unknown = unknownVariables(env, schema);
   // The fan-out thread loads the third-party sinks again, and only those.
   const sinkSources = thirdParty.filter((t) => t.manifest.provides.id === auditFanoutPort.id).map((t) => t.source);
-  return { schema, config: withUnknownVariables(() => loadConfig(schema, file, env), unknown), thirdParty, unknownVariables: unknown, pluginFiles: { plugins: sinkSources, baseDir } };
+  const config = withUnknownVariables(() => loadConfig(schema, file, env), unknown);
+  refuseUnknownVariables(unknown, env);
+  return { schema, config, thirdParty, unknownVariables: unknown, pluginFiles: { plugins: sinkSources, baseDir } };
 }
 
 /** load config -> pick plugins -> preflight -> start -> listen. Throws with an operator-readable message. */

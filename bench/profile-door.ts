@@ -9,7 +9,7 @@ import { PLAINTEXT } from './lib/paired.ts';
  * `tsx bench/profile-door.ts rest|mcp [seconds] [dir]`: the service of bench/mcp.ts under ONE door's encrypt
  * load alone (3 s of warm-up, then `seconds`), started with `node --cpu-prof` so that its CPU profile lands
  * in `dir` when it exits (open it in Chrome DevTools or speedscope; the biggest file is the main thread's).
- * Prints the load's requests per second and per CPU second. SVC_PROFILE_FLAGS replaces the node flags
+ * Prints the load's requests per second and per CPU second. BENCH_PROFILE_FLAGS replaces the node flags
  * (for example `--trace-gc`, whose lines go to the service's stdout file, named at the end).
  */
 const [door = 'mcp', secondsText = '15', outDir = mkdtempSync(path.join(tmpdir(), 'svc-profile-'))] = process.argv.slice(2);
@@ -17,7 +17,7 @@ if (door !== 'rest' && door !== 'mcp') throw new Error('usage: tsx bench/profile
 const seconds = Number(secondsText);
 const work = mkdtempSync(path.join(tmpdir(), 'svc-profile-work-'));
 const stdoutFile = path.join(work, 'stdout.log');
-const flags = process.env.SVC_PROFILE_FLAGS ? process.env.SVC_PROFILE_FLAGS.split(' ') : ['--cpu-prof', `--cpu-prof-dir=${outDir}`];
+const flags = process.env.BENCH_PROFILE_FLAGS ? process.env.BENCH_PROFILE_FLAGS.split(' ') : ['--cpu-prof', `--cpu-prof-dir=${outDir}`];
 const svc = await start([...flags, 'app/main.ts'], { SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', SVC_JOURNAL_KIND: 'in-memory', SVC_AUDIT_KIND: 'stdout' }, stdoutFile);
 const pid = svc.child.pid!;
 try {
@@ -34,4 +34,4 @@ try {
   svc.child.kill('SIGTERM');
   await new Promise((resolve) => svc.child.once('exit', resolve));
 }
-if (!process.env.SVC_PROFILE_FLAGS) process.stderr.write(`profiles: ${readdirSync(outDir).map((f) => path.join(outDir, f)).join(', ')}\n`);
+if (!process.env.BENCH_PROFILE_FLAGS) process.stderr.write(`profiles: ${readdirSync(outDir).map((f) => path.join(outDir, f)).join(', ')}\n`);

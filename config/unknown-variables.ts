@@ -1,13 +1,18 @@
 import type { ConfigFragment } from '../kernel/define-plugin.ts';
 import type { Logger } from '../kernel/ports/logger.ts';
 import { schemaLeaves } from './stitch.ts';
+import { WORKER_SLOT_ENV } from './workers.ts';
+
+/** `true` boots with a warning per unknown variable instead of refusing to boot (a shared environment). */
+export const ALLOW_UNKNOWN_ENV = 'SVC_ALLOW_UNKNOWN_ENV';
 
 /**
  * SVC_* variables that are no setting in the schema but are not mistakes either: the config file's
- * name, read before the schema exists, and the `svc` CLI's own variables, which an operator's shell
- * often holds beside the server's.
+ * name, read before the schema exists, the switch above, the slot a node's primary gives each of its
+ * workers, and the `svc` CLI's own variables, which an
+ * operator's shell often holds beside the server's.
  */
-const OTHER_KNOWN = ['SVC_CONFIG_FILE', 'SVC_SERVER', 'SVC_USER', 'SVC_TOKEN', 'SVC_MODEL', 'SVC_PROMPT_ID', 'SVC_CA_FILE', 'SVC_CLIENT_CERT_FILE', 'SVC_CLIENT_KEY_FILE'];
+const OTHER_KNOWN = ['SVC_CONFIG_FILE', ALLOW_UNKNOWN_ENV, WORKER_SLOT_ENV, 'SVC_SERVER', 'SVC_USER', 'SVC_TOKEN', 'SVC_MODEL', 'SVC_PROMPT_ID', 'SVC_CA_FILE', 'SVC_CLIENT_CERT_FILE', 'SVC_CLIENT_KEY_FILE'];
 /** The test suite's own variables (database URLs and the like), never read by the service. */
 const TEST_PREFIX = 'SVC_TEST_';
 
@@ -35,9 +40,22 @@ export function unknownVariables(env: NodeJS.ProcessEnv, schema: ConfigFragment)
     });
 }
 
-/** One sentence per variable, for a log line or an error message. */
-export const describeUnknownVariable = (v: UnknownVariable): string =>
-  `${v.name} is not a setting of svc-kms and is ignored${v.closest ? `; did you mean ${v.closest}?` : ''}`;
+/** One sentence per variable, for a log line (`ignored`: the service boots without it) or an error message. */
+export const describeUnknownVariable = (v: UnknownVariable, ignored = true): string =>
+  `${v.name} is not a setting of svc-kms${ignored ? ' and is ignored' : ''}${v.closest ? `; did you mean ${v.closest}?` : ''}`;
+
+/**
+ * Refuses to go on while an SVC_* variable is no setting, unless SVC_ALLOW_UNKNOWN_ENV=true: a misspelt
+ * SVC_SECURITY_PREFLIGHT would otherwise boot in warn mode, and a misspelt secret on a default.
+ */
+export function refuseUnknownVariables(unknown: UnknownVariable[], env: NodeJS.ProcessEnv): void {
+  const allow = env[ALLOW_UNKNOWN_ENV];
+  if (allow !== undefined && allow !== 'true' && allow !== 'false') throw new Error(`${ALLOW_UNKNOWN_ENV} must be true or false`);
+  if (unknown.length === 0 || allow === 'true') return;
+  throw new Error(
+    `the environment holds SVC_* variables that are no setting (${ALLOW_UNKNOWN_ENV}=true boots with a warning instead):\n${unknown.map((v) => `  - ${describeUnknownVariable(v, false)}`).join('\n')}`,
+  );
+}
 
 /** The candidate nearest to `name`, if it is within a third of the name's length in edits (a typo, not another word). */
 function nearest(name: string, candidates: string[]): string | undefined {

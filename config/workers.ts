@@ -30,3 +30,6 @@ export function configuredWorkers(all: { server: { workers: unknown } }): number
 export function workerNodeId(nodeId: string, slot: number): string {
   return `${nodeId}-w${slot}`;
 }
+
+/** Set by a node's primary in each worker's environment: the worker's slot (app/cluster). */
+export const WORKER_SLOT_ENV = 'SVC_KMS_WORKER_SLOT';

@@ -1,7 +1,7 @@
 import type { ReadinessChecks } from '../../kernel/http/readiness.ts';
 
 /** The variable the primary sets on each worker it forks: the worker's slot, 1 to server.workers. */
-export const WORKER_SLOT_ENV = 'SVC_KMS_WORKER_SLOT';
+export { WORKER_SLOT_ENV } from '../../config/workers.ts';
 
 /** Messages between the primary and its workers on the cluster's IPC channel (tagged `svc`, so prom-client's own pass by). */
 export type WorkerMessage =

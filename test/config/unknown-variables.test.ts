@@ -29,8 +29,27 @@ t.test('each SVC_* variable no setting reads is named with the known name it mos
   ]);
 });
 
-t.test('at boot the misspelling is a warning line naming both variables, and the service still starts', async (t) => {
-  const svc = spawnService({ SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', SVC_RATE_LIMIT_RSP: '5' });
+t.test('a misspelt variable stops the boot, naming it and the variable it most likely misspells, and nothing listens', async (t) => {
+  // The operator meant enforce: booting on the default (warn) would put development authentication on a public bind.
+  const svc = spawnService({ SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', SVC_SECURITY_PREFLIGT: 'enforce', SVC_AUTH_HMAC_SECRT: 'a-secret-that-must-not-be-printed-0123456789' });
+  t.equal(await svc.exited, 1);
+  t.match(svc.stderr(), /SVC_ALLOW_UNKNOWN_ENV=true boots with a warning instead/);
+  t.match(svc.stderr(), /- SVC_SECURITY_PREFLIGT is not a setting of svc-kms; did you mean SVC_SECURITY_PREFLIGHT\?/);
+  t.match(svc.stderr(), /- SVC_AUTH_HMAC_SECRT is not a setting of svc-kms; did you mean SVC_AUTH_HMAC_SECRET\?/);
+  t.notMatch(svc.stderr(), /listening|a-secret-that-must-not/, 'nothing listens, and no value is printed');
+});
+
+t.test('so does the server command print-config; SVC_ALLOW_UNKNOWN_ENV takes true or false only', async (t) => {
+  const printed = spawnService({ SVC_RATE_LIMIT_RSP: '5' }, ['--print-config']);
+  t.equal(await printed.exited, 1);
+  t.match(printed.stderr(), /SVC_RATE_LIMIT_RSP is not a setting of svc-kms; did you mean SVC_RATE_LIMIT_RPS\?/);
+  const wrong = spawnService({ SVC_ALLOW_UNKNOWN_ENV: 'yes' }, ['--print-config']);
+  t.equal(await wrong.exited, 1);
+  t.match(wrong.stderr(), /SVC_ALLOW_UNKNOWN_ENV must be true or false/);
+});
+
+t.test('with SVC_ALLOW_UNKNOWN_ENV=true the misspelling is a warning line naming both variables, and the service starts', async (t) => {
+  const svc = spawnService({ SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', SVC_RATE_LIMIT_RSP: '5', SVC_ALLOW_UNKNOWN_ENV: 'true' });
   await svc.listening;
   svc.child.kill('SIGTERM');
   t.equal(await svc.exited, 0);
