@@ -9,8 +9,7 @@ export const ALLOW_UNKNOWN_ENV = 'SVC_ALLOW_UNKNOWN_ENV';
 /**
  * SVC_* variables that are no setting in the schema but are not mistakes either: the config file's
  * name, read before the schema exists, the switch above, the slot a node's primary gives each of its
- * workers, and the `svc` CLI's own variables, which an
- * operator's shell often holds beside the server's.
+ * workers, and the `svc` CLI's own variables, which an operator's shell often holds beside the server's.
  */
 const OTHER_KNOWN = ['SVC_CONFIG_FILE', ALLOW_UNKNOWN_ENV, WORKER_SLOT_ENV, 'SVC_SERVER', 'SVC_USER', 'SVC_TOKEN', 'SVC_MODEL', 'SVC_PROMPT_ID', 'SVC_CA_FILE', 'SVC_CLIENT_CERT_FILE', 'SVC_CLIENT_KEY_FILE'];
 /** The test suite's own variables (database URLs and the like), never read by the service. */
