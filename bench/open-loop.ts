@@ -7,11 +7,12 @@ import { activeKey, cpuSeconds, load, machine, PINNED, ROOT, start } from './lib
 
 /**
  * `npm run bench:open-loop`: what the service does under traffic that arrives on its own schedule, as
- * independent clients do. For each storage, on one service after a 10 s warm-up: a closed-loop load
- * (autocannon, 50 connections) measures the rate encrypt 1 KiB sustains, then the service takes requests started at BENCH_OPEN_LOOP_SHARE
- * (default 80%) of that rate for BENCH_OPEN_LOOP_SECONDS (default 60), whatever the answers; latency is
- * measured from when each request was due. Goals: p99 under 50 ms, no growth of the requests in flight
- * over the run, and CPU per request within 10% of the closed loop's. Writes docs/benchmarks-open-loop.md.
+ * independent clients do. For each server (bare Koa as the control, the service in memory and on SQLite),
+ * after a 10 s warm-up: a closed-loop load (autocannon, 50 connections) measures the rate it sustains, then
+ * the same process takes requests started at BENCH_OPEN_LOOP_SHARE (default 80%) of that rate for
+ * BENCH_OPEN_LOOP_SECONDS (default 60), whatever the answers; latency is measured from when each request
+ * was due. Goals: p99 under 50 ms, no growth of the requests in flight over the run, and CPU per request
+ * within 10% of the closed loop's. Writes docs/benchmarks-open-loop.md.
  */
 const SHARE = Number(process.env.BENCH_OPEN_LOOP_SHARE ?? 0.8);
 const SECONDS = Number(process.env.BENCH_OPEN_LOOP_SECONDS ?? 60);
@@ -74,7 +75,7 @@ async function withService<T>(storage: Storage, run: (url: string, pid: number, 
 
 const CLIENT_CONNECTIONS = 64;
 
-async function encrypt(pool: Pool, urlPath: string): Promise<number> {
+async function send(pool: Pool, urlPath: string): Promise<number> {
   const res = await pool.request({ path: urlPath, method: 'POST', headers: { 'x-svc-user': 'bench', 'content-type': 'application/json' }, body: BODY });
   await res.body.text();
   return res.statusCode;
@@ -88,7 +89,7 @@ async function measure(storage: Storage): Promise<Result> {
     // Connections opened before the clock starts, as a client's pool holds them: opening them under load
     // would measure TCP handshakes. A request beyond them waits in the pool, and that wait counts.
     const pool = new Pool(url, { connections: CLIENT_CONNECTIONS, pipelining: 1, keepAliveTimeout: 120_000 });
-    await Promise.all(Array.from({ length: CLIENT_CONNECTIONS }, () => encrypt(pool, urlPath)));
+    await Promise.all(Array.from({ length: CLIENT_CONNECTIONS }, () => send(pool, urlPath)));
     const latencies: number[] = [];
     let errors = 0;
     let inFlight = 0;
@@ -102,7 +103,7 @@ async function measure(storage: Storage): Promise<Result> {
     await openLoop(n, rate, async () => {
       inFlight++;
       try {
-        return await encrypt(pool, urlPath);
+        return await send(pool, urlPath);
       } catch {
         return 0;
       } finally {
