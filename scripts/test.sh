@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test, as `npm test` runs it: type check, start throwaway PostgreSQL and MariaDB on 127.0.0.1
 # (installed with apt-get when missing), run the tap suites against them, stop them.
+# `npm test -- PATH...` runs only the test files and folders named (every other step stays).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 shopt -s globstar nullglob
@@ -35,7 +36,12 @@ tap_log="$state/tap.log"
 # A test that writes the checkout's data/ (the default of npm start) leaks state into the next run.
 data_before=$(ls -l --time-style=+%s.%N data 2>/dev/null || true)
 set +e
-npx tap "$@" test/**/*.test.ts examples/**/*.test.ts 2>&1 | tee "$tap_log"
+files=()
+if [ "$#" -eq 0 ]; then set -- test examples; fi
+for path in "$@"; do
+  if [ -d "$path" ]; then files+=("$path"/**/*.test.ts); else files+=("$path"); fi
+done
+npx tap "${files[@]}" 2>&1 | tee "$tap_log"
 status=${PIPESTATUS[0]}
 set -e
 if [ "$status" -ne 0 ]; then
