@@ -46,23 +46,9 @@ export class ServerUsageError extends Error {}
  * configuration loader.
  */
 export function parseServerCommandLine(argv: string[]): ServerCommand {
-  let parsed;
+  let parsed: ReturnType<typeof parseServerArgs>;
   try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        config: { type: 'string' },
-        'print-config': { type: 'boolean' },
-        version: { type: 'boolean' },
-        help: { type: 'boolean' },
-        sink: { type: 'string' },
-        subject: { type: 'string' },
-        groups: { type: 'string' },
-        ttl: { type: 'string' },
-      },
-    });
+    parsed = parseServerArgs(argv);
   } catch (err) {
     throw new ServerUsageError((err as Error).message);
   }
@@ -90,3 +76,20 @@ export function parseServerCommandLine(argv: string[]): ServerCommand {
   }
   return { kind: values['print-config'] ? 'print-config' : 'serve', argv: forward };
 }
+
+const parseServerArgs = (argv: string[]) =>
+  parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      config: { type: 'string' },
+      'print-config': { type: 'boolean' },
+      version: { type: 'boolean' },
+      help: { type: 'boolean' },
+      sink: { type: 'string' },
+      subject: { type: 'string' },
+      groups: { type: 'string' },
+      ttl: { type: 'string' },
+    },
+  });

@@ -1,12 +1,14 @@
 import type { AnyPlugin } from '../kernel/define-plugin.ts';
 import type { ThirdPartyPlugin } from '../kernel/plugin-loader.ts';
+import { configuredInstances } from '../kernel/settings/configure.ts';
+import type { Deployment } from '../kernel/settings/deployment.ts';
 import { ALWAYS, DETECTORS, KMIP, MCP, RISK, SECONDARY_SINKS, SELECTABLE } from './catalogue.ts';
 
 const read = (config: Record<string, unknown>, dotted: string): unknown =>
   dotted.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], config);
 
 /** Picks the plugins this configuration wires: one per selectable port by kind, the features, and third parties. */
-export function selectPlugins(config: Record<string, unknown>, thirdParty: ThirdPartyPlugin[]): AnyPlugin[] {
+export function selectPlugins(config: Record<string, unknown>, deployment: Deployment, thirdParty: ThirdPartyPlugin[]): AnyPlugin[] {
   const problems: string[] = [];
   const chosen: AnyPlugin[] = [];
   for (const s of SELECTABLE) {
@@ -30,7 +32,7 @@ export function selectPlugins(config: Record<string, unknown>, thirdParty: Third
     if (sinkNames.has(String(name))) problems.push(`audit.sinks[${i}] repeats the name "${String(name)}"; each sink needs its own`);
     sinkNames.add(String(name));
   });
-  for (const sink of SECONDARY_SINKS) if (sink.instances!(config).length > 0) chosen.push(sink);
+  for (const sink of SECONDARY_SINKS) if (configuredInstances(sink, config, deployment).length > 0) chosen.push(sink);
   if (problems.length) throw new Error(`configuration picks plugins that are not available:\n  - ${problems.join('\n  - ')}`);
   if (read(config, 'risk.enabled') === true) chosen.push(RISK);
   if (read(config, 'mcp.enabled') === true) chosen.push(MCP);

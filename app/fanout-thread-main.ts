@@ -2,14 +2,17 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { serveFanoutThread } from '../kernel/audit/fanout-thread-host.ts';
 import { TAKEN_COUNTER } from '../kernel/audit/fanout-thread-messages.ts';
 import { createStderrLogger, type LogLevel } from '../kernel/logger.ts';
+import type { LoadedValues } from '../config/schema.ts';
 import { loadThirdPartyPlugins } from '../kernel/plugin-loader.ts';
 import { systemClock } from '../kernel/ports/clock.ts';
+import type { Deployment } from '../kernel/settings/deployment.ts';
 import { EXTENSION_PORTS } from './catalogue.ts';
 import { selectPlugins } from './compose.ts';
 
 /** What startService hands the audit fan-out thread (audit.fanoutThread). */
 export interface FanoutThreadData {
-  config: Record<string, any>;
+  config: LoadedValues;
+  deployment: Deployment;
   /** The config file's `plugins` entries that are secondary sinks, and the folder they are relative to: the thread loads them itself. */
   plugins: string[];
   baseDir: string;
@@ -19,15 +22,15 @@ export interface FanoutThreadData {
 }
 
 // The thread's entry: the same plugin choice as the node's, of which only the secondary sinks start here.
-// It gets the whole configuration: a sink plugin may read any part of it, and a thread shares its process's memory anyway.
+// It gets the whole validated configuration, of which each sink plugin receives its own settings, as on the node.
 const data = workerData as FanoutThreadData;
 const logger = createStderrLogger(data.config.log.level as LogLevel);
 logger.configure({ node: data.node, worker: data.worker ? `${data.worker}/audit-fanout` : 'audit-fanout' });
 const thirdParty = await loadThirdPartyPlugins(data.plugins, data.baseDir, EXTENSION_PORTS);
 await serveFanoutThread({
-  plugins: selectPlugins(data.config, thirdParty),
+  plugins: selectPlugins(data.config, data.deployment, thirdParty),
   config: data.config,
-  dataDir: data.config.node.dataDir,
+  deployment: data.deployment,
   logger,
   clock: systemClock,
   port: parentPort!,

@@ -2,10 +2,10 @@ import type { Tracer } from '@opentelemetry/api';
 import path from 'node:path';
 import { configFilePath, readConfigFile } from '../config/file.ts';
 import { loadConfig } from '../config/load.ts';
-import { baseSchema } from '../config/schema.ts';
 import { commandNodeId, nodeIdOf } from '../config/node.ts';
-import { stitchSchema } from '../config/stitch.ts';
 import { refuseUnknownVariables, unknownVariables, warnUnknownVariables, withUnknownVariables } from '../config/unknown-variables.ts';
+import type { LoadedValues } from '../config/schema.ts';
+import { wholeSchema } from '../config/whole-schema.ts';
 import { workerNodeId } from '../config/workers.ts';
 import type { NodeWorkers } from '../kernel/http/node-workers.ts';
 import { bootKernel, type RunningKernel } from '../kernel/boot.ts';
@@ -21,6 +21,7 @@ import type { Logger } from '../kernel/ports/logger.ts';
 import type { PreflightMode } from '../kernel/preflight.ts';
 import { BUILTIN, EXTENSION_PORTS } from './catalogue.ts';
 import { selectPlugins } from './compose.ts';
+import { deploymentOf } from './deployment.ts';
 
 export const VERSION: string = packageVersion(import.meta.url);
 const FANOUT_THREAD = siblingModule(import.meta.url, 'fanout-thread-main');
@@ -46,8 +47,7 @@ export async function resolveConfiguration(argv: string[], env: NodeJS.ProcessEn
   const file = readConfigFile(configFilePath(argv, env));
   const baseDir = file.path ? path.dirname(file.path) : process.cwd();
   const thirdParty = await loadThirdPartyPlugins(file.values.plugins, baseDir, EXTENSION_PORTS);
-  const fragments = [...BUILTIN, ...thirdParty.map((t) => t.manifest)].flatMap((p) => (p.config ? [{ owner: p.id, fragment: p.config }] : []));
-  const schema = stitchSchema(baseSchema, fragments);
+  const schema = wholeSchema([...BUILTIN, ...thirdParty.map((t) => t.manifest)]);
   const unknown = unknownVariables(env, schema);
   // The fan-out thread loads the third-party sinks again, and only those.
   const sinkSources = thirdParty.filter((t) => t.manifest.provides.id === auditFanoutPort.id).map((t) => t.source);
@@ -61,14 +61,16 @@ export async function startService(opts: StartOptions): Promise<RunningKernel> {
   const logger = opts.logger ?? createStderrLogger();
   const print = opts.print ?? ((text: string) => process.stderr.write(`${text}\n`));
   const { config, thirdParty, unknownVariables: unknown, pluginFiles } = await resolveConfiguration(opts.argv, opts.env);
-  const values = config.values as Record<string, any>;
-  if (opts.command) values.node.id = commandNodeId(nodeIdOf(values as Parameters<typeof nodeIdOf>[0]), opts.command);
-  if (opts.worker) values.node.id = workerNodeId(nodeIdOf(values as Parameters<typeof nodeIdOf>[0]), opts.worker.slot);
-  if (isServiceLogger(logger)) logger.configure({ level: values.log.level, node: nodeIdOf(values as Parameters<typeof nodeIdOf>[0]) });
+  const values = config.values as LoadedValues;
+  if (opts.command) values.node.id = commandNodeId(nodeIdOf(values), opts.command);
+  if (opts.worker) values.node.id = workerNodeId(nodeIdOf(values), opts.worker.slot);
+  if (isServiceLogger(logger)) logger.configure({ level: values.log.level, node: nodeIdOf(values) });
   warnUnknownVariables(unknown, logger);
-  const plugins = selectPlugins(values, thirdParty);
+  const deployment = deploymentOf(values);
+  const plugins = selectPlugins(values, deployment, thirdParty);
   return bootKernel({
     config: values,
+    deployment,
     plugins,
     http: values.http,
     preflightMode: values.security.preflight as PreflightMode,
@@ -77,12 +79,11 @@ export async function startService(opts: StartOptions): Promise<RunningKernel> {
     tracer: opts.tracer,
     rateLimit: values.rateLimit.enabled ? { requestsPerSecond: Math.max(1, values.rateLimit.requestsPerSecond), burst: Math.max(1, values.rateLimit.burst) } : undefined,
     detectorStateBytes: values.detectors.maxStateBytes,
-    node: { id: nodeIdOf(values as Parameters<typeof nodeIdOf>[0]), dataDir: values.node.dataDir },
     listen: opts.listen,
     version: VERSION,
     print,
     workers: opts.worker?.workers,
     // The server's own commands (listen: false) keep the sinks on their one thread: they run briefly, and a replay reports per sink.
-    fanoutThread: values.audit.fanoutThread && opts.listen !== false ? { entry: FANOUT_THREAD, data: { ...pluginFiles, config: values, node: nodeIdOf(values as Parameters<typeof nodeIdOf>[0]), worker: opts.worker && workerName(opts.worker.slot) } satisfies FanoutThreadData } : undefined,
+    fanoutThread: values.audit.fanoutThread && opts.listen !== false ? { entry: FANOUT_THREAD, data: { ...pluginFiles, config: values, deployment, node: nodeIdOf(values), worker: opts.worker && workerName(opts.worker.slot) } satisfies FanoutThreadData } : undefined,
   });
 }

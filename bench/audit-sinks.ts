@@ -148,7 +148,7 @@ function countLines(file: string): number {
   const fd = openSync(file, 'r');
   const chunk = Buffer.alloc(1 << 20);
   let lines = 0;
-  for (let n; (n = readSync(fd, chunk)) > 0; ) for (let i = chunk.indexOf(10); i !== -1 && i < n; i = chunk.indexOf(10, i + 1)) lines++;
+  for (let n: number; (n = readSync(fd, chunk)) > 0; ) for (let i = chunk.indexOf(10); i !== -1 && i < n; i = chunk.indexOf(10, i + 1)) lines++;
   closeSync(fd);
   return lines;
 }

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
-import { serverConnection } from '../config/urls.ts';
+import { serverConnection } from '../plugins/sql-support/connection-url.ts';
 import { createStderrLogger } from '../kernel/logger.ts';
 import { systemClock } from '../kernel/ports/clock.ts';
 import { KnexAuditSink } from '../plugins/audit-sink/knex/knex-audit-sink.ts';

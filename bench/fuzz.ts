@@ -188,7 +188,7 @@ for (const run of runs) {
       `exactly one audit record (under its X-Request-Id) that says what the answer said${m.length ? ':' : '.'}`,
       ...m.slice(0, 10).map((x) => `- \`${x.route}\` (${x.kind}) answered ${x.status} ${x.error}: records ${JSON.stringify(x.records)}`), '');
   }
-  lines.push('Status histogram: ' + s.statuses.map(([st, c]) => `${st === 0 ? 'no answer' : st}: ${c}`).join(', ') + '.', '');
+  lines.push(`Status histogram: ${s.statuses.map(([st, c]) => `${st === 0 ? 'no answer' : st}: ${c}`).join(', ')}.`, '');
   lines.push(`Mix: ${s.kinds.map(([k, c]) => `${k} ${c}`).join(', ')}.`, '');
   lines.push(`5xx answers: ${fivexx}${fivexx ? ':' : '.'}`, ...r.serverErrors.slice(0, 20).map(findingLine), '');
   if (r.connectionFailures.length) lines.push(`Requests without an answer (connection failed): ${r.connectionFailures.length}:`, ...r.connectionFailures.slice(0, 10).map(findingLine), '');

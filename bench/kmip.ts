@@ -40,7 +40,8 @@ function kmipLoop(request: Buffer, until: number, stats: { ok: number; errors: n
     function send(): void {
       if (Date.now() >= until) {
         socket.end();
-        return resolve();
+        resolve();
+        return;
       }
       sentAt = performance.now();
       socket.write(request);

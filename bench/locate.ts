@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
-import { serverConnection } from '../config/urls.ts';
+import { serverConnection } from '../plugins/sql-support/connection-url.ts';
 import type { LocateFilter } from '../kernel/index.ts';
 import { KnexJournal } from '../plugins/journal/knex/knex-journal.ts';
 import { decodeCursor } from '../plugins/keys/locate-cursor.ts';

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
-import { serverConnection } from '../config/urls.ts';
+import { serverConnection } from '../plugins/sql-support/connection-url.ts';
 import { createStderrLogger } from '../kernel/logger.ts';
 import { systemClock } from '../kernel/ports/clock.ts';
 import { KnexAuditSink } from '../plugins/audit-sink/knex/knex-audit-sink.ts';

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
-import { activeKey, CONNECTIONS, load, machine, median, PINNED, ROOT, ROUNDS, SECONDS, start, type LoadExtras, type Row } from './lib/harness.ts';
+import { activeKey, CONNECTIONS, load, machine, median, PINNED, ROOT, ROUNDS, SECONDS, start, type Row } from './lib/harness.ts';
 import { PLAINTEXT } from './lib/paired.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { ConfigFragment } from '../kernel/define-plugin.ts';
+import type { ConfigFragment } from './stitch.ts';
 import { schemaLeaves } from './stitch.ts';
 
 function formatOf(format: unknown): string {

@@ -1,8 +1,8 @@
 import convict from 'convict';
-import type { ConfigFragment } from '../kernel/define-plugin.ts';
+import type { ConfigFragment } from './stitch.ts';
 import type { ConfigFile } from './file.ts';
 import { schemaLeaves } from './stitch.ts';
-import { redactUrl } from './urls.ts';
+import { redactUrl } from '../kernel/index.ts';
 
 const SECRET_KEY = /secret|password|apikey|token/i;
 

@@ -1,4 +1,5 @@
-import type { ConfigFragment } from '../kernel/define-plugin.ts';
+/** The loader's (convict's) schema: nested objects of `{doc, format, default, env?, sensitive?}` leaves, made from settings declarations by settings-fragment.ts. */
+export type ConfigFragment = Record<string, unknown>;
 
 const isLeaf = (node: unknown): boolean =>
   typeof node === 'object' && node !== null && 'default' in node && ('doc' in node || 'format' in node);

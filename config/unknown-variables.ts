@@ -1,4 +1,4 @@
-import type { ConfigFragment } from '../kernel/define-plugin.ts';
+import type { ConfigFragment } from './stitch.ts';
 import type { Logger } from '../kernel/ports/logger.ts';
 import { schemaLeaves } from './stitch.ts';
 import { WORKER_SLOT_ENV } from './workers.ts';

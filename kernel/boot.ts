@@ -1,41 +1,33 @@
 import type { AddressInfo } from 'node:net';
 import type { Tracer } from '@opentelemetry/api';
 import type { AwilixContainer } from 'awilix';
-import { OutboxRelay } from './audit/outbox-relay.ts';
-import { ThreadedFanout } from './audit/fanout-thread.ts';
-import { AuditPipeline } from './audit/pipeline.ts';
-import { buildContainer } from './container.ts';
+import type { OutboxRelay } from './audit/outbox-relay.ts';
+import type { AuditPipeline } from './audit/pipeline.ts';
 import type { AnyPlugin, PreflightEnv } from './define-plugin.ts';
-import { jsonBodyReader } from './http/body.ts';
-import { mountProblems } from './http/door-mounts.ts';
-import { HttpHost, type HttpSettings } from './http/host.ts';
+import type { HttpSettings } from './http/host.ts';
 import type { NodeWorkers } from './http/node-workers.ts';
-import { buildOpenApi, openApiYaml } from './http/openapi.ts';
-import { operationalRoutes } from './http/operational-routes.ts';
-import type { PublicRoute } from './http/route.ts';
 import { tlsPreflight } from './http/tls.ts';
-import { PluginLifecycle } from './lifecycle.ts';
 import { isLoopback } from './net/loopback.ts';
-import { operationsPort, type OperationContribution } from './operations/operation.ts';
-import { OperationPipeline } from './operations/pipeline.ts';
-import { KmsMetrics, metricsPort } from './observability/metrics.ts';
-import { auditFanoutPort, auditSinkPort, type AuditFanoutSink, type AuditSink } from './ports/audit-sink.ts';
-import { authenticatorPort, type Authenticator } from './ports/authenticator.ts';
+import type { OperationPipeline } from './operations/pipeline.ts';
+import { metricsPort } from './observability/metrics.ts';
 import { clockPort, type Clock } from './ports/clock.ts';
-import { RateLimiter, type RateLimit } from './operations/rate-limiter.ts';
-import { ActorStateBudget, actorStatePort, DEFAULT_STATE_BYTES } from './detection/state-budget.ts';
-import { journalPort, type KeyJournal } from './ports/journal.ts';
-import { operationRunnerPort, type OperationRunner } from './ports/operation-runner.ts';
+import type { RateLimit } from './operations/rate-limiter.ts';
+import { actorStatePort, } from './detection/state-budget.ts';
+import { operationRunnerPort, } from './ports/operation-runner.ts';
 import { loggerPort, type Logger } from './ports/logger.ts';
-import { policyPort, type Policy } from './ports/policy.ts';
-import { riskPort, type RiskAssessor } from './ports/risk.ts';
 import { auditPipelinePort } from './ports/audit-pipeline.ts';
-import { doorPort, type Door, type DoorMount } from './ports/door.ts';
+import type { Door, } from './ports/door.ts';
 import { judgePreflight, type PreflightMode, type PreflightNode } from './preflight.ts';
+import { startCore } from './boot/core.ts';
+import { openDoors } from './boot/doors.ts';
 import { PluginRegistry } from './registry.ts';
+import { configuredInstances } from './settings/configure.ts';
+import type { Deployment } from './settings/deployment.ts';
 
 export interface BootOptions {
   config: Record<string, unknown>;
+  /** What the deployment decided, handed to every plugin's `configure` beside its own settings. */
+  deployment: Deployment;
   plugins: AnyPlugin[];
   http: HttpSettings;
   preflightMode: PreflightMode;
@@ -50,8 +42,6 @@ export interface BootOptions {
   rateLimit?: RateLimit;
   /** Bytes of actor state all detectors together may keep (DEFAULT_STATE_BYTES when absent). */
   detectorStateBytes?: number;
-  /** This node's id in audit events (node.id) and the folder of its own files (node.dataDir). */
-  node?: { id: string; dataDir: string };
   /** false: start every plugin but open no HTTP listener (the server's own commands, such as rewrap). */
   listen?: boolean;
   /** Where the preflight banner and the boot tree go (stderr). */
@@ -91,114 +81,12 @@ export async function bootKernel(opts: BootOptions): Promise<RunningKernel> {
   const ordered = new PluginRegistry();
   for (const p of opts.plugins) ordered.add(p);
   const plugins = ordered.resolve(KERNEL_PORTS);
-
-  const env: PreflightEnv = { exposed: !isLoopback(opts.http.host) };
-  const tree: PreflightNode[] = [
-    tlsPreflight(opts.http.tls, env.exposed),
-    ...(opts.preflight ?? []),
-    ...plugins.flatMap((p) => (p.preflight ? p.preflight(p.configSlice ? p.configSlice(opts.config) : opts.config, env) : [])),
-  ];
-  const verdict = judgePreflight(tree, opts.preflightMode);
-  if (verdict.banner) opts.print(verdict.banner);
-  if (!verdict.proceed) throw new PreflightRefused(verdict.banner);
-
+  passPreflight(plugins, opts);
   opts.print(bootTree(plugins, opts.version));
-  const metrics = new KmsMetrics();
-  // The audit pipeline and the operation pipeline are built from what the plugins contribute, so the
-  // kernel hands plugins late-bound fronts of them: plugins that act below the audit layer can depend on them.
-  let audit: AuditPipeline | undefined;
-  let pipeline: OperationPipeline | undefined;
-  const runner: OperationRunner = { run: (id, input, caller, rejected) => pipeline!.run(id, input, caller, rejected), list: () => pipeline!.list(), permitted: (principal) => pipeline!.permitted(principal) };
-  const kernelServices: Record<string, unknown> = {
-    [loggerPort.id]: opts.logger,
-    [clockPort.id]: opts.clock,
-    [metricsPort.id]: metrics,
-    [auditPipelinePort.id]: { record: (r: Parameters<AuditPipeline['record']>[0]) => audit!.record(r), onRecord: (l: Parameters<AuditPipeline['onRecord']>[0]) => audit!.onRecord(l) },
-    [operationRunnerPort.id]: runner,
-    [actorStatePort.id]: new ActorStateBudget(opts.detectorStateBytes ?? DEFAULT_STATE_BYTES),
-  };
-  // With a fan-out thread the sink plugins are created and started there, not here (they passed preflight above).
-  const threaded = opts.fanoutThread && plugins.some(isSink);
-  const { container, wired } = buildContainer(threaded ? plugins.filter((p) => !isSink(p)) : plugins, kernelServices, opts.config, opts.logger, opts.clock);
-  const all = <T>(port: string): T[] => (container.hasRegistration(port) ? container.resolve<T[]>(port) : []);
-  const journal = container.hasRegistration(journalPort.id) ? container.resolve<KeyJournal>(journalPort.id) : undefined;
-  let depths: () => Array<[string, number]> = () => [];
-  const observer = metrics.trackAuditSinks(() => depths());
-  const node = opts.node ?? { id: 'node', dataDir: 'data' };
-  const fanout = threaded ? await ThreadedFanout.start(opts.fanoutThread!.entry, opts.fanoutThread!.data, opts.logger, observer) : all<AuditFanoutSink>(auditFanoutPort.id);
-  // Everything up to the relay may still fail the boot; the fan-out thread (and its connections) must not outlive it.
-  let contributions!: OperationContribution[];
-  let lifecycle!: PluginLifecycle;
-  let doors!: PluginLifecycle;
-  let relay!: OutboxRelay;
-  try {
-    audit = new AuditPipeline(container.resolve<AuditSink>(auditSinkPort.id), fanout, opts.logger, journal, { node: node.id, dataDir: node.dataDir, observer, primaryObserver: metrics.trackAuditWrites() });
-    metrics.trackJournalPool(() => journal?.poolStats?.());
-    depths = () => audit!.depths();
-    contributions = all<OperationContribution>(operationsPort.id);
-    pipeline = new OperationPipeline(contributions.flatMap((c) => c.operations), {
-      policy: container.resolve<Policy>(policyPort.id),
-      risk: container.hasRegistration(riskPort.id) ? container.resolve<RiskAssessor>(riskPort.id) : undefined,
-      audit,
-      metrics,
-      logger: opts.logger,
-      clock: opts.clock,
-      tracer: opts.tracer,
-      rateLimiter: opts.rateLimit && new RateLimiter(opts.rateLimit),
-    });
-    // Doors come last and go first: a call that arrives through one finds every plugin, the audit
-    // pipeline and the relay up, and a call in flight at shutdown ends before any of them stops.
-    const isDoor = (w: (typeof wired)[number]) => w.plugin.provides.id === doorPort.id;
-    lifecycle = new PluginLifecycle(wired.filter((w) => !isDoor(w)), opts.logger);
-    doors = new PluginLifecycle(opts.listen === false ? [] : wired.filter(isDoor), opts.logger);
-    await lifecycle.start();
-    relay = new OutboxRelay(audit, opts.clock, opts.logger);
-    await relay.start();
-  } catch (err) {
-    await lifecycle?.stop(); // idempotent: a failed start has stopped what it started already
-    if (fanout instanceof ThreadedFanout) await fanout.stop();
-    throw err;
-  }
-  const operations = contributions.flatMap((c) => c.operations);
 
-  let yamlDoc: string | undefined;
-  // Side by side: a worker's whole answer must come within the primary's 3 s, and each part may take 2 s or more.
-  const localProbe = async () => Object.assign({}, ...(await Promise.all([lifecycle.probe(), doors.probe(), audit.health()])));
-  opts.workers?.answerProbesWith(localProbe);
-  const publicRoutes: PublicRoute[] = operationalRoutes({
-    metrics,
-    probe: opts.workers ? () => opts.workers!.readiness() : localProbe,
-    nodeMetrics: opts.workers && (() => opts.workers!.metrics()),
-    openApiYaml: (): string => (yamlDoc ??= openApiYaml(buildOpenApi(operations, publicRoutes, { version: opts.version, groups: Object.assign({}, ...contributions.map((c) => c.groups)) }))),
-    authenticator: container.resolve<Authenticator>(authenticatorPort.id),
-    logger: opts.logger,
-  });
-  let host: HttpHost | undefined;
-  try {
-    await doors.start();
-    const mounts = doorMountsOf(doors.instances() as Door[]);
-    const kernelPaths = [...operations.flatMap((o) => (o.http ? [o.http.path] : [])), ...publicRoutes.map((r) => r.path)];
-    const problems = mountProblems(mounts, kernelPaths);
-    if (problems.length) throw new Error(`doors: ${problems.join('; ')}`);
-    host = new HttpHost(
-      operations,
-      publicRoutes,
-      { pipeline, authenticator: container.resolve<Authenticator>(authenticatorPort.id), metrics, readBody: jsonBodyReader(opts.http.maxBodyBytes) },
-      opts.http,
-      opts.logger,
-      mounts.map((m) => m.mount),
-    );
-    if (opts.listen !== false) await host.start();
-  } catch (err) {
-    await doors.stop();
-    await relay.stop();
-    await audit.stop();
-    await lifecycle.stop();
-    throw err;
-  }
-  const http = host;
-  const address = http.address;
-
+  const core = await startCore(plugins, opts);
+  const http = await openDoors(core, opts);
+  const { audit, relay, lifecycle, doors, metrics } = core;
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
@@ -209,14 +97,32 @@ export async function bootKernel(opts: BootOptions): Promise<RunningKernel> {
       metrics.clear(); // 3. metrics registry
     })());
   const started: Door[] = opts.listen === false ? [] : [http, ...(doors.instances() as Door[])];
-  return { address, protocol: http.protocol, reloadTls: () => http.reloadTls(), container, audit, pipeline, relay, doors: started, stop };
+  return {
+    address: http.address,
+    protocol: http.protocol,
+    reloadTls: () => http.reloadTls(),
+    container: core.container,
+    audit,
+    pipeline: core.pipeline,
+    relay,
+    doors: started,
+    stop,
+  };
 }
 
-const isSink = (p: AnyPlugin) => p.provides.id === auditFanoutPort.id;
-
-/** Every door's mounts on the service's listener, each with the door it belongs to. */
-function doorMountsOf(doors: Door[]): Array<{ door: string; mount: DoorMount }> {
-  return doors.flatMap((d) => (d.mounts ? d.mounts().map((mount) => ({ door: d.name, mount })) : []));
+/** Runs every check over configuration alone (TLS, the deployment's, each plugin instance's); throws PreflightRefused when the verdict is to stop. */
+function passPreflight(plugins: AnyPlugin[], opts: BootOptions): void {
+  const env: PreflightEnv = { exposed: !isLoopback(opts.http.host) };
+  const tree: PreflightNode[] = [
+    tlsPreflight(opts.http.tls, env.exposed),
+    ...(opts.preflight ?? []),
+    ...plugins.flatMap((p) =>
+      p.preflight ? configuredInstances(p, opts.config, opts.deployment).flatMap((i) => p.preflight!(i.config, env)) : [],
+    ),
+  ];
+  const verdict = judgePreflight(tree, opts.preflightMode);
+  if (verdict.banner) opts.print(verdict.banner);
+  if (!verdict.proceed) throw new PreflightRefused(verdict.banner);
 }
 
 function bootTree(plugins: AnyPlugin[], version: string): string {

@@ -2,6 +2,8 @@ import { asFunction, asValue, createContainer, InjectionMode, type AwilixContain
 import { dependencyRefs, type AnyPlugin } from './define-plugin.ts';
 import type { Clock } from './ports/clock.ts';
 import type { Logger } from './ports/logger.ts';
+import { configuredInstances } from './settings/configure.ts';
+import type { Deployment } from './settings/deployment.ts';
 
 export interface Wired {
   plugin: AnyPlugin;
@@ -19,6 +21,7 @@ export function buildContainer(
   plugins: AnyPlugin[],
   kernelServices: Record<string, unknown>,
   config: Record<string, unknown>,
+  deployment: Deployment,
   logger: Logger,
   clock: Clock,
 ): { container: AwilixContainer; wired: Wired[] } {
@@ -36,11 +39,9 @@ export function buildContainer(
   // Every instance's registration name, per plugin: the id, or one `<id>:<name>` per configured instance.
   const names = new Map<AnyPlugin, string[]>();
   for (const plugin of plugins) {
-    const slices = plugin.instances && plugin.provides.multiple
-      ? plugin.instances(config).map((i) => ({ name: `${plugin.id}:${i.name}`, slice: i.config }))
-      : [{ name: plugin.id, slice: plugin.configSlice ? plugin.configSlice(config) : config }];
+    const slices = configuredInstances(plugin, config, deployment);
     names.set(plugin, slices.map((s) => s.name));
-    for (const { name, slice } of slices) {
+    for (const { name, config: slice } of slices) {
       container.register(
         name,
         asFunction((cradle: Record<string, unknown>) => {

@@ -1,22 +1,23 @@
+import type { TObject } from '@sinclair/typebox';
 import type { Clock } from './ports/clock.ts';
 import type { Logger } from './ports/logger.ts';
 import type { PortRef } from './ports/port-ref.ts';
 import type { PreflightNode } from './preflight.ts';
+import type { Deployment } from './settings/deployment.ts';
+import type { SettingsOf } from './settings/settings.ts';
 
 /**
  * Bumped when the manifest shape or a port changes incompatibly (2: the journal's node registry and
- * background erasure, the agent registry's jti lookups); third-party plugins declare the version they were
- * built for, and the loader refuses another one.
+ * background erasure, the agent registry's jti lookups; 3: settings declared as one TypeBox schema,
+ * `configure` instead of `configSlice`); third-party plugins declare the version they were built for,
+ * and the loader refuses another one.
  */
-export const KERNEL_API_VERSION = 2;
-
-/** A convict schema fragment: nested objects of `{doc, format, default, env?, sensitive?}` leaves. */
-export type ConfigFragment = Record<string, unknown>;
+export const KERNEL_API_VERSION = 3;
 
 type Deps<D extends Record<string, PortRef<unknown>>> = { [K in keyof D]: D[K] extends PortRef<infer T> ? (D[K]['multiple'] extends true ? T[] : T) : never };
 
 export interface PluginContext<C, D extends Record<string, PortRef<unknown>>> {
-  /** This plugin's validated, frozen config slice (the whole config, read-only, for builtin cross-cutting choices). */
+  /** What `configure` (or `instances`) made of this plugin's settings; without them, its settings as declared. */
   config: C;
   deps: Deps<D>;
   logger: Logger;
@@ -27,7 +28,12 @@ export interface PluginContext<C, D extends Record<string, PortRef<unknown>>> {
  * A plugin manifest. Importing the module that exports it must do nothing; `create` builds the
  * implementation without I/O; resources are acquired in the implementation's own `start()`.
  */
-export interface PluginManifest<T = unknown, C = unknown, D extends Record<string, PortRef<unknown>> = Record<string, PortRef<unknown>>> {
+export interface PluginManifest<
+  T = unknown,
+  C = unknown,
+  D extends Record<string, PortRef<unknown>> = Record<string, PortRef<unknown>>,
+  S extends TObject = TObject,
+> {
   id: string;
   apiVersion: number;
   provides: PortRef<T>;
@@ -35,22 +41,21 @@ export interface PluginManifest<T = unknown, C = unknown, D extends Record<strin
   kind?: string;
   description: string;
   dependsOn?: D;
-  /** Config schema fragment, merged into the whole schema at its own top-level keys. */
-  config?: ConfigFragment;
+  /** This plugin's settings, declared once (kernel/settings/settings.ts says how). */
+  settings?: S;
   /**
-   * Reads this plugin's slice out of the validated configuration. Type its parameter with what it reads:
-   * `BaseConfig & ConfigValues<typeof myConfig>` (config/schema.ts, kernel/config-values.ts); the kernel
-   * passes the whole validated configuration, frozen.
+   * Turns this plugin's validated settings, and the facts of the deployment, into what `create` and
+   * `preflight` receive; throws a sentence naming the setting when a combination is wrong.
    */
-  configSlice?: (all: any) => C;
+  configure?(settings: SettingsOf<S>, deployment: Deployment): C;
   /**
    * On a multiple port only: one instance per entry (several webhooks in audit.sinks), each built by
    * `create` from its own config; names tell the instances apart (`<id>:<name>` in the container).
-   * Without it the plugin has one instance, from `configSlice`.
+   * Without it the plugin has one instance, from `configure`.
    */
-  instances?: (all: any) => Array<{ name: string; config: C }>;
+  instances?(settings: SettingsOf<S>, deployment: Deployment): Array<{ name: string; config: C }>;
   /** Checks over config alone, run before anything starts. */
-  preflight?: (config: C, env: PreflightEnv) => PreflightNode[];
+  preflight?(config: C, env: PreflightEnv): PreflightNode[];
   create(ctx: PluginContext<C, D>): T;
 }
 
@@ -66,13 +71,21 @@ export function isValidPluginId(id: string): boolean {
 }
 
 /** Identity helper that checks the manifest's types where it is written. */
-export function definePlugin<T, C, D extends Record<string, PortRef<unknown>> = Record<string, never>>(
-  manifest: PluginManifest<T, C, D>,
-): PluginManifest<T, C, D> {
+export function definePlugin<
+  T,
+  S extends TObject = TObject,
+  // Without `configure`, `create` receives the settings themselves.
+  C = SettingsOf<S>,
+  D extends Record<string, PortRef<unknown>> = Record<string, never>,
+>(manifest: PluginManifest<T, C, D, S>): PluginManifest<T, C, D, S> {
   return manifest;
 }
 
-export type AnyPlugin = PluginManifest<any, any, any>;
+/**
+ * A manifest as the kernel holds it in one list with others: each was checked where it was written, by
+ * definePlugin; its methods are declared as methods so that a manifest of specific types still fits.
+ */
+export type AnyPlugin = PluginManifest<unknown, unknown, Record<string, PortRef<unknown>>, TObject>;
 
 /** A manifest's declared dependencies as [name, port] pairs. */
 export function dependencyRefs(plugin: AnyPlugin): Array<[string, PortRef<unknown>]> {

@@ -2,8 +2,9 @@
  * The kernel's public API: what a plugin (ours or a third party's) may import. Everything else under
  * kernel/ is the kernel's own business and may change without notice between 0.x releases.
  */
-export { defineConfig, type ConfigValues } from './config-values.ts';
-export { definePlugin, KERNEL_API_VERSION, type PluginManifest, type PluginContext, type ConfigFragment, type PreflightEnv } from './define-plugin.ts';
+export { definePlugin, KERNEL_API_VERSION, type PluginManifest, type PluginContext, type PreflightEnv } from './define-plugin.ts';
+export { defineSettings, type SettingsOf, type SettingOptions } from './settings/settings.ts';
+export type { Deployment } from './settings/deployment.ts';
 export { SvcError, isSvcError, asSvcError, INTERNAL_ERROR_MESSAGE, ERROR_CATALOGUE, type ErrorCode } from './errors.ts';
 export * from './model/index.ts';
 export { defineOperation, operationsPort, type OperationDef, type OperationCall, type OperationContribution, type AuditFacts, type Handled, type HttpBinding, type AnyOperation, type OperationAttributes } from './operations/operation.ts';
@@ -24,6 +25,7 @@ export { narrowToOwner, warnIfFolderOpen } from './files/owner-only.ts';
 export { packageRoot, packageVersion } from './files/package-root.ts';
 export { SVC_TOKEN_ISSUER, type SvcClaims } from './model/token-claims.ts';
 export { outboundUrlProblem } from './net/outbound-url.ts';
+export { redactUrl } from './net/redact-url.ts';
 export { metricsPort, type KmsMetrics } from './observability/metrics.ts';
 export { oneAtATime, OneAtATime } from './operations/one-at-a-time.ts';
 export { ActorTable } from './detection/actor-table.ts';

@@ -1,4 +1,4 @@
-import { redactUrl } from '../config/urls.ts';
+import { redactUrl } from './net/redact-url.ts';
 
 /**
  * Field names whose value is a credential or key material. Matched as written (pino's paths are case

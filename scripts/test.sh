@@ -9,6 +9,9 @@ shopt -s globstar nullglob
 echo "== type check"
 npx tsc --noEmit -p tsconfig.json
 
+echo "== lint and format (npm run format writes the formatting; biome.json says which rules and why)"
+npx biome ci --error-on-warnings .
+
 state=$(mktemp -d /tmp/svc-test-services.XXXXXX)
 # The servers' logs of the last run stay in /tmp/svc-test-services.last for diagnosis.
 trap 'rm -rf /tmp/svc-test-services.last; mkdir -p /tmp/svc-test-services.last; cp "$state"/*.log "$state"/pg/pg.log /tmp/svc-test-services.last/ 2>/dev/null; bash scripts/test-services.sh stop "$state"' EXIT

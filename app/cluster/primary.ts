@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import type { Logger } from '../../kernel/ports/logger.ts';
+import type { LoadedValues } from '../../config/schema.ts';
 import { configuredWorkers } from '../../config/workers.ts';
 import { resolveConfiguration } from '../start.ts';
 import { unshareableSettings } from './shareable.ts';
@@ -15,8 +16,8 @@ import { WorkerSupervisor } from './supervisor.ts';
 export async function runClusterPrimary(argv: string[], env: NodeJS.ProcessEnv, logger: Logger): Promise<boolean> {
   if (!cluster.isPrimary) return false;
   const { config } = await resolveConfiguration(argv, env);
-  const values = config.values as Record<string, any>;
-  const count = configuredWorkers(values as { server: { workers: unknown } });
+  const values = config.values as LoadedValues;
+  const count = configuredWorkers(values);
   if (count <= 1) return false;
   const problems = unshareableSettings(values, count);
   if (problems.length) throw new Error(`configuration cannot run ${count} workers:\n  - ${problems.join('\n  - ')}`);

@@ -4,7 +4,7 @@
  * through one worker must be refused by the others. Returns one sentence per setting that cannot be
  * shared, naming it and its variable; empty when the configuration can run `workers` processes.
  */
-export function unshareableSettings(values: Record<string, any>, workers: number): string[] {
+export function unshareableSettings(values: Record<'journal' | 'audit' | 'revocation', { kind: string }>, workers: number): string[] {
   if (workers <= 1) return [];
   const why = `server.workers (env SVC_WORKERS) is ${workers}`;
   const problems: string[] = [];

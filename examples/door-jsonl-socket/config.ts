@@ -1,5 +1,12 @@
-import { defineConfig } from '../../kernel/index.ts';
+import { Type } from '@sinclair/typebox';
+// A published plugin would import these from the svc-kms package; the example sits in the repository.
+import { defineSettings } from '../../kernel/index.ts';
 
-export const socketDoorConfig = defineConfig({
-  exampleDoor: { socket: { doc: 'Unix socket path of the JSON-lines door (mode 0600).', format: String, default: 'data/svc.sock', env: 'SVC_EXAMPLE_DOOR_SOCKET' } },
-});
+/** The door's one setting, `exampleDoor.socket`, read from `SVC_EXAMPLE_DOOR_SOCKET` too (its key in upper snake case). */
+export const socketDoorSettings = defineSettings(
+  Type.Object({
+    exampleDoor: Type.Object({
+      socket: Type.String({ description: 'Unix socket path of the JSON-lines door (mode 0600).', default: 'data/svc.sock' }),
+    }),
+  }),
+);

@@ -11,12 +11,13 @@ import { parseEventJson } from './canonical-event.ts';
 import type { DeliveryResult } from './fanout.ts';
 import { type FromFanoutThread, REPORT_INTERVAL_MS, type ToFanoutThread } from './fanout-thread-messages.ts';
 import { LocalFanout } from './secondary-delivery.ts';
+import type { Deployment } from '../settings/deployment.ts';
 
 export interface FanoutThreadSetup {
   /** The plugins that provide secondary sinks; others are not started here. */
   plugins: AnyPlugin[];
   config: Record<string, unknown>;
-  dataDir: string;
+  deployment: Deployment;
   logger: Logger;
   clock: Clock;
   port: MessagePort;
@@ -44,11 +45,11 @@ export async function serveFanoutThread(setup: FanoutThreadSetup): Promise<void>
       const missing = dependencyRefs(p).filter(([, ref]) => !THREAD_PORTS.has(ref.id));
       if (missing.length) throw new Error(`the sink plugin "${p.id}" depends on ${missing.map(([, ref]) => ref.id).join(', ')}, which the fan-out thread does not have; set audit.fanoutThread (SVC_AUDIT_FANOUT_THREAD) to false`);
     }
-    const { container, wired } = buildContainer(plugins, { [loggerPort.id]: logger, [clockPort.id]: setup.clock }, setup.config, logger, setup.clock);
+    const { container, wired } = buildContainer(plugins, { [loggerPort.id]: logger, [clockPort.id]: setup.clock }, setup.config, setup.deployment, logger, setup.clock);
     lifecycle = new PluginLifecycle(wired, logger);
     await lifecycle.start();
     const sinks = container.hasRegistration(auditFanoutPort.id) ? container.resolve<AuditFanoutSink[]>(auditFanoutPort.id) : [];
-    fanout = new LocalFanout(sinks, logger, setup.dataDir, {
+    fanout = new LocalFanout(sinks, logger, setup.deployment.dataDir, {
       counted: (sink, result, events) => {
         const bySink = counts.get(sink) ?? counts.set(sink, new Map()).get(sink)!;
         bySink.set(result, (bySink.get(result) ?? 0) + events);

@@ -86,11 +86,17 @@ export class ThreadedFanout implements SecondaryDelivery {
   }
 
   offer(event: AuditEvent): void {
-    if (this.stopping) return this.deadLetters.add(JSON.stringify(event), 'offered after shutdown began');
+    if (this.stopping) {
+      this.deadLetters.add(JSON.stringify(event), 'offered after shutdown began');
+      return;
+    }
     // eventJson's text, without its cache: no sink on this thread reads it again, and the cache's WeakMap costs the loop more than it saves.
     const text = JSON.stringify(event);
     if (this.untakenEvents + this.pending.length >= this.capacity) this.forgetTaken(); // the shared counter is read only near the bound
-    if (this.untakenEvents + this.pending.length >= this.capacity) return this.deadLetters.add(text, 'queue full: the audit fan-out thread is behind');
+    if (this.untakenEvents + this.pending.length >= this.capacity) {
+      this.deadLetters.add(text, 'queue full: the audit fan-out thread is behind');
+      return;
+    }
     this.pending.push(text);
     if (this.pending.length >= POST_BATCH) this.post();
     else if (!this.scheduled) {
@@ -267,6 +273,7 @@ export class ThreadedFanout implements SecondaryDelivery {
 async function launch(entry: URL, data: Record<string, unknown>): Promise<{ worker: Worker; sinks: ThreadSink[]; taken: BigInt64Array<ArrayBufferLike> }> {
   const taken = new BigInt64Array(new SharedArrayBuffer(8));
   const worker = startModuleWorker(entry, { ...data, [TAKEN_COUNTER]: taken });
+  // biome-ignore lint/suspicious/noExplicitAny: Worker.on's own listener type.
   const listeners: Array<[string, (...args: any[]) => void]> = [];
   let timer: NodeJS.Timeout | undefined;
   const first = await new Promise<FromFanoutThread>((resolve, reject) => {

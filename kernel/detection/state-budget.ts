@@ -31,7 +31,7 @@ export class ActorStateBudget {
     while (this.used > this.maxBytes) {
       if (from.evictOldest()) continue;
       const largest = this.tables.reduce<Evictable | undefined>((a, b) => (!a || b.bytes > a.bytes ? b : a), undefined);
-      if (!largest || !largest.evictOldest()) return;
+      if (!largest?.evictOldest()) return;
     }
   }
 }

@@ -25,7 +25,7 @@ const ownedByAnother = (stat: Stats): boolean => typeof process.getuid === 'func
  */
 export function narrowToOwner(file: string, what: string, logger: Pick<Logger, 'warn'>, advice = ''): void {
   const stat = statIfPresent(file);
-  if (!stat || !stat.isFile() || (stat.mode & 0o077) === 0) return;
+  if (!stat?.isFile() || (stat.mode & 0o077) === 0) return;
   try {
     chmodSync(file, 0o600);
   } catch (err) {

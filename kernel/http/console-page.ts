@@ -108,7 +108,10 @@ export function serveConsoleAsset(ctx: Context, files: ConsoleFiles | undefined,
   withConsoleHeaders(ctx);
   const type = ASSET_TYPES.get(name);
   const body = files?.assets.get(name);
-  if (!type || !body) return notFound(ctx);
+  if (!type || !body) {
+    notFound(ctx);
+    return;
+  }
   ctx.type = type;
   ctx.body = body;
 }

@@ -47,7 +47,7 @@ function hasProtoKey(value: unknown): boolean {
   while (pending.length) {
     const node = pending.pop();
     if (typeof node !== 'object' || node === null) continue;
-    if (Object.prototype.hasOwnProperty.call(node, '__proto__')) return true;
+    if (Object.hasOwn(node, '__proto__')) return true;
     for (const item of Object.values(node)) pending.push(item);
   }
   return false;

@@ -5,6 +5,7 @@ import type { KmsMetrics } from '../observability/metrics.ts';
 import type { AnyOperation } from '../operations/operation.ts';
 import type { OperationPipeline } from '../operations/pipeline.ts';
 import { MODEL_HEADER, PROMPT_ID_HEADER, promptContext } from '../operations/prompt-context.ts';
+import type { Principal } from '../model/index.ts';
 import type { Authenticator, CredentialSource } from '../ports/authenticator.ts';
 import type { BodyReader } from './body.ts';
 import { toSvcError } from './errors-middleware.ts';
@@ -69,7 +70,7 @@ export function operationRoute(def: AnyOperation, deps: HttpDoorDeps): Middlewar
   const readsBody = http.method === 'POST';
   const integers = integerFields(def);
   return async (ctx) => {
-    let principal;
+    let principal: Principal;
     try {
       principal = await authenticate(deps.authenticator, new KoaCredentials(ctx));
     } catch (err) {

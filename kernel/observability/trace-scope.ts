@@ -54,7 +54,10 @@ export class OperationSpan implements OperationTrace {
   }
 
   end(principal: Principal | undefined, resource: string | undefined, outcome: string, message?: string): void {
-    if (!this.parent) return this.span.end();
+    if (!this.parent) {
+      this.span.end();
+      return;
+    }
     if (principal) {
       this.span.setAttribute('svc.principal.subject', principal.subject);
       this.span.setAttribute('svc.principal.kind', principal.kind.toLowerCase());

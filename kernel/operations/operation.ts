@@ -106,6 +106,7 @@ export interface HttpBinding {
    * body schema when `when(result)` is true, `status` otherwise. The operation's output schema must
    * admit both answers (one object: a tool's answer is one schema).
    */
+  // biome-ignore lint/suspicious/noExplicitAny: the operation's output, which its declaration types; the binding is declared beside it.
   accepted?: { when(result: any): boolean; output: TSchema };
 }
 
@@ -153,6 +154,8 @@ export interface OperationDef<I extends TSchema = TSchema, O extends TSchema = T
   handle(input: Static<I>, call: OperationCall): Promise<Handled<Static<O>>>;
 }
 
+/** Declarations of any schemas in one list (the registry's): each was typed where it was declared. */
+// biome-ignore lint/suspicious/noExplicitAny: a handler's input is contravariant, so no other type holds every declaration.
 export type AnyOperation = OperationDef<any, any>;
 
 /** Identity helper that types a declaration's handler by its schemas. */

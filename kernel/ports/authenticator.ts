@@ -12,6 +12,8 @@ export interface CredentialSource {
  */
 export interface Authenticator {
   authenticate(request: CredentialSource): Promise<Principal>;
+  /** The OAuth authorization server whose tokens it accepts (an OIDC issuer), for doors that advertise it. */
+  readonly issuer?: string;
 }
 
 export const authenticatorPort = createPortRef<Authenticator>('authenticator');

@@ -1,15 +1,21 @@
-import { defineConfig } from '../../kernel/index.ts';
-import { httpsUrlSetting } from '../net-support/safe-url.ts';
+import { Type } from '@sinclair/typebox';
+import { defineSettings } from '../../kernel/index.ts';
+import { outboundUrlSetting } from '../net-support/safe-url.ts';
 
-export const advisorConfig = defineConfig({
-  advisor: {
-    llm: {
-      provider: { doc: 'Who narrates advisor explanations: none (nothing is sent anywhere), openai (any OpenAI-compatible chat-completions API), anthropic, ollama.', format: ['none', 'openai', 'anthropic', 'ollama'], default: 'none', env: 'SVC_ADVISOR_LLM_PROVIDER' },
-      apiKey: { doc: 'API key of the provider (openai, anthropic).', format: String, default: '', env: 'SVC_ADVISOR_LLM_API_KEY', sensitive: true },
-      baseUrl: httpsUrlSetting('Provider endpoint; empty: the provider\'s public default. https://, or http:// to a loopback host.', 'SVC_ADVISOR_LLM_BASE_URL'),
-      model: { doc: 'Model name; empty: the provider default (gpt-4o-mini, claude-3-5-haiku-latest, llama3.1).', format: String, default: '', env: 'SVC_ADVISOR_LLM_MODEL' },
-      maxTokens: { doc: 'Longest narration, in tokens.', format: 'nat', default: 512, env: 'SVC_ADVISOR_LLM_MAX_TOKENS' },
-      timeoutMs: { doc: 'A narration not back after this long is given up (status failed, the bare timeline).', format: 'nat', default: 15_000, env: 'SVC_ADVISOR_LLM_TIMEOUT_MS' },
-    },
-  },
-});
+export const advisorSettings = defineSettings(
+  Type.Object({
+    advisor: Type.Object({
+      llm: Type.Object({
+        provider: Type.Union([Type.Literal('none'), Type.Literal('openai'), Type.Literal('anthropic'), Type.Literal('ollama')], {
+          description: 'Who narrates advisor explanations: none (nothing is sent anywhere), openai (any OpenAI-compatible chat-completions API), anthropic, ollama.',
+          default: 'none',
+        }),
+        apiKey: Type.String({ description: 'API key of the provider (openai, anthropic).', default: '', sensitive: true }),
+        baseUrl: outboundUrlSetting('Provider endpoint; empty: the provider\'s public default. https://, or http:// to a loopback host.'),
+        model: Type.String({ description: 'Model name; empty: the provider default (gpt-4o-mini, claude-3-5-haiku-latest, llama3.1).', default: '' }),
+        maxTokens: Type.Integer({ minimum: 0, description: 'Longest narration, in tokens.', default: 512 }),
+        timeoutMs: Type.Integer({ minimum: 0, description: 'A narration not back after this long is given up (status failed, the bare timeline).', default: 15_000 }),
+      }),
+    }),
+  }),
+);

@@ -2,7 +2,6 @@ import { Type } from '@sinclair/typebox';
 import {
   type AuditSink,
   auditSinkPort,
-  type ConfigValues,
   defineOperation,
   definePlugin,
   journalPort,
@@ -15,9 +14,8 @@ import {
   SvcError,
 } from '../../kernel/index.ts';
 import { AdvisorExplainQuery, AdvisorExplanation, AdvisorScanQuery, AdvisorScanReport } from '../../schemas/advisor.ts';
-import { requireSafeUrl } from '../net-support/safe-url.ts';
 import { eachWindowPage, readWindow, ROW_CAP } from './audit-window.ts';
-import { advisorConfig } from './config.ts';
+import { advisorSettings } from './config.ts';
 import { findingsSince, timelineOf } from './explain.ts';
 import { keysWithEvents } from './journal-keys.ts';
 import { narrate, type NarratorSettings } from './narrator.ts';
@@ -47,11 +45,10 @@ export default definePlugin({
   provides: operationsPort,
   description: 'read-only advice from the audit trail: scan, and one agent explained (optionally narrated)',
   dependsOn: { sink: auditSinkPort, journal: journalPort },
-  config: advisorConfig,
-  configSlice: (all: ConfigValues<typeof advisorConfig>): NarratorSettings => {
-    const llm = all.advisor.llm;
+  settings: advisorSettings,
+  // advisor.llm.baseUrl is checked by the loader (format outbound-url), whatever the provider.
+  configure: ({ advisor: { llm } }): NarratorSettings => {
     if ((llm.provider === 'openai' || llm.provider === 'anthropic') && !llm.apiKey) throw new Error(`advisor.llm.apiKey (env SVC_ADVISOR_LLM_API_KEY) is required for provider ${llm.provider}`);
-    if (llm.provider !== 'none' && llm.baseUrl) requireSafeUrl('advisor.llm.baseUrl (env SVC_ADVISOR_LLM_BASE_URL)', llm.baseUrl);
     return { ...llm };
   },
   create: ({ config, deps, clock }): OperationContribution => ({

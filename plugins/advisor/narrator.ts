@@ -1,5 +1,12 @@
 import type { Timeline } from './explain.ts';
 
+/** The parts of the three providers' answers the narrator reads (OpenAI's choices, Anthropic's content, Ollama's message). */
+interface ProviderAnswer {
+  choices?: Array<{ message?: { content?: string } }>;
+  content?: Array<{ type: string; text?: string }>;
+  message?: { content?: string };
+}
+
 export type Provider = 'none' | 'openai' | 'anthropic' | 'ollama';
 
 export interface NarratorSettings {
@@ -84,7 +91,7 @@ export async function narrate(s: NarratorSettings, t: Timeline): Promise<Narrati
       await res.arrayBuffer().catch(() => undefined);
       return { provider: s.provider, status: 'failed' };
     }
-    const answer = (await res.json()) as any;
+    const answer = (await res.json()) as ProviderAnswer;
     const text = s.provider === 'openai' ? answer?.choices?.[0]?.message?.content : s.provider === 'anthropic' ? answer?.content?.find?.((c: { type: string }) => c.type === 'text')?.text : answer?.message?.content;
     return typeof text === 'string' && text.trim() ? { provider: s.provider, status: 'ok', text: text.trim() } : { provider: s.provider, status: 'failed' };
   } catch {

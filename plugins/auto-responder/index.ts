@@ -1,7 +1,6 @@
 import {
   actorStatePort,
   auditPipelinePort,
-  type ConfigValues,
   createPortRef,
   definePlugin,
   detectorPort,
@@ -13,7 +12,7 @@ import { MaterialUses } from './material-uses.ts';
 import { AutoResponder } from './auto-responder.ts';
 import { responseMetrics } from './response-metrics.ts';
 import { defaultRules, parseRules } from './rules.ts';
-import { autoResponseConfig } from './config.ts';
+import { autoResponseSettings } from './config.ts';
 
 const DETECTOR_NAMES = ['ScopeBaseline', 'RateSpike', 'OpHistogramBaseline', 'TimeOfDayBaseline', 'SourceIpBaseline', 'HoneyKey'];
 
@@ -23,11 +22,11 @@ export default definePlugin({
   provides: createPortRef<AutoResponder>('autoResponder'),
   description: 'runs the detectors on every audit record and acts on their findings',
   dependsOn: { detectors: detectorPort, operations: operationRunnerPort, audit: auditPipelinePort, metrics: metricsPort, state: actorStatePort },
-  config: autoResponseConfig,
-  configSlice: (all: ConfigValues<typeof autoResponseConfig>) => {
-    const revokeKinds = all.autoResponse.revokeKinds.split(',').map((k) => k.trim()).filter(Boolean);
-    const lines = all.autoResponse.rules.length ? all.autoResponse.rules.map(String) : defaultRules(revokeKinds);
-    return { enabled: all.autoResponse.enabled, cooldownMs: all.autoResponse.cooldownSeconds * 1000, lines };
+  settings: autoResponseSettings,
+  configure: ({ autoResponse }) => {
+    const revokeKinds = autoResponse.revokeKinds.split(',').map((k) => k.trim()).filter(Boolean);
+    const lines = autoResponse.rules.length ? autoResponse.rules.map(String) : defaultRules(revokeKinds);
+    return { enabled: autoResponse.enabled, cooldownMs: autoResponse.cooldownSeconds * 1000, lines };
   },
   preflight: ({ lines }) => {
     try {

@@ -35,7 +35,10 @@ export function parseRules(lines: string[], detectors: string[]): Rule[] {
   const problems: string[] = [];
   const rules = lines.flatMap((line): Rule[] => {
     const m = LINE.exec(line);
-    if (!m) return (problems.push(`"${line}" is not DETECTOR:SEVERITY -> ACTION[, ACTION...] [for KIND,...]`), []);
+    if (!m) {
+      problems.push(`"${line}" is not DETECTOR:SEVERITY -> ACTION[, ACTION...] [for KIND,...]`);
+      return [];
+    }
     const [, detector, severity, actionList, kinds] = m as unknown as [string, string, string, string, string | undefined];
     const actions = actionList.split(',').map((a) => a.trim());
     if (detector !== '*' && !detectors.includes(detector)) problems.push(`"${line}": unknown detector ${detector} (known: ${detectors.join(', ')})`);

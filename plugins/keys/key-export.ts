@@ -1,4 +1,4 @@
-import { type ManagedKey, SvcError, type TraceScope } from '../../kernel/index.ts';
+import { SvcError, type TraceScope } from '../../kernel/index.ts';
 import type { KeyStore } from './key-store.ts';
 
 /** Fields other parts of the key service may add to a key (scheduled destruction, version trim). */

@@ -207,7 +207,7 @@ export class KeyStore {
     let raw: Buffer;
     try {
       raw = await this.wrapping.open(key.id, v.materialId, wrapped, trace);
-    } catch (err) {
+    } catch {
       // A trim on another node may have sealed this version again under a new KWK since this node
       // cached the old one: read both afresh once.
       this.wrapping.forget(key.id);

@@ -1,6 +1,5 @@
 import {
   auditPipelinePort,
-  type ConfigValues,
   definePlugin,
   journalPort,
   KERNEL_API_VERSION,
@@ -9,7 +8,7 @@ import {
   rootOfTrustPort,
 } from '../../kernel/index.ts';
 import { KeyService, keyServicePort } from './key-service.ts';
-import { keyServiceConfig, waitingDaysFindings } from './config.ts';
+import { keyServiceSettings, waitingDaysFindings } from './config.ts';
 
 export default definePlugin({
   id: 'key-service',
@@ -17,10 +16,10 @@ export default definePlugin({
   provides: keyServicePort,
   description: 'key state, material and rotation policies',
   dependsOn: { journal: journalPort, rootOfTrust: rootOfTrustPort, operations: operationRunnerPort, metrics: metricsPort, audit: auditPipelinePort },
-  config: keyServiceConfig,
-  configSlice: (all: ConfigValues<typeof keyServiceConfig>) => ({
-    rotationCheckSeconds: all.keys.rotationCheckSeconds, kwkCache: { ttlSeconds: all.crypto.cacheTtlSeconds, maxEntries: all.crypto.cacheMaxEntries },
-    destruction: { destroyWaitingDays: all.keys.destroyWaitingDays, agentDestroyWaitingDays: all.keys.agentDestroyWaitingDays, checkSeconds: all.keys.destroyCheckSeconds },
+  settings: keyServiceSettings,
+  configure: ({ keys, crypto }) => ({
+    rotationCheckSeconds: keys.rotationCheckSeconds, kwkCache: { ttlSeconds: crypto.cacheTtlSeconds, maxEntries: crypto.cacheMaxEntries },
+    destruction: { destroyWaitingDays: keys.destroyWaitingDays, agentDestroyWaitingDays: keys.agentDestroyWaitingDays, checkSeconds: keys.destroyCheckSeconds },
   }),
   preflight: ({ destruction }) => waitingDaysFindings(destruction),
   create: ({ deps, config, clock, logger }) => {

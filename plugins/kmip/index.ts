@@ -1,5 +1,5 @@
-import { clockPort, definePlugin, doorPort, KERNEL_API_VERSION, loggerPort, operationRunnerPort, type ConfigValues } from '../../kernel/index.ts';
-import { kmipConfig, type KmipSettings } from './config.ts';
+import { clockPort, definePlugin, doorPort, KERNEL_API_VERSION, loggerPort, operationRunnerPort } from '../../kernel/index.ts';
+import { kmipSettings, type KmipSettings } from './config.ts';
 import { KmipDoor } from './kmip-door.ts';
 import { kmipTlsPreflight } from './tls-preflight.ts';
 
@@ -9,16 +9,16 @@ export default definePlugin({
   provides: doorPort,
   description: 'KMIP (binary TTLV over mutual TLS) on its own port: client certificates as Service principals, every operation through the one pipeline',
   dependsOn: { runner: operationRunnerPort, logger: loggerPort, clock: clockPort },
-  config: kmipConfig,
-  configSlice: (all: ConfigValues<typeof kmipConfig> & { http: { host: string } }): KmipSettings => ({
-    host: all.kmip.host || all.http.host,
-    port: all.kmip.port,
-    certFile: all.kmip.tls.certFile,
-    keyFile: all.kmip.tls.keyFile,
-    clientCaFile: all.kmip.tls.clientCaFile,
-    maxConnections: all.kmip.maxConnections,
-    handshakeTimeoutMs: all.kmip.handshakeTimeoutMs,
-    maxPendingHandshakes: all.kmip.maxPendingHandshakes,
+  settings: kmipSettings,
+  configure: ({ kmip }, deployment): KmipSettings => ({
+    host: kmip.host || deployment.http.host,
+    port: kmip.port,
+    certFile: kmip.tls.certFile,
+    keyFile: kmip.tls.keyFile,
+    clientCaFile: kmip.tls.clientCaFile,
+    maxConnections: kmip.maxConnections,
+    handshakeTimeoutMs: kmip.handshakeTimeoutMs,
+    maxPendingHandshakes: kmip.maxPendingHandshakes,
   }),
   preflight: (config) => [kmipTlsPreflight(config)],
   create: ({ config, deps }) => new KmipDoor(config, deps.runner, deps.logger, deps.clock),

@@ -1,4 +1,4 @@
-import { child, children, dateTime, decodeTtlv, encodeTtlv, enumeration, integer, K, structure, text, TtlvError, type TtlvItem } from './ttlv/index.ts';
+import { child, children, dateTime, decodeTtlv, encodeTtlv, enumeration, integer, K, structure, text, type TtlvError, type TtlvItem } from './ttlv/index.ts';
 import { bytes } from './ttlv/item.ts';
 
 const T = K.Tag;

@@ -1,5 +1,5 @@
-import { redactUrl } from '../../config/urls.ts';
-import { outboundUrlProblem } from '../../kernel/index.ts';
+import { Type } from '@sinclair/typebox';
+import { outboundUrlProblem, redactUrl } from '../../kernel/index.ts';
 
 /**
  * An outbound URL that carries keys, tokens or audit data (a cloud KMS endpoint, a webhook, a language
@@ -13,22 +13,10 @@ export function requireSafeUrl(where: string, url: string): URL {
 }
 
 /**
- * The config format of every setting that names an outbound HTTP endpoint: empty (not used), or a URL
- * `requireSafeUrl` accepts. Checked by the one config validation, so a bad value fails the boot with
- * the setting's key and variable, whichever plugin declares it.
+ * A setting naming an outbound HTTP endpoint, empty by default: the configuration loader checks it by
+ * the rule above (format `outbound-url`), so a bad value fails the boot with the setting's key and
+ * variable, whichever plugin declares it.
  */
-export const httpsUrl = Object.defineProperty(
-  (value: unknown): void => {
-    if (value === '') return;
-    if (typeof value !== 'string') throw new Error('must be a URL string');
-    const reason = outboundUrlProblem(value);
-    if (reason) throw new Error(reason);
-  },
-  'name',
-  { value: 'https URL' },
-);
-
-/** A setting naming an outbound HTTP endpoint (format `httpsUrl`), empty by default. */
-export function httpsUrlSetting(doc: string, env: string) {
-  return { doc, format: httpsUrl, default: '' as string, env };
+export function outboundUrlSetting(description: string, env?: string) {
+  return Type.String({ description, default: '', format: 'outbound-url', ...(env ? { env } : {}) });
 }

@@ -1,4 +1,4 @@
-import type { ServerConnection } from '../../config/urls.ts';
+import type { ServerConnection } from './connection-url.ts';
 import type { KnexSettings } from './knex-settings.ts';
 import { serverKnexSettings, type PoolOptions } from './server-connection.ts';
 import { sqliteReaderSettings } from './sqlite-connection.ts';

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
-import { describeConnection, serverConnection, type ServerConnection } from '../../config/urls.ts';
-import type { ConfigValues } from '../../kernel/index.ts';
-import type { mysqlFragment, postgresFragment } from './config.ts';
+import { describeConnection, serverConnection, type ServerConnection } from './connection-url.ts';
+import type { SettingsOf } from '../../kernel/index.ts';
+import type { mysqlServer, postgresServer, serverPool } from './config.ts';
 import type { KnexSettings } from './knex-settings.ts';
 
 export interface PoolOptions {
@@ -58,14 +58,14 @@ export function serverKnexSettings(kind: 'postgresql' | 'mysql', c: ServerConnec
 }
 
 /** The knex settings of rdb-server-1 (PostgreSQL) and of rdb-server-2 (MySQL), from their plugins' settings. */
-export function postgresSettings(all: ConfigValues<typeof postgresFragment>): KnexSettings {
-  return serverSettings('postgresql', serverConnection(all.jdbc.url, 'postgresql', all.jdbc.username, all.jdbc.password), all);
+export function postgresSettings({ jdbc, database }: SettingsOf<typeof postgresServer>): KnexSettings {
+  return serverSettings('postgresql', serverConnection(jdbc.url, 'postgresql', jdbc.username, jdbc.password), database);
 }
 
-export function mysqlSettings(all: ConfigValues<typeof mysqlFragment>): KnexSettings {
-  return serverSettings('mysql', serverConnection(all.rdb2.jdbcUrl, 'mysql', all.rdb2.username, all.rdb2.password), all);
+export function mysqlSettings({ rdb2, database }: SettingsOf<typeof mysqlServer>): KnexSettings {
+  return serverSettings('mysql', serverConnection(rdb2.jdbcUrl, 'mysql', rdb2.username, rdb2.password), database);
 }
 
-function serverSettings(kind: 'postgresql' | 'mysql', connection: ServerConnection, all: ConfigValues<Pick<typeof postgresFragment, 'database'>>): KnexSettings {
-  return serverKnexSettings(kind, connection, { max: all.database.poolMax, acquireTimeoutMs: all.database.acquireTimeoutMs, bootTimeoutMs: all.database.bootTimeoutMs });
+function serverSettings(kind: 'postgresql' | 'mysql', connection: ServerConnection, pool: SettingsOf<typeof serverPool>['database']): KnexSettings {
+  return serverKnexSettings(kind, connection, { max: pool.poolMax, acquireTimeoutMs: pool.acquireTimeoutMs, bootTimeoutMs: pool.bootTimeoutMs });
 }

@@ -1,4 +1,3 @@
-import type { BaseConfig } from '../../config/schema.ts';
 import {
   defineOperation,
   definePlugin,
@@ -24,7 +23,7 @@ export default definePlugin({
   provides: operationsPort,
   description: 'agent tokens: issuance, the agent registry and its kill switch, manual token revocation (/v1/agents, /v1/tokens)',
   dependsOn: { policy: policyPort, revocation: revocationPort, journal: journalPort },
-  configSlice: (all: BaseConfig) => ({ secret: all.auth.hmacSecret }),
+  configure: (_settings, deployment) => ({ secret: deployment.hmacSecret }),
   create: ({ config, deps, clock }): OperationContribution => {
     const issuer = isUsableHmacSecret(config.secret) ? new AgentIssuer(config.secret, deps.policy, deps.journal.agents, clock) : undefined;
     return {

@@ -3,10 +3,11 @@ import path from 'node:path';
 import t from 'tap';
 import { resolveConfiguration } from '../../app/start.ts';
 import { baseSchema } from '../../config/schema.ts';
+import { settingsFragment } from '../../config/settings-fragment.ts';
 import { stitchSchema } from '../../config/stitch.ts';
 import { postgresConnection } from '../../plugins/sql-support/config.ts';
 import { renderConfigDocs } from '../../config/docs.ts';
-import { builtinSchema } from '../../config/write-config-docs.ts';
+import { builtinSchema } from '../../app/write-config-docs.ts';
 import { tempDir } from '../helpers/service.ts';
 
 const fileWith = (name: string, text: string) => {
@@ -36,9 +37,11 @@ t.test('settings belong to their plugins: a plugin that does not exist has no se
   t.notOk(s.audit.kafka, 'no such plugin, no such settings');
   t.ok(s.crypto.cloudKms.kekArn, 'the cloud-kms plugin declares crypto.cloudKms.*');
   t.ok(s.crypto.localKek, 'the local root of trust declares crypto.localKek');
-  t.equal(s.jdbc.url, postgresConnection.jdbc.url, 'the PostgreSQL journal and audit sink share one declaration of jdbc.*');
-  t.ok(stitchSchema(baseSchema, [{ owner: 'a', fragment: postgresConnection }, { owner: 'b', fragment: postgresConnection }]), 'the same leaf from two plugins stitches');
-  t.throws(() => stitchSchema(baseSchema, [{ owner: 'a', fragment: postgresConnection }, { owner: 'b', fragment: structuredClone({ jdbc: { url: { doc: 'x', default: '' } } }) }]), /config key jdbc\.url is declared twice \(by a and b\)/);
+  const connection = settingsFragment(postgresConnection) as Record<string, any>;
+  t.equal(s.jdbc.url, connection.jdbc.url, 'the PostgreSQL journal and audit sink share one declaration of jdbc.*');
+  const base = settingsFragment(baseSchema);
+  t.ok(stitchSchema(base, [{ owner: 'a', fragment: connection }, { owner: 'b', fragment: settingsFragment(postgresConnection) }]), 'the same leaf from two plugins stitches');
+  t.throws(() => stitchSchema(base, [{ owner: 'a', fragment: connection }, { owner: 'b', fragment: structuredClone({ jdbc: { url: { doc: 'x', default: '' } } }) }]), /config key jdbc\.url is declared twice \(by a and b\)/);
 });
 
 t.test('a YAML file is read, and the environment overrides it', async (t) => {

@@ -35,7 +35,7 @@ t.test('the service refuses to boot with a plain-http cloud-kms endpoint to anot
 });
 
 t.test('an OIDC issuer whose discovery document names a plain-http key set on another host fails the boot', async (t) => {
-  const idp = createServer((req, res) => {
+  const idp = createServer((_req, res) => {
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ issuer: `http://127.0.0.1:${(idp.address() as { port: number }).port}`, jwks_uri: 'http://keys.example.com/jwks' }));
   });

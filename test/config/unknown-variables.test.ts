@@ -1,6 +1,6 @@
 import t from 'tap';
 import { unknownVariables } from '../../config/unknown-variables.ts';
-import { builtinSchema } from '../../config/write-config-docs.ts';
+import { builtinSchema } from '../../app/write-config-docs.ts';
 import { spawnService } from '../helpers/process.ts';
 
 const schema = builtinSchema();

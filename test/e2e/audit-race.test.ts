@@ -1,6 +1,6 @@
 import knexFactory from 'knex';
 import t from 'tap';
-import { serverConnection } from '../../config/urls.ts';
+import { serverConnection } from '../../plugins/sql-support/connection-url.ts';
 import { freshDatabase } from '../helpers/databases.ts';
 import { startTestService } from '../helpers/service.ts';
 

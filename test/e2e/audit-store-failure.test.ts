@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Database } from '../../plugins/sql-support/sqlite-driver.ts';
 import knexFactory from 'knex';
 import t, { type Test } from 'tap';
-import { serverConnection } from '../../config/urls.ts';
+import { serverConnection } from '../../plugins/sql-support/connection-url.ts';
 import { holdSqliteReader } from '../helpers/forensics.ts';
 import { privatePostgres } from '../helpers/private-postgres.ts';
 import { startTestService, tempDir, type TestService } from '../helpers/service.ts';

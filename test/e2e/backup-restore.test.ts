@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
-import { ApiClient } from '../helpers/client.ts';
+import type { ApiClient } from '../helpers/client.ts';
 import { checkState, seedState, type SeededState } from '../helpers/backup-state.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/databases.ts';
 import { startTestService, tempDir, type TestService } from '../helpers/service.ts';

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { isSvcError, UNTRACED } from '../../kernel/index.ts';
 import { keyServicePort, type KeyService } from '../../plugins/keys/key-service.ts';
-import { ApiClient, b64 } from '../helpers/client.ts';
+import { type ApiClient, b64 } from '../helpers/client.ts';
 import { freshDatabase } from '../helpers/databases.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 

@@ -78,7 +78,7 @@ t.test('npm start runs the built JavaScript (no TypeScript loader) and serves th
   });
   cleanupGroup(t, svc.child);
   // npm execs node in place of its shell: the server is npm's only child, and runs dist/server/app/main.js.
-  const server = readFileSync('/proc/' + String(childPidOf(svc.child.pid!)) + '/cmdline', 'utf8').split('\0');
+  const server = readFileSync(`/proc/${String(childPidOf(svc.child.pid!))}/cmdline`, 'utf8').split('\0');
   t.ok(server.includes(MAIN.replace(`${ROOT}/`, '')) || server.includes(MAIN), `the server runs the built entry (${server.join(' ')})`);
   t.notOk(server.some((arg) => /tsx/.test(arg)), 'no tsx loader on its command line');
 

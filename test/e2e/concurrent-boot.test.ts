@@ -15,7 +15,9 @@ const LOOPBACK = { SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0' };
 /** Starts NODES service processes at the same moment on one fresh database; every one must boot and serve. */
 async function bootTogether(t: Test, env: Record<string, string>): Promise<void> {
   const nodes = Array.from({ length: NODES }, () => spawnService({ ...LOOPBACK, ...env }));
-  t.teardown(() => nodes.forEach((n) => n.child.kill('SIGKILL')));
+  t.teardown(() => {
+    for (const n of nodes) n.child.kill('SIGKILL');
+  });
   const ports = await Promise.all(nodes.map((n) => n.listening.catch((err: Error) => err)));
   const failed = ports.filter((p) => p instanceof Error) as Error[];
   for (const e of failed) t.comment(e.message.split('\n').filter((l) => l.startsWith('svc-kms:')).join(' '));

@@ -20,7 +20,9 @@ t.test('300 idle TCP connections do not keep a PyKMIP client out, and are closed
     c.socket.connect(kmip.port, '127.0.0.1');
     return c;
   });
-  t.teardown(() => idle.forEach((c) => c.socket.destroy()));
+  t.teardown(() => {
+    for (const c of idle) c.socket.destroy();
+  });
   await until(() => idle.every((c) => c.connected), `${IDLE} TCP connections`);
   const connectedBy = Date.now();
 

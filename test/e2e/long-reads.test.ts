@@ -1,6 +1,6 @@
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { serverConnection } from '../../config/urls.ts';
+import { serverConnection } from '../../plugins/sql-support/connection-url.ts';
 import { createStderrLogger } from '../../kernel/logger.ts';
 import { systemClock } from '../../kernel/ports/clock.ts';
 import { KnexAuditSink } from '../../plugins/audit-sink/knex/knex-audit-sink.ts';

@@ -92,7 +92,7 @@ t.test('the rate limit over MCP is the REST one: TooManyRequests as a tool error
   const alice = new ApiClient(svc.url, bearer(await mintToken({ sub: 'alice' })));
   const mcp = await mcpClient(svc.url, bearer(await mintToken({ sub: 'alice' })));
   t.teardown(() => mcp.close());
-  let limited;
+  let limited: unknown;
   for (let i = 0; i < 20 && !limited; i++) {
     const answer = await mcp.tool('get_key', { keyId: '00000000-0000-4000-8000-000000000000' });
     if (answer.structuredContent?.error === 'TooManyRequests') limited = answer;

@@ -1,7 +1,7 @@
 import knexFactory from 'knex';
 import t from 'tap';
-import { serverConnection } from '../../config/urls.ts';
-import { ApiClient, b64 } from '../helpers/client.ts';
+import { serverConnection } from '../../plugins/sql-support/connection-url.ts';
+import { b64 } from '../helpers/client.ts';
 import { freshDatabase, type ServerKind, type TestDatabase } from '../helpers/databases.ts';
 import { startTestService } from '../helpers/service.ts';
 

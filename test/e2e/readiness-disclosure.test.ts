@@ -1,5 +1,5 @@
 import t from 'tap';
-import { serverConnection } from '../../config/urls.ts';
+import { serverConnection } from '../../plugins/sql-support/connection-url.ts';
 import { ApiClient } from '../helpers/client.ts';
 import { privatePostgres } from '../helpers/private-postgres.ts';
 import { startTestService } from '../helpers/service.ts';

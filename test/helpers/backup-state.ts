@@ -1,5 +1,5 @@
 import type { Test } from 'tap';
-import { ApiClient, b64 } from './client.ts';
+import { type ApiClient, b64 } from './client.ts';
 
 /**
  * What a backup must carry: keys with several versions, ciphertexts under old and new versions, a

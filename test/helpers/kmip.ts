@@ -131,7 +131,7 @@ export interface KmipItemAnswer {
 
 /** The batch items of a Response Message, read with the door's codec. */
 export function responseItems(response: TtlvItem | undefined): KmipItemAnswer[] {
-  if (!response || response.type !== 'Structure' || response.tag !== K.Tag.ResponseMessage) throw new Error('not a Response Message');
+  if (response?.type !== 'Structure' || response.tag !== K.Tag.ResponseMessage) throw new Error('not a Response Message');
   const T = K.Tag;
   const field = (item: TtlvItem, tag: number) => (item.type === 'Structure' ? item.value.find((c) => c.tag === tag) : undefined);
   return response.value.filter((c) => c.tag === T.BatchItem).map((item) => {

@@ -36,7 +36,7 @@ export function deepKernelImports(file: string, text: string): string[] {
   return importedSpecifiers(text).filter((s) => {
     if (/^svc-kms\/kernel\//.test(s)) return true;
     const target = resolved(file, s);
-    return target !== undefined && target.startsWith(KERNEL + path.sep) && target !== KERNEL_INDEX;
+    return target?.startsWith(KERNEL + path.sep) && target !== KERNEL_INDEX;
   });
 }
 
@@ -67,6 +67,37 @@ t.test('the kernel never imports a plugin', async (t) => {
     }
   }
   t.same(offenders, []);
+});
+
+/** Every import in the files under `from` that lands under one of `targets` (top-level folders). */
+function importsInto(from: string[], targets: string[]): string[] {
+  const into = targets.map((d) => path.join(ROOT, d) + path.sep);
+  return from.flatMap((dir) =>
+    sourceFiles(dir).flatMap((file) =>
+      importedSpecifiers(readFileSync(file, 'utf8'))
+        .filter((s) => into.some((d) => resolved(file, s)?.startsWith(d)))
+        .map((s) => `${path.relative(ROOT, file)}: ${s}`),
+    ),
+  );
+}
+
+t.test('a plugin gets its settings from the kernel: nothing under plugins/ or examples/ imports config/ or app/', async (t) => {
+  t.same(importsInto(['plugins', 'examples', 'contracts'], ['config', 'app']), [], 'declare settings in the plugin (settings) and read them in configure');
+});
+
+t.test('the arrows point one way: kernel imports neither config/ nor app/, config/ imports no app/', async (t) => {
+  t.same(importsInto(['kernel'], ['config', 'app']), []);
+  t.same(importsInto(['config'], ['app']), []);
+});
+
+t.test('the plugin definition API has no any', async (t) => {
+  const files = ['kernel/define-plugin.ts', ...sourceFiles('kernel/settings').map((f) => path.relative(ROOT, f))];
+  const offenders = files.flatMap((file) =>
+    readFileSync(path.join(ROOT, file), 'utf8')
+      .split('\n')
+      .flatMap((line, i) => (/(:\s*any\b|<any\b|\bany\[\]|,\s*any\b|as any\b)/.test(line.replace(/\/\/.*$|^\s*\*.*$/, '')) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+  );
+  t.same(offenders, [], 'type it, or use unknown');
 });
 
 t.test('no kernel port is part of an import circle', async (t) => {

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { serverConnection } from '../../config/urls.ts';
+import { serverConnection } from '../../plugins/sql-support/connection-url.ts';
 import { createStderrLogger } from '../../kernel/logger.ts';
 import { KnexAuditSink } from '../../plugins/audit-sink/knex/knex-audit-sink.ts';
 import { serverKnexSettings } from '../../plugins/sql-support/server-connection.ts';

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import knexFactory from 'knex';
 import t, { type Test } from 'tap';
-import { serverConnection } from '../../config/urls.ts';
+import { serverConnection } from '../../plugins/sql-support/connection-url.ts';
 import type { KeyEvent } from '../../kernel/index.ts';
 import { KnexJournal } from '../../plugins/journal/knex/knex-journal.ts';
 import type { KnexSettings } from '../../plugins/sql-support/knex-settings.ts';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { serverConnection } from '../../config/urls.ts';
+import { serverConnection } from '../../plugins/sql-support/connection-url.ts';
 import { KnexJournal } from '../../plugins/journal/knex/knex-journal.ts';
 import { serverKnexSettings } from '../../plugins/sql-support/server-connection.ts';
 import { journalContract } from '../../contracts/journal.ts';

@@ -4,21 +4,39 @@ import t from 'tap';
 import plugin from '../../plugins/root-of-trust/local/index.ts';
 import { LocalRootOfTrust } from '../../plugins/root-of-trust/support/local-root-of-trust.ts';
 import { tempDir } from '../helpers/service.ts';
+import type { Deployment } from '../../kernel/index.ts';
 
-const config = (journalKind: string, localKek = '') => ({ crypto: { localKek, previousKeks: '', cloudKms: { region: '', endpoint: '', timeoutMs: 5000, previousKekArns: '', kekArn: '' }, pkcs11: { module: '', tokenLabel: '', pin: '', pinFile: '', kekLabel: '', createKek: false, previousKekLabels: '' } }, journal: { kind: journalKind }, rdbEmbedded: { jdbcUrl: 'jdbc:sqlite:/var/lib/svc/journal.db' } });
+const settings = (localKek = '') => ({
+  crypto: {
+    localKek,
+    previousKeks: '',
+    cloudKms: { region: '', endpoint: '', timeoutMs: 5000, previousKekArns: '', kekArn: '' },
+    pkcs11: { module: '', tokenLabel: '', pin: '', pinFile: '', kekLabel: '', createKek: false, previousKekLabels: '' },
+  },
+  rdbEmbedded: { jdbcUrl: 'jdbc:sqlite:/var/lib/svc/journal.db' },
+});
+const deployment = (journalKind: string): Deployment => ({
+  nodeId: 'n1',
+  dataDir: 'data',
+  workers: 1,
+  http: { host: '127.0.0.1', maxBodyBytes: 1048576 },
+  kinds: { journal: journalKind, crypto: 'in-memory', auth: 'dev', policy: 'dev', revocation: 'in-memory', audit: 'stdout' },
+  hmacSecret: '',
+});
+const config = (journalKind: string, localKek = '') => plugin.configure!(settings(localKek), deployment(journalKind));
 
 t.test('a server journal without SVC_CRYPTO_LOCAL_KEK fails preflight saying why', async (t) => {
-  const nodes = plugin.preflight!(plugin.configSlice!(config('rdb-server-1')), { exposed: false });
+  const nodes = plugin.preflight!(config('rdb-server-1'), { exposed: false });
   const kek = nodes.find((n) => n.name === 'crypto.localKek');
   t.equal(kek?.status, 'fail');
   t.match(kek?.message, /keys would be unreadable after a restart/);
 });
 
 t.test('the KEK source follows the journal kind', async (t) => {
-  t.same(plugin.configSlice!(config('in-memory')), { source: { kind: 'ephemeral' }, previous: [], cloudPrevious: { region: '', endpoint: '', timeoutMs: 5000, arns: [] } });
-  t.same(plugin.configSlice!(config('rdb-embedded')), { source: { kind: 'file', file: '/var/lib/svc/kek.key' }, previous: [], cloudPrevious: { region: '', endpoint: '', timeoutMs: 5000, arns: [] } });
-  t.equal(plugin.configSlice!(config('rdb-server-1', Buffer.alloc(32).toString('base64'))).source.kind, 'configured');
-  const short = plugin.preflight!(plugin.configSlice!(config('in-memory', Buffer.alloc(16).toString('base64'))), { exposed: false });
+  t.same(config('in-memory'), { source: { kind: 'ephemeral' }, previous: [], cloudPrevious: { region: '', endpoint: '', timeoutMs: 5000, arns: [] } });
+  t.same(config('rdb-embedded'), { source: { kind: 'file', file: '/var/lib/svc/kek.key' }, previous: [], cloudPrevious: { region: '', endpoint: '', timeoutMs: 5000, arns: [] } });
+  t.equal(config('rdb-server-1', Buffer.alloc(32).toString('base64')).source.kind, 'configured');
+  const short = plugin.preflight!(config('in-memory', Buffer.alloc(16).toString('base64')), { exposed: false });
   t.equal(short.find((n) => n.name === 'crypto.localKek')?.status, 'fail');
 });
 

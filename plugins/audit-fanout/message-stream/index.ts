@@ -1,12 +1,9 @@
 import path from 'node:path';
-import { auditFanoutPort, type ConfigValues, definePlugin, KERNEL_API_VERSION } from '../../../kernel/index.ts';
-import type { BaseConfig } from '../../../config/schema.ts';
+import { auditFanoutPort, definePlugin, KERNEL_API_VERSION } from '../../../kernel/index.ts';
 import { deliveryOf, sinkInstances } from '../support/config.ts';
-import { messageStreamConfig, messageStreamEntry } from './config.ts';
+import { messageStreamSection, messageStreamSettings } from './config.ts';
 import { checkCredentialsFile } from './credentials.ts';
 import { MessageStreamSink, type MessageStreamSettings } from './message-stream-sink.ts';
-
-type Config = BaseConfig & ConfigValues<typeof messageStreamConfig>;
 
 export default definePlugin({
   id: 'audit-message-stream',
@@ -14,10 +11,10 @@ export default definePlugin({
   provides: auditFanoutPort,
   kind: 'message-stream',
   description: 'publishes each audit event to a NATS JetStream stream (Nats-Msg-Id deduplication)',
-  config: messageStreamConfig,
-  instances: (all: Config) => {
-    const { enabled, ...env } = all.audit.msgStream;
-    return sinkInstances('message-stream', all, { prefix: 'SVC_AUDIT_MSGSTREAM', entry: enabled ? env : undefined }, messageStreamEntry, (entry, where): MessageStreamSettings => {
+  settings: messageStreamSettings,
+  instances: ({ audit }, { dataDir }) => {
+    const sources = { section: audit.msgStream, prefix: 'SVC_AUDIT_MSGSTREAM', sinks: audit.sinks };
+    return sinkInstances('message-stream', messageStreamSection, sources, (entry, where): MessageStreamSettings => {
       const servers = entry.servers.split(',').map((s) => s.trim()).filter(Boolean);
       if (servers.length === 0) throw new Error(`${where} (message-stream sink): servers is required`);
       const bad = servers.find((s) => !/^(nats|tls|ws|wss):\/\/[^\s/]+$/.test(s));
@@ -32,7 +29,7 @@ export default definePlugin({
       }
       return {
         name: entry.name, servers, stream: entry.stream, subject: entry.subject, autoCreateStream: entry.autoCreateStream,
-        credentialsFile, delivery: deliveryOf(entry, entry.name, all.node.dataDir),
+        credentialsFile, delivery: deliveryOf(entry, entry.name, dataDir),
       };
     });
   },

@@ -1,9 +1,10 @@
-import { auditSinkPort, type ConfigValues, definePlugin, journalPort, KERNEL_API_VERSION } from '../../../kernel/index.ts';
-import { auditRetention, mysqlFragment } from '../../sql-support/config.ts';
+import { Type } from '@sinclair/typebox';
+import { auditSinkPort, definePlugin, defineSettings, journalPort, KERNEL_API_VERSION } from '../../../kernel/index.ts';
+import { auditRetention, mysqlServer } from '../../sql-support/config.ts';
 import { mysqlSettings } from '../../sql-support/server-connection.ts';
 import { KnexAuditSink } from './knex-audit-sink.ts';
-import { nodeIdOf } from '../../../config/node.ts';
-import type { BaseConfig } from '../../../config/schema.ts';
+
+const auditMysqlSettings = defineSettings(Type.Object({ ...mysqlServer.properties, ...auditRetention.properties }));
 
 export default definePlugin({
   id: 'audit-sink-mysql',
@@ -13,7 +14,7 @@ export default definePlugin({
   dependsOn: { journal: journalPort },
   kind: 'rdb-server-2',
   description: 'queryable MySQL/MariaDB audit trail',
-  config: { ...mysqlFragment, ...auditRetention },
-  configSlice: (all: BaseConfig & ConfigValues<typeof mysqlFragment & typeof auditRetention>) => ({ settings: mysqlSettings(all), retentionDays: all.audit.retentionDays, node: nodeIdOf(all) }),
+  settings: auditMysqlSettings,
+  configure: (settings, { nodeId }) => ({ settings: mysqlSettings(settings), retentionDays: settings.audit.retentionDays, node: nodeId }),
   create: ({ config, clock, logger, deps }) => new KnexAuditSink(config.settings, config.retentionDays, clock, logger, config.node, deps.journal.nodes),
 });

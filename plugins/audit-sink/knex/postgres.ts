@@ -1,9 +1,10 @@
-import { auditSinkPort, type ConfigValues, definePlugin, journalPort, KERNEL_API_VERSION } from '../../../kernel/index.ts';
-import { auditRetention, postgresFragment } from '../../sql-support/config.ts';
+import { Type } from '@sinclair/typebox';
+import { auditSinkPort, definePlugin, defineSettings, journalPort, KERNEL_API_VERSION } from '../../../kernel/index.ts';
+import { auditRetention, postgresServer } from '../../sql-support/config.ts';
 import { postgresSettings } from '../../sql-support/server-connection.ts';
 import { KnexAuditSink } from './knex-audit-sink.ts';
-import { nodeIdOf } from '../../../config/node.ts';
-import type { BaseConfig } from '../../../config/schema.ts';
+
+const auditPostgresSettings = defineSettings(Type.Object({ ...postgresServer.properties, ...auditRetention.properties }));
 
 export default definePlugin({
   id: 'audit-sink-postgres',
@@ -13,7 +14,7 @@ export default definePlugin({
   dependsOn: { journal: journalPort },
   kind: 'rdb-server-1',
   description: 'queryable PostgreSQL audit trail',
-  config: { ...postgresFragment, ...auditRetention },
-  configSlice: (all: BaseConfig & ConfigValues<typeof postgresFragment & typeof auditRetention>) => ({ settings: postgresSettings(all), retentionDays: all.audit.retentionDays, node: nodeIdOf(all) }),
+  settings: auditPostgresSettings,
+  configure: (settings, { nodeId }) => ({ settings: postgresSettings(settings), retentionDays: settings.audit.retentionDays, node: nodeId }),
   create: ({ config, clock, logger, deps }) => new KnexAuditSink(config.settings, config.retentionDays, clock, logger, config.node, deps.journal.nodes),
 });

@@ -1,19 +1,20 @@
 import path from 'node:path';
-import { sqlitePath } from '../../../config/urls.ts';
-import { auditSinkPort, type ConfigValues, defineConfig, definePlugin, journalPort, KERNEL_API_VERSION } from '../../../kernel/index.ts';
+import { Type } from '@sinclair/typebox';
+import { auditSinkPort, definePlugin, defineSettings, journalPort, KERNEL_API_VERSION } from '../../../kernel/index.ts';
 import { auditRetention, sqliteFile } from '../../sql-support/config.ts';
+import { sqlitePath } from '../../sql-support/connection-url.ts';
 import { sqliteKnexSettings } from '../../sql-support/sqlite-connection.ts';
 import { KnexAuditSink } from './knex-audit-sink.ts';
-import { nodeIdOf } from '../../../config/node.ts';
-import type { BaseConfig } from '../../../config/schema.ts';
 
-const auditSqliteConfig = defineConfig({
-  ...sqliteFile,
-  audit: {
-    ...auditRetention.audit,
-    embeddedPath: { doc: 'rdb-embedded audit file; empty means audit.db beside journal.db.', format: String, default: '', env: 'SVC_AUDIT_EMBEDDED_PATH' },
-  },
-});
+const auditSqliteSettings = defineSettings(
+  Type.Object({
+    ...sqliteFile.properties,
+    audit: Type.Object({
+      ...auditRetention.properties.audit.properties,
+      embeddedPath: Type.String({ description: 'rdb-embedded audit file; empty means audit.db beside journal.db.', default: '' }),
+    }),
+  }),
+);
 
 export default definePlugin({
   id: 'audit-sink-sqlite',
@@ -23,11 +24,11 @@ export default definePlugin({
   dependsOn: { journal: journalPort },
   kind: 'rdb-embedded',
   description: 'queryable SQLite audit trail (audit.db beside journal.db by default)',
-  config: auditSqliteConfig,
-  configSlice: (all: BaseConfig & ConfigValues<typeof auditSqliteConfig>) => ({
-    file: all.audit.embeddedPath ? path.resolve(all.audit.embeddedPath) : path.join(path.dirname(sqlitePath(all.rdbEmbedded.jdbcUrl)), 'audit.db'),
-    retentionDays: all.audit.retentionDays,
-    node: nodeIdOf(all),
+  settings: auditSqliteSettings,
+  configure: ({ rdbEmbedded, audit }, { nodeId }) => ({
+    file: audit.embeddedPath ? path.resolve(audit.embeddedPath) : path.join(path.dirname(sqlitePath(rdbEmbedded.jdbcUrl)), 'audit.db'),
+    retentionDays: audit.retentionDays,
+    node: nodeId,
   }),
   create: ({ config, clock, logger, deps }) => new KnexAuditSink(sqliteKnexSettings(config.file, logger), config.retentionDays, clock, logger, config.node, deps.journal.nodes),
 });

@@ -1,4 +1,3 @@
-import type { BaseConfig } from '../../../config/schema.ts';
 import {
   authenticatorPort,
   definePlugin,
@@ -17,7 +16,7 @@ export default definePlugin({
   kind: 'hmac',
   description: 'HS256 bearer tokens verified with SVC_AUTH_HMAC_SECRET',
   dependsOn: { revocation: revocationPort, journal: journalPort },
-  configSlice: (all: BaseConfig) => ({ secret: all.auth.hmacSecret }),
+  configure: (_settings, deployment) => ({ secret: deployment.hmacSecret }),
   preflight: ({ secret }) => [
     isUsableHmacSecret(secret)
       ? { name: 'auth.hmacSecret', status: 'ok', message: `HS256 secret is at least ${MIN_HMAC_SECRET_BYTES} bytes` }

@@ -1,6 +1,5 @@
 import {
   authenticatorPort,
-  type ConfigValues,
   definePlugin,
   isUsableHmacSecret,
   journalPort,
@@ -9,8 +8,7 @@ import {
   revocationPort,
 } from '../../../kernel/index.ts';
 import { OidcAuthenticator, type OidcOptions } from './oidc-authenticator.ts';
-import type { BaseConfig } from '../../../config/schema.ts';
-import { oidcConfig } from './config.ts';
+import { oidcSettings } from './config.ts';
 
 export default definePlugin({
   id: 'auth-oidc',
@@ -19,14 +17,14 @@ export default definePlugin({
   kind: 'oidc',
   description: 'bearer tokens from an OpenID Connect issuer (RS/ES only), plus the service\'s own agent tokens',
   dependsOn: { revocation: revocationPort, journal: journalPort },
-  config: oidcConfig,
-  configSlice: (all: BaseConfig & ConfigValues<typeof oidcConfig>): OidcOptions => ({
-    issuer: all.auth.oidc.issuerUri,
-    audience: all.auth.oidc.audience,
-    jwksCacheTtlSeconds: all.auth.oidc.jwksCacheTtlSeconds,
-    jwksRefreshCooldownSeconds: all.auth.oidc.jwksRefreshCooldownSeconds,
-    discoveryTimeoutMs: all.auth.oidc.discoveryTimeoutMs,
-    agentSecret: isUsableHmacSecret(all.auth.hmacSecret) ? all.auth.hmacSecret : '',
+  settings: oidcSettings,
+  configure: ({ auth: { oidc } }, deployment): OidcOptions => ({
+    issuer: oidc.issuerUri,
+    audience: oidc.audience,
+    jwksCacheTtlSeconds: oidc.jwksCacheTtlSeconds,
+    jwksRefreshCooldownSeconds: oidc.jwksRefreshCooldownSeconds,
+    discoveryTimeoutMs: oidc.discoveryTimeoutMs,
+    agentSecret: isUsableHmacSecret(deployment.hmacSecret) ? deployment.hmacSecret : '',
   }),
   preflight: (o, env) => {
     const nodes: PreflightNode[] = [];

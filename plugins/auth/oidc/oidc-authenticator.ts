@@ -36,10 +36,13 @@ const ISSUER_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512']
  * an HS256 token claiming to be a Human or a Service is 401, as is an issuer's token claiming to be an agent.
  */
 export class OidcAuthenticator implements Authenticator {
+  /** The configured issuer (auth.oidc.issuerUri): the authorization server doors such as MCP advertise. */
+  readonly issuer: string;
   private jwks: JWTVerifyGetKey | undefined;
   private readonly agentKey: Uint8Array | undefined;
 
   constructor(private readonly options: OidcOptions, private readonly revocation: RevocationList, private readonly agents: AgentRegistry) {
+    this.issuer = options.issuer;
     this.agentKey = options.agentSecret ? new TextEncoder().encode(options.agentSecret) : undefined;
   }
 

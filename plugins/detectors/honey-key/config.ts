@@ -1,5 +1,8 @@
-import { defineConfig } from '../../../kernel/index.ts';
+import { Type } from '@sinclair/typebox';
+import { defineSettings } from '../../../kernel/index.ts';
 
-export const honeyKeyConfig = defineConfig({
-  honeyKeys: { doc: 'Comma-separated honey key ids (UUIDs).', format: String, default: '', env: 'SVC_HONEY_KEYS' },
-});
+export const honeyKeySettings = defineSettings(
+  Type.Object({
+    honeyKeys: Type.String({ description: 'Comma-separated honey key ids (UUIDs).', default: '' }),
+  }),
+);

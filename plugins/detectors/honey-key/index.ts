@@ -1,5 +1,5 @@
-import { type ConfigValues, definePlugin, detectorPort, KERNEL_API_VERSION } from '../../../kernel/index.ts';
-import { honeyKeyConfig } from './config.ts';
+import { definePlugin, detectorPort, KERNEL_API_VERSION } from '../../../kernel/index.ts';
+import { honeyKeySettings } from './config.ts';
 import { HoneyKeyDetector } from './honey-key.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -10,8 +10,8 @@ export default definePlugin({
   provides: detectorPort,
   kind: 'HoneyKey',
   description: 'an agent touching a key listed in SVC_HONEY_KEYS (High, first touch)',
-  config: honeyKeyConfig,
-  configSlice: (all: ConfigValues<typeof honeyKeyConfig>) => ({ keys: all.honeyKeys.split(',').map((k) => k.trim()).filter(Boolean) }),
+  settings: honeyKeySettings,
+  configure: ({ honeyKeys }) => ({ keys: honeyKeys.split(',').map((k) => k.trim()).filter(Boolean) }),
   preflight: ({ keys }) => {
     const bad = keys.filter((k) => !UUID.test(k));
     return bad.length

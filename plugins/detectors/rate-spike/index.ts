@@ -1,6 +1,6 @@
-import { actorStatePort, type ConfigValues, definePlugin, detectorPort, KERNEL_API_VERSION } from '../../../kernel/index.ts';
+import { actorStatePort, definePlugin, detectorPort, KERNEL_API_VERSION } from '../../../kernel/index.ts';
+import { rateSpikeSettings } from './config.ts';
 import { RateSpikeDetector } from './rate-spike.ts';
-import { rateSpikeConfig } from './config.ts';
 
 export default definePlugin({
   id: 'detector-rate-spike',
@@ -8,8 +8,8 @@ export default definePlugin({
   provides: detectorPort,
   kind: 'RateSpike',
   description: 'requests per actor in a sliding window: Medium at the threshold, High at 3x',
-  config: rateSpikeConfig,
-  configSlice: (all: ConfigValues<typeof rateSpikeConfig>) => ({ threshold: Math.max(1, all.detectors.rateSpike.threshold as number), windowSeconds: Math.max(1, all.detectors.rateSpike.windowSeconds as number) }),
+  settings: rateSpikeSettings,
+  configure: ({ detectors: { rateSpike } }) => ({ threshold: Math.max(1, rateSpike.threshold), windowSeconds: Math.max(1, rateSpike.windowSeconds) }),
   dependsOn: { state: actorStatePort },
   create: ({ config, deps }) => new RateSpikeDetector(config.threshold, config.windowSeconds, deps.state),
 });

@@ -1,5 +1,5 @@
-import { type ConfigValues, definePlugin, journalPort, KERNEL_API_VERSION } from '../../../kernel/index.ts';
-import { mysqlFragment } from '../../sql-support/config.ts';
+import { definePlugin, journalPort, KERNEL_API_VERSION } from '../../../kernel/index.ts';
+import { mysqlServer } from '../../sql-support/config.ts';
 import { mysqlSettings } from '../../sql-support/server-connection.ts';
 import { KnexJournal } from './knex-journal.ts';
 
@@ -9,7 +9,7 @@ export default definePlugin({
   provides: journalPort,
   kind: 'rdb-server-2',
   description: 'MySQL/MariaDB journal (several nodes may share it)',
-  config: mysqlFragment,
-  configSlice: (all: ConfigValues<typeof mysqlFragment>) => ({ settings: mysqlSettings(all) }),
+  settings: mysqlServer,
+  configure: (settings) => ({ settings: mysqlSettings(settings) }),
   create: ({ config }) => new KnexJournal(config.settings),
 });

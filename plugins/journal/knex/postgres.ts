@@ -1,5 +1,5 @@
-import { type ConfigValues, definePlugin, journalPort, KERNEL_API_VERSION } from '../../../kernel/index.ts';
-import { postgresFragment } from '../../sql-support/config.ts';
+import { definePlugin, journalPort, KERNEL_API_VERSION } from '../../../kernel/index.ts';
+import { postgresServer } from '../../sql-support/config.ts';
 import { postgresSettings } from '../../sql-support/server-connection.ts';
 import { KnexJournal } from './knex-journal.ts';
 
@@ -9,7 +9,7 @@ export default definePlugin({
   provides: journalPort,
   kind: 'rdb-server-1',
   description: 'PostgreSQL journal (several nodes may share it)',
-  config: postgresFragment,
-  configSlice: (all: ConfigValues<typeof postgresFragment>) => ({ settings: postgresSettings(all) }),
+  settings: postgresServer,
+  configure: (settings) => ({ settings: postgresSettings(settings) }),
   create: ({ config }) => new KnexJournal(config.settings),
 });

@@ -49,7 +49,7 @@ function checkpointSqlite(conn: SqliteConnection): ScrubOutcome {
   } finally {
     conn.pragma(`busy_timeout = ${Number(previous)}`);
   }
-  if (!row || row.busy !== 0) return { complete: false, reason: "a reader holds journal.db's WAL (a backup or a long read); the checkpoint is retried until it lets go" };
+  if (row?.busy !== 0) return { complete: false, reason: "a reader holds journal.db's WAL (a backup or a long read); the checkpoint is retried until it lets go" };
   // log -1: the journal is not in WAL mode, so there is no WAL to empty.
   if (row.log > 0 && row.checkpointed < row.log) return { complete: false, reason: `the checkpoint moved ${row.checkpointed} of ${row.log} WAL frames; retried` };
   return { complete: true };

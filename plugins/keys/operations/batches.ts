@@ -4,6 +4,7 @@ import * as B from '../../../schemas/batch.ts';
 import { decodeBase64 } from '../base64.ts';
 import type { KeyBatchCrypto } from '../key-batch-crypto.ts';
 
+// biome-ignore lint/suspicious/noExplicitAny: an item of any batched operation, checked against that operation's own input schema first.
 type Item = Record<string, any>;
 type ItemError = { error: string; message: string };
 /** What a batch handler returns: each item's answer in order, and audit context of the whole batch. */
@@ -147,7 +148,7 @@ export function withBatches(operations: AnyOperation[], batch: KeyBatchCrypto): 
       // Only where the single call has facts (sign and verify have none: their calls allocate nothing here).
       ...(def.inputFacts ? { inputFacts: batchedFacts(def.inputFacts) } : {}),
       // Not async: a single call's handler answers without a promise of this wrapper's own.
-      handle: (input: any, call: OperationCall) => (isBatch(input) ? handleBatch(batched, batch, input, call) : def.handle(input, call)),
+      handle: (input: Item, call: OperationCall) => (isBatch(input) ? handleBatch(batched, batch, input, call) : def.handle(input, call)),
     };
   });
 }
@@ -158,7 +159,7 @@ async function handleBatch(batched: (typeof HANDLERS)[string], batch: KeyBatchCr
 }
 
 /** A single call's facts as they are; for a batch, the context keys any item named (names only, never values). */
-function batchedFacts(single: (input: any) => Record<string, string>): (input: any) => Record<string, string> {
+function batchedFacts(single: (input: Item) => Record<string, string>): (input: Item) => Record<string, string> {
   return (input) => {
     if (!isBatch(input)) return single(input);
     const names = new Set<string>();

@@ -13,7 +13,7 @@ export interface KmipCall {
    * with door kmip, detectors, metrics). `rejected`: the door could not translate the request; the
    * pipeline authorizes, then refuses with it and audits the refusal.
    */
-  run<R = any>(operationId: string, input: Record<string, unknown>, rejected?: SvcError): Promise<R>;
+  run<R = unknown>(operationId: string, input: Record<string, unknown>, rejected?: SvcError): Promise<R>;
   /** The Unique Identifier the previous batch item answered (KMIP's ID Placeholder). */
   placeholder: string | undefined;
 }

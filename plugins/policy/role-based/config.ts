@@ -1,8 +1,18 @@
-import { defineConfig } from '../../../kernel/index.ts';
+import { Type } from '@sinclair/typebox';
+import { defineSettings } from '../../../kernel/index.ts';
 
-export const roleBindingsConfig = defineConfig({
-  policy: {
-    roleBindings: { doc: 'role-based: group -> list of Operation names, or {operations, keys: [owner:self | name:GLOB | id:UUID], agents: ["*" | agent id]} with keys, agents or both (JSON in env); listing every agent and revoking others\' agents need agents.', format: Object, default: {}, env: 'SVC_POLICY_ROLE_BINDINGS' },
-    subjectBindings: { doc: 'role-based: subject -> list of Operation names, or {operations, keys: [...], agents: [...]} (JSON in env).', format: Object, default: {}, env: 'SVC_POLICY_SUBJECT_BINDINGS' },
-  },
-});
+export const roleBindingsSettings = defineSettings(
+  Type.Object({
+    policy: Type.Object({
+      roleBindings: Type.Record(Type.String(), Type.Unknown(), {
+        description:
+          'role-based: group -> list of Operation names, or {operations, keys: [owner:self | name:GLOB | id:UUID], agents: ["*" | agent id]} with keys, agents or both (JSON in env); listing every agent and revoking others\' agents need agents.',
+        default: {},
+      }),
+      subjectBindings: Type.Record(Type.String(), Type.Unknown(), {
+        description: 'role-based: subject -> list of Operation names, or {operations, keys: [...], agents: [...]} (JSON in env).',
+        default: {},
+      }),
+    }),
+  }),
+);

@@ -1,5 +1,5 @@
-import { type ConfigValues, definePlugin, KERNEL_API_VERSION, policyPort } from '../../../kernel/index.ts';
-import { roleBindingsConfig } from './config.ts';
+import { definePlugin, KERNEL_API_VERSION, policyPort } from '../../../kernel/index.ts';
+import { roleBindingsSettings } from './config.ts';
 import { bindingProblems, RoleBasedPolicy, type Bindings } from './role-policy.ts';
 
 export default definePlugin({
@@ -8,8 +8,8 @@ export default definePlugin({
   provides: policyPort,
   kind: 'role-based',
   description: 'operations granted by group (role) and subject bindings',
-  config: roleBindingsConfig,
-  configSlice: (all: ConfigValues<typeof roleBindingsConfig>) => ({ roles: all.policy.roleBindings as Bindings, subjects: all.policy.subjectBindings as Bindings }),
+  settings: roleBindingsSettings,
+  configure: ({ policy }) => ({ roles: policy.roleBindings as Bindings, subjects: policy.subjectBindings as Bindings }),
   preflight: ({ roles, subjects }) => {
     const problems = bindingProblems(roles, subjects);
     return problems.length

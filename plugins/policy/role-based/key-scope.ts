@@ -7,7 +7,7 @@ import type { Grant, Self } from './bindings.ts';
  * for a Service). It matches exactly the keys the grants' patterns match (role-policy.ts `grant`).
  */
 export function keyScopeOf(grants: Array<Grant | undefined>, operation: Operation, self: Self): KeyScope {
-  const granting = grants.filter((g): g is Grant => g !== undefined && g.operations.has(operation));
+  const granting = grants.filter((g): g is Grant => g?.operations.has(operation) === true);
   if (granting.some((g) => g.keys === undefined)) return 'every';
   const scope = { owners: new Set<string>(), tenants: new Set<string>(), names: new Set<string>(), ids: new Set<string>() };
   for (const pattern of granting.flatMap((g) => g.patterns ?? [])) {

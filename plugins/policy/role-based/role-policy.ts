@@ -79,7 +79,7 @@ export class RoleBasedPolicy implements Policy {
 
   /** Some binding of the subject or its groups grants the operation on every key or on keys matching its patterns. */
   private grantsEver(subject: string, groups: string[], operation: Operation): boolean {
-    const ever = (g: Grant | undefined) => g !== undefined && g.operations.has(operation) && (g.keys === undefined || g.keys.length > 0);
+    const ever = (g: Grant | undefined) => g?.operations.has(operation) && (g.keys === undefined || g.keys.length > 0);
     return ever(this.subjects.get(subject)) || groups.some((group) => ever(this.roles.get(group)));
   }
 
@@ -90,7 +90,7 @@ export class RoleBasedPolicy implements Policy {
   }
 
   private grant(grant: Grant | undefined, operation: Operation, resource: string, facts: ResourceFacts | undefined, self: Self): boolean {
-    if (!grant || !grant.operations.has(operation)) return false;
+    if (!grant?.operations.has(operation)) return false;
     // Every agent's registry entry (jti included), and stopping another Human's agent, need a binding
     // that names agents: a plain Query or Revoke binding is about keys.
     if (resource === 'agent:*' || (operation === 'Revoke' && resource.startsWith('agent:') && resource !== 'agent:new')) {

@@ -1,4 +1,3 @@
-import type { BaseConfig } from '../../../config/schema.ts';
 import { definePlugin, KERNEL_API_VERSION, revocationPort } from '../../../kernel/index.ts';
 import { MemoryRevocationList } from './memory-revocation.ts';
 
@@ -8,7 +7,7 @@ export default definePlugin({
   provides: revocationPort,
   kind: 'in-memory',
   description: 'process-local revocation list (lost on restart)',
-  configSlice: (all: BaseConfig) => ({ authKind: all.auth.kind }),
+  configure: (_settings, deployment) => ({ authKind: deployment.kinds.auth ?? '' }),
   // With bearer tokens on a reachable bind, a revoked Human or Service token would be accepted again after
   // a restart (and on every other node), until it expires. Agents do not depend on the list: the agent
   // registry stops them. dev mode has no tokens, so nothing to say there.

@@ -1,8 +1,11 @@
-import { defineConfig } from '../../../kernel/index.ts';
+import { Type } from '@sinclair/typebox';
+import { defineSettings } from '../../../kernel/index.ts';
 
-export const redisRevocationConfig = defineConfig({
-  revocation: {
-    kvUri: { doc: 'kv-store URI; required when revocation.kind is kv-store.', format: String, default: '', env: 'SVC_REVOCATION_KV_URI', sensitive: true },
-    kvKeyPrefix: { doc: 'kv-store key prefix.', format: String, default: 'svc:revoked:', env: 'SVC_REVOCATION_KV_KEY_PREFIX' },
-  },
-});
+export const redisRevocationSettings = defineSettings(
+  Type.Object({
+    revocation: Type.Object({
+      kvUri: Type.String({ description: 'kv-store URI; required when revocation.kind is kv-store.', default: '', sensitive: true }),
+      kvKeyPrefix: Type.String({ description: 'kv-store key prefix.', default: 'svc:revoked:' }),
+    }),
+  }),
+);

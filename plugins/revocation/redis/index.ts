@@ -1,6 +1,5 @@
-import { type ConfigValues, definePlugin, KERNEL_API_VERSION, revocationPort } from '../../../kernel/index.ts';
-import { redisRevocationConfig } from './config.ts';
-import { redactUrl } from '../../../config/urls.ts';
+import { definePlugin, KERNEL_API_VERSION, redactUrl, revocationPort } from '../../../kernel/index.ts';
+import { redisRevocationSettings } from './config.ts';
 import { RedisRevocationList } from './redis-revocation.ts';
 
 export default definePlugin({
@@ -9,8 +8,8 @@ export default definePlugin({
   provides: revocationPort,
   kind: 'kv-store',
   description: 'revocation list in Redis, shared by all nodes, entries expire with their tokens',
-  config: redisRevocationConfig,
-  configSlice: (all: ConfigValues<typeof redisRevocationConfig>) => ({ uri: all.revocation.kvUri, prefix: all.revocation.kvKeyPrefix }),
+  settings: redisRevocationSettings,
+  configure: ({ revocation }) => ({ uri: revocation.kvUri, prefix: revocation.kvKeyPrefix }),
   preflight: ({ uri }) => [
     uri
       ? { name: 'revocation.kvUri', status: 'ok', message: `revocation list at ${redactUrl(uri)}` }

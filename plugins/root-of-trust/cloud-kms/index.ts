@@ -1,10 +1,11 @@
-import { type ConfigValues, definePlugin, KERNEL_API_VERSION, metricsPort, type PreflightNode, type RootOfTrust, rootOfTrustPort } from '../../../kernel/index.ts';
+import { definePlugin, KERNEL_API_VERSION, metricsPort, type PreflightNode, type RootOfTrust, rootOfTrustPort } from '../../../kernel/index.ts';
 import { CloudKmsRootOfTrust } from '../support/cloud-kms-root-of-trust.ts';
-import { cloudKmsConfig, localPreviousKeks } from '../support/cloud-kms-config.ts';
+import { commaList } from '../support/cloud-kms-config.ts';
 import { RootOfTrustChain } from '../support/chain.ts';
 import { LocalRootOfTrust } from '../support/local-root-of-trust.ts';
-import { pkcs11Config, pkcs11PreviousSettings, pkcs11SettingProblems } from '../support/pkcs11-config.ts';
+import { pkcs11PreviousSettings, pkcs11SettingProblems } from '../support/pkcs11-config.ts';
 import { Pkcs11RootOfTrust } from '../support/pkcs11-root-of-trust.ts';
+import { rootOfTrustSettings } from '../support/root-of-trust-config.ts';
 
 export default definePlugin({
   id: 'root-of-trust-cloud-kms',
@@ -13,12 +14,16 @@ export default definePlugin({
   kind: 'cloud-kms',
   description: 'KEK held by a cloud KMS (AWS KMS API); key-wrapping keys encrypted with it',
   dependsOn: { metrics: metricsPort },
-  config: { crypto: { ...localPreviousKeks.crypto, ...cloudKmsConfig.crypto, ...pkcs11Config.crypto } },
-  configSlice: (all: ConfigValues<typeof cloudKmsConfig & typeof localPreviousKeks & typeof pkcs11Config>) => {
-    const c = all.crypto.cloudKms;
-    const list = (text: string) => text.split(',').map((a) => a.trim()).filter(Boolean);
-    return { region: c.region, kekArn: c.kekArn, previousKekArns: list(c.previousKekArns), endpoint: c.endpoint, timeoutMs: Math.max(100, c.timeoutMs), localPrevious: list(all.crypto.previousKeks), pkcs11Previous: pkcs11PreviousSettings(all.crypto.pkcs11) };
-  },
+  settings: rootOfTrustSettings,
+  configure: ({ crypto: { cloudKms: c, previousKeks, pkcs11 } }) => ({
+    region: c.region,
+    kekArn: c.kekArn,
+    previousKekArns: commaList(c.previousKekArns),
+    endpoint: c.endpoint,
+    timeoutMs: Math.max(100, c.timeoutMs),
+    localPrevious: commaList(previousKeks),
+    pkcs11Previous: pkcs11PreviousSettings(pkcs11),
+  }),
   preflight: (c) => {
     const nodes: PreflightNode[] = [];
     if (!c.region) nodes.push({ name: 'crypto.cloudKms.region', status: 'fail', message: 'crypto.kind is cloud-kms but SVC_CRYPTO_CLOUD_KMS_REGION is empty', advice: 'set the KMS region, for example eu-west-1' });

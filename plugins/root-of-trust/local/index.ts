@@ -1,8 +1,6 @@
 import path from 'node:path';
-import type { BaseConfig } from '../../../config/schema.ts';
-import { sqlitePath } from '../../../config/urls.ts';
 import {
-  type ConfigValues,
+  type Deployment,
   definePlugin,
   devGradeFinding,
   KERNEL_API_VERSION,
@@ -10,26 +8,30 @@ import {
   type PreflightNode,
   type RootOfTrust,
   rootOfTrustPort,
+  type SettingsOf,
 } from '../../../kernel/index.ts';
-import { localKekConfig } from './config.ts';
+import { sqlitePath } from '../../sql-support/connection-url.ts';
+import { localKekSettings } from './config.ts';
 import { RootOfTrustChain } from '../support/chain.ts';
+import { type CloudKmsPrevious, cloudKmsPrevious, commaList } from '../support/cloud-kms-config.ts';
 import { CloudKmsRootOfTrust } from '../support/cloud-kms-root-of-trust.ts';
 import { LocalRootOfTrust, type KekSource } from '../support/local-root-of-trust.ts';
 import { pkcs11PreviousSettings, pkcs11SettingProblems, type Pkcs11Settings } from '../support/pkcs11-config.ts';
 import { Pkcs11RootOfTrust } from '../support/pkcs11-root-of-trust.ts';
 
-type CloudPrevious = { region: string; endpoint: string; timeoutMs: number; arns: string[] };
-type Slice = { source: KekSource | { kind: 'refused'; journalKind: string }; previous: string[]; cloudPrevious: CloudPrevious; pkcs11Previous?: Pkcs11Settings };
+type Slice = { source: KekSource | { kind: 'refused'; journalKind: string }; previous: string[]; cloudPrevious: CloudKmsPrevious; pkcs11Previous?: Pkcs11Settings };
 
 /** Where the KEK comes from: configured, a file beside journal.db, or per process. */
-function kekSource(all: BaseConfig & ConfigValues<typeof localKekConfig>): Slice {
-  const list = (text: string) => text.split(',').map((k) => k.trim()).filter(Boolean);
-  const c = all.crypto.cloudKms;
-  const cloudPrevious = { region: c.region, endpoint: c.endpoint, timeoutMs: Math.max(100, c.timeoutMs), arns: list(c.previousKekArns) };
-  const slice = (source: Slice['source']): Slice => ({ source, previous: list(all.crypto.previousKeks), cloudPrevious, pkcs11Previous: pkcs11PreviousSettings(all.crypto.pkcs11) });
-  if (all.crypto.localKek) return slice({ kind: 'configured', kekBase64: all.crypto.localKek });
-  const journalKind = all.journal.kind;
-  if (journalKind === 'rdb-embedded') return slice({ kind: 'file', file: path.join(path.dirname(sqlitePath(all.rdbEmbedded.jdbcUrl)), 'kek.key') });
+function kekSource({ crypto, rdbEmbedded }: SettingsOf<typeof localKekSettings>, deployment: Deployment): Slice {
+  const slice = (source: Slice['source']): Slice => ({
+    source,
+    previous: commaList(crypto.previousKeks),
+    cloudPrevious: cloudKmsPrevious(crypto.cloudKms),
+    pkcs11Previous: pkcs11PreviousSettings(crypto.pkcs11),
+  });
+  if (crypto.localKek) return slice({ kind: 'configured', kekBase64: crypto.localKek });
+  const journalKind = deployment.kinds.journal ?? '';
+  if (journalKind === 'rdb-embedded') return slice({ kind: 'file', file: path.join(path.dirname(sqlitePath(rdbEmbedded.jdbcUrl)), 'kek.key') });
   if (journalKind === 'in-memory') return slice({ kind: 'ephemeral' });
   return slice({ kind: 'refused', journalKind });
 }
@@ -40,8 +42,8 @@ export default definePlugin({
   provides: rootOfTrustPort,
   kind: 'in-memory',
   description: 'AES-256-GCM under a KEK held in process memory',
-  config: localKekConfig,
-  configSlice: kekSource,
+  settings: localKekSettings,
+  configure: kekSource,
   dependsOn: { metrics: metricsPort },
   preflight: ({ source, previous, cloudPrevious, pkcs11Previous }, env) => {
     const nodes: PreflightNode[] = [

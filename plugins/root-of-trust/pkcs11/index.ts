@@ -1,13 +1,11 @@
-import { type ConfigValues, definePlugin, KERNEL_API_VERSION, metricsPort, type PreflightNode, type RootOfTrust, rootOfTrustPort } from '../../../kernel/index.ts';
+import { definePlugin, KERNEL_API_VERSION, metricsPort, type PreflightNode, type RootOfTrust, rootOfTrustPort } from '../../../kernel/index.ts';
 import { RootOfTrustChain } from '../support/chain.ts';
-import { cloudKmsConfig, localPreviousKeks } from '../support/cloud-kms-config.ts';
+import { cloudKmsPrevious, commaList } from '../support/cloud-kms-config.ts';
 import { CloudKmsRootOfTrust } from '../support/cloud-kms-root-of-trust.ts';
 import { LocalRootOfTrust } from '../support/local-root-of-trust.ts';
-import { pkcs11Config, pkcs11SettingProblems, pkcs11Settings } from '../support/pkcs11-config.ts';
+import { pkcs11SettingProblems, pkcs11Settings } from '../support/pkcs11-config.ts';
 import { Pkcs11RootOfTrust } from '../support/pkcs11-root-of-trust.ts';
-
-const config = { crypto: { ...localPreviousKeks.crypto, ...cloudKmsConfig.crypto, ...pkcs11Config.crypto } };
-const list = (text: string) => text.split(',').map((a) => a.trim()).filter(Boolean);
+import { rootOfTrustSettings } from '../support/root-of-trust-config.ts';
 
 export default definePlugin({
   id: 'root-of-trust-pkcs11',
@@ -16,15 +14,12 @@ export default definePlugin({
   kind: 'pkcs11',
   description: 'KEK on an HSM token (PKCS#11); key-wrapping keys wrapped and unwrapped on the token',
   dependsOn: { metrics: metricsPort },
-  config,
-  configSlice: (all: ConfigValues<typeof config>) => {
-    const c = all.crypto.cloudKms;
-    return {
-      pkcs11: pkcs11Settings(all.crypto.pkcs11),
-      localPrevious: list(all.crypto.previousKeks),
-      cloudPrevious: { region: c.region, endpoint: c.endpoint, timeoutMs: Math.max(100, c.timeoutMs), arns: list(c.previousKekArns) },
-    };
-  },
+  settings: rootOfTrustSettings,
+  configure: ({ crypto }) => ({
+    pkcs11: pkcs11Settings(crypto.pkcs11),
+    localPrevious: commaList(crypto.previousKeks),
+    cloudPrevious: cloudKmsPrevious(crypto.cloudKms),
+  }),
   preflight: ({ pkcs11, cloudPrevious }) => {
     const nodes: PreflightNode[] = pkcs11SettingProblems(pkcs11, 'current').map((p) => ({ ...p, status: 'fail' as const }));
     if (cloudPrevious.arns.length > 0 && !cloudPrevious.region) {

@@ -1,19 +1,36 @@
-import { defineConfig } from '../../../kernel/index.ts';
+import { Type } from '@sinclair/typebox';
+import { defineSettings } from '../../../kernel/index.ts';
 
 /** The PKCS#11 token settings: the pkcs11 root of trust's, and the other kinds' while moving off pkcs11. */
-export const pkcs11Config = defineConfig({
-  crypto: {
-    pkcs11: {
-      module: { doc: 'pkcs11: path of the HSM vendor\'s PKCS#11 library (SoftHSM2: /usr/lib/softhsm/libsofthsm2.so); required when crypto.kind is pkcs11.', format: String, default: '', env: 'SVC_CRYPTO_PKCS11_MODULE' },
-      tokenLabel: { doc: 'pkcs11: label of the token (partition, slot) that holds the KEK; required when crypto.kind is pkcs11.', format: String, default: '', env: 'SVC_CRYPTO_PKCS11_TOKEN_LABEL' },
-      pin: { doc: 'pkcs11: the token\'s user PIN (or set crypto.pkcs11.pinFile). Never logged.', format: String, default: '', env: 'SVC_CRYPTO_PKCS11_PIN', sensitive: true },
-      pinFile: { doc: 'pkcs11: a file holding the user PIN (one line), instead of crypto.pkcs11.pin.', format: String, default: '', env: 'SVC_CRYPTO_PKCS11_PIN_FILE' },
-      kekLabel: { doc: 'pkcs11: label of the AES-256 KEK on the token (sensitive, never extractable) that wraps every key-wrapping key; required when crypto.kind is pkcs11.', format: String, default: '', env: 'SVC_CRYPTO_PKCS11_KEK_LABEL' },
-      createKek: { doc: 'pkcs11: create the KEK on the token at boot when no key has its label (sensitive, never extractable). Off by default, so a mistyped label fails the boot instead of making a new KEK; set it for one node\'s first boot only (two nodes creating at once make two keys with the label, which stops every boot).', format: Boolean, default: false, env: 'SVC_CRYPTO_PKCS11_CREATE_KEK' },
-      previousKekLabels: { doc: 'Earlier KEK labels on the same token (comma-separated) that still unwrap until `rewrap` has moved every key to the current KEK (also when the current one is local or in cloud-kms).', format: String, default: '', env: 'SVC_CRYPTO_PKCS11_PREVIOUS_KEK_LABELS' },
-    },
-  },
-});
+export const pkcs11Config = defineSettings(
+  Type.Object({
+    crypto: Type.Object({
+      pkcs11: Type.Object({
+        module: Type.String({
+          description: 'pkcs11: path of the HSM vendor\'s PKCS#11 library (SoftHSM2: /usr/lib/softhsm/libsofthsm2.so); required when crypto.kind is pkcs11.',
+          default: '',
+        }),
+        tokenLabel: Type.String({ description: 'pkcs11: label of the token (partition, slot) that holds the KEK; required when crypto.kind is pkcs11.', default: '' }),
+        pin: Type.String({ description: 'pkcs11: the token\'s user PIN (or set crypto.pkcs11.pinFile). Never logged.', default: '', sensitive: true }),
+        pinFile: Type.String({ description: 'pkcs11: a file holding the user PIN (one line), instead of crypto.pkcs11.pin.', default: '' }),
+        kekLabel: Type.String({
+          description: 'pkcs11: label of the AES-256 KEK on the token (sensitive, never extractable) that wraps every key-wrapping key; required when crypto.kind is pkcs11.',
+          default: '',
+        }),
+        createKek: Type.Boolean({
+          description:
+            'pkcs11: create the KEK on the token at boot when no key has its label (sensitive, never extractable). Off by default, so a mistyped label fails the boot instead of making a new KEK; set it for one node\'s first boot only (two nodes creating at once make two keys with the label, which stops every boot).',
+          default: false,
+        }),
+        previousKekLabels: Type.String({
+          description:
+            'Earlier KEK labels on the same token (comma-separated) that still unwrap until `rewrap` has moved every key to the current KEK (also when the current one is local or in cloud-kms).',
+          default: '',
+        }),
+      }),
+    }),
+  }),
+);
 
 /** What one pkcs11 root of trust needs: the token, how to log in, the current KEK and the previous ones. */
 export interface Pkcs11Settings {

@@ -41,7 +41,7 @@ export class Pkcs11RootOfTrust implements RootOfTrust {
   constructor(
     private readonly settings: Pkcs11Settings,
     registry: Registry,
-    private readonly logger: Pick<Logger, 'warn' | 'error'>,
+    logger: Pick<Logger, 'warn' | 'error'>,
     options: { role?: 'current' | 'previous'; preferGcm?: boolean } = {},
   ) {
     const kekLabels = [...new Set([settings.kekLabel, ...settings.previousKekLabels])];

@@ -214,7 +214,7 @@ export class Pkcs11Token {
         } else throw err;
       }
       const keks = new Map<string, Buffer>();
-      s.kekLabels.forEach((label, i) => keks.set(label, findKek(lib, api, session, label, i === 0, s, this.logger)));
+      for (const [i, label] of s.kekLabels.entries()) keks.set(label, findKek(lib, api, session, label, i === 0, s, this.logger));
       const mechanism = chooseMechanism(lib, api, slot, session, keks.get(s.kekLabels[0]!)!, { tokenLabel: s.tokenLabel, kekLabel: s.kekLabels[0]! }, this.options, this.logger);
       return { generation: module.generation, slot, keks, mechanism, idle: [session], open: 1 };
     } catch (err) {

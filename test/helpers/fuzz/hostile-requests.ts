@@ -43,7 +43,7 @@ function mutateBody(cast: Cast, rnd: Prng, kind: string, change: (parent: Record
 }
 
 const WRONG_TYPES = [42, -1, 1.5, true, false, null, [], {}, ['a'], { a: 1 }, 'text', '', 1e21];
-const BAD_BASE64 = ['!!!!', '====', 'YQ', 'a'.repeat(4097) + '=', 'ключ', '%%%', 'Zm9v\nYmFy', 'Zm9v YmFy', 'Zm9vYmFy=', 'Zm9=vYmFy', '-_-_', '\u0000AAAA'];
+const BAD_BASE64 = ['!!!!', '====', 'YQ', `${'a'.repeat(4097)}=`, 'ключ', '%%%', 'Zm9v\nYmFy', 'Zm9v YmFy', 'Zm9vYmFy=', 'Zm9=vYmFy', '-_-_', '\u0000AAAA'];
 const CONTROL = ['\u0000', '\u0001', '\u0007', '\u001b[31m', '\r\n', '\u2028', '\u202e', '\ud800', '\uffff', '\u0000\u0000'];
 const PROTO = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__'];
 

@@ -42,7 +42,9 @@ async function served(port: number): Promise<boolean> {
 t.test('pending handshakes never take a certified client\'s place: past their own bound the oldest is closed', async (t) => {
   const port = await door(t, { maxConnections: 1, handshakeTimeoutMs: 60_000, maxPendingHandshakes: 3 });
   const stalled = Array.from({ length: 5 }, () => idle(port));
-  t.teardown(() => stalled.forEach((s) => s.socket.destroy()));
+  t.teardown(() => {
+    for (const s of stalled) s.socket.destroy();
+  });
   await until(() => stalled[0]!.closed && stalled[1]!.closed, 'the two oldest pending handshakes to be closed');
   t.same(stalled.map((s) => s.closed), [true, true, false, false, false], 'the three newest still wait');
   t.ok(await served(port), 'a certified client is served while handshakes are pending');

@@ -1,0 +1,64 @@
+import { Kind, type TObject, type TSchema } from '@sinclair/typebox';
+import { isSection, settingVariable } from '../kernel/settings/settings.ts';
+import type { ConfigFragment } from './stitch.ts';
+import { httpsUrl } from './urls.ts';
+import { wholeNumberOrAuto } from './workers.ts';
+
+/** The loader's checks of the formats a setting may name (kernel/settings/settings.ts SETTING_FORMATS). */
+const FORMATS: Record<string, (value: unknown) => void> = {
+  'outbound-url': httpsUrl,
+  'whole-number-or-auto': wholeNumberOrAuto,
+};
+
+/** The loader's format of one setting: its type, an enum's values, or a named check. */
+function formatOf(path: string, setting: TSchema): unknown {
+  const named = setting.format as string | undefined;
+  if (named) {
+    const check = FORMATS[named];
+    if (!check) throw new Error(`setting ${path} names the format "${named}", which is none of ${Object.keys(FORMATS).join(', ')}`);
+    return check;
+  }
+  switch (setting[Kind]) {
+    case 'String':
+      return String;
+    case 'Boolean':
+      return Boolean;
+    case 'Number':
+      return Number;
+    case 'Integer':
+      if (setting.minimum === 0 && setting.maximum === 65535) return 'port';
+      return setting.minimum === 0 ? 'nat' : 'int';
+    case 'Array':
+      return Array;
+    case 'Object':
+    case 'Record':
+      return Object;
+    case 'Union':
+      if ((setting.anyOf as TSchema[]).every((s) => s[Kind] === 'Literal')) return (setting.anyOf as TSchema[]).map((s) => s.const);
+  }
+  throw new Error(`setting ${path} has a type the configuration loader cannot read (${String(setting[Kind])})`);
+}
+
+// One leaf object per setting schema: two plugins declaring the very same setting (a shared SQL
+// connection) then stitch into one setting instead of clashing.
+const leaves = new WeakMap<TSchema, Record<string, unknown>>();
+
+/**
+ * One plugin's settings declaration (a TypeBox object, kernel/settings/settings.ts) as the loader's
+ * schema fragment: its keys, variables, defaults, formats and sensitivity, from that one declaration.
+ */
+export function settingsFragment(settings: TObject, prefix = ''): ConfigFragment {
+  return Object.fromEntries(
+    Object.entries(settings.properties).map(([key, schema]) => {
+      const path = prefix ? `${prefix}.${key}` : key;
+      if (isSection(schema)) return [key, settingsFragment(schema, path)];
+      const known = leaves.get(schema);
+      if (known) return [key, known];
+      if (schema.description === undefined || !('default' in schema)) throw new Error(`setting ${path} needs a description and a default`);
+      const env = settingVariable(path, schema);
+      const leaf = { doc: schema.description, format: formatOf(path, schema), default: schema.default, ...(env ? { env } : {}), ...(schema.sensitive ? { sensitive: true } : {}) };
+      leaves.set(schema, leaf);
+      return [key, leaf];
+    }),
+  );
+}

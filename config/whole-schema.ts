@@ -1,0 +1,13 @@
+import type { AnyPlugin } from '../kernel/define-plugin.ts';
+import { baseSchema } from './schema.ts';
+import { settingsFragment } from './settings-fragment.ts';
+import { type ConfigFragment, stitchSchema } from './stitch.ts';
+
+/**
+ * The loader's schema of a deployment: the base settings and every given plugin's declared settings,
+ * each setting owned by the plugin that declared it (two different declarations of one key fail, naming both).
+ */
+export function wholeSchema(plugins: AnyPlugin[]): ConfigFragment {
+  const fragments = plugins.flatMap((p) => (p.settings ? [{ owner: p.id, fragment: settingsFragment(p.settings) }] : []));
+  return stitchSchema(settingsFragment(baseSchema), fragments);
+}
