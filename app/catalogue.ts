@@ -5,7 +5,12 @@ import auditLogStream from '../plugins/audit-fanout/log-stream/index.ts';
 import auditMessageStream from '../plugins/audit-fanout/message-stream/index.ts';
 import auditWebhook from '../plugins/audit-fanout/webhook/index.ts';
 import autoResponder from '../plugins/auto-responder/index.ts';
-import { opHistogramBaseline, scopeBaseline, sourceIpBaseline, timeOfDayBaseline } from '../plugins/detectors/baseline/plugins.ts';
+import {
+  opHistogramBaseline,
+  scopeBaseline,
+  sourceIpBaseline,
+  timeOfDayBaseline,
+} from '../plugins/detectors/baseline/plugins.ts';
 import detectorHoneyKey from '../plugins/detectors/honey-key/index.ts';
 import detectorRateSpike from '../plugins/detectors/rate-spike/index.ts';
 import auditSinkMysql from '../plugins/audit-sink/knex/mysql.ts';
@@ -42,19 +47,42 @@ export interface Selectable {
 }
 
 export const SELECTABLE: Selectable[] = [
-  { configKey: 'journal.kind', env: 'SVC_JOURNAL_KIND', plugins: [journalMemory, journalSqlite, journalPostgres, journalMysql] },
-  { configKey: 'crypto.kind', env: 'SVC_CRYPTO_KIND', plugins: [rootOfTrustLocal, rootOfTrustCloudKms, rootOfTrustPkcs11] },
+  {
+    configKey: 'journal.kind',
+    env: 'SVC_JOURNAL_KIND',
+    plugins: [journalMemory, journalSqlite, journalPostgres, journalMysql],
+  },
+  {
+    configKey: 'crypto.kind',
+    env: 'SVC_CRYPTO_KIND',
+    plugins: [rootOfTrustLocal, rootOfTrustCloudKms, rootOfTrustPkcs11],
+  },
   { configKey: 'auth.kind', env: 'SVC_AUTH_KIND', plugins: [authDev, authHmac, authOidc] },
   { configKey: 'policy.kind', env: 'SVC_POLICY_KIND', plugins: [policyDev, policyRoleBased] },
-  { configKey: 'revocation.kind', env: 'SVC_REVOCATION_KIND', plugins: [revocationNone, revocationMemory, revocationRedis] },
-  { configKey: 'audit.kind', env: 'SVC_AUDIT_KIND', plugins: [auditSinkStdout, auditSinkSqlite, auditSinkPostgres, auditSinkMysql] },
+  {
+    configKey: 'revocation.kind',
+    env: 'SVC_REVOCATION_KIND',
+    plugins: [revocationNone, revocationMemory, revocationRedis],
+  },
+  {
+    configKey: 'audit.kind',
+    env: 'SVC_AUDIT_KIND',
+    plugins: [auditSinkStdout, auditSinkSqlite, auditSinkPostgres, auditSinkMysql],
+  },
 ];
 
 /** Feature plugins wired in every deployment. */
 export const ALWAYS: AnyPlugin[] = [keyService, keys, auditApi, advisor, tokens, autoResponder];
 
 /** Anomaly detectors, chosen by detectors.enabled (their kind is the detector name). */
-export const DETECTORS: AnyPlugin[] = [scopeBaseline, detectorRateSpike, opHistogramBaseline, timeOfDayBaseline, sourceIpBaseline, detectorHoneyKey];
+export const DETECTORS: AnyPlugin[] = [
+  scopeBaseline,
+  detectorRateSpike,
+  opHistogramBaseline,
+  timeOfDayBaseline,
+  sourceIpBaseline,
+  detectorHoneyKey,
+];
 
 /** Secondary audit sinks: each wired once per sink its kind has in the configuration (possibly none). */
 export const SECONDARY_SINKS: AnyPlugin[] = [auditWebhook, auditLogStream, auditMessageStream];
@@ -68,7 +96,15 @@ export const MCP = mcp;
 /** The KMIP door on its own port, wired when kmip.enabled is true. */
 export const KMIP = kmip;
 
-export const BUILTIN: AnyPlugin[] = [...SELECTABLE.flatMap((s) => s.plugins), ...ALWAYS, ...DETECTORS, ...SECONDARY_SINKS, RISK, MCP, KMIP];
+export const BUILTIN: AnyPlugin[] = [
+  ...SELECTABLE.flatMap((s) => s.plugins),
+  ...ALWAYS,
+  ...DETECTORS,
+  ...SECONDARY_SINKS,
+  RISK,
+  MCP,
+  KMIP,
+];
 
 /** Ports a plugin from `plugins:` may provide. */
 export const EXTENSION_PORTS = new Set(['auditFanout', 'operations', 'door', 'risk', 'detector']);

@@ -59,13 +59,18 @@ export function parseServerCommandLine(argv: string[]): ServerCommand {
   const forward = values.config === undefined ? [] : ['--config', values.config];
   const [command, ...rest] = positionals;
   if (rest.length) throw new ServerUsageError(`unexpected argument "${rest[0]}"`);
-  if (command !== undefined && command !== 'rewrap' && command !== 'replay-dead-letters' && command !== 'issue-token') throw new ServerUsageError(`unknown command "${command}"`);
+  if (command !== undefined && command !== 'rewrap' && command !== 'replay-dead-letters' && command !== 'issue-token')
+    throw new ServerUsageError(`unknown command "${command}"`);
   const tokenFlags = (['subject', 'groups', 'ttl'] as const).filter((flag) => values[flag] !== undefined);
-  if (tokenFlags.length && command !== 'issue-token') throw new ServerUsageError(`--${tokenFlags[0]} goes only with issue-token`);
-  if (values.sink !== undefined && command !== 'replay-dead-letters') throw new ServerUsageError('--sink goes only with replay-dead-letters');
+  if (tokenFlags.length && command !== 'issue-token')
+    throw new ServerUsageError(`--${tokenFlags[0]} goes only with issue-token`);
+  if (values.sink !== undefined && command !== 'replay-dead-letters')
+    throw new ServerUsageError('--sink goes only with replay-dead-letters');
   if (values.sink === '') throw new ServerUsageError('--sink needs a sink name');
-  if (command !== undefined && values['print-config']) throw new ServerUsageError(`--print-config does not go with ${command}`);
-  if (command === 'replay-dead-letters') return { kind: 'replay-dead-letters', argv: forward, ...(values.sink === undefined ? {} : { sink: values.sink }) };
+  if (command !== undefined && values['print-config'])
+    throw new ServerUsageError(`--print-config does not go with ${command}`);
+  if (command === 'replay-dead-letters')
+    return { kind: 'replay-dead-letters', argv: forward, ...(values.sink === undefined ? {} : { sink: values.sink }) };
   if (command === 'rewrap') return { kind: 'rewrap', argv: forward };
   if (command === 'issue-token') {
     try {

@@ -8,32 +8,52 @@ const read = (config: Record<string, unknown>, dotted: string): unknown =>
   dotted.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], config);
 
 /** Picks the plugins this configuration wires: one per selectable port by kind, the features, and third parties. */
-export function selectPlugins(config: Record<string, unknown>, deployment: Deployment, thirdParty: ThirdPartyPlugin[]): AnyPlugin[] {
+export function selectPlugins(
+  config: Record<string, unknown>,
+  deployment: Deployment,
+  thirdParty: ThirdPartyPlugin[],
+): AnyPlugin[] {
   const problems: string[] = [];
   const chosen: AnyPlugin[] = [];
   for (const s of SELECTABLE) {
     const kind = String(read(config, s.configKey));
     const plugin = s.plugins.find((p) => p.kind === kind);
     if (plugin) chosen.push(plugin);
-    else problems.push(`${s.configKey} (env ${s.env}) is "${kind}", which this build has no plugin for; available: ${s.plugins.map((p) => p.kind).join(', ')}`);
+    else
+      problems.push(
+        `${s.configKey} (env ${s.env}) is "${kind}", which this build has no plugin for; available: ${s.plugins.map((p) => p.kind).join(', ')}`,
+      );
   }
   const enabled = String(read(config, 'detectors.enabled')).trim();
-  const names = enabled === 'all' ? DETECTORS.map((d) => d.kind!) : enabled === 'none' || enabled === '' ? [] : enabled.split(',').map((n) => n.trim());
+  const names =
+    enabled === 'all'
+      ? DETECTORS.map((d) => d.kind!)
+      : enabled === 'none' || enabled === ''
+        ? []
+        : enabled.split(',').map((n) => n.trim());
   for (const name of names) {
     const detector = DETECTORS.find((d) => d.kind === name);
     if (detector) chosen.push(detector);
-    else problems.push(`detectors.enabled (env SVC_DETECTORS_ENABLED) names "${name}", which this build has no detector for; available: ${DETECTORS.map((d) => d.kind).join(', ')}`);
+    else
+      problems.push(
+        `detectors.enabled (env SVC_DETECTORS_ENABLED) names "${name}", which this build has no detector for; available: ${DETECTORS.map((d) => d.kind).join(', ')}`,
+      );
   }
   const sinkKinds = SECONDARY_SINKS.map((p) => p.kind!);
   const sinkNames = new Set<string>();
   ((read(config, 'audit.sinks') as unknown[] | undefined) ?? []).forEach((entry, i) => {
     const { kind, name } = (entry ?? {}) as { kind?: unknown; name?: unknown };
-    if (!sinkKinds.includes(String(kind))) problems.push(`audit.sinks[${i}] has kind "${String(kind)}", which this build has no sink for; available: ${sinkKinds.join(', ')}`);
-    if (sinkNames.has(String(name))) problems.push(`audit.sinks[${i}] repeats the name "${String(name)}"; each sink needs its own`);
+    if (!sinkKinds.includes(String(kind)))
+      problems.push(
+        `audit.sinks[${i}] has kind "${String(kind)}", which this build has no sink for; available: ${sinkKinds.join(', ')}`,
+      );
+    if (sinkNames.has(String(name)))
+      problems.push(`audit.sinks[${i}] repeats the name "${String(name)}"; each sink needs its own`);
     sinkNames.add(String(name));
   });
   for (const sink of SECONDARY_SINKS) if (configuredInstances(sink, config, deployment).length > 0) chosen.push(sink);
-  if (problems.length) throw new Error(`configuration picks plugins that are not available:\n  - ${problems.join('\n  - ')}`);
+  if (problems.length)
+    throw new Error(`configuration picks plugins that are not available:\n  - ${problems.join('\n  - ')}`);
   if (read(config, 'risk.enabled') === true) chosen.push(RISK);
   if (read(config, 'mcp.enabled') === true) chosen.push(MCP);
   if (read(config, 'kmip.enabled') === true) chosen.push(KMIP);

@@ -6,7 +6,12 @@ import { SELECTABLE } from './catalogue.ts';
 
 /** The facts of this deployment every plugin's `configure` may read, from the validated base settings. */
 export function deploymentOf(values: LoadedValues): Deployment {
-  const kinds = Object.fromEntries(SELECTABLE.map((s) => [s.configKey.split('.')[0]!, String((values[s.configKey.split('.')[0]!] as { kind: unknown }).kind)]));
+  const kinds = Object.fromEntries(
+    SELECTABLE.map((s) => [
+      s.configKey.split('.')[0]!,
+      String((values[s.configKey.split('.')[0]!] as { kind: unknown }).kind),
+    ]),
+  );
   return Object.freeze({
     nodeId: nodeIdOf(values),
     dataDir: String(values.node.dataDir),

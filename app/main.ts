@@ -31,11 +31,15 @@ async function main(): Promise<void> {
     process.exit(0);
   }
   if (command.kind === 'issue-token') {
-    await issueHumanToken(command.argv, command.request, process.env, logger, (line) => process.stdout.write(`${line}\n`));
+    await issueHumanToken(command.argv, command.request, process.env, logger, (line) =>
+      process.stdout.write(`${line}\n`),
+    );
     process.exit(0);
   }
   if (command.kind === 'replay-dead-letters') {
-    const allDelivered = await replayDeadLetterFiles(command.argv, command.sink, process.env, logger, (line) => process.stdout.write(`${line}\n`));
+    const allDelivered = await replayDeadLetterFiles(command.argv, command.sink, process.env, logger, (line) =>
+      process.stdout.write(`${line}\n`),
+    );
     process.exit(allDelivered ? 0 : 1);
   }
   if (command.kind === 'print-config') {
@@ -50,8 +54,15 @@ async function main(): Promise<void> {
   const log = worker?.logger ?? logger;
   // The OpenTelemetry SDK reads the process environment (OTEL_*), so the process starts it, not startService.
   const tracing = await startTracing(process.env, log);
-  const kernel = await startService({ argv: command.argv, env: process.env, logger: log, tracer: tracing.tracer, worker });
-  if (!worker) logger.info('listening', { protocol: kernel.protocol, host: kernel.address!.address, port: kernel.address!.port });
+  const kernel = await startService({
+    argv: command.argv,
+    env: process.env,
+    logger: log,
+    tracer: tracing.tracer,
+    worker,
+  });
+  if (!worker)
+    logger.info('listening', { protocol: kernel.protocol, host: kernel.address!.address, port: kernel.address!.port });
 
   // SIGHUP: renewed certificate files are picked up without a restart.
   process.on('SIGHUP', () => {
@@ -66,13 +77,16 @@ async function main(): Promise<void> {
     if (signalled) return; // a second signal while stopping changes nothing
     signalled = true;
     log.info('shutting down', { signal });
-    kernel.stop().then(() => tracing.shutdown()).then(
-      () => process.exit(0),
-      (err) => {
-        log.error('shutdown failed', { error: (err as Error).message });
-        process.exit(1);
-      },
-    );
+    kernel
+      .stop()
+      .then(() => tracing.shutdown())
+      .then(
+        () => process.exit(0),
+        (err) => {
+          log.error('shutdown failed', { error: (err as Error).message });
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
@@ -80,7 +94,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  const message = err instanceof PreflightRefused ? 'boot refused by preflight (see the findings above)' : (err as Error).message;
+  const message =
+    err instanceof PreflightRefused ? 'boot refused by preflight (see the findings above)' : (err as Error).message;
   process.stderr.write(`svc-kms: ${message}\n`);
   process.exit(1);
 });

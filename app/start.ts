@@ -3,7 +3,12 @@ import path from 'node:path';
 import { configFilePath, readConfigFile } from '../config/file.ts';
 import { loadConfig } from '../config/load.ts';
 import { commandNodeId, nodeIdOf } from '../config/node.ts';
-import { refuseUnknownVariables, unknownVariables, warnUnknownVariables, withUnknownVariables } from '../config/unknown-variables.ts';
+import {
+  refuseUnknownVariables,
+  unknownVariables,
+  warnUnknownVariables,
+  withUnknownVariables,
+} from '../config/unknown-variables.ts';
 import type { LoadedValues } from '../config/schema.ts';
 import { wholeSchema } from '../config/whole-schema.ts';
 import { workerNodeId } from '../config/workers.ts';
@@ -60,7 +65,12 @@ export async function resolveConfiguration(argv: string[], env: NodeJS.ProcessEn
 export async function startService(opts: StartOptions): Promise<RunningKernel> {
   const logger = opts.logger ?? createStderrLogger();
   const print = opts.print ?? ((text: string) => process.stderr.write(`${text}\n`));
-  const { config, thirdParty, unknownVariables: unknown, pluginFiles } = await resolveConfiguration(opts.argv, opts.env);
+  const {
+    config,
+    thirdParty,
+    unknownVariables: unknown,
+    pluginFiles,
+  } = await resolveConfiguration(opts.argv, opts.env);
   const values = config.values as LoadedValues;
   if (opts.command) values.node.id = commandNodeId(nodeIdOf(values), opts.command);
   if (opts.worker) values.node.id = workerNodeId(nodeIdOf(values), opts.worker.slot);
@@ -77,13 +87,30 @@ export async function startService(opts: StartOptions): Promise<RunningKernel> {
     logger,
     clock: opts.clock ?? systemClock,
     tracer: opts.tracer,
-    rateLimit: values.rateLimit.enabled ? { requestsPerSecond: Math.max(1, values.rateLimit.requestsPerSecond), burst: Math.max(1, values.rateLimit.burst) } : undefined,
+    rateLimit: values.rateLimit.enabled
+      ? {
+          requestsPerSecond: Math.max(1, values.rateLimit.requestsPerSecond),
+          burst: Math.max(1, values.rateLimit.burst),
+        }
+      : undefined,
     detectorStateBytes: values.detectors.maxStateBytes,
     listen: opts.listen,
     version: VERSION,
     print,
     workers: opts.worker?.workers,
     // The server's own commands (listen: false) keep the sinks on their one thread: they run briefly, and a replay reports per sink.
-    fanoutThread: values.audit.fanoutThread && opts.listen !== false ? { entry: FANOUT_THREAD, data: { ...pluginFiles, config: values, deployment, node: nodeIdOf(values), worker: opts.worker && workerName(opts.worker.slot) } satisfies FanoutThreadData } : undefined,
+    fanoutThread:
+      values.audit.fanoutThread && opts.listen !== false
+        ? {
+            entry: FANOUT_THREAD,
+            data: {
+              ...pluginFiles,
+              config: values,
+              deployment,
+              node: nodeIdOf(values),
+              worker: opts.worker && workerName(opts.worker.slot),
+            } satisfies FanoutThreadData,
+          }
+        : undefined,
   });
 }

@@ -21,34 +21,60 @@ const work = mkdtempSync(path.join(tmpdir(), 'svc-bench-sinks-'));
 const receivers = await startSinkReceivers(work);
 const { webhookUrl, kafkaBootstrap: bootstrap, natsUrl } = receivers;
 
-const common = { SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', SVC_JOURNAL_KIND: 'in-memory', SVC_AUDIT_KIND: 'stdout', SVC_DATA_DIR: work };
+const common = {
+  SVC_HTTP_HOST: '127.0.0.1',
+  SVC_HTTP_PORT: '0',
+  SVC_JOURNAL_KIND: 'in-memory',
+  SVC_AUDIT_KIND: 'stdout',
+  SVC_DATA_DIR: work,
+};
 const sinks = {
-  SVC_AUDIT_WEBHOOK_ENABLED: 'true', SVC_AUDIT_WEBHOOK_URL: webhookUrl, SVC_AUDIT_WEBHOOK_SECRET: 'bench-webhook-secret',
-  SVC_AUDIT_LOGSTREAM_ENABLED: 'true', SVC_AUDIT_LOGSTREAM_BOOTSTRAP_SERVERS: bootstrap,
-  SVC_AUDIT_MSGSTREAM_ENABLED: 'true', SVC_AUDIT_MSGSTREAM_SERVERS: natsUrl, SVC_AUDIT_MSGSTREAM_AUTO_CREATE_STREAM: 'true',
+  SVC_AUDIT_WEBHOOK_ENABLED: 'true',
+  SVC_AUDIT_WEBHOOK_URL: webhookUrl,
+  SVC_AUDIT_WEBHOOK_SECRET: 'bench-webhook-secret',
+  SVC_AUDIT_LOGSTREAM_ENABLED: 'true',
+  SVC_AUDIT_LOGSTREAM_BOOTSTRAP_SERVERS: bootstrap,
+  SVC_AUDIT_MSGSTREAM_ENABLED: 'true',
+  SVC_AUDIT_MSGSTREAM_SERVERS: natsUrl,
+  SVC_AUDIT_MSGSTREAM_AUTO_CREATE_STREAM: 'true',
 };
 const loadBefore = loadavg()[0]!;
 const off = await start(['app/main.ts'], common, path.join(work, 'off.jsonl'));
 const on = await start(['app/main.ts'], { ...common, ...sinks }, path.join(work, 'on.jsonl'));
-const threaded = await start(['app/main.ts'], { ...common, ...sinks, SVC_AUDIT_FANOUT_THREAD: 'true' }, path.join(work, 'threaded.jsonl'));
+const threaded = await start(
+  ['app/main.ts'],
+  { ...common, ...sinks, SVC_AUDIT_FANOUT_THREAD: 'true' },
+  path.join(work, 'threaded.jsonl'),
+);
 // The fan-out thread logs its thread id; pinned runs give it core 1 (with the load generator and the receivers), the request loop keeps core 0.
 const tid = /"msg":"audit fan-out thread started".*?"tid":(\d+)/.exec(threaded.logged)?.[1];
 if (PINNED && tid) execFileSync('taskset', ['-p', '-c', '1', tid], { stdio: 'ignore' });
 try {
-  const inLoop = await pairedRounds({ label: 'sinks off', url: off.url, pid: off.child.pid }, { label: 'sinks on', url: on.url, pid: on.child.pid });
-  const inThread = await pairedRounds({ label: 'sinks off', url: off.url, pid: off.child.pid }, { label: 'sinks on, fan-out thread', url: threaded.url, pid: threaded.child.pid });
+  const inLoop = await pairedRounds(
+    { label: 'sinks off', url: off.url, pid: off.child.pid },
+    { label: 'sinks on', url: on.url, pid: on.child.pid },
+  );
+  const inThread = await pairedRounds(
+    { label: 'sinks off', url: off.url, pid: off.child.pid },
+    { label: 'sinks on, fan-out thread', url: threaded.url, pid: threaded.child.pid },
+  );
   const services = { on: on.url, threaded: threaded.url };
   // Let the queues drain, then read what each sink did.
   const metrics: Record<string, string> = {};
   for (const [name, url] of Object.entries(services)) {
     for (let i = 0; i < 600; i++) {
       metrics[name] = await (await fetch(`${url}/metrics`)).text();
-      if (![...metrics[name]!.matchAll(/svc_audit_sink_queue_depth\{sink="[^"]+"\} (\d+)/g)].some((m) => m[1] !== '0')) break;
+      if (![...metrics[name]!.matchAll(/svc_audit_sink_queue_depth\{sink="[^"]+"\} (\d+)/g)].some((m) => m[1] !== '0'))
+        break;
       await new Promise((r) => setTimeout(r, 100));
     }
   }
   const count = (service: keyof typeof services, sink: string, result: string) =>
-    Number(new RegExp(`svc_audit_sink_events_total\\{sink="${sink}",result="${result}"\\} (\\d+)`).exec(metrics[service]!)?.[1] ?? 0);
+    Number(
+      new RegExp(`svc_audit_sink_events_total\\{sink="${sink}",result="${result}"\\} (\\d+)`).exec(
+        metrics[service]!,
+      )?.[1] ?? 0,
+    );
   // What the receivers hold, against what the two nodes with sinks wrote to their primary sinks (one JSON line per event).
   const lines = (file: string) => countLines(path.join(work, file));
   const written = { on: lines('on.jsonl'), threaded: lines('threaded.jsonl') };
@@ -61,21 +87,33 @@ try {
   const nc = await natsConnect({ servers: natsUrl });
   const streamMessages = (await (await nc.jetstreamManager()).streams.info('SVC_AUDIT')).state.messages;
   await nc.close();
-  const atReceiver = { webhook: [webhook.posts, webhook.distinct], 'log-stream': [topicMessages, topicMessages], 'message-stream': [streamMessages, streamMessages] };
+  const atReceiver = {
+    webhook: [webhook.posts, webhook.distinct],
+    'log-stream': [topicMessages, topicMessages],
+    'message-stream': [streamMessages, streamMessages],
+  };
   const SINKS = ['webhook', 'log-stream', 'message-stream'] as const;
   const SERVICES = ['on', 'threaded'] as const;
   // Per sink: each service's events were delivered or dead-lettered, none lost; the receiver holds every delivered one, once.
   const delivered = (sink: string) => count('on', sink, 'delivered') + count('threaded', sink, 'delivered');
-  const noneLost = (sink: string) => SERVICES.every((v) => count(v, sink, 'delivered') + count(v, sink, 'dead_lettered') === written[v]);
-  const onceEach = (sink: (typeof SINKS)[number]) => atReceiver[sink][0] === delivered(sink) && atReceiver[sink][1] === delivered(sink);
-  const cellsOf = (v: (typeof SERVICES)[number], sink: string) => `${count(v, sink, 'delivered')} / ${count(v, sink, 'retried')} / ${count(v, sink, 'dead_lettered')}`;
-  const sinkRows = SINKS.map((sink) => `| ${sink} | ${cellsOf('on', sink)} | ${cellsOf('threaded', sink)} | ${atReceiver[sink][0]} (${atReceiver[sink][1]} distinct) | ${noneLost(sink) ? 'yes' : 'no'} | ${onceEach(sink) ? 'yes' : 'no'} |`);
+  const noneLost = (sink: string) =>
+    SERVICES.every((v) => count(v, sink, 'delivered') + count(v, sink, 'dead_lettered') === written[v]);
+  const onceEach = (sink: (typeof SINKS)[number]) =>
+    atReceiver[sink][0] === delivered(sink) && atReceiver[sink][1] === delivered(sink);
+  const cellsOf = (v: (typeof SERVICES)[number], sink: string) =>
+    `${count(v, sink, 'delivered')} / ${count(v, sink, 'retried')} / ${count(v, sink, 'dead_lettered')}`;
+  const sinkRows = SINKS.map(
+    (sink) =>
+      `| ${sink} | ${cellsOf('on', sink)} | ${cellsOf('threaded', sink)} | ${atReceiver[sink][0]} (${atReceiver[sink][1]} distinct) | ${noneLost(sink) ? 'yes' : 'no'} | ${onceEach(sink) ? 'yes' : 'no'} |`,
+  );
   const keptUp = (v: (typeof SERVICES)[number]) => SINKS.every((sink) => count(v, sink, 'dead_lettered') === 0);
   const rps = (r: Round['encrypt']) => r.b.rps / r.a.rps;
   const cpu = (r: Round['encrypt']) => r.b.perCpuSecond / r.a.perCpuSecond;
   const loop = (r: Round['encrypt']) => r.b.perLoopCpuSecond / r.a.perLoopCpuSecond;
-  const cells = (r: Round['encrypt']) => `${r.a.rps.toFixed(0)} | ${r.b.rps.toFixed(0)} | ${rps(r).toFixed(3)} | ${cpu(r).toFixed(3)} | ${loop(r).toFixed(3)}`;
-  const med = (rounds: Round[], f: (r: Round['encrypt']) => number, what: 'encrypt' | 'sign') => median(rounds.map((r) => f(r[what]))).toFixed(3);
+  const cells = (r: Round['encrypt']) =>
+    `${r.a.rps.toFixed(0)} | ${r.b.rps.toFixed(0)} | ${rps(r).toFixed(3)} | ${cpu(r).toFixed(3)} | ${loop(r).toFixed(3)}`;
+  const med = (rounds: Round[], f: (r: Round['encrypt']) => number, what: 'encrypt' | 'sign') =>
+    median(rounds.map((r) => f(r[what]))).toFixed(3);
   const table = (rounds: Round[]) => [
     '| round | encrypt off | encrypt on | req/s ratio | per-CPU ratio | request-loop per-CPU ratio | sign off | sign on | req/s ratio | per-CPU ratio | request-loop per-CPU ratio |',
     '|---|---|---|---|---|---|---|---|---|---|---|',
@@ -91,10 +129,10 @@ try {
     '',
     `Run on ${machine()}, ${cpus().length} cores; autocannon ${CONNECTIONS} connections, ${SECONDS} s per run, ${ROUNDS} rounds.`,
     'Three services run the full chain with the stdout primary sink. "On" adds all three secondary sinks with their default',
-    'settings: a webhook to a local receiver, a log stream to librdkafka\'s mock Kafka broker, a NATS JetStream stream',
+    "settings: a webhook to a local receiver, a log stream to librdkafka's mock Kafka broker, a NATS JetStream stream",
     '(nats-server, file storage); once on the request loop (the default), once on the fan-out thread (audit.fanoutThread).',
     'Each round runs off, on, on, off per scenario; ratios are on/off, per request, per CPU second of the server process',
-    '(its sinks\' work included; the receivers are other processes) and per CPU second of its main thread alone (the',
+    "(its sinks' work included; the receivers are other processes) and per CPU second of its main thread alone (the",
     `request loop).${PINNED ? ' The servers run on core 0; the fan-out thread is moved to core 1, which it shares with autocannon and the receivers.' : ''}`,
     '',
     '## Sinks on the request loop (the default)',
@@ -109,7 +147,7 @@ try {
     '',
     `What the sinks did with the events of the two "on" services (${written.on} on the request loop, ${written.threaded} on the fan-out thread),`,
     'from their /metrics after the queues drained, and what each receiver holds (webhook POSTs and their distinct event ids, the',
-    'topic\'s messages, the stream\'s messages):',
+    "topic's messages, the stream's messages):",
     '',
     '| sink | on the request loop: delivered / retried / dead-lettered | on the fan-out thread: delivered / retried / dead-lettered | at the receiver | none lost (delivered + dead-lettered = written, per service) | each delivered event at the receiver once |',
     '|---|---|---|---|---|---|',
@@ -132,7 +170,10 @@ try {
     '  which need about as much again: at full load it falls behind, and what it cannot take within its queue goes to',
     '  the dead letter. Both at once, 0.85 in req/s and nothing dead-lettered, takes a core for the sinks the load',
     '  generator and the receivers do not use: a machine with at least four cores.',
-    ...SERVICES.map((v) => `- ${v === 'on' ? 'On the request loop' : 'On the fan-out thread'} the sinks ${keptUp(v) ? 'kept up: no event dead-lettered.' : 'did not keep up: some events were dead-lettered (the table above; `replay-dead-letters` delivers them later).'}`),
+    ...SERVICES.map(
+      (v) =>
+        `- ${v === 'on' ? 'On the request loop' : 'On the fan-out thread'} the sinks ${keptUp(v) ? 'kept up: no event dead-lettered.' : 'did not keep up: some events were dead-lettered (the table above; `replay-dead-letters` delivers them later).'}`,
+    ),
   ].join('\n');
   writeFileSync(path.join(ROOT, 'docs/benchmarks-audit-sinks.md'), doc);
   process.stderr.write(doc);
@@ -148,7 +189,8 @@ function countLines(file: string): number {
   const fd = openSync(file, 'r');
   const chunk = Buffer.alloc(1 << 20);
   let lines = 0;
-  for (let n: number; (n = readSync(fd, chunk)) > 0; ) for (let i = chunk.indexOf(10); i !== -1 && i < n; i = chunk.indexOf(10, i + 1)) lines++;
+  for (let n: number; (n = readSync(fd, chunk)) > 0; )
+    for (let i = chunk.indexOf(10); i !== -1 && i < n; i = chunk.indexOf(10, i + 1)) lines++;
   closeSync(fd);
   return lines;
 }

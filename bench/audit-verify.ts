@@ -24,10 +24,18 @@ async function write(sink: KnexAuditSink, from: number, to: number): Promise<voi
   for (let i = from; i < to; i += 1000) {
     const batch = [];
     for (let j = i; j < Math.min(to, i + 1000); j++) {
-      batch.push(sink.write({
-        id: randomUUID(), occurredAt: new Date(Date.UTC(2026, 10, 1) + j).toISOString(), principal: { subject: `agent-${j % 50}`, kind: 'Agent' },
-        operation: 'Encrypt', resource: randomUUID(), outcome: j % 7 ? 'Success' : 'PermissionDenied', context: { keyVersion: '1', 'source.ip': '10.0.0.7', riskScore: '12', decision: 'Allow' }, correlationId: randomUUID(),
-      }));
+      batch.push(
+        sink.write({
+          id: randomUUID(),
+          occurredAt: new Date(Date.UTC(2026, 10, 1) + j).toISOString(),
+          principal: { subject: `agent-${j % 50}`, kind: 'Agent' },
+          operation: 'Encrypt',
+          resource: randomUUID(),
+          outcome: j % 7 ? 'Success' : 'PermissionDenied',
+          context: { keyVersion: '1', 'source.ip': '10.0.0.7', riskScore: '12', decision: 'Allow' },
+          correlationId: randomUUID(),
+        }),
+      );
     }
     await Promise.all(batch);
   }
@@ -45,7 +53,8 @@ interface Result {
 async function verified(name: string, sink: KnexAuditSink, full: boolean): Promise<{ s: number; checked: number }> {
   const t0 = performance.now();
   const report = await sink.verify({ full });
-  if (!report.valid) throw new Error(`${name}: the untouched chain did not verify: ${JSON.stringify(report.firstBroken)}`);
+  if (!report.valid)
+    throw new Error(`${name}: the untouched chain did not verify: ${JSON.stringify(report.firstBroken)}`);
   return { s: (performance.now() - t0) / 1000, checked: report.checked };
 }
 
@@ -65,15 +74,30 @@ async function measure(name: string, sink: KnexAuditSink): Promise<Result> {
   await write(sink, ROWS, ROWS + 1000);
   const incremental = await verified(name, sink, false);
   await sink.stop();
-  console.log(`${name}: wrote ${ROWS} rows in ${writeS.toFixed(1)} s; full verify ${verifyS.map((s) => s.toFixed(2)).join(', ')} s; incremental ${incremental.s.toFixed(3)} s over ${incremental.checked} rows`);
+  console.log(
+    `${name}: wrote ${ROWS} rows in ${writeS.toFixed(1)} s; full verify ${verifyS.map((s) => s.toFixed(2)).join(', ')} s; incremental ${incremental.s.toFixed(3)} s over ${incremental.checked} rows`,
+  );
   return { name, writeS, verifyS, checked, incrementalS: incremental.s, incrementalChecked: incremental.checked };
 }
 
-const results = [await measure('SQLite', new KnexAuditSink(sqliteKnexSettings(path.join(work, 'audit.db')), 0, systemClock, quiet, 'bench-node'))];
-execFileSync('bash', [path.join(ROOT, 'scripts/test-services.sh'), 'start-pg', work], { stdio: ['ignore', 'ignore', 'inherit'] });
+const results = [
+  await measure(
+    'SQLite',
+    new KnexAuditSink(sqliteKnexSettings(path.join(work, 'audit.db')), 0, systemClock, quiet, 'bench-node'),
+  ),
+];
+execFileSync('bash', [path.join(ROOT, 'scripts/test-services.sh'), 'start-pg', work], {
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
 try {
-  const vars = Object.fromEntries([...readFileSync(path.join(work, 'env'), 'utf8').matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
-  const pg = serverKnexSettings('postgresql', serverConnection(vars.SVC_TEST_PG_URL!, 'postgresql', vars.SVC_TEST_PG_USER!, vars.SVC_TEST_PG_PASSWORD!), { max: 10, acquireTimeoutMs: 5000, bootTimeoutMs: 20000 });
+  const vars = Object.fromEntries(
+    [...readFileSync(path.join(work, 'env'), 'utf8').matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]),
+  );
+  const pg = serverKnexSettings(
+    'postgresql',
+    serverConnection(vars.SVC_TEST_PG_URL!, 'postgresql', vars.SVC_TEST_PG_USER!, vars.SVC_TEST_PG_PASSWORD!),
+    { max: 10, acquireTimeoutMs: 5000, bootTimeoutMs: 20000 },
+  );
   results.push(await measure('PostgreSQL', new KnexAuditSink(pg, 0, systemClock, quiet, 'bench-node')));
 } finally {
   execFileSync('bash', [path.join(ROOT, 'scripts/test-services.sh'), 'stop', work], { stdio: 'ignore' });

@@ -1,7 +1,19 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { activeKey, CONNECTIONS, load, machine, median, PINNED, ROOT, ROUNDS, SECONDS, start, type Row } from './lib/harness.ts';
+import {
+  activeKey,
+  CONNECTIONS,
+  load,
+  machine,
+  median,
+  PINNED,
+  ROOT,
+  ROUNDS,
+  SECONDS,
+  start,
+  type Row,
+} from './lib/harness.ts';
 import { PLAINTEXT } from './lib/paired.ts';
 
 /**
@@ -13,7 +25,12 @@ import { PLAINTEXT } from './lib/paired.ts';
  */
 const BATCH_ITEMS = 100;
 const work = mkdtempSync(path.join(tmpdir(), 'svc-bench-batch-'));
-const SERVICE_ENV = { SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', SVC_JOURNAL_KIND: 'in-memory', SVC_AUDIT_KIND: 'stdout' };
+const SERVICE_ENV = {
+  SVC_HTTP_HOST: '127.0.0.1',
+  SVC_HTTP_PORT: '0',
+  SVC_JOURNAL_KIND: 'in-memory',
+  SVC_AUDIT_KIND: 'stdout',
+};
 const svc = await start(['app/main.ts'], SERVICE_ENV, path.join(work, 'audit.jsonl'));
 const pid = svc.child.pid!;
 const startLoad = loadavg()[0]!;
@@ -21,7 +38,8 @@ const startLoad = loadavg()[0]!;
 const BATCH = { items: Array.from({ length: BATCH_ITEMS }, () => PLAINTEXT) };
 const singleOk = (body: string) => body.includes('"ciphertextBase64"');
 // Every item answered with a ciphertext, none with an error.
-const batchOk = (body: string) => !body.includes('"error"') && body.split('"ciphertextBase64"').length - 1 === BATCH_ITEMS;
+const batchOk = (body: string) =>
+  !body.includes('"error"') && body.split('"ciphertextBase64"').length - 1 === BATCH_ITEMS;
 
 /** One measured run in items: a call of the batch side carries BATCH_ITEMS items. */
 type Side = { itemsPerSecond: number; itemsPerCpuSecond: number; errors: number; p50: number; p99: number };
@@ -32,8 +50,10 @@ try {
   await expectOk('single', url, PLAINTEXT, singleOk);
   await expectOk('batch', url, BATCH, batchOk);
 
-  const single = (seconds = SECONDS) => load('encrypt 1 KiB, one item per call', url, PLAINTEXT, seconds, pid, { verifyBody: singleOk });
-  const batch = (seconds = SECONDS) => load(`encrypt 1 KiB, ${BATCH_ITEMS} items per call`, url, BATCH, seconds, pid, { verifyBody: batchOk });
+  const single = (seconds = SECONDS) =>
+    load('encrypt 1 KiB, one item per call', url, PLAINTEXT, seconds, pid, { verifyBody: singleOk });
+  const batch = (seconds = SECONDS) =>
+    load(`encrypt 1 KiB, ${BATCH_ITEMS} items per call`, url, BATCH, seconds, pid, { verifyBody: batchOk });
   await single(3); // warm-up: both paths optimised before anything is measured
   await batch(3);
   for (let round = 1; round <= ROUNDS; round++) {
@@ -49,9 +69,14 @@ try {
 }
 
 async function expectOk(what: string, url: string, body: unknown, ok: (body: string) => boolean): Promise<void> {
-  const res = await fetch(url, { method: 'POST', headers: { 'X-Svc-User': 'bench', 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'X-Svc-User': 'bench', 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
-  if (!res.ok || !ok(text)) throw new Error(`${what} encrypt did not answer ciphertexts: HTTP ${res.status} ${text.slice(0, 400)}`);
+  if (!res.ok || !ok(text))
+    throw new Error(`${what} encrypt did not answer ciphertexts: HTTP ${res.status} ${text.slice(0, 400)}`);
 }
 
 function mean(a: Row, b: Row, items: number): Side {
@@ -78,13 +103,21 @@ const generated = [
   '',
   '| round | single items/s | batch items/s | single items per CPU s | batch items per CPU s | batch / single, per CPU s | single p50 / p99 ms | batch p50 / p99 ms (per call) |',
   '|---|---|---|---|---|---|---|---|',
-  ...rounds.map((r, i) => `| ${i + 1} | ${r.single.itemsPerSecond.toFixed(0)} | ${r.batch.itemsPerSecond.toFixed(0)} | ${r.single.itemsPerCpuSecond.toFixed(0)} | ${r.batch.itemsPerCpuSecond.toFixed(0)} | ${ratio(r).toFixed(1)} | ${r.single.p50} / ${r.single.p99} | ${r.batch.p50} / ${r.batch.p99} |`),
+  ...rounds.map(
+    (r, i) =>
+      `| ${i + 1} | ${r.single.itemsPerSecond.toFixed(0)} | ${r.batch.itemsPerSecond.toFixed(0)} | ${r.single.itemsPerCpuSecond.toFixed(0)} | ${r.batch.itemsPerCpuSecond.toFixed(0)} | ${ratio(r).toFixed(1)} | ${r.single.p50} / ${r.single.p99} | ${r.batch.p50} / ${r.batch.p99} |`,
+  ),
   '',
   `Median items per server CPU second, batch over single: **${medianRatio.toFixed(1)}x** (goal: at least ${GOAL}x): **${medianRatio >= GOAL ? 'met' : 'not met'}**. Errors: ${errors}.`,
   '<!-- generated:end -->',
 ].join('\n');
 const docPath = path.join(ROOT, 'docs/benchmarks-batch.md');
-const old = existsSync(docPath) ? readFileSync(docPath, 'utf8') : '# Benchmark: batch encrypt against single calls\n\n<!-- generated:start -->\n<!-- generated:end -->\n';
-writeFileSync(docPath, old.replace(/<!-- generated:start[\s\S]*<!-- generated:end -->/, () => generated));
+const old = existsSync(docPath)
+  ? readFileSync(docPath, 'utf8')
+  : '# Benchmark: batch encrypt against single calls\n\n<!-- generated:start -->\n<!-- generated:end -->\n';
+writeFileSync(
+  docPath,
+  old.replace(/<!-- generated:start[\s\S]*<!-- generated:end -->/, () => generated),
+);
 process.stderr.write(`${generated}\n${docPath} written\n`);
 if (errors > 0) process.exitCode = 1;

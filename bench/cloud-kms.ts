@@ -19,27 +19,56 @@ const moto = spawn(motoBin, ['-H', '127.0.0.1', '-p', String(motoPort)], { stdio
 const endpoint = `http://127.0.0.1:${motoPort}`;
 const credentials = { AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench' };
 for (let i = 0; i < 100; i++) {
-  if (await fetch(endpoint).then((r) => r.ok, () => false)) break;
+  if (
+    await fetch(endpoint).then(
+      (r) => r.ok,
+      () => false,
+    )
+  )
+    break;
   await new Promise((r) => setTimeout(r, 100));
 }
-const kms = new KMSClient({ region: 'us-east-1', endpoint, credentials: { accessKeyId: 'bench', secretAccessKey: 'bench' } });
+const kms = new KMSClient({
+  region: 'us-east-1',
+  endpoint,
+  credentials: { accessKeyId: 'bench', secretAccessKey: 'bench' },
+});
 const kekArn = (await kms.send(new CreateKeyCommand({}))).KeyMetadata!.Arn!;
 kms.destroy();
 
-const common = { SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', SVC_JOURNAL_KIND: 'in-memory', SVC_AUDIT_KIND: 'stdout', ...credentials };
-const cloudEnv = { SVC_CRYPTO_KIND: 'cloud-kms', SVC_CRYPTO_CLOUD_KMS_REGION: 'us-east-1', SVC_CRYPTO_CLOUD_KMS_KEK_ARN: kekArn, SVC_CRYPTO_CLOUD_KMS_ENDPOINT: endpoint };
+const common = {
+  SVC_HTTP_HOST: '127.0.0.1',
+  SVC_HTTP_PORT: '0',
+  SVC_JOURNAL_KIND: 'in-memory',
+  SVC_AUDIT_KIND: 'stdout',
+  ...credentials,
+};
+const cloudEnv = {
+  SVC_CRYPTO_KIND: 'cloud-kms',
+  SVC_CRYPTO_CLOUD_KMS_REGION: 'us-east-1',
+  SVC_CRYPTO_CLOUD_KMS_KEK_ARN: kekArn,
+  SVC_CRYPTO_CLOUD_KMS_ENDPOINT: endpoint,
+};
 const local = await start(['app/main.ts'], common, path.join(work, 'local.jsonl'));
 const cloud = await start(['app/main.ts'], { ...common, ...cloudEnv }, path.join(work, 'cloud.jsonl'));
 try {
-  const rounds = await pairedRounds({ label: 'local', url: local.url, pid: local.child.pid }, { label: 'cloud-kms', url: cloud.url, pid: cloud.child.pid });
+  const rounds = await pairedRounds(
+    { label: 'local', url: local.url, pid: local.child.pid },
+    { label: 'cloud-kms', url: cloud.url, pid: cloud.child.pid },
+  );
   const ratio = (r: Round['encrypt']) => r.b.perCpuSecond / r.a.perCpuSecond;
   const ratios = { encrypt: rounds.map((r) => ratio(r.encrypt)), sign: rounds.map((r) => ratio(r.sign)) };
-  const cells = (r: Round['encrypt']) => `${r.a.perCpuSecond.toFixed(0)} | ${r.b.perCpuSecond.toFixed(0)} | ${ratio(r).toFixed(2)}`;
+  const cells = (r: Round['encrypt']) =>
+    `${r.a.perCpuSecond.toFixed(0)} | ${r.b.perCpuSecond.toFixed(0)} | ${ratio(r).toFixed(2)}`;
   const rows = rounds.map((r, i) => `| ${i + 1} | ${cells(r.encrypt)} | ${cells(r.sign)} |`);
 
   // Cold cache: one cached entry, keys used in turn, so every request unwraps a KWK.
   const cold = async (env: Record<string, string>) => {
-    const svc = await start(['app/main.ts'], { ...common, ...env, SVC_CRYPTO_CACHE_MAX_ENTRIES: '1' }, path.join(work, 'cold.jsonl'));
+    const svc = await start(
+      ['app/main.ts'],
+      { ...common, ...env, SVC_CRYPTO_CACHE_MAX_ENTRIES: '1' },
+      path.join(work, 'cold.jsonl'),
+    );
     try {
       const ids = await Promise.all(Array.from({ length: 20 }, () => activeKey(svc.url, { algorithm: 'AES' })));
       const times: number[] = [];

@@ -10,14 +10,32 @@ import { pairedRounds } from './lib/paired.ts';
  * Writes docs/benchmarks-detectors.md.
  */
 const work = mkdtempSync(path.join(tmpdir(), 'svc-bench-det-'));
-const common = { SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', SVC_JOURNAL_KIND: 'in-memory', SVC_AUDIT_KIND: 'stdout' };
+const common = {
+  SVC_HTTP_HOST: '127.0.0.1',
+  SVC_HTTP_PORT: '0',
+  SVC_JOURNAL_KIND: 'in-memory',
+  SVC_AUDIT_KIND: 'stdout',
+};
 const on = await start(['app/main.ts'], common, path.join(work, 'on.jsonl'));
-const off = await start(['app/main.ts'], { ...common, SVC_DETECTORS_ENABLED: 'none', SVC_RISK_ENABLED: 'false' }, path.join(work, 'off.jsonl'));
+const off = await start(
+  ['app/main.ts'],
+  { ...common, SVC_DETECTORS_ENABLED: 'none', SVC_RISK_ENABLED: 'false' },
+  path.join(work, 'off.jsonl'),
+);
 try {
   // req/s, as before the harness measured CPU time; the pids make the per-CPU numbers available too.
-  const rounds = await pairedRounds({ label: 'detectors off', url: off.url, pid: off.child.pid }, { label: 'detectors on', url: on.url, pid: on.child.pid });
-  const ratios = { encrypt: rounds.map((r) => r.encrypt.b.rps / r.encrypt.a.rps), sign: rounds.map((r) => r.sign.b.rps / r.sign.a.rps) };
-  const rows = rounds.map(({ encrypt: e, sign: s }, i) => `| ${i + 1} | ${e.a.rps.toFixed(0)} | ${e.b.rps.toFixed(0)} | ${(e.b.rps / e.a.rps).toFixed(2)} | ${s.a.rps.toFixed(0)} | ${s.b.rps.toFixed(0)} | ${(s.b.rps / s.a.rps).toFixed(2)} |`);
+  const rounds = await pairedRounds(
+    { label: 'detectors off', url: off.url, pid: off.child.pid },
+    { label: 'detectors on', url: on.url, pid: on.child.pid },
+  );
+  const ratios = {
+    encrypt: rounds.map((r) => r.encrypt.b.rps / r.encrypt.a.rps),
+    sign: rounds.map((r) => r.sign.b.rps / r.sign.a.rps),
+  };
+  const rows = rounds.map(
+    ({ encrypt: e, sign: s }, i) =>
+      `| ${i + 1} | ${e.a.rps.toFixed(0)} | ${e.b.rps.toFixed(0)} | ${(e.b.rps / e.a.rps).toFixed(2)} | ${s.a.rps.toFixed(0)} | ${s.b.rps.toFixed(0)} | ${(s.b.rps / s.a.rps).toFixed(2)} |`,
+  );
   const doc = [
     '# Benchmarks: cost of detection',
     '',

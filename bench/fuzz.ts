@@ -66,7 +66,15 @@ function memory(pid: number): { rss: number; peak: number } {
 
 async function measure(backend: string, env: Record<string, string>, ratePerSecond?: number): Promise<Run> {
   const dir = mkdtempSync(path.join(work, `${backend}-`));
-  const svc = await start(['app/main.ts'], { ...FUZZ_ENV, SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', SVC_NODE_ID: 'fuzz-node', SVC_CRYPTO_LOCAL_KEK: KEK, SVC_DATA_DIR: dir, ...env });
+  const svc = await start(['app/main.ts'], {
+    ...FUZZ_ENV,
+    SVC_HTTP_HOST: '127.0.0.1',
+    SVC_HTTP_PORT: '0',
+    SVC_NODE_ID: 'fuzz-node',
+    SVC_CRYPTO_LOCAL_KEK: KEK,
+    SVC_DATA_DIR: dir,
+    ...env,
+  });
   const pid = svc.child.pid!;
   let crashed: string | undefined;
   let stopping = false;
@@ -87,10 +95,16 @@ async function measure(backend: string, env: Record<string, string>, ratePerSeco
     const cpu0 = cpuSeconds(pid);
     const load0 = loadavg()[0]!;
     const t0 = performance.now();
-    process.stderr.write(`${backend}: ${REQUESTS} requests ${ratePerSecond ? `at ${ratePerSecond.toFixed(0)} a second (open loop)` : `from ${CONNECTIONS} connections`}, seed ${SEED}, load average ${load0.toFixed(1)}\n`);
+    process.stderr.write(
+      `${backend}: ${REQUESTS} requests ${ratePerSecond ? `at ${ratePerSecond.toFixed(0)} a second (open loop)` : `from ${CONNECTIONS} connections`}, seed ${SEED}, load average ${load0.toFixed(1)}\n`,
+    );
     const { cast, result } = await runFuzz(svc.url, pool, {
-      requests: REQUESTS, connections: CONNECTIONS, seed: SEED, ratePerSecond,
-      onProgress: (done) => process.stderr.write(`  ${done} answered after ${((performance.now() - t0) / 1000).toFixed(0)} s\n`),
+      requests: REQUESTS,
+      connections: CONNECTIONS,
+      seed: SEED,
+      ratePerSecond,
+      onProgress: (done) =>
+        process.stderr.write(`  ${done} answered after ${((performance.now() - t0) / 1000).toFixed(0)} s\n`),
     });
     const cpu = cpuSeconds(pid) - cpu0;
     const load1 = loadavg()[0]!;
@@ -98,14 +112,28 @@ async function measure(backend: string, env: Record<string, string>, ratePerSeco
     const readyAfter = crashed ? 0 : (await fetch(`${svc.url}/readyz`)).status;
     const metrics = crashed ? '' : await (await fetch(`${svc.url}/metrics`)).text();
     const v0 = performance.now();
-    const res = crashed ? undefined : await fetch(`${svc.url}/v1/audit/verify?full=true`, { headers: cast.auth('auditor') });
+    const res = crashed
+      ? undefined
+      : await fetch(`${svc.url}/v1/audit/verify?full=true`, { headers: cast.auth('auditor') });
     const text = res ? await res.text() : crashed!;
     const ms = performance.now() - v0;
     const body = res?.ok ? JSON.parse(text) : {};
     const audited = crashed ? undefined : await auditMismatches(pool, cast, result);
     return {
-      backend, result, rssBeforeMb: before.rss, rssAfterMb: after.rss, rssPeakMb: after.peak, cpuSeconds: cpu, load: [load0, load1], crashed, readyAfter,
-      verify: { status: res?.status ?? 0, valid: body.valid, checked: body.checked, ms, text: text.slice(0, 300) }, errorLogs, metrics, audited, loopDelays: cast.loopDelays.filter((d) => Number.isFinite(d.max)),
+      backend,
+      result,
+      rssBeforeMb: before.rss,
+      rssAfterMb: after.rss,
+      rssPeakMb: after.peak,
+      cpuSeconds: cpu,
+      load: [load0, load1],
+      crashed,
+      readyAfter,
+      verify: { status: res?.status ?? 0, valid: body.valid, checked: body.checked, ms, text: text.slice(0, 300) },
+      errorLogs,
+      metrics,
+      audited,
+      loopDelays: cast.loopDelays.filter((d) => Number.isFinite(d.max)),
     };
   } finally {
     stopping = true;
@@ -124,19 +152,30 @@ async function freshPostgres(): Promise<Record<string, string>> {
     await admin.destroy();
   }
   return {
-    SVC_JOURNAL_KIND: 'rdb-server-1', SVC_AUDIT_KIND: 'rdb-server-1', SVC_JDBC_URL: process.env.SVC_TEST_PG_URL!.replace(/\/[^/]+$/, `/${name}`),
-    SVC_JDBC_USERNAME: process.env.SVC_TEST_PG_USER!, SVC_JDBC_PASSWORD: process.env.SVC_TEST_PG_PASSWORD!,
+    SVC_JOURNAL_KIND: 'rdb-server-1',
+    SVC_AUDIT_KIND: 'rdb-server-1',
+    SVC_JDBC_URL: process.env.SVC_TEST_PG_URL!.replace(/\/[^/]+$/, `/${name}`),
+    SVC_JDBC_USERNAME: process.env.SVC_TEST_PG_USER!,
+    SVC_JDBC_PASSWORD: process.env.SVC_TEST_PG_PASSWORD!,
   };
 }
 
 /** Fresh SQLite files for one run. */
 function freshSqlite(): Record<string, string> {
   const files = mkdtempSync(path.join(work, 'files-'));
-  return { SVC_JOURNAL_KIND: 'rdb-embedded', SVC_AUDIT_KIND: 'rdb-embedded', SVC_RDB_EMBEDDED_JDBC_URL: `jdbc:sqlite:${path.join(files, 'journal.db')}`, SVC_AUDIT_EMBEDDED_PATH: path.join(files, 'audit.db') };
+  return {
+    SVC_JOURNAL_KIND: 'rdb-embedded',
+    SVC_AUDIT_KIND: 'rdb-embedded',
+    SVC_RDB_EMBEDDED_JDBC_URL: `jdbc:sqlite:${path.join(files, 'journal.db')}`,
+    SVC_AUDIT_EMBEDDED_PATH: path.join(files, 'audit.db'),
+  };
 }
 
 /** The saturated run, then (OPEN_LOOP_SHARE > 0) the open-loop one at that share of its rate, each on a fresh service and database. */
-async function measureBoth(backend: string, env: () => Promise<Record<string, string>> | Record<string, string>): Promise<void> {
+async function measureBoth(
+  backend: string,
+  env: () => Promise<Record<string, string>> | Record<string, string>,
+): Promise<void> {
   const saturated = await measure(backend, await env());
   runs.push(saturated);
   if (OPEN_LOOP_SHARE > 0 && !saturated.crashed) {
@@ -152,7 +191,10 @@ const skipped: string[] = [];
 if (backends.includes('sqlite')) await measureBoth('SQLite', freshSqlite);
 if (backends.includes('postgres')) {
   if (process.env.SVC_TEST_PG_URL && process.env.SVC_TEST_PG_ADMIN_URL) await measureBoth('PostgreSQL', freshPostgres);
-  else skipped.push('PostgreSQL (SVC_TEST_PG_URL and SVC_TEST_PG_ADMIN_URL unset; `source` the test services\' env to include it)');
+  else
+    skipped.push(
+      "PostgreSQL (SVC_TEST_PG_URL and SVC_TEST_PG_ADMIN_URL unset; `source` the test services' env to include it)",
+    );
 }
 
 const f = (x: number) => x.toFixed(1);
@@ -164,53 +206,109 @@ for (const run of runs) {
   const fivexx = r.serverErrors.length;
   const met = s.all.p99 < 100 && fivexx === 0 && !run.crashed;
   lines.push(`## ${run.backend}`, '');
-  lines.push(`**Goal: p99 < 100 ms, no 5xx: ${met ? 'met' : 'not met'}** (p99 ${f(s.all.p99)} ms, ${fivexx} 5xx${run.crashed ? `, the server ${run.crashed}` : ''}).`, '');
-  lines.push(`${r.statuses.length.toLocaleString('en')} requests in ${f(r.wallSeconds)} s: **${(r.statuses.length / r.wallSeconds).toFixed(0)} req/s**; server CPU ${f(run.cpuSeconds)} s`,
-    `(${(r.statuses.length / run.cpuSeconds).toFixed(0)} requests per CPU second). Load average (1 min) ${f(run.load[0])} at the start, ${f(run.load[1])} at the end.`, '');
-  lines.push(`| latency (ms) | p50 | p95 | p99 | max | answers at or over 100 ms |`, '|---|---|---|---|---|---|',
-    `| all requests | ${f(s.all.p50)} | ${f(s.all.p95)} | ${f(s.all.p99)} | ${f(s.all.max)} | ${s.all.over100} |`, '');
+  lines.push(
+    `**Goal: p99 < 100 ms, no 5xx: ${met ? 'met' : 'not met'}** (p99 ${f(s.all.p99)} ms, ${fivexx} 5xx${run.crashed ? `, the server ${run.crashed}` : ''}).`,
+    '',
+  );
+  lines.push(
+    `${r.statuses.length.toLocaleString('en')} requests in ${f(r.wallSeconds)} s: **${(r.statuses.length / r.wallSeconds).toFixed(0)} req/s**; server CPU ${f(run.cpuSeconds)} s`,
+    `(${(r.statuses.length / run.cpuSeconds).toFixed(0)} requests per CPU second). Load average (1 min) ${f(run.load[0])} at the start, ${f(run.load[1])} at the end.`,
+    '',
+  );
+  lines.push(
+    `| latency (ms) | p50 | p95 | p99 | max | answers at or over 100 ms |`,
+    '|---|---|---|---|---|---|',
+    `| all requests | ${f(s.all.p50)} | ${f(s.all.p95)} | ${f(s.all.p99)} | ${f(s.all.max)} | ${s.all.over100} |`,
+    '',
+  );
   const below = openLoop.get(run);
   if (below) {
     const o = summarize(below.result);
     const offered = below.result.statuses.length / below.result.wallSeconds;
-    lines.push(`**Below saturation** (a second run on a fresh service and database, same seed and mix): requests started on a schedule at`,
+    lines.push(
+      `**Below saturation** (a second run on a fresh service and database, same seed and mix): requests started on a schedule at`,
       `${(OPEN_LOOP_SHARE * 100).toFixed(0)}% of the rate above, whatever the answers (open loop; latency measured from when each was due), ${offered.toFixed(0)} req/s answered;`,
       `${below.result.serverErrors.length} 5xx${below.crashed ? `, the server ${below.crashed}` : ''}; server CPU ${f(below.cpuSeconds)} s; load average ${f(below.load[0])} at the start, ${f(below.load[1])} at the end.`,
-      `CPU per request: **${cpuPerRequest(below).toFixed(3)} ms open loop, ${cpuPerRequest(run).toFixed(3)} ms saturated** (${(cpuPerRequest(below) / cpuPerRequest(run)).toFixed(2)}x).`, '',
-      `| latency (ms), open loop | p50 | p95 | p99 | max | answers at or over 100 ms |`, '|---|---|---|---|---|---|',
-      `| all requests | ${f(o.all.p50)} | ${f(o.all.p95)} | ${f(o.all.p99)} | ${f(o.all.max)} | ${o.all.over100} |`, '');
+      `CPU per request: **${cpuPerRequest(below).toFixed(3)} ms open loop, ${cpuPerRequest(run).toFixed(3)} ms saturated** (${(cpuPerRequest(below) / cpuPerRequest(run)).toFixed(2)}x).`,
+      '',
+      `| latency (ms), open loop | p50 | p95 | p99 | max | answers at or over 100 ms |`,
+      '|---|---|---|---|---|---|',
+      `| all requests | ${f(o.all.p50)} | ${f(o.all.p95)} | ${f(o.all.p99)} | ${f(o.all.max)} | ${o.all.over100} |`,
+      '',
+    );
   }
-  lines.push(`Server process: ${run.crashed ? `**${run.crashed}**` : 'alive'}; resident memory ${f(run.rssBeforeMb)} MiB after boot, ${f(run.rssAfterMb)} MiB after the run (peak ${f(run.rssPeakMb)} MiB);`,
-    `/readyz answered ${run.readyAfter} after the run. \`GET /v1/audit/verify?full=true\` at the end: ${run.verify.status}, valid ${run.verify.valid}, **${run.verify.checked?.toLocaleString('en') ?? '?'} audit rows** checked in ${(run.verify.ms / 1000).toFixed(1)} s.`, '');
+  lines.push(
+    `Server process: ${run.crashed ? `**${run.crashed}**` : 'alive'}; resident memory ${f(run.rssBeforeMb)} MiB after boot, ${f(run.rssAfterMb)} MiB after the run (peak ${f(run.rssPeakMb)} MiB);`,
+    `/readyz answered ${run.readyAfter} after the run. \`GET /v1/audit/verify?full=true\` at the end: ${run.verify.status}, valid ${run.verify.valid}, **${run.verify.checked?.toLocaleString('en') ?? '?'} audit rows** checked in ${(run.verify.ms / 1000).toFixed(1)} s.`,
+    '',
+  );
   if (run.audited) {
     const m = run.audited.mismatches;
-    lines.push(`Audit trail read back against every answer: ${run.audited.checked.toLocaleString('en')} calls reached the operation pipeline; ${m.length ? `**${m.length}**` : 'none'} of the answers lacked`,
+    lines.push(
+      `Audit trail read back against every answer: ${run.audited.checked.toLocaleString('en')} calls reached the operation pipeline; ${m.length ? `**${m.length}**` : 'none'} of the answers lacked`,
       `exactly one audit record (under its X-Request-Id) that says what the answer said${m.length ? ':' : '.'}`,
-      ...m.slice(0, 10).map((x) => `- \`${x.route}\` (${x.kind}) answered ${x.status} ${x.error}: records ${JSON.stringify(x.records)}`), '');
+      ...m
+        .slice(0, 10)
+        .map(
+          (x) => `- \`${x.route}\` (${x.kind}) answered ${x.status} ${x.error}: records ${JSON.stringify(x.records)}`,
+        ),
+      '',
+    );
   }
-  lines.push(`Status histogram: ${s.statuses.map(([st, c]) => `${st === 0 ? 'no answer' : st}: ${c}`).join(', ')}.`, '');
+  lines.push(
+    `Status histogram: ${s.statuses.map(([st, c]) => `${st === 0 ? 'no answer' : st}: ${c}`).join(', ')}.`,
+    '',
+  );
   lines.push(`Mix: ${s.kinds.map(([k, c]) => `${k} ${c}`).join(', ')}.`, '');
   lines.push(`5xx answers: ${fivexx}${fivexx ? ':' : '.'}`, ...r.serverErrors.slice(0, 20).map(findingLine), '');
-  if (r.connectionFailures.length) lines.push(`Requests without an answer (connection failed): ${r.connectionFailures.length}:`, ...r.connectionFailures.slice(0, 10).map(findingLine), '');
-  if (r.badErrorBodies.length) lines.push(`Error answers without an {error, message} body: ${r.badErrorBodies.length}:`, ...r.badErrorBodies.slice(0, 10).map(findingLine), '');
-  if (fivexx && run.errorLogs.length) lines.push('Error and warning lines of the service log:', '', '```', ...run.errorLogs.slice(0, 10), '```', '');
+  if (r.connectionFailures.length)
+    lines.push(
+      `Requests without an answer (connection failed): ${r.connectionFailures.length}:`,
+      ...r.connectionFailures.slice(0, 10).map(findingLine),
+      '',
+    );
+  if (r.badErrorBodies.length)
+    lines.push(
+      `Error answers without an {error, message} body: ${r.badErrorBodies.length}:`,
+      ...r.badErrorBodies.slice(0, 10).map(findingLine),
+      '',
+    );
+  if (fivexx && run.errorLogs.length)
+    lines.push('Error and warning lines of the service log:', '', '```', ...run.errorLogs.slice(0, 10), '```', '');
   const http = serverHistogram(run.metrics, 'svc_http_request_duration_seconds');
   const ops = serverHistogram(run.metrics, 'svc_keys_op_duration_seconds');
   const audit = serverHistogram(run.metrics, 'svc_audit_write_duration_seconds');
-  lines.push('The service\'s own view (its /metrics at the end, set-up included; histogram buckets, so the p99 is a bucket bound):',
+  lines.push(
+    "The service's own view (its /metrics at the end, set-up included; histogram buckets, so the p99 is a bucket bound):",
     `HTTP requests p99 under ${f(http.pBoundMs)} ms, ${http.over100} of ${http.count} at or over 100 ms; operations (authentication to audit write) p99 under ${f(ops.pBoundMs)} ms,`,
     `${ops.over100} at or over 100 ms; primary audit writes p99 under ${f(audit.pBoundMs)} ms. Time the client waits beyond what the service measures was spent before`,
-    'its first middleware ran (for a core, or behind other requests on the event loop).', '');
+    'its first middleware ran (for a core, or behind other requests on the event loop).',
+    '',
+  );
   const maxes = run.loopDelays.map((d) => d.max).sort((a, b) => a - b);
   if (maxes.length) {
-    lines.push(`Event loop delay, from the ${maxes.length} scrapes of /metrics in the mix (each covers the time since the one before): the longest stall in a`,
-      `window was at most ${f(percentile(maxes, 50))} ms in half of the windows, ${f(percentile(maxes, 90))} ms in nine in ten, ${f(maxes.at(-1)!)} ms at worst; ${maxes.filter((m) => m >= 100).length} windows held a stall of 100 ms or more.`, '');
+    lines.push(
+      `Event loop delay, from the ${maxes.length} scrapes of /metrics in the mix (each covers the time since the one before): the longest stall in a`,
+      `window was at most ${f(percentile(maxes, 50))} ms in half of the windows, ${f(percentile(maxes, 90))} ms in nine in ten, ${f(maxes.at(-1)!)} ms at worst; ${maxes.filter((m) => m >= 100).length} windows held a stall of 100 ms or more.`,
+      '',
+    );
   }
-  lines.push(`Latency over the run, per slice of ${s.size.toLocaleString('en')} requests in the order answered (the audit trail grows all along):`, '',
-    '| slice | p50 | p99 | max |', '|---|---|---|---|', ...s.overTime.map((l, i) => `| ${i + 1} | ${f(l.p50)} | ${f(l.p99)} | ${f(l.max)} |`), '');
-  lines.push('Where the time goes: routes by answers at or over 100 ms, then by count.', '',
-    '| route | requests | p50 | p99 | max | at or over 100 ms |', '|---|---|---|---|---|---|',
-    ...s.routes.map((x) => `| \`${x.route}\` | ${x.count} | ${f(x.p50)} | ${f(x.p99)} | ${f(x.max)} | ${x.over100} |`), '');
+  lines.push(
+    `Latency over the run, per slice of ${s.size.toLocaleString('en')} requests in the order answered (the audit trail grows all along):`,
+    '',
+    '| slice | p50 | p99 | max |',
+    '|---|---|---|---|',
+    ...s.overTime.map((l, i) => `| ${i + 1} | ${f(l.p50)} | ${f(l.p99)} | ${f(l.max)} |`),
+    '',
+  );
+  lines.push(
+    'Where the time goes: routes by answers at or over 100 ms, then by count.',
+    '',
+    '| route | requests | p50 | p99 | max | at or over 100 ms |',
+    '|---|---|---|---|---|---|',
+    ...s.routes.map((x) => `| \`${x.route}\` | ${x.count} | ${f(x.p50)} | ${f(x.p99)} | ${f(x.max)} | ${x.over100} |`),
+    '',
+  );
 }
 const intro = [
   '# Benchmark: 100,000 mixed requests',
@@ -231,8 +329,8 @@ const intro = [
   'wrong content types, bodies over the limit, long targets and big headers, bad ids and prototype names in paths and',
   'queries, missing, expired, forged, unsigned, tampered and unregistered credentials, agents outside their scopes,',
   'Humans outside their roles, keys of the wrong type, retired keys, bad query values and forged cursors (of the audit',
-  'and of Locate), Locate\'s bad limits, dates, filters and globs, batches of 0 or 1,001 items or of items of the wrong',
-  'shape, bad data-key sizes, re-encryption to a key of the wrong type or not the caller\'s, export of keys not',
+  "and of Locate), Locate's bad limits, dates, filters and globs, batches of 0 or 1,001 items or of items of the wrong",
+  "shape, bad data-key sizes, re-encryption to a key of the wrong type or not the caller's, export of keys not",
   'exportable or by agents, bad `waitingDays`, cancels by agents and Services, bad trims, imports with made-up or spent',
   'tokens and material that is no wrapping, unknown routes. The mix reacts to the answers as clients would: created keys',
   'are activated, a key the auto-responder revoked and an agent whose token it revoked are replaced, a page with more is',
@@ -249,7 +347,9 @@ const generated = [
   '<!-- generated:start (by `npm run bench:fuzz`; the text outside these markers is kept) -->',
   `Last run: ${machine()}, ${cpus().length} cores (${cpus()[0]?.model.trim()}). ${REQUESTS.toLocaleString('en')} requests per backend from ${CONNECTIONS}`,
   `keep-alive connections (undici) at once, each sending its next request when the last one answered; seed ${SEED}.`,
-  PINNED ? 'The service runs pinned to core 0 (taskset), the load generator on core 1.' : 'Service and load generator share the cores (taskset was not available).',
+  PINNED
+    ? 'The service runs pinned to core 0 (taskset), the load generator on core 1.'
+    : 'Service and load generator share the cores (taskset was not available).',
   '',
   'The machine is shared: 2 cores, and other jobs (test runs of other people) may run on it, so absolute numbers',
   'drift by 15-35% between runs; the load average at the start and the end of each run is given. Latency is measured',

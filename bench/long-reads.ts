@@ -9,7 +9,19 @@ import { KnexAuditSink } from '../plugins/audit-sink/knex/knex-audit-sink.ts';
 import { serverKnexSettings } from '../plugins/sql-support/server-connection.ts';
 import { sqliteKnexSettings } from '../plugins/sql-support/sqlite-connection.ts';
 import { seedAudit } from '../test/helpers/audit-seed.ts';
-import { activeKey, CONNECTIONS, load, machine, median, PINNED, ROOT, ROUNDS, SECONDS, start, type Row } from './lib/harness.ts';
+import {
+  activeKey,
+  CONNECTIONS,
+  load,
+  machine,
+  median,
+  PINNED,
+  ROOT,
+  ROUNDS,
+  SECONDS,
+  start,
+  type Row,
+} from './lib/harness.ts';
 import { readerLoop, type LoopStats } from './lib/reader-loop.ts';
 
 /**
@@ -28,8 +40,18 @@ const PLAINTEXT = { plaintextBase64: Buffer.alloc(1024, 7).toString('base64') };
 const quiet = createStderrLogger('error', () => {});
 const work = mkdtempSync(path.join(tmpdir(), 'svc-bench-long-reads-'));
 
-interface Phase { row: Row; verify?: LoopStats; scan?: LoopStats }
-interface Result { backend: string; seedS: number; verifyAloneMs: number; scanAloneMs: number; rounds: Array<{ alone: Phase[]; loaded: Phase[] }> }
+interface Phase {
+  row: Row;
+  verify?: LoopStats;
+  scan?: LoopStats;
+}
+interface Result {
+  backend: string;
+  seedS: number;
+  verifyAloneMs: number;
+  scanAloneMs: number;
+  rounds: Array<{ alone: Phase[]; loaded: Phase[] }>;
+}
 
 async function timed(url: string): Promise<number> {
   const t0 = performance.now();
@@ -46,21 +68,34 @@ async function measure(backend: string, sink: KnexAuditSink, env: Record<string,
   await seedAudit(sink, ROWS, new Date());
   await sink.stop();
   const seedS = (performance.now() - t0) / 1000;
-  const svc = await start(['app/main.ts'], { SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', SVC_NODE_ID: NODE, SVC_CRYPTO_LOCAL_KEK: KEK, SVC_DATA_DIR: work, ...env });
+  const svc = await start(['app/main.ts'], {
+    SVC_HTTP_HOST: '127.0.0.1',
+    SVC_HTTP_PORT: '0',
+    SVC_NODE_ID: NODE,
+    SVC_CRYPTO_LOCAL_KEK: KEK,
+    SVC_DATA_DIR: work,
+    ...env,
+  });
   try {
     const aes = await activeKey(svc.url, { algorithm: 'AES' });
     const encrypt = `${svc.url}/v1/keys/${aes}/encrypt`;
     const verifyAloneMs = await timed(`${svc.url}${VERIFY}`);
     const scanAloneMs = await timed(`${svc.url}${SCAN}`);
-    process.stderr.write(`${backend}: verify alone ${verifyAloneMs.toFixed(0)} ms, scan alone ${scanAloneMs.toFixed(0)} ms\n`);
+    process.stderr.write(
+      `${backend}: verify alone ${verifyAloneMs.toFixed(0)} ms, scan alone ${scanAloneMs.toFixed(0)} ms\n`,
+    );
     await load(`warm-up ${backend}`, encrypt, PLAINTEXT, 3);
-    const alone = async (): Promise<Phase> => ({ row: await load(`encrypt alone, ${backend}`, encrypt, PLAINTEXT, SECONDS, svc.child.pid) });
+    const alone = async (): Promise<Phase> => ({
+      row: await load(`encrypt alone, ${backend}`, encrypt, PLAINTEXT, SECONDS, svc.child.pid),
+    });
     const loaded = async (): Promise<Phase> => {
       const verify = readerLoop(`${svc.url}${VERIFY}`, 'bench-verifier');
       const scan = readerLoop(`${svc.url}${SCAN}`, 'bench-scanner');
       const row = await load(`encrypt during verify+scan, ${backend}`, encrypt, PLAINTEXT, SECONDS, svc.child.pid);
       const phase = { row, verify: await verify.stop(), scan: await scan.stop() };
-      process.stderr.write(`  verify: ${phase.verify.completed.length} done, ${phase.verify.refused} refused, ${phase.verify.failed} failed; scan: ${phase.scan.completed.length} done, ${phase.scan.refused} refused, ${phase.scan.failed} failed ${phase.verify.firstFailure ?? phase.scan.firstFailure ?? ''}\n`);
+      process.stderr.write(
+        `  verify: ${phase.verify.completed.length} done, ${phase.verify.refused} refused, ${phase.verify.failed} failed; scan: ${phase.scan.completed.length} done, ${phase.scan.refused} refused, ${phase.scan.failed} failed ${phase.verify.firstFailure ?? phase.scan.firstFailure ?? ''}\n`,
+      );
       return phase;
     };
     const rounds: Result['rounds'] = [];
@@ -84,29 +119,51 @@ async function measure(backend: string, sink: KnexAuditSink, env: Record<string,
  * queries would otherwise land on core 0 beside the request path. New backends inherit the postmaster's.
  */
 function pinPostgres(postmaster: string): void {
-  const children = execFileSync('ps', ['--ppid', postmaster, '-o', 'pid='], { encoding: 'utf8' }).split('\n').map((l) => l.trim()).filter(Boolean);
+  const children = execFileSync('ps', ['--ppid', postmaster, '-o', 'pid='], { encoding: 'utf8' })
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   for (const pid of [postmaster, ...children]) execFileSync('taskset', ['-a', '-cp', '1', pid], { stdio: 'ignore' });
 }
 
 const sqliteDir = mkdtempSync(path.join(work, 'sqlite-'));
 const results: Result[] = [];
 if (process.env.BENCH_LONG_READS_BACKENDS !== 'postgres') {
-  results.push(await measure('SQLite', new KnexAuditSink(sqliteKnexSettings(path.join(sqliteDir, 'audit.db')), 0, systemClock, quiet, NODE), {
-    SVC_JOURNAL_KIND: 'rdb-embedded', SVC_AUDIT_KIND: 'rdb-embedded',
-    SVC_RDB_EMBEDDED_JDBC_URL: `jdbc:sqlite:${path.join(sqliteDir, 'journal.db')}`, SVC_AUDIT_EMBEDDED_PATH: path.join(sqliteDir, 'audit.db'),
-  }));
+  results.push(
+    await measure(
+      'SQLite',
+      new KnexAuditSink(sqliteKnexSettings(path.join(sqliteDir, 'audit.db')), 0, systemClock, quiet, NODE),
+      {
+        SVC_JOURNAL_KIND: 'rdb-embedded',
+        SVC_AUDIT_KIND: 'rdb-embedded',
+        SVC_RDB_EMBEDDED_JDBC_URL: `jdbc:sqlite:${path.join(sqliteDir, 'journal.db')}`,
+        SVC_AUDIT_EMBEDDED_PATH: path.join(sqliteDir, 'audit.db'),
+      },
+    ),
+  );
 }
 if (process.env.BENCH_LONG_READS_BACKENDS !== 'sqlite') {
   const script = path.join(ROOT, 'scripts/test-services.sh');
   execFileSync('bash', [script, 'start-pg', work], { stdio: ['ignore', 'ignore', 'inherit'] });
   try {
     if (PINNED) pinPostgres(readFileSync(path.join(work, 'pg.pid'), 'utf8').trim());
-    const vars = Object.fromEntries([...readFileSync(path.join(work, 'env'), 'utf8').matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
-    const settings = serverKnexSettings('postgresql', serverConnection(vars.SVC_TEST_PG_URL!, 'postgresql', vars.SVC_TEST_PG_USER!, vars.SVC_TEST_PG_PASSWORD!), { max: 10, acquireTimeoutMs: 5000, bootTimeoutMs: 20000 });
-    results.push(await measure('PostgreSQL', new KnexAuditSink(settings, 0, systemClock, quiet, NODE), {
-      SVC_JOURNAL_KIND: 'rdb-server-1', SVC_AUDIT_KIND: 'rdb-server-1', SVC_JDBC_URL: vars.SVC_TEST_PG_URL!,
-      SVC_JDBC_USERNAME: vars.SVC_TEST_PG_USER!, SVC_JDBC_PASSWORD: vars.SVC_TEST_PG_PASSWORD!,
-    }));
+    const vars = Object.fromEntries(
+      [...readFileSync(path.join(work, 'env'), 'utf8').matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]),
+    );
+    const settings = serverKnexSettings(
+      'postgresql',
+      serverConnection(vars.SVC_TEST_PG_URL!, 'postgresql', vars.SVC_TEST_PG_USER!, vars.SVC_TEST_PG_PASSWORD!),
+      { max: 10, acquireTimeoutMs: 5000, bootTimeoutMs: 20000 },
+    );
+    results.push(
+      await measure('PostgreSQL', new KnexAuditSink(settings, 0, systemClock, quiet, NODE), {
+        SVC_JOURNAL_KIND: 'rdb-server-1',
+        SVC_AUDIT_KIND: 'rdb-server-1',
+        SVC_JDBC_URL: vars.SVC_TEST_PG_URL!,
+        SVC_JDBC_USERNAME: vars.SVC_TEST_PG_USER!,
+        SVC_JDBC_PASSWORD: vars.SVC_TEST_PG_PASSWORD!,
+      }),
+    );
   } finally {
     execFileSync('bash', [script, 'stop', work], { stdio: 'ignore' });
   }
@@ -115,8 +172,16 @@ if (process.env.BENCH_LONG_READS_BACKENDS !== 'sqlite') {
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const lines: string[] = [];
 for (const r of results) {
-  lines.push(`### ${r.backend}`, '', `Seeded ${ROWS.toLocaleString('en')} rows in ${r.seedS.toFixed(1)} s. Alone, on the idle node: one verify ${r.verifyAloneMs.toFixed(0)} ms, one scan ${r.scanAloneMs.toFixed(0)} ms.`, '');
-  lines.push('| round | alone req/s | alone p99 ms | loaded req/s | loaded p99 ms | ratio | verifies done (median ms) | scans done (median ms) | 429s | failures |', '|---|---|---|---|---|---|---|---|---|---|');
+  lines.push(
+    `### ${r.backend}`,
+    '',
+    `Seeded ${ROWS.toLocaleString('en')} rows in ${r.seedS.toFixed(1)} s. Alone, on the idle node: one verify ${r.verifyAloneMs.toFixed(0)} ms, one scan ${r.scanAloneMs.toFixed(0)} ms.`,
+    '',
+  );
+  lines.push(
+    '| round | alone req/s | alone p99 ms | loaded req/s | loaded p99 ms | ratio | verifies done (median ms) | scans done (median ms) | 429s | failures |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+  );
   const ratios: number[] = [];
   const p99s: number[] = [];
   r.rounds.forEach((round, i) => {
@@ -130,9 +195,15 @@ for (const r of results) {
     const refused = round.loaded.reduce((n, p) => n + p.verify!.refused + p.scan!.refused, 0);
     const failed = round.loaded.reduce((n, p) => n + p.verify!.failed + p.scan!.failed + p.row.errors, 0);
     const med = (xs: number[]) => (xs.length ? median(xs).toFixed(0) : '-');
-    lines.push(`| ${i + 1} | ${aloneRps.toFixed(0)} | ${Math.max(...round.alone.map((p) => p.row.p99))} | ${loadedRps.toFixed(0)} | ${loadedP99} | ${(loadedRps / aloneRps).toFixed(2)} | ${verifies.length} (${med(verifies)}) | ${scans.length} (${med(scans)}) | ${refused} | ${failed} |`);
+    lines.push(
+      `| ${i + 1} | ${aloneRps.toFixed(0)} | ${Math.max(...round.alone.map((p) => p.row.p99))} | ${loadedRps.toFixed(0)} | ${loadedP99} | ${(loadedRps / aloneRps).toFixed(2)} | ${verifies.length} (${med(verifies)}) | ${scans.length} (${med(scans)}) | ${refused} | ${failed} |`,
+    );
   });
-  lines.push('', `Median ratio **${median(ratios).toFixed(2)}**, median loaded p99 **${median(p99s)} ms** (goal: ratio at least 0.50, p99 under 200 ms).`, '');
+  lines.push(
+    '',
+    `Median ratio **${median(ratios).toFixed(2)}**, median loaded p99 **${median(p99s)} ms** (goal: ratio at least 0.50, p99 under 200 ms).`,
+    '',
+  );
 }
 const generated = [
   '<!-- generated:start (by `npm run bench:long-reads`; the text outside these markers is kept) -->',
@@ -148,7 +219,12 @@ const docPath = path.join(ROOT, 'docs/benchmarks-long-reads.md');
 const out = process.env.BENCH_LONG_READS_OUT;
 if (out) writeFileSync(out, `${generated}\n`);
 else {
-  const old = existsSync(docPath) ? readFileSync(docPath, 'utf8') : '# Benchmark: long reads beside the request path\n\n<!-- generated:start -->\n<!-- generated:end -->\n';
-  writeFileSync(docPath, old.replace(/<!-- generated:start[\s\S]*<!-- generated:end -->/, () => generated));
+  const old = existsSync(docPath)
+    ? readFileSync(docPath, 'utf8')
+    : '# Benchmark: long reads beside the request path\n\n<!-- generated:start -->\n<!-- generated:end -->\n';
+  writeFileSync(
+    docPath,
+    old.replace(/<!-- generated:start[\s\S]*<!-- generated:end -->/, () => generated),
+  );
 }
 process.stderr.write(`${generated}\n`);

@@ -30,12 +30,20 @@ interface Storage {
 
 const STORAGES: Storage[] = [
   { name: 'bare Koa JSON echo (the control)', env: () => ({}), bare: true },
-  { name: 'in-memory journal, audit to stdout (a file)', env: () => ({ SVC_JOURNAL_KIND: 'in-memory', SVC_AUDIT_KIND: 'stdout' }) },
+  {
+    name: 'in-memory journal, audit to stdout (a file)',
+    env: () => ({ SVC_JOURNAL_KIND: 'in-memory', SVC_AUDIT_KIND: 'stdout' }),
+  },
   {
     name: 'SQLite journal and audit (rdb-embedded)',
     env: () => {
       const dir = mkdtempSync(path.join(work, 'sqlite-'));
-      return { SVC_JOURNAL_KIND: 'rdb-embedded', SVC_AUDIT_KIND: 'rdb-embedded', SVC_RDB_EMBEDDED_JDBC_URL: `jdbc:sqlite:${path.join(dir, 'journal.db')}`, SVC_AUDIT_EMBEDDED_PATH: path.join(dir, 'audit.db') };
+      return {
+        SVC_JOURNAL_KIND: 'rdb-embedded',
+        SVC_AUDIT_KIND: 'rdb-embedded',
+        SVC_RDB_EMBEDDED_JDBC_URL: `jdbc:sqlite:${path.join(dir, 'journal.db')}`,
+        SVC_AUDIT_EMBEDDED_PATH: path.join(dir, 'audit.db'),
+      };
     },
   },
 ];
@@ -57,15 +65,25 @@ interface Result {
   generatorCores: number;
 }
 
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 
 /** Runs `run` against a warmed-up server, with the path it loads: the service's encrypt, or the control's echo. */
-async function withService<T>(storage: Storage, run: (url: string, pid: number, urlPath: string) => Promise<T>): Promise<T> {
+async function withService<T>(
+  storage: Storage,
+  run: (url: string, pid: number, urlPath: string) => Promise<T>,
+): Promise<T> {
   const entry = storage.bare ? 'bench/bare-koa.ts' : 'app/main.ts';
-  const svc = await start([entry], { SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', ...storage.env() }, path.join(work, 'stdout.jsonl'));
+  const svc = await start(
+    [entry],
+    { SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', ...storage.env() },
+    path.join(work, 'stdout.jsonl'),
+  );
   try {
-    const urlPath = storage.bare ? '/echo' : `/v1/keys/${await activeKey(svc.url, { algorithm: 'AES', sizeBits: 256 })}/encrypt`;
+    const urlPath = storage.bare
+      ? '/echo'
+      : `/v1/keys/${await activeKey(svc.url, { algorithm: 'AES', sizeBits: 256 })}/encrypt`;
     await load('warm-up', `${svc.url}${urlPath}`, PLAINTEXT, 10);
     return await run(svc.url, svc.child.pid!, urlPath);
   } finally {
@@ -76,7 +94,12 @@ async function withService<T>(storage: Storage, run: (url: string, pid: number, 
 const CLIENT_CONNECTIONS = 64;
 
 async function send(pool: Pool, urlPath: string): Promise<number> {
-  const res = await pool.request({ path: urlPath, method: 'POST', headers: { 'x-svc-user': 'bench', 'content-type': 'application/json' }, body: BODY });
+  const res = await pool.request({
+    path: urlPath,
+    method: 'POST',
+    headers: { 'x-svc-user': 'bench', 'content-type': 'application/json' },
+    body: BODY,
+  });
   await res.body.text();
   return res.statusCode;
 }
@@ -100,19 +123,24 @@ async function measure(storage: Storage): Promise<Result> {
     const t0 = performance.now();
     const n = Math.round(rate * SECONDS);
     process.stderr.write(`open loop, ${storage.name}: ${n} requests at ${rate.toFixed(0)} a second\n`);
-    await openLoop(n, rate, async () => {
-      inFlight++;
-      try {
-        return await send(pool, urlPath);
-      } catch {
-        return 0;
-      } finally {
-        inFlight--;
-      }
-    }, (status, due) => {
-      latencies.push(performance.now() - due);
-      if (status !== 200) errors++;
-    });
+    await openLoop(
+      n,
+      rate,
+      async () => {
+        inFlight++;
+        try {
+          return await send(pool, urlPath);
+        } catch {
+          return 0;
+        } finally {
+          inFlight--;
+        }
+      },
+      (status, due) => {
+        latencies.push(performance.now() - due);
+        if (status !== 200) errors++;
+      },
+    );
     clearInterval(sampler);
     const cpu = cpuSeconds(pid) - cpu0;
     const generator = process.cpuUsage(generator0);
@@ -121,11 +149,23 @@ async function measure(storage: Storage): Promise<Result> {
     const sorted = latencies.sort((a, b) => a - b);
     const tenSeconds = Math.min(100, Math.floor(samples.length / 3));
     const result = {
-      storage: storage.name, closedRps: closed.rps, closedCpuPerRequestMs: 1000 / closed.perCpuSecond, rate, answered: latencies.length, errors,
-      p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), max: sorted.at(-1) ?? 0, cpuPerRequestMs: (cpu * 1000) / latencies.length,
-      inFlightFirst: mean(samples.slice(0, tenSeconds)), inFlightLast: mean(samples.slice(-tenSeconds)), generatorCores,
+      storage: storage.name,
+      closedRps: closed.rps,
+      closedCpuPerRequestMs: 1000 / closed.perCpuSecond,
+      rate,
+      answered: latencies.length,
+      errors,
+      p50: quantile(sorted, 0.5),
+      p99: quantile(sorted, 0.99),
+      max: sorted.at(-1) ?? 0,
+      cpuPerRequestMs: (cpu * 1000) / latencies.length,
+      inFlightFirst: mean(samples.slice(0, tenSeconds)),
+      inFlightLast: mean(samples.slice(-tenSeconds)),
+      generatorCores,
     };
-    process.stderr.write(`  p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms, CPU ${result.cpuPerRequestMs.toFixed(3)} ms a request (closed loop ${result.closedCpuPerRequestMs.toFixed(3)})\n`);
+    process.stderr.write(
+      `  p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms, CPU ${result.cpuPerRequestMs.toFixed(3)} ms a request (closed loop ${result.closedCpuPerRequestMs.toFixed(3)})\n`,
+    );
     return result;
   });
 }
@@ -154,14 +194,20 @@ const doc = [
   '',
   '| server | closed loop req/s | open-loop rate | answered | errors | p50 ms | p99 ms | max ms | in flight, first / last 10 s | CPU ms a request, open / closed | generator cores | goals |',
   '|---|---|---|---|---|---|---|---|---|---|---|---|',
-  ...results.map((r) => `| ${r.storage} | ${f(r.closedRps, 0)} | ${f(r.rate, 0)} | ${r.answered} | ${r.errors} | ${f(r.p50)} | ${f(r.p99)} | ${f(r.max)} | ${f(r.inFlightFirst)} / ${f(r.inFlightLast)} | ${f(r.cpuPerRequestMs, 3)} / ${f(r.closedCpuPerRequestMs, 3)} (${f(cpuRatio(r), 2)}x) | ${f(r.generatorCores, 2)} | ${verdict(r)} |`),
+  ...results.map(
+    (r) =>
+      `| ${r.storage} | ${f(r.closedRps, 0)} | ${f(r.rate, 0)} | ${r.answered} | ${r.errors} | ${f(r.p50)} | ${f(r.p99)} | ${f(r.max)} | ${f(r.inFlightFirst)} / ${f(r.inFlightLast)} | ${f(r.cpuPerRequestMs, 3)} / ${f(r.closedCpuPerRequestMs, 3)} (${f(cpuRatio(r), 2)}x) | ${f(r.generatorCores, 2)} | ${verdict(r)} |`,
+  ),
   '',
   ...(control
     ? [
         `Reading it: the control pays ${f(cpuRatio(control), 2)}x its closed-loop CPU per request under the open loop, with nothing of the`,
         'service in it: a server that is idle between requests wakes for each one (a system call and cold caches per request instead',
         "of many requests per wake-up), which no code of the service adds or can remove. The service's own part is its ratio over the",
-        `control's: ${results.filter((r) => r !== control).map((r) => `${r.storage} ${f(cpuRatio(r) / cpuRatio(control), 2)}x`).join(', ')}.`,
+        `control's: ${results
+          .filter((r) => r !== control)
+          .map((r) => `${r.storage} ${f(cpuRatio(r) / cpuRatio(control), 2)}x`)
+          .join(', ')}.`,
         'A "generator cores" value near 1 means the load generator (one Node thread) lagged behind its schedule, and the latency',
         'columns then measure it as much as the server.',
         '',

@@ -12,15 +12,27 @@ import { activeKey, call, CONNECTIONS, load, machine, median, ROOT, ROUNDS, SECO
  */
 const work = mkdtempSync(path.join(tmpdir(), 'svc-bench-pg-'));
 const script = path.join(ROOT, 'scripts/test-services.sh');
-execFileSync('bash', [script, 'start-pg', work], { env: { ...process.env, PG_FSYNC: 'on' }, stdio: ['ignore', 'ignore', 'inherit'] });
-const vars = Object.fromEntries([...readFileSync(path.join(work, 'env'), 'utf8').matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
+execFileSync('bash', [script, 'start-pg', work], {
+  env: { ...process.env, PG_FSYNC: 'on' },
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
+const vars = Object.fromEntries(
+  [...readFileSync(path.join(work, 'env'), 'utf8').matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]),
+);
 const pgEnv = {
-  SVC_JOURNAL_KIND: 'rdb-server-1', SVC_AUDIT_KIND: 'rdb-server-1', SVC_JDBC_URL: vars.SVC_TEST_PG_URL!,
-  SVC_JDBC_USERNAME: vars.SVC_TEST_PG_USER!, SVC_JDBC_PASSWORD: vars.SVC_TEST_PG_PASSWORD!,
+  SVC_JOURNAL_KIND: 'rdb-server-1',
+  SVC_AUDIT_KIND: 'rdb-server-1',
+  SVC_JDBC_URL: vars.SVC_TEST_PG_URL!,
+  SVC_JDBC_USERNAME: vars.SVC_TEST_PG_USER!,
+  SVC_JDBC_PASSWORD: vars.SVC_TEST_PG_PASSWORD!,
   SVC_CRYPTO_LOCAL_KEK: Buffer.alloc(32, 3).toString('base64'),
 };
 const common = { SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0' };
-const mem = await start(['app/main.ts'], { ...common, SVC_JOURNAL_KIND: 'in-memory', SVC_AUDIT_KIND: 'stdout' }, path.join(work, 'audit.jsonl'));
+const mem = await start(
+  ['app/main.ts'],
+  { ...common, SVC_JOURNAL_KIND: 'in-memory', SVC_AUDIT_KIND: 'stdout' },
+  path.join(work, 'audit.jsonl'),
+);
 const pg = await start(['app/main.ts'], { ...common, ...pgEnv });
 try {
   const plaintextBase64 = Buffer.alloc(1024, 7).toString('base64');
@@ -31,14 +43,27 @@ try {
   const ratios: number[] = [];
   const rows: Array<[number, number, number, number]> = [];
   for (let round = 1; round <= ROUNDS; round++) {
-    const m = await load('encrypt 1 KiB, in-memory journal + stdout audit', `${mem.url}/v1/keys/${memKey}/encrypt`, { plaintextBase64 });
-    const p = await load('encrypt 1 KiB, PostgreSQL journal + audit', `${pg.url}/v1/keys/${pgKey}/encrypt`, { plaintextBase64 });
+    const m = await load('encrypt 1 KiB, in-memory journal + stdout audit', `${mem.url}/v1/keys/${memKey}/encrypt`, {
+      plaintextBase64,
+    });
+    const p = await load('encrypt 1 KiB, PostgreSQL journal + audit', `${pg.url}/v1/keys/${pgKey}/encrypt`, {
+      plaintextBase64,
+    });
     ratios.push(p.rps / m.rps);
     rows.push([m.rps, p.rps, p.p50, p.p99]);
   }
 
   // 1,000,000 audit rows over 10,000 resources, then the query a client makes: one key, newest 100.
-  const db = knexFactory({ client: 'pg', connection: { host: '127.0.0.1', port: Number(new URL(vars.SVC_TEST_PG_URL!.replace('jdbc:postgresql', 'http')).port), database: 'svc', user: 'svc', password: 'x' } });
+  const db = knexFactory({
+    client: 'pg',
+    connection: {
+      host: '127.0.0.1',
+      port: Number(new URL(vars.SVC_TEST_PG_URL!.replace('jdbc:postgresql', 'http')).port),
+      database: 'svc',
+      user: 'svc',
+      password: 'x',
+    },
+  });
   process.stderr.write('inserting 1,000,000 audit rows...\n');
   await db.raw(`insert into svc_audit (occurred_at, actor, actor_kind, operation, resource, outcome, context, correlation_id)
     select to_char(timestamp '2026-01-01' + g * interval '1 second', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
@@ -66,12 +91,15 @@ try {
     `Run on ${machine()}, ${cpus().length} cores. PostgreSQL 15 on the same machine with fsync on (the durable setting),`,
     `started by scripts/test-services.sh; autocannon ${CONNECTIONS} connections, ${SECONDS} s per run, ${ROUNDS} rounds alternating`,
     'the two configurations. Both run the full chain (dev auth and policy, validation, audit before the answer, metrics).',
-    'With PostgreSQL every encrypt also re-checks the key\'s last journal sequence number (one index lookup) and its',
+    "With PostgreSQL every encrypt also re-checks the key's last journal sequence number (one index lookup) and its",
     'audit record is committed before the answer; concurrent records share one multi-row INSERT (group commit).',
     '',
     '| round | in-memory req/s | PostgreSQL req/s | PostgreSQL p50 ms | p99 ms | ratio |',
     '|---|---|---|---|---|---|',
-    ...rows.map(([m, p, p50, p99], i) => `| ${i + 1} | ${m.toFixed(0)} | ${p.toFixed(0)} | ${p50} | ${p99} | ${(p / m).toFixed(2)} |`),
+    ...rows.map(
+      ([m, p, p50, p99], i) =>
+        `| ${i + 1} | ${m.toFixed(0)} | ${p.toFixed(0)} | ${p50} | ${p99} | ${(p / m).toFixed(2)} |`,
+    ),
     '',
     `Median ratio PostgreSQL / in-memory: **${median(ratios).toFixed(2)}** (goal: at least 0.50).`,
     '',

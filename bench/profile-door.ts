@@ -12,26 +12,46 @@ import { PLAINTEXT } from './lib/paired.ts';
  * Prints the load's requests per second and per CPU second. BENCH_PROFILE_FLAGS replaces the node flags
  * (for example `--trace-gc`, whose lines go to the service's stdout file, named at the end).
  */
-const [door = 'mcp', secondsText = '15', outDir = mkdtempSync(path.join(tmpdir(), 'svc-profile-'))] = process.argv.slice(2);
+const [door = 'mcp', secondsText = '15', outDir = mkdtempSync(path.join(tmpdir(), 'svc-profile-'))] =
+  process.argv.slice(2);
 if (door !== 'rest' && door !== 'mcp') throw new Error('usage: tsx bench/profile-door.ts rest|mcp [seconds] [dir]');
 const seconds = Number(secondsText);
 const work = mkdtempSync(path.join(tmpdir(), 'svc-profile-work-'));
 const stdoutFile = path.join(work, 'stdout.log');
-const flags = process.env.BENCH_PROFILE_FLAGS ? process.env.BENCH_PROFILE_FLAGS.split(' ') : ['--cpu-prof', `--cpu-prof-dir=${outDir}`];
-const svc = await start([...flags, 'app/main.ts'], { SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', SVC_JOURNAL_KIND: 'in-memory', SVC_AUDIT_KIND: 'stdout' }, stdoutFile);
+const flags = process.env.BENCH_PROFILE_FLAGS
+  ? process.env.BENCH_PROFILE_FLAGS.split(' ')
+  : ['--cpu-prof', `--cpu-prof-dir=${outDir}`];
+const svc = await start(
+  [...flags, 'app/main.ts'],
+  { SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', SVC_JOURNAL_KIND: 'in-memory', SVC_AUDIT_KIND: 'stdout' },
+  stdoutFile,
+);
 const pid = svc.child.pid!;
 try {
   const keyId = await activeKey(svc.url, { algorithm: 'AES' });
   const mcpHeaders = { Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': LATEST_PROTOCOL_VERSION };
-  const toolCall = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'encrypt', arguments: { keyId, ...PLAINTEXT } } };
-  const run = (s: number) => door === 'rest'
-    ? load('encrypt 1 KiB, REST', `${svc.url}/v1/keys/${keyId}/encrypt`, PLAINTEXT, s, pid)
-    : load('encrypt 1 KiB, MCP tools/call', `${svc.url}/mcp`, toolCall, s, pid, { headers: mcpHeaders });
+  const toolCall = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'encrypt', arguments: { keyId, ...PLAINTEXT } },
+  };
+  const run = (s: number) =>
+    door === 'rest'
+      ? load('encrypt 1 KiB, REST', `${svc.url}/v1/keys/${keyId}/encrypt`, PLAINTEXT, s, pid)
+      : load('encrypt 1 KiB, MCP tools/call', `${svc.url}/mcp`, toolCall, s, pid, { headers: mcpHeaders });
   await run(3);
   const row = await run(seconds);
-  process.stdout.write(`${JSON.stringify({ door, seconds, requests: Math.round(row.rps * seconds), perCpuSecond: Math.round(row.perCpuSecond), profiles: outDir, stdout: stdoutFile })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ door, seconds, requests: Math.round(row.rps * seconds), perCpuSecond: Math.round(row.perCpuSecond), profiles: outDir, stdout: stdoutFile })}\n`,
+  );
 } finally {
   svc.child.kill('SIGTERM');
   await new Promise((resolve) => svc.child.once('exit', resolve));
 }
-if (!process.env.BENCH_PROFILE_FLAGS) process.stderr.write(`profiles: ${readdirSync(outDir).map((f) => path.join(outDir, f)).join(', ')}\n`);
+if (!process.env.BENCH_PROFILE_FLAGS)
+  process.stderr.write(
+    `profiles: ${readdirSync(outDir)
+      .map((f) => path.join(outDir, f))
+      .join(', ')}\n`,
+  );

@@ -10,16 +10,26 @@ import { pairedRounds, type Round } from './lib/paired.ts';
  * round: encrypt 1 KiB and Ed25519 sign, req/s and req per CPU second. Writes docs/benchmarks-rate-limit.md.
  */
 const work = mkdtempSync(path.join(tmpdir(), 'svc-bench-rl-'));
-const common = { SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', SVC_JOURNAL_KIND: 'in-memory', SVC_AUDIT_KIND: 'stdout' };
+const common = {
+  SVC_HTTP_HOST: '127.0.0.1',
+  SVC_HTTP_PORT: '0',
+  SVC_JOURNAL_KIND: 'in-memory',
+  SVC_AUDIT_KIND: 'stdout',
+};
 const on = await start(['app/main.ts'], common, path.join(work, 'on.jsonl'));
 const off = await start(['app/main.ts'], { ...common, SVC_RATE_LIMIT_ENABLED: 'false' }, path.join(work, 'off.jsonl'));
 try {
-  const rounds = await pairedRounds({ label: 'limiter off', url: off.url, pid: off.child.pid }, { label: 'limiter on', url: on.url, pid: on.child.pid });
+  const rounds = await pairedRounds(
+    { label: 'limiter off', url: off.url, pid: off.child.pid },
+    { label: 'limiter on', url: on.url, pid: on.child.pid },
+  );
   const rps = (r: Round['encrypt']) => r.b.rps / r.a.rps;
   const cpu = (r: Round['encrypt']) => r.b.perCpuSecond / r.a.perCpuSecond;
-  const cells = (r: Round['encrypt']) => `${r.a.rps.toFixed(0)} | ${r.b.rps.toFixed(0)} | ${rps(r).toFixed(3)} | ${cpu(r).toFixed(3)}`;
+  const cells = (r: Round['encrypt']) =>
+    `${r.a.rps.toFixed(0)} | ${r.b.rps.toFixed(0)} | ${rps(r).toFixed(3)} | ${cpu(r).toFixed(3)}`;
   const rows = rounds.map((r, i) => `| ${i + 1} | ${cells(r.encrypt)} | ${cells(r.sign)} |`);
-  const med = (f: (r: Round['encrypt']) => number, what: 'encrypt' | 'sign') => median(rounds.map((r) => f(r[what]))).toFixed(3);
+  const med = (f: (r: Round['encrypt']) => number, what: 'encrypt' | 'sign') =>
+    median(rounds.map((r) => f(r[what]))).toFixed(3);
   const doc = [
     '# Benchmarks: cost of the rate limiter',
     '',

@@ -1,7 +1,19 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
-import { activeKey, call, CONNECTIONS, load, median, PINNED, ROOT, ROUNDS, SECONDS, start, type Row } from './lib/harness.ts';
+import {
+  activeKey,
+  call,
+  CONNECTIONS,
+  load,
+  median,
+  PINNED,
+  ROOT,
+  ROUNDS,
+  SECONDS,
+  start,
+  type Row,
+} from './lib/harness.ts';
 
 /**
  * `npm run bench`: starts the real service (full chain: dev auth, dev policy, stdout audit redirected to
@@ -12,7 +24,12 @@ import { activeKey, call, CONNECTIONS, load, median, PINNED, ROOT, ROUNDS, SECON
 const work = mkdtempSync(path.join(tmpdir(), 'svc-bench-'));
 
 const bare = await start(['bench/bare-koa.ts'], {});
-const SERVICE_ENV = { SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', SVC_JOURNAL_KIND: 'in-memory', SVC_AUDIT_KIND: 'stdout' };
+const SERVICE_ENV = {
+  SVC_HTTP_HOST: '127.0.0.1',
+  SVC_HTTP_PORT: '0',
+  SVC_JOURNAL_KIND: 'in-memory',
+  SVC_AUDIT_KIND: 'stdout',
+};
 const svc = await start(['app/main.ts'], SERVICE_ENV, path.join(work, 'audit.jsonl'));
 try {
   const key = (spec: object) => activeKey(svc.url, spec);
@@ -21,7 +38,9 @@ try {
   const p256 = await key({ algorithm: 'EC', curve: 'P-256' });
   const aes = await key({ algorithm: 'AES', sizeBits: 256 });
   const { ciphertextBase64 } = await call(`${svc.url}/v1/keys/${aes}/encrypt`, 'POST', { plaintextBase64 });
-  const message = { messageBase64: Buffer.from('a typical message to sign, about sixty-four bytes long......').toString('base64') };
+  const message = {
+    messageBase64: Buffer.from('a typical message to sign, about sixty-four bytes long......').toString('base64'),
+  };
 
   // Warm-up: let V8 optimise both servers' hot paths before anything is measured.
   process.stderr.write('warming up...\n');
@@ -40,7 +59,12 @@ try {
   // Creating keys grows the in-memory journal by some 100k keys a run; it runs on a fresh instance of its
   // own each time so that it cannot slow the other scenarios (or the next round) down with a larger heap.
   const FRESH = new Set(['create key (AES-256)']);
-  const withService = async <T>(name: string, urlPath: string, body: unknown, measure: (url: string, pid: number) => Promise<T>): Promise<T> => {
+  const withService = async <T>(
+    name: string,
+    urlPath: string,
+    body: unknown,
+    measure: (url: string, pid: number) => Promise<T>,
+  ): Promise<T> => {
     if (!FRESH.has(name)) return measure(`${svc.url}${urlPath}`, svc.child.pid!);
     const fresh = await start(['app/main.ts'], SERVICE_ENV, path.join(work, 'audit-create.jsonl'));
     try {
@@ -50,7 +74,8 @@ try {
       fresh.child.kill('SIGTERM');
     }
   };
-  const loadBare = (seconds = SECONDS) => load('bare Koa JSON echo (1 KiB body)', `${bare.url}/echo`, { plaintextBase64 }, seconds, bare.child.pid);
+  const loadBare = (seconds = SECONDS) =>
+    load('bare Koa JSON echo (1 KiB body)', `${bare.url}/echo`, { plaintextBase64 }, seconds, bare.child.pid);
 
   // Side by side: the scenario and the bare endpoint loaded at the same time, both servers on the one core,
   // so a drift of the machine (15-35% from one second to the next here) moves both sides of a ratio alike.
@@ -60,7 +85,9 @@ try {
   for (let round = 1; round <= ROUNDS; round++) {
     process.stderr.write(`round ${round} of ${ROUNDS}, side by side\n`);
     for (const [name, urlPath, body] of scenarios) {
-      const [row, base] = await withService(name, urlPath, body, (url, pid) => Promise.all([load(name, url, body, SECONDS, pid), loadBare()]));
+      const [row, base] = await withService(name, urlPath, body, (url, pid) =>
+        Promise.all([load(name, url, body, SECONDS, pid), loadBare()]),
+      );
       bares.push(base);
       ratios.set(name, [...(ratios.get(name) ?? []), row.rps / base.rps]);
       cpuRatios.set(name, [...(cpuRatios.get(name) ?? []), row.perCpuSecond / base.perCpuSecond]);
@@ -68,12 +95,24 @@ try {
   }
   // Alone: the service with the core to itself, for its throughput and latency.
   const last = new Map<string, Row>();
-  for (const [name, urlPath, body] of scenarios) last.set(name, await withService(name, urlPath, body, (url, pid) => load(`${name}, alone`, url, body, SECONDS, pid)));
+  for (const [name, urlPath, body] of scenarios)
+    last.set(
+      name,
+      await withService(name, urlPath, body, (url, pid) => load(`${name}, alone`, url, body, SECONDS, pid)),
+    );
   const bareAlone = await loadBare();
-  const rows = scenarios.map(([name]) => ({ ...last.get(name)!, name, ratios: ratios.get(name)!, cpu: cpuRatios.get(name)! }));
+  const rows = scenarios.map(([name]) => ({
+    ...last.get(name)!,
+    name,
+    ratios: ratios.get(name)!,
+    cpu: cpuRatios.get(name)!,
+  }));
   const list = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(', ');
 
-  const table = rows.map((r) => `| ${r.name} | ${r.rps.toFixed(0)} | ${r.perCpuSecond.toFixed(0)} | ${r.p50} | ${r.p99} | ${(r.perCpuSecond / bareAlone.perCpuSecond).toFixed(2)} | ${list(r.ratios)} | **${median(r.ratios).toFixed(2)}** | ${list(r.cpu)} | **${median(r.cpu).toFixed(2)}** | ${r.errors} |`);
+  const table = rows.map(
+    (r) =>
+      `| ${r.name} | ${r.rps.toFixed(0)} | ${r.perCpuSecond.toFixed(0)} | ${r.p50} | ${r.p99} | ${(r.perCpuSecond / bareAlone.perCpuSecond).toFixed(2)} | ${list(r.ratios)} | **${median(r.ratios).toFixed(2)}** | ${list(r.cpu)} | **${median(r.cpu).toFixed(2)}** | ${r.errors} |`,
+  );
   const doc = [
     '# Benchmarks',
     '',
@@ -82,7 +121,9 @@ try {
     `Run on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} cores (${cpus()[0]?.model.trim()}), Node ${process.version}. autocannon,`,
     `${CONNECTIONS} connections per server, ${SECONDS} s per load, load generator on the same machine as the servers.`,
     'Both servers run with the same Node flags as `npm start` (`--max-semi-space-size=64`) and get a warm-up load first.',
-    PINNED ? 'Both servers run pinned to core 0 and the load generator to core 1 (taskset).' : 'Servers and load generator share the cores (taskset was not available).',
+    PINNED
+      ? 'Both servers run pinned to core 0 and the load generator to core 1 (taskset).'
+      : 'Servers and load generator share the cores (taskset was not available).',
     'The service runs the full chain: request id, dev authentication, JSON body parsing, then the operation pipeline',
     '(dev policy, risk score, schema validation, the handler, one audit record written to stdout, redirected to a file,',
     'before the answer, metrics, the span), with the six detectors and the auto-responder watching every record.',
@@ -99,7 +140,7 @@ try {
     `Bare endpoint side by side, in order: ${bares.map((b) => b.rps.toFixed(0)).join(', ')} req/s; ${bares.map((b) => b.perCpuSecond.toFixed(0)).join(', ')} req per CPU second.`,
     '',
     'Two ratios to the bare endpoint: per request (req/s of the service over req/s of the baseline, both under',
-    '50 connections at the same time) and per CPU second (requests answered per second of the server process\'s own',
+    "50 connections at the same time) and per CPU second (requests answered per second of the server process's own",
     'CPU time, user + system from /proc/PID/stat), the one the goals use: it does not depend on how the scheduler',
     'shared the core between the two. "per-CPU ratio alone" divides the service alone by the bare endpoint alone (the',
     'two loads one after the other, the old method): side by side, the service answers fewer and the bare endpoint more',
@@ -114,7 +155,7 @@ try {
     '',
     'The cloud-kms root of trust against the local one (warm cache within 10%, cold-cache latency) is in',
     '[benchmarks-cloud-kms.md](benchmarks-cloud-kms.md); what the operation pipeline costs, and 0.1.0 measured',
-    'with the same harness, is in [benchmarks-pipeline.md](benchmarks-pipeline.md); the rate limiter\'s cost (on, with limits',
+    "with the same harness, is in [benchmarks-pipeline.md](benchmarks-pipeline.md); the rate limiter's cost (on, with limits",
     'this load never reaches, against off) is in [benchmarks-rate-limit.md](benchmarks-rate-limit.md); encrypt while',
     'a Human loops audit verification and advisor scans over 100,000 audit rows is in [benchmarks-long-reads.md](benchmarks-long-reads.md);',
     'an encrypt through the MCP door against the same encrypt over REST is in [benchmarks-mcp.md](benchmarks-mcp.md).',
@@ -125,16 +166,21 @@ try {
     '[benchmarks-batch.md](benchmarks-batch.md). Finding keys (`GET /v1/keys`) over 100,000 keys on PostgreSQL is in',
     '[benchmarks-locate.md](benchmarks-locate.md). Encrypt with 1, 2, ... N workers on one node is in',
     '[benchmarks-scale.md](benchmarks-scale.md); encrypt with the three secondary audit sinks on against off, and what',
-    'each receiver got, is in [benchmarks-audit-sinks.md](benchmarks-audit-sinks.md); each sink\'s CPU per event is in',
+    "each receiver got, is in [benchmarks-audit-sinks.md](benchmarks-audit-sinks.md); each sink's CPU per event is in",
     '[benchmarks-sink-cost.md](benchmarks-sink-cost.md). Encrypt under open-loop traffic (requests on a schedule at 80% of',
     'the closed-loop rate, with bare Koa under the same loads as the control) is in [benchmarks-open-loop.md](benchmarks-open-loop.md);',
     'this tree against the last release (`npm run bench:compare`) is below and in [benchmarks-compare.md](benchmarks-compare.md).',
     '',
   ].join('\n');
   // The comparison with the last release (bench:compare) is kept as it was written.
-  const previous = existsSync(path.join(ROOT, 'docs/benchmarks.md')) ? readFileSync(path.join(ROOT, 'docs/benchmarks.md'), 'utf8') : '';
+  const previous = existsSync(path.join(ROOT, 'docs/benchmarks.md'))
+    ? readFileSync(path.join(ROOT, 'docs/benchmarks.md'), 'utf8')
+    : '';
   const compared = /<!-- compare:start -->[\s\S]*<!-- compare:end -->/.exec(previous)?.[0];
-  writeFileSync(path.join(ROOT, 'docs/benchmarks.md'), compared ? `${doc.trimEnd()}\n\n## Against the last release\n\n${compared}\n` : doc);
+  writeFileSync(
+    path.join(ROOT, 'docs/benchmarks.md'),
+    compared ? `${doc.trimEnd()}\n\n## Against the last release\n\n${compared}\n` : doc,
+  );
   process.stderr.write('docs/benchmarks.md written\n');
 } finally {
   bare.child.kill('SIGTERM');

@@ -23,7 +23,9 @@ const CORES = availableParallelism();
 const MAX_WORKERS = Number(process.env.BENCH_SCALE_MAX_WORKERS ?? CORES);
 const TICKS_PER_SECOND = 100; // getconf CLK_TCK on Linux
 type Store = 'postgresql' | 'sqlite';
-const STORES = (process.env.BENCH_SCALE_STORE ?? 'postgresql,sqlite').split(',').filter((s): s is Store => s === 'postgresql' || s === 'sqlite');
+const STORES = (process.env.BENCH_SCALE_STORE ?? 'postgresql,sqlite')
+  .split(',')
+  .filter((s): s is Store => s === 'postgresql' || s === 'sqlite');
 const PLAINTEXT = { plaintextBase64: Buffer.alloc(1024, 7).toString('base64') };
 
 /** CPU seconds (user + system) of a process and every process it started (the primary and its workers). */
@@ -36,7 +38,12 @@ function treeCpuSeconds(pid: number): number {
       const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       total += (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-      stack.push(...execFileSync('pgrep', ['-P', String(p)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number));
+      stack.push(
+        ...execFileSync('pgrep', ['-P', String(p)], { encoding: 'utf8' })
+          .split('\n')
+          .filter(Boolean)
+          .map(Number),
+      );
     } catch {
       // gone, or pgrep found no children
     }
@@ -49,20 +56,33 @@ const services = path.join(ROOT, 'scripts/test-services.sh');
 let pg: Record<string, string> = {};
 if (STORES.includes('postgresql')) {
   execFileSync('bash', [services, 'start-pg', pgWork], { stdio: ['ignore', 'ignore', 'inherit'] });
-  pg = Object.fromEntries([...readFileSync(path.join(pgWork, 'env'), 'utf8').matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
+  pg = Object.fromEntries(
+    [...readFileSync(path.join(pgWork, 'env'), 'utf8').matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]),
+  );
 }
 let run = 0;
 
 /** A fresh, empty store per run: a new database on the private server, or new SQLite files in `dir`. */
 function storeEnv(store: Store, dir: string): Record<string, string> {
   if (store === 'sqlite') {
-    return { SVC_JOURNAL_KIND: 'rdb-embedded', SVC_AUDIT_KIND: 'rdb-embedded', SVC_RDB_EMBEDDED_JDBC_URL: `jdbc:sqlite:${path.join(dir, 'journal.db')}`, SVC_AUDIT_EMBEDDED_PATH: path.join(dir, 'audit.db') };
+    return {
+      SVC_JOURNAL_KIND: 'rdb-embedded',
+      SVC_AUDIT_KIND: 'rdb-embedded',
+      SVC_RDB_EMBEDDED_JDBC_URL: `jdbc:sqlite:${path.join(dir, 'journal.db')}`,
+      SVC_AUDIT_EMBEDDED_PATH: path.join(dir, 'audit.db'),
+    };
   }
   const name = `scale_${process.pid}_${++run}`;
-  execFileSync('psql', [pg.SVC_TEST_PG_ADMIN_URL!, '-qc', `create database ${name} owner ${pg.SVC_TEST_PG_USER}`], { stdio: 'ignore' });
+  execFileSync('psql', [pg.SVC_TEST_PG_ADMIN_URL!, '-qc', `create database ${name} owner ${pg.SVC_TEST_PG_USER}`], {
+    stdio: 'ignore',
+  });
   return {
-    SVC_JOURNAL_KIND: 'rdb-server-1', SVC_AUDIT_KIND: 'rdb-server-1', SVC_JDBC_URL: pg.SVC_TEST_PG_URL!.replace(/\/[^/]+$/, `/${name}`),
-    SVC_JDBC_USERNAME: pg.SVC_TEST_PG_USER!, SVC_JDBC_PASSWORD: pg.SVC_TEST_PG_PASSWORD!, SVC_CRYPTO_LOCAL_KEK: Buffer.alloc(32, 3).toString('base64'),
+    SVC_JOURNAL_KIND: 'rdb-server-1',
+    SVC_AUDIT_KIND: 'rdb-server-1',
+    SVC_JDBC_URL: pg.SVC_TEST_PG_URL!.replace(/\/[^/]+$/, `/${name}`),
+    SVC_JDBC_USERNAME: pg.SVC_TEST_PG_USER!,
+    SVC_JDBC_PASSWORD: pg.SVC_TEST_PG_PASSWORD!,
+    SVC_CRYPTO_LOCAL_KEK: Buffer.alloc(32, 3).toString('base64'),
   };
 }
 
@@ -77,22 +97,47 @@ function machineTicks(): { busy: number; total: number } {
 
 function startNode(store: Store, workers: number, dir: string): Promise<{ child: ChildProcess; url: string }> {
   const env = {
-    ...process.env, SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', SVC_WORKERS: String(workers), SVC_NODE_ID: 'bench',
-    SVC_REVOCATION_KIND: 'none', SVC_DATA_DIR: dir, ...storeEnv(store, dir),
+    ...process.env,
+    SVC_HTTP_HOST: '127.0.0.1',
+    SVC_HTTP_PORT: '0',
+    SVC_WORKERS: String(workers),
+    SVC_NODE_ID: 'bench',
+    SVC_REVOCATION_KIND: 'none',
+    SVC_DATA_DIR: dir,
+    ...storeEnv(store, dir),
     // One principal at tens of thousands of calls a second: the limiter stays in the chain but never refuses.
-    SVC_RATE_LIMIT_RPS: '1000000000', SVC_RATE_LIMIT_BURST: '1000000000',
+    SVC_RATE_LIMIT_RPS: '1000000000',
+    SVC_RATE_LIMIT_BURST: '1000000000',
   };
-  const child = spawn(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', 'app/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', 'app/main.ts'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   return whenListening(child, 'service');
 }
 
 async function call(url: string, body?: unknown): Promise<any> {
-  const res = await fetch(url, { method: 'POST', headers: { 'X-Svc-User': 'bench', 'Content-Type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'X-Svc-User': 'bench', 'Content-Type': 'application/json' },
+    body: body ? JSON.stringify(body) : undefined,
+  });
   if (!res.ok) throw new Error(`${url}: ${res.status} ${await res.text()}`);
   return res.json();
 }
 
-interface Row { store: Store; workers: number; rps: number; p50: number; p99: number; errors: number; serverCores: number; generatorCores: number; machineCores: number }
+interface Row {
+  store: Store;
+  workers: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  serverCores: number;
+  generatorCores: number;
+  machineCores: number;
+}
 
 async function measure(store: Store, workers: number): Promise<Row> {
   const dir = mkdtempSync(path.join(tmpdir(), 'svc-bench-scale-'));
@@ -101,7 +146,13 @@ async function measure(store: Store, workers: number): Promise<Row> {
     const key = await call(`${node.url}/v1/keys`, { spec: { name: `bench-${randomUUID()}`, algorithm: 'AES' } });
     await call(`${node.url}/v1/keys/${key.id}/activate`);
     const url = `${node.url}/v1/keys/${key.id}/encrypt`;
-    const opts = { url, method: 'POST' as const, connections: CONNECTIONS, headers: { 'X-Svc-User': 'bench', 'Content-Type': 'application/json' }, body: JSON.stringify(PLAINTEXT) };
+    const opts = {
+      url,
+      method: 'POST' as const,
+      connections: CONNECTIONS,
+      headers: { 'X-Svc-User': 'bench', 'Content-Type': 'application/json' },
+      body: JSON.stringify(PLAINTEXT),
+    };
     await autocannon({ ...opts, duration: 3 }); // warm-up: JIT, caches, every worker's connections
     const server0 = treeCpuSeconds(node.child.pid!);
     const gen0 = process.cpuUsage();
@@ -111,11 +162,19 @@ async function measure(store: Store, workers: number): Promise<Row> {
     const machine1 = machineTicks();
     const serverCores = (treeCpuSeconds(node.child.pid!) - server0) / SECONDS;
     const row = {
-      store, workers, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.non2xx + result.errors,
-      serverCores, generatorCores: (gen.user + gen.system) / 1e6 / SECONDS,
+      store,
+      workers,
+      rps: result.requests.average,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      errors: result.non2xx + result.errors,
+      serverCores,
+      generatorCores: (gen.user + gen.system) / 1e6 / SECONDS,
       machineCores: ((machine1.busy - machine0.busy) / (machine1.total - machine0.total)) * CORES,
     };
-    process.stderr.write(`${store}, ${workers} worker(s): ${row.rps.toFixed(0)} req/s, p99 ${row.p99} ms, server ${row.serverCores.toFixed(2)} cores, generator ${row.generatorCores.toFixed(2)} cores, machine ${row.machineCores.toFixed(2)} cores busy, errors ${row.errors}\n`);
+    process.stderr.write(
+      `${store}, ${workers} worker(s): ${row.rps.toFixed(0)} req/s, p99 ${row.p99} ms, server ${row.serverCores.toFixed(2)} cores, generator ${row.generatorCores.toFixed(2)} cores, machine ${row.machineCores.toFixed(2)} cores busy, errors ${row.errors}\n`,
+    );
     return row;
   } finally {
     node.child.kill('SIGTERM');
@@ -127,9 +186,11 @@ async function measure(store: Store, workers: number): Promise<Row> {
 const loadBefore = loadavg()[0]!;
 const rows: Row[] = [];
 try {
-  for (const store of STORES) for (let workers = 1; workers <= Math.max(1, MAX_WORKERS); workers++) rows.push(await measure(store, workers));
+  for (const store of STORES)
+    for (let workers = 1; workers <= Math.max(1, MAX_WORKERS); workers++) rows.push(await measure(store, workers));
 } finally {
-  if (STORES.includes('postgresql')) execFileSync('bash', [services, 'stop', pgWork], { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (STORES.includes('postgresql'))
+    execFileSync('bash', [services, 'stop', pgWork], { stdio: ['ignore', 'ignore', 'inherit'] });
   rmSync(pgWork, { recursive: true, force: true });
 }
 const loadAfter = loadavg()[0]!;
@@ -140,7 +201,10 @@ const limit = (r: Row): string => {
   const ours = r.serverCores + r.generatorCores;
   const others = Math.max(0, r.machineCores - ours);
   if (r.generatorCores >= 0.9) return 'the generator (one thread, a whole core)';
-  if (r.machineCores >= CORES * 0.9) return others >= 0.25 ? `the machine: all ${CORES} cores busy, ${others.toFixed(1)} of them with other processes` : `the machine: server and generator use ${ours.toFixed(1)} of ${CORES} cores`;
+  if (r.machineCores >= CORES * 0.9)
+    return others >= 0.25
+      ? `the machine: all ${CORES} cores busy, ${others.toFixed(1)} of them with other processes`
+      : `the machine: server and generator use ${ours.toFixed(1)} of ${CORES} cores`;
   return 'the node';
 };
 const doc = [
@@ -153,25 +217,34 @@ const doc = [
   `connections for ${SECONDS} s after a 3 s warm-up, journal and audit on a private PostgreSQL (fsync off) or on SQLite (WAL, synchronous FULL)`,
   'shared by the workers; server CPU per request is the goal that a 2-core machine can show (a second worker must not raise it by more than 15%). The generator runs in the',
   'bench process on the same machine, unpinned; "cores" are CPU seconds per second of the server (primary and workers), of',
-  'the generator, and of the whole machine (/proc/stat: everyone\'s, so other processes show as the difference).',
+  "the generator, and of the whole machine (/proc/stat: everyone's, so other processes show as the difference).",
   '',
   '| store | workers | req/s | vs 1 worker | added per worker (x one worker) | server CPU µs a request | vs 1 worker | p50 ms | p99 ms | errors | server cores | generator cores | machine cores busy | limit |',
   '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
-  ...rows.map((r) => `| ${r.store} | ${r.workers} | ${r.rps.toFixed(0)} | ${(r.rps / one(r).rps).toFixed(2)} | ${r.workers === 1 ? '' : ((r.rps - one(r).rps) / (r.workers - 1) / one(r).rps).toFixed(2)} | ${cpuPerRequest(r).toFixed(0)} | ${(cpuPerRequest(r) / cpuPerRequest(one(r))).toFixed(2)} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.serverCores.toFixed(2)} | ${r.generatorCores.toFixed(2)} | ${r.machineCores.toFixed(2)} | ${limit(r)} |`),
+  ...rows.map(
+    (r) =>
+      `| ${r.store} | ${r.workers} | ${r.rps.toFixed(0)} | ${(r.rps / one(r).rps).toFixed(2)} | ${r.workers === 1 ? '' : ((r.rps - one(r).rps) / (r.workers - 1) / one(r).rps).toFixed(2)} | ${cpuPerRequest(r).toFixed(0)} | ${(cpuPerRequest(r) / cpuPerRequest(one(r))).toFixed(2)} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.serverCores.toFixed(2)} | ${r.generatorCores.toFixed(2)} | ${r.machineCores.toFixed(2)} | ${limit(r)} |`,
+  ),
   '',
   'Reading the table: a worker is one Node process with its own event loop, so while the node is the limit each added',
-  'worker should add close to one worker\'s throughput (the goal is at least 0.8 of it per added core). Where the',
+  "worker should add close to one worker's throughput (the goal is at least 0.8 of it per added core). Where the",
   '"limit" column names the generator or the machine, the row measures those instead: on a machine with as many cores',
   'as workers, the generator takes a core the workers need. Run the generator on another machine (or on more cores than',
   'the node uses) to measure the node alone.',
   '',
   ...(rows.some((r) => r.machineCores - r.serverCores - r.generatorCores >= 0.25)
-    ? ['**This run measured a shared machine, not the node**: other processes kept the cores busy (the "machine cores busy"',
-      'column against server plus generator), so the server got a fraction of a core whatever its worker count, and the',
-      'rows say nothing about how the node scales. Re-run it on a quiet machine with more cores than workers.', '']
+    ? [
+        '**This run measured a shared machine, not the node**: other processes kept the cores busy (the "machine cores busy"',
+        'column against server plus generator), so the server got a fraction of a core whatever its worker count, and the',
+        'rows say nothing about how the node scales. Re-run it on a quiet machine with more cores than workers.',
+        '',
+      ]
     : []),
   ...(CORES <= 2
-    ? [`With ${CORES} cores, the generator and the node share them: the last row's workers have fewer cores than workers once the generator runs, so it cannot show the per-core growth; the rows with fewer workers than cores can.`, '']
+    ? [
+        `With ${CORES} cores, the generator and the node share them: the last row's workers have fewer cores than workers once the generator runs, so it cannot show the per-core growth; the rows with fewer workers than cores can.`,
+        '',
+      ]
     : []),
 ].join('\n');
 writeFileSync(path.join(ROOT, 'docs/benchmarks-scale.md'), doc);

@@ -26,7 +26,9 @@ export function readConfigFile(file: string | undefined): ConfigFile {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new Error(`config file ${file} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new Error(
+      `config file ${file} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
   }
   let values: unknown;
   try {
@@ -34,6 +36,7 @@ export function readConfigFile(file: string | undefined): ConfigFile {
   } catch (err) {
     throw new Error(`config file ${file} is not valid YAML or JSON: ${(err as Error).message.split('\n')[0]}`);
   }
-  if (typeof values !== 'object' || Array.isArray(values)) throw new Error(`config file ${file} must hold a mapping of keys`);
+  if (typeof values !== 'object' || Array.isArray(values))
+    throw new Error(`config file ${file} must hold a mapping of keys`);
   return { path: path.resolve(file), values: values as Record<string, unknown> };
 }

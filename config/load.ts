@@ -24,12 +24,15 @@ export function loadConfig(schema: ConfigFragment, file: ConfigFile, env: NodeJS
     conf.load(file.values);
     conf.validate({ allowed: 'strict' });
   } catch (err) {
-    const lines = (err as Error).message.split('\n').filter(Boolean).map((line) => {
-      const key = line.split(':')[0]!.trim();
-      const envName = envNames.get(key);
-      // convict quotes the refused value of a setting not marked sensitive; a URL may hold a password.
-      return `  - ${redactUrl(line)}${envName ? ` (env ${envName})` : ''}`;
-    });
+    const lines = (err as Error).message
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => {
+        const key = line.split(':')[0]!.trim();
+        const envName = envNames.get(key);
+        // convict quotes the refused value of a setting not marked sensitive; a URL may hold a password.
+        return `  - ${redactUrl(line)}${envName ? ` (env ${envName})` : ''}`;
+      });
     const where = file.path ? ` (file ${file.path} and environment)` : ' (environment)';
     throw new Error(`configuration is invalid${where}:\n${lines.join('\n')}`);
   }
@@ -37,6 +40,12 @@ export function loadConfig(schema: ConfigFragment, file: ConfigFile, env: NodeJS
     values: conf.getProperties(),
     // convict hides the values marked sensitive; passwords written inside URLs are hidden here too, and
     // secrets inside lists (audit.sinks entries), which convict cannot mark, by their key.
-    redacted: () => JSON.stringify(JSON.parse(conf.toString()), (key, value: unknown) => (typeof value !== 'string' ? value : SECRET_KEY.test(key) && value !== '' ? '[Sensitive]' : redactUrl(value)), 2),
+    redacted: () =>
+      JSON.stringify(
+        JSON.parse(conf.toString()),
+        (key, value: unknown) =>
+          typeof value !== 'string' ? value : SECRET_KEY.test(key) && value !== '' ? '[Sensitive]' : redactUrl(value),
+        2,
+      ),
   };
 }

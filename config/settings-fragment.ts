@@ -15,7 +15,10 @@ function formatOf(path: string, setting: TSchema): unknown {
   const named = setting.format as string | undefined;
   if (named) {
     const check = FORMATS[named];
-    if (!check) throw new Error(`setting ${path} names the format "${named}", which is none of ${Object.keys(FORMATS).join(', ')}`);
+    if (!check)
+      throw new Error(
+        `setting ${path} names the format "${named}", which is none of ${Object.keys(FORMATS).join(', ')}`,
+      );
     return check;
   }
   switch (setting[Kind]) {
@@ -34,7 +37,8 @@ function formatOf(path: string, setting: TSchema): unknown {
     case 'Record':
       return Object;
     case 'Union':
-      if ((setting.anyOf as TSchema[]).every((s) => s[Kind] === 'Literal')) return (setting.anyOf as TSchema[]).map((s) => s.const);
+      if ((setting.anyOf as TSchema[]).every((s) => s[Kind] === 'Literal'))
+        return (setting.anyOf as TSchema[]).map((s) => s.const);
   }
   throw new Error(`setting ${path} has a type the configuration loader cannot read (${String(setting[Kind])})`);
 }
@@ -54,9 +58,16 @@ export function settingsFragment(settings: TObject, prefix = ''): ConfigFragment
       if (isSection(schema)) return [key, settingsFragment(schema, path)];
       const known = leaves.get(schema);
       if (known) return [key, known];
-      if (schema.description === undefined || !('default' in schema)) throw new Error(`setting ${path} needs a description and a default`);
+      if (schema.description === undefined || !('default' in schema))
+        throw new Error(`setting ${path} needs a description and a default`);
       const env = settingVariable(path, schema);
-      const leaf = { doc: schema.description, format: formatOf(path, schema), default: schema.default, ...(env ? { env } : {}), ...(schema.sensitive ? { sensitive: true } : {}) };
+      const leaf = {
+        doc: schema.description,
+        format: formatOf(path, schema),
+        default: schema.default,
+        ...(env ? { env } : {}),
+        ...(schema.sensitive ? { sensitive: true } : {}),
+      };
       leaves.set(schema, leaf);
       return [key, leaf];
     }),

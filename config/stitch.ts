@@ -13,7 +13,10 @@ const cloneTree = (node: ConfigFragment): ConfigFragment =>
  * may declare the very same leaf object (a shared setting), but never two different leaves of one key:
  * that clash is a programming error in a plugin and is named with both owners.
  */
-export function stitchSchema(base: ConfigFragment, fragments: Array<{ owner: string; fragment: ConfigFragment }>): ConfigFragment {
+export function stitchSchema(
+  base: ConfigFragment,
+  fragments: Array<{ owner: string; fragment: ConfigFragment }>,
+): ConfigFragment {
   const out = cloneTree(base);
   const owners = new Map<string, string>();
   const merge = (into: Record<string, unknown>, from: Record<string, unknown>, owner: string, prefix: string): void => {
@@ -23,12 +26,16 @@ export function stitchSchema(base: ConfigFragment, fragments: Array<{ owner: str
         // A shared setting (the SQL connection of a journal and an audit sink) is one leaf object that
         // several plugins declare; two different declarations of one key are a plugin bug.
         if (into[key] === node) continue;
-        if (key in into) throw new Error(`config key ${at} is declared twice (by ${owners.get(at) ?? 'the base schema'} and ${owner})`);
+        if (key in into)
+          throw new Error(
+            `config key ${at} is declared twice (by ${owners.get(at) ?? 'the base schema'} and ${owner})`,
+          );
         into[key] = node;
         owners.set(at, owner);
       } else {
         const existing = into[key];
-        if (existing !== undefined && isLeaf(existing)) throw new Error(`config key ${at} is declared twice (base and ${owner})`);
+        if (existing !== undefined && isLeaf(existing))
+          throw new Error(`config key ${at} is declared twice (base and ${owner})`);
         into[key] ??= {};
         merge(into[key] as Record<string, unknown>, node as Record<string, unknown>, owner, at);
       }
@@ -42,6 +49,8 @@ export function stitchSchema(base: ConfigFragment, fragments: Array<{ owner: str
 export function schemaLeaves(schema: ConfigFragment, prefix = ''): Array<[string, Record<string, unknown>]> {
   return Object.entries(schema).flatMap(([key, node]) => {
     const at = prefix ? `${prefix}.${key}` : key;
-    return isLeaf(node) ? [[at, node as Record<string, unknown>] as [string, Record<string, unknown>]] : schemaLeaves(node as ConfigFragment, at);
+    return isLeaf(node)
+      ? [[at, node as Record<string, unknown>] as [string, Record<string, unknown>]]
+      : schemaLeaves(node as ConfigFragment, at);
   });
 }

@@ -11,7 +11,19 @@ export const ALLOW_UNKNOWN_ENV = 'SVC_ALLOW_UNKNOWN_ENV';
  * name, read before the schema exists, the switch above, the slot a node's primary gives each of its
  * workers, and the `svc` CLI's own variables, which an operator's shell often holds beside the server's.
  */
-const OTHER_KNOWN = ['SVC_CONFIG_FILE', ALLOW_UNKNOWN_ENV, WORKER_SLOT_ENV, 'SVC_SERVER', 'SVC_USER', 'SVC_TOKEN', 'SVC_MODEL', 'SVC_PROMPT_ID', 'SVC_CA_FILE', 'SVC_CLIENT_CERT_FILE', 'SVC_CLIENT_KEY_FILE'];
+const OTHER_KNOWN = [
+  'SVC_CONFIG_FILE',
+  ALLOW_UNKNOWN_ENV,
+  WORKER_SLOT_ENV,
+  'SVC_SERVER',
+  'SVC_USER',
+  'SVC_TOKEN',
+  'SVC_MODEL',
+  'SVC_PROMPT_ID',
+  'SVC_CA_FILE',
+  'SVC_CLIENT_CERT_FILE',
+  'SVC_CLIENT_KEY_FILE',
+];
 /** The test suite's own variables (database URLs and the like), never read by the service. */
 const TEST_PREFIX = 'SVC_TEST_';
 
@@ -28,7 +40,9 @@ export interface UnknownVariable {
  * otherwise boot on a default.
  */
 export function unknownVariables(env: NodeJS.ProcessEnv, schema: ConfigFragment): UnknownVariable[] {
-  const known = [...new Set([...schemaLeaves(schema).flatMap(([, leaf]) => (leaf.env ? [String(leaf.env)] : [])), ...OTHER_KNOWN])];
+  const known = [
+    ...new Set([...schemaLeaves(schema).flatMap(([, leaf]) => (leaf.env ? [String(leaf.env)] : [])), ...OTHER_KNOWN]),
+  ];
   const knownSet = new Set(known);
   return Object.keys(env)
     .filter((name) => name.startsWith('SVC_') && !name.startsWith(TEST_PREFIX) && !knownSet.has(name))
@@ -49,7 +63,8 @@ export const describeUnknownVariable = (v: UnknownVariable, ignored = true): str
  */
 export function refuseUnknownVariables(unknown: UnknownVariable[], env: NodeJS.ProcessEnv): void {
   const allow = env[ALLOW_UNKNOWN_ENV];
-  if (allow !== undefined && allow !== 'true' && allow !== 'false') throw new Error(`${ALLOW_UNKNOWN_ENV} must be true or false`);
+  if (allow !== undefined && allow !== 'true' && allow !== 'false')
+    throw new Error(`${ALLOW_UNKNOWN_ENV} must be true or false`);
   if (unknown.length === 0 || allow === 'true') return;
   throw new Error(
     `the environment holds SVC_* variables that are no setting (${ALLOW_UNKNOWN_ENV}=true boots with a warning instead):\n${unknown.map((v) => `  - ${describeUnknownVariable(v, false)}`).join('\n')}`,
@@ -70,7 +85,9 @@ function nearest(name: string, candidates: string[]): string | undefined {
 
 /** Damerau-Levenshtein distance (optimal string alignment): a swap of two neighbours is one edit. */
 export function editDistance(a: string, b: string): number {
-  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const rows = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
@@ -84,7 +101,8 @@ export function editDistance(a: string, b: string): number {
 
 /** One warning line per unknown variable, naming it and the variable it probably misspells. */
 export function warnUnknownVariables(unknown: UnknownVariable[], logger: Pick<Logger, 'warn'>): void {
-  for (const v of unknown) logger.warn(describeUnknownVariable(v), { variable: v.name, ...(v.closest ? { closest: v.closest } : {}) });
+  for (const v of unknown)
+    logger.warn(describeUnknownVariable(v), { variable: v.name, ...(v.closest ? { closest: v.closest } : {}) });
 }
 
 /** A failed validation's message, with the unknown variables after it: a typo in a name is often why a value is missing. */

@@ -8,6 +8,8 @@ import { type ConfigFragment, stitchSchema } from './stitch.ts';
  * each setting owned by the plugin that declared it (two different declarations of one key fail, naming both).
  */
 export function wholeSchema(plugins: AnyPlugin[]): ConfigFragment {
-  const fragments = plugins.flatMap((p) => (p.settings ? [{ owner: p.id, fragment: settingsFragment(p.settings) }] : []));
+  const fragments = plugins.flatMap((p) =>
+    p.settings ? [{ owner: p.id, fragment: settingsFragment(p.settings) }] : [],
+  );
   return stitchSchema(settingsFragment(baseSchema), fragments);
 }

@@ -13,8 +13,16 @@ export interface FanoutHarness {
 }
 
 export const contractEvent = (n: number): AuditEvent => ({
-  schemaVersion: 1, id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`, occurredAt: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(), node: 'contract-node',
-  principal: { subject: 'fan', kind: 'Human' }, operation: 'Sign', resource: `k${n}`, outcome: 'Success', context: { keyVersion: '1', 'source.ip': '127.0.0.1' }, correlationId: `req-${n}`,
+  schemaVersion: 1,
+  id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+  occurredAt: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
+  node: 'contract-node',
+  principal: { subject: 'fan', kind: 'Human' },
+  operation: 'Sign',
+  resource: `k${n}`,
+  outcome: 'Success',
+  context: { keyVersion: '1', 'source.ip': '127.0.0.1' },
+  correlationId: `req-${n}`,
 });
 
 /**
@@ -35,7 +43,10 @@ export function auditFanoutContract(t: Test, make: () => Promise<FanoutHarness>)
     for (let i = 1; i <= 5; i++) await h.sink.deliver(contractEvent(i));
     const got = (await h.delivered()).slice(-5);
     t.same(got, [1, 2, 3, 4, 5].map(contractEvent));
-    t.ok(got.every((e) => valid(e)), 'what arrives is a canonical event');
+    t.ok(
+      got.every((e) => valid(e)),
+      'what arrives is a canonical event',
+    );
     await h.sink.stop?.();
   });
 

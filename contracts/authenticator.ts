@@ -2,7 +2,9 @@ import type { Test } from 'tap';
 import { type Authenticator, type CredentialSource, isSvcError } from '../kernel/index.ts';
 
 /** The request headers an authenticator reads, as a test builds them. */
-export const headers = (h: Record<string, string>): CredentialSource => ({ header: (name) => Object.entries(h).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1] });
+export const headers = (h: Record<string, string>): CredentialSource => ({
+  header: (name) => Object.entries(h).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1],
+});
 
 export interface AuthenticatorHarness {
   authenticator: Authenticator;
@@ -18,7 +20,9 @@ async function refused(t: Test, what: string, attempt: Promise<unknown>, secretP
     t.fail(`${what}: accepted`);
   } catch (err) {
     t.ok(isSvcError(err) && err.code === 'Unauthorized', `${what}: Unauthorized`);
-    for (const part of secretParts) if (part.length > 8) t.notOk((err as Error).message.includes(part), `${what}: the message does not echo the credential`);
+    for (const part of secretParts)
+      if (part.length > 8)
+        t.notOk((err as Error).message.includes(part), `${what}: the message does not echo the credential`);
   }
 }
 
@@ -39,6 +43,7 @@ export function authenticatorContract(t: Test, make: () => Promise<Authenticator
 
   t.test('every invalid credential is 401 Unauthorized and never echoed', async (t) => {
     const h = await make();
-    for (const [what, hdrs] of await h.invalid()) await refused(t, what, h.authenticator.authenticate(headers(hdrs)), Object.values(hdrs));
+    for (const [what, hdrs] of await h.invalid())
+      await refused(t, what, h.authenticator.authenticate(headers(hdrs)), Object.values(hdrs));
   });
 }

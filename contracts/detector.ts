@@ -27,7 +27,7 @@ export function detectorContract(t: Test, make: () => Detector): void {
     t.match(make().name, /^[A-Za-z][A-Za-z0-9]*$/);
   });
 
-  t.test('never throws, and every finding is well formed and about the record\'s actor', async (t) => {
+  t.test("never throws, and every finding is well formed and about the record's actor", async (t) => {
     const detector = make();
     const problems: string[] = [];
     let findings = 0;
@@ -36,8 +36,10 @@ export function detectorContract(t: Test, make: () => Detector): void {
       if (!Array.isArray(out)) problems.push(`${record.correlationId}: not a list`);
       for (const f of out) {
         findings++;
-        if (!(SEVERITIES as readonly string[]).includes(f.severity)) problems.push(`${record.correlationId}: severity ${f.severity}`);
-        if (JSON.stringify(f.actor) !== JSON.stringify(record.principal)) problems.push(`${record.correlationId}: actor is not the record's principal`);
+        if (!(SEVERITIES as readonly string[]).includes(f.severity))
+          problems.push(`${record.correlationId}: severity ${f.severity}`);
+        if (JSON.stringify(f.actor) !== JSON.stringify(record.principal))
+          problems.push(`${record.correlationId}: actor is not the record's principal`);
         if (typeof f.details.resource !== 'string') problems.push(`${record.correlationId}: details.resource missing`);
         if (!f.message) problems.push(`${record.correlationId}: empty message`);
       }
@@ -48,7 +50,9 @@ export function detectorContract(t: Test, make: () => Detector): void {
   t.test('is deterministic: the same stream gives the same findings', async (t) => {
     const run = () => {
       const detector = make();
-      return recordStream(500).map((r) => JSON.stringify(detector.observe(r))).join('|');
+      return recordStream(500)
+        .map((r) => JSON.stringify(detector.observe(r)))
+        .join('|');
     };
     t.equal(run(), run());
   });

@@ -17,7 +17,12 @@ export type DoorAnswer = { result: unknown } | { error: string; message: string 
 /** How the suite reaches the door under test: one call, as the door's own clients make it. */
 export interface DoorClient {
   /** `credential`: the headers the configured authenticator reads (X-Svc-User in dev mode); none: anonymous. */
-  call(operationId: string, input: unknown, credential: Record<string, string> | undefined, requestId: string): Promise<DoorAnswer>;
+  call(
+    operationId: string,
+    input: unknown,
+    credential: Record<string, string> | undefined,
+    requestId: string,
+  ): Promise<DoorAnswer>;
   /** The operation ids the door offers this caller, for doors that list them (MCP's tools/list). */
   list?(credential: Record<string, string>): Promise<string[]>;
   /**
@@ -38,16 +43,28 @@ export interface DoorService {
 }
 
 /** The modules the service under test must load under `plugins:` besides the door: a held operation and a collecting secondary sink. */
-export const DOOR_CONTRACT_PLUGINS = [fileURLToPath(new URL('./door-harness/hold-operation.ts', import.meta.url)), fileURLToPath(new URL('./door-harness/collecting-sink.ts', import.meta.url))];
+export const DOOR_CONTRACT_PLUGINS = [
+  fileURLToPath(new URL('./door-harness/hold-operation.ts', import.meta.url)),
+  fileURLToPath(new URL('./door-harness/collecting-sink.ts', import.meta.url)),
+];
 
 async function rest(url: string, method: string, path: string, user: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${url}${path}`, { method, headers: { 'X-Svc-User': user, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: { 'X-Svc-User': user, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return res.json();
 }
 
 /** The audit records of one correlation id (the request id the door gave the pipeline). */
 async function recordsOf(url: string, actor: string, requestId: string): Promise<any[]> {
-  const page = await rest(url, 'GET', `/v1/audit?actor=${encodeURIComponent(actor)}&limit=1000`, 'door-contract-auditor');
+  const page = await rest(
+    url,
+    'GET',
+    `/v1/audit?actor=${encodeURIComponent(actor)}&limit=1000`,
+    'door-contract-auditor',
+  );
   return (page.records as any[]).filter((r) => r.correlationId === requestId);
 }
 
@@ -77,7 +94,12 @@ export function doorContract(t: Test, name: string, start: () => Promise<DoorSer
 
     t.test('an authenticated call runs through the pipeline; its one audit record names the door', async (t) => {
       const requestId = `dc-${randomUUID()}`;
-      const answer = await svc.door.call('CreateKey', { spec: { name: `door-contract-${name}`, algorithm: 'EdDSA' } }, alice, requestId);
+      const answer = await svc.door.call(
+        'CreateKey',
+        { spec: { name: `door-contract-${name}`, algorithm: 'EdDSA' } },
+        alice,
+        requestId,
+      );
       t.ok('result' in answer, `created: ${JSON.stringify(answer)}`);
       const records = await recordsOf(svc.restUrl, user, requestId);
       t.equal(records.length, 1, 'exactly one record under the request id the door gave');
@@ -92,12 +114,32 @@ export function doorContract(t: Test, name: string, start: () => Promise<DoorSer
     });
 
     t.test("a refused call answers the REST API's error code and message, and is audited", async (t) => {
-      const created = await rest(svc.restUrl, 'POST', '/v1/keys', user, { spec: { name: 'door-contract-refusals', algorithm: 'EdDSA' } });
+      const created = await rest(svc.restUrl, 'POST', '/v1/keys', user, {
+        spec: { name: 'door-contract-refusals', algorithm: 'EdDSA' },
+      });
       const badSpec = { spec: { name: 'door-contract-bad-size', algorithm: 'AES', sizeBits: 100 } };
       const cases: Array<[string, unknown, string, string, unknown]> = [
-        ['GetKey', { id: '00000000-0000-4000-8000-000000000000' }, 'GET', '/v1/keys/00000000-0000-4000-8000-000000000000', undefined],
-        ['Sign', { id: created.id, messageBase64: 'aGk=' }, 'POST', `/v1/keys/${created.id}/sign`, { messageBase64: 'aGk=' }],
-        ['Sign', { id: created.id, messageBase64: 'not base64!' }, 'POST', `/v1/keys/${created.id}/sign`, { messageBase64: 'not base64!' }],
+        [
+          'GetKey',
+          { id: '00000000-0000-4000-8000-000000000000' },
+          'GET',
+          '/v1/keys/00000000-0000-4000-8000-000000000000',
+          undefined,
+        ],
+        [
+          'Sign',
+          { id: created.id, messageBase64: 'aGk=' },
+          'POST',
+          `/v1/keys/${created.id}/sign`,
+          { messageBase64: 'aGk=' },
+        ],
+        [
+          'Sign',
+          { id: created.id, messageBase64: 'not base64!' },
+          'POST',
+          `/v1/keys/${created.id}/sign`,
+          { messageBase64: 'not base64!' },
+        ],
         ['CreateKey', badSpec, 'POST', '/v1/keys', badSpec],
       ];
       for (const [op, input, method, path, body] of cases) {
@@ -128,24 +170,31 @@ export function doorContract(t: Test, name: string, start: () => Promise<DoorSer
       });
     }
 
-    t.test('the door stops before the audit pipeline: a call in flight at shutdown is answered and fanned out', async (t) => {
-      const door = svc.doors.find((d) => d.name === name);
-      t.ok(door, `the service started door ${name}`);
-      const stopDoor = door!.stop!.bind(door);
-      // The held call ends once its door is stopping: then every sink must still be there for its record.
-      door!.stop = async () => {
-        heldCall.release();
-        return stopDoor();
-      };
-      heldCall.entered = false;
-      const requestId = `dc-${randomUUID()}`;
-      const answer = svc.door.call('DoorContractHold', {}, alice, requestId);
-      await until(() => heldCall.entered, 'the held call to reach its handler');
-      stopped = true;
-      const stopping = svc.stop();
-      t.same(await answer, { result: { held: true } }, 'answered');
-      await stopping;
-      t.match(fannedOut.filter((e) => e.correlationId === requestId), [{ outcome: 'Success', context: { door: name } }], 'its record reached the secondary sink');
-    });
+    t.test(
+      'the door stops before the audit pipeline: a call in flight at shutdown is answered and fanned out',
+      async (t) => {
+        const door = svc.doors.find((d) => d.name === name);
+        t.ok(door, `the service started door ${name}`);
+        const stopDoor = door!.stop!.bind(door);
+        // The held call ends once its door is stopping: then every sink must still be there for its record.
+        door!.stop = async () => {
+          heldCall.release();
+          return stopDoor();
+        };
+        heldCall.entered = false;
+        const requestId = `dc-${randomUUID()}`;
+        const answer = svc.door.call('DoorContractHold', {}, alice, requestId);
+        await until(() => heldCall.entered, 'the held call to reach its handler');
+        stopped = true;
+        const stopping = svc.stop();
+        t.same(await answer, { result: { held: true } }, 'answered');
+        await stopping;
+        t.match(
+          fannedOut.filter((e) => e.correlationId === requestId),
+          [{ outcome: 'Success', context: { door: name } }],
+          'its record reached the secondary sink',
+        );
+      },
+    );
   });
 }

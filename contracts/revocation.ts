@@ -6,7 +6,11 @@ const jti = () => `contract-jti-${process.pid}-${Date.now()}-${++n}`;
 const inSeconds = (s: number) => Math.floor(Date.now() / 1000) + s;
 
 /** The conformance suite every revocation list passes. `open` gives a started, empty-enough list. */
-export function revocationContract(t: Test, open: () => Promise<RevocationList>, opts: { shared?: () => Promise<RevocationList> } = {}): void {
+export function revocationContract(
+  t: Test,
+  open: () => Promise<RevocationList>,
+  opts: { shared?: () => Promise<RevocationList> } = {},
+): void {
   t.test('a revoked jti reads revoked; others do not', async (t) => {
     const list = await open();
     const a = jti();

@@ -12,11 +12,11 @@ import type { OperationPipeline } from './operations/pipeline.ts';
 import { metricsPort } from './observability/metrics.ts';
 import { clockPort, type Clock } from './ports/clock.ts';
 import type { RateLimit } from './operations/rate-limiter.ts';
-import { actorStatePort, } from './detection/state-budget.ts';
-import { operationRunnerPort, } from './ports/operation-runner.ts';
+import { actorStatePort } from './detection/state-budget.ts';
+import { operationRunnerPort } from './ports/operation-runner.ts';
 import { loggerPort, type Logger } from './ports/logger.ts';
 import { auditPipelinePort } from './ports/audit-pipeline.ts';
-import type { Door, } from './ports/door.ts';
+import type { Door } from './ports/door.ts';
 import { judgePreflight, type PreflightMode, type PreflightNode } from './preflight.ts';
 import { startCore } from './boot/core.ts';
 import { openDoors } from './boot/doors.ts';
@@ -74,7 +74,14 @@ export interface RunningKernel {
 
 export class PreflightRefused extends Error {}
 
-const KERNEL_PORTS = new Set([loggerPort.id, clockPort.id, metricsPort.id, auditPipelinePort.id, operationRunnerPort.id, actorStatePort.id]);
+const KERNEL_PORTS = new Set([
+  loggerPort.id,
+  clockPort.id,
+  metricsPort.id,
+  auditPipelinePort.id,
+  operationRunnerPort.id,
+  actorStatePort.id,
+]);
 
 /** register -> preflight -> create -> start (dependency order) -> listen. Nothing is acquired before preflight passes. */
 export async function bootKernel(opts: BootOptions): Promise<RunningKernel> {
@@ -117,7 +124,9 @@ function passPreflight(plugins: AnyPlugin[], opts: BootOptions): void {
     tlsPreflight(opts.http.tls, env.exposed),
     ...(opts.preflight ?? []),
     ...plugins.flatMap((p) =>
-      p.preflight ? configuredInstances(p, opts.config, opts.deployment).flatMap((i) => p.preflight!(i.config, env)) : [],
+      p.preflight
+        ? configuredInstances(p, opts.config, opts.deployment).flatMap((i) => p.preflight!(i.config, env))
+        : [],
     ),
   ];
   const verdict = judgePreflight(tree, opts.preflightMode);
@@ -126,6 +135,8 @@ function passPreflight(plugins: AnyPlugin[], opts: BootOptions): void {
 }
 
 function bootTree(plugins: AnyPlugin[], version: string): string {
-  const rows = plugins.map((p) => `  ${p.provides.id.padEnd(14)} ${p.id}${p.kind ? ` (${p.kind})` : ''}: ${p.description}`);
+  const rows = plugins.map(
+    (p) => `  ${p.provides.id.padEnd(14)} ${p.id}${p.kind ? ` (${p.kind})` : ''}: ${p.description}`,
+  );
   return [`svc-kms ${version}: plugins wired`, ...rows].join('\n');
 }

@@ -40,7 +40,10 @@ export function buildContainer(
   const names = new Map<AnyPlugin, string[]>();
   for (const plugin of plugins) {
     const slices = configuredInstances(plugin, config, deployment);
-    names.set(plugin, slices.map((s) => s.name));
+    names.set(
+      plugin,
+      slices.map((s) => s.name),
+    );
     for (const { name, config: slice } of slices) {
       container.register(
         name,
@@ -58,9 +61,14 @@ export function buildContainer(
   }
   for (const port of multiplePorts) {
     const list = (byPort.get(port) ?? []).flatMap((p) => names.get(p)!);
-    container.register(port, asFunction((cradle: Record<string, unknown>) => list.map((name) => cradle[name])).singleton());
+    container.register(
+      port,
+      asFunction((cradle: Record<string, unknown>) => list.map((name) => cradle[name])).singleton(),
+    );
   }
 
-  const wired = plugins.flatMap((plugin) => names.get(plugin)!.map((name) => ({ plugin, name, instance: container.resolve(name) })));
+  const wired = plugins.flatMap((plugin) =>
+    names.get(plugin)!.map((name) => ({ plugin, name, instance: container.resolve(name) })),
+  );
   return { container, wired };
 }

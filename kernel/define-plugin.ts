@@ -14,7 +14,9 @@ import type { SettingsOf } from './settings/settings.ts';
  */
 export const KERNEL_API_VERSION = 3;
 
-type Deps<D extends Record<string, PortRef<unknown>>> = { [K in keyof D]: D[K] extends PortRef<infer T> ? (D[K]['multiple'] extends true ? T[] : T) : never };
+type Deps<D extends Record<string, PortRef<unknown>>> = {
+  [K in keyof D]: D[K] extends PortRef<infer T> ? (D[K]['multiple'] extends true ? T[] : T) : never;
+};
 
 export interface PluginContext<C, D extends Record<string, PortRef<unknown>>> {
   /** What `configure` (or `instances`) made of this plugin's settings; without them, its settings as declared. */

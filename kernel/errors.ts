@@ -3,21 +3,36 @@
  * `{error: code, message}`; docs/errors.md is written from this table.
  */
 export const ERROR_CATALOGUE = {
-  BadRequest: { status: 400, when: 'malformed JSON, a body nested deeper than 64 levels, or a body failing its schema (missing field, wrong type)' },
-  InvalidField: { status: 400, when: 'a well-formed field with a bad value (unknown enum, bad base64, out of range, blank)' },
+  BadRequest: {
+    status: 400,
+    when: 'malformed JSON, a body nested deeper than 64 levels, or a body failing its schema (missing field, wrong type)',
+  },
+  InvalidField: {
+    status: 400,
+    when: 'a well-formed field with a bad value (unknown enum, bad base64, out of range, blank)',
+  },
   DecryptionFailed: { status: 400, when: 'decrypt or unwrap failed: wrong context, tampered or foreign ciphertext' },
   Unauthorized: { status: 401, when: 'missing or invalid credential, revoked token' },
   StepUpRequired: { status: 401, when: 'the risk decision asks for a stronger credential' },
-  PermissionDenied: { status: 403, when: 'policy refusal, risk Deny (message prefix "risk: "), non-human on a human-only endpoint' },
+  PermissionDenied: {
+    status: 403,
+    when: 'policy refusal, risk Deny (message prefix "risk: "), non-human on a human-only endpoint',
+  },
   KeyNotFound: { status: 404, when: 'unknown key id (any id that is not a UUID included)' },
   NotFound: { status: 404, when: 'unknown route' },
   MethodNotAllowed: { status: 405, when: 'the route exists but not for this method' },
-  RequestTimeout: { status: 408, when: 'the request headers or body did not arrive within http.headersTimeoutMs / http.requestTimeoutMs' },
+  RequestTimeout: {
+    status: 408,
+    when: 'the request headers or body did not arrive within http.headersTimeoutMs / http.requestTimeoutMs',
+  },
   IllegalOperation: { status: 409, when: "the operation is not allowed in the key's state" },
   PayloadTooLarge: { status: 413, when: 'request body over http.maxBodyBytes' },
   URITooLong: { status: 414, when: 'the request target is longer than 8192 characters' },
   UnsupportedMediaType: { status: 415, when: 'a body-carrying route called without Content-Type: application/json' },
-  TooManyRequests: { status: 429, when: 'the caller is over its rate limit (rateLimit.*; never for the kill switch and token revocation), or a long read that runs one at a time per node (an advisor scan, an audit verification) is already running there, or a caller holding 100 unspent import tokens asks for more; Retry-After says when to try again' },
+  TooManyRequests: {
+    status: 429,
+    when: 'the caller is over its rate limit (rateLimit.*; never for the kill switch and token revocation), or a long read that runs one at a time per node (an advisor scan, an audit verification) is already running there, or a caller holding 100 unspent import tokens asks for more; Retry-After says when to try again',
+  },
   HeadersTooLarge: { status: 431, when: 'the request headers are larger than the HTTP parser accepts (16 KiB)' },
   InternalError: { status: 500, when: 'unexpected failure, including a failed write to the primary audit sink' },
   FeatureNotSupported: { status: 501, when: 'audit query, advisor or agent issuer not wired' },

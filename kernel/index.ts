@@ -2,15 +2,40 @@
  * The kernel's public API: what a plugin (ours or a third party's) may import. Everything else under
  * kernel/ is the kernel's own business and may change without notice between 0.x releases.
  */
-export { definePlugin, KERNEL_API_VERSION, type PluginManifest, type PluginContext, type PreflightEnv } from './define-plugin.ts';
+export {
+  definePlugin,
+  KERNEL_API_VERSION,
+  type PluginManifest,
+  type PluginContext,
+  type PreflightEnv,
+} from './define-plugin.ts';
 export { defineSettings, type SettingsOf, type SettingOptions } from './settings/settings.ts';
 export type { Deployment } from './settings/deployment.ts';
 export { SvcError, isSvcError, asSvcError, INTERNAL_ERROR_MESSAGE, ERROR_CATALOGUE, type ErrorCode } from './errors.ts';
 export * from './model/index.ts';
-export { defineOperation, operationsPort, type OperationDef, type OperationCall, type OperationContribution, type AuditFacts, type Handled, type HttpBinding, type AnyOperation, type OperationAttributes } from './operations/operation.ts';
+export {
+  defineOperation,
+  operationsPort,
+  type OperationDef,
+  type OperationCall,
+  type OperationContribution,
+  type AuditFacts,
+  type Handled,
+  type HttpBinding,
+  type AnyOperation,
+  type OperationAttributes,
+} from './operations/operation.ts';
 export { DOOR_CONTEXT_MAX, type Caller } from './operations/pipeline.ts';
 export { parseTimestamp, timestampField } from './operations/timestamp-field.ts';
-export { promptContext, promptField, PROMPT_FIELD_MAX_CHARS, MODEL_HEADER, PROMPT_ID_HEADER, MODEL_CONTEXT_KEY, PROMPT_ID_CONTEXT_KEY } from './operations/prompt-context.ts';
+export {
+  promptContext,
+  promptField,
+  PROMPT_FIELD_MAX_CHARS,
+  MODEL_HEADER,
+  PROMPT_ID_HEADER,
+  MODEL_CONTEXT_KEY,
+  PROMPT_ID_CONTEXT_KEY,
+} from './operations/prompt-context.ts';
 export { CALLER_TEXT_RULE, isCallerText } from './model/caller-text.ts';
 export { requireCallerText, reservedSubjectProblem, subjectSkeleton } from './text/caller-text.ts';
 export { keyResource, namedResource, boundText, boundRecord, isUuid, AUDIT_BOUNDS } from './audit/bounds.ts';
@@ -18,8 +43,20 @@ export { chainHash, eventJson, GENESIS_HASH, type AuditEvent } from './audit/can
 export { GroupCommit } from './audit/group-commit.ts';
 export { DEFAULT_DELIVERY } from './audit/secondary-delivery.ts';
 export { PermanentDeliveryError } from './audit/fanout.ts';
-export { MAX_AGENT_TTL_SECONDS, MAX_JTI_LENGTH, SVC_TOKEN_AUDIENCE, UNKNOWN_EXPIRY_SECONDS } from './auth/agent-claims.ts';
-export { bearerToken, CLOCK_SKEW_SECONDS, isUsableHmacSecret, MIN_HMAC_SECRET_BYTES, principalFromVerifiedToken, tokenRejection } from './auth/bearer.ts';
+export {
+  MAX_AGENT_TTL_SECONDS,
+  MAX_JTI_LENGTH,
+  SVC_TOKEN_AUDIENCE,
+  UNKNOWN_EXPIRY_SECONDS,
+} from './auth/agent-claims.ts';
+export {
+  bearerToken,
+  CLOCK_SKEW_SECONDS,
+  isUsableHmacSecret,
+  MIN_HMAC_SECRET_BYTES,
+  principalFromVerifiedToken,
+  tokenRejection,
+} from './auth/bearer.ts';
 export { openAesGcm, sealAesGcm } from './crypto/aes-gcm.ts';
 export { narrowToOwner, warnIfFolderOpen } from './files/owner-only.ts';
 export { packageRoot, packageVersion } from './files/package-root.ts';
@@ -34,17 +71,52 @@ export { UNTRACED, type TraceScope } from './observability/trace-scope.ts';
 export type { PreflightNode } from './preflight.ts';
 export { devGradeFinding } from './preflight.ts';
 export { createPortRef, type PortRef } from './ports/port-ref.ts';
-export { auditFanoutPort, auditSinkPort, type AuditFanoutSink, type DeliverySettings, type AuditSink, type AuditPage, type AuditChainLink, type AuditVerification, type AuditVerifyQuery } from './ports/audit-sink.ts';
+export {
+  auditFanoutPort,
+  auditSinkPort,
+  type AuditFanoutSink,
+  type DeliverySettings,
+  type AuditSink,
+  type AuditPage,
+  type AuditChainLink,
+  type AuditVerification,
+  type AuditVerifyQuery,
+} from './ports/audit-sink.ts';
 export { auditPipelinePort, type AuditPipelinePort } from './ports/audit-pipeline.ts';
 export { authenticatorPort, type Authenticator, type CredentialSource } from './ports/authenticator.ts';
 export { clockPort, systemClock, type Clock } from './ports/clock.ts';
 export { detectorPort, SEVERITIES, type Detector, type Finding, type Severity } from './ports/detector.ts';
-export { journalPort, JournalConflict, NameTaken, type KeyJournal, type ErasureAttempt, type JournalPoolStats } from './ports/journal.ts';
+export {
+  journalPort,
+  JournalConflict,
+  NameTaken,
+  type KeyJournal,
+  type ErasureAttempt,
+  type JournalPoolStats,
+} from './ports/journal.ts';
 export type { MaterialRekey } from './ports/journal.ts';
 export type { StoredImportToken } from './ports/import-token.ts';
 export type { AgentRegistry } from './ports/agent-registry.ts';
-export { indexedKeyOf, isAfter, matchesLocate, nameGlob, NO_KEYS, stateAfter, type IndexedKey, type KeyScope, type LocatedRows, type LocateFilter, type LocatePosition } from './ports/key-locate.ts';
-export type { NodeRegistry, RegisteredNode, RecordedAuditHead, AuditAdoption, PrunedAuditRow } from './ports/node-registry.ts';
+export {
+  indexedKeyOf,
+  isAfter,
+  matchesLocate,
+  nameGlob,
+  NO_KEYS,
+  stateAfter,
+  type IndexedKey,
+  type KeyScope,
+  type LocatedRows,
+  type LocateFilter,
+  type LocatePosition,
+} from './ports/key-locate.ts';
+export type {
+  NodeRegistry,
+  RegisteredNode,
+  RecordedAuditHead,
+  AuditAdoption,
+  PrunedAuditRow,
+} from './ports/node-registry.ts';
 export type { Lifecycle } from './ports/lifecycle.ts';
 export { loggerPort, type Logger } from './ports/logger.ts';
 export { operationRunnerPort, type OperationRunner } from './ports/operation-runner.ts';

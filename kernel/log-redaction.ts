@@ -5,10 +5,39 @@ import { redactUrl } from './net/redact-url.ts';
  * sensitive), so both spellings a header or a setting comes in are listed.
  */
 const SECRET_FIELDS = [
-  'authorization', 'Authorization', 'proxy-authorization', 'cookie', 'Cookie', 'set-cookie', 'x-api-key',
-  'token', 'jwt', 'bearer', 'accessToken', 'access_token', 'refreshToken', 'refresh_token', 'idToken', 'id_token',
-  'password', 'passphrase', 'pin', 'userPin', 'soPin', 'secret', 'hmacSecret', 'clientSecret', 'client_secret', 'apiKey', 'api_key',
-  'kek', 'previousKeks', 'privateKey', 'material', 'plaintext', 'plaintextBase64',
+  'authorization',
+  'Authorization',
+  'proxy-authorization',
+  'cookie',
+  'Cookie',
+  'set-cookie',
+  'x-api-key',
+  'token',
+  'jwt',
+  'bearer',
+  'accessToken',
+  'access_token',
+  'refreshToken',
+  'refresh_token',
+  'idToken',
+  'id_token',
+  'password',
+  'passphrase',
+  'pin',
+  'userPin',
+  'soPin',
+  'secret',
+  'hmacSecret',
+  'clientSecret',
+  'client_secret',
+  'apiKey',
+  'api_key',
+  'kek',
+  'previousKeks',
+  'privateKey',
+  'material',
+  'plaintext',
+  'plaintextBase64',
 ];
 
 const bracketed = (name: string) => (/^[A-Za-z_$][\w$]*$/.test(name) ? `.${name}` : `["${name}"]`);
@@ -48,7 +77,8 @@ function clean(value: unknown, depth: number): unknown {
     return { name: value.name, message: redactLogText(value.message), ...(code === undefined ? {} : { code }) };
   }
   if (Array.isArray(value)) return value.map((item) => clean(item, depth + 1));
-  if (value instanceof Date || Buffer.isBuffer(value) || ArrayBuffer.isView(value)) return value instanceof Date ? value : '[Redacted bytes]';
+  if (value instanceof Date || Buffer.isBuffer(value) || ArrayBuffer.isView(value))
+    return value instanceof Date ? value : '[Redacted bytes]';
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) out[key] = clean(item, depth + 1);
   return out;

@@ -17,7 +17,8 @@ export interface ServiceLogger extends Logger {
 }
 
 /** Whether a Logger handed in is the process's own (tests hand in plain recorders, which have no settings). */
-export const isServiceLogger = (logger: Logger): logger is ServiceLogger => typeof (logger as Partial<ServiceLogger>).configure === 'function';
+export const isServiceLogger = (logger: Logger): logger is ServiceLogger =>
+  typeof (logger as Partial<ServiceLogger>).configure === 'function';
 
 /**
  * JSON lines on stderr (stdout belongs to the stdout audit sink and to commands' answers), one object a
@@ -28,7 +29,9 @@ export const isServiceLogger = (logger: Logger): logger is ServiceLogger => type
  * Written synchronously: the process may exit right after a line (a failed boot, a command's end).
  */
 export function createServiceLogger(options: { level?: LogLevel; write?: (line: string) => void } = {}): ServiceLogger {
-  const destination: DestinationStream = options.write ? { write: options.write } : pino.destination({ fd: 2, sync: true });
+  const destination: DestinationStream = options.write
+    ? { write: options.write }
+    : pino.destination({ fd: 2, sync: true });
   const base: PinoLogger<never> = pino(
     {
       level: options.level ?? 'info',
@@ -43,7 +46,8 @@ export function createServiceLogger(options: { level?: LogLevel; write?: (line: 
   // The message goes in as the first field of the line's object, so `msg` precedes the call's fields
   // (`"msg":"listening","protocol":"http",...`), as the service's lines always read; a field that is
   // itself called msg does not replace the message.
-  const emit = (level: LogLevel) => (msg: string, fields?: Record<string, unknown>) => base[level](Object.assign({ msg }, fields, { msg }));
+  const emit = (level: LogLevel) => (msg: string, fields?: Record<string, unknown>) =>
+    base[level](Object.assign({ msg }, fields, { msg }));
   const logger: ServiceLogger = {
     trace: emit('trace'),
     debug: emit('debug'),

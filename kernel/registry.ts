@@ -22,7 +22,9 @@ export class PluginRegistry {
       if (!isValidPluginId(p.id)) problems.push(`plugin id "${p.id}" is not kebab-case`);
       if (ids.has(p.id)) problems.push(`plugin "${p.id}" is registered twice`);
       if (p.apiVersion !== KERNEL_API_VERSION) {
-        problems.push(`plugin "${p.id}" was built for kernel API ${p.apiVersion}; this kernel speaks ${KERNEL_API_VERSION}`);
+        problems.push(
+          `plugin "${p.id}" was built for kernel API ${p.apiVersion}; this kernel speaks ${KERNEL_API_VERSION}`,
+        );
       }
       ids.add(p.id);
       const list = providers.get(p.provides.id) ?? [];
@@ -30,9 +32,12 @@ export class PluginRegistry {
       providers.set(p.provides.id, list);
     }
     for (const [port, list] of providers) {
-      if (kernelPorts.has(port)) problems.push(`plugin "${list[0]!.id}" provides port "${port}", which the kernel provides itself`);
+      if (kernelPorts.has(port))
+        problems.push(`plugin "${list[0]!.id}" provides port "${port}", which the kernel provides itself`);
       if (list.length > 1 && !list[0]!.provides.multiple) {
-        problems.push(`port "${port}" takes one provider but has ${list.length}: ${list.map((p) => `"${p.id}"`).join(', ')}`);
+        problems.push(
+          `port "${port}" takes one provider but has ${list.length}: ${list.map((p) => `"${p.id}"`).join(', ')}`,
+        );
       }
     }
     for (const p of this.plugins) {
@@ -61,7 +66,8 @@ export class PluginRegistry {
         return;
       }
       visiting.push(p);
-      for (const ref of dependencyRefs(p).map(([, ref]) => ref)) for (const dep of providers.get(ref.id) ?? []) visit(dep);
+      for (const ref of dependencyRefs(p).map(([, ref]) => ref))
+        for (const dep of providers.get(ref.id) ?? []) visit(dep);
       visiting.pop();
       done.add(p);
       out.push(p);

@@ -15,7 +15,8 @@ export type Validator = (value: unknown) => void;
 
 function describe(err: ErrorObject): string {
   const at = err.instancePath === '' ? 'request' : err.instancePath.slice(1).replaceAll('/', '.');
-  if (err.keyword === 'additionalProperties') return `${at} has unknown field "${String(err.params.additionalProperty)}"`;
+  if (err.keyword === 'additionalProperties')
+    return `${at} has unknown field "${String(err.params.additionalProperty)}"`;
   if (err.keyword === 'required') return `${at} is missing required field "${String(err.params.missingProperty)}"`;
   if (err.keyword === 'format' && err.params.format === CALLER_TEXT_FORMAT) return `${at} ${CALLER_TEXT_RULE}`;
   if (err.keyword === 'enum') return `${at} must be one of ${(err.params.allowedValues as unknown[]).join(', ')}`;

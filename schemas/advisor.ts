@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 
 // A value outside its range is 400 InvalidField naming the bound, never silently moved into it.
-const Count = (minimum: number, maximum: number, description: string) => Type.Optional(Type.Integer({ minimum, maximum, description: `${description}; ${minimum}..${maximum}` }));
+const Count = (minimum: number, maximum: number, description: string) =>
+  Type.Optional(Type.Integer({ minimum, maximum, description: `${description}; ${minimum}..${maximum}` }));
 
 /** GET /v1/advisor/scan query. */
 export const AdvisorScanQuery = Type.Object({
@@ -18,40 +19,90 @@ export const AdvisorExplainQuery = Type.Object({
 });
 
 const Window = Type.Object({ since: Type.String(), until: Type.String() });
-const Anomaly = Type.Object({ detector: Type.String(), severity: Type.String(), actor: Type.String(), resource: Type.String(), message: Type.String(), occurredAt: Type.String() }, { title: 'AdvisorAnomaly' });
+const Anomaly = Type.Object(
+  {
+    detector: Type.String(),
+    severity: Type.String(),
+    actor: Type.String(),
+    resource: Type.String(),
+    message: Type.String(),
+    occurredAt: Type.String(),
+  },
+  { title: 'AdvisorAnomaly' },
+);
 
-export const AdvisorScanReport = Type.Object({
-  window: Window,
-  scannedRecords: Type.Integer(),
-  truncated: Type.Boolean({ description: 'true when the window held more than the 50,000 rows read' }),
-  unusedKeys: Type.Array(Type.Object({ keyId: Type.String(), createdAt: Type.String(), lastUsedAt: Type.Union([Type.String(), Type.Null()]) })),
-  broadScopeAgents: Type.Array(Type.Object({ agentId: Type.String(), parent: Type.String(), scopes: Type.Array(Type.String()) })),
-  activeAnomalies: Type.Array(Anomaly),
-  riskiestAgents: Type.Array(Type.Object({ agentId: Type.String(), maxRisk: Type.Number(), meanRisk: Type.Number(), denials: Type.Integer(), anomalies: Type.Integer() })),
-}, { title: 'AdvisorScanReport' });
+export const AdvisorScanReport = Type.Object(
+  {
+    window: Window,
+    scannedRecords: Type.Integer(),
+    truncated: Type.Boolean({ description: 'true when the window held more than the 50,000 rows read' }),
+    unusedKeys: Type.Array(
+      Type.Object({
+        keyId: Type.String(),
+        createdAt: Type.String(),
+        lastUsedAt: Type.Union([Type.String(), Type.Null()]),
+      }),
+    ),
+    broadScopeAgents: Type.Array(
+      Type.Object({ agentId: Type.String(), parent: Type.String(), scopes: Type.Array(Type.String()) }),
+    ),
+    activeAnomalies: Type.Array(Anomaly),
+    riskiestAgents: Type.Array(
+      Type.Object({
+        agentId: Type.String(),
+        maxRisk: Type.Number(),
+        meanRisk: Type.Number(),
+        denials: Type.Integer(),
+        anomalies: Type.Integer(),
+      }),
+    ),
+  },
+  { title: 'AdvisorScanReport' },
+);
 
-export const AdvisorExplanation = Type.Object({
-  agentId: Type.String(),
-  window: Window,
-  events: Type.Array(Type.Object({
-    occurredAt: Type.String(), operation: Type.String(), resource: Type.String(), outcome: Type.String(),
-    riskScore: Type.Optional(Type.Number()), decision: Type.Optional(Type.String()),
-    promptId: Type.Optional(Type.String({ description: 'the prompt the call named (X-Svc-Prompt-Id; context agent.promptId)' })),
-    model: Type.Optional(Type.String({ description: 'the model the call named (X-Svc-Model; context agent.model)' })),
-  })),
-  prompts: Type.Array(Type.Object({
-    promptId: Type.Union([Type.String(), Type.Null()], { description: 'null: the calls that named no prompt' }),
-    models: Type.Array(Type.String()),
-    events: Type.Integer(),
-    refused: Type.Integer({ description: 'calls refused (permission, risk, step-up, rate limit)' }),
-    first: Type.String(),
-    last: Type.String(),
-  }), { description: 'the timeline\'s events grouped by the prompt they named, in order of each prompt\'s first call' }),
-  anomalies: Type.Array(Anomaly),
-  summary: Type.String({ description: 'a plain account of the timeline, always present' }),
-  narration: Type.Object({
-    provider: Type.Union([Type.Literal('none'), Type.Literal('openai'), Type.Literal('anthropic'), Type.Literal('ollama')]),
-    status: Type.Union([Type.Literal('ok'), Type.Literal('failed'), Type.Literal('off')]),
-    text: Type.Optional(Type.String()),
-  }),
-}, { title: 'AdvisorExplanation' });
+export const AdvisorExplanation = Type.Object(
+  {
+    agentId: Type.String(),
+    window: Window,
+    events: Type.Array(
+      Type.Object({
+        occurredAt: Type.String(),
+        operation: Type.String(),
+        resource: Type.String(),
+        outcome: Type.String(),
+        riskScore: Type.Optional(Type.Number()),
+        decision: Type.Optional(Type.String()),
+        promptId: Type.Optional(
+          Type.String({ description: 'the prompt the call named (X-Svc-Prompt-Id; context agent.promptId)' }),
+        ),
+        model: Type.Optional(
+          Type.String({ description: 'the model the call named (X-Svc-Model; context agent.model)' }),
+        ),
+      }),
+    ),
+    prompts: Type.Array(
+      Type.Object({
+        promptId: Type.Union([Type.String(), Type.Null()], { description: 'null: the calls that named no prompt' }),
+        models: Type.Array(Type.String()),
+        events: Type.Integer(),
+        refused: Type.Integer({ description: 'calls refused (permission, risk, step-up, rate limit)' }),
+        first: Type.String(),
+        last: Type.String(),
+      }),
+      { description: "the timeline's events grouped by the prompt they named, in order of each prompt's first call" },
+    ),
+    anomalies: Type.Array(Anomaly),
+    summary: Type.String({ description: 'a plain account of the timeline, always present' }),
+    narration: Type.Object({
+      provider: Type.Union([
+        Type.Literal('none'),
+        Type.Literal('openai'),
+        Type.Literal('anthropic'),
+        Type.Literal('ollama'),
+      ]),
+      status: Type.Union([Type.Literal('ok'), Type.Literal('failed'), Type.Literal('off')]),
+      text: Type.Optional(Type.String()),
+    }),
+  },
+  { title: 'AdvisorExplanation' },
+);

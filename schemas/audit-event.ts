@@ -21,10 +21,19 @@ export const AuditEventSchema = Type.Object(
     operation: Type.String({ description: 'the operation name (Create, Encrypt, Sign ...)' }),
     resource: Type.String({ maxLength: 300, description: 'key id, name:<name>, agent:<id>, invalid:<hash>, ...' }),
     outcome: Type.String({ description: 'Success or an error code of the catalogue' }),
-    context: Type.Record(Type.String(), Type.String(), { description: 'bounded string facts; never key material, plaintext or tokens' }),
+    context: Type.Record(Type.String(), Type.String(), {
+      description: 'bounded string facts; never key material, plaintext or tokens',
+    }),
     correlationId: Type.String({ maxLength: 128, description: 'the request id; Kafka message key' }),
-    prevHash: Type.Optional(Type.String({ pattern: '^[0-9a-f]{64}$', description: 'primary SQL sinks: hash of the node\'s previous event' })),
-    hash: Type.Optional(Type.String({ pattern: '^[0-9a-f]{64}$', description: 'primary SQL sinks: SHA-256 of prevHash then the canonical JSON of the event without hash' })),
+    prevHash: Type.Optional(
+      Type.String({ pattern: '^[0-9a-f]{64}$', description: "primary SQL sinks: hash of the node's previous event" }),
+    ),
+    hash: Type.Optional(
+      Type.String({
+        pattern: '^[0-9a-f]{64}$',
+        description: 'primary SQL sinks: SHA-256 of prevHash then the canonical JSON of the event without hash',
+      }),
+    ),
   },
   { $id: 'https://svc-kms.dev/schemas/audit-event/v1', title: 'AuditEvent', additionalProperties: false },
 );

@@ -7,4 +7,8 @@ import { CALLER_TEXT_FORMAT } from '../kernel/model/caller-text.ts';
  * InvalidField), the same check wherever such text enters.
  */
 export const CallerText = (options: StringOptions = {}) =>
-  Type.String({ ...options, format: CALLER_TEXT_FORMAT, description: `${options.description ? `${options.description}; ` : ''}no control, separator, bidirectional or zero-width characters` });
+  Type.String({
+    ...options,
+    format: CALLER_TEXT_FORMAT,
+    description: `${options.description ? `${options.description}; ` : ''}no control, separator, bidirectional or zero-width characters`,
+  });

@@ -6,7 +6,12 @@ export interface Answer {
 }
 
 /** One JSON call from a chosen loopback address (127.0.0.0/8), so that traffic has a source address. */
-export function call(base: string, method: string, path: string, opts: { token?: string; user?: string; from?: string; body?: unknown } = {}): Promise<Answer> {
+export function call(
+  base: string,
+  method: string,
+  path: string,
+  opts: { token?: string; user?: string; from?: string; body?: unknown } = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const data = opts.body === undefined ? undefined : JSON.stringify(opts.body);
     const headers: Record<string, string | number> = {};

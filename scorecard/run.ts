@@ -32,8 +32,13 @@ const boot = (env: Record<string, string>) =>
     print: () => {},
     logger: { info: () => {}, warn: () => {}, error: () => {} },
     env: {
-      SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', SVC_AUTH_KIND: 'hmac', SVC_AUTH_HMAC_SECRET: SECRET,
-      SVC_JOURNAL_KIND: 'rdb-embedded', SVC_AUDIT_KIND: 'rdb-embedded', SVC_RDB_EMBEDDED_JDBC_URL: path.join(dir, 'journal.db'),
+      SVC_HTTP_HOST: '127.0.0.1',
+      SVC_HTTP_PORT: '0',
+      SVC_AUTH_KIND: 'hmac',
+      SVC_AUTH_HMAC_SECRET: SECRET,
+      SVC_JOURNAL_KIND: 'rdb-embedded',
+      SVC_AUDIT_KIND: 'rdb-embedded',
+      SVC_RDB_EMBEDDED_JDBC_URL: path.join(dir, 'journal.db'),
       SVC_CONFIG_FILE: configFile,
       ...env,
     },
@@ -42,19 +47,47 @@ const boot = (env: Record<string, string>) =>
 // The rules: the shipped ones, plus Low findings about agents as Alerts (a deployment choice for agent-heavy use).
 const RULES = [...defaultRules(['Agent']), '*:Low -> Alert for Agent'];
 // Role-based, as a deployment handing keys to agents would run it: admins reach every key, team members their own.
-const ALL = ['Create', 'Get', 'Activate', 'Revoke', 'Destroy', 'Sign', 'Verify', 'Encrypt', 'Decrypt', 'Rotate', 'Compromise', 'Query'];
-const BINDINGS = { admins: ALL, team: { operations: ['Create', 'Get', 'Activate', 'Sign', 'Verify'], keys: ['owner:self'] }, readers: ['Get', 'Verify'] };
+const ALL = [
+  'Create',
+  'Get',
+  'Activate',
+  'Revoke',
+  'Destroy',
+  'Sign',
+  'Verify',
+  'Encrypt',
+  'Decrypt',
+  'Rotate',
+  'Compromise',
+  'Query',
+];
+const BINDINGS = {
+  admins: ALL,
+  team: { operations: ['Create', 'Get', 'Activate', 'Sign', 'Verify'], keys: ['owner:self'] },
+  readers: ['Get', 'Verify'],
+};
 const configFile = path.join(dir, 'svc.yaml');
-writeFileSync(configFile, `autoResponse:\n  rules:\n${RULES.map((r) => `    - '${r}'`).join('\n')}\npolicy:\n  kind: role-based\n  roleBindings: ${JSON.stringify(BINDINGS)}\n`);
+writeFileSync(
+  configFile,
+  `autoResponse:\n  rules:\n${RULES.map((r) => `    - '${r}'`).join('\n')}\npolicy:\n  kind: role-based\n  roleBindings: ${JSON.stringify(BINDINGS)}\n`,
+);
 let kernel = await boot({});
 let base = `http://127.0.0.1:${kernel.address!.port}`;
 const human = async (sub: string, groups = ['admins']) =>
-  new SignJWT({ svc_groups: groups }).setProtectedHeader({ alg: 'HS256' }).setSubject(sub).setJti(randomUUID()).setIssuedAt().setExpirationTime('30d').sign(new TextEncoder().encode(SECRET));
+  new SignJWT({ svc_groups: groups })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(sub)
+    .setJti(randomUUID())
+    .setIssuedAt()
+    .setExpirationTime('30d')
+    .sign(new TextEncoder().encode(SECRET));
 const admin = await human('ops-admin');
 const adminCall = (method: string, p: string, body?: unknown) => call(base, method, p, { token: admin, body });
 
 async function key(algorithm: string): Promise<string> {
-  const id = (await adminCall('POST', '/v1/keys', { spec: { name: `scorecard-${algorithm}-${randomUUID()}`, algorithm } })).body.id;
+  const id = (
+    await adminCall('POST', '/v1/keys', { spec: { name: `scorecard-${algorithm}-${randomUUID()}`, algorithm } })
+  ).body.id;
   await adminCall('POST', `/v1/keys/${id}/activate`);
   return id;
 }
@@ -79,7 +112,8 @@ const agents = await Promise.all(
   })),
 );
 const plaintext = Buffer.alloc(64, 1).toString('base64');
-const bodyFor = (op: string) => (op === 'Sign' ? { messageBase64: plaintext } : op === 'Encrypt' ? { plaintextBase64: plaintext } : undefined);
+const bodyFor = (op: string) =>
+  op === 'Sign' ? { messageBase64: plaintext } : op === 'Encrypt' ? { plaintextBase64: plaintext } : undefined;
 const pathFor = (op: string, k: string) => (op === 'Get' ? `/v1/keys/${k}` : `/v1/keys/${k}/${op.toLowerCase()}`);
 
 let benignRequests = 0;
@@ -91,7 +125,11 @@ for (let day = 0; day < 7; day++) {
     for (let n = 0; n < 10; n++) {
       for (const a of agents) {
         const op = a.ops[n % a.ops.length]!;
-        await call(base, op === 'Get' ? 'GET' : 'POST', pathFor(op, a.key), { token: a.token.jwt, from: a.ip, body: bodyFor(op) });
+        await call(base, op === 'Get' ? 'GET' : 'POST', pathFor(op, a.key), {
+          token: a.token.jwt,
+          from: a.ip,
+          body: bodyFor(op),
+        });
         if (day > 0) benignRequests++;
       }
       clock.t += 5 * 60_000;
@@ -110,12 +148,21 @@ interface Attack {
 }
 const attacks: Attack[] = [];
 const at = (hour: number) => (clock.t = Math.floor(clock.t / DAY) * DAY + hour * 3_600_000);
-const [signer, encryptor, third, fourth] = agents as [typeof agents[0], typeof agents[0], typeof agents[0], typeof agents[0]];
+const [signer, encryptor, third, fourth] = agents as [
+  (typeof agents)[0],
+  (typeof agents)[0],
+  (typeof agents)[0],
+  (typeof agents)[0],
+];
 
 at(10);
 attacks.push({ name: 'rate burst (100 signs in 50 s)', actor: signer.token.id, started: clock.t });
 for (let i = 0; i < 100; i++) {
-  await call(base, 'POST', pathFor('Sign', signer.key), { token: signer.token.jwt, from: signer.ip, body: bodyFor('Sign') });
+  await call(base, 'POST', pathFor('Sign', signer.key), {
+    token: signer.token.jwt,
+    from: signer.ip,
+    body: bodyFor('Sign'),
+  });
   clock.t += 500;
 }
 at(11);
@@ -123,7 +170,11 @@ attacks.push({ name: 'honey-key touch', actor: encryptor.token.id, started: cloc
 await call(base, 'GET', `/v1/keys/${honey}`, { token: encryptor.token.jwt, from: encryptor.ip });
 at(12);
 attacks.push({ name: 'new source address', actor: third.token.id, started: clock.t });
-await call(base, 'POST', pathFor('Encrypt', third.key), { token: third.token.jwt, from: '127.0.9.9', body: bodyFor('Encrypt') });
+await call(base, 'POST', pathFor('Encrypt', third.key), {
+  token: third.token.jwt,
+  from: '127.0.9.9',
+  body: bodyFor('Encrypt'),
+});
 at(13);
 attacks.push({ name: 'new operation (Rotate, never used)', actor: fourth.token.id, started: clock.t });
 await call(base, 'POST', `/v1/keys/${fourth.key}/rotate`, { token: fourth.token.jwt, from: fourth.ip, body: {} });
@@ -138,7 +189,8 @@ attacks.push({ name: 'off-hours use (03:00 UTC)', actor: offHours.id, started: c
 await call(base, 'GET', `/v1/keys/${nightKey}`, { token: offHours.jwt, from: '127.0.1.9' });
 at(14);
 attacks.push({ name: 'scope probing (keys never touched)', actor: fourth.token.id, started: clock.t });
-for (const a of [signer, encryptor, third]) await call(base, 'GET', `/v1/keys/${a.key}`, { token: fourth.token.jwt, from: fourth.ip });
+for (const a of [signer, encryptor, third])
+  await call(base, 'GET', `/v1/keys/${a.key}`, { token: fourth.token.jwt, from: fourth.ip });
 
 const boundary = await boundaryAttacks({ base, secret: SECRET, clock, human, adminCall });
 
@@ -152,24 +204,43 @@ async function records(query: string): Promise<any[]> {
   }
 }
 const responses = await records('actor=svc-system');
-const ends = attacks.map((a) => Math.min(...attacks.filter((b) => b.started > a.started).map((b) => b.started), Number.MAX_SAFE_INTEGER));
+const ends = attacks.map((a) =>
+  Math.min(...attacks.filter((b) => b.started > a.started).map((b) => b.started), Number.MAX_SAFE_INTEGER),
+);
 const results: string[] = [];
 for (const [i, attack] of attacks.entries()) {
   const inWindow = (r: any) => Date.parse(r.occurredAt) >= attack.started && Date.parse(r.occurredAt) < ends[i]!;
   const auto = responses.filter((r) => r.context['auto.response.actor'] === attack.actor && inWindow(r));
-  const own = (await records(`actor=${attack.actor}`)).filter((r) => inWindow(r) && ['StepUp', 'Deny'].includes(r.context['outcome.decision']));
-  const times = [...auto.map((r) => Date.parse(r.occurredAt)), ...own.map((r) => Date.parse(r.occurredAt))].sort((x, y) => x - y);
+  const own = (await records(`actor=${attack.actor}`)).filter(
+    (r) => inWindow(r) && ['StepUp', 'Deny'].includes(r.context['outcome.decision']),
+  );
+  const times = [...auto.map((r) => Date.parse(r.occurredAt)), ...own.map((r) => Date.parse(r.occurredAt))].sort(
+    (x, y) => x - y,
+  );
   const decisions = ['StepUp', 'Deny'].flatMap((d) => {
     const hits = own.filter((r) => r.context['outcome.decision'] === d);
-    return hits.length ? [`risk ${d} x${hits.length} (max score ${Math.max(...hits.map((r) => Number(r.context['risk.score']))).toFixed(2)})`] : [];
+    return hits.length
+      ? [
+          `risk ${d} x${hits.length} (max score ${Math.max(...hits.map((r) => Number(r.context['risk.score']))).toFixed(2)})`,
+        ]
+      : [];
   });
   const how = [...new Set(auto.map((r) => r.context['auto.response.rule'])), ...decisions].join('; ');
-  results.push(`| ${attack.name} | ${times.length ? 'yes' : '**no**'} | ${times.length ? `${((times[0]! - attack.started) / 1000).toFixed(1)} s` : '-'} | ${how || '-'} |`);
+  results.push(
+    `| ${attack.name} | ${times.length ? 'yes' : '**no**'} | ${times.length ? `${((times[0]! - attack.started) / 1000).toFixed(1)} s` : '-'} | ${how || '-'} |`,
+  );
 }
 // False positives: responses or StepUp/Deny about benign agents after the learning day, before the attacks.
 const attacksStart = Math.min(...attacks.map((a) => a.started));
-const benignAlarms = responses.filter((r) => Date.parse(r.occurredAt) > learningEnd && Date.parse(r.occurredAt) < attacksStart && r.context['auto.response.actor'].startsWith('agent-')).length;
-const benignGated = (await records(`since=${new Date(learningEnd).toISOString()}&until=${new Date(attacksStart).toISOString()}`)).filter((r) => r.principal.kind === 'Agent' && r.context['outcome.decision'] !== 'Allow').length;
+const benignAlarms = responses.filter(
+  (r) =>
+    Date.parse(r.occurredAt) > learningEnd &&
+    Date.parse(r.occurredAt) < attacksStart &&
+    r.context['auto.response.actor'].startsWith('agent-'),
+).length;
+const benignGated = (
+  await records(`since=${new Date(learningEnd).toISOString()}&until=${new Date(attacksStart).toISOString()}`)
+).filter((r) => r.principal.kind === 'Agent' && r.context['outcome.decision'] !== 'Allow').length;
 const table = [
   '<!-- scorecard:start -->',
   `Scorecard (\`npm run scorecard\`, ${new Date().toISOString().slice(0, 10)}): four agents with steady habits (own key, own address, two`,
@@ -185,7 +256,7 @@ const table = [
   `False positives on benign traffic after the first (learning) day: ${benignAlarms} auto-response rows and ${benignGated} refused requests`,
   `out of ${benignRequests} benign requests (${(((benignAlarms + benignGated) / benignRequests) * 100).toFixed(2)}%).`,
   '',
-  'Attacks on the agents\' own boundaries (simulated time, after the attacks above): stopped means the attacking credential',
+  "Attacks on the agents' own boundaries (simulated time, after the attacks above): stopped means the attacking credential",
   'is refused with 401, or, for an attack whose first refusal ends it (authority the agent never had), with 403. A bystander',
   'agent signs with its own key throughout, and the attacked keys are innocent ones.',
   '',
@@ -197,11 +268,20 @@ const table = [
   '<!-- scorecard:end -->',
 ].join('\n');
 // The goals: every boundary attack stopped within 1 s of simulated time, no legitimate key down, no false positive.
-const goalsMet = boundary.stopped.every((ms) => ms !== undefined && ms <= 1000) && boundary.legitimateKeysUp && benignAlarms + benignGated === 0;
+const goalsMet =
+  boundary.stopped.every((ms) => ms !== undefined && ms <= 1000) &&
+  boundary.legitimateKeysUp &&
+  benignAlarms + benignGated === 0;
 const docPath = path.resolve(import.meta.dirname, '../docs/detection.md');
 const doc = readFileSync(docPath, 'utf8');
 // SCORECARD_CHECK=1 (the test suite): check the goals without rewriting the document.
-if (process.env.SCORECARD_CHECK !== '1') writeFileSync(docPath, doc.includes('<!-- scorecard:start -->') ? doc.replace(/<!-- scorecard:start -->[\s\S]*<!-- scorecard:end -->/, table) : `${doc}\n## Scorecard\n\n${table}\n`);
+if (process.env.SCORECARD_CHECK !== '1')
+  writeFileSync(
+    docPath,
+    doc.includes('<!-- scorecard:start -->')
+      ? doc.replace(/<!-- scorecard:start -->[\s\S]*<!-- scorecard:end -->/, table)
+      : `${doc}\n## Scorecard\n\n${table}\n`,
+  );
 process.stdout.write(`${table}\n`);
 if (!goalsMet) process.exitCode = 1;
 await kernel.stop();

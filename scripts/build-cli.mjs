@@ -13,7 +13,9 @@ await build({
   format: 'esm',
   target: 'node20',
   // commander is CommonJS and requires Node built-ins; an ESM bundle needs a real require for those.
-  banner: { js: "#!/usr/bin/env node\nimport { createRequire as __svcCreateRequire } from 'node:module';\nconst require = __svcCreateRequire(import.meta.url);" },
+  banner: {
+    js: "#!/usr/bin/env node\nimport { createRequire as __svcCreateRequire } from 'node:module';\nconst require = __svcCreateRequire(import.meta.url);",
+  },
   logLevel: 'warning',
 });
 chmodSync(outfile, 0o755);

@@ -20,4 +20,5 @@ await build({
   legalComments: 'none',
   logLevel: 'warning',
 });
-for (const file of ['index.html', 'console.css', 'icon.svg']) copyFileSync(path.join(root, 'console/static', file), path.join(out, file));
+for (const file of ['index.html', 'console.css', 'icon.svg'])
+  copyFileSync(path.join(root, 'console/static', file), path.join(out, file));

@@ -15,7 +15,8 @@ function newerSource(dir, builtAt) {
     if (entry.isDirectory()) {
       const found = newerSource(full, builtAt);
       if (found) return found;
-    } else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') && statSync(full).mtimeMs > builtAt) return full;
+    } else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') && statSync(full).mtimeMs > builtAt)
+      return full;
   }
   return undefined;
 }

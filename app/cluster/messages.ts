@@ -15,7 +15,8 @@ export type PrimaryMessage =
   | { svc: 'node-readiness-answer'; id: number; checks: ReadinessChecks }
   | { svc: 'probe'; id: number };
 
-export const isSvcMessage = (m: unknown): m is { svc: string } => typeof m === 'object' && m !== null && typeof (m as { svc?: unknown }).svc === 'string';
+export const isSvcMessage = (m: unknown): m is { svc: string } =>
+  typeof m === 'object' && m !== null && typeof (m as { svc?: unknown }).svc === 'string';
 
 /** The name a worker goes by in logs and readiness checks. */
 export const workerName = (slot: number) => `w${slot}`;

@@ -39,7 +39,10 @@ export class WorkerSupervisor {
   /** Set once every worker served for the first time; before that a worker that dies fails the boot instead. */
   private booted = false;
   private nextProbe = 0;
-  private readonly probes = new Map<number, { answers: Map<number, ReadinessChecks>; expected: Set<number>; done: () => void }>();
+  private readonly probes = new Map<
+    number,
+    { answers: Map<number, ReadinessChecks>; expected: Set<number>; done: () => void }
+  >();
 
   constructor(
     count: number,
@@ -61,7 +64,9 @@ export class WorkerSupervisor {
     await this.boot(this.slots.slice(1));
     this.booted = true;
     // One that died while the others were starting is replaced now.
-    for (const slot of this.slots) if (slot.worker?.isDead()) this.onExit(slot, slot.worker, slot.worker.process.exitCode, slot.worker.process.signalCode);
+    for (const slot of this.slots)
+      if (slot.worker?.isDead())
+        this.onExit(slot, slot.worker, slot.worker.process.exitCode, slot.worker.process.signalCode);
     return first;
   }
 
@@ -77,7 +82,10 @@ export class WorkerSupervisor {
         const exited = new Promise<number | null>((resolve) => worker.once('exit', (code) => resolve(code)));
         worker.process.kill(signal);
         const timer = setTimeout(() => {
-          this.logger.error('worker did not stop in time; killed', { worker: workerName(slot.n), afterMs: killAfterMs });
+          this.logger.error('worker did not stop in time; killed', {
+            worker: workerName(slot.n),
+            afterMs: killAfterMs,
+          });
           worker.process.kill('SIGKILL');
         }, killAfterMs);
         const code = await exited;
@@ -117,7 +125,11 @@ export class WorkerSupervisor {
       };
       const onExit = (code: number | null, signal: string | null) => {
         worker.off('message', onMessage);
-        reject(new Error(`worker ${workerName(slot.n)} exited before it served (${signal ? `signal ${signal}` : `exit code ${code}`}); its log above says why`));
+        reject(
+          new Error(
+            `worker ${workerName(slot.n)} exited before it served (${signal ? `signal ${signal}` : `exit code ${code}`}); its log above says why`,
+          ),
+        );
       };
       worker.on('message', onMessage);
       worker.once('exit', onExit);
@@ -130,14 +142,25 @@ export class WorkerSupervisor {
     const served = slot.servingSince ? Date.now() - slot.servingSince : 0;
     slot.crashes = served >= HEALTHY_AFTER_MS ? 0 : slot.crashes + 1;
     const pauseMs = slot.crashes <= 1 ? 0 : Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (slot.crashes - 2));
-    this.logger.error('worker exited; starting a replacement', { worker: workerName(slot.n), pid: worker.process.pid, code, signal, servedMs: served, restartInMs: pauseMs });
+    this.logger.error('worker exited; starting a replacement', {
+      worker: workerName(slot.n),
+      pid: worker.process.pid,
+      code,
+      signal,
+      servedMs: served,
+      restartInMs: pauseMs,
+    });
     slot.worker = undefined;
     slot.restart = setTimeout(() => {
       if (this.draining) return;
       // A replacement that dies before it serves is an early crash like any other: its exit schedules the next try.
       this.fork(slot).then(
         () => this.logger.info('worker replaced', { worker: workerName(slot.n), pid: slot.worker?.process.pid }),
-        (err) => this.logger.error('replacement worker failed to start', { worker: workerName(slot.n), error: (err as Error).message }),
+        (err) =>
+          this.logger.error('replacement worker failed to start', {
+            worker: workerName(slot.n),
+            error: (err as Error).message,
+          }),
       );
     }, pauseMs);
   }
@@ -185,7 +208,8 @@ export class WorkerSupervisor {
       const name = workerName(slot.n);
       const answer = answers.get(slot.n);
       if (!slot.worker || !slot.servingSince) checks[`worker:${name}`] = { ok: false, state: 'restarting' };
-      else if (!answer) checks[`worker:${name}`] = { ok: false, state: 'unresponsive', detail: `no answer within ${PROBE_MS} ms` };
+      else if (!answer)
+        checks[`worker:${name}`] = { ok: false, state: 'unresponsive', detail: `no answer within ${PROBE_MS} ms` };
       else {
         checks[`worker:${name}`] = { ok: true };
         for (const [check, result] of Object.entries(answer)) checks[`${name}:${check}`] = result;

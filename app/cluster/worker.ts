@@ -28,11 +28,13 @@ export function joinCluster(logger: Logger): ClusterWorker | undefined {
   const name = workerName(slot);
   // The process's own logger keeps its level setting and names the worker on every line; a plain one is wrapped.
   if (isServiceLogger(logger)) logger.configure({ worker: name });
-  const named: Logger = isServiceLogger(logger) ? logger : {
-    info: (msg, fields) => logger.info(msg, { worker: name, ...fields }),
-    warn: (msg, fields) => logger.warn(msg, { worker: name, ...fields }),
-    error: (msg, fields) => logger.error(msg, { worker: name, ...fields }),
-  };
+  const named: Logger = isServiceLogger(logger)
+    ? logger
+    : {
+        info: (msg, fields) => logger.info(msg, { worker: name, ...fields }),
+        warn: (msg, fields) => logger.warn(msg, { worker: name, ...fields }),
+        error: (msg, fields) => logger.error(msg, { worker: name, ...fields }),
+      };
   // Answers the primary's requests for this worker's metrics (prom-client's aggregation protocol).
   new promClient.AggregatorRegistry();
   let localProbe: (() => Promise<ReadinessChecks>) | undefined;
@@ -47,7 +49,12 @@ export function joinCluster(logger: Logger): ClusterWorker | undefined {
       const probe = localProbe ?? (async () => ({ [`worker:${name}`]: { ok: false, state: 'starting' } }));
       probe().then(
         (checks) => send({ svc: 'probe-answer', id: m.id, checks }),
-        (err) => send({ svc: 'probe-answer', id: m.id, checks: { [`worker:${name}`]: { ok: false, state: 'unavailable', detail: (err as Error).message } } }),
+        (err) =>
+          send({
+            svc: 'probe-answer',
+            id: m.id,
+            checks: { [`worker:${name}`]: { ok: false, state: 'unavailable', detail: (err as Error).message } },
+          }),
       );
       return;
     }
@@ -73,7 +80,10 @@ export function joinCluster(logger: Logger): ClusterWorker | undefined {
     answerProbesWith: (local) => (localProbe = local),
     metrics: async () => {
       const answer = await ask((id) => ({ svc: 'node-metrics', id }));
-      if (answer?.svc !== 'node-metrics-answer' || answer.text === undefined) throw new Error(`the node's metrics could not be gathered from its workers: ${answer?.svc === 'node-metrics-answer' ? answer.error : 'the primary did not answer'}`);
+      if (answer?.svc !== 'node-metrics-answer' || answer.text === undefined)
+        throw new Error(
+          `the node's metrics could not be gathered from its workers: ${answer?.svc === 'node-metrics-answer' ? answer.error : 'the primary did not answer'}`,
+        );
       return answer.text;
     },
     readiness: async () => {
@@ -81,7 +91,10 @@ export function joinCluster(logger: Logger): ClusterWorker | undefined {
       if (answer?.svc === 'node-readiness-answer') return answer.checks;
       // Without the primary this worker can speak only for itself, and the node is not whole.
       const own = localProbe ? await localProbe() : {};
-      return { ...Object.fromEntries(Object.entries(own).map(([check, result]) => [`${name}:${check}`, result])), primary: { ok: false, state: 'unavailable', detail: 'the primary did not answer' } };
+      return {
+        ...Object.fromEntries(Object.entries(own).map(([check, result]) => [`${name}:${check}`, result])),
+        primary: { ok: false, state: 'unavailable', detail: 'the primary did not answer' },
+      };
     },
   };
 
@@ -95,7 +108,12 @@ export function joinCluster(logger: Logger): ClusterWorker | undefined {
       process.on('disconnect', () => shutdown('primary exited'));
       const address = kernel.address!;
       send({ svc: 'serving', protocol: kernel.protocol, host: address.address, port: address.port });
-      named.info('worker listening', { protocol: kernel.protocol, host: address.address, port: address.port, pid: process.pid });
+      named.info('worker listening', {
+        protocol: kernel.protocol,
+        host: address.address,
+        port: address.port,
+        pid: process.pid,
+      });
     },
   };
 }

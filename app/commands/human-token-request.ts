@@ -29,7 +29,9 @@ export function parseTtl(text: string): number {
   if (!m) throw new Error(`--ttl "${text}" is not a duration: a whole number with s, m, h or d (8h, 30m)`);
   const seconds = Number(m[1]) * UNIT_SECONDS[m[2] || 's']!;
   if (seconds < MIN_HUMAN_TOKEN_TTL_SECONDS || seconds > MAX_HUMAN_TOKEN_TTL_SECONDS) {
-    throw new Error(`--ttl must be between 1m and 24h (a longer-lived token outlives what a revocation without its expiry covers); got ${text}`);
+    throw new Error(
+      `--ttl must be between 1m and 24h (a longer-lived token outlives what a revocation without its expiry covers); got ${text}`,
+    );
   }
   return seconds;
 }
@@ -42,6 +44,11 @@ export function humanTokenRequest(flags: { subject?: string; groups?: string; tt
   if (subject.length > MAX_SUBJECT_LENGTH) throw new Error(`--subject is longer than ${MAX_SUBJECT_LENGTH} characters`);
   if (CONTROL.test(subject)) throw new Error('--subject must not hold control characters');
   const groups = flags.groups === undefined ? [] : flags.groups.split(',').map((g) => g.trim());
-  if (groups.some((g) => g === '' || CONTROL.test(g))) throw new Error('--groups is a comma list of group names, none blank (admins,ops)');
-  return { subject, groups: [...new Set(groups)], ttlSeconds: flags.ttl === undefined ? DEFAULT_HUMAN_TOKEN_TTL_SECONDS : parseTtl(flags.ttl) };
+  if (groups.some((g) => g === '' || CONTROL.test(g)))
+    throw new Error('--groups is a comma list of group names, none blank (admins,ops)');
+  return {
+    subject,
+    groups: [...new Set(groups)],
+    ttlSeconds: flags.ttl === undefined ? DEFAULT_HUMAN_TOKEN_TTL_SECONDS : parseTtl(flags.ttl),
+  };
 }

@@ -27,17 +27,28 @@ const OTHER_KINDS: Record<string, string> = {
  * library, so a record written here would show only the honest; what the audit trail holds is every
  * call made with the token, under its subject.
  */
-export async function issueHumanToken(argv: string[], request: HumanTokenRequest, env: NodeJS.ProcessEnv, logger: Logger, print: (line: string) => void): Promise<void> {
+export async function issueHumanToken(
+  argv: string[],
+  request: HumanTokenRequest,
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+  print: (line: string) => void,
+): Promise<void> {
   const { config, unknownVariables } = await resolveConfiguration(argv, env);
   const values = config.values as BaseConfig;
-  if (isServiceLogger(logger)) logger.configure({ level: values.log.level, node: commandNodeId(nodeIdOf(values), 'issue-token') });
+  if (isServiceLogger(logger))
+    logger.configure({ level: values.log.level, node: commandNodeId(nodeIdOf(values), 'issue-token') });
   warnUnknownVariables(unknownVariables, logger);
   if (values.auth.kind !== 'hmac') {
-    throw new TokenRefused(`issue-token mints tokens for auth.kind hmac only, and SVC_AUTH_KIND is ${values.auth.kind}: ${OTHER_KINDS[values.auth.kind] ?? 'this kind verifies tokens the service does not sign'}`);
+    throw new TokenRefused(
+      `issue-token mints tokens for auth.kind hmac only, and SVC_AUTH_KIND is ${values.auth.kind}: ${OTHER_KINDS[values.auth.kind] ?? 'this kind verifies tokens the service does not sign'}`,
+    );
   }
   const secret = values.auth.hmacSecret;
   if (!isUsableHmacSecret(secret)) {
-    throw new TokenRefused(`auth.hmacSecret (SVC_AUTH_HMAC_SECRET) is ${Buffer.byteLength(secret)} bytes; at least ${MIN_HMAC_SECRET_BYTES} are needed to sign tokens the service accepts`);
+    throw new TokenRefused(
+      `auth.hmacSecret (SVC_AUTH_HMAC_SECRET) is ${Buffer.byteLength(secret)} bytes; at least ${MIN_HMAC_SECRET_BYTES} are needed to sign tokens the service accepts`,
+    );
   }
   const jti = randomUUID();
   const iat = Math.floor(Date.now() / 1000);
@@ -52,5 +63,10 @@ export async function issueHumanToken(argv: string[], request: HumanTokenRequest
     .setExpirationTime(exp)
     .sign(new TextEncoder().encode(secret));
   print(token);
-  logger.info('human token issued', { subject: request.subject, groups: request.groups, jti, expiresAt: new Date(exp * 1000).toISOString() });
+  logger.info('human token issued', {
+    subject: request.subject,
+    groups: request.groups,
+    jti,
+    expiresAt: new Date(exp * 1000).toISOString(),
+  });
 }

@@ -8,7 +8,13 @@ import { startService } from '../start.ts';
  * whether everything was delivered (the process exits 1 otherwise, also when a dead-letter file that other
  * users could write was moved aside unread).
  */
-export async function replayDeadLetterFiles(argv: string[], sink: string | undefined, env: NodeJS.ProcessEnv, logger: Logger, print: (line: string) => void): Promise<boolean> {
+export async function replayDeadLetterFiles(
+  argv: string[],
+  sink: string | undefined,
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+  print: (line: string) => void,
+): Promise<boolean> {
   const kernel = await startService({ argv, env, logger, listen: false, command: 'replay-dead-letters' });
   try {
     const outcomes = await kernel.audit.replayDeadLetters(sink);
@@ -16,7 +22,9 @@ export async function replayDeadLetterFiles(argv: string[], sink: string | undef
     for (const o of outcomes) {
       const unreadable = o.unreadable ? `; ${o.unreadable} unreadable line(s) kept in ${o.file}.unreadable` : '';
       const untrusted = o.untrusted.length ? `; not replayed, writable by other users: ${o.untrusted.join(', ')}` : '';
-      print(`${o.sink}: ${o.replayed} replayed, ${o.delivered} delivered, ${o.deadLettered} dead-lettered again (${o.file})${unreadable}${untrusted}`);
+      print(
+        `${o.sink}: ${o.replayed} replayed, ${o.delivered} delivered, ${o.deadLettered} dead-lettered again (${o.file})${unreadable}${untrusted}`,
+      );
     }
     return outcomes.every((o) => o.deadLettered === 0 && o.unreadable === 0 && o.untrusted.length === 0);
   } finally {

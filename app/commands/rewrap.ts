@@ -10,10 +10,19 @@ import { startService } from '../start.ts';
  * a node id of its own (`commandNodeId`), so their chains keep one writer each. Moving from the local root of trust to cloud-kms is: configure
  * cloud-kms, list the local KEK as previous, run this.
  */
-export async function rewrap(argv: string[], env: NodeJS.ProcessEnv, logger: Logger, print: (line: string) => void): Promise<void> {
+export async function rewrap(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+  print: (line: string) => void,
+): Promise<void> {
   const kernel = await startService({ argv, env, logger, listen: false, command: 'rewrap' });
   try {
-    const result = (await kernel.pipeline.run('RewrapKeys', {}, { principal: SYSTEM_PRINCIPAL, requestId: `rewrap-${randomUUID()}`, door: 'internal' })) as { rewrapped: number; kekId: string };
+    const result = (await kernel.pipeline.run(
+      'RewrapKeys',
+      {},
+      { principal: SYSTEM_PRINCIPAL, requestId: `rewrap-${randomUUID()}`, door: 'internal' },
+    )) as { rewrapped: number; kekId: string };
     print(`rewrapped ${result.rewrapped} key-wrapping key(s) under ${result.kekId}`);
   } finally {
     await kernel.stop();

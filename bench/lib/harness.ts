@@ -57,7 +57,12 @@ const UNREACHED_LIMITS = { SVC_RATE_LIMIT_RPS: '1000000000', SVC_RATE_LIMIT_BURS
  * Starts a Node process (the service or the bare endpoint) and resolves when it logs that it listens;
  * `cwd` runs another checkout of the service (bench:compare's other version).
  */
-export function start(args: string[], env: Record<string, string>, stdoutFile?: string, cwd = ROOT): Promise<{ child: ChildProcess; url: string; logged: string }> {
+export function start(
+  args: string[],
+  env: Record<string, string>,
+  stdoutFile?: string,
+  cwd = ROOT,
+): Promise<{ child: ChildProcess; url: string; logged: string }> {
   // BENCH_SERVICE_STDOUT and BENCH_SERVICE_NODE_ARGS are for finding where a server's time goes: for
   // example BENCH_SERVICE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof --trace-gc' with its stdout in a file.
   const out = stdoutFile ?? process.env.BENCH_SERVICE_STDOUT;
@@ -65,12 +70,20 @@ export function start(args: string[], env: Record<string, string>, stdoutFile?: 
   const debugArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const node = [process.execPath, '--max-semi-space-size=64', ...debugArgs, '--import', 'tsx', ...args];
   const [cmd, ...argv] = PINNED ? ['taskset', '-c', '0', ...node] : node;
-  const child = spawn(cmd!, argv, { cwd, env: { ...process.env, ...UNREACHED_LIMITS, ...env }, stdio: ['ignore', stdout, 'pipe'] });
+  const child = spawn(cmd!, argv, {
+    cwd,
+    env: { ...process.env, ...UNREACHED_LIMITS, ...env },
+    stdio: ['ignore', stdout, 'pipe'],
+  });
   return whenListening(child, args.join(' '));
 }
 
 export async function call(url: string, method: string, body?: unknown): Promise<any> {
-  const res = await fetch(url, { method, headers: { 'X-Svc-User': 'bench', 'Content-Type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+  const res = await fetch(url, {
+    method,
+    headers: { 'X-Svc-User': 'bench', 'Content-Type': 'application/json' },
+    body: body ? JSON.stringify(body) : undefined,
+  });
   if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
   return res.json();
 }
@@ -89,11 +102,21 @@ export interface LoadExtras {
 }
 
 /** Loads one endpoint; with the server's pid, also measures the server's CPU time during the load. */
-export async function load(name: string, url: string, body: unknown, seconds = SECONDS, pid?: number, extras: LoadExtras = {}): Promise<Row> {
+export async function load(
+  name: string,
+  url: string,
+  body: unknown,
+  seconds = SECONDS,
+  pid?: number,
+  extras: LoadExtras = {},
+): Promise<Row> {
   const cpuBefore = pid ? cpuSeconds(pid) : 0;
   const loopBefore = pid ? cpuSeconds(pid, pid) : 0;
   const result = await autocannon({
-    url, method: 'POST', connections: CONNECTIONS, duration: seconds,
+    url,
+    method: 'POST',
+    connections: CONNECTIONS,
+    duration: seconds,
     headers: { 'X-Svc-User': 'bench', 'Content-Type': 'application/json', ...extras.headers },
     body: JSON.stringify(body),
     ...(extras.verifyBody ? { verifyBody: (b: unknown) => extras.verifyBody!(String(b)) } : {}),
@@ -102,8 +125,18 @@ export async function load(name: string, url: string, body: unknown, seconds = S
   const loop = pid ? cpuSeconds(pid, pid) - loopBefore : 0;
   const errors = result.non2xx + result.errors + (result.mismatches ?? 0);
   const perSecondOf = (seconds: number) => (seconds > 0 ? result.requests.total / seconds : 0);
-  const row = { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors, perCpuSecond: perSecondOf(cpu), perLoopCpuSecond: perSecondOf(loop) };
-  process.stderr.write(`${name.padEnd(40)} ${row.rps.toFixed(0).padStart(7)} req/s  ${row.perCpuSecond.toFixed(0).padStart(6)} req/CPU-s  p50 ${row.p50} ms  p99 ${row.p99} ms  errors ${row.errors}\n`);
+  const row = {
+    name,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors,
+    perCpuSecond: perSecondOf(cpu),
+    perLoopCpuSecond: perSecondOf(loop),
+  };
+  process.stderr.write(
+    `${name.padEnd(40)} ${row.rps.toFixed(0).padStart(7)} req/s  ${row.perCpuSecond.toFixed(0).padStart(6)} req/CPU-s  p50 ${row.p50} ms  p99 ${row.p99} ms  errors ${row.errors}\n`,
+  );
   return row;
 }
 
@@ -126,7 +159,11 @@ export async function abba(what: string, a: Side, b: Side, body: unknown): Promi
   const b1 = await load(`${what}, ${b.label}`, b.url, body, SECONDS, b.pid);
   const b2 = await load(`${what}, ${b.label}`, b.url, body, SECONDS, b.pid);
   const a2 = await load(`${what}, ${a.label}`, a.url, body, SECONDS, a.pid);
-  const mean = (x: Row, y: Row) => ({ rps: (x.rps + y.rps) / 2, perCpuSecond: (x.perCpuSecond + y.perCpuSecond) / 2, perLoopCpuSecond: ((x.perLoopCpuSecond ?? 0) + (y.perLoopCpuSecond ?? 0)) / 2 });
+  const mean = (x: Row, y: Row) => ({
+    rps: (x.rps + y.rps) / 2,
+    perCpuSecond: (x.perCpuSecond + y.perCpuSecond) / 2,
+    perLoopCpuSecond: ((x.perLoopCpuSecond ?? 0) + (y.perLoopCpuSecond ?? 0)) / 2,
+  });
   return { a: mean(a1, a2), b: mean(b1, b2) };
 }
 

@@ -5,7 +5,10 @@ import type { ChildProcess } from 'node:child_process';
  * with what it wrote if it exits first. Free of side effects, unlike harness.ts (which pins the bench to a core
  * when imported), so a bench that must not be pinned can use it.
  */
-export function whenListening(child: ChildProcess, what: string): Promise<{ child: ChildProcess; url: string; logged: string }> {
+export function whenListening(
+  child: ChildProcess,
+  what: string,
+): Promise<{ child: ChildProcess; url: string; logged: string }> {
   return new Promise((resolve, reject) => {
     let err = '';
     child.stderr!.on('data', (d) => {

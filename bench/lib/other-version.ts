@@ -34,7 +34,9 @@ export function checkoutOf(ref: string): { commit: string; dir: string } {
     execFileSync('git', ['worktree', 'add', '--force', '--detach', dir, commit], { cwd: ROOT, stdio: 'inherit' });
   }
   if (!existsSync(path.join(dir, 'node_modules'))) {
-    const sameLock = readFileSync(path.join(dir, 'package-lock.json'), 'utf8') === readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8');
+    const sameLock =
+      readFileSync(path.join(dir, 'package-lock.json'), 'utf8') ===
+      readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8');
     if (sameLock) symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
     // --ignore-scripts would skip the native addons' builds: the old version's own install runs as documented.
     else execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: dir, stdio: 'inherit' });

@@ -17,7 +17,10 @@ export function invocation(cmd: Command): Invocation {
 
 /** Every command's help ends with examples a newcomer can copy. */
 export function examples(cmd: Command, ...lines: string[]): Command {
-  return cmd.addHelpText('after', `\nExample${lines.length > 1 ? 's' : ''}:\n${lines.map((l) => `  $ ${l}`).join('\n')}`);
+  return cmd.addHelpText(
+    'after',
+    `\nExample${lines.length > 1 ? 's' : ''}:\n${lines.map((l) => `  $ ${l}`).join('\n')}`,
+  );
 }
 
 /** Parses a positive whole number flag, or fails as a usage error naming the flag. */
@@ -33,7 +36,8 @@ export function positiveInt(flag: string) {
 export function wholeNumber(flag: string) {
   return (value: string): number => {
     const n = Number(value);
-    if (value.trim() === '' || !Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${flag} must be a whole number of 0 or more.`);
+    if (value.trim() === '' || !Number.isInteger(n) || n < 0)
+      throw new InvalidArgumentError(`${flag} must be a whole number of 0 or more.`);
     return n;
   };
 }
@@ -47,5 +51,11 @@ export function contextPair(value: string, previous: Record<string, string> = {}
 
 /** A repeatable flag collected into a list (also accepts comma-separated values). */
 export function list(value: string, previous: string[] = []): string[] {
-  return [...previous, ...value.split(',').map((v) => v.trim()).filter(Boolean)];
+  return [
+    ...previous,
+    ...value
+      .split(',')
+      .map((v) => v.trim())
+      .filter(Boolean),
+  ];
 }

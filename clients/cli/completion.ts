@@ -43,9 +43,12 @@ export function completionCandidates(program: Command, words: string[]): Candida
     if (sub) cmd = sub;
   }
   const startingWith = (list: Candidate[]) => list.filter((c) => c.value.startsWith(current));
-  if (awaitingValueOf) return startingWith((awaitingValueOf.argChoices ?? []).map((value) => ({ value, description: '' })));
+  if (awaitingValueOf)
+    return startingWith((awaitingValueOf.argChoices ?? []).map((value) => ({ value, description: '' })));
   if (current.startsWith('-')) {
-    const flags = optionsAt(cmd).filter((o) => !o.hidden && o.long).map((o) => ({ value: o.long!, description: o.description }));
+    const flags = optionsAt(cmd)
+      .filter((o) => !o.hidden && o.long)
+      .map((o) => ({ value: o.long!, description: o.description }));
     return startingWith([...flags, { value: '--help', description: 'show help for this command' }]);
   }
   const subs = cmd.commands.filter(visible).map((c) => ({ value: c.name(), description: c.description() }));
@@ -56,7 +59,10 @@ export function completionCandidates(program: Command, words: string[]): Candida
 
 /** The lines `svc __complete SHELL -- WORDS` prints: bare values, or value TAB description for fish. */
 export function formatCandidates(candidates: Candidate[], shell: Shell): string {
-  return candidates.map((c) => (shell === 'fish' && c.description ? `${c.value}\t${c.description.split('\n')[0]}` : c.value)).map((l) => `${l}\n`).join('');
+  return candidates
+    .map((c) => (shell === 'fish' && c.description ? `${c.value}\t${c.description.split('\n')[0]}` : c.value))
+    .map((l) => `${l}\n`)
+    .join('');
 }
 
 /**
@@ -116,24 +122,31 @@ complete -c svc -f -a '(__svc_complete)'
 
 /** `svc completion bash|zsh|fish`, and the hidden `svc __complete SHELL -- WORDS` the scripts call. */
 export function registerCompletionCommands(program: Command): void {
-  program.command('completion')
+  program
+    .command('completion')
     .description('Print the shell completion script for bash, zsh or fish')
     .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(SHELLS))
-    .addHelpText('after', [
-      '',
-      'Examples:',
-      '  $ source <(svc completion bash)          # in ~/.bashrc',
-      '  $ source <(svc completion zsh)           # in ~/.zshrc, after compinit',
-      '  $ svc completion fish > ~/.config/fish/completions/svc.fish',
-    ].join('\n'))
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Examples:',
+        '  $ source <(svc completion bash)          # in ~/.bashrc',
+        '  $ source <(svc completion zsh)           # in ~/.zshrc, after compinit',
+        '  $ svc completion fish > ~/.config/fish/completions/svc.fish',
+      ].join('\n'),
+    )
     .action((shell: string) => void process.stdout.write(completionScript(shell)));
-  program.command('__complete', { hidden: true })
+  program
+    .command('__complete', { hidden: true })
     .argument('<shell>')
     .argument('[words...]')
     .allowUnknownOption()
     .action((shell: string, words: string[]) => {
       if (!(SHELLS as readonly string[]).includes(shell)) throw new UsageError(`__complete takes ${SHELLS.join(', ')}`);
       // An empty last word (the cursor after a space) is what the shells pass for "anything next".
-      process.stdout.write(formatCandidates(completionCandidates(program, words.length ? words : ['']), shell as Shell));
+      process.stdout.write(
+        formatCandidates(completionCandidates(program, words.length ? words : ['']), shell as Shell),
+      );
     });
 }

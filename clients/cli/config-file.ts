@@ -30,7 +30,9 @@ export function readLogin(file: string): SavedLogin | undefined {
     if (typeof parsed.server !== 'string') throw new Error('no "server"');
     return parsed;
   } catch (err) {
-    throw new UsageError(`${file} is not a login file written by svc login (${(err as Error).message}); run svc login again`);
+    throw new UsageError(
+      `${file} is not a login file written by svc login (${(err as Error).message}); run svc login again`,
+    );
   }
 }
 

@@ -12,7 +12,9 @@ export interface DataOptions {
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 export async function readData(opts: DataOptions, stdin: NodeJS.ReadStream = process.stdin): Promise<Buffer> {
-  const given = [opts.message !== undefined, opts.messageBase64 !== undefined, opts.file !== undefined].filter(Boolean).length;
+  const given = [opts.message !== undefined, opts.messageBase64 !== undefined, opts.file !== undefined].filter(
+    Boolean,
+  ).length;
   if (given > 1) throw new UsageError('give only one of --message, --message-base64 and --file');
   if (opts.message !== undefined) return Buffer.from(opts.message, 'utf8');
   if (opts.messageBase64 !== undefined) return decodeBase64(opts.messageBase64, '--message-base64');
@@ -20,10 +22,13 @@ export async function readData(opts: DataOptions, stdin: NodeJS.ReadStream = pro
     try {
       return readFileSync(opts.file);
     } catch (err) {
-      throw new UsageError(`cannot read --file ${opts.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      throw new UsageError(
+        `cannot read --file ${opts.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      );
     }
   }
-  if (stdin.isTTY) throw new UsageError('no input: give --message, --message-base64 or --file, or pipe the data to stdin');
+  if (stdin.isTTY)
+    throw new UsageError('no input: give --message, --message-base64 or --file, or pipe the data to stdin');
   const chunks: Buffer[] = [];
   for await (const chunk of stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);

@@ -17,13 +17,25 @@ const PAGE = 1000;
  * there is none left or `max` keys were given. Rows are yielded as pages arrive, so a long list starts
  * printing at once and never sits in memory whole.
  */
-export async function* listKeys(client: SvcClient, filter: Omit<KeyQuery, 'cursor' | 'limit'>, max?: number): AsyncGenerator<KeyRow> {
+export async function* listKeys(
+  client: SvcClient,
+  filter: Omit<KeyQuery, 'cursor' | 'limit'>,
+  max?: number,
+): AsyncGenerator<KeyRow> {
   let given = 0;
   for await (const page of client.keyPages({ ...filter, limit: max === undefined ? PAGE : Math.min(PAGE, max) })) {
     for (const k of page.keys) {
       if (max !== undefined && given >= max) return;
       given++;
-      yield { id: k.id, name: k.spec.name, algorithm: k.spec.algorithm, state: k.state, currentVersion: k.currentVersion, owner: k.owner, createdAt: k.createdAt };
+      yield {
+        id: k.id,
+        name: k.spec.name,
+        algorithm: k.spec.algorithm,
+        state: k.state,
+        currentVersion: k.currentVersion,
+        owner: k.owner,
+        createdAt: k.createdAt,
+      };
     }
     if (max !== undefined && given >= max) return;
   }

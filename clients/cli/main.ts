@@ -10,7 +10,8 @@ async function main(argv: string[]): Promise<void> {
   } catch (err) {
     if (err instanceof CommanderError) {
       // Commander has already printed the message (or the help, or the version).
-      const shown = err.code === 'commander.helpDisplayed' || err.code === 'commander.help' || err.code === 'commander.version';
+      const shown =
+        err.code === 'commander.helpDisplayed' || err.code === 'commander.help' || err.code === 'commander.version';
       process.exitCode = shown ? EXIT.ok : EXIT.usage;
       return;
     }
@@ -20,7 +21,8 @@ async function main(argv: string[]): Promise<void> {
 }
 
 function describe(err: unknown): string {
-  if (isSvcApiError(err)) return `svc: ${err.code}${err.status ? ` (HTTP ${err.status})` : ''}: ${err.message} [request ${err.requestId}]`;
+  if (isSvcApiError(err))
+    return `svc: ${err.code}${err.status ? ` (HTTP ${err.status})` : ''}: ${err.message} [request ${err.requestId}]`;
   if (err instanceof UsageError) return `svc: usage: ${err.message} (add --help for usage and examples)`;
   return `svc: ${(err as Error)?.message ?? String(err)}`;
 }

@@ -53,10 +53,11 @@ export class McpForwarder {
     this.remote.onmessage = (message) => this.track(this.answer(message));
     // The remote transport reports a failed POST here and then rejects the send: the send's handler says it
     // once. What reaches only this callback (the optional GET stream) is said here.
-    this.remote.onerror = (err) => setImmediate(() => {
-      if (this.closing || (typeof err === 'object' && err !== null && this.reported.has(err))) return;
-      this.log(this.describe(err).message);
-    });
+    this.remote.onerror = (err) =>
+      setImmediate(() => {
+        if (this.closing || (typeof err === 'object' && err !== null && this.reported.has(err))) return;
+        this.log(this.describe(err).message);
+      });
     await this.remote.start();
     await this.local.start();
   }
@@ -114,6 +115,12 @@ export class McpForwarder {
     const message = `svc mcp: a line read from stdin was dropped: ${notJson ? 'it is not JSON' : 'it is not a JSON-RPC 2.0 message'}`;
     this.log(message);
     // JSON-RPC 2.0 answers a request it could not read with id null; the SDK's message type has no null id.
-    this.track(this.local.send({ jsonrpc: '2.0', id: null, error: { code: notJson ? FORWARDER_ERRORS.notJson : FORWARDER_ERRORS.invalidMessage, message } } as unknown as JSONRPCMessage));
+    this.track(
+      this.local.send({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: notJson ? FORWARDER_ERRORS.notJson : FORWARDER_ERRORS.invalidMessage, message },
+      } as unknown as JSONRPCMessage),
+    );
   }
 }

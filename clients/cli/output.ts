@@ -11,8 +11,10 @@ export type OutputFlags = { json?: boolean; output?: string } | boolean | undefi
 export function outputFormat(flags: OutputFlags): OutputFormat {
   if (typeof flags !== 'object') return flags ? 'json' : 'text';
   if (flags.output === undefined) return flags.json ? 'json' : 'text';
-  if (!(OUTPUT_FORMATS as readonly string[]).includes(flags.output)) throw new UsageError(`-o takes ${OUTPUT_FORMATS.join(', ')}; got "${flags.output}"`);
-  if (flags.json && flags.output !== 'json') throw new UsageError(`--json is -o json: give one of --json and -o ${flags.output}`);
+  if (!(OUTPUT_FORMATS as readonly string[]).includes(flags.output))
+    throw new UsageError(`-o takes ${OUTPUT_FORMATS.join(', ')}; got "${flags.output}"`);
+  if (flags.json && flags.output !== 'json')
+    throw new UsageError(`--json is -o json: give one of --json and -o ${flags.output}`);
   return flags.output as OutputFormat;
 }
 
@@ -27,13 +29,25 @@ export function cell(value: unknown): string {
 /** Columns padded to their widest cell, two spaces apart, the last one not padded. */
 export function alignedRows(rows: string[][]): string[] {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd());
+  return rows.map((r) =>
+    r
+      .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 /** Nested objects spread into columns of their own (`spec.name`, `spec.algorithm`); lists stay one cell. */
 function flattened(entries: Array<[string, unknown]>, prefix = ''): Array<[string, unknown]> {
-  return entries.flatMap(([k, v]): Array<[string, unknown]> =>
-    v !== null && typeof v === 'object' && !Array.isArray(v) ? flattened(Object.entries(v).filter(([, x]) => x !== undefined), `${prefix}${k}.`) : [[`${prefix}${k}`, v]]);
+  return entries.flatMap(
+    ([k, v]): Array<[string, unknown]> =>
+      v !== null && typeof v === 'object' && !Array.isArray(v)
+        ? flattened(
+            Object.entries(v).filter(([, x]) => x !== undefined),
+            `${prefix}${k}.`,
+          )
+        : [[`${prefix}${k}`, v]],
+  );
 }
 
 /**
@@ -50,17 +64,21 @@ export function print(result: Record<string, unknown>, flags: OutputFlags, value
   }
   const entries = Object.entries(result).filter(([, v]) => v !== undefined);
   if (format === 'value') {
-    const chosen = valueFields ? valueFields.filter((f) => result[f] !== undefined).map((f) => result[f]) : entries.map(([, v]) => v);
+    const chosen = valueFields
+      ? valueFields.filter((f) => result[f] !== undefined).map((f) => result[f])
+      : entries.map(([, v]) => v);
     for (const v of chosen) process.stdout.write(`${cell(v)}\n`);
     return;
   }
   if (format === 'table') {
     const columns = flattened(entries);
-    for (const line of alignedRows([columns.map(([k]) => k.toUpperCase()), columns.map(([, v]) => cell(v))])) process.stdout.write(`${line}\n`);
+    for (const line of alignedRows([columns.map(([k]) => k.toUpperCase()), columns.map(([, v]) => cell(v))]))
+      process.stdout.write(`${line}\n`);
     return;
   }
   const width = Math.max(0, ...entries.map(([k]) => k.length));
-  for (const [k, v] of entries) process.stdout.write(`${k.padEnd(width)}  ${typeof v === 'object' ? JSON.stringify(v) : String(v)}\n`);
+  for (const [k, v] of entries)
+    process.stdout.write(`${k.padEnd(width)}  ${typeof v === 'object' ? JSON.stringify(v) : String(v)}\n`);
 }
 
 /** For lines of a list (audit records, keys): one JSON object per line with --json, else the text. */

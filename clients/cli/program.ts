@@ -25,29 +25,40 @@ export function buildProgram(): Command {
     .option('--groups <list>', 'dev-mode groups, comma-separated, sent as X-Svc-Groups')
     .option('--token <jwt>', 'bearer token (env SVC_TOKEN)')
     .option('--json', 'print JSON instead of text (the same as -o json)')
-    .addOption(new Option('-o, --output <format>', 'json (the API\'s fields), table (aligned columns) or value (bare values, one a line, for scripts)').choices(OUTPUT_FORMATS))
+    .addOption(
+      new Option(
+        '-o, --output <format>',
+        "json (the API's fields), table (aligned columns) or value (bare values, one a line, for scripts)",
+      ).choices(OUTPUT_FORMATS),
+    )
     .option('--timeout <seconds>', 'give up on a request after this long (default 10)')
     .option('--ca-file <pem>', 'CA certificate(s) of an https server with a private CA (env SVC_CA_FILE)')
     .option('--cert-file <pem>', 'client certificate, for a server that requires mutual TLS (env SVC_CLIENT_CERT_FILE)')
-    .option('--key-file <pem>', 'the client certificate\'s private key (env SVC_CLIENT_KEY_FILE)')
+    .option('--key-file <pem>', "the client certificate's private key (env SVC_CLIENT_KEY_FILE)")
     .option('--model <name>', 'the model the calls act for, sent as X-Svc-Model and audited (env SVC_MODEL)')
     .option('--prompt-id <id>', 'the prompt the calls act for, sent as X-Svc-Prompt-Id and audited (env SVC_PROMPT_ID)')
     .exitOverride()
     .showHelpAfterError('(add --help for usage and examples)')
     .showSuggestionAfterError();
-  program.addHelpText('after', [
-    '',
-    'Exit codes: 0 success, 1 API or network error, 2 usage error, 3 verify found the signature invalid,',
-    '4 not found, 5 permission denied. Global flags may come before or after the command.',
-    '',
-    'Example:',
-    '  $ svc login --server http://127.0.0.1:8080 --user alice',
-    '  $ svc keys create --name payments --algorithm AES',
-  ].join('\n'));
+  program.addHelpText(
+    'after',
+    [
+      '',
+      'Exit codes: 0 success, 1 API or network error, 2 usage error, 3 verify found the signature invalid,',
+      '4 not found, 5 permission denied. Global flags may come before or after the command.',
+      '',
+      'Example:',
+      '  $ svc login --server http://127.0.0.1:8080 --user alice',
+      '  $ svc keys create --name payments --algorithm AES',
+    ].join('\n'),
+  );
 
   registerSessionCommands(program);
-  const keys = examples(program.command('keys').description('Create and manage keys; sign, verify, encrypt, decrypt, wrap and unwrap'),
-    'svc keys create --name payments --algorithm AES', 'svc keys list');
+  const keys = examples(
+    program.command('keys').description('Create and manage keys; sign, verify, encrypt, decrypt, wrap and unwrap'),
+    'svc keys create --name payments --algorithm AES',
+    'svc keys list',
+  );
   registerKeyLifecycle(keys);
   registerKeyCrypto(keys);
   registerKeyDataKeys(keys);
@@ -65,10 +76,12 @@ export function buildProgram(): Command {
 /** Every runnable command ("keys create" and so on) with its description, for the top-level help. */
 function leafCommands(cmd: Command, prefix = ''): Array<[string, string]> {
   // Hidden commands (the completion scripts' __complete) are for programs, not for people.
-  return cmd.commands.filter((c) => !(c as Command & { _hidden?: boolean })._hidden).flatMap((c): Array<[string, string]> => {
-    const name = `${prefix}${c.name()}`;
-    return c.commands.length ? leafCommands(c, `${name} `) : [[name, c.description()]];
-  });
+  return cmd.commands
+    .filter((c) => !(c as Command & { _hidden?: boolean })._hidden)
+    .flatMap((c): Array<[string, string]> => {
+      const name = `${prefix}${c.name()}`;
+      return c.commands.length ? leafCommands(c, `${name} `) : [[name, c.description()]];
+    });
 }
 
 function allCommandsHelp(program: Command): string {

@@ -16,7 +16,10 @@ export interface DataKeyOptions {
   /** false: only the encrypted data key comes back (default true). */
   plaintext?: boolean;
 }
-export type DataKeyResult = Omit<Static<typeof D.DataKeyResponse>, 'ciphertextBase64' | 'plaintextBase64'> & { ciphertext: Uint8Array; plaintext?: Uint8Array };
+export type DataKeyResult = Omit<Static<typeof D.DataKeyResponse>, 'ciphertextBase64' | 'plaintextBase64'> & {
+  ciphertext: Uint8Array;
+  plaintext?: Uint8Array;
+};
 
 export interface ReencryptOptions {
   context?: EncryptionContext;
@@ -32,7 +35,12 @@ export type BatchItemError = Static<typeof B.BatchItemError>;
 export type EncryptItem = { plaintext: Uint8Array; context?: EncryptionContext };
 export type DecryptItem = { ciphertext: Uint8Array; context?: EncryptionContext };
 export type SignItem = { message: Uint8Array; algorithm?: SignatureAlgorithm };
-export type VerifyItem = { message: Uint8Array; signature: Uint8Array; algorithm?: SignatureAlgorithm; keyVersion?: number };
+export type VerifyItem = {
+  message: Uint8Array;
+  signature: Uint8Array;
+  algorithm?: SignatureAlgorithm;
+  keyVersion?: number;
+};
 
 /** True for a batch result that is an item's error rather than its answer. */
 export function isBatchItemError(result: object): result is BatchItemError {

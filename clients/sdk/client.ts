@@ -1,7 +1,18 @@
 import { Buffer } from 'node:buffer';
 import { Transport, type CallOptions, type Credentials, type RetryOptions } from './transport.ts';
 import type * as T from './types.ts';
-import { type BatchItemError, type DataKeyOptions, type DataKeyResult, type DecryptItem, type EncryptItem, isBatchItemError, type ReencryptOptions, type ReencryptResult, type SignItem, type VerifyItem } from './batch-types.ts';
+import {
+  type BatchItemError,
+  type DataKeyOptions,
+  type DataKeyResult,
+  type DecryptItem,
+  type EncryptItem,
+  isBatchItemError,
+  type ReencryptOptions,
+  type ReencryptResult,
+  type SignItem,
+  type VerifyItem,
+} from './batch-types.ts';
 import { fetchWithTls, type ClientTls } from './tls-fetch.ts';
 import { wrapKeyMaterial } from './key-wrapping.ts';
 
@@ -80,7 +91,10 @@ export class SvcClient {
   }
 
   revokeKey(id: string, reason?: string, opts?: CallOptions): Promise<T.RevokeResult> {
-    return this.http.send({ method: 'POST', path: key(id, '/revoke'), body: reason === undefined ? {} : { reason }, idempotent: false }, opts);
+    return this.http.send(
+      { method: 'POST', path: key(id, '/revoke'), body: reason === undefined ? {} : { reason }, idempotent: false },
+      opts,
+    );
   }
 
   compromiseKey(id: string, reason: string, opts?: CallOptions): Promise<T.CompromiseResult> {
@@ -113,38 +127,89 @@ export class SvcClient {
 
   // Cryptographic operations
 
-  async sign(id: string, message: Uint8Array, options: { algorithm?: T.SignatureAlgorithm } = {}, opts?: CallOptions): Promise<T.SignResult> {
+  async sign(
+    id: string,
+    message: Uint8Array,
+    options: { algorithm?: T.SignatureAlgorithm } = {},
+    opts?: CallOptions,
+  ): Promise<T.SignResult> {
     const r = await this.http.send<{ signatureBase64: string; algorithm: string; keyVersion: number }>(
-      { method: 'POST', path: key(id, '/sign'), body: { messageBase64: b64(message), algorithm: options.algorithm }, idempotent: false }, opts);
+      {
+        method: 'POST',
+        path: key(id, '/sign'),
+        body: { messageBase64: b64(message), algorithm: options.algorithm },
+        idempotent: false,
+      },
+      opts,
+    );
     return { signature: bytes(r.signatureBase64), algorithm: r.algorithm, keyVersion: r.keyVersion };
   }
 
-  verify(id: string, message: Uint8Array, signature: Uint8Array, options: { algorithm?: T.SignatureAlgorithm; keyVersion?: number } = {}, opts?: CallOptions): Promise<T.VerifyResult> {
-    const body = { messageBase64: b64(message), signatureBase64: b64(signature), algorithm: options.algorithm, keyVersion: options.keyVersion };
+  verify(
+    id: string,
+    message: Uint8Array,
+    signature: Uint8Array,
+    options: { algorithm?: T.SignatureAlgorithm; keyVersion?: number } = {},
+    opts?: CallOptions,
+  ): Promise<T.VerifyResult> {
+    const body = {
+      messageBase64: b64(message),
+      signatureBase64: b64(signature),
+      algorithm: options.algorithm,
+      keyVersion: options.keyVersion,
+    };
     return this.http.send({ method: 'POST', path: key(id, '/verify'), body, idempotent: true }, opts);
   }
 
-  async encrypt(id: string, plaintext: Uint8Array, context?: T.EncryptionContext, opts?: CallOptions): Promise<T.EncryptResult> {
+  async encrypt(
+    id: string,
+    plaintext: Uint8Array,
+    context?: T.EncryptionContext,
+    opts?: CallOptions,
+  ): Promise<T.EncryptResult> {
     const r = await this.http.send<{ ciphertextBase64: string; keyVersion: number; algorithm: string }>(
-      { method: 'POST', path: key(id, '/encrypt'), body: { plaintextBase64: b64(plaintext), context }, idempotent: false }, opts);
+      {
+        method: 'POST',
+        path: key(id, '/encrypt'),
+        body: { plaintextBase64: b64(plaintext), context },
+        idempotent: false,
+      },
+      opts,
+    );
     return { ciphertext: bytes(r.ciphertextBase64), keyVersion: r.keyVersion, algorithm: r.algorithm };
   }
 
-  async decrypt(id: string, ciphertext: Uint8Array, context?: T.EncryptionContext, opts?: CallOptions): Promise<T.DecryptResult> {
+  async decrypt(
+    id: string,
+    ciphertext: Uint8Array,
+    context?: T.EncryptionContext,
+    opts?: CallOptions,
+  ): Promise<T.DecryptResult> {
     const r = await this.http.send<{ plaintextBase64: string; keyVersion: number }>(
-      { method: 'POST', path: key(id, '/decrypt'), body: { ciphertextBase64: b64(ciphertext), context }, idempotent: true }, opts);
+      {
+        method: 'POST',
+        path: key(id, '/decrypt'),
+        body: { ciphertextBase64: b64(ciphertext), context },
+        idempotent: true,
+      },
+      opts,
+    );
     return { plaintext: bytes(r.plaintextBase64), keyVersion: r.keyVersion };
   }
 
   async wrap(id: string, dek: Uint8Array, opts?: CallOptions): Promise<T.WrapResult> {
     const r = await this.http.send<{ wrappedDekBase64: string; keyVersion: number; algorithm: string }>(
-      { method: 'POST', path: key(id, '/wrap'), body: { dekBase64: b64(dek) }, idempotent: false }, opts);
+      { method: 'POST', path: key(id, '/wrap'), body: { dekBase64: b64(dek) }, idempotent: false },
+      opts,
+    );
     return { wrappedDek: bytes(r.wrappedDekBase64), keyVersion: r.keyVersion, algorithm: r.algorithm };
   }
 
   async unwrap(id: string, wrappedDek: Uint8Array, opts?: CallOptions): Promise<T.UnwrapResult> {
     const r = await this.http.send<{ dekBase64: string; keyVersion: number }>(
-      { method: 'POST', path: key(id, '/unwrap'), body: { wrappedDekBase64: b64(wrappedDek) }, idempotent: true }, opts);
+      { method: 'POST', path: key(id, '/unwrap'), body: { wrappedDekBase64: b64(wrappedDek) }, idempotent: true },
+      opts,
+    );
     return { dek: bytes(r.dekBase64), keyVersion: r.keyVersion };
   }
 
@@ -152,19 +217,47 @@ export class SvcClient {
 
   /** The material of an exportable key's version (default the current one): raw for AES and HMAC, PKCS#8 DER otherwise. */
   async exportKey(id: string, options: { version?: number } = {}, opts?: CallOptions): Promise<T.ExportKeyResult> {
-    const r = await this.http.send<{ id: string; keyVersion: number; format: 'raw' | 'pkcs8-der'; materialBase64: string }>(
-      { method: 'POST', path: key(id, '/export'), body: options.version === undefined ? {} : { version: options.version }, idempotent: true }, opts);
+    const r = await this.http.send<{
+      id: string;
+      keyVersion: number;
+      format: 'raw' | 'pkcs8-der';
+      materialBase64: string;
+    }>(
+      {
+        method: 'POST',
+        path: key(id, '/export'),
+        body: options.version === undefined ? {} : { version: options.version },
+        idempotent: true,
+      },
+      opts,
+    );
     return { id: r.id, keyVersion: r.keyVersion, format: r.format, material: bytes(r.materialBase64) };
   }
 
   /** A wrapping public key and a single-use import token (24 hours) for one algorithm and size or curve. */
   getImportParameters(request: T.ImportParametersRequest, opts?: CallOptions): Promise<T.ImportParameters> {
-    return this.http.send({ method: 'POST', path: '/v1/keys/import-parameters', body: request, idempotent: false }, opts);
+    return this.http.send(
+      { method: 'POST', path: '/v1/keys/import-parameters', body: request, idempotent: false },
+      opts,
+    );
   }
 
   /** Creates a key (PreActive, origin imported) from material already wrapped under `importToken`'s parameters (wrapKeyMaterial). */
-  importWrappedKey(spec: T.KeySpecRequest, importToken: string, wrappedMaterial: Uint8Array, opts?: CallOptions): Promise<T.ManagedKey> {
-    return this.http.send({ method: 'POST', path: '/v1/keys/import', body: { spec, importToken, wrappedMaterialBase64: b64(wrappedMaterial) }, idempotent: false }, opts);
+  importWrappedKey(
+    spec: T.KeySpecRequest,
+    importToken: string,
+    wrappedMaterial: Uint8Array,
+    opts?: CallOptions,
+  ): Promise<T.ManagedKey> {
+    return this.http.send(
+      {
+        method: 'POST',
+        path: '/v1/keys/import',
+        body: { spec, importToken, wrappedMaterialBase64: b64(wrappedMaterial) },
+        idempotent: false,
+      },
+      opts,
+    );
   }
 
   /**
@@ -173,49 +266,132 @@ export class SvcClient {
    * HMAC, unencrypted PKCS#8 DER for RSA, EC and EdDSA.
    */
   async importKey(spec: T.KeySpecRequest, material: Uint8Array, opts?: CallOptions): Promise<T.ManagedKey> {
-    const parameters = await this.getImportParameters({ algorithm: spec.algorithm, ...(spec.sizeBits === undefined ? {} : { sizeBits: spec.sizeBits }), ...(spec.curve === undefined ? {} : { curve: spec.curve }) }, opts);
-    return this.importWrappedKey(spec, parameters.importToken, wrapKeyMaterial(parameters.wrappingPublicKeyPem, material), opts);
+    const parameters = await this.getImportParameters(
+      {
+        algorithm: spec.algorithm,
+        ...(spec.sizeBits === undefined ? {} : { sizeBits: spec.sizeBits }),
+        ...(spec.curve === undefined ? {} : { curve: spec.curve }),
+      },
+      opts,
+    );
+    return this.importWrappedKey(
+      spec,
+      parameters.importToken,
+      wrapKeyMaterial(parameters.wrappingPublicKeyPem, material),
+      opts,
+    );
   }
 
   // Data keys, re-encryption and batches
 
   /** A fresh data key for envelope encryption and its ciphertext under the key; decrypt(ciphertext, context) gives it back. */
   async generateDataKey(id: string, options: DataKeyOptions = {}, opts?: CallOptions): Promise<DataKeyResult> {
-    const r = await this.http.send<{ ciphertextBase64: string; plaintextBase64?: string; keyVersion: number; algorithm: string }>(
-      { method: 'POST', path: key(id, '/data-key'), body: options, idempotent: false }, opts);
-    return { ciphertext: bytes(r.ciphertextBase64), ...(r.plaintextBase64 === undefined ? {} : { plaintext: bytes(r.plaintextBase64) }), keyVersion: r.keyVersion, algorithm: r.algorithm };
+    const r = await this.http.send<{
+      ciphertextBase64: string;
+      plaintextBase64?: string;
+      keyVersion: number;
+      algorithm: string;
+    }>({ method: 'POST', path: key(id, '/data-key'), body: options, idempotent: false }, opts);
+    return {
+      ciphertext: bytes(r.ciphertextBase64),
+      ...(r.plaintextBase64 === undefined ? {} : { plaintext: bytes(r.plaintextBase64) }),
+      keyVersion: r.keyVersion,
+      algorithm: r.algorithm,
+    };
   }
 
   /** Decrypts under `id` and encrypts under the destination (default `id`'s current version) inside the service. */
-  async reencrypt(id: string, ciphertext: Uint8Array, options: ReencryptOptions = {}, opts?: CallOptions): Promise<ReencryptResult> {
+  async reencrypt(
+    id: string,
+    ciphertext: Uint8Array,
+    options: ReencryptOptions = {},
+    opts?: CallOptions,
+  ): Promise<ReencryptResult> {
     const r = await this.http.send<{ ciphertextBase64: string; keyVersion: number; sourceKeyVersion: number }>(
-      { method: 'POST', path: key(id, '/reencrypt'), body: { ciphertextBase64: b64(ciphertext), ...options }, idempotent: false }, opts);
+      {
+        method: 'POST',
+        path: key(id, '/reencrypt'),
+        body: { ciphertextBase64: b64(ciphertext), ...options },
+        idempotent: false,
+      },
+      opts,
+    );
     return { ciphertext: bytes(r.ciphertextBase64), keyVersion: r.keyVersion, sourceKeyVersion: r.sourceKeyVersion };
   }
 
   /** Up to 1000 items in one call; each result is the item's answer or its BatchItemError (isBatchItemError), in order. */
-  async encryptBatch(id: string, items: EncryptItem[], opts?: CallOptions): Promise<Array<T.EncryptResult | BatchItemError>> {
-    const results = await this.batch<{ ciphertextBase64: string; keyVersion: number; algorithm: string }>(id, '/encrypt', items.map((i) => ({ plaintextBase64: b64(i.plaintext), context: i.context })), false, opts);
-    return results.map((r) => (isBatchItemError(r) ? r : { ciphertext: bytes(r.ciphertextBase64), keyVersion: r.keyVersion, algorithm: r.algorithm }));
+  async encryptBatch(
+    id: string,
+    items: EncryptItem[],
+    opts?: CallOptions,
+  ): Promise<Array<T.EncryptResult | BatchItemError>> {
+    const results = await this.batch<{ ciphertextBase64: string; keyVersion: number; algorithm: string }>(
+      id,
+      '/encrypt',
+      items.map((i) => ({ plaintextBase64: b64(i.plaintext), context: i.context })),
+      false,
+      opts,
+    );
+    return results.map((r) =>
+      isBatchItemError(r)
+        ? r
+        : { ciphertext: bytes(r.ciphertextBase64), keyVersion: r.keyVersion, algorithm: r.algorithm },
+    );
   }
 
-  async decryptBatch(id: string, items: DecryptItem[], opts?: CallOptions): Promise<Array<T.DecryptResult | BatchItemError>> {
-    const results = await this.batch<{ plaintextBase64: string; keyVersion: number }>(id, '/decrypt', items.map((i) => ({ ciphertextBase64: b64(i.ciphertext), context: i.context })), true, opts);
-    return results.map((r) => (isBatchItemError(r) ? r : { plaintext: bytes(r.plaintextBase64), keyVersion: r.keyVersion }));
+  async decryptBatch(
+    id: string,
+    items: DecryptItem[],
+    opts?: CallOptions,
+  ): Promise<Array<T.DecryptResult | BatchItemError>> {
+    const results = await this.batch<{ plaintextBase64: string; keyVersion: number }>(
+      id,
+      '/decrypt',
+      items.map((i) => ({ ciphertextBase64: b64(i.ciphertext), context: i.context })),
+      true,
+      opts,
+    );
+    return results.map((r) =>
+      isBatchItemError(r) ? r : { plaintext: bytes(r.plaintextBase64), keyVersion: r.keyVersion },
+    );
   }
 
   async signBatch(id: string, items: SignItem[], opts?: CallOptions): Promise<Array<T.SignResult | BatchItemError>> {
-    const results = await this.batch<{ signatureBase64: string; algorithm: string; keyVersion: number }>(id, '/sign', items.map((i) => ({ messageBase64: b64(i.message), algorithm: i.algorithm })), false, opts);
-    return results.map((r) => (isBatchItemError(r) ? r : { signature: bytes(r.signatureBase64), algorithm: r.algorithm, keyVersion: r.keyVersion }));
+    const results = await this.batch<{ signatureBase64: string; algorithm: string; keyVersion: number }>(
+      id,
+      '/sign',
+      items.map((i) => ({ messageBase64: b64(i.message), algorithm: i.algorithm })),
+      false,
+      opts,
+    );
+    return results.map((r) =>
+      isBatchItemError(r)
+        ? r
+        : { signature: bytes(r.signatureBase64), algorithm: r.algorithm, keyVersion: r.keyVersion },
+    );
   }
 
   verifyBatch(id: string, items: VerifyItem[], opts?: CallOptions): Promise<Array<T.VerifyResult | BatchItemError>> {
-    const body = items.map((i) => ({ messageBase64: b64(i.message), signatureBase64: b64(i.signature), algorithm: i.algorithm, keyVersion: i.keyVersion }));
+    const body = items.map((i) => ({
+      messageBase64: b64(i.message),
+      signatureBase64: b64(i.signature),
+      algorithm: i.algorithm,
+      keyVersion: i.keyVersion,
+    }));
     return this.batch<T.VerifyResult>(id, '/verify', body, true, opts);
   }
 
-  private async batch<R>(id: string, path: string, items: object[], idempotent: boolean, opts?: CallOptions): Promise<Array<R | BatchItemError>> {
-    const r = await this.http.send<{ results: Array<R | BatchItemError> }>({ method: 'POST', path: key(id, path), body: { items }, idempotent }, opts);
+  private async batch<R>(
+    id: string,
+    path: string,
+    items: object[],
+    idempotent: boolean,
+    opts?: CallOptions,
+  ): Promise<Array<R | BatchItemError>> {
+    const r = await this.http.send<{ results: Array<R | BatchItemError> }>(
+      { method: 'POST', path: key(id, path), body: { items }, idempotent },
+      opts,
+    );
     return r.results;
   }
 
@@ -227,13 +403,19 @@ export class SvcClient {
 
   /** The caller's agents, newest first; every agent (or one parent's) for a caller allowed Query on agent:*. */
   listAgents(filter: { parent?: string; limit?: number } = {}, opts?: CallOptions): Promise<T.AgentList> {
-    const query = { ...(filter.parent === undefined ? {} : { parent: filter.parent }), ...(filter.limit === undefined ? {} : { limit: String(filter.limit) }) };
+    const query = {
+      ...(filter.parent === undefined ? {} : { parent: filter.parent }),
+      ...(filter.limit === undefined ? {} : { limit: String(filter.limit) }),
+    };
     return this.http.send({ method: 'GET', path: '/v1/agents', query, idempotent: true }, opts);
   }
 
   /** The kill switch: the agent's token is refused from its next call on. Idempotent. */
   revokeAgent(agentId: string, opts?: CallOptions): Promise<T.RevokeAgentResult> {
-    return this.http.send({ method: 'POST', path: `/v1/agents/${encodeURIComponent(agentId)}/revoke`, idempotent: true }, opts);
+    return this.http.send(
+      { method: 'POST', path: `/v1/agents/${encodeURIComponent(agentId)}/revoke`, idempotent: true },
+      opts,
+    );
   }
 
   revokeToken(request: T.RevokeTokenRequest, opts?: CallOptions): Promise<T.RevokeTokenResult> {
@@ -255,8 +437,15 @@ export class SvcClient {
     return this.http.send({ method: 'GET', path: '/v1/advisor/scan', query, idempotent: true }, opts);
   }
 
-  advisorExplain(agentId: string, query: T.AdvisorExplainQuery = {}, opts?: CallOptions): Promise<T.AdvisorExplanation> {
-    return this.http.send({ method: 'GET', path: `/v1/advisor/explain/${encodeURIComponent(agentId)}`, query, idempotent: true }, opts);
+  advisorExplain(
+    agentId: string,
+    query: T.AdvisorExplainQuery = {},
+    opts?: CallOptions,
+  ): Promise<T.AdvisorExplanation> {
+    return this.http.send(
+      { method: 'GET', path: `/v1/advisor/explain/${encodeURIComponent(agentId)}`, query, idempotent: true },
+      opts,
+    );
   }
 
   // Operational

@@ -14,7 +14,10 @@ const KWP_IV = Buffer.from('A65959A6', 'hex');
 export function wrapKeyMaterial(wrappingPublicKeyPem: string, material: Uint8Array): Uint8Array {
   const aesKey = randomBytes(32);
   try {
-    const encryptedKey = publicEncrypt({ key: wrappingPublicKeyPem, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, aesKey);
+    const encryptedKey = publicEncrypt(
+      { key: wrappingPublicKeyPem, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
+      aesKey,
+    );
     const cipher = createCipheriv('id-aes256-wrap-pad', aesKey, KWP_IV);
     return Buffer.concat([encryptedKey, cipher.update(material), cipher.final()]);
   } finally {

@@ -15,8 +15,12 @@ export interface ClientTls {
  * agent of its own.
  */
 export function fetchWithTls(tls: ClientTls): typeof fetch {
-  if (Boolean(tls.cert) !== Boolean(tls.key)) throw new TypeError('a client certificate needs its key, and a key its certificate');
+  if (Boolean(tls.cert) !== Boolean(tls.key))
+    throw new TypeError('a client certificate needs its key, and a key its certificate');
   const dispatcher = new Agent({ connect: { ca: tls.ca, cert: tls.cert, key: tls.key } });
   return ((input: Parameters<typeof fetch>[0], init?: RequestInit) =>
-    undiciFetch(input as Parameters<typeof undiciFetch>[0], { ...(init as object), dispatcher })) as unknown as typeof fetch;
+    undiciFetch(input as Parameters<typeof undiciFetch>[0], {
+      ...(init as object),
+      dispatcher,
+    })) as unknown as typeof fetch;
 }

@@ -92,7 +92,11 @@ export class Transport {
   private async once(call: Call, requestId: string, opts: CallOptions): Promise<Answer> {
     const url = new URL(call.path, this.options.baseUrl);
     for (const [k, v] of Object.entries(call.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
-    const headers: Record<string, string> = { Accept: 'application/json', 'X-Request-Id': requestId, ...credentialHeaders(this.options.credentials) };
+    const headers: Record<string, string> = {
+      Accept: 'application/json',
+      'X-Request-Id': requestId,
+      ...credentialHeaders(this.options.credentials),
+    };
     if (call.body !== undefined) headers['Content-Type'] = 'application/json';
     const model = opts.model ?? this.options.model;
     const promptId = opts.promptId ?? this.options.promptId;
@@ -103,13 +107,30 @@ export class Transport {
     const timer = setTimeout(() => timeout.abort(), timeoutMs);
     const signal = opts.signal ? AbortSignal.any([timeout.signal, opts.signal]) : timeout.signal;
     try {
-      const res = await this.options.fetch(url, { method: call.method, headers, body: call.body === undefined ? undefined : JSON.stringify(call.body), signal });
+      const res = await this.options.fetch(url, {
+        method: call.method,
+        headers,
+        body: call.body === undefined ? undefined : JSON.stringify(call.body),
+        signal,
+      });
       return { ok: res.ok, status: res.status, headers: res.headers, text: await res.text() };
     } catch (err) {
-      if (opts.signal?.aborted) throw new SvcApiError('Aborted', 0, `${call.method} ${call.path} was aborted by the caller`, requestId);
-      if (timeout.signal.aborted) throw new SvcApiError('Timeout', 0, `${call.method} ${call.path} got no answer within ${timeoutMs} ms`, requestId);
+      if (opts.signal?.aborted)
+        throw new SvcApiError('Aborted', 0, `${call.method} ${call.path} was aborted by the caller`, requestId);
+      if (timeout.signal.aborted)
+        throw new SvcApiError(
+          'Timeout',
+          0,
+          `${call.method} ${call.path} got no answer within ${timeoutMs} ms`,
+          requestId,
+        );
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      throw new SvcApiError('NetworkError', 0, `${call.method} ${url.origin}${call.path}: ${cause?.code ?? cause?.message ?? (err as Error).message}`, requestId);
+      throw new SvcApiError(
+        'NetworkError',
+        0,
+        `${call.method} ${url.origin}${call.path}: ${cause?.code ?? cause?.message ?? (err as Error).message}`,
+        requestId,
+      );
     } finally {
       clearTimeout(timer);
     }
@@ -123,7 +144,13 @@ export class Transport {
  * InvalidField here, with status 0, before anything is sent.
  */
 function headerText(name: string, value: string | undefined, requestId: string): void {
-  if (value !== undefined && /[^\u0020-\u007e]/.test(value)) throw new SvcApiError('InvalidField', 0, `${name} must be printable ASCII text: it is sent as an HTTP header`, requestId);
+  if (value !== undefined && /[^\u0020-\u007e]/.test(value))
+    throw new SvcApiError(
+      'InvalidField',
+      0,
+      `${name} must be printable ASCII text: it is sent as an HTTP header`,
+      requestId,
+    );
 }
 
 /** What one attempt got back: the status, headers and the body as text. */
@@ -138,18 +165,27 @@ interface Answer {
 export function credentialHeaders(credentials: Credentials | undefined): Record<string, string> {
   if (!credentials) return {};
   if ('token' in credentials) return { Authorization: `Bearer ${credentials.token}` };
-  return { 'X-Svc-User': credentials.user, ...(credentials.groups?.length ? { 'X-Svc-Groups': credentials.groups.join(',') } : {}) };
+  return {
+    'X-Svc-User': credentials.user,
+    ...(credentials.groups?.length ? { 'X-Svc-Groups': credentials.groups.join(',') } : {}),
+  };
 }
 
 function errorFrom(answer: Answer, requestId: string): SvcApiError {
   const id = answer.headers.get('X-Request-Id') ?? requestId;
   try {
     const body = JSON.parse(answer.text) as { error?: unknown; message?: unknown };
-    if (typeof body.error === 'string') return new SvcApiError(body.error, answer.status, String(body.message ?? ''), id);
+    if (typeof body.error === 'string')
+      return new SvcApiError(body.error, answer.status, String(body.message ?? ''), id);
   } catch {
     // Not the service's JSON error body (a proxy in between, perhaps): report the status and the text.
   }
-  return new SvcApiError(`Http${answer.status}`, answer.status, `HTTP ${answer.status}: ${answer.text.slice(0, 200)}`, id);
+  return new SvcApiError(
+    `Http${answer.status}`,
+    answer.status,
+    `HTTP ${answer.status}: ${answer.text.slice(0, 200)}`,
+    id,
+  );
 }
 
 /** Retry-After in seconds, when the service or a proxy sends one. */
@@ -162,9 +198,13 @@ function sleep(ms: number, requestId: string, signal?: AbortSignal): Promise<voi
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new SvcApiError('Aborted', 0, 'aborted by the caller', requestId));
     const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(new SvcApiError('Aborted', 0, 'aborted by the caller while waiting to retry', requestId));
-    }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(new SvcApiError('Aborted', 0, 'aborted by the caller while waiting to retry', requestId));
+      },
+      { once: true },
+    );
   });
 }

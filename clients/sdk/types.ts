@@ -50,7 +50,9 @@ export type AuditPage = Static<typeof Au.AuditPageSchema>;
 export type AuditVerification = Static<typeof Au.AuditVerificationSchema>;
 export type AuditVerifyQuery = Static<typeof Au.AuditVerifyParams>;
 /** The audit filters; numbers may be given as numbers (the wire carries them as query text). */
-export type AuditQuery = { [P in keyof Static<typeof Au.AuditQueryParams>]?: P extends 'limit' | 'offset' ? number : string };
+export type AuditQuery = {
+  [P in keyof Static<typeof Au.AuditQueryParams>]?: P extends 'limit' | 'offset' ? number : string;
+};
 
 export type AdvisorScanQuery = { [P in keyof Static<typeof A.AdvisorScanQuery>]?: number };
 export type AdvisorExplainQuery = { [P in keyof Static<typeof A.AdvisorExplainQuery>]?: number };

@@ -23,7 +23,8 @@ export function whenUnauthorized(handler: (error: ApiError) => void): void {
 
 function url(path: string, query: Query = {}): string {
   const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) if (value !== undefined && value !== '') params.set(name, String(value));
+  for (const [name, value] of Object.entries(query))
+    if (value !== undefined && value !== '') params.set(name, String(value));
   const search = params.toString();
   return search ? `${path}?${search}` : path;
 }
@@ -33,7 +34,10 @@ function url(path: string, query: Query = {}): string {
  * (routes.ts), its `:name` segments from `params`. Paths are absolute on this origin, so the console
  * works the same over TLS and behind a proxy that terminates it.
  */
-export async function call<T>(route: Route, opts: { params?: Record<string, string>; query?: Query; body?: unknown; credential?: Credential } = {}): Promise<{ status: number; body: T }> {
+export async function call<T>(
+  route: Route,
+  opts: { params?: Record<string, string>; query?: Query; body?: unknown; credential?: Credential } = {},
+): Promise<{ status: number; body: T }> {
   const { method } = route;
   const path = pathOf(route, opts.params);
   const credential = opts.credential ?? currentCredential();

@@ -6,7 +6,11 @@
 type Child = Node | string | number | null | undefined | false;
 type Attrs = Record<string, string | number | boolean | undefined | ((event: Event) => void)>;
 
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   for (const [name, value] of Object.entries(attrs)) {
     if (value === undefined || value === false) continue;
@@ -31,7 +35,11 @@ export function clear(el: Element): void {
 
 let fieldIds = 0;
 /** A labelled input; the label names it for screen readers and clicking it focuses the input. */
-export function field(label: string, input: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement, hint?: string): HTMLElement {
+export function field(
+  label: string,
+  input: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement,
+  hint?: string,
+): HTMLElement {
   const id = input.id || `f${++fieldIds}`;
   input.id = id;
   const hintEl = hint ? h('span', { class: 'hint', id: `${id}-hint` }, hint) : null;

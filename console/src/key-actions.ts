@@ -1,7 +1,16 @@
 import { type KeyTransition, type ManagedKey, TRANSITION_SOURCES, USABLE_STATES, WHILE_SCHEDULED } from './types.ts';
 
 /** What the key page may offer: lifecycle actions, using the key, and showing its public key. */
-export type KeyAction = 'activate' | 'rotate' | 'revoke' | 'compromise' | 'destroy' | 'cancelDestroy' | 'produce' | 'consume' | 'publicKey';
+export type KeyAction =
+  | 'activate'
+  | 'rotate'
+  | 'revoke'
+  | 'compromise'
+  | 'destroy'
+  | 'cancelDestroy'
+  | 'produce'
+  | 'consume'
+  | 'publicKey';
 
 const TRANSITION: Record<Exclude<KeyAction, 'produce' | 'consume' | 'publicKey'>, KeyTransition> = {
   activate: 'KeyActivated',

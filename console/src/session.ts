@@ -11,7 +11,8 @@ export function currentCredential(): Credential | undefined {
   if (!raw) return undefined;
   try {
     const parsed = JSON.parse(raw) as Credential;
-    if (parsed.kind === 'dev' && typeof parsed.user === 'string') return { kind: 'dev', user: parsed.user, groups: String(parsed.groups ?? '') };
+    if (parsed.kind === 'dev' && typeof parsed.user === 'string')
+      return { kind: 'dev', user: parsed.user, groups: String(parsed.groups ?? '') };
     if (parsed.kind === 'bearer' && typeof parsed.token === 'string') return parsed;
   } catch {
     // A value that is not ours: treat as signed out.
@@ -31,14 +32,18 @@ export function signOut(): void {
 /** The request headers that carry the credential, exactly as an API client sends them. */
 export function credentialHeaders(credential: Credential): Record<string, string> {
   if (credential.kind === 'bearer') return { Authorization: `Bearer ${credential.token}` };
-  return credential.groups ? { 'X-Svc-User': credential.user, 'X-Svc-Groups': credential.groups } : { 'X-Svc-User': credential.user };
+  return credential.groups
+    ? { 'X-Svc-User': credential.user, 'X-Svc-Groups': credential.groups }
+    : { 'X-Svc-User': credential.user };
 }
 
 /** Who the console says is signed in; a token's subject is read from its payload for display only. */
 export function describe(credential: Credential): string {
   if (credential.kind === 'dev') return `${credential.user} (development header)`;
   try {
-    const payload = JSON.parse(atob(credential.token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/'))) as { sub?: unknown };
+    const payload = JSON.parse(atob(credential.token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/'))) as {
+      sub?: unknown;
+    };
     if (typeof payload.sub === 'string') return `${payload.sub} (bearer token)`;
   } catch {
     // Not a JWT we can read: the server decides anyway.

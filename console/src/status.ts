@@ -30,7 +30,11 @@ export function statusLine(): StatusLine {
 }
 
 /** Runs an action with its button disabled meanwhile, reporting failure on the status line. */
-export async function act(button: HTMLButtonElement | null, status: StatusLine, action: () => Promise<void>): Promise<void> {
+export async function act(
+  button: HTMLButtonElement | null,
+  status: StatusLine,
+  action: () => Promise<void>,
+): Promise<void> {
   if (button) button.disabled = true;
   try {
     await action();

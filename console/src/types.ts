@@ -27,5 +27,10 @@ export type AdvisorExplanation = Static<typeof A.AdvisorExplanation>;
 // Pure constant modules: the bundle takes these arrays and nothing else from the kernel.
 export { OPERATIONS } from '../../kernel/model/operation.ts';
 export { KEY_STATES } from '../../kernel/model/managed-key.ts';
-export { TRANSITION_SOURCES, USABLE_STATES, WHILE_SCHEDULED, type KeyTransition } from '../../kernel/model/key-transitions.ts';
+export {
+  TRANSITION_SOURCES,
+  USABLE_STATES,
+  WHILE_SCHEDULED,
+  type KeyTransition,
+} from '../../kernel/model/key-transitions.ts';
 export { EC_CURVES, ED_CURVES, KEY_ALGORITHMS } from '../../kernel/model/key-spec.ts';

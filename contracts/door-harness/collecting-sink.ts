@@ -1,4 +1,10 @@
-import { auditFanoutPort, definePlugin, KERNEL_API_VERSION, type AuditEvent, type AuditFanoutSink } from '../../kernel/index.ts';
+import {
+  auditFanoutPort,
+  definePlugin,
+  KERNEL_API_VERSION,
+  type AuditEvent,
+  type AuditFanoutSink,
+} from '../../kernel/index.ts';
 
 /** Every audit event the door contract's service fanned out to its secondary sinks. */
 export const fannedOut: AuditEvent[] = [];

@@ -1,5 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { definePlugin, defineOperation, KERNEL_API_VERSION, operationsPort, type OperationContribution } from '../../kernel/index.ts';
+import {
+  definePlugin,
+  defineOperation,
+  KERNEL_API_VERSION,
+  operationsPort,
+  type OperationContribution,
+} from '../../kernel/index.ts';
 
 /**
  * The door contract's held call: `DoorContractHold` waits until the suite releases it, so the suite can
@@ -18,9 +24,14 @@ export default definePlugin({
   create: (): OperationContribution => ({
     operations: [
       defineOperation({
-        id: 'DoorContractHold', operation: 'Get', group: 'DoorContract', summary: 'Waits until the door contract suite releases it',
-        input: Type.Object({}), output: Type.Object({ held: Type.Boolean() }),
-        http: { method: 'POST', path: '/v1/door-contract/hold' }, resource: () => 'door-contract',
+        id: 'DoorContractHold',
+        operation: 'Get',
+        group: 'DoorContract',
+        summary: 'Waits until the door contract suite releases it',
+        input: Type.Object({}),
+        output: Type.Object({ held: Type.Boolean() }),
+        http: { method: 'POST', path: '/v1/door-contract/hold' },
+        resource: () => 'door-contract',
         handle: async () => {
           await new Promise<void>((resolve) => {
             heldCall.release = resolve;

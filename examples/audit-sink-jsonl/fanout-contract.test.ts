@@ -11,7 +11,11 @@ auditFanoutContract(t, async () => {
   const file = path.join(dir, 'copy.jsonl');
   return {
     sink: new JsonlFileSink(file),
-    delivered: async () => (await readFile(file, 'utf8')).trim().split('\n').map((l) => JSON.parse(l)),
+    delivered: async () =>
+      (await readFile(file, 'utf8'))
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
     // A directory where the file should be: every append fails, as on a lost volume.
     breakDestination: async () => {
       const { rm, mkdir } = await import('node:fs/promises');

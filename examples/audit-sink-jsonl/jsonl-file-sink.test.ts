@@ -20,7 +20,10 @@ t.test('loaded from plugins: in a config file, listed in the boot tree, copies e
   const dir = tempDir();
   const copy = path.join(dir, 'copy.jsonl');
   const config = path.join(dir, 'svc.yaml');
-  writeFileSync(config, `plugins:\n  - ${path.resolve('examples/audit-sink-jsonl/index.ts')}\nexampleJsonl:\n  file: ${copy}\n`);
+  writeFileSync(
+    config,
+    `plugins:\n  - ${path.resolve('examples/audit-sink-jsonl/index.ts')}\nexampleJsonl:\n  file: ${copy}\n`,
+  );
   const svc = await startTestService({ SVC_CONFIG_FILE: config }, { dir });
   t.teardown(() => svc.stop());
   t.match(svc.logs.join('\n'), /auditFanout\s+example-audit-jsonl: copies every audit record/);
@@ -34,7 +37,13 @@ t.test('a malformed plugin fails the boot with a sentence naming it', async (t) 
   const dir = tempDir();
   const config = path.join(dir, 'svc.yaml');
   writeFileSync(config, `plugins:\n  - ${path.resolve('test/fixtures/malformed-plugin.ts')}\n`);
-  await t.rejects(startTestService({ SVC_CONFIG_FILE: config }, { dir }), /plugin ".*malformed-plugin\.ts" is malformed: provides must be a port ref from the kernel/);
+  await t.rejects(
+    startTestService({ SVC_CONFIG_FILE: config }, { dir }),
+    /plugin ".*malformed-plugin\.ts" is malformed: provides must be a port ref from the kernel/,
+  );
   writeFileSync(config, 'plugins:\n  - ./does-not-exist.ts\n');
-  await t.rejects(startTestService({ SVC_CONFIG_FILE: config }, { dir }), /plugin "\.\/does-not-exist\.ts" could not be loaded/);
+  await t.rejects(
+    startTestService({ SVC_CONFIG_FILE: config }, { dir }),
+    /plugin "\.\/does-not-exist\.ts" could not be loaded/,
+  );
 });

@@ -19,12 +19,19 @@ t.test('loaded from plugins:, it alerts on a rotation at 03:00 UTC and not at no
   const api = svc.client('night-owl');
   const id = await api.key({ algorithm: 'AES' });
   await api.post(`/v1/keys/${id}/rotate`, {});
-  const alerts = async () => (await api.get(`/v1/audit?key=key:${id}`)).body.records.filter((r: any) => r.context['auto.response.rule']?.startsWith('OffHoursDestructive'));
+  const alerts = async () =>
+    (await api.get(`/v1/audit?key=key:${id}`)).body.records.filter((r: any) =>
+      r.context['auto.response.rule']?.startsWith('OffHoursDestructive'),
+    );
   t.same(await alerts(), [], 'noon is business hours');
   clock.advance(15 * 3600_000); // 03:00 UTC the next day
   await api.post(`/v1/keys/${id}/rotate`, {});
   for (let i = 0; i < 200 && (await alerts()).length === 0; i++) await new Promise((r) => setTimeout(r, 10));
   const [row] = await alerts();
-  t.match(row, { principal: { subject: 'svc-system' }, context: { 'auto.response.rule': 'OffHoursDestructive:Medium:Alert', 'auto.response.actor': 'night-owl' }, outcome: /action=Alert\) Success/ });
+  t.match(row, {
+    principal: { subject: 'svc-system' },
+    context: { 'auto.response.rule': 'OffHoursDestructive:Medium:Alert', 'auto.response.actor': 'night-owl' },
+    outcome: /action=Alert\) Success/,
+  });
   t.equal((await api.get(`/v1/keys/${id}`)).body.state, 'Active', 'a Human gets an Alert, not a revoked key');
 });

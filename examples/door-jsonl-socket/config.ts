@@ -6,7 +6,10 @@ import { defineSettings } from '../../kernel/index.ts';
 export const socketDoorSettings = defineSettings(
   Type.Object({
     exampleDoor: Type.Object({
-      socket: Type.String({ description: 'Unix socket path of the JSON-lines door (mode 0600).', default: 'data/svc.sock' }),
+      socket: Type.String({
+        description: 'Unix socket path of the JSON-lines door (mode 0600).',
+        default: 'data/svc.sock',
+      }),
     }),
   }),
 );

@@ -1,5 +1,11 @@
 // A published plugin would import these from the svc-kms package; the example sits in the repository.
-import { authenticatorPort, definePlugin, doorPort, KERNEL_API_VERSION, operationRunnerPort } from '../../kernel/index.ts';
+import {
+  authenticatorPort,
+  definePlugin,
+  doorPort,
+  KERNEL_API_VERSION,
+  operationRunnerPort,
+} from '../../kernel/index.ts';
 import { JsonlSocketDoor } from './jsonl-socket-door.ts';
 import { socketDoorSettings } from './config.ts';
 

@@ -2,7 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { chmod, rm } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
-import { authenticate, isSvcError, type Authenticator, type Door, type Logger, type OperationRunner } from '../../kernel/index.ts';
+import {
+  authenticate,
+  isSvcError,
+  type Authenticator,
+  type Door,
+  type Logger,
+  type OperationRunner,
+} from '../../kernel/index.ts';
 
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
 
@@ -50,7 +57,10 @@ export class JsonlSocketDoor implements Door {
     socket.on('close', () => this.sockets.delete(socket));
     socket.on('error', () => socket.destroy());
     createInterface({ input: socket, crlfDelay: Infinity }).on('line', (line) => {
-      if (!this.server) return void socket.write(`${JSON.stringify({ error: 'ServiceUnavailable', message: 'the door is stopping' })}\n`);
+      if (!this.server)
+        return void socket.write(
+          `${JSON.stringify({ error: 'ServiceUnavailable', message: 'the door is stopping' })}\n`,
+        );
       const reply = this.answer(line).then((r) => socket.writable && socket.write(`${JSON.stringify(r)}\n`));
       this.inFlight.add(reply);
       void reply.finally(() => this.inFlight.delete(reply));
@@ -60,11 +70,23 @@ export class JsonlSocketDoor implements Door {
   private async answer(line: string): Promise<Record<string, unknown>> {
     let id: string = randomUUID();
     try {
-      const req = JSON.parse(line) as { id?: unknown; operation?: unknown; input?: unknown; credential?: Record<string, string> };
+      const req = JSON.parse(line) as {
+        id?: unknown;
+        operation?: unknown;
+        input?: unknown;
+        credential?: Record<string, string>;
+      };
       if (typeof req.id === 'string' && REQUEST_ID.test(req.id)) id = req.id;
       const credential = req.credential ?? {};
-      const principal = await authenticate(this.authenticator, { header: (name) => Object.entries(credential).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1] });
-      const result = await this.operations.run(String(req.operation), req.input ?? {}, { principal, requestId: id, door: this.name, sourceIp: 'unix' });
+      const principal = await authenticate(this.authenticator, {
+        header: (name) => Object.entries(credential).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1],
+      });
+      const result = await this.operations.run(String(req.operation), req.input ?? {}, {
+        principal,
+        requestId: id,
+        door: this.name,
+        sourceIp: 'unix',
+      });
       return { id, result };
     } catch (err) {
       if (isSvcError(err)) return { id, error: err.code, message: err.message };

@@ -2,7 +2,17 @@ import { createHash } from 'node:crypto';
 import type { AuditRecord } from '../model/index.ts';
 
 /** Field bounds of every audit record, in characters, so an oversized field is cut rather than the record refused. */
-export const AUDIT_BOUNDS = { resource: 300, name: 256, subject: 256, operation: 32, outcome: 2048, contextKey: 64, contextValue: 1024, contextEntries: 64, correlationId: 128 } as const;
+export const AUDIT_BOUNDS = {
+  resource: 300,
+  name: 256,
+  subject: 256,
+  operation: 32,
+  outcome: 2048,
+  contextKey: 64,
+  contextValue: 1024,
+  contextEntries: 64,
+  correlationId: 128,
+} as const;
 
 // C0 and C1 controls, DEL, and lone surrogates: PostgreSQL refuses NUL in text, MySQL refuses invalid
 // UTF-8, and a terminal reading the trail should never receive an escape sequence from a caller.
@@ -32,7 +42,10 @@ const LOWER_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 export function keyResource(rawId: unknown): string {
   if (typeof rawId === 'string' && LOWER_UUID.test(rawId)) return rawId;
   if (isUuid(rawId)) return rawId.toLowerCase();
-  return `invalid:${createHash('sha256').update(String(rawId ?? '')).digest('hex').slice(0, 16)}`;
+  return `invalid:${createHash('sha256')
+    .update(String(rawId ?? ''))
+    .digest('hex')
+    .slice(0, 16)}`;
 }
 
 /**
@@ -40,18 +53,30 @@ export function keyResource(rawId: unknown): string {
  * text cut where names end (256 characters, a key name's longest), so a refused over-long name reads as
  * the longest name it could have been rather than as however much of it fitted the resource column.
  */
-export const namedResource = (prefix: string, text: unknown): string => `${prefix}${boundText(typeof text === 'string' ? text : '', AUDIT_BOUNDS.name)}`;
+export const namedResource = (prefix: string, text: unknown): string =>
+  `${prefix}${boundText(typeof text === 'string' ? text : '', AUDIT_BOUNDS.name)}`;
 
 const clean = (text: string, max: number): boolean => text.length <= max && CLEAN.test(text);
 
 /** True when every field is printable ASCII within its bound: nothing to copy (the common case). */
 function isClean(r: AuditRecord): boolean {
-  if (!clean(r.resource, AUDIT_BOUNDS.resource) || !clean(r.principal.subject, AUDIT_BOUNDS.subject) || !clean(r.operation, AUDIT_BOUNDS.operation)) return false;
+  if (
+    !clean(r.resource, AUDIT_BOUNDS.resource) ||
+    !clean(r.principal.subject, AUDIT_BOUNDS.subject) ||
+    !clean(r.operation, AUDIT_BOUNDS.operation)
+  )
+    return false;
   if (!clean(r.outcome, AUDIT_BOUNDS.outcome) || !clean(r.correlationId, AUDIT_BOUNDS.correlationId)) return false;
   let n = 0;
   for (const key in r.context) {
     const value = r.context[key];
-    if (++n > AUDIT_BOUNDS.contextEntries || typeof value !== 'string' || !clean(key, AUDIT_BOUNDS.contextKey) || !clean(value, AUDIT_BOUNDS.contextValue)) return false;
+    if (
+      ++n > AUDIT_BOUNDS.contextEntries ||
+      typeof value !== 'string' ||
+      !clean(key, AUDIT_BOUNDS.contextKey) ||
+      !clean(value, AUDIT_BOUNDS.contextValue)
+    )
+      return false;
   }
   return true;
 }
@@ -62,7 +87,10 @@ function boundContext(context: Record<string, string>): Record<string, string> {
   for (const key in context) {
     if (n++ >= AUDIT_BOUNDS.contextEntries) break;
     const value = context[key];
-    out[boundText(key, AUDIT_BOUNDS.contextKey)] = boundText(typeof value === 'string' ? value : String(value), AUDIT_BOUNDS.contextValue);
+    out[boundText(key, AUDIT_BOUNDS.contextKey)] = boundText(
+      typeof value === 'string' ? value : String(value),
+      AUDIT_BOUNDS.contextValue,
+    );
   }
   return out;
 }

@@ -43,7 +43,9 @@ export function eventJson(event: AuditEvent): string {
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
 }
 
@@ -54,7 +56,10 @@ const str = JSON.stringify;
  * text (a test holds them equal), at a fraction of the cost, since verification hashes every row.
  */
 export function canonicalEventJson(e: AuditEvent & { prevHash: string }): string {
-  const context = Object.keys(e.context).sort().map((k) => `${str(k)}:${str(e.context[k])}`).join(',');
+  const context = Object.keys(e.context)
+    .sort()
+    .map((k) => `${str(k)}:${str(e.context[k])}`)
+    .join(',');
   return `{"context":{${context}},"correlationId":${str(e.correlationId)},"id":${str(e.id)},"node":${str(e.node)},"occurredAt":${str(e.occurredAt)},"operation":${str(e.operation)},"outcome":${str(e.outcome)},"prevHash":${str(e.prevHash)},"principal":{"kind":${str(e.principal.kind)},"subject":${str(e.principal.subject)}},"resource":${str(e.resource)},"schemaVersion":${e.schemaVersion}}`;
 }
 

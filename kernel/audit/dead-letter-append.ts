@@ -26,11 +26,20 @@ export async function appendLines(file: string, lines: string[]): Promise<void> 
  * Writes a sink's dead-letter lines to its file (the folder made owner-only if missing). Never throws:
  * a file that cannot be written is the one place an event can be lost, so it is said loudly instead.
  */
-export async function writeDeadLetters(file: string, lines: string[], sink: string, logger: Pick<Logger, 'error'>): Promise<void> {
+export async function writeDeadLetters(
+  file: string,
+  lines: string[],
+  sink: string,
+  logger: Pick<Logger, 'error'>,
+): Promise<void> {
   try {
     await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
     await appendLines(file, lines);
   } catch (err) {
-    logger.error('audit dead-letter write failed: events lost', { sink, events: lines.length, error: (err as Error).message });
+    logger.error('audit dead-letter write failed: events lost', {
+      sink,
+      events: lines.length,
+      error: (err as Error).message,
+    });
   }
 }

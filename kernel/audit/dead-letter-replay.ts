@@ -32,7 +32,15 @@ export interface ReplayOutcome {
  */
 export async function replayDeadLetters(queue: FanoutQueue, logger: Pick<Logger, 'warn'>): Promise<ReplayOutcome> {
   const file = queue.deadLetterFile;
-  const outcome: ReplayOutcome = { sink: queue.name, file, replayed: 0, delivered: 0, deadLettered: 0, unreadable: 0, untrusted: [...queue.setAside] };
+  const outcome: ReplayOutcome = {
+    sink: queue.name,
+    file,
+    replayed: 0,
+    delivered: 0,
+    deadLettered: 0,
+    unreadable: 0,
+    untrusted: [...queue.setAside],
+  };
   // A replay signs what it reads: lines that another user could have put in a file are never replayed.
   const aside = (f: string) => {
     const moved = setAsideIfOthersCouldWrite(f, 'audit dead-letter file', logger);

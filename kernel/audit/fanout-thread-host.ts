@@ -43,12 +43,24 @@ export async function serveFanoutThread(setup: FanoutThreadSetup): Promise<void>
     const plugins = setup.plugins.filter((p) => p.provides.id === auditFanoutPort.id);
     for (const p of plugins) {
       const missing = dependencyRefs(p).filter(([, ref]) => !THREAD_PORTS.has(ref.id));
-      if (missing.length) throw new Error(`the sink plugin "${p.id}" depends on ${missing.map(([, ref]) => ref.id).join(', ')}, which the fan-out thread does not have; set audit.fanoutThread (SVC_AUDIT_FANOUT_THREAD) to false`);
+      if (missing.length)
+        throw new Error(
+          `the sink plugin "${p.id}" depends on ${missing.map(([, ref]) => ref.id).join(', ')}, which the fan-out thread does not have; set audit.fanoutThread (SVC_AUDIT_FANOUT_THREAD) to false`,
+        );
     }
-    const { container, wired } = buildContainer(plugins, { [loggerPort.id]: logger, [clockPort.id]: setup.clock }, setup.config, setup.deployment, logger, setup.clock);
+    const { container, wired } = buildContainer(
+      plugins,
+      { [loggerPort.id]: logger, [clockPort.id]: setup.clock },
+      setup.config,
+      setup.deployment,
+      logger,
+      setup.clock,
+    );
     lifecycle = new PluginLifecycle(wired, logger);
     await lifecycle.start();
-    const sinks = container.hasRegistration(auditFanoutPort.id) ? container.resolve<AuditFanoutSink[]>(auditFanoutPort.id) : [];
+    const sinks = container.hasRegistration(auditFanoutPort.id)
+      ? container.resolve<AuditFanoutSink[]>(auditFanoutPort.id)
+      : [];
     fanout = new LocalFanout(sinks, logger, setup.deployment.dataDir, {
       counted: (sink, result, events) => {
         const bySink = counts.get(sink) ?? counts.set(sink, new Map()).get(sink)!;
@@ -70,7 +82,9 @@ export async function serveFanoutThread(setup: FanoutThreadSetup): Promise<void>
     const state = JSON.stringify([depths, health]);
     if (counts.size === 0 && state === last) return;
     last = state;
-    const reported = [...counts].flatMap(([sink, results]) => [...results].map(([result, n]): [string, DeliveryResult, number] => [sink, result, n]));
+    const reported = [...counts].flatMap(([sink, results]) =>
+      [...results].map(([result, n]): [string, DeliveryResult, number] => [sink, result, n]),
+    );
     counts.clear();
     send({ t: 'report', counts: reported, depths, health });
   };
@@ -85,7 +99,15 @@ export async function serveFanoutThread(setup: FanoutThreadSetup): Promise<void>
       case 'probe':
         sinkPlugins.probe().then(
           (checks) => send({ t: 'probed', id: message.id, checks: { ...checks, ...fanout.healthNow() } }),
-          (err) => send({ t: 'probed', id: message.id, checks: { ...fanout.healthNow(), 'audit-fanout-thread': { ok: false, detail: `a sink's probe failed: ${(err as Error).message}` } } }),
+          (err) =>
+            send({
+              t: 'probed',
+              id: message.id,
+              checks: {
+                ...fanout.healthNow(),
+                'audit-fanout-thread': { ok: false, detail: `a sink's probe failed: ${(err as Error).message}` },
+              },
+            }),
         );
         return;
       case 'replay':

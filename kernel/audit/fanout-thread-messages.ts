@@ -14,7 +14,12 @@ export type FromFanoutThread =
   | { t: 'ready'; sinks: ThreadSink[] }
   | { t: 'failed'; error: string }
   /** Sent at most every REPORT_INTERVAL_MS while something changed: counts since the last report, depths and queue health now. */
-  | { t: 'report'; counts: Array<[sink: string, result: DeliveryResult, events: number]>; depths: Array<[string, number]>; health: SinkHealth }
+  | {
+      t: 'report';
+      counts: Array<[sink: string, result: DeliveryResult, events: number]>;
+      depths: Array<[string, number]>;
+      health: SinkHealth;
+    }
   | { t: 'probed'; id: number; checks: SinkHealth }
   | { t: 'replayed'; id: number; outcomes?: ReplayOutcome[]; error?: string }
   | { t: 'stopped' };

@@ -4,7 +4,12 @@ import { startModuleWorker } from '../threads/module-worker.ts';
 import type { AuditEvent } from './canonical-event.ts';
 import type { ReplayOutcome } from './dead-letter-replay.ts';
 import type { FanoutObserver } from './fanout.ts';
-import { type FromFanoutThread, TAKEN_COUNTER, type ThreadSink, type ToFanoutThread } from './fanout-thread-messages.ts';
+import {
+  type FromFanoutThread,
+  TAKEN_COUNTER,
+  type ThreadSink,
+  type ToFanoutThread,
+} from './fanout-thread-messages.ts';
 import { MainThreadDeadLetters } from './main-thread-dead-letters.ts';
 import type { SecondaryDelivery, SinkHealth } from './secondary-delivery.ts';
 
@@ -69,12 +74,20 @@ export class ThreadedFanout implements SecondaryDelivery {
     private readonly observer: FanoutObserver,
   ) {
     this.capacity = Math.max(...sinks.map((s) => s.queueCapacity));
-    this.reported = { depths: sinks.map((s) => [s.name, 0]), health: Object.fromEntries(sinks.map((s) => [`sink:${s.name}`, { ok: true }])) };
+    this.reported = {
+      depths: sinks.map((s) => [s.name, 0]),
+      health: Object.fromEntries(sinks.map((s) => [`sink:${s.name}`, { ok: true }])),
+    };
     this.deadLetters = new MainThreadDeadLetters(sinks, logger, observer);
   }
 
   /** Starts the thread on `entry` (which calls serveFanoutThread) and waits until its sinks started; throws the thread's reason otherwise. */
-  static async start(entry: URL, data: Record<string, unknown>, logger: Logger, observer: FanoutObserver = { counted: () => {} }): Promise<ThreadedFanout> {
+  static async start(
+    entry: URL,
+    data: Record<string, unknown>,
+    logger: Logger,
+    observer: FanoutObserver = { counted: () => {} },
+  ): Promise<ThreadedFanout> {
     const { worker, sinks, taken } = await launch(entry, data);
     const fanout = new ThreadedFanout(entry, data, sinks, logger, observer);
     fanout.attach(worker, taken);
@@ -112,7 +125,10 @@ export class ThreadedFanout implements SecondaryDelivery {
     }
     const answer = await this.ask({ t: 'probe', id: 0 }, PROBE_MS);
     if (answer?.t === 'probed') return { [THREAD_CHECK]: { ok: true }, ...answer.checks };
-    return { ...this.reported.health, [THREAD_CHECK]: { ok: false, detail: `the audit fan-out thread did not answer within ${PROBE_MS} ms` } };
+    return {
+      ...this.reported.health,
+      [THREAD_CHECK]: { ok: false, detail: `the audit fan-out thread did not answer within ${PROBE_MS} ms` },
+    };
   }
 
   depths(): Array<[string, number]> {
@@ -121,9 +137,11 @@ export class ThreadedFanout implements SecondaryDelivery {
 
   async replayDeadLetters(sink?: string): Promise<ReplayOutcome[]> {
     if (this.stopping) throw new Error('the audit fan-out thread is stopping; replay with replay-dead-letters');
-    if (this.down || !this.worker) throw new Error(`the audit fan-out thread is restarting (${this.down}); replay once /readyz is ready`);
+    if (this.down || !this.worker)
+      throw new Error(`the audit fan-out thread is restarting (${this.down}); replay once /readyz is ready`);
     const answer = await this.ask({ t: 'replay', id: 0, sink });
-    if (answer?.t !== 'replayed' || answer.error !== undefined) throw new Error(answer?.t === 'replayed' ? answer.error : 'the audit fan-out thread ended during the replay');
+    if (answer?.t !== 'replayed' || answer.error !== undefined)
+      throw new Error(answer?.t === 'replayed' ? answer.error : 'the audit fan-out thread ended during the replay');
     return answer.outcomes ?? [];
   }
 
@@ -156,7 +174,8 @@ export class ThreadedFanout implements SecondaryDelivery {
       clearTimeout(timer);
       this.forgetTaken(); // the counter, not the last report: no report need follow the last batch taken
     }
-    for (const batch of this.untaken.splice(0)) for (const text of batch) this.deadLetters.add(text, 'not delivered before shutdown');
+    for (const batch of this.untaken.splice(0))
+      for (const text of batch) this.deadLetters.add(text, 'not delivered before shutdown');
     this.untakenEvents = 0;
   }
 
@@ -173,7 +192,10 @@ export class ThreadedFanout implements SecondaryDelivery {
     worker.on('exit', (code) => {
       for (const answer of [...this.answers.values()]) if (answer.worker === worker) answer.done(undefined);
       if (!this.stopping) this.died(worker, `it exited with code ${code}`);
-      else if (!this.drained && this.worker === worker) this.logger.error('the audit fan-out thread ended before it drained; the events in its queues are lost', { code });
+      else if (!this.drained && this.worker === worker)
+        this.logger.error('the audit fan-out thread ended before it drained; the events in its queues are lost', {
+          code,
+        });
     });
     worker.unref();
     // Batches a dead predecessor had not taken (or that waited for this thread), in order.
@@ -235,8 +257,14 @@ export class ThreadedFanout implements SecondaryDelivery {
     this.worker = undefined;
     this.down = reason;
     const queued = this.reported.depths.reduce((sum, [, n]) => sum + n, 0);
-    this.logger.error('the audit fan-out thread ended; the events in its queues are lost, later ones wait for a new thread', { reason, queuedAtLastReport: queued, waiting: this.untakenEvents });
-    this.reported = { depths: this.sinks.map((s) => [s.name, 0]), health: this.failingAll(`the audit fan-out thread is restarting (${reason})`) };
+    this.logger.error(
+      'the audit fan-out thread ended; the events in its queues are lost, later ones wait for a new thread',
+      { reason, queuedAtLastReport: queued, waiting: this.untakenEvents },
+    );
+    this.reported = {
+      depths: this.sinks.map((s) => [s.name, 0]),
+      health: this.failingAll(`the audit fan-out thread is restarting (${reason})`),
+    };
     if (this.stopping) return; // stop() dead-letters what it had not taken
     if (Date.now() - this.startedAt > RESTART_MAX_MS) this.restartDelay = RESTART_MIN_MS;
     this.scheduleRestart();
@@ -259,7 +287,10 @@ export class ThreadedFanout implements SecondaryDelivery {
     } catch (err) {
       this.down = (err as Error).message;
       if (this.stopping) return;
-      this.logger.error('the audit fan-out thread did not start again; trying later', { error: this.down, waiting: this.untakenEvents });
+      this.logger.error('the audit fan-out thread did not start again; trying later', {
+        error: this.down,
+        waiting: this.untakenEvents,
+      });
       this.scheduleRestart();
     }
   }
@@ -270,7 +301,10 @@ export class ThreadedFanout implements SecondaryDelivery {
 }
 
 /** Starts a thread and waits for its `ready` (its sinks started), or its reason, within START_MS. */
-async function launch(entry: URL, data: Record<string, unknown>): Promise<{ worker: Worker; sinks: ThreadSink[]; taken: BigInt64Array<ArrayBufferLike> }> {
+async function launch(
+  entry: URL,
+  data: Record<string, unknown>,
+): Promise<{ worker: Worker; sinks: ThreadSink[]; taken: BigInt64Array<ArrayBufferLike> }> {
   const taken = new BigInt64Array(new SharedArrayBuffer(8));
   const worker = startModuleWorker(entry, { ...data, [TAKEN_COUNTER]: taken });
   // biome-ignore lint/suspicious/noExplicitAny: Worker.on's own listener type.
@@ -278,7 +312,11 @@ async function launch(entry: URL, data: Record<string, unknown>): Promise<{ work
   let timer: NodeJS.Timeout | undefined;
   const first = await new Promise<FromFanoutThread>((resolve, reject) => {
     timer = setTimeout(() => reject(new Error(`it did not start its sinks within ${START_MS} ms`)), START_MS);
-    listeners.push(['message', resolve], ['error', reject], ['exit', (code: number) => reject(new Error(`it exited with code ${code} before its sinks started`))]);
+    listeners.push(
+      ['message', resolve],
+      ['error', reject],
+      ['exit', (code: number) => reject(new Error(`it exited with code ${code} before its sinks started`))],
+    );
     for (const [event, listener] of listeners) worker.on(event, listener);
   })
     .catch(async (err: Error) => {
@@ -294,7 +332,9 @@ async function launch(entry: URL, data: Record<string, unknown>): Promise<{ work
   if (first.t !== 'ready') {
     worker.on('error', () => {});
     await worker.terminate();
-    throw new Error(`audit fan-out thread: ${first.t === 'failed' ? first.error : `unexpected first message ${first.t}`}`);
+    throw new Error(
+      `audit fan-out thread: ${first.t === 'failed' ? first.error : `unexpected first message ${first.t}`}`,
+    );
   }
   return { worker, sinks: first.sinks, taken };
 }

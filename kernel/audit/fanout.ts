@@ -17,7 +17,13 @@ export interface FanoutObserver {
 }
 
 /** One line of a dead-letter file, from the event's text as the sinks send it (eventJson): `{event, sink, error, attempts, failedAt}`. */
-export function deadLetterLine(eventText: string, sink: string, error: string, attempts: number, failedAt: string): string {
+export function deadLetterLine(
+  eventText: string,
+  sink: string,
+  error: string,
+  attempts: number,
+  failedAt: string,
+): string {
   return `{"event":${eventText},"sink":${JSON.stringify(sink)},"error":${JSON.stringify(error)},"attempts":${attempts},"failedAt":"${failedAt}"}\n`;
 }
 
@@ -100,7 +106,10 @@ export class FanoutQueue {
   /** Healthy while deliveries succeed or nothing was tried yet; failing while a delivery is being retried. */
   health(): { ok: boolean; detail?: string } {
     if (!this.failure) return { ok: true };
-    return { ok: false, detail: `delivery failing (${this.failure.attempts} attempt(s), ${this.queue.length} queued): ${this.failure.error}` };
+    return {
+      ok: false,
+      detail: `delivery failing (${this.failure.attempts} attempt(s), ${this.queue.length} queued): ${this.failure.error}`,
+    };
   }
 
   /**
@@ -173,7 +182,12 @@ export class FanoutQueue {
         const permanent = err instanceof PermanentDeliveryError;
         this.failure = permanent ? this.failure : { attempts: attempt, error };
         if (permanent || attempt > this.settings.maxRetries) {
-          this.logger.warn('audit sink gave up on events; they go to its dead-letter file', { sink: this.sink.name, events: batch.length, attempts: attempt, error });
+          this.logger.warn('audit sink gave up on events; they go to its dead-letter file', {
+            sink: this.sink.name,
+            events: batch.length,
+            attempts: attempt,
+            error,
+          });
           await this.deadLetter(batch, error, attempt);
           return;
         }
@@ -202,7 +216,9 @@ export class FanoutQueue {
     this.observer.counted(this.sink.name, 'dead_lettered', events.length);
     const failedAt = new Date().toISOString();
     const lines = events.map((event) => deadLetterLine(eventJson(event), this.sink.name, error, attempts, failedAt));
-    this.deadLetters = this.deadLetters.then(() => writeDeadLetters(this.settings.deadLetterFile, lines, this.sink.name, this.logger));
+    this.deadLetters = this.deadLetters.then(() =>
+      writeDeadLetters(this.settings.deadLetterFile, lines, this.sink.name, this.logger),
+    );
     return this.deadLetters;
   }
 }

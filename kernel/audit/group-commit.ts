@@ -45,7 +45,8 @@ export class GroupCommit<T> {
       await this.flush(batch);
       for (const w of waiters) w.resolve();
     } catch (err) {
-      if (batch.length === 1 || (isSvcError(err) && err.code === 'ServiceUnavailable')) for (const w of waiters) w.reject(err);
+      if (batch.length === 1 || (isSvcError(err) && err.code === 'ServiceUnavailable'))
+        for (const w of waiters) w.reject(err);
       else await this.oneByOne(batch, waiters);
     } finally {
       this.writing = false;
@@ -54,7 +55,10 @@ export class GroupCommit<T> {
     if (this.pending.length > 0) void this.write();
   }
 
-  private async oneByOne(batch: T[], waiters: Array<{ resolve: () => void; reject: (err: unknown) => void }>): Promise<void> {
+  private async oneByOne(
+    batch: T[],
+    waiters: Array<{ resolve: () => void; reject: (err: unknown) => void }>,
+  ): Promise<void> {
     for (let i = 0; i < batch.length; i++) {
       try {
         await this.flush([batch[i]!]);

@@ -22,7 +22,10 @@ export class OutboxRelay {
 
   async start(): Promise<void> {
     await this.runOnce(this.clock.now().toISOString());
-    this.timer = setInterval(() => void this.runOnce(new Date(this.clock.now().getTime() - this.graceMs).toISOString()), this.intervalMs);
+    this.timer = setInterval(
+      () => void this.runOnce(new Date(this.clock.now().getTime() - this.graceMs).toISOString()),
+      this.intervalMs,
+    );
     this.timer.unref();
   }
 
@@ -35,9 +38,12 @@ export class OutboxRelay {
   runOnce(before: string): Promise<void> {
     this.running ??= (async () => {
       try {
-        for (let n = await this.audit.relay(before); n > 0; n = await this.audit.relay(before)) this.logger.info('audit outbox relayed records to the primary sink', { records: n });
+        for (let n = await this.audit.relay(before); n > 0; n = await this.audit.relay(before))
+          this.logger.info('audit outbox relayed records to the primary sink', { records: n });
       } catch (err) {
-        this.logger.warn('audit outbox relay could not reach the primary sink; will retry', { error: (err as Error).message });
+        this.logger.warn('audit outbox relay could not reach the primary sink; will retry', {
+          error: (err as Error).message,
+        });
       } finally {
         this.running = undefined;
       }

@@ -56,7 +56,9 @@ export class AuditPipeline {
     private readonly outbox?: AuditOutbox,
     private readonly options: AuditPipelineOptions = { node: 'node', dataDir: 'data' },
   ) {
-    this.secondary = Array.isArray(fanout) ? new LocalFanout(fanout, logger, options.dataDir, options.observer) : fanout;
+    this.secondary = Array.isArray(fanout)
+      ? new LocalFanout(fanout, logger, options.dataDir, options.observer)
+      : fanout;
   }
 
   get node(): string {
@@ -135,7 +137,12 @@ export class AuditPipeline {
     const ids = this.acks;
     this.acks = [];
     if (ids.length === 0) return Promise.resolve();
-    return this.outbox!.ackAudit(ids).catch((err) => this.logger.warn('audit outbox acknowledgement failed; the relay will deliver the records again', { records: ids.length, error: (err as Error).message }));
+    return this.outbox!.ackAudit(ids).catch((err) =>
+      this.logger.warn('audit outbox acknowledgement failed; the relay will deliver the records again', {
+        records: ids.length,
+        error: (err as Error).message,
+      }),
+    );
   }
 
   /**
@@ -159,7 +166,9 @@ export class AuditPipeline {
   /** Secondary sinks get the canonical event, with its place on the primary's hash chain when it has one. */
   private fanOut(record: AuditRecord, link: void | AuditChainLink): void {
     if (this.secondary.size === 0) return;
-    const event = link ? { ...toAuditEvent(record, this.options.node), ...link } : toAuditEvent(record, this.options.node);
+    const event = link
+      ? { ...toAuditEvent(record, this.options.node), ...link }
+      : toAuditEvent(record, this.options.node);
     this.secondary.offer(event);
   }
 

@@ -46,7 +46,8 @@ export class LocalFanout implements SecondaryDelivery {
   ) {
     const names = new Set<string>();
     for (const sink of sinks) {
-      if (names.has(sink.name)) throw new Error(`two secondary audit sinks are named "${sink.name}"; names must be unique`);
+      if (names.has(sink.name))
+        throw new Error(`two secondary audit sinks are named "${sink.name}"; names must be unique`);
       names.add(sink.name);
     }
     this.queues = sinks.map((sink) => new FanoutQueue(sink, deliverySettingsOf(sink, dataDir), logger, observer));
@@ -81,7 +82,9 @@ export class LocalFanout implements SecondaryDelivery {
     const chosen = sink === undefined ? this.queues : this.queues.filter((q) => q.name === sink);
     if (sink !== undefined && chosen.length === 0) {
       const names = this.queues.map((q) => q.name);
-      throw new Error(`no secondary audit sink is named "${sink}"; ${names.length ? `configured: ${names.join(', ')}` : 'none is configured'}`);
+      throw new Error(
+        `no secondary audit sink is named "${sink}"; ${names.length ? `configured: ${names.join(', ')}` : 'none is configured'}`,
+      );
     }
     const outcomes: ReplayOutcome[] = [];
     for (const queue of chosen) outcomes.push(await replayDeadLetters(queue, this.logger));
@@ -94,7 +97,12 @@ export class LocalFanout implements SecondaryDelivery {
 }
 
 function deliverySettingsOf(sink: AuditFanoutSink, dataDir: string): DeliverySettings {
-  return { ...DEFAULT_DELIVERY, deadLetterFile: `${dataDir}/audit-${sink.name}.deadletter.jsonl`, ...definedOnly(sink.delivery ?? {}) };
+  return {
+    ...DEFAULT_DELIVERY,
+    deadLetterFile: `${dataDir}/audit-${sink.name}.deadletter.jsonl`,
+    ...definedOnly(sink.delivery ?? {}),
+  };
 }
 
-const definedOnly = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+const definedOnly = <T extends object>(o: T): Partial<T> =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;

@@ -20,7 +20,10 @@ export const MAX_JTI_LENGTH = 128;
  * so no lookup key in the revocation list is larger than 128 characters.
  */
 export function agentClaimProblem(claims: SvcClaims, alg: string | undefined): string | undefined {
-  if (claims.jti !== undefined && (typeof claims.jti !== 'string' || claims.jti.length === 0 || claims.jti.length > MAX_JTI_LENGTH)) {
+  if (
+    claims.jti !== undefined &&
+    (typeof claims.jti !== 'string' || claims.jti.length === 0 || claims.jti.length > MAX_JTI_LENGTH)
+  ) {
     return `jti must be 1..${MAX_JTI_LENGTH} characters`;
   }
   if (claims.svc_kind !== 'agent') return undefined;
@@ -31,8 +34,12 @@ export function agentClaimProblem(claims: SvcClaims, alg: string | undefined): s
   if (typeof claims.svc_parent !== 'string' || claims.svc_parent === '') return 'agent token has no svc_parent claim';
   if (typeof claims.jti !== 'string') return 'agent token has no jti';
   if (typeof claims.iat !== 'number' || typeof claims.exp !== 'number') return 'agent token needs iat and exp';
-  if (claims.exp - claims.iat > MAX_AGENT_TTL_SECONDS) return `agent token lives longer than ${MAX_AGENT_TTL_SECONDS} s`;
-  if (claims.svc_parent_jti !== undefined && (typeof claims.svc_parent_jti !== 'string' || claims.svc_parent_jti.length > MAX_JTI_LENGTH)) {
+  if (claims.exp - claims.iat > MAX_AGENT_TTL_SECONDS)
+    return `agent token lives longer than ${MAX_AGENT_TTL_SECONDS} s`;
+  if (
+    claims.svc_parent_jti !== undefined &&
+    (typeof claims.svc_parent_jti !== 'string' || claims.svc_parent_jti.length > MAX_JTI_LENGTH)
+  ) {
     return `svc_parent_jti must be at most ${MAX_JTI_LENGTH} characters`;
   }
   return undefined;

@@ -16,14 +16,21 @@ export async function authenticate(authenticator: Authenticator, source: Credent
   const principal = await authenticator.authenticate(source);
   const named = principal.kind === 'Agent' ? principal.parent : principal.subject;
   const reserved = reservedSubjectProblem(named);
-  if (reserved) throw new SvcError('Unauthorized', principal.kind === 'Agent' ? `the agent's parent: ${reserved}` : reserved);
+  if (reserved)
+    throw new SvcError('Unauthorized', principal.kind === 'Agent' ? `the agent's parent: ${reserved}` : reserved);
   const groups = principal.kind === 'Agent' ? principal.parentGroups : principal.groups;
-  if (!isCallerText(principal.subject) || (named !== principal.subject && !isCallerText(named)) || !groups.every(isCallerText)) {
+  if (
+    !isCallerText(principal.subject) ||
+    (named !== principal.subject && !isCallerText(named)) ||
+    !groups.every(isCallerText)
+  ) {
     throw new SvcError('Unauthorized', `the credential's subject and groups ${CALLER_TEXT_RULE}`);
   }
   // A token's claims are input too: a NUL (a control character, refused above in subjects and groups)
   // in a purpose or tenant would reach the database as an agent's purpose or a key's tenant.
-  const other = principal.kind === 'Agent' ? principal.purpose : principal.kind === 'Service' ? principal.tenant : undefined;
-  if (other?.includes('\u0000')) throw new SvcError('Unauthorized', 'the credential names a purpose or tenant with a NUL character');
+  const other =
+    principal.kind === 'Agent' ? principal.purpose : principal.kind === 'Service' ? principal.tenant : undefined;
+  if (other?.includes('\u0000'))
+    throw new SvcError('Unauthorized', 'the credential names a purpose or tenant with a NUL character');
   return principal;
 }

@@ -29,7 +29,12 @@ export function bearerToken(request: CredentialSource): string {
  * passed; tokens without jti are not checked), then, for an agent, the agent registry. Messages name
  * what failed, never the token.
  */
-export async function principalFromVerifiedToken(claims: SvcClaims, alg: string | undefined, revocation: RevocationList, agents: AgentRegistry): Promise<Principal> {
+export async function principalFromVerifiedToken(
+  claims: SvcClaims,
+  alg: string | undefined,
+  revocation: RevocationList,
+  agents: AgentRegistry,
+): Promise<Principal> {
   // An agent token's iat is the issuing node's clock, and the agent registry (checked below) holds every
   // token it issued, so only tokens from outside signers are held to this node's real time.
   const issuedLater = claims.svc_kind === 'agent' ? undefined : issuedInTheFuture(claims);
@@ -71,24 +76,44 @@ const ISSUED_AGENT_ID = /^agent-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-
  * kill switch holds whatever revocation list is configured and across restarts, because the registry is
  * stored with the keys.
  */
-async function registeredAgent(claimed: Extract<Principal, { kind: 'Agent' }>, revocation: RevocationList, agents: AgentRegistry): Promise<Principal> {
+async function registeredAgent(
+  claimed: Extract<Principal, { kind: 'Agent' }>,
+  revocation: RevocationList,
+  agents: AgentRegistry,
+): Promise<Principal> {
   const subject = claimed.subject;
   const jti = claimed.credential?.jti ?? '';
   // The service names its agents agent-<uuid>: any other subject is not looked up (nor sent to a database).
   const agent = ISSUED_AGENT_ID.test(subject) ? await agents.get(subject) : undefined;
   if (!agent || agent.jti !== jti || agent.parent !== claimed.parent) {
-    throw new SvcError('Unauthorized', `agent ${subject} is not in the agent registry: only agent tokens this service issued are accepted`);
+    throw new SvcError(
+      'Unauthorized',
+      `agent ${subject} is not in the agent registry: only agent tokens this service issued are accepted`,
+    );
   }
-  if (agent.revokedAt !== undefined) throw new SvcError('Unauthorized', `token ${jti} of agent ${subject} was revoked at ${agent.revokedAt}`);
+  if (agent.revokedAt !== undefined)
+    throw new SvcError('Unauthorized', `token ${jti} of agent ${subject} was revoked at ${agent.revokedAt}`);
   const expiresAt = Date.parse(agent.expiresAt) / 1000;
-  if (expiresAt + CLOCK_SKEW_SECONDS <= Date.now() / 1000) throw new SvcError('Unauthorized', `token ${jti} of agent ${subject} expired at ${agent.expiresAt}`);
-  if (await revocation.isRevoked(jti)) throw new SvcError('Unauthorized', `token ${jti} of agent ${subject} has been revoked`);
+  if (expiresAt + CLOCK_SKEW_SECONDS <= Date.now() / 1000)
+    throw new SvcError('Unauthorized', `token ${jti} of agent ${subject} expired at ${agent.expiresAt}`);
+  if (await revocation.isRevoked(jti))
+    throw new SvcError('Unauthorized', `token ${jti} of agent ${subject} has been revoked`);
   // An agent stops with its parent's token (revoking a Human's token cuts off every agent it issued).
-  if (agent.parentJti && (await revocation.isRevoked(agent.parentJti))) throw new SvcError('Unauthorized', `the token that issued agent ${subject} has been revoked`);
+  if (agent.parentJti && (await revocation.isRevoked(agent.parentJti)))
+    throw new SvcError('Unauthorized', `the token that issued agent ${subject} has been revoked`);
   return {
-    kind: 'Agent', subject, parent: agent.parent, parentGroups: [...agent.parentGroups], purpose: agent.purpose,
+    kind: 'Agent',
+    subject,
+    parent: agent.parent,
+    parentGroups: [...agent.parentGroups],
+    purpose: agent.purpose,
     allowedOperations: agent.scopes.filter(isOperation),
-    credential: { jti, issuedAt: Date.parse(agent.issuedAt) / 1000, expiresAt, ...(agent.parentJti ? { parentJti: agent.parentJti } : {}) },
+    credential: {
+      jti,
+      issuedAt: Date.parse(agent.issuedAt) / 1000,
+      expiresAt,
+      ...(agent.parentJti ? { parentJti: agent.parentJti } : {}),
+    },
   };
 }
 

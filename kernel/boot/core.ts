@@ -66,7 +66,14 @@ export async function startCore(plugins: AnyPlugin[], opts: BootOptions): Promis
   // With a fan-out thread the sink plugins are created and started there, not here (they passed preflight).
   const threaded = opts.fanoutThread && plugins.some(isSink);
   const local = threaded ? plugins.filter((p) => !isSink(p)) : plugins;
-  const { container, wired } = buildContainer(local, kernelServices, opts.config, opts.deployment, opts.logger, opts.clock);
+  const { container, wired } = buildContainer(
+    local,
+    kernelServices,
+    opts.config,
+    opts.deployment,
+    opts.logger,
+    opts.clock,
+  );
   const all = <T>(port: string): T[] => (container.hasRegistration(port) ? container.resolve<T[]>(port) : []);
   const journal = container.hasRegistration(journalPort.id) ? container.resolve<KeyJournal>(journalPort.id) : undefined;
   let depths: () => Array<[string, number]> = () => [];
@@ -102,7 +109,10 @@ export async function startCore(plugins: AnyPlugin[], opts: BootOptions): Promis
     // Doors come last and go first: a call that arrives through one finds every plugin, the audit
     // pipeline and the relay up, and a call in flight at shutdown ends before any of them stops.
     const isDoor = (w: (typeof wired)[number]) => w.plugin.provides.id === doorPort.id;
-    lifecycle = new PluginLifecycle(wired.filter((w) => !isDoor(w)), opts.logger);
+    lifecycle = new PluginLifecycle(
+      wired.filter((w) => !isDoor(w)),
+      opts.logger,
+    );
     const doors = new PluginLifecycle(opts.listen === false ? [] : wired.filter(isDoor), opts.logger);
     await lifecycle.start();
     const relay = new OutboxRelay(audit, opts.clock, opts.logger);

@@ -40,7 +40,10 @@ export async function openDoors(core: StartedCore, opts: BootOptions): Promise<H
   try {
     await doors.start();
     const mounts = doorMountsOf(doors.instances() as Door[]);
-    const kernelPaths = [...operations.flatMap((o) => (o.http ? [o.http.path] : [])), ...publicRoutes.map((r) => r.path)];
+    const kernelPaths = [
+      ...operations.flatMap((o) => (o.http ? [o.http.path] : [])),
+      ...publicRoutes.map((r) => r.path),
+    ];
     const problems = mountProblems(mounts, kernelPaths);
     if (problems.length) throw new Error(`doors: ${problems.join('; ')}`);
     const host = new HttpHost(

@@ -21,7 +21,11 @@ export class ActorTable<V> implements Evictable {
   private readonly kinds = new Map<PrincipalKind, LRUCache<string, Entry<V>>>();
 
   /** `sizeOf` estimates a value's bytes when it is set; values that grow later report it with `grew`. */
-  constructor(private readonly budget: ActorStateBudget, private readonly maxPerKind: number, private readonly sizeOf: (value: V) => number) {
+  constructor(
+    private readonly budget: ActorStateBudget,
+    private readonly maxPerKind: number,
+    private readonly sizeOf: (value: V) => number,
+  ) {
     budget.register(this);
   }
 

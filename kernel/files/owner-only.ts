@@ -29,9 +29,14 @@ export function narrowToOwner(file: string, what: string, logger: Pick<Logger, '
   try {
     chmodSync(file, 0o600);
   } catch (err) {
-    throw new Error(`${what} ${file} is mode ${octal(stat.mode)} (open to other users) and cannot be narrowed to 0600: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; make the service's user its owner and run chmod 600 on it`);
+    throw new Error(
+      `${what} ${file} is mode ${octal(stat.mode)} (open to other users) and cannot be narrowed to 0600: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; make the service's user its owner and run chmod 600 on it`,
+    );
   }
-  logger.warn(`${what} was mode ${octal(stat.mode)}, open to other users; narrowed to 0600${advice ? `; ${advice}` : ''}`, { file });
+  logger.warn(
+    `${what} was mode ${octal(stat.mode)}, open to other users; narrowed to 0600${advice ? `; ${advice}` : ''}`,
+    { file },
+  );
 }
 
 /** Whether someone other than the service's user could have written the file: group or other write bits, or another owner. */
@@ -46,12 +51,20 @@ export function othersCouldWrite(stat: Stats): boolean {
  * a warning names it; the operator inspects it and appends the lines they vouch for to the file. Returns
  * the new name, or undefined when the file is missing or trusted (then only narrowed if others could read it).
  */
-export function setAsideIfOthersCouldWrite(file: string, what: string, logger: Pick<Logger, 'warn'>): string | undefined {
+export function setAsideIfOthersCouldWrite(
+  file: string,
+  what: string,
+  logger: Pick<Logger, 'warn'>,
+): string | undefined {
   const link = statIfPresent(file, lstatSync);
   if (!link) return undefined;
   // A symbolic link in its place (possible only where others can write the folder) would send the
   // service's appends, and the replay's reads, to a file of someone else's choosing.
-  const why = link.isSymbolicLink() ? 'is a symbolic link' : othersCouldWrite(link) ? `could be written by other users (mode ${octal(link.mode)}${ownedByAnother(link) ? `, owner uid ${link.uid}` : ''})` : undefined;
+  const why = link.isSymbolicLink()
+    ? 'is a symbolic link'
+    : othersCouldWrite(link)
+      ? `could be written by other users (mode ${octal(link.mode)}${ownedByAnother(link) ? `, owner uid ${link.uid}` : ''})`
+      : undefined;
   if (!why) {
     if (link.isFile()) narrowToOwner(file, what, logger);
     return undefined;
@@ -63,7 +76,10 @@ export function setAsideIfOthersCouldWrite(file: string, what: string, logger: P
   } catch {
     // Another user's file: it stays theirs, but nothing of the service reads it any more.
   }
-  logger.warn(`${what} ${why}, so its lines may not be the service's: moved aside and not replayed; inspect it and append the lines you trust to the file`, { file, movedTo: aside });
+  logger.warn(
+    `${what} ${why}, so its lines may not be the service's: moved aside and not replayed; inspect it and append the lines you trust to the file`,
+    { file, movedTo: aside },
+  );
   return aside;
 }
 
@@ -79,5 +95,8 @@ export function warnIfFolderOpen(folder: string, logger: Pick<Logger, 'warn'>): 
   const stat = statIfPresent(folder);
   if (!stat?.isDirectory() || (stat.mode & 0o077) === 0 || warnedFolders.has(folder)) return;
   warnedFolders.add(folder);
-  logger.warn(`the folder of the service's files is mode ${octal(stat.mode)}, open to other users${(stat.mode & 0o022) !== 0 ? ' (they can add or replace files in it)' : ''}; make it 0700 (chmod 700)`, { folder });
+  logger.warn(
+    `the folder of the service's files is mode ${octal(stat.mode)}, open to other users${(stat.mode & 0o022) !== 0 ? ' (they can add or replace files in it)' : ''}; make it 0700 (chmod 700)`,
+    { folder },
+  );
 }

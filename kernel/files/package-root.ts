@@ -19,5 +19,6 @@ export function packageRoot(moduleUrl: string): string {
 
 /** The version in that package.json. */
 export function packageVersion(moduleUrl: string): string {
-  return (JSON.parse(readFileSync(path.join(packageRoot(moduleUrl), 'package.json'), 'utf8')) as { version: string }).version;
+  return (JSON.parse(readFileSync(path.join(packageRoot(moduleUrl), 'package.json'), 'utf8')) as { version: string })
+    .version;
 }

@@ -22,7 +22,8 @@ export function jsonBodyReader(maxBodyBytes: number): BodyReader {
     const length = ctx.get('Content-Length');
     const hasBody = (length !== '' && length !== '0') || ctx.get('Transfer-Encoding') !== '';
     if (!hasBody) return {};
-    if (!JSON_TYPE.test(ctx.get('Content-Type'))) throw new SvcError('UnsupportedMediaType', 'request body must be sent as Content-Type: application/json');
+    if (!JSON_TYPE.test(ctx.get('Content-Type')))
+      throw new SvcError('UnsupportedMediaType', 'request body must be sent as Content-Type: application/json');
     return parseJsonBody(await readText(ctx.req, options));
   };
 }

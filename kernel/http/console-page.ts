@@ -69,7 +69,10 @@ interface ConsoleFiles {
 export function loadConsole(logger: Logger, dir = CONSOLE_ASSETS_DIR): ConsoleFiles | undefined {
   const missing = [PAGE_FILE, ...ASSET_TYPES.keys()].filter((name) => !existsSync(path.join(dir, name)));
   if (missing.length) {
-    logger.warn('web console assets are missing: /console/ answers 503 until `npm run build:console` has run', { dir, missing: missing.join(', ') });
+    logger.warn('web console assets are missing: /console/ answers 503 until `npm run build:console` has run', {
+      dir,
+      missing: missing.join(', '),
+    });
     return undefined;
   }
   return {

@@ -12,11 +12,16 @@ export function mountProblems(mounts: Array<{ door: string; mount: DoorMount }>,
   const problems: string[] = [];
   const seen = new Map<string, string>();
   for (const { door, mount } of mounts) {
-    if (!MOUNT_PATH.test(mount.path)) problems.push(`door "${door}" mounts "${mount.path}": a mount path is /segment[/segment...] without a trailing slash`);
+    if (!MOUNT_PATH.test(mount.path))
+      problems.push(
+        `door "${door}" mounts "${mount.path}": a mount path is /segment[/segment...] without a trailing slash`,
+      );
     const taken = seen.get(mount.path);
     if (taken) problems.push(`doors "${taken}" and "${door}" both mount ${mount.path}`);
     seen.set(mount.path, door);
-    const shadowed = kernelPaths.find((p) => p === mount.path || p.startsWith(`${mount.path}/`) || mount.path.startsWith(`${p}/`));
+    const shadowed = kernelPaths.find(
+      (p) => p === mount.path || p.startsWith(`${mount.path}/`) || mount.path.startsWith(`${p}/`),
+    );
     if (shadowed) problems.push(`door "${door}" mounts ${mount.path}, which overlaps the service's route ${shadowed}`);
   }
   return problems;
@@ -63,7 +68,8 @@ export function doorMounts(mounts: DoorMount[], authenticator: Authenticator, lo
   // Not async: a request for no mount goes on without a promise of this middleware's own.
   return (ctx, next) => {
     const path = ctx.path;
-    for (const { mount, prefix } of prefixed) if (path === mount.path || path.startsWith(prefix)) return serveMount(ctx, mount, authenticator, logger);
+    for (const { mount, prefix } of prefixed)
+      if (path === mount.path || path.startsWith(prefix)) return serveMount(ctx, mount, authenticator, logger);
     return next();
   };
 }
@@ -76,7 +82,11 @@ async function serveMount(ctx: Context, mount: DoorMount, authenticator: Authent
     await mount.handle(request);
   } catch (err) {
     if (!ctx.res.headersSent) throw err;
-    logger.error('door mount failed after answering began', { requestId: request.requestId, path: mount.path, error: (err as Error)?.stack ?? String(err) });
+    logger.error('door mount failed after answering began', {
+      requestId: request.requestId,
+      path: mount.path,
+      error: (err as Error)?.stack ?? String(err),
+    });
     ctx.res.destroy();
   }
   if (!ctx.res.headersSent && !ctx.res.writableEnded) throw new SvcError('InternalError', INTERNAL_ERROR_MESSAGE);

@@ -15,8 +15,10 @@ export function toSvcError(err: unknown): SvcError {
   if (isSvcError(err)) return err;
   const status = (err as { status?: number }).status;
   if (status === 413) return new SvcError('PayloadTooLarge', 'request body is larger than the configured limit');
-  if (status === 415) return new SvcError('UnsupportedMediaType', 'request body must be sent as Content-Type: application/json');
-  if (status === 405) return new SvcError('MethodNotAllowed', (err as Error).message || 'method not allowed on this route');
+  if (status === 415)
+    return new SvcError('UnsupportedMediaType', 'request body must be sent as Content-Type: application/json');
+  if (status === 405)
+    return new SvcError('MethodNotAllowed', (err as Error).message || 'method not allowed on this route');
   if (status === 400) return new SvcError('BadRequest', 'request body is not valid JSON');
   return asSvcError(err);
 }
@@ -32,16 +34,19 @@ export function requestIdAndErrors(logger: Logger): Middleware {
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
     try {
-      if (ctx.url.length > MAX_URL_LENGTH) throw new SvcError('URITooLong', `the request target is longer than ${MAX_URL_LENGTH} characters`);
+      if (ctx.url.length > MAX_URL_LENGTH)
+        throw new SvcError('URITooLong', `the request target is longer than ${MAX_URL_LENGTH} characters`);
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw new SvcError('NotFound', `no route ${ctx.method} ${ctx.path}`);
+      if (ctx.status === 404 && ctx.body === undefined)
+        throw new SvcError('NotFound', `no route ${ctx.method} ${ctx.path}`);
     } catch (err) {
       const mapped = toSvcError(err);
       if (mapped.code === 'InternalError' && !isSvcError(err)) {
         logger.error('unhandled error', { requestId, path: ctx.path, error: (err as Error)?.stack ?? String(err) });
       }
       ctx.status = mapped.status;
-      if (mapped.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(Math.max(1, Math.ceil(mapped.retryAfterSeconds))));
+      if (mapped.retryAfterSeconds !== undefined)
+        ctx.set('Retry-After', String(Math.max(1, Math.ceil(mapped.retryAfterSeconds))));
       ctx.body = { error: mapped.code, message: mapped.message };
     }
   };

@@ -30,7 +30,8 @@ export interface HttpSettings {
 
 /** Node's HTTP parser errors, answered as `{error, message}` like every other error. */
 function parserError(err: NodeJS.ErrnoException): [number, ErrorCode, string] {
-  if (err.code === 'HPE_HEADER_OVERFLOW') return [431, 'HeadersTooLarge', 'request headers are larger than the server accepts'];
+  if (err.code === 'HPE_HEADER_OVERFLOW')
+    return [431, 'HeadersTooLarge', 'request headers are larger than the server accepts'];
   if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, 'RequestTimeout', 'the request did not arrive in time'];
   if (err.code === 'HPE_URI_TOO_LONG') return [414, 'URITooLong', 'the request target is too long'];
   return [400, 'BadRequest', 'the request is not valid HTTP/1.1'];
@@ -43,7 +44,9 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
   }
   const [status, code, message] = parserError(err);
   const body = JSON.stringify({ error: code, message });
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /**
@@ -106,8 +109,16 @@ export class HttpHost implements Door {
     const s = this.settings;
     // Node enforces the header and request timeouts on a sweep every connectionsCheckingInterval
     // (30 s by default); a one-second sweep keeps a 408 close to the configured time.
-    const limits = { headersTimeout: s.headersTimeoutMs, requestTimeout: s.requestTimeoutMs, keepAliveTimeout: s.keepAliveTimeoutMs, connectionsCheckingInterval: 1000 };
-    const server = s.tls && tlsEnabled(s.tls) ? createTlsServer({ ...limits, ...listenerTlsOptions(s.tls) }, this.app.callback()) : createServer(limits, this.app.callback());
+    const limits = {
+      headersTimeout: s.headersTimeoutMs,
+      requestTimeout: s.requestTimeoutMs,
+      keepAliveTimeout: s.keepAliveTimeoutMs,
+      connectionsCheckingInterval: 1000,
+    };
+    const server =
+      s.tls && tlsEnabled(s.tls)
+        ? createTlsServer({ ...limits, ...listenerTlsOptions(s.tls) }, this.app.callback())
+        : createServer(limits, this.app.callback());
     server.maxConnections = s.maxConnections;
     server.on('clientError', answerClientError);
     server.listen(s.port, s.host);

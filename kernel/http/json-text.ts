@@ -10,7 +10,8 @@ export const MAX_JSON_DEPTH = 64;
 // What co-body's strict JSON mode accepts: an object or an array, after RFC 8259 whitespace only.
 const STRICT_JSON = /^[\x20\x09\x0a\x0d]*(\[|\{)/;
 // A "__proto__" key, however escaped (the pattern @hapi/bourne, co-body's parser, looks for).
-const PROTO_KEY = /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])"\s*:/;
+const PROTO_KEY =
+  /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])"\s*:/;
 
 const notJson = () => new SvcError('BadRequest', 'request body is not valid JSON');
 
@@ -32,7 +33,8 @@ export function nestedDeeperThan(text: string, max: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // a backslash escapes the next character
+      if (c === 0x5c)
+        i++; // a backslash escapes the next character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {
@@ -61,7 +63,8 @@ function hasProtoKey(value: unknown): boolean {
 export function parseJsonBody(text: string): unknown {
   if (!text) return {};
   if (!STRICT_JSON.test(text)) throw notJson();
-  if (nestedDeeperThan(text, MAX_JSON_DEPTH)) throw new SvcError('BadRequest', `request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
+  if (nestedDeeperThan(text, MAX_JSON_DEPTH))
+    throw new SvcError('BadRequest', `request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -23,7 +23,8 @@ export class SchemaComponents {
     const body = this.walkChildren(rest);
     const text = JSON.stringify(body);
     const seen = this.texts.get(title);
-    if (seen !== undefined && seen !== text) throw new Error(`OpenAPI: two different schemas are both titled "${title}"`);
+    if (seen !== undefined && seen !== text)
+      throw new Error(`OpenAPI: two different schemas are both titled "${title}"`);
     this.texts.set(title, text);
     this.schemas[title] = body;
     return { $ref: `#/components/schemas/${encodeURIComponent(title)}` };
@@ -33,7 +34,8 @@ export class SchemaComponents {
     if (Array.isArray(node)) return node.map((n) => this.walk(n));
     if (node === null || typeof node !== 'object') return node;
     const schema = node as Record<string, unknown>;
-    if (typeof schema.title === 'string' && (schema.type !== undefined || schema.anyOf !== undefined)) return this.register(schema.title, schema);
+    if (typeof schema.title === 'string' && (schema.type !== undefined || schema.anyOf !== undefined))
+      return this.register(schema.title, schema);
     return this.walkChildren(schema);
   }
 
@@ -41,9 +43,10 @@ export class SchemaComponents {
     const out: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(schema)) {
       // `properties` maps field names to schemas: walk each value, never treat the map as a schema.
-      out[key] = key === 'properties' && value && typeof value === 'object'
-        ? Object.fromEntries(Object.entries(value).map(([name, s]) => [name, this.walk(s)]))
-        : this.walk(value);
+      out[key] =
+        key === 'properties' && value && typeof value === 'object'
+          ? Object.fromEntries(Object.entries(value).map(([name, s]) => [name, this.walk(s)]))
+          : this.walk(value);
     }
     return out;
   }

@@ -14,15 +14,23 @@ const ERROR_REF = { $ref: '#/components/schemas/Error' };
 /** The headers every operation takes: who the call acts for, recorded in its audit context. */
 const PROMPT_PARAMETERS = {
   SvcModel: {
-    name: MODEL_HEADER, in: 'header', required: false, schema: { type: 'string', maxLength: PROMPT_FIELD_MAX_CHARS },
+    name: MODEL_HEADER,
+    in: 'header',
+    required: false,
+    schema: { type: 'string', maxLength: PROMPT_FIELD_MAX_CHARS },
     description: `The model the call acts for, audited as context agent.model (any principal kind). At most ${PROMPT_FIELD_MAX_CHARS} characters, no control, separator, bidirectional or zero-width characters (InvalidField otherwise).`,
   },
   SvcPromptId: {
-    name: PROMPT_ID_HEADER, in: 'header', required: false, schema: { type: 'string', maxLength: PROMPT_FIELD_MAX_CHARS },
+    name: PROMPT_ID_HEADER,
+    in: 'header',
+    required: false,
+    schema: { type: 'string', maxLength: PROMPT_FIELD_MAX_CHARS },
     description: `The prompt the call acts for, audited as context agent.promptId (GET /v1/audit?promptId= finds its records). At most ${PROMPT_FIELD_MAX_CHARS} characters, no control, separator, bidirectional or zero-width characters (InvalidField otherwise).`,
   },
 };
-const PROMPT_PARAMETER_REFS = Object.keys(PROMPT_PARAMETERS).map((name) => ({ $ref: `#/components/parameters/${name}` }));
+const PROMPT_PARAMETER_REFS = Object.keys(PROMPT_PARAMETERS).map((name) => ({
+  $ref: `#/components/parameters/${name}`,
+}));
 
 const errorResponse = (codes: string[]) => ({
   description: codes.map((c) => `${c}: ${ERROR_CATALOGUE[c as ErrorCode].when}`).join('; '),
@@ -36,12 +44,23 @@ function errorResponses(codes: string[]): Record<string, unknown> {
     const status = ERROR_CATALOGUE[code as ErrorCode].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
-  return Object.fromEntries([...byStatus].sort(([a], [b]) => a - b).map(([status, list]) => [String(status), errorResponse(list)]));
+  return Object.fromEntries(
+    [...byStatus].sort(([a], [b]) => a - b).map(([status, list]) => [String(status), errorResponse(list)]),
+  );
 }
 
 /** Every error an operation can answer through HTTP. */
 function operationErrors(def: AnyOperation, hasInput: boolean, hasBody: boolean): string[] {
-  const codes: string[] = ['Unauthorized', 'PermissionDenied', 'TooManyRequests', 'InternalError', 'ServiceUnavailable', 'InvalidField', ...(hasInput ? ['BadRequest'] : []), ...(def.errors ?? [])];
+  const codes: string[] = [
+    'Unauthorized',
+    'PermissionDenied',
+    'TooManyRequests',
+    'InternalError',
+    'ServiceUnavailable',
+    'InvalidField',
+    ...(hasInput ? ['BadRequest'] : []),
+    ...(def.errors ?? []),
+  ];
   if (hasBody) codes.push('PayloadTooLarge', 'UnsupportedMediaType');
   return codes;
 }
@@ -50,10 +69,12 @@ function operationErrors(def: AnyOperation, hasInput: boolean, hasBody: boolean)
  * The input's shapes: one object, or (a call that also takes a batch) the object branches of its anyOf.
  * Each shape holds the path fields; the body is a shape minus them.
  */
-const inputShapes = (input: TSchema): TObject[] => (Array.isArray(input.anyOf) ? (input.anyOf as TObject[]) : [input as TObject]);
+const inputShapes = (input: TSchema): TObject[] =>
+  Array.isArray(input.anyOf) ? (input.anyOf as TObject[]) : [input as TObject];
 
 /** The component name of a shape after the first: its title with Input (or Response) replaced, else numbered. */
-const shapeName = (shape: TSchema, fallback: string, from: string, to: string) => (typeof shape.title === 'string' ? shape.title.replace(new RegExp(`${from}$`), '') + to : fallback);
+const shapeName = (shape: TSchema, fallback: string, from: string, to: string) =>
+  typeof shape.title === 'string' ? shape.title.replace(new RegExp(`${from}$`), '') + to : fallback;
 
 function operationEntry(def: AnyOperation, components: SchemaComponents): [string, string, Record<string, unknown>] {
   const http = def.http!;
@@ -62,28 +83,72 @@ function operationEntry(def: AnyOperation, components: SchemaComponents): [strin
   const input = shapes[0]!;
   const rest = Type.Omit(input, fromPath);
   const restProps = Object.keys(rest.properties ?? {});
-  const parameters: unknown[] = fromPath.map((name) => ({ name, in: 'path', required: true, schema: components.use(input.properties[name] ?? Type.String()) }));
-  const op: Record<string, unknown> = { operationId: operationId(def.id), summary: def.summary, tags: [def.group], 'x-svc-operation': def.operation };
+  const parameters: unknown[] = fromPath.map((name) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema: components.use(input.properties[name] ?? Type.String()),
+  }));
+  const op: Record<string, unknown> = {
+    operationId: operationId(def.id),
+    summary: def.summary,
+    tags: [def.group],
+    'x-svc-operation': def.operation,
+  };
   if (def.attributes?.humanOnly) op['x-svc-human-only'] = true;
   if (def.attributes?.agentsRefused) op['x-svc-agents-refused'] = true;
   const hasBody = http.method === 'POST' && restProps.length > 0;
   if (http.method !== 'POST') {
-    for (const name of restProps) parameters.push({ name, in: 'query', required: (rest.required ?? []).includes(name), schema: components.use((rest.properties as Record<string, TSchema>)[name]!) });
+    for (const name of restProps)
+      parameters.push({
+        name,
+        in: 'query',
+        required: (rest.required ?? []).includes(name),
+        schema: components.use((rest.properties as Record<string, TSchema>)[name]!),
+      });
   } else if (hasBody) {
     const bodies = shapes.map((shape, i) => {
-      const { title: _, ...body } = JSON.parse(JSON.stringify(i === 0 ? rest : Type.Omit(shape, fromPath))) as Record<string, unknown>;
-      return components.use(body, i === 0 ? `${def.id}Request` : shapeName(shape, `${def.id}Request${i + 1}`, 'Input', 'Request'));
+      const { title: _, ...body } = JSON.parse(JSON.stringify(i === 0 ? rest : Type.Omit(shape, fromPath))) as Record<
+        string,
+        unknown
+      >;
+      return components.use(
+        body,
+        i === 0 ? `${def.id}Request` : shapeName(shape, `${def.id}Request${i + 1}`, 'Input', 'Request'),
+      );
     });
     // Rotate's and revoke's bodies may be left out (every field optional); the others are required.
     const schema = bodies.length === 1 ? bodies[0] : { oneOf: bodies };
-    op.requestBody = { required: shapes.some((shape) => (Type.Omit(shape, fromPath).required ?? []).length > 0), content: { 'application/json': { schema } } };
+    op.requestBody = {
+      required: shapes.some((shape) => (Type.Omit(shape, fromPath).required ?? []).length > 0),
+      content: { 'application/json': { schema } },
+    };
   }
   op.parameters = [...parameters, ...PROMPT_PARAMETER_REFS];
   const outputs = Array.isArray(def.output.anyOf) ? (def.output.anyOf as TSchema[]) : [def.output];
-  const answers = outputs.map((output, i) => components.use(output, output.title ?? (i === 0 ? `${def.id}Response` : `${def.id}Response${i + 1}`)));
+  const answers = outputs.map((output, i) =>
+    components.use(output, output.title ?? (i === 0 ? `${def.id}Response` : `${def.id}Response${i + 1}`)),
+  );
   op.responses = {
-    [String(http.status ?? 200)]: { description: 'Success', content: { 'application/json': { schema: answers.length === 1 ? answers[0] : { oneOf: answers } } } },
-    ...(http.accepted ? { '202': { description: 'Accepted: done later', content: { 'application/json': { schema: components.use(http.accepted.output, (http.accepted.output as { title?: string }).title ?? `${def.id}AcceptedResponse`) } } } } : {}),
+    [String(http.status ?? 200)]: {
+      description: 'Success',
+      content: { 'application/json': { schema: answers.length === 1 ? answers[0] : { oneOf: answers } } },
+    },
+    ...(http.accepted
+      ? {
+          '202': {
+            description: 'Accepted: done later',
+            content: {
+              'application/json': {
+                schema: components.use(
+                  http.accepted.output,
+                  (http.accepted.output as { title?: string }).title ?? `${def.id}AcceptedResponse`,
+                ),
+              },
+            },
+          },
+        }
+      : {}),
     ...errorResponses(operationErrors(def, restProps.length > 0, hasBody)),
   };
   return [openApiPath(http.path), http.method.toLowerCase(), op];
@@ -93,10 +158,22 @@ function operationEntry(def: AnyOperation, components: SchemaComponents): [strin
 const operationId = (id: string) => id.charAt(0).toLowerCase() + id.slice(1);
 
 function publicEntry(route: PublicRoute, components: SchemaComponents): [string, string, Record<string, unknown>] {
-  const op: Record<string, unknown> = { operationId: operationId(route.operationId), summary: route.summary, tags: [route.tag], security: [] };
-  const params = pathFields(route.path).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+  const op: Record<string, unknown> = {
+    operationId: operationId(route.operationId),
+    summary: route.summary,
+    tags: [route.tag],
+    security: [],
+  };
+  const params = pathFields(route.path).map((name) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
   if (params.length) op.parameters = params;
-  const content = { [route.produces]: { schema: route.response ? components.use(route.response) : { type: 'string' } } };
+  const content = {
+    [route.produces]: { schema: route.response ? components.use(route.response) : { type: 'string' } },
+  };
   op.responses = {
     '200': { description: 'OK', content },
     ...(route.unavailable ? { '503': { description: route.unavailable, content } } : {}),
@@ -113,21 +190,32 @@ export interface OpenApiInfo {
 }
 
 /** The OpenAPI 3.1 document, generated from the same declarations the service runs. */
-export function buildOpenApi(operations: AnyOperation[], publicRoutes: PublicRoute[], info: OpenApiInfo): Record<string, unknown> {
+export function buildOpenApi(
+  operations: AnyOperation[],
+  publicRoutes: PublicRoute[],
+  info: OpenApiInfo,
+): Record<string, unknown> {
   const components = new SchemaComponents();
   components.use(ErrorBody, 'Error');
   const paths: Record<string, Record<string, unknown>> = {};
   const documented = publicRoutes.filter((r) => !r.hidden);
-  const entries = [...operations.filter((o) => o.http).map((o) => operationEntry(o, components)), ...documented.map((r) => publicEntry(r, components))];
+  const entries = [
+    ...operations.filter((o) => o.http).map((o) => operationEntry(o, components)),
+    ...documented.map((r) => publicEntry(r, components)),
+  ];
   for (const [path, method, op] of entries) paths[path] = { ...paths[path], [method]: op };
   const tags = [...new Set([...operations.filter((o) => o.http).map((o) => o.group), ...documented.map((r) => r.tag)])];
-  const groups: Record<string, string> = { Operational: 'Metrics, health, readiness and this document; no credential needed.', ...info.groups };
+  const groups: Record<string, string> = {
+    Operational: 'Metrics, health, readiness and this document; no credential needed.',
+    ...info.groups,
+  };
   return {
     openapi: '3.1.0',
     info: {
       title: 'svc-kms',
       version: info.version,
-      description: 'Key management service: keys, lifecycle, cryptographic operations and audit. Every error answers `{error, message}` (the Error schema).',
+      description:
+        'Key management service: keys, lifecycle, cryptographic operations and audit. Every error answers `{error, message}` (the Error schema).',
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
     servers: [{ url: '/' }],
@@ -138,8 +226,18 @@ export function buildOpenApi(operations: AnyOperation[], publicRoutes: PublicRou
       schemas: components.schemas,
       parameters: PROMPT_PARAMETERS,
       securitySchemes: {
-        devUser: { type: 'apiKey', in: 'header', name: 'X-Svc-User', description: 'auth.kind dev: the caller becomes Human(<value>); X-Svc-Groups sets groups.' },
-        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'auth.kind hmac or oidc, and agent tokens.' },
+        devUser: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Svc-User',
+          description: 'auth.kind dev: the caller becomes Human(<value>); X-Svc-Groups sets groups.',
+        },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'auth.kind hmac or oidc, and agent tokens.',
+        },
       },
     },
   };

@@ -22,27 +22,34 @@ export const pathFields = (path: string): string[] => [...path.matchAll(/:([A-Za
 
 /** The input fields an operation declares as integers: a query string (GET, DELETE) carries them as text. */
 function integerFields(def: AnyOperation): string[] {
-  const props = ((def.input as { properties?: Record<string, { type?: unknown }> }).properties ?? {});
-  return Object.entries(props).filter(([, schema]) => schema.type === 'integer').map(([name]) => name);
+  const props = (def.input as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  return Object.entries(props)
+    .filter(([, schema]) => schema.type === 'integer')
+    .map(([name]) => name);
 }
 
 const INTEGER_TEXT = /^-?\d{1,15}$/;
 const MODEL_HEADER_KEY = MODEL_HEADER.toLowerCase();
 const PROMPT_ID_HEADER_KEY = PROMPT_ID_HEADER.toLowerCase();
 /** A header as Koa's ctx.get reads it: repeated ones (an array) joined. */
-const oneValue = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value.join(', ') : value);
+const oneValue = (value: string | string[] | undefined): string | undefined =>
+  Array.isArray(value) ? value.join(', ') : value;
 
 /**
  * The query's integer fields as numbers; text that is not an integer is InvalidField, as in a JSON body.
  * The input comes back with the refusal (the bad field left as text) so that it still names the call's
  * resource: the pipeline refuses it after authorizing, as it refuses a bad value in a body.
  */
-function queryInput(query: Record<string, unknown>, integers: string[]): { input: Record<string, unknown>; invalid?: SvcError } {
+function queryInput(
+  query: Record<string, unknown>,
+  integers: string[],
+): { input: Record<string, unknown>; invalid?: SvcError } {
   const input: Record<string, unknown> = { ...query };
   for (const name of integers) {
     const value = input[name];
     if (typeof value !== 'string') continue; // absent, or repeated (an array: the validator's BadRequest)
-    if (!INTEGER_TEXT.test(value)) return { input, invalid: new SvcError('InvalidField', `${name} must be an integer`) };
+    if (!INTEGER_TEXT.test(value))
+      return { input, invalid: new SvcError('InvalidField', `${name} must be an integer`) };
     input[name] = Number(value);
   }
   return { input };
@@ -88,7 +95,10 @@ export function operationRoute(def: AnyOperation, deps: HttpDoorDeps): Middlewar
       const model = ctx.req.headers[MODEL_HEADER_KEY];
       const promptId = ctx.req.headers[PROMPT_ID_HEADER_KEY];
       if (model !== undefined || promptId !== undefined) {
-        context = promptContext({ value: oneValue(model), field: MODEL_HEADER }, { value: oneValue(promptId), field: PROMPT_ID_HEADER });
+        context = promptContext(
+          { value: oneValue(model), field: MODEL_HEADER },
+          { value: oneValue(promptId), field: PROMPT_ID_HEADER },
+        );
       }
       // A parsed body is this request's own object; the query object is Koa's, so queryInput copies it.
       if (readsBody) input = await deps.readBody(ctx);
@@ -104,8 +114,19 @@ export function operationRoute(def: AnyOperation, deps: HttpDoorDeps): Middlewar
     // refuses the call after authorizing it, before anything reads the rest of the input.
     const named = (isObject ? input : {}) as Record<string, unknown>;
     for (const f of fields) named[f] = ctx.params[f];
-    const result = await deps.pipeline.run(def.id, named, { principal, requestId: ctx.state.requestId as string, door: 'http', context, sourceIp: ctx.req.socket.remoteAddress ?? '' }, rejected);
-    ctx.status = http.accepted?.when(result) ? 202 : http.status ?? 200;
+    const result = await deps.pipeline.run(
+      def.id,
+      named,
+      {
+        principal,
+        requestId: ctx.state.requestId as string,
+        door: 'http',
+        context,
+        sourceIp: ctx.req.socket.remoteAddress ?? '',
+      },
+      rejected,
+    );
+    ctx.status = http.accepted?.when(result) ? 202 : (http.status ?? 200);
     if (result === undefined) return;
     // Serialised and encoded once here: an object body makes Koa stringify it, then scan the string
     // again for its byte length, then encode it on write (a batch answer is some 140 KB).

@@ -22,14 +22,24 @@ export interface AnsweredCheck {
   detail?: string;
 }
 
-export const ReadinessSchema = Type.Object({
-  status: Type.Union([Type.Literal('ready'), Type.Literal('unready')]),
-  checks: Type.Record(Type.String(), Type.Object({
-    ok: Type.Boolean(),
-    state: Type.String({ description: "A fixed word: 'ok', 'unavailable', or a check's own (such as 'pending')" }),
-    detail: Type.Optional(Type.String({ description: 'Why, for an authenticated Human only; anonymous callers find it in the service log' })),
-  })),
-}, { title: 'Readiness' });
+export const ReadinessSchema = Type.Object(
+  {
+    status: Type.Union([Type.Literal('ready'), Type.Literal('unready')]),
+    checks: Type.Record(
+      Type.String(),
+      Type.Object({
+        ok: Type.Boolean(),
+        state: Type.String({ description: "A fixed word: 'ok', 'unavailable', or a check's own (such as 'pending')" }),
+        detail: Type.Optional(
+          Type.String({
+            description: 'Why, for an authenticated Human only; anonymous callers find it in the service log',
+          }),
+        ),
+      }),
+    ),
+  },
+  { title: 'Readiness' },
+);
 
 const stateOf = (check: ReadinessCheck): string => check.state ?? (check.ok ? 'ok' : 'unavailable');
 
@@ -43,13 +53,19 @@ export class ReadinessReport {
 
   constructor(private readonly logger: Logger) {}
 
-  answer(checks: ReadinessChecks, withDetails: boolean): { ready: boolean; body: { status: 'ready' | 'unready'; checks: Record<string, AnsweredCheck> } } {
+  answer(
+    checks: ReadinessChecks,
+    withDetails: boolean,
+  ): { ready: boolean; body: { status: 'ready' | 'unready'; checks: Record<string, AnsweredCheck> } } {
     const answered: Record<string, AnsweredCheck> = Object.create(null);
     let ready = true;
     for (const [name, check] of Object.entries(checks)) {
       ready &&= check.ok;
       this.log(name, check);
-      answered[name] = withDetails && check.detail !== undefined ? { ok: check.ok, state: stateOf(check), detail: check.detail } : { ok: check.ok, state: stateOf(check) };
+      answered[name] =
+        withDetails && check.detail !== undefined
+          ? { ok: check.ok, state: stateOf(check), detail: check.detail }
+          : { ok: check.ok, state: stateOf(check) };
     }
     return { ready, body: { status: ready ? 'ready' : 'unready', checks: answered } };
   }
@@ -60,7 +76,11 @@ export class ReadinessReport {
     const first = !this.logged.has(name);
     this.logged.set(name, line);
     if (check.ok && first) return; // a healthy check seen for the first time is not news
-    const fields = { check: name, state: stateOf(check), ...(check.detail !== undefined ? { detail: check.detail } : {}) };
+    const fields = {
+      check: name,
+      state: stateOf(check),
+      ...(check.detail !== undefined ? { detail: check.detail } : {}),
+    };
     if (check.ok) this.logger.info('readiness check passes', fields);
     else this.logger.warn('readiness check fails', fields);
   }

@@ -36,7 +36,8 @@ export class RouteTable {
   add(method: string, path: string, handle: Middleware): void {
     const segments = path.split('/');
     const template: Template = {
-      path, handle,
+      path,
+      handle,
       literals: segments.map((s) => (s.startsWith(':') ? undefined : s.toLowerCase())),
       params: segments.flatMap((s, i): Array<[number, string]> => (s.startsWith(':') ? [[i, s.slice(1)]] : [])),
     };

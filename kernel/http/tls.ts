@@ -36,7 +36,9 @@ export function tlsEnabled(tls: TlsSettings | undefined): boolean {
  * CA, a client certificate that chains to it on every connection (the handshake fails otherwise, before
  * any HTTP is read). Throws with the setting's name when a file cannot be read.
  */
-export function listenerTlsOptions(tls: TlsSettings): SecureContextOptions & { requestCert: boolean; rejectUnauthorized: boolean } {
+export function listenerTlsOptions(
+  tls: TlsSettings,
+): SecureContextOptions & { requestCert: boolean; rejectUnauthorized: boolean } {
   return {
     cert: readSetting('http.tls.certFile', tls.certFile),
     key: readSetting('http.tls.keyFile', tls.keyFile),
@@ -53,7 +55,9 @@ function readSetting(setting: string, file: string): Buffer {
   try {
     return readFileSync(file);
   } catch (err) {
-    throw new Error(`${setting}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw new Error(
+      `${setting}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+    );
   }
 }
 
@@ -65,23 +69,41 @@ function readSetting(setting: string, file: string): Buffer {
 export function tlsPreflight(tls: TlsSettings | undefined, exposed: boolean): PreflightNode {
   const name = 'http.tls';
   if (!tls || !tlsEnabled(tls)) {
-    if (tls?.clientCaFile) return { name, status: 'fail', message: 'http.tls.clientCaFile is set without a certificate and key', advice: 'set SVC_HTTP_TLS_CERT_FILE and SVC_HTTP_TLS_KEY_FILE as well' };
+    if (tls?.clientCaFile)
+      return {
+        name,
+        status: 'fail',
+        message: 'http.tls.clientCaFile is set without a certificate and key',
+        advice: 'set SVC_HTTP_TLS_CERT_FILE and SVC_HTTP_TLS_KEY_FILE as well',
+      };
     if (tls?.terminatedUpstream) return { name, status: 'ok', message: 'plain HTTP; TLS is terminated upstream' };
     return {
       name,
       status: exposed ? 'warn' : 'ok',
       devGrade: true,
       message: 'plain HTTP: plaintext, keys and tokens cross the network unencrypted',
-      advice: 'set SVC_HTTP_TLS_CERT_FILE and SVC_HTTP_TLS_KEY_FILE, or SVC_HTTP_TLS_TERMINATED_UPSTREAM=true when a proxy in front ends TLS',
+      advice:
+        'set SVC_HTTP_TLS_CERT_FILE and SVC_HTTP_TLS_KEY_FILE, or SVC_HTTP_TLS_TERMINATED_UPSTREAM=true when a proxy in front ends TLS',
     };
   }
-  if (!tls.certFile || !tls.keyFile) return { name, status: 'fail', message: 'http.tls needs both certFile and keyFile', advice: 'set SVC_HTTP_TLS_CERT_FILE and SVC_HTTP_TLS_KEY_FILE together' };
+  if (!tls.certFile || !tls.keyFile)
+    return {
+      name,
+      status: 'fail',
+      message: 'http.tls needs both certFile and keyFile',
+      advice: 'set SVC_HTTP_TLS_CERT_FILE and SVC_HTTP_TLS_KEY_FILE together',
+    };
   try {
     // Builds the context the listener will use: an unreadable file, bad PEM or a key that is not the
     // certificate's fails here, before anything is bound.
     createSecureContext(listenerTlsOptions(tls));
   } catch (err) {
-    return { name, status: 'fail', message: (err as Error).message, advice: 'give PEM files: the certificate chain, its private key, and the client CA' };
+    return {
+      name,
+      status: 'fail',
+      message: (err as Error).message,
+      advice: 'give PEM files: the certificate chain, its private key, and the client CA',
+    };
   }
   return { name, status: 'ok', message: tls.clientCaFile ? 'HTTPS with client certificates (mutual TLS)' : 'HTTPS' };
 }

@@ -10,7 +10,8 @@
 const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
 
 /** What the refusal says: the same sentence wherever the text came from. */
-export const CALLER_TEXT_RULE = 'must not contain control, line or paragraph separator, bidirectional or zero-width characters';
+export const CALLER_TEXT_RULE =
+  'must not contain control, line or paragraph separator, bidirectional or zero-width characters';
 
 /** The JSON Schema format of fields that hold caller-chosen text (schemas/caller-text.ts). */
 export const CALLER_TEXT_FORMAT = 'caller-text';

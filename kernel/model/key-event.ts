@@ -8,7 +8,16 @@ import type { KeySpec } from './key-spec.ts';
 export type KeyEvent =
   // owner: who the key belongs to (the creator, or an agent's parent); absent in 0.1 events, where `by` is it.
   // origin: 'imported' when the first version's material came from the caller (absent: the service generated it).
-  | { type: 'KeyCreated'; at: string; spec: KeySpec; by: string; materialId: string; owner?: string; tenant?: string; origin?: 'imported' }
+  | {
+      type: 'KeyCreated';
+      at: string;
+      spec: KeySpec;
+      by: string;
+      materialId: string;
+      owner?: string;
+      tenant?: string;
+      origin?: 'imported';
+    }
   | { type: 'KeyActivated'; at: string; by: string }
   | { type: 'Rotated'; at: string; by: string; newVersion: number; materialId: string; policy: string; reason?: string }
   | { type: 'Revoked'; at: string; by: string; reason?: string }

@@ -10,10 +10,18 @@ export type ObjectType = (typeof OBJECT_TYPES)[number];
 
 /** The signature algorithms sign and verify accept; each key family allows its own subset. */
 export const SIGNATURE_ALGORITHMS = [
-  'RsaPssSha256', 'RsaPssSha384', 'RsaPssSha512', 'RsaPkcs1Sha256',
-  'EcdsaSha256', 'EcdsaSha384', 'EcdsaSha512',
-  'Ed25519', 'Ed448',
-  'HmacSha256', 'HmacSha384', 'HmacSha512',
+  'RsaPssSha256',
+  'RsaPssSha384',
+  'RsaPssSha512',
+  'RsaPkcs1Sha256',
+  'EcdsaSha256',
+  'EcdsaSha384',
+  'EcdsaSha512',
+  'Ed25519',
+  'Ed448',
+  'HmacSha256',
+  'HmacSha384',
+  'HmacSha512',
 ] as const;
 export type SignatureAlgorithm = (typeof SIGNATURE_ALGORITHMS)[number];
 

@@ -1,7 +1,23 @@
 /** The operations the service performs; policy, scopes, audit rows and metrics all speak in these names. */
 export const OPERATIONS = [
-  'Create', 'Get', 'Locate', 'Activate', 'Revoke', 'Destroy', 'Sign', 'Verify', 'Encrypt', 'Decrypt',
-  'Wrap', 'Unwrap', 'Rotate', 'Compromise', 'Query', 'GetAttributes', 'AddAttribute', 'Export',
+  'Create',
+  'Get',
+  'Locate',
+  'Activate',
+  'Revoke',
+  'Destroy',
+  'Sign',
+  'Verify',
+  'Encrypt',
+  'Decrypt',
+  'Wrap',
+  'Unwrap',
+  'Rotate',
+  'Compromise',
+  'Query',
+  'GetAttributes',
+  'AddAttribute',
+  'Export',
 ] as const;
 
 export type Operation = (typeof OPERATIONS)[number];

@@ -27,20 +27,42 @@ const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is
 export function principalFromClaims(claims: SvcClaims): Principal {
   const subject = typeof claims.sub === 'string' ? claims.sub : '';
   if (!subject) throw new Error('token has no sub claim');
-  const credential = { jti: typeof claims.jti === 'string' ? claims.jti : '', issuedAt: claims.iat, expiresAt: claims.exp };
+  const credential = {
+    jti: typeof claims.jti === 'string' ? claims.jti : '',
+    issuedAt: claims.iat,
+    expiresAt: claims.exp,
+  };
   const groups = strings(claims.svc_groups ?? claims.groups);
   switch (claims.svc_kind ?? 'human') {
     case 'human':
       return { kind: 'Human', subject, groups, credential };
     case 'service':
-      return { kind: 'Service', subject, groups, credential, ...(claims.svc_tenant ? { tenant: claims.svc_tenant } : {}) };
+      return {
+        kind: 'Service',
+        subject,
+        groups,
+        credential,
+        ...(claims.svc_tenant ? { tenant: claims.svc_tenant } : {}),
+      };
     case 'agent': {
-      if (typeof claims.svc_parent !== 'string' || !claims.svc_parent) throw new Error('agent token has no svc_parent claim');
+      if (typeof claims.svc_parent !== 'string' || !claims.svc_parent)
+        throw new Error('agent token has no svc_parent claim');
       const ops = strings(claims.svc_ops);
       const unknown = ops.filter((op) => !isOperation(op));
       if (unknown.length) throw new Error(`agent token names unknown operations: ${unknown.join(', ')}`);
-      const agentCredential = typeof claims.svc_parent_jti === 'string' && claims.svc_parent_jti ? { ...credential, parentJti: claims.svc_parent_jti } : credential;
-      return { kind: 'Agent', subject, parent: claims.svc_parent, parentGroups: groups, purpose: claims.svc_purpose ?? '', allowedOperations: ops as Operation[], credential: agentCredential };
+      const agentCredential =
+        typeof claims.svc_parent_jti === 'string' && claims.svc_parent_jti
+          ? { ...credential, parentJti: claims.svc_parent_jti }
+          : credential;
+      return {
+        kind: 'Agent',
+        subject,
+        parent: claims.svc_parent,
+        parentGroups: groups,
+        purpose: claims.svc_purpose ?? '',
+        allowedOperations: ops as Operation[],
+        credential: agentCredential,
+      };
     }
     default:
       throw new Error(`unknown svc_kind "${String(claims.svc_kind)}"`);

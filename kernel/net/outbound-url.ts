@@ -14,6 +14,10 @@ export function outboundUrlProblem(url: string): string | undefined {
     return 'is not a URL';
   }
   // URL keeps IPv6 hosts in brackets; isLoopback speaks the bind address's form.
-  if (parsed.protocol === 'https:' || (parsed.protocol === 'http:' && isLoopback(parsed.hostname.replace(/^\[(.*)\]$/, '$1')))) return undefined;
+  if (
+    parsed.protocol === 'https:' ||
+    (parsed.protocol === 'http:' && isLoopback(parsed.hostname.replace(/^\[(.*)\]$/, '$1')))
+  )
+    return undefined;
   return `must be https:// (plain http:// only to a loopback host), got ${parsed.protocol}//${parsed.host}`;
 }

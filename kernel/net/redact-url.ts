@@ -11,5 +11,7 @@ const CREDENTIAL_PARAMETER = /pass|pwd|token|secret|key|signature|^sig$|auth|cre
 export function redactUrl(text: string): string {
   return text
     .replace(/(\/\/[^\s:@/]*):[^\s/]*@/g, '$1:***@')
-    .replace(/([?&#;])([^=&#;\s,]+)=([^&#;\s,]*)/g, (all, separator: string, name: string) => (CREDENTIAL_PARAMETER.test(name) ? `${separator}${name}=***` : all));
+    .replace(/([?&#;])([^=&#;\s,]+)=([^&#;\s,]*)/g, (all, separator: string, name: string) =>
+      CREDENTIAL_PARAMETER.test(name) ? `${separator}${name}=***` : all,
+    );
 }

@@ -8,10 +8,18 @@ import { LabelledCounter, LabelledHistogram, type CounterChild, type HistogramCh
  * status the error middleware settled on.
  */
 export function httpMetrics(registry: Registry): Middleware {
-  const requests = new LabelledCounter<'method' | 'route' | 'status'>({ name: 'svc_http_requests_total', help: 'HTTP requests answered, by method, route template and status.', labelNames: ['method', 'route', 'status'], registers: [registry] });
+  const requests = new LabelledCounter<'method' | 'route' | 'status'>({
+    name: 'svc_http_requests_total',
+    help: 'HTTP requests answered, by method, route template and status.',
+    labelNames: ['method', 'route', 'status'],
+    registers: [registry],
+  });
   const latency = new LabelledHistogram<'method' | 'route'>({
-    name: 'svc_http_request_duration_seconds', help: 'HTTP request latency, by method and route template.', labelNames: ['method', 'route'],
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers: [registry],
+    name: 'svc_http_request_duration_seconds',
+    help: 'HTTP request latency, by method and route template.',
+    labelNames: ['method', 'route'],
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
   });
   // Children are found through maps keyed by the route template and method strings themselves (the
   // router's and the parser's own string objects, whose hashes are cached), never by a string built per

@@ -42,7 +42,10 @@ class HistogramCell implements HistogramChild {
   readonly counts: Float64Array;
   sum = 0;
   count = 0;
-  constructor(readonly labels: Record<string, string>, private readonly bounds: number[]) {
+  constructor(
+    readonly labels: Record<string, string>,
+    private readonly bounds: number[],
+  ) {
     this.counts = new Float64Array(bounds.length);
   }
 
@@ -106,7 +109,13 @@ export class LabelledCounter<L extends string> extends LabelledFamily<L, Counter
     return new CounterCell(labels);
   }
 
-  async get(): Promise<{ name: string; help: string; type: 'counter'; values: MetricValue<string>[]; aggregator: 'sum' }> {
+  async get(): Promise<{
+    name: string;
+    help: string;
+    type: 'counter';
+    values: MetricValue<string>[];
+    aggregator: 'sum';
+  }> {
     const values = [...this.cells.values()].map((c) => ({ labels: { ...c.labels }, value: c.value }));
     return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator };
   }
@@ -126,17 +135,39 @@ export class LabelledHistogram<L extends string> extends LabelledFamily<L, Histo
   }
 
   /** Cumulative buckets, +Inf, sum and count per label set, as prom-client's own histogram exports them. */
-  async get(): Promise<{ name: string; help: string; type: 'histogram'; values: MetricValue<string>[]; aggregator: 'sum' }> {
+  async get(): Promise<{
+    name: string;
+    help: string;
+    type: 'histogram';
+    values: MetricValue<string>[];
+    aggregator: 'sum';
+  }> {
     const values: MetricValue<string>[] = [];
     for (const cell of this.cells.values()) {
       let cumulative = 0;
       this.bounds.forEach((bound, i) => {
         cumulative += cell.counts[i]!;
-        values.push({ metricName: `${this.name}_bucket`, labels: { le: bound, ...cell.labels }, value: cumulative } as MetricValue<string>);
+        values.push({
+          metricName: `${this.name}_bucket`,
+          labels: { le: bound, ...cell.labels },
+          value: cumulative,
+        } as MetricValue<string>);
       });
-      values.push({ metricName: `${this.name}_bucket`, labels: { le: '+Inf', ...cell.labels }, value: cell.count } as MetricValue<string>);
-      values.push({ metricName: `${this.name}_sum`, labels: { ...cell.labels }, value: cell.sum } as MetricValue<string>);
-      values.push({ metricName: `${this.name}_count`, labels: { ...cell.labels }, value: cell.count } as MetricValue<string>);
+      values.push({
+        metricName: `${this.name}_bucket`,
+        labels: { le: '+Inf', ...cell.labels },
+        value: cell.count,
+      } as MetricValue<string>);
+      values.push({
+        metricName: `${this.name}_sum`,
+        labels: { ...cell.labels },
+        value: cell.sum,
+      } as MetricValue<string>);
+      values.push({
+        metricName: `${this.name}_count`,
+        labels: { ...cell.labels },
+        value: cell.count,
+      } as MetricValue<string>);
     }
     return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator };
   }

@@ -20,9 +20,11 @@ const PROTOCOLS = new Set(['http/protobuf', 'http/json', 'grpc']);
  */
 export async function startTracing(env: NodeJS.ProcessEnv, logger: Logger): Promise<Tracing> {
   const exporter = (env.OTEL_TRACES_EXPORTER ?? 'none').trim() || 'none';
-  if (!EXPORTERS.has(exporter)) throw new Error(`OTEL_TRACES_EXPORTER must be otlp, console or none, not "${exporter}"`);
+  if (!EXPORTERS.has(exporter))
+    throw new Error(`OTEL_TRACES_EXPORTER must be otlp, console or none, not "${exporter}"`);
   const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf';
-  if (exporter === 'otlp' && !PROTOCOLS.has(protocol)) throw new Error(`OTEL_EXPORTER_OTLP_TRACES_PROTOCOL must be http/protobuf, http/json or grpc, not "${protocol}"`);
+  if (exporter === 'otlp' && !PROTOCOLS.has(protocol))
+    throw new Error(`OTEL_EXPORTER_OTLP_TRACES_PROTOCOL must be http/protobuf, http/json or grpc, not "${protocol}"`);
   if (exporter === 'none') return { tracer: undefined, shutdown: async () => {} };
   // Spans name operations, keys and callers: the collector is held to the rule of every outbound URL.
   for (const name of ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_EXPORTER_OTLP_ENDPOINT']) {
@@ -31,7 +33,11 @@ export async function startTracing(env: NodeJS.ProcessEnv, logger: Logger): Prom
     if (problem) throw new Error(`${name} ${problem}`);
   }
   const { NodeSDK } = await import('@opentelemetry/sdk-node');
-  const sdk = new NodeSDK({ serviceName: env.OTEL_SERVICE_NAME || 'svc-kms', metricReaders: [], logRecordProcessors: [] });
+  const sdk = new NodeSDK({
+    serviceName: env.OTEL_SERVICE_NAME || 'svc-kms',
+    metricReaders: [],
+    logRecordProcessors: [],
+  });
   sdk.start();
   logger.info('tracing started', { exporter, ...(exporter === 'otlp' ? { protocol } : {}) });
   return { tracer: trace.getTracer('svc-kms'), shutdown: () => sdk.shutdown() };

@@ -31,7 +31,10 @@ export class OperationSpan implements OperationTrace {
   /** False when nothing records this span: callers may skip building child-span closures. */
   readonly recording: boolean;
 
-  constructor(private readonly tracer: Tracer, operation: string) {
+  constructor(
+    private readonly tracer: Tracer,
+    operation: string,
+  ) {
     this.span = tracer.startSpan(`kms.${operation}`, { attributes: { 'svc.operation': operation } }, ROOT_CONTEXT);
     this.recording = this.span.isRecording();
     this.parent = this.recording ? trace.setSpan(ROOT_CONTEXT, this.span) : undefined;

@@ -28,14 +28,16 @@ export function nulCharacterError(input: unknown): SvcError | undefined {
   while (pending.length) {
     const [value, place] = pending.pop()!;
     if (typeof value === 'string') {
-      if (value.includes('\u0000')) return new SvcError('InvalidField', `${pathOf(place) || 'request'} must not contain a NUL character`);
+      if (value.includes('\u0000'))
+        return new SvcError('InvalidField', `${pathOf(place) || 'request'} must not contain a NUL character`);
     } else if (Array.isArray(value)) {
       value.forEach((item, i) => {
         pending.push([item, { parent: place, key: i }]);
       });
     } else if (typeof value === 'object' && value !== null) {
       for (const [key, item] of Object.entries(value)) {
-        if (key.includes('\u0000')) return new SvcError('InvalidField', `${pathOf(place) || 'request'} has a field name with a NUL character`);
+        if (key.includes('\u0000'))
+          return new SvcError('InvalidField', `${pathOf(place) || 'request'} has a field name with a NUL character`);
         pending.push([item, { parent: place, key }]);
       }
     }

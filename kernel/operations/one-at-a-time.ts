@@ -16,7 +16,11 @@ export class OneAtATime {
   async run<T>(work: () => Promise<T>): Promise<T> {
     if (this.running) {
       const retryAfterSeconds = Math.max(1, Math.ceil(this.lastMs / 1000));
-      throw new SvcError('TooManyRequests', `${this.what} is already running on this node, and only one runs at a time; retry after ${retryAfterSeconds} s`, { retryAfterSeconds });
+      throw new SvcError(
+        'TooManyRequests',
+        `${this.what} is already running on this node, and only one runs at a time; retry after ${retryAfterSeconds} s`,
+        { retryAfterSeconds },
+      );
     }
     this.running = true;
     const began = performance.now();
@@ -30,7 +34,10 @@ export class OneAtATime {
 }
 
 /** `fn` such that at most one call of it runs at a time (per wrapper made): for an operation's handler. */
-export function oneAtATime<A extends unknown[], T>(what: string, fn: (...args: A) => Promise<T>): (...args: A) => Promise<T> {
+export function oneAtATime<A extends unknown[], T>(
+  what: string,
+  fn: (...args: A) => Promise<T>,
+): (...args: A) => Promise<T> {
   const gate = new OneAtATime(what);
   return (...args) => gate.run(() => fn(...args));
 }

@@ -104,7 +104,9 @@ class PipelineCall implements OperationCall {
   }
 
   permits(operation: Operation, resource: string, facts?: ResourceFacts): boolean {
-    return this.principal === SYSTEM_PRINCIPAL || this.policy.authorize(this.principal, operation, resource, facts).allowed;
+    return (
+      this.principal === SYSTEM_PRINCIPAL || this.policy.authorize(this.principal, operation, resource, facts).allowed
+    );
   }
 
   keyScope(operation: Operation): KeyScope | undefined {
@@ -140,11 +142,18 @@ class PipelineCall implements OperationCall {
 export class OperationPipeline {
   private readonly byId = new Map<string, Compiled>();
 
-  constructor(operations: AnyOperation[], private readonly deps: PipelineDeps) {
+  constructor(
+    operations: AnyOperation[],
+    private readonly deps: PipelineDeps,
+  ) {
     const problems: string[] = [];
     for (const def of operations) {
       if (this.byId.has(def.id)) problems.push(`operation "${def.id}" is declared twice`);
-      this.byId.set(def.id, { def, validate: compileValidator(def.input), gated: def.attributes?.riskGated !== false && def.operation !== 'Locate' });
+      this.byId.set(def.id, {
+        def,
+        validate: compileValidator(def.input),
+        gated: def.attributes?.riskGated !== false && def.operation !== 'Locate',
+      });
     }
     if (problems.length) throw new Error(`operations: ${problems.join('; ')}`);
   }
@@ -204,20 +213,34 @@ export class OperationPipeline {
     let handled: { result: unknown; audit?: AuditFacts } | undefined;
     try {
       if (principal !== SYSTEM_PRINCIPAL) {
-        if (this.deps.rateLimiter && def.attributes?.rateLimited !== false) this.limit(principal, started, def.cost ? def.cost(input as never) : 1);
+        if (this.deps.rateLimiter && def.attributes?.rateLimited !== false)
+          this.limit(principal, started, def.cost ? def.cost(input as never) : 1);
         if (def.attributes?.humanOnly && principal.kind !== 'Human') {
-          throw new SvcError('PermissionDenied', `${def.operation} (${def.id}) is for human principals only; ${principal.kind} callers are refused`);
+          throw new SvcError(
+            'PermissionDenied',
+            `${def.operation} (${def.id}) is for human principals only; ${principal.kind} callers are refused`,
+          );
         }
         if (def.attributes?.agentsRefused && principal.kind === 'Agent') {
-          throw new SvcError('PermissionDenied', `${def.id} is refused to agents whatever their scopes: ${def.attributes.agentsRefused}; a Human or a Service must call it`);
+          throw new SvcError(
+            'PermissionDenied',
+            `${def.id} is refused to agents whatever their scopes: ${def.attributes.agentsRefused}; a Human or a Service must call it`,
+          );
         }
         if (nul) throw nul;
         if (!def.attributes?.authorizesItself) {
-          const facts = this.deps.policy.usesResourceFacts && def.resourceFacts ? await def.resourceFacts(input as never, principal) : undefined;
+          const facts =
+            this.deps.policy.usesResourceFacts && def.resourceFacts
+              ? await def.resourceFacts(input as never, principal)
+              : undefined;
           const decision = this.deps.policy.authorize(principal, def.operation, resource, facts);
           if (!decision.allowed) throw new SvcError('PermissionDenied', decision.reason);
         }
-        if (this.deps.risk && op.gated) gateOnRisk(this.deps.risk.assess({ principal, operation: def.operation, resource, sourceIp: caller.sourceIp ?? '' }), context);
+        if (this.deps.risk && op.gated)
+          gateOnRisk(
+            this.deps.risk.assess({ principal, operation: def.operation, resource, sourceIp: caller.sourceIp ?? '' }),
+            context,
+          );
       }
       if (rejected ?? nul) throw rejected ?? nul;
       op.validate(input);
@@ -227,7 +250,12 @@ export class OperationPipeline {
     } catch (err) {
       failure = err;
       outcome = isSvcError(err) ? err.code : 'InternalError';
-      if (!isSvcError(err)) this.deps.logger.error('operation failed unexpectedly', { requestId: caller.requestId, operation: def.id, error: (err as Error)?.stack ?? String(err) });
+      if (!isSvcError(err))
+        this.deps.logger.error('operation failed unexpectedly', {
+          requestId: caller.requestId,
+          operation: def.id,
+          error: (err as Error)?.stack ?? String(err),
+        });
     }
 
     if (failure && principal === SYSTEM_PRINCIPAL && !call.committed && caller.unaudited?.(failure)) {
@@ -237,27 +265,53 @@ export class OperationPipeline {
     // A change that committed has its record already (journaled with it), even if the handler failed
     // afterwards: that record is the call's one record.
     const journaled = call.committed !== undefined;
-    const record = journaled ? call.committed! : call.record(failure ? undefined : handled?.audit, outcome, failure ? (failure as Error).message : undefined);
+    const record = journaled
+      ? call.committed!
+      : call.record(failure ? undefined : handled?.audit, outcome, failure ? (failure as Error).message : undefined);
     try {
-      await (span.recording ? span.child('audit.write', () => this.deps.audit.record(record, journaled)) : this.deps.audit.record(record, journaled));
+      await (span.recording
+        ? span.child('audit.write', () => this.deps.audit.record(record, journaled))
+        : this.deps.audit.record(record, journaled));
     } catch (err) {
       if (journaled && !failure) {
         // The change committed with its record in the journal's outbox, so the record is durable and the
         // relay writes it once the store is back: the caller gets its answer (withholding it made clients
         // create a second key, or believe a key they had destroyed was not).
-        this.deps.logger.warn('primary audit sink write failed; the committed change is acknowledged and its record waits in the outbox', { requestId: caller.requestId, operation: def.id, error: (err as Error).message });
+        this.deps.logger.warn(
+          'primary audit sink write failed; the committed change is acknowledged and its record waits in the outbox',
+          { requestId: caller.requestId, operation: def.id, error: (err as Error).message },
+        );
       } else {
         // Fail closed: without its audit record the caller gets no result, not even a success.
-        this.deps.logger.error('primary audit sink write failed; result withheld', { requestId: caller.requestId, operation: def.id, journaled, error: (err as Error).message });
-        failure = isSvcError(err) && err.code === 'ServiceUnavailable'
-          ? new SvcError('ServiceUnavailable', 'the audit store is unreachable, so the operation result is withheld; retry later', { retryAfterSeconds: 5 })
-          : new SvcError('InternalError', 'the audit record could not be written; the operation result is withheld');
+        this.deps.logger.error('primary audit sink write failed; result withheld', {
+          requestId: caller.requestId,
+          operation: def.id,
+          journaled,
+          error: (err as Error).message,
+        });
+        failure =
+          isSvcError(err) && err.code === 'ServiceUnavailable'
+            ? new SvcError(
+                'ServiceUnavailable',
+                'the audit store is unreachable, so the operation result is withheld; retry later',
+                { retryAfterSeconds: 5 },
+              )
+            : new SvcError('InternalError', 'the audit record could not be written; the operation result is withheld');
         outcome = (failure as SvcError).code;
       }
     }
 
-    this.deps.metrics.observe(def.operation, outcome === 'InvalidSignature' ? 'Success' : outcome, (performance.now() - started) / 1000);
-    span.end(principal, record.resource, failure ? outcome : 'Success', failure ? (failure as Error).message : undefined);
+    this.deps.metrics.observe(
+      def.operation,
+      outcome === 'InvalidSignature' ? 'Success' : outcome,
+      (performance.now() - started) / 1000,
+    );
+    span.end(
+      principal,
+      record.resource,
+      failure ? outcome : 'Success',
+      failure ? (failure as Error).message : undefined,
+    );
     if (failure) throw failure;
     return handled!.result;
   }
@@ -291,10 +345,12 @@ function callContext(caller: Caller): Record<string, string> {
 /** Stamps the risk decision on the audit context and refuses StepUp (401) and Deny (403, "risk: "). */
 function gateOnRisk(risk: RiskDecision, context: Record<string, string>): void {
   context['risk.score'] = risk.score.toFixed(2);
-  context['risk.factors'] = risk.factors.length === 0 ? '' : risk.factors.map((f) => `${f.name}:${f.weight.toFixed(2)}`).join(';');
+  context['risk.factors'] =
+    risk.factors.length === 0 ? '' : risk.factors.map((f) => `${f.name}:${f.weight.toFixed(2)}`).join(';');
   context['outcome.decision'] = risk.decision;
   if (risk.decision === 'Allow') return;
   context['outcome.decision.reason'] = risk.reason;
-  if (risk.decision === 'StepUp') throw new SvcError('StepUpRequired', `step-up authentication required: ${risk.reason}`);
+  if (risk.decision === 'StepUp')
+    throw new SvcError('StepUpRequired', `step-up authentication required: ${risk.reason}`);
   throw new SvcError('PermissionDenied', `risk: ${risk.reason}`);
 }

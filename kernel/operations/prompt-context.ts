@@ -12,7 +12,6 @@ export const PROMPT_ID_CONTEXT_KEY = 'agent.promptId';
 export const MODEL_HEADER = 'X-Svc-Model';
 export const PROMPT_ID_HEADER = 'X-Svc-Prompt-Id';
 
-
 /**
  * A caller-named value (model or prompt id) as the audit stores it: absent or empty is none; longer than
  * 128 characters or holding a character no caller-chosen text may hold (kernel/text) is InvalidField naming where it came from (`field`:
@@ -21,7 +20,8 @@ export const PROMPT_ID_HEADER = 'X-Svc-Prompt-Id';
 export function promptField(value: string | undefined, field: string): string | undefined {
   if (value === undefined || value === '') return undefined;
   // Code points never outnumber UTF-16 units: only a long string needs counting.
-  if (value.length > PROMPT_FIELD_MAX_CHARS && [...value].length > PROMPT_FIELD_MAX_CHARS) throw new SvcError('InvalidField', `${field} must be at most ${PROMPT_FIELD_MAX_CHARS} characters`);
+  if (value.length > PROMPT_FIELD_MAX_CHARS && [...value].length > PROMPT_FIELD_MAX_CHARS)
+    throw new SvcError('InvalidField', `${field} must be at most ${PROMPT_FIELD_MAX_CHARS} characters`);
   requireCallerText(value, field);
   return value;
 }

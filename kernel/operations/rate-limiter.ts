@@ -11,7 +11,10 @@ export interface RateLimit {
 const MAX_BUCKET_BYTES = 16 * 1024 * 1024;
 
 class Bucket {
-  constructor(public tokens: number, public at: number) {}
+  constructor(
+    public tokens: number,
+    public at: number,
+  ) {}
 }
 
 /**
@@ -53,14 +56,21 @@ export class RateLimiter {
     const retryAfterSeconds = Math.max(1, Math.ceil((needed - empty.tokens) / this.limit.requestsPerSecond));
     const who = empty === own ? `${principal.subject} is` : `${principal.subject}'s parent ${parentSubject} is`;
     const counted = units === 1 ? '' : ` (this call counts as ${units} calls)`;
-    throw new SvcError('TooManyRequests', `${who} over its rate limit of ${this.limit.requestsPerSecond} requests per second (burst ${this.limit.burst})${counted}; retry after ${retryAfterSeconds} s`, { retryAfterSeconds });
+    throw new SvcError(
+      'TooManyRequests',
+      `${who} over its rate limit of ${this.limit.requestsPerSecond} requests per second (burst ${this.limit.burst})${counted}; retry after ${retryAfterSeconds} s`,
+      { retryAfterSeconds },
+    );
   }
 
   /** The caller's bucket brought up to `nowMs` (a new one starts full). */
   private refilled(kind: PrincipalKind, subject: string, nowMs: number): Bucket {
     let table = this.kinds.get(kind);
     if (!table) {
-      table = new LRUCache<string, Bucket>({ maxSize: Math.floor(MAX_BUCKET_BYTES / 3), sizeCalculation: (_b, key) => 64 + 2 * key.length });
+      table = new LRUCache<string, Bucket>({
+        maxSize: Math.floor(MAX_BUCKET_BYTES / 3),
+        sizeCalculation: (_b, key) => 64 + 2 * key.length,
+      });
       this.kinds.set(kind, table);
     }
     let bucket = table.get(subject);

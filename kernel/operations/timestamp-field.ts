@@ -15,7 +15,9 @@ export function parseTimestamp(value: string): number | undefined {
   const m = RFC3339.exec(value);
   if (!m) return undefined;
   const [, y, mo, d, h = '0', mi = '0', s = '0', fraction = '', , sign, oh = '0', om = '0'] = m;
-  const year = Number(y), month = Number(mo), day = Number(d);
+  const year = Number(y),
+    month = Number(mo),
+    day = Number(d);
   if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return undefined;
   if (Number(h) > 23 || Number(mi) > 59 || Number(s) > 59 || Number(oh) > 23 || Number(om) > 59) return undefined;
   const ms = fraction ? Math.floor(Number(`0${fraction}`) * 1000) : 0;
@@ -31,7 +33,10 @@ export function timestampField(value: string | undefined, field: string): string
   if (value === undefined || value === '') return undefined;
   const at = parseTimestamp(value);
   if (at === undefined) {
-    throw new SvcError('InvalidField', `${field} must be an RFC 3339 date-time such as 2026-01-31T12:00:00Z (or a date, 2026-01-31, read as midnight UTC), not ${JSON.stringify(value.slice(0, 40))}`);
+    throw new SvcError(
+      'InvalidField',
+      `${field} must be an RFC 3339 date-time such as 2026-01-31T12:00:00Z (or a date, 2026-01-31, read as midnight UTC), not ${JSON.stringify(value.slice(0, 40))}`,
+    );
   }
   return new Date(at).toISOString();
 }

@@ -23,4 +23,3 @@ export interface AgentRegistry {
   /** Marks every unrevoked agent issued under the token `parentJti` revoked at `at`; answers their agentIds. */
   markRevokedUnder(parentJti: string, at: string): Promise<string[]>;
 }
-

@@ -76,7 +76,13 @@ export interface KeyJournal extends Lifecycle {
    * Undefined (or absent) where no such number exists: every use checks lastSeq.
    */
   changeStamp?(): number | undefined;
-  append(keyId: string, expectedSeq: number, events: KeyEvent[], audit?: AuditRecord, rekey?: MaterialRekey): Promise<void>;
+  append(
+    keyId: string,
+    expectedSeq: number,
+    events: KeyEvent[],
+    audit?: AuditRecord,
+    rekey?: MaterialRekey,
+  ): Promise<void>;
   pendingAudit(before: string, limit: number): Promise<AuditRecord[]>;
   ackAudit(ids: string[]): Promise<void>;
   load(keyId: string): Promise<StoredEvent[]>;

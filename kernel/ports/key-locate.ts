@@ -55,20 +55,31 @@ export interface IndexedKey {
 /** The state a key is in after `event`, for the events that change it (undefined for the others). */
 export function stateAfter(event: KeyEvent): KeyState | undefined {
   switch (event.type) {
-    case 'KeyCreated': return 'PreActive';
-    case 'KeyActivated': return 'Active';
-    case 'Revoked': return 'Deactivated';
-    case 'Compromised': return 'Compromised';
-    case 'Destroyed': return 'Destroyed';
-    default: return undefined;
+    case 'KeyCreated':
+      return 'PreActive';
+    case 'KeyActivated':
+      return 'Active';
+    case 'Revoked':
+      return 'Deactivated';
+    case 'Compromised':
+      return 'Compromised';
+    case 'Destroyed':
+      return 'Destroyed';
+    default:
+      return undefined;
   }
 }
 
 /** The index row a KeyCreated event makes (a 0.1 event has no owner: its creator is it). */
 export function indexedKeyOf(keyId: string, event: Extract<KeyEvent, { type: 'KeyCreated' }>): IndexedKey {
   return {
-    id: keyId, name: event.spec.name, algorithm: event.spec.algorithm, state: 'PreActive', owner: event.owner ?? event.by,
-    ...(event.tenant ? { tenant: event.tenant } : {}), createdAt: event.at,
+    id: keyId,
+    name: event.spec.name,
+    algorithm: event.spec.algorithm,
+    state: 'PreActive',
+    owner: event.owner ?? event.by,
+    ...(event.tenant ? { tenant: event.tenant } : {}),
+    createdAt: event.at,
   };
 }
 
@@ -110,8 +121,12 @@ export function matchesLocate(key: IndexedKey, filter: LocateFilter): boolean {
   if (filter.createdBefore !== undefined && !(key.createdAt < filter.createdBefore)) return false;
   const scope = filter.scope;
   if (scope === undefined || scope === 'every') return true;
-  return scope.owners.includes(key.owner) || (key.tenant !== undefined && scope.tenants.includes(key.tenant))
-    || scope.ids.includes(key.id) || scope.names.some((glob) => nameGlob(glob)(key.name));
+  return (
+    scope.owners.includes(key.owner) ||
+    (key.tenant !== undefined && scope.tenants.includes(key.tenant)) ||
+    scope.ids.includes(key.id) ||
+    scope.names.some((glob) => nameGlob(glob)(key.name))
+  );
 }
 
 /** True when `key` comes after `position` in Locate's order (newest first, then id descending). */

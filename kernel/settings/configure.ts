@@ -13,7 +13,11 @@ export interface ConfiguredInstance {
  * A plugin's instances with their configuration: each made by the plugin from its own settings alone
  * (picked out of the validated configuration) and the deployment's facts.
  */
-export function configuredInstances(plugin: AnyPlugin, all: Record<string, unknown>, deployment: Deployment): ConfiguredInstance[] {
+export function configuredInstances(
+  plugin: AnyPlugin,
+  all: Record<string, unknown>,
+  deployment: Deployment,
+): ConfiguredInstance[] {
   const settings = plugin.settings ? pickSettings(plugin.settings, all) : Object.freeze({});
   if (plugin.instances && plugin.provides.multiple) {
     return plugin.instances(settings, deployment).map((i) => ({ name: `${plugin.id}:${i.name}`, config: i.config }));

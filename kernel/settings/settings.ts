@@ -44,7 +44,10 @@ export function isSection(schema: TSchema): schema is TObject {
 
 /** `SVC_` + the upper snake case of a dotted path: `crypto.cloudKms.endpoint` -> `SVC_CRYPTO_CLOUD_KMS_ENDPOINT`. */
 export function variableOf(path: string): string {
-  return `SVC_${path.split('.').map((part) => part.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()).join('_')}`;
+  return `SVC_${path
+    .split('.')
+    .map((part) => part.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase())
+    .join('_')}`;
 }
 
 /** The variable that sets one setting, or undefined for a file-only one. */
@@ -69,7 +72,10 @@ export function pickSettings<S extends TObject>(settings: S, all: Record<string,
   const pick = (schema: TObject, from: Record<string, unknown>): Record<string, unknown> =>
     Object.freeze(
       Object.fromEntries(
-        Object.entries(schema.properties).map(([key, child]) => [key, isSection(child) ? pick(child, (from[key] ?? {}) as Record<string, unknown>) : from[key]]),
+        Object.entries(schema.properties).map(([key, child]) => [
+          key,
+          isSection(child) ? pick(child, (from[key] ?? {}) as Record<string, unknown>) : from[key],
+        ]),
       ),
     );
   return pick(settings, all) as SettingsOf<S>;

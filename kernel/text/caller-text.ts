@@ -33,9 +33,11 @@ const AGENT_ID_LENGTH = 'agent-'.length + 36;
  */
 export function reservedSubjectProblem(subject: string): string | undefined {
   // A printable ASCII subject is its own skeleton but for case: only the two reserved lengths can match.
-  if (PRINTABLE_ASCII.test(subject) && subject.length !== SYSTEM_LENGTH && subject.length !== AGENT_ID_LENGTH) return undefined;
+  if (PRINTABLE_ASCII.test(subject) && subject.length !== SYSTEM_LENGTH && subject.length !== AGENT_ID_LENGTH)
+    return undefined;
   const skeleton = subjectSkeleton(subject);
   if (skeleton === 'svc-system') return 'the subject svc-system is reserved for the service itself';
-  if (AGENT_ID_SKELETON.test(skeleton)) return "the subject has the form of the service's agent ids (agent-<uuid>), which only the service issues";
+  if (AGENT_ID_SKELETON.test(skeleton))
+    return "the subject has the form of the service's agent ids (agent-<uuid>), which only the service issues";
   return undefined;
 }

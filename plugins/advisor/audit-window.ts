@@ -16,7 +16,12 @@ type WindowFilter = { since: string; until?: string; actor?: string };
  * deep the window goes, and waiting requests run between pages, so work done per page never adds up to
  * one long stall.
  */
-export async function eachWindowPage(sink: AuditSink, filter: WindowFilter, cap: number, onPage: (records: AuditRecord[]) => void): Promise<{ read: number; truncated: boolean }> {
+export async function eachWindowPage(
+  sink: AuditSink,
+  filter: WindowFilter,
+  cap: number,
+  onPage: (records: AuditRecord[]) => void,
+): Promise<{ read: number; truncated: boolean }> {
   let read = 0;
   let before: string | undefined;
   let offset = 0;
@@ -33,7 +38,11 @@ export async function eachWindowPage(sink: AuditSink, filter: WindowFilter, cap:
 }
 
 /** The audit records of a window, newest first, at most `cap` of them (see eachWindowPage). */
-export async function readWindow(sink: AuditSink, filter: WindowFilter, cap = ROW_CAP): Promise<{ records: AuditRecord[]; truncated: boolean }> {
+export async function readWindow(
+  sink: AuditSink,
+  filter: WindowFilter,
+  cap = ROW_CAP,
+): Promise<{ records: AuditRecord[]; truncated: boolean }> {
   const records: AuditRecord[] = [];
   const { truncated } = await eachWindowPage(sink, filter, cap, (page) => {
     for (const r of page) records.push(r);
@@ -42,13 +51,25 @@ export async function readWindow(sink: AuditSink, filter: WindowFilter, cap = RO
 }
 
 /** A finding the auto-responder wrote (outcome `AnomalyAlert(detector=D, severity=S, ...)`), or undefined. */
-export function anomalyOf(r: AuditRecord): { detector: string; severity: string; actor: string; resource: string; message: string; occurredAt: string } | undefined {
+export function anomalyOf(
+  r: AuditRecord,
+):
+  | { detector: string; severity: string; actor: string; resource: string; message: string; occurredAt: string }
+  | undefined {
   const m = /^AnomalyAlert\(detector=([^,]+), severity=([^,]+),/.exec(r.outcome);
   if (!m) return undefined;
-  return { detector: m[1]!, severity: m[2]!, actor: r.context['auto.response.actor'] ?? '', resource: r.resource, message: r.context['auto.response.detectorMsg'] ?? '', occurredAt: r.occurredAt };
+  return {
+    detector: m[1]!,
+    severity: m[2]!,
+    actor: r.context['auto.response.actor'] ?? '',
+    resource: r.resource,
+    message: r.context['auto.response.detectorMsg'] ?? '',
+    occurredAt: r.occurredAt,
+  };
 }
 
 /** Outcomes that count as denials: the caller was not let through (a missing key is not a denial). */
 export const DENIED = new Set(['Unauthorized', 'PermissionDenied', 'StepUpRequired', 'TooManyRequests']);
 
-export const riskOf = (r: AuditRecord): number | undefined => (r.context['risk.score'] === undefined ? undefined : Number(r.context['risk.score']));
+export const riskOf = (r: AuditRecord): number | undefined =>
+  r.context['risk.score'] === undefined ? undefined : Number(r.context['risk.score']);

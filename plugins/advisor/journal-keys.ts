@@ -10,12 +10,19 @@ const CHUNK = 200;
  * between chunks: on the embedded journal every read is synchronous, and ten thousand of them in one go
  * would hold the event loop for as long as they all take.
  */
-export async function keysWithEvents(journal: Journal, cap = KEY_CAP): Promise<Array<{ keyId: string; events: StoredEvent[] }>> {
+export async function keysWithEvents(
+  journal: Journal,
+  cap = KEY_CAP,
+): Promise<Array<{ keyId: string; events: StoredEvent[] }>> {
   const keyIds = (await journal.keyIds()).slice(0, cap);
   const keys: Array<{ keyId: string; events: StoredEvent[] }> = [];
   for (let i = 0; i < keyIds.length; i += CHUNK) {
     if (i > 0) await yieldToRequests();
-    keys.push(...(await Promise.all(keyIds.slice(i, i + CHUNK).map(async (keyId) => ({ keyId, events: await journal.load(keyId) })))));
+    keys.push(
+      ...(await Promise.all(
+        keyIds.slice(i, i + CHUNK).map(async (keyId) => ({ keyId, events: await journal.load(keyId) })),
+      )),
+    );
   }
   return keys;
 }

@@ -60,8 +60,17 @@ const quoted = (value: unknown): string => JSON.stringify(value).replace(/</g, '
  */
 export function promptOf(t: Timeline): string {
   let data = quoted({
-    agentId: t.agentId, window: t.window, summary: t.summary, events: t.events, prompts: t.prompts,
-    anomalies: t.anomalies.map((a) => ({ detector: a.detector, severity: a.severity, occurredAt: a.occurredAt, resource: a.resource })),
+    agentId: t.agentId,
+    window: t.window,
+    summary: t.summary,
+    events: t.events,
+    prompts: t.prompts,
+    anomalies: t.anomalies.map((a) => ({
+      detector: a.detector,
+      severity: a.severity,
+      occurredAt: a.occurredAt,
+      resource: a.resource,
+    })),
   });
   let note = 'The audit timeline of the agent, as JSON data';
   if (data.length > MAX_PROMPT_CHARS) {
@@ -81,19 +90,59 @@ export async function narrate(s: NarratorSettings, t: Timeline): Promise<Narrati
   const model = s.model || PROVIDER_DEFAULTS[s.provider].model;
   const prompt = promptOf(t);
   const request = {
-    openai: () => ({ url: `${base}/chat/completions`, headers: { Authorization: `Bearer ${s.apiKey}` }, body: { model, max_tokens: s.maxTokens, messages: [{ role: 'system', content: INSTRUCTION }, { role: 'user', content: prompt }] } }),
-    anthropic: () => ({ url: `${base}/v1/messages`, headers: { 'x-api-key': s.apiKey, 'anthropic-version': '2023-06-01' }, body: { model, max_tokens: s.maxTokens, system: INSTRUCTION, messages: [{ role: 'user', content: prompt }] } }),
-    ollama: () => ({ url: `${base}/api/chat`, headers: {}, body: { model, stream: false, options: { num_predict: s.maxTokens }, messages: [{ role: 'system', content: INSTRUCTION }, { role: 'user', content: prompt }] } }),
+    openai: () => ({
+      url: `${base}/chat/completions`,
+      headers: { Authorization: `Bearer ${s.apiKey}` },
+      body: {
+        model,
+        max_tokens: s.maxTokens,
+        messages: [
+          { role: 'system', content: INSTRUCTION },
+          { role: 'user', content: prompt },
+        ],
+      },
+    }),
+    anthropic: () => ({
+      url: `${base}/v1/messages`,
+      headers: { 'x-api-key': s.apiKey, 'anthropic-version': '2023-06-01' },
+      body: { model, max_tokens: s.maxTokens, system: INSTRUCTION, messages: [{ role: 'user', content: prompt }] },
+    }),
+    ollama: () => ({
+      url: `${base}/api/chat`,
+      headers: {},
+      body: {
+        model,
+        stream: false,
+        options: { num_predict: s.maxTokens },
+        messages: [
+          { role: 'system', content: INSTRUCTION },
+          { role: 'user', content: prompt },
+        ],
+      },
+    }),
   }[s.provider]();
   try {
-    const res = await fetch(request.url, { method: 'POST', headers: { 'Content-Type': 'application/json', ...request.headers }, body: JSON.stringify(request.body), redirect: 'error', signal: AbortSignal.timeout(s.timeoutMs) });
+    const res = await fetch(request.url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...request.headers },
+      body: JSON.stringify(request.body),
+      redirect: 'error',
+      signal: AbortSignal.timeout(s.timeoutMs),
+    });
     if (!res.ok) {
       await res.arrayBuffer().catch(() => undefined);
       return { provider: s.provider, status: 'failed' };
     }
     const answer = (await res.json()) as ProviderAnswer;
-    const text = s.provider === 'openai' ? answer?.choices?.[0]?.message?.content : s.provider === 'anthropic' ? answer?.content?.find?.((c: { type: string }) => c.type === 'text')?.text : answer?.message?.content;
-    return typeof text === 'string' && text.trim() ? { provider: s.provider, status: 'ok', text: text.trim() } : { provider: s.provider, status: 'failed' };
+    const text =
+      s.provider === 'openai'
+        ? answer?.choices?.[0]?.message?.content
+        : s.provider === 'anthropic'
+          ? answer?.content?.find?.((c: { type: string }) => c.type === 'text')?.text
+          : answer?.message?.content;
+    return typeof text === 'string' && text.trim()
+      ? { provider: s.provider, status: 'ok', text: text.trim() }
+      : { provider: s.provider, status: 'failed' };
   } catch {
     return { provider: s.provider, status: 'failed' };
   }

@@ -10,16 +10,22 @@ const DAY_MS = 86_400_000;
  */
 export class WindowTally {
   readonly lastUse = new Map<string, string>();
-  readonly perAgent = new Map<string, { maxRisk: number; riskSum: number; scored: number; denials: number; anomalies: number }>();
+  readonly perAgent = new Map<
+    string,
+    { maxRisk: number; riskSum: number; scored: number; denials: number; anomalies: number }
+  >();
   readonly anomalies: Array<NonNullable<ReturnType<typeof anomalyOf>>> = [];
   scanned = 0;
 
   /** Records newest first, continuing the pages added before. */
   add(records: AuditRecord[]): void {
-    const agentStats = (id: string) => this.perAgent.get(id) ?? this.perAgent.set(id, { maxRisk: 0, riskSum: 0, scored: 0, denials: 0, anomalies: 0 }).get(id)!;
+    const agentStats = (id: string) =>
+      this.perAgent.get(id) ??
+      this.perAgent.set(id, { maxRisk: 0, riskSum: 0, scored: 0, denials: 0, anomalies: 0 }).get(id)!;
     this.scanned += records.length;
     for (const r of records) {
-      if (KEY_USE.has(r.operation) && !DENIED.has(r.outcome) && !this.lastUse.has(r.resource)) this.lastUse.set(r.resource, r.occurredAt); // newest first
+      if (KEY_USE.has(r.operation) && !DENIED.has(r.outcome) && !this.lastUse.has(r.resource))
+        this.lastUse.set(r.resource, r.occurredAt); // newest first
       const anomaly = anomalyOf(r);
       if (anomaly) {
         this.anomalies.push(anomaly);
@@ -71,14 +77,28 @@ export function scanReport(s: ScanInput) {
     .sort((x, y) => y.scopes.length - x.scopes.length || x.agentId.localeCompare(y.agentId))
     .map((a) => ({ agentId: a.agentId, parent: a.parent, scopes: a.scopes }));
   const riskiestAgents = [...perAgent]
-    .map(([agentId, a]) => ({ agentId, maxRisk: round(a.maxRisk), meanRisk: round(a.scored ? a.riskSum / a.scored : 0), denials: a.denials, anomalies: a.anomalies }))
-    .sort((x, y) => y.maxRisk - x.maxRisk || y.anomalies - x.anomalies || y.denials - x.denials || x.agentId.localeCompare(y.agentId))
+    .map(([agentId, a]) => ({
+      agentId,
+      maxRisk: round(a.maxRisk),
+      meanRisk: round(a.scored ? a.riskSum / a.scored : 0),
+      denials: a.denials,
+      anomalies: a.anomalies,
+    }))
+    .sort(
+      (x, y) =>
+        y.maxRisk - x.maxRisk ||
+        y.anomalies - x.anomalies ||
+        y.denials - x.denials ||
+        x.agentId.localeCompare(y.agentId),
+    )
     .slice(0, s.top);
   return {
     window: s.window,
     scannedRecords: s.tally.scanned,
     truncated: s.truncated,
-    unusedKeys: unusedKeys.sort((x, y) => x.createdAt.localeCompare(y.createdAt) || x.keyId.localeCompare(y.keyId)).slice(0, s.top),
+    unusedKeys: unusedKeys
+      .sort((x, y) => x.createdAt.localeCompare(y.createdAt) || x.keyId.localeCompare(y.keyId))
+      .slice(0, s.top),
     broadScopeAgents: broadScopeAgents.slice(0, s.top),
     activeAnomalies: anomalies.slice(0, s.top),
     riskiestAgents,

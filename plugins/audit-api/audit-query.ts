@@ -6,8 +6,19 @@ const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, n
 export const timestamp = timestampField;
 
 /** Query string to AuditQuery for GET /v1/audit: limit clamped to 1..1000, offset to 0 or more. */
-export function parseAuditQuery(q: { since?: string; until?: string; actor?: string; key?: string; op?: string; promptId?: string; limit?: number; offset?: number; before?: string }): AuditQuery {
-  if (q.op !== undefined && !isOperation(q.op)) throw new SvcError('InvalidField', `op must be an Operation name, not "${q.op}"`);
+export function parseAuditQuery(q: {
+  since?: string;
+  until?: string;
+  actor?: string;
+  key?: string;
+  op?: string;
+  promptId?: string;
+  limit?: number;
+  offset?: number;
+  before?: string;
+}): AuditQuery {
+  if (q.op !== undefined && !isOperation(q.op))
+    throw new SvcError('InvalidField', `op must be an Operation name, not "${q.op}"`);
   return {
     since: timestamp(q.since, 'since'),
     until: timestamp(q.until, 'until'),

@@ -104,7 +104,8 @@ export class AutoResponder {
     const keyId = (finding.details.resource ?? '').replace(/^key:/, '');
     if (keyId === '') return false;
     const windowSeconds = Number(finding.details.windowSeconds);
-    if (!(windowSeconds > 0)) return usedMaterial(record) && record.resource === keyId && record.principal.subject === finding.actor.subject;
+    if (!(windowSeconds > 0))
+      return usedMaterial(record) && record.resource === keyId && record.principal.subject === finding.actor.subject;
     return this.uses.usedSince(finding.actor, keyId, Date.parse(record.occurredAt) - windowSeconds * 1000);
   }
 
@@ -122,24 +123,47 @@ export class AutoResponder {
     const correlationId = `auto-response-${recId}`;
     if (action === 'RevokeAgent') {
       return this.operations
-        .run('RevokeAgent', { agentId: finding.actor.subject }, {
-          principal: SYSTEM_PRINCIPAL,
-          requestId: correlationId,
-          door: 'internal',
-          decorate: { context, outcome: (o, message) => (o === 'Success' ? `${alert} Success agent revoked` : `${alert} Failed ${o}: ${message ?? ''}`) },
-        })
-        .then(() => true, () => false); // the failure is on the row the pipeline wrote
+        .run(
+          'RevokeAgent',
+          { agentId: finding.actor.subject },
+          {
+            principal: SYSTEM_PRINCIPAL,
+            requestId: correlationId,
+            door: 'internal',
+            decorate: {
+              context,
+              outcome: (o, message) =>
+                o === 'Success' ? `${alert} Success agent revoked` : `${alert} Failed ${o}: ${message ?? ''}`,
+            },
+          },
+        )
+        .then(
+          () => true,
+          () => false,
+        ); // the failure is on the row the pipeline wrote
     }
     if (action === 'Revoke' || action === 'Deactivate') {
       const reason = `auto-response to ${detector} (${finding.severity}) by ${finding.actor.subject}`;
       return this.operations
-        .run('RevokeKey', { id: keyId, reason }, {
-          principal: SYSTEM_PRINCIPAL,
-          requestId: correlationId,
-          door: 'internal',
-          decorate: { context, resource: () => `key:${keyId}`, outcome: (o, message) => (o === 'Success' ? `${alert} Success key revoked` : `${alert} Failed ${o}: ${message ?? ''}`) },
-        })
-        .then(() => true, () => false); // the failure is on the row the pipeline wrote
+        .run(
+          'RevokeKey',
+          { id: keyId, reason },
+          {
+            principal: SYSTEM_PRINCIPAL,
+            requestId: correlationId,
+            door: 'internal',
+            decorate: {
+              context,
+              resource: () => `key:${keyId}`,
+              outcome: (o, message) =>
+                o === 'Success' ? `${alert} Success key revoked` : `${alert} Failed ${o}: ${message ?? ''}`,
+            },
+          },
+        )
+        .then(
+          () => true,
+          () => false,
+        ); // the failure is on the row the pipeline wrote
     }
     const record: AuditRecord = {
       id: randomUUID(),

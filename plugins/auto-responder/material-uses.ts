@@ -21,7 +21,10 @@ const everyItemFailed = (r: AuditRecord): boolean =>
 const verifiedValid = (r: AuditRecord): boolean =>
   r.context['batch.items'] === undefined
     ? r.outcome === 'Success'
-    : Number(r.context['batch.items']) - Number(r.context['batch.failed'] ?? 0) - Number(r.context['batch.invalid'] ?? 0) > 0;
+    : Number(r.context['batch.items']) -
+        Number(r.context['batch.failed'] ?? 0) -
+        Number(r.context['batch.invalid'] ?? 0) >
+      0;
 
 /**
  * True when the record is a call that completed with the secret material of the key it names. An
@@ -34,9 +37,11 @@ const verifiedValid = (r: AuditRecord): boolean =>
  * succeeded (for Verify: answered valid).
  */
 export const usedMaterial = (r: AuditRecord): boolean =>
-  (MATERIAL_OPERATIONS.has(r.operation) && r.outcome === 'Success' && !everyItemFailed(r)
-    && (r.operation !== 'Verify' || ((r.context.alg ?? '').startsWith('Hmac') && verifiedValid(r))))
-  || (r.operation === 'Export' && r.outcome === 'Success');
+  (MATERIAL_OPERATIONS.has(r.operation) &&
+    r.outcome === 'Success' &&
+    !everyItemFailed(r) &&
+    (r.operation !== 'Verify' || ((r.context.alg ?? '').startsWith('Hmac') && verifiedValid(r)))) ||
+  (r.operation === 'Export' && r.outcome === 'Success');
 
 /**
  * When each actor last used each key's material with success, so that a response can tell a key that

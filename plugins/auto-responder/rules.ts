@@ -21,14 +21,17 @@ export interface Rule {
 export function defaultRules(revokeKinds: string[]): string[] {
   const others = revokeKinds.filter((k) => k !== 'Agent');
   return [
-    ...(revokeKinds.includes('Agent') ? ['HoneyKey:High -> RevokeAgent, Revoke for Agent', '*:High -> RevokeAgent, Revoke for Agent'] : []),
+    ...(revokeKinds.includes('Agent')
+      ? ['HoneyKey:High -> RevokeAgent, Revoke for Agent', '*:High -> RevokeAgent, Revoke for Agent']
+      : []),
     ...(others.length ? [`*:High -> Revoke for ${others.join(',')}`] : []),
     '*:High -> Alert',
     '*:Medium -> Alert',
   ];
 }
 
-const LINE = /^\s*([A-Za-z*]+)\s*:\s*([A-Za-z*]+)\s*->\s*([A-Za-z]+(?:\s*,\s*[A-Za-z]+)*)\s*(?:for\s+([A-Za-z, ]+))?\s*$/;
+const LINE =
+  /^\s*([A-Za-z*]+)\s*:\s*([A-Za-z*]+)\s*->\s*([A-Za-z]+(?:\s*,\s*[A-Za-z]+)*)\s*(?:for\s+([A-Za-z, ]+))?\s*$/;
 
 /** Parses `DETECTOR:SEVERITY -> ACTION[, ACTION...] [for KIND[,KIND]]` lines; every bad line is named in one error. */
 export function parseRules(lines: string[], detectors: string[]): Rule[] {
@@ -39,14 +42,36 @@ export function parseRules(lines: string[], detectors: string[]): Rule[] {
       problems.push(`"${line}" is not DETECTOR:SEVERITY -> ACTION[, ACTION...] [for KIND,...]`);
       return [];
     }
-    const [, detector, severity, actionList, kinds] = m as unknown as [string, string, string, string, string | undefined];
+    const [, detector, severity, actionList, kinds] = m as unknown as [
+      string,
+      string,
+      string,
+      string,
+      string | undefined,
+    ];
     const actions = actionList.split(',').map((a) => a.trim());
-    if (detector !== '*' && !detectors.includes(detector)) problems.push(`"${line}": unknown detector ${detector} (known: ${detectors.join(', ')})`);
-    if (severity !== '*' && !(SEVERITIES as readonly string[]).includes(severity)) problems.push(`"${line}": unknown severity ${severity}`);
-    for (const action of actions) if (!(ACTIONS as readonly string[]).includes(action)) problems.push(`"${line}": unknown action ${action} (known: ${ACTIONS.join(', ')})`);
-    const kindList = kinds?.split(',').map((k) => k.trim()).filter(Boolean);
-    for (const k of kindList ?? []) if (!KINDS.includes(k as PrincipalKind)) problems.push(`"${line}": unknown principal kind ${k}`);
-    return [{ line, detector, severity: severity as Rule['severity'], actions: [...new Set(actions)] as Action[], ...(kindList ? { kinds: kindList as PrincipalKind[] } : {}) }];
+    if (detector !== '*' && !detectors.includes(detector))
+      problems.push(`"${line}": unknown detector ${detector} (known: ${detectors.join(', ')})`);
+    if (severity !== '*' && !(SEVERITIES as readonly string[]).includes(severity))
+      problems.push(`"${line}": unknown severity ${severity}`);
+    for (const action of actions)
+      if (!(ACTIONS as readonly string[]).includes(action))
+        problems.push(`"${line}": unknown action ${action} (known: ${ACTIONS.join(', ')})`);
+    const kindList = kinds
+      ?.split(',')
+      .map((k) => k.trim())
+      .filter(Boolean);
+    for (const k of kindList ?? [])
+      if (!KINDS.includes(k as PrincipalKind)) problems.push(`"${line}": unknown principal kind ${k}`);
+    return [
+      {
+        line,
+        detector,
+        severity: severity as Rule['severity'],
+        actions: [...new Set(actions)] as Action[],
+        ...(kindList ? { kinds: kindList as PrincipalKind[] } : {}),
+      },
+    ];
   });
   if (problems.length) throw new Error(`autoResponse.rules: ${problems.join('; ')}`);
   return rules;
@@ -54,5 +79,10 @@ export function parseRules(lines: string[], detectors: string[]): Rule[] {
 
 /** The first rule that matches wins. */
 export function matchRule(rules: Rule[], detector: string, severity: Severity, kind: PrincipalKind): Rule | undefined {
-  return rules.find((r) => (r.detector === '*' || r.detector === detector) && (r.severity === '*' || r.severity === severity) && (!r.kinds || r.kinds.includes(kind)));
+  return rules.find(
+    (r) =>
+      (r.detector === '*' || r.detector === detector) &&
+      (r.severity === '*' || r.severity === severity) &&
+      (!r.kinds || r.kinds.includes(kind)),
+  );
 }

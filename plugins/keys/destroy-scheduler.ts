@@ -1,4 +1,10 @@
-import { type Clock, type KeyJournal, type Logger, type OperationRunner, SYSTEM_PRINCIPAL } from '../../kernel/index.ts';
+import {
+  type Clock,
+  type KeyJournal,
+  type Logger,
+  type OperationRunner,
+  SYSTEM_PRINCIPAL,
+} from '../../kernel/index.ts';
 import { DestructionSuperseded } from './key-destruction.ts';
 
 /** The first look for due destructions, after boot: the audit sinks have started by then. */
@@ -53,24 +59,33 @@ export class DestroyScheduler {
     try {
       due = await this.journal.dueDestructions(this.clock.now().toISOString(), BATCH);
     } catch (err) {
-      this.logger.error('could not read the scheduled destructions; retried at the next check', { error: (err as Error).message });
+      this.logger.error('could not read the scheduled destructions; retried at the next check', {
+        error: (err as Error).message,
+      });
       return;
     }
     for (const { keyId, destroyAt } of due) {
       if (this.stopped) return;
       try {
-        await this.operations.run('DestroyScheduledKey', { id: keyId, destroyAt }, {
-          principal: SYSTEM_PRINCIPAL,
-          requestId: `destruction-${keyId}`,
-          door: 'internal',
-          decorate: { context: { 'destroy.trigger': 'scheduled' } },
-          unaudited: (failure) => failure instanceof DestructionSuperseded,
-        });
+        await this.operations.run(
+          'DestroyScheduledKey',
+          { id: keyId, destroyAt },
+          {
+            principal: SYSTEM_PRINCIPAL,
+            requestId: `destruction-${keyId}`,
+            door: 'internal',
+            decorate: { context: { 'destroy.trigger': 'scheduled' } },
+            unaudited: (failure) => failure instanceof DestructionSuperseded,
+          },
+        );
         this.logger.info('carried out a scheduled destruction', { keyId, destroyAt });
       } catch (err) {
         if (err instanceof DestructionSuperseded) continue;
         // Audited as a failed Destroy by svc-system; the key stays due and is tried again at the next check.
-        this.logger.error('scheduled destruction failed; retried at the next check', { keyId, error: (err as Error).message });
+        this.logger.error('scheduled destruction failed; retried at the next check', {
+          keyId,
+          error: (err as Error).message,
+        });
       }
     }
   }

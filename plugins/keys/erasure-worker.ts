@@ -79,7 +79,9 @@ export class ErasureWorker {
     this.pending = new Set(await this.journal.pendingErasures());
     for (const keyId of this.pending) this.failed.add(keyId);
     if (this.pending.size > 0) {
-      this.logger.warn('destroyed keys still await the erase of their storage; resuming it', { keys: this.pending.size });
+      this.logger.warn('destroyed keys still await the erase of their storage; resuming it', {
+        keys: this.pending.size,
+      });
       void this.attemptSoon();
     }
   }
@@ -98,7 +100,11 @@ export class ErasureWorker {
   /** The readiness detail: pending erasures never make the node unready, they only say so. */
   readiness(): { ok: boolean; state: string; detail?: string } {
     if (this.pending.size === 0) return { ok: true, state: 'ok' };
-    return { ok: true, state: 'pending', detail: `${this.pending.size} destroyed key(s) await the erase of their storage: ${this.reason ?? 'in progress'}` };
+    return {
+      ok: true,
+      state: 'pending',
+      detail: `${this.pending.size} destroyed key(s) await the erase of their storage: ${this.reason ?? 'in progress'}`,
+    };
   }
 
   /** Whether the key's erase is still pending, here or as a task another node recorded. */
@@ -134,13 +140,16 @@ export class ErasureWorker {
   private attemptSoon(): Promise<void> {
     if (this.stopped) return Promise.resolve();
     if (this.queued) return this.queued;
-    const next: Promise<void> = (this.current ?? Promise.resolve()).then(() => this.rested()).then(() => {
-      this.queued = undefined;
-      this.current = next;
-      return this.attempt();
-    }).finally(() => {
-      if (this.current === next) this.current = undefined;
-    });
+    const next: Promise<void> = (this.current ?? Promise.resolve())
+      .then(() => this.rested())
+      .then(() => {
+        this.queued = undefined;
+        this.current = next;
+        return this.attempt();
+      })
+      .finally(() => {
+        if (this.current === next) this.current = undefined;
+      });
     this.queued = next;
     return next;
   }
@@ -180,7 +189,13 @@ export class ErasureWorker {
       unavailable = isSvcError(err) && err.code === 'ServiceUnavailable';
       this.logger.error('erase of destroyed keys failed; retrying', { error: (err as Error).message });
       // The message may name the database host: the audit and readiness get a fixed text.
-      result = { erased: [], pending: [...this.pending], reason: unavailable ? 'the journal database is unreachable' : 'the journal database failed (see the service log)' };
+      result = {
+        erased: [],
+        pending: [...this.pending],
+        reason: unavailable
+          ? 'the journal database is unreachable'
+          : 'the journal database failed (see the service log)',
+      };
     }
     this.refilled();
     this.budget -= Date.now() - started;
@@ -188,7 +203,8 @@ export class ErasureWorker {
     for (const keyId of result.erased) {
       if (this.failed.delete(keyId)) await this.record(keyId, 'Success', { erasure: 'complete' });
     }
-    if (result.erased.length > 0) this.logger.info('erased the storage of destroyed keys', { keys: result.erased.length });
+    if (result.erased.length > 0)
+      this.logger.info('erased the storage of destroyed keys', { keys: result.erased.length });
     // Keys another node finished: nothing left to audit here.
     for (const keyId of this.failed) if (!this.pending.has(keyId)) this.failed.delete(keyId);
     if (this.pending.size === 0) {
@@ -196,12 +212,19 @@ export class ErasureWorker {
       this.reason = undefined;
       return;
     }
-    if (result.reason !== this.reason) this.logger.warn('erase of destroyed keys is not complete; retrying', { keys: this.pending.size, reason: result.reason });
+    if (result.reason !== this.reason)
+      this.logger.warn('erase of destroyed keys is not complete; retrying', {
+        keys: this.pending.size,
+        reason: result.reason,
+      });
     this.reason = result.reason;
     for (const keyId of result.pending) {
       if (this.failed.has(keyId)) continue;
       this.failed.add(keyId);
-      await this.record(keyId, unavailable ? 'ServiceUnavailable' : 'InternalError', { erasure: 'pending', 'erasure.reason': result.reason ?? 'unknown' });
+      await this.record(keyId, unavailable ? 'ServiceUnavailable' : 'InternalError', {
+        erasure: 'pending',
+        'erasure.reason': result.reason ?? 'unknown',
+      });
     }
     this.scheduleRetry();
   }

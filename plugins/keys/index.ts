@@ -1,4 +1,10 @@
-import { definePlugin, KERNEL_API_VERSION, type OperationContribution, operationsPort, rootOfTrustPort } from '../../kernel/index.ts';
+import {
+  definePlugin,
+  KERNEL_API_VERSION,
+  type OperationContribution,
+  operationsPort,
+  rootOfTrustPort,
+} from '../../kernel/index.ts';
 import { keyServicePort } from './key-service.ts';
 import { cryptoOperations } from './operations/crypto.ts';
 import { withKeyFacts } from './operations/key-facts.ts';
@@ -19,10 +25,20 @@ export default definePlugin({
   create: ({ deps }): OperationContribution => ({
     groups: {
       Keys: 'Create keys and run their lifecycle: activate, rotate, revoke, mark compromised, destroy; read a key and its public key.',
-      Crypto: 'Sign, verify, encrypt, decrypt, wrap and unwrap under a managed key, one item or a batch; data keys for envelope encryption; re-encryption inside the service.',
+      Crypto:
+        'Sign, verify, encrypt, decrypt, wrap and unwrap under a managed key, one item or a batch; data keys for envelope encryption; re-encryption inside the service.',
     },
     operations: [
-      ...withBatches(withKeyFacts([...lifecycleOperations(deps.service.lifecycle, deps.service.destruction), ...cryptoOperations(deps.service.crypto)], deps.service.facts), deps.service.batches),
+      ...withBatches(
+        withKeyFacts(
+          [
+            ...lifecycleOperations(deps.service.lifecycle, deps.service.destruction),
+            ...cryptoOperations(deps.service.crypto),
+          ],
+          deps.service.facts,
+        ),
+        deps.service.batches,
+      ),
       ...withKeyFacts(destructionOperations(deps.service.destruction), deps.service.facts),
       ...withKeyFacts(dataKeyOperations(deps.service.crypto, deps.service.facts), deps.service.facts),
       ...withKeyFacts(rawCryptoOperations(deps.service.crypto), deps.service.facts),

@@ -2,7 +2,14 @@ import { type ManagedKey, SvcError, type TraceScope } from '../../kernel/index.t
 import { envelopeVersion, open, seal } from './crypto/envelope.ts';
 import type { ParsedMaterial } from './crypto/material.ts';
 import { resolveSigAlgorithm, signMessage, verifySignature } from './crypto/signatures.ts';
-import { consumingKey, DECRYPTION_FAILED, MAX_PLAINTEXT, producingKey, requireAes, type RotationHooks } from './key-crypto.ts';
+import {
+  consumingKey,
+  DECRYPTION_FAILED,
+  MAX_PLAINTEXT,
+  producingKey,
+  requireAes,
+  type RotationHooks,
+} from './key-crypto.ts';
 import { requireNotTrimmed, requireUsable } from './key-state.ts';
 import type { KeyStore } from './key-store.ts';
 
@@ -15,7 +22,11 @@ class VersionMaterial {
   private readonly read = new Map<number, Promise<ParsedMaterial>>();
   private held: ManagedKey;
 
-  constructor(private readonly store: KeyStore, key: ManagedKey, private readonly trace: TraceScope) {
+  constructor(
+    private readonly store: KeyStore,
+    key: ManagedKey,
+    private readonly trace: TraceScope,
+  ) {
     this.held = key;
   }
 
@@ -28,7 +39,8 @@ class VersionMaterial {
   get key(): ManagedKey {
     const latest = this.store.latest(this.held.id);
     if (latest && latest.seq > this.held.seq) {
-      for (const version of this.read.keys()) if (latest.minVersion !== undefined && version < latest.minVersion) this.read.delete(version);
+      for (const version of this.read.keys())
+        if (latest.minVersion !== undefined && version < latest.minVersion) this.read.delete(version);
       this.held = latest;
     }
     return this.held;
@@ -48,18 +60,28 @@ class VersionMaterial {
  * version then be trimmed, what the batch still made under it could never be read or verified again:
  * its later items are refused as a call naming the trimmed version is.
  */
-const requireVersionKept = (store: KeyStore, key: ManagedKey) => requireNotTrimmed(store.latest(key.id) ?? key, key.currentVersion);
+const requireVersionKept = (store: KeyStore, key: ManagedKey) =>
+  requireNotTrimmed(store.latest(key.id) ?? key, key.currentVersion);
 
 /** Encrypts the items of one batch under the key's current version, looked up and checked once. */
 export class BatchEncryptor {
   readonly algorithm: string;
 
-  constructor(private readonly store: KeyStore, readonly key: ManagedKey, private readonly secret: Buffer, private readonly rotation: RotationHooks) {
+  constructor(
+    private readonly store: KeyStore,
+    readonly key: ManagedKey,
+    private readonly secret: Buffer,
+    private readonly rotation: RotationHooks,
+  ) {
     this.algorithm = `AesGcm${key.spec.sizeBits}`;
   }
 
   encrypt(plaintext: Buffer, context: Record<string, string>) {
-    if (plaintext.length > MAX_PLAINTEXT) throw new SvcError('InvalidField', `plaintext must be at most ${MAX_PLAINTEXT} bytes; use wrap for envelope encryption of larger data`);
+    if (plaintext.length > MAX_PLAINTEXT)
+      throw new SvcError(
+        'InvalidField',
+        `plaintext must be at most ${MAX_PLAINTEXT} bytes; use wrap for envelope encryption of larger data`,
+      );
     requireVersionKept(this.store, this.key);
     const ciphertext = seal(this.secret, this.key.id, this.key.currentVersion, context, plaintext);
     this.rotation.afterProduce(this.key);
@@ -86,7 +108,12 @@ export class BatchDecryptor {
 
 /** Signs the items of one batch with the key's current version. */
 export class BatchSigner {
-  constructor(private readonly store: KeyStore, readonly key: ManagedKey, private readonly material: ParsedMaterial, private readonly rotation: RotationHooks) {}
+  constructor(
+    private readonly store: KeyStore,
+    readonly key: ManagedKey,
+    private readonly material: ParsedMaterial,
+    private readonly rotation: RotationHooks,
+  ) {}
 
   sign(message: Buffer, requested: string | undefined) {
     const algorithm = resolveSigAlgorithm(this.key.spec, requested);
@@ -104,11 +131,16 @@ export class BatchVerifier {
   async verify(message: Buffer, signature: Buffer, requested: string | undefined, version: number | undefined) {
     const key = this.material.key;
     const algorithm = resolveSigAlgorithm(key.spec, requested);
-    if (version !== undefined && !key.versions[version]) throw new SvcError('InvalidField', `keyVersion must be between 1 and ${key.currentVersion}`);
+    if (version !== undefined && !key.versions[version])
+      throw new SvcError('InvalidField', `keyVersion must be between 1 and ${key.currentVersion}`);
     // Without a version: every version still held (trimmed ones are gone), newest first, as the single call.
-    const candidates = version !== undefined ? [version] : Array.from({ length: key.currentVersion - (key.minVersion ?? 1) + 1 }, (_, i) => key.currentVersion - i);
+    const candidates =
+      version !== undefined
+        ? [version]
+        : Array.from({ length: key.currentVersion - (key.minVersion ?? 1) + 1 }, (_, i) => key.currentVersion - i);
     for (const v of candidates) {
-      if (verifySignature(algorithm, await this.material.of(v), message, signature)) return { valid: true, algorithm, keyVersion: v };
+      if (verifySignature(algorithm, await this.material.of(v), message, signature))
+        return { valid: true, algorithm, keyVersion: v };
     }
     return { valid: false, algorithm };
   }
@@ -120,7 +152,10 @@ export class BatchVerifier {
  * state or algorithm that does not allow the operation) refuses the batch as it refuses the single call.
  */
 export class KeyBatchCrypto {
-  constructor(private readonly store: KeyStore, private readonly rotation: RotationHooks) {}
+  constructor(
+    private readonly store: KeyStore,
+    private readonly rotation: RotationHooks,
+  ) {}
 
   async encryptor(id: string, trace: TraceScope): Promise<BatchEncryptor> {
     const key = await this.producing(id, 'Encrypt', trace);

@@ -18,7 +18,8 @@ export interface RotationHooks {
 }
 
 export function requireAes(key: ManagedKey, operation: string): void {
-  if (key.spec.algorithm !== 'AES') throw new SvcError('InvalidField', `${operation} needs an AES key; key ${key.id} is ${key.spec.algorithm}`);
+  if (key.spec.algorithm !== 'AES')
+    throw new SvcError('InvalidField', `${operation} needs an AES key; key ${key.id} is ${key.spec.algorithm}`);
 }
 
 function checkDek(dek: Buffer): void {
@@ -28,14 +29,25 @@ function checkDek(dek: Buffer): void {
 }
 
 /** The key for a call that makes new output, if its state allows (key-state.ts); rotated first when its policy says it is due. */
-export async function producingKey(store: KeyStore, rotation: RotationHooks, id: string, operation: string, trace: TraceScope): Promise<ManagedKey> {
+export async function producingKey(
+  store: KeyStore,
+  rotation: RotationHooks,
+  id: string,
+  operation: string,
+  trace: TraceScope,
+): Promise<ManagedKey> {
   const key = await store.get(id, trace);
   requireUsable(key, 'produce', operation);
   return rotation.beforeUse(key);
 }
 
 /** The key for a call that reads old output, if its state allows (key-state.ts). */
-export async function consumingKey(store: KeyStore, id: string, operation: string, trace: TraceScope): Promise<ManagedKey> {
+export async function consumingKey(
+  store: KeyStore,
+  id: string,
+  operation: string,
+  trace: TraceScope,
+): Promise<ManagedKey> {
   const key = await store.get(id, trace);
   requireUsable(key, 'consume', operation);
   return key;
@@ -65,20 +77,36 @@ export class KeyCrypto {
   }
 
   /** Checks the given version, or every version newest first; valid:false is an answer, not an error. */
-  async verify(id: string, message: Buffer, signature: Buffer, requested: string | undefined, version: number | undefined, trace: TraceScope = UNTRACED) {
+  async verify(
+    id: string,
+    message: Buffer,
+    signature: Buffer,
+    requested: string | undefined,
+    version: number | undefined,
+    trace: TraceScope = UNTRACED,
+  ) {
     const key = await this.consuming(id, 'Verify', trace);
     const algorithm = resolveSigAlgorithm(key.spec, requested);
-    if (version !== undefined && !key.versions[version]) throw new SvcError('InvalidField', `keyVersion must be between 1 and ${key.currentVersion}`);
+    if (version !== undefined && !key.versions[version])
+      throw new SvcError('InvalidField', `keyVersion must be between 1 and ${key.currentVersion}`);
     // Without a version: every version still held (trimmed ones are gone), newest first.
-    const candidates = version !== undefined ? [version] : Array.from({ length: key.currentVersion - (key.minVersion ?? 1) + 1 }, (_, i) => key.currentVersion - i);
+    const candidates =
+      version !== undefined
+        ? [version]
+        : Array.from({ length: key.currentVersion - (key.minVersion ?? 1) + 1 }, (_, i) => key.currentVersion - i);
     for (const v of candidates) {
-      if (verifySignature(algorithm, await this.store.materialOf(key, v, trace), message, signature)) return { valid: true, algorithm, keyVersion: v };
+      if (verifySignature(algorithm, await this.store.materialOf(key, v, trace), message, signature))
+        return { valid: true, algorithm, keyVersion: v };
     }
     return { valid: false, algorithm };
   }
 
   async encrypt(id: string, plaintext: Buffer, context: Record<string, string>, trace: TraceScope = UNTRACED) {
-    if (plaintext.length > MAX_PLAINTEXT) throw new SvcError('InvalidField', `plaintext must be at most ${MAX_PLAINTEXT} bytes; use wrap for envelope encryption of larger data`);
+    if (plaintext.length > MAX_PLAINTEXT)
+      throw new SvcError(
+        'InvalidField',
+        `plaintext must be at most ${MAX_PLAINTEXT} bytes; use wrap for envelope encryption of larger data`,
+      );
     const key = await this.producing(id, 'Encrypt', trace);
     requireAes(key, 'Encrypt');
     const { secret } = await this.store.materialOf(key, key.currentVersion, trace);
@@ -102,7 +130,11 @@ export class KeyCrypto {
 
   /** AES-GCM in parts (raw-gcm.ts): the caller's 96-bit IV, or a fresh one, and its additional data as the AAD. */
   async encryptRaw(id: string, plaintext: Buffer, aad: Buffer, trace: TraceScope = UNTRACED) {
-    if (plaintext.length > MAX_PLAINTEXT) throw new SvcError('InvalidField', `plaintext must be at most ${MAX_PLAINTEXT} bytes; use wrap for envelope encryption of larger data`);
+    if (plaintext.length > MAX_PLAINTEXT)
+      throw new SvcError(
+        'InvalidField',
+        `plaintext must be at most ${MAX_PLAINTEXT} bytes; use wrap for envelope encryption of larger data`,
+      );
     const key = await this.producing(id, 'Encrypt', trace);
     requireAes(key, 'Encrypt');
     const { secret } = await this.store.materialOf(key, key.currentVersion, trace);
@@ -117,13 +149,30 @@ export class KeyCrypto {
    * (a wrong key passes GCM's check with probability 2^-128), so trying them finds it. A failure costs
    * one attempt per version held; trimming old versions bounds it.
    */
-  async decryptRaw(id: string, ciphertext: Buffer, iv: Buffer, tag: Buffer, aad: Buffer, version: number | undefined, trace: TraceScope = UNTRACED) {
-    if (iv.length !== RAW_IV_BYTES) throw new SvcError('InvalidField', `the IV must be ${RAW_IV_BYTES} bytes (AES-GCM's 96-bit IV), not ${iv.length}`);
-    if (tag.length !== RAW_TAG_BYTES) throw new SvcError('InvalidField', `the authentication tag must be ${RAW_TAG_BYTES} bytes, not ${tag.length}`);
+  async decryptRaw(
+    id: string,
+    ciphertext: Buffer,
+    iv: Buffer,
+    tag: Buffer,
+    aad: Buffer,
+    version: number | undefined,
+    trace: TraceScope = UNTRACED,
+  ) {
+    if (iv.length !== RAW_IV_BYTES)
+      throw new SvcError(
+        'InvalidField',
+        `the IV must be ${RAW_IV_BYTES} bytes (AES-GCM's 96-bit IV), not ${iv.length}`,
+      );
+    if (tag.length !== RAW_TAG_BYTES)
+      throw new SvcError('InvalidField', `the authentication tag must be ${RAW_TAG_BYTES} bytes, not ${tag.length}`);
     const key = await this.consuming(id, 'Decrypt', trace);
     requireAes(key, 'Decrypt');
-    if (version !== undefined && !key.versions[version]) throw new SvcError('InvalidField', `keyVersion must be between 1 and ${key.currentVersion}`);
-    const candidates = version !== undefined ? [version] : Array.from({ length: key.currentVersion - (key.minVersion ?? 1) + 1 }, (_, i) => key.currentVersion - i);
+    if (version !== undefined && !key.versions[version])
+      throw new SvcError('InvalidField', `keyVersion must be between 1 and ${key.currentVersion}`);
+    const candidates =
+      version !== undefined
+        ? [version]
+        : Array.from({ length: key.currentVersion - (key.minVersion ?? 1) + 1 }, (_, i) => key.currentVersion - i);
     for (const v of candidates) {
       const { secret } = await this.store.materialOf(key, v, trace);
       try {
@@ -158,4 +207,3 @@ export class KeyCrypto {
     }
   }
 }
-

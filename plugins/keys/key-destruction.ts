@@ -79,9 +79,16 @@ export class KeyDestruction {
   async cancel(id: string, scope: ChangeScope) {
     let cancelled = '';
     const key = await this.store.mutate(id, scope, async (k) => {
-      if (!k.destroyAt) throw new SvcError('IllegalOperation', `key ${id} is ${k.state} and not scheduled for destruction; nothing to cancel`);
+      if (!k.destroyAt)
+        throw new SvcError(
+          'IllegalOperation',
+          `key ${id} is ${k.state} and not scheduled for destruction; nothing to cancel`,
+        );
       cancelled = k.destroyAt;
-      return { event: { type: 'DestroyCancelled', at: this.now(), by: scope.by }, facts: { context: { cancelledDestroyAt: k.destroyAt } } };
+      return {
+        event: { type: 'DestroyCancelled', at: this.now(), by: scope.by },
+        facts: { context: { cancelledDestroyAt: k.destroyAt } },
+      };
     });
     return { id, state: key.state, cancelledDestroyAt: cancelled };
   }
@@ -93,7 +100,8 @@ export class KeyDestruction {
   async destroyDue(id: string, destroyAt: string, scope: ChangeScope) {
     const key = await this.store.mutate(id, scope, async (k) => {
       if (k.destroyAt !== destroyAt) throw new DestructionSuperseded(id);
-      if (Date.parse(destroyAt) > this.clock.now().getTime()) throw new SvcError('IllegalOperation', `the destruction of key ${id} is not due before ${destroyAt}`);
+      if (Date.parse(destroyAt) > this.clock.now().getTime())
+        throw new SvcError('IllegalOperation', `the destruction of key ${id} is not due before ${destroyAt}`);
       requireTransition(k, 'Destroyed');
       return { event: { type: 'Destroyed', at: this.now(), by: scope.by }, facts: { context: { destroyAt } } };
     });
@@ -112,17 +120,36 @@ export class KeyDestruction {
     let erasedVersions = 0;
     const key = await this.store.mutate(id, scope, async (k) => {
       requireTransition(k, 'VersionsTrimmed');
-      if (minVersion > k.currentVersion) throw new SvcError('InvalidField', `minVersion ${minVersion} is past the current version ${k.currentVersion} of key ${id}; the current version is never trimmed`);
+      if (minVersion > k.currentVersion)
+        throw new SvcError(
+          'InvalidField',
+          `minVersion ${minVersion} is past the current version ${k.currentVersion} of key ${id}; the current version is never trimmed`,
+        );
       previous = k.minVersion ?? 1;
-      if (minVersion <= previous) throw new SvcError('IllegalOperation', `the versions below ${previous} of key ${id} are trimmed already; minVersion must be above ${previous}`);
+      if (minVersion <= previous)
+        throw new SvcError(
+          'IllegalOperation',
+          `the versions below ${previous} of key ${id} are trimmed already; minVersion must be above ${previous}`,
+        );
       const versions = Object.entries(k.versions).map(([v, { materialId }]) => ({ version: Number(v), materialId }));
       const erased = versions.filter((v) => v.version < minVersion);
       erasedVersions = erased.filter((v) => v.version >= previous).length;
       const kept = versions.filter((v) => v.version >= minVersion).map((v) => v.materialId);
-      const rekey = await this.wrapping.rekey(id, kept, erased.map((v) => v.materialId), scope.trace);
+      const rekey = await this.wrapping.rekey(
+        id,
+        kept,
+        erased.map((v) => v.materialId),
+        scope.trace,
+      );
       return {
         event: { type: 'VersionsTrimmed', at: this.now(), by: scope.by, minVersion },
-        facts: { context: { minVersion: String(minVersion), previousMinVersion: String(previous), erasedVersions: String(erasedVersions) } },
+        facts: {
+          context: {
+            minVersion: String(minVersion),
+            previousMinVersion: String(previous),
+            erasedVersions: String(erasedVersions),
+          },
+        },
         rekey,
       };
     });
@@ -133,5 +160,8 @@ export class KeyDestruction {
 }
 
 function alreadyScheduled(id: string, destroyAt: string): SvcError {
-  return new SvcError('IllegalOperation', `key ${id} is already scheduled for destruction at ${destroyAt}; a later request never moves that date (a Human may cancel it and ask again)`);
+  return new SvcError(
+    'IllegalOperation',
+    `key ${id} is already scheduled for destruction at ${destroyAt}; a later request never moves that date (a Human may cancel it and ask again)`,
+  );
 }

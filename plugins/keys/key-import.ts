@@ -1,5 +1,14 @@
 import { createHash, createPrivateKey, randomBytes, randomUUID } from 'node:crypto';
-import { type Clock, type KeyJournal, type KeySpec, openAesGcm, type RootOfTrust, sealAesGcm, SvcError, type TraceScope } from '../../kernel/index.ts';
+import {
+  type Clock,
+  type KeyJournal,
+  type KeySpec,
+  openAesGcm,
+  type RootOfTrust,
+  sealAesGcm,
+  SvcError,
+  type TraceScope,
+} from '../../kernel/index.ts';
 import { checkImportedMaterial } from './crypto/imported-material.ts';
 import { newWrappingKeyPair, unwrapImportedMaterial, WRAPPING_ALGORITHM } from './crypto/import-wrapping.ts';
 import type { ChangeScope, KeyStore } from './key-store.ts';
@@ -15,13 +24,19 @@ export const IMPORT_TOKEN_TTL_MS = 24 * 60 * 60 * 1000;
 export const MAX_LIVE_IMPORT_TOKENS = 100;
 /** The format byte of a wrapping private key sealed under its token's sealing key. */
 const SEALED_FORMAT = 1;
-const BAD_TOKEN = 'importToken is unknown, expired, already used or was issued to another caller; get new import parameters (POST /v1/keys/import-parameters)';
+const BAD_TOKEN =
+  'importToken is unknown, expired, already used or was issued to another caller; get new import parameters (POST /v1/keys/import-parameters)';
 
 const capReached = (issuedTo: string) =>
-  new SvcError('TooManyRequests', `${issuedTo} already holds ${MAX_LIVE_IMPORT_TOKENS} unspent import tokens; spend them or let them expire (24 hours after issue)`, { retryAfterSeconds: 3600 });
+  new SvcError(
+    'TooManyRequests',
+    `${issuedTo} already holds ${MAX_LIVE_IMPORT_TOKENS} unspent import tokens; spend them or let them expire (24 hours after issue)`,
+    { retryAfterSeconds: 3600 },
+  );
 
 /** `AES/256`, `EC/384/P-384`: what an import token is good for, and what a spec asks for. */
-const keyTypeOf = (spec: Pick<KeySpec, 'algorithm' | 'sizeBits' | 'curve'>) => `${spec.algorithm}/${spec.sizeBits}${spec.curve ? `/${spec.curve}` : ''}`;
+const keyTypeOf = (spec: Pick<KeySpec, 'algorithm' | 'sizeBits' | 'curve'>) =>
+  `${spec.algorithm}/${spec.sizeBits}${spec.curve ? `/${spec.curve}` : ''}`;
 const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
 /** What the root of trust binds a token's sealing key to: never a key id (those are bare UUIDs). */
 const bindingOf = (importId: string) => `import:${importId}`;
@@ -41,11 +56,17 @@ export class KeyImport {
     private readonly clock: Clock,
   ) {}
 
-  async parameters(request: { algorithm: string; sizeBits?: number; curve?: string }, issuedTo: string, trace: TraceScope) {
+  async parameters(
+    request: { algorithm: string; sizeBits?: number; curve?: string },
+    issuedTo: string,
+    trace: TraceScope,
+  ) {
     const keyType = keyTypeOf(normaliseSpec({ name: 'import', ...request }));
     // A caller at the cap is refused before the key generation and the root of trust's wrap (most of a
     // second of CPU); the journal's insert checks again, for concurrent requests.
-    const held = await trace.child('journal.liveImportTokens', () => this.journal.liveImportTokens(issuedTo, this.clock.now().toISOString()));
+    const held = await trace.child('journal.liveImportTokens', () =>
+      this.journal.liveImportTokens(issuedTo, this.clock.now().toISOString()),
+    );
     if (held >= MAX_LIVE_IMPORT_TOKENS) throw capReached(issuedTo);
     const { publicKeyPem, privateKeyDer } = await trace.child('import.newWrappingKey', () => newWrappingKeyPair());
     const importToken = randomBytes(32).toString('base64url');
@@ -54,13 +75,29 @@ export class KeyImport {
     try {
       const now = this.clock.now();
       const expiresAt = new Date(now.getTime() + IMPORT_TOKEN_TTL_MS).toISOString();
-      const wrapped = await trace.child('rootOfTrust.wrap', () => this.rootOfTrust.wrap(sealingKey, bindingOf(importId), { trace }));
-      const stored = await trace.child('journal.putImportToken', () => this.journal.putImportToken({
-        tokenHash: hashOf(importToken), importId, issuedTo, keyType, createdAt: now.toISOString(), expiresAt,
-        sealingKey: wrapped, privateKey: sealAesGcm(sealingKey, SEALED_FORMAT, bindingOf(importId), privateKeyDer),
-      }, MAX_LIVE_IMPORT_TOKENS));
+      const wrapped = await trace.child('rootOfTrust.wrap', () =>
+        this.rootOfTrust.wrap(sealingKey, bindingOf(importId), { trace }),
+      );
+      const stored = await trace.child('journal.putImportToken', () =>
+        this.journal.putImportToken(
+          {
+            tokenHash: hashOf(importToken),
+            importId,
+            issuedTo,
+            keyType,
+            createdAt: now.toISOString(),
+            expiresAt,
+            sealingKey: wrapped,
+            privateKey: sealAesGcm(sealingKey, SEALED_FORMAT, bindingOf(importId), privateKeyDer),
+          },
+          MAX_LIVE_IMPORT_TOKENS,
+        ),
+      );
       if (!stored) throw capReached(issuedTo);
-      return { result: { importToken, wrappingPublicKeyPem: publicKeyPem, wrappingAlgorithm: WRAPPING_ALGORITHM, expiresAt }, keyType };
+      return {
+        result: { importToken, wrappingPublicKeyPem: publicKeyPem, wrappingAlgorithm: WRAPPING_ALGORITHM, expiresAt },
+        keyType,
+      };
     } finally {
       sealingKey.fill(0);
       privateKeyDer.fill(0);
@@ -72,16 +109,27 @@ export class KeyImport {
     const spec = normaliseSpec(request);
     if (spec.name !== undefined) await this.store.requireNameFree(spec.name, scope.trace);
     const now = this.clock.now().toISOString();
-    const token = await scope.trace.child('journal.takeImportToken', () => this.journal.takeImportToken(hashOf(importToken), scope.by, now));
+    const token = await scope.trace.child('journal.takeImportToken', () =>
+      this.journal.takeImportToken(hashOf(importToken), scope.by, now),
+    );
     if (!token) throw new SvcError('InvalidField', BAD_TOKEN);
-    if (token.keyType !== keyTypeOf(spec)) throw new SvcError('InvalidField', `importToken was issued for ${token.keyType} material; the spec asks for ${keyTypeOf(spec)} (the token is spent: get new import parameters)`);
+    if (token.keyType !== keyTypeOf(spec))
+      throw new SvcError(
+        'InvalidField',
+        `importToken was issued for ${token.keyType} material; the spec asks for ${keyTypeOf(spec)} (the token is spent: get new import parameters)`,
+      );
     const material = unwrapImportedMaterial(await this.wrappingKeyOf(token), wrappedMaterial);
     let checked: Buffer | undefined;
     try {
       checked = checkImportedMaterial(spec, material);
       const context = {
-        algorithm: spec.algorithm, sizeBits: String(spec.sizeBits), ...(spec.curve ? { curve: spec.curve } : {}), origin: 'imported',
-        ...(spec.exportable ? { exportable: 'true' } : {}), owner: scope.owner ?? scope.by, ...(scope.tenant ? { tenant: scope.tenant } : {}),
+        algorithm: spec.algorithm,
+        sizeBits: String(spec.sizeBits),
+        ...(spec.curve ? { curve: spec.curve } : {}),
+        origin: 'imported',
+        ...(spec.exportable ? { exportable: 'true' } : {}),
+        owner: scope.owner ?? scope.by,
+        ...(scope.tenant ? { tenant: scope.tenant } : {}),
       };
       return await this.store.create(spec, scope, now, (id) => ({ resource: id, context }), checked);
     } finally {
@@ -91,13 +139,20 @@ export class KeyImport {
   }
 
   /** The token's RSA private key, opened through the root of trust. */
-  private async wrappingKeyOf(token: { importId: string; sealingKey: { kekId: string; blob: Buffer }; privateKey: Buffer }) {
+  private async wrappingKeyOf(token: {
+    importId: string;
+    sealingKey: { kekId: string; blob: Buffer };
+    privateKey: Buffer;
+  }) {
     let sealingKey: Buffer;
     try {
       sealingKey = await this.rootOfTrust.unwrap(token.sealingKey, bindingOf(token.importId));
     } catch (err) {
       if (err instanceof SvcError) throw err; // the root of trust unreachable: 503, retry with new parameters
-      throw new SvcError('InvalidField', `the wrapping key of this importToken can no longer be opened (its KEK ${token.sealingKey.kekId} is not known to the root of trust any more); get new import parameters`);
+      throw new SvcError(
+        'InvalidField',
+        `the wrapping key of this importToken can no longer be opened (its KEK ${token.sealingKey.kekId} is not known to the root of trust any more); get new import parameters`,
+      );
     }
     try {
       const der = openAesGcm(sealingKey, SEALED_FORMAT, bindingOf(token.importId), token.privateKey);

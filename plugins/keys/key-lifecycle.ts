@@ -39,8 +39,12 @@ export class KeyLifecycle {
     const spec = normaliseSpec(request);
     // The owner is audited with the creation: an agent's row names the agent as actor and its parent as owner.
     const context = {
-      algorithm: spec.algorithm, sizeBits: String(spec.sizeBits), ...(spec.curve ? { curve: spec.curve } : {}), ...(spec.exportable ? { exportable: 'true' } : {}),
-      owner: scope.owner ?? scope.by, ...(scope.tenant ? { tenant: scope.tenant } : {}),
+      algorithm: spec.algorithm,
+      sizeBits: String(spec.sizeBits),
+      ...(spec.curve ? { curve: spec.curve } : {}),
+      ...(spec.exportable ? { exportable: 'true' } : {}),
+      owner: scope.owner ?? scope.by,
+      ...(scope.tenant ? { tenant: scope.tenant } : {}),
     };
     return this.store.create(spec, scope, this.now(), (id) => ({ resource: id, context }));
   }
@@ -64,7 +68,10 @@ export class KeyLifecycle {
     const key = await this.store.mutate(id, scope, async (k) => {
       requireTransition(k, 'Rotated');
       if (request.ifVersion !== undefined && k.currentVersion !== request.ifVersion) {
-        throw new SvcError('IllegalOperation', `key ${id} is at version ${k.currentVersion}, not ${request.ifVersion}; not rotated`);
+        throw new SvcError(
+          'IllegalOperation',
+          `key ${id} is at version ${k.currentVersion}, not ${request.ifVersion}; not rotated`,
+        );
       }
       previousVersion = k.currentVersion;
       if (sealedUnder !== (k.minVersion ?? 1)) materialId = undefined;
@@ -72,11 +79,28 @@ export class KeyLifecycle {
       materialId ??= await this.store.storeNewMaterial(id, k.spec, scope.trace);
       const policy = request.policy ?? k.rotationPolicy;
       return {
-        event: { type: 'Rotated', at: this.now(), by: scope.by, newVersion: k.currentVersion + 1, materialId, policy, ...(request.reason ? { reason: request.reason } : {}) },
-        facts: { context: { previousVersion: String(k.currentVersion), currentVersion: String(k.currentVersion + 1), policy } },
+        event: {
+          type: 'Rotated',
+          at: this.now(),
+          by: scope.by,
+          newVersion: k.currentVersion + 1,
+          materialId,
+          policy,
+          ...(request.reason ? { reason: request.reason } : {}),
+        },
+        facts: {
+          context: { previousVersion: String(k.currentVersion), currentVersion: String(k.currentVersion + 1), policy },
+        },
       };
     });
-    return { id, state: key.state, previousVersion, currentVersion: key.currentVersion, rotatedAt: key.rotatedAt!, rotationPolicy: key.rotationPolicy };
+    return {
+      id,
+      state: key.state,
+      previousVersion,
+      currentVersion: key.currentVersion,
+      rotatedAt: key.rotatedAt!,
+      rotationPolicy: key.rotationPolicy,
+    };
   }
 
   async revoke(id: string, scope: ChangeScope, reason: string | undefined) {
@@ -112,11 +136,20 @@ export class KeyLifecycle {
     if (before.state === 'Destroyed') {
       if (await this.store.hasMaterial(id)) await this.store.scheduleErasure(before, scope.trace);
       else if (!(await this.erasure.isPending(id))) requireTransition(before, 'Destroyed');
-      return { id, state: 'Destroyed' as const, destroyedAt: before.destroyedAt!, erasure: await this.erase(id, scope) };
+      return {
+        id,
+        state: 'Destroyed' as const,
+        destroyedAt: before.destroyedAt!,
+        erasure: await this.erase(id, scope),
+      };
     }
     const key = await this.store.mutate(id, scope, async (k) => {
       // Scheduled: only the scheduler carries it out; a DELETE must not cut the waiting period short.
-      if (k.destroyAt) throw new SvcError('IllegalOperation', `key ${id} is already scheduled for destruction at ${k.destroyAt}; a later request never moves that date (a Human may cancel it and ask again)`);
+      if (k.destroyAt)
+        throw new SvcError(
+          'IllegalOperation',
+          `key ${id} is already scheduled for destruction at ${k.destroyAt}; a later request never moves that date (a Human may cancel it and ask again)`,
+        );
       requireTransition(k, 'Destroyed');
       return { event: { type: 'Destroyed', at: this.now(), by: scope.by } };
     });
@@ -130,7 +163,8 @@ export class KeyLifecycle {
 
   async publicKey(id: string, version: number | undefined, trace?: TraceScope) {
     const key = await this.store.get(id, trace);
-    if (key.spec.objectType !== 'PrivateKey') throw new SvcError('IllegalOperation', `key ${id} is a ${key.spec.algorithm} key and has no public key`);
+    if (key.spec.objectType !== 'PrivateKey')
+      throw new SvcError('IllegalOperation', `key ${id} is a ${key.spec.algorithm} key and has no public key`);
     if (key.state === 'Destroyed') throw new SvcError('IllegalOperation', `key ${id} is Destroyed`);
     requireNotScheduled(key, 'public-key');
     const keyVersion = version ?? key.currentVersion;

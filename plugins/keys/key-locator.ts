@@ -68,13 +68,24 @@ export class KeyLocator {
     for (let reads = 1; ; reads++) {
       const want = limit - found.length;
       // One row past what is needed tells whether another page follows.
-      const { keys: rows, scannedTo } = await call.trace.child('journal.locate', () => this.journal.locate(filter, after, want + 1));
+      const { keys: rows, scannedTo } = await call.trace.child('journal.locate', () =>
+        this.journal.locate(filter, after, want + 1),
+      );
       let full = false;
       for (let i = 0; i < Math.min(rows.length, want) && !full; i++) {
         const row = rows[i]!;
         checked++;
         after = position(row);
-        if (!matchesLocate(row, filter) || !call.permits('Get', row.id, { id: row.id, name: row.name, owner: row.owner, ...(row.tenant !== undefined ? { tenant: row.tenant } : {}) })) continue;
+        if (
+          !matchesLocate(row, filter) ||
+          !call.permits('Get', row.id, {
+            id: row.id,
+            name: row.name,
+            owner: row.owner,
+            ...(row.tenant !== undefined ? { tenant: row.tenant } : {}),
+          })
+        )
+          continue;
         found.push(row);
         full = found.length === limit;
         if (full) more = rows.length > i + 1 || scannedTo !== undefined;
@@ -91,7 +102,11 @@ export class KeyLocator {
       }
     }
     const keys = await Promise.all(found.map((row) => this.store.get(row.id, call.trace)));
-    return { keys, ...(more && after ? { nextCursor: encodeCursor(shownPosition(after, found.at(-1), from)) } : {}), checked };
+    return {
+      keys,
+      ...(more && after ? { nextCursor: encodeCursor(shownPosition(after, found.at(-1), from)) } : {}),
+      checked,
+    };
   }
 }
 
@@ -99,7 +114,8 @@ const position = (row: IndexedKey): LocatePosition => ({ createdAt: row.createdA
 
 /** Above every key id in Locate's order: a position with it stands before every key created at that time. */
 const ABOVE_EVERY_ID = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
-const isBefore = (a: LocatePosition, b: LocatePosition) => a.createdAt > b.createdAt || (a.createdAt === b.createdAt && a.id > b.id);
+const isBefore = (a: LocatePosition, b: LocatePosition) =>
+  a.createdAt > b.createdAt || (a.createdAt === b.createdAt && a.id > b.id);
 
 /**
  * Where the next page starts, said without naming a key the caller may not see. Reading stopped at
@@ -108,7 +124,11 @@ const isBefore = (a: LocatePosition, b: LocatePosition) => a.createdAt > b.creat
  * has the same time. Only when neither moves past the call's own start (thousands of keys in one
  * millisecond) does the cursor hold the position itself, so that paging always advances.
  */
-function shownPosition(readTo: LocatePosition, lastShown: IndexedKey | undefined, from: LocatePosition | undefined): LocatePosition {
+function shownPosition(
+  readTo: LocatePosition,
+  lastShown: IndexedKey | undefined,
+  from: LocatePosition | undefined,
+): LocatePosition {
   if (lastShown && lastShown.id === readTo.id) return readTo;
   if (lastShown && lastShown.createdAt === readTo.createdAt) return position(lastShown);
   const coarse = { createdAt: readTo.createdAt, id: ABOVE_EVERY_ID };

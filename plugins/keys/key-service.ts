@@ -51,7 +51,11 @@ export class KeyService implements Lifecycle {
     operations: OperationRunner,
     clock: Clock,
     private readonly logger: Logger,
-    settings: { rotationCheckSeconds: number; kwkCache: KwkCacheSettings; destruction?: DestructionSettings & { checkSeconds: number } },
+    settings: {
+      rotationCheckSeconds: number;
+      kwkCache: KwkCacheSettings;
+      destruction?: DestructionSettings & { checkSeconds: number };
+    },
     metrics: Registry,
     audit?: AuditPipelinePort,
   ) {
@@ -60,12 +64,25 @@ export class KeyService implements Lifecycle {
     this.store = store;
     this.erasure = new ErasureWorker(journal, audit, clock, logger);
     this.lifecycle = new KeyLifecycle(store, clock, this.erasure);
-    this.scheduler = new RotationScheduler(store, journal, operations, clock, logger, Math.max(1, settings.rotationCheckSeconds));
+    this.scheduler = new RotationScheduler(
+      store,
+      journal,
+      operations,
+      clock,
+      logger,
+      Math.max(1, settings.rotationCheckSeconds),
+    );
     this.crypto = new KeyCrypto(store, this.scheduler);
     this.batches = new KeyBatchCrypto(store, this.scheduler);
     const destruction = settings.destruction ?? { destroyWaitingDays: 0, agentDestroyWaitingDays: 7, checkSeconds: 60 };
     this.destruction = new KeyDestruction(store, this.lifecycle, this.wrapping, this.erasure, clock, destruction);
-    this.destroyScheduler = new DestroyScheduler(journal, operations, clock, logger, Math.max(1, destruction.checkSeconds));
+    this.destroyScheduler = new DestroyScheduler(
+      journal,
+      operations,
+      clock,
+      logger,
+      Math.max(1, destruction.checkSeconds),
+    );
     this.exporter = new KeyExport(store);
     this.importer = new KeyImport(store, journal, rootOfTrust, clock);
     this.locator = new KeyLocator(journal, store);
@@ -95,11 +112,15 @@ export class KeyService implements Lifecycle {
   private async reportSharedNames(): Promise<void> {
     const shared = await this.journal.duplicateNames(SHARED_NAMES_REPORTED);
     if (shared.length === 0) return;
-    this.logger.warn('finding keys.uniqueNames: some key names are held by more than one key that is not Destroyed (created before names were unique)', {
-      finding: 'keys.uniqueNames',
-      names: shared.map(({ name, keyIds }) => ({ name, keyIds })),
-      advice: 'they keep working and GET /v1/keys?name= finds each; no other key may take such a name while one of them lives. Destroy the ones no longer needed',
-    });
+    this.logger.warn(
+      'finding keys.uniqueNames: some key names are held by more than one key that is not Destroyed (created before names were unique)',
+      {
+        finding: 'keys.uniqueNames',
+        names: shared.map(({ name, keyIds }) => ({ name, keyIds })),
+        advice:
+          'they keep working and GET /v1/keys?name= finds each; no other key may take such a name while one of them lives. Destroy the ones no longer needed',
+      },
+    );
   }
 
   async stop(): Promise<void> {

@@ -1,4 +1,12 @@
-import { type KeyTransition, type ManagedKey, type StoredEvent, SvcError, TRANSITION_SOURCES, USABLE_STATES, WHILE_SCHEDULED } from '../../kernel/index.ts';
+import {
+  type KeyTransition,
+  type ManagedKey,
+  type StoredEvent,
+  SvcError,
+  TRANSITION_SOURCES,
+  USABLE_STATES,
+  WHILE_SCHEDULED,
+} from '../../kernel/index.ts';
 
 /** Applies one event to a key's state; the journal's replay is this fold over every event. */
 export function applyEvent(key: ManagedKey | undefined, stored: StoredEvent): ManagedKey {
@@ -6,19 +14,45 @@ export function applyEvent(key: ManagedKey | undefined, stored: StoredEvent): Ma
   if (e.type === 'KeyCreated') {
     // Keys created before export existed have no `exportable` in their spec: they are not exportable.
     const spec = e.spec.exportable === undefined ? { ...e.spec, exportable: false } : e.spec;
-    return { id: stored.keyId, spec, owner: e.owner ?? e.by, ...(e.tenant ? { tenant: e.tenant } : {}), origin: e.origin ?? 'generated', state: 'PreActive', currentVersion: 1, createdAt: e.at, rotationPolicy: 'Manual', versions: { 1: { createdAt: e.at, materialId: e.materialId } }, seq: stored.seq };
+    return {
+      id: stored.keyId,
+      spec,
+      owner: e.owner ?? e.by,
+      ...(e.tenant ? { tenant: e.tenant } : {}),
+      origin: e.origin ?? 'generated',
+      state: 'PreActive',
+      currentVersion: 1,
+      createdAt: e.at,
+      rotationPolicy: 'Manual',
+      versions: { 1: { createdAt: e.at, materialId: e.materialId } },
+      seq: stored.seq,
+    };
   }
   if (!key) throw new Error(`journal of key ${stored.keyId} does not start with KeyCreated`);
   const next: ManagedKey = { ...key, seq: stored.seq };
   switch (e.type) {
-    case 'KeyActivated': return { ...next, state: 'Active', activatedAt: e.at };
-    case 'Rotated': return { ...next, currentVersion: e.newVersion, rotatedAt: e.at, rotationPolicy: e.policy, versions: { ...key.versions, [e.newVersion]: { createdAt: e.at, materialId: e.materialId } } };
-    case 'Revoked': return { ...next, state: 'Deactivated', revokedAt: e.at, ...(e.reason ? { reason: e.reason } : {}) };
-    case 'Compromised': return { ...next, state: 'Compromised', compromisedAt: e.at, reason: e.reason };
-    case 'Destroyed': return { ...withoutSchedule(next), state: 'Destroyed', destroyedAt: e.at };
-    case 'DestroyScheduled': return { ...next, destroyAt: e.destroyAt };
-    case 'DestroyCancelled': return withoutSchedule(next);
-    case 'VersionsTrimmed': return { ...next, minVersion: e.minVersion };
+    case 'KeyActivated':
+      return { ...next, state: 'Active', activatedAt: e.at };
+    case 'Rotated':
+      return {
+        ...next,
+        currentVersion: e.newVersion,
+        rotatedAt: e.at,
+        rotationPolicy: e.policy,
+        versions: { ...key.versions, [e.newVersion]: { createdAt: e.at, materialId: e.materialId } },
+      };
+    case 'Revoked':
+      return { ...next, state: 'Deactivated', revokedAt: e.at, ...(e.reason ? { reason: e.reason } : {}) };
+    case 'Compromised':
+      return { ...next, state: 'Compromised', compromisedAt: e.at, reason: e.reason };
+    case 'Destroyed':
+      return { ...withoutSchedule(next), state: 'Destroyed', destroyedAt: e.at };
+    case 'DestroyScheduled':
+      return { ...next, destroyAt: e.destroyAt };
+    case 'DestroyCancelled':
+      return withoutSchedule(next);
+    case 'VersionsTrimmed':
+      return { ...next, minVersion: e.minVersion };
   }
 }
 
@@ -32,34 +66,54 @@ export function foldEvents(events: StoredEvent[]): ManagedKey | undefined {
 }
 
 const VERB: Record<KeyTransition, string> = {
-  KeyActivated: 'activated', Rotated: 'rotated', Revoked: 'revoked', Compromised: 'compromised', Destroyed: 'destroyed',
-  DestroyScheduled: 'scheduled for destruction', DestroyCancelled: 'spared its destruction', VersionsTrimmed: 'trimmed',
+  KeyActivated: 'activated',
+  Rotated: 'rotated',
+  Revoked: 'revoked',
+  Compromised: 'compromised',
+  Destroyed: 'destroyed',
+  DestroyScheduled: 'scheduled for destruction',
+  DestroyCancelled: 'spared its destruction',
+  VersionsTrimmed: 'trimmed',
 };
 
 export function requireTransition(key: ManagedKey, transition: KeyTransition): void {
   if (key.destroyAt && !WHILE_SCHEDULED.includes(transition)) {
-    throw new SvcError('IllegalOperation', `key ${key.id} is scheduled for destruction at ${key.destroyAt} and cannot be ${VERB[transition]}; a Human may cancel the destruction first (POST /v1/keys/${key.id}/cancel-destroy)`);
+    throw new SvcError(
+      'IllegalOperation',
+      `key ${key.id} is scheduled for destruction at ${key.destroyAt} and cannot be ${VERB[transition]}; a Human may cancel the destruction first (POST /v1/keys/${key.id}/cancel-destroy)`,
+    );
   }
   if (!TRANSITION_SOURCES[transition].includes(key.state)) {
-    throw new SvcError('IllegalOperation', `key ${key.id} is ${key.state} and cannot be ${VERB[transition]} (allowed from ${TRANSITION_SOURCES[transition].join(', ')})`);
+    throw new SvcError(
+      'IllegalOperation',
+      `key ${key.id} is ${key.state} and cannot be ${VERB[transition]} (allowed from ${TRANSITION_SOURCES[transition].join(', ')})`,
+    );
   }
 }
 
 /** What each state permits: producing output needs Active; reading old output also allows Deactivated. */
 export function requireUsable(key: ManagedKey, use: 'produce' | 'consume', operation: string): void {
   const ok = USABLE_STATES[use].includes(key.state);
-  if (!ok) throw new SvcError('IllegalOperation', `key ${key.id} is ${key.state}; ${operation} is not allowed in that state`);
+  if (!ok)
+    throw new SvcError('IllegalOperation', `key ${key.id} is ${key.state}; ${operation} is not allowed in that state`);
   requireNotScheduled(key, operation);
 }
 
 /** A key waiting for its scheduled destruction serves no cryptographic call (nor its public key): whoever still depends on it finds out while it can be cancelled. */
 export function requireNotScheduled(key: ManagedKey, operation: string): void {
-  if (key.destroyAt) throw new SvcError('IllegalOperation', `key ${key.id} is scheduled for destruction at ${key.destroyAt}; ${operation} is refused until a Human cancels the destruction`);
+  if (key.destroyAt)
+    throw new SvcError(
+      'IllegalOperation',
+      `key ${key.id} is scheduled for destruction at ${key.destroyAt}; ${operation} is refused until a Human cancels the destruction`,
+    );
 }
 
 /** A version below the key's minVersion was trimmed: its material is gone for good. */
 export function requireNotTrimmed(key: ManagedKey, version: number): void {
   if (key.minVersion !== undefined && version < key.minVersion) {
-    throw new SvcError('IllegalOperation', `version ${version} of key ${key.id} was trimmed (versions below ${key.minVersion} are erased for good)`);
+    throw new SvcError(
+      'IllegalOperation',
+      `version ${version} of key ${key.id} was trimmed (versions below ${key.minVersion} are erased for good)`,
+    );
   }
 }

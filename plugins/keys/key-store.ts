@@ -23,7 +23,8 @@ import { LRUCache } from 'lru-cache';
 
 // Several nodes writing one key take turns; a jittered pause between attempts lets one of them win.
 const MAX_CONFLICT_RETRIES = 50;
-const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(20, 1 + attempt * 2)));
+const pause = (attempt: number) =>
+  new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(20, 1 + attempt * 2)));
 
 /**
  * Who makes a change, the trace it belongs to, and (from the operation pipeline) the audit record to
@@ -99,7 +100,10 @@ export class KeyStore {
   async facts(id: unknown): Promise<ResourceFacts | undefined> {
     if (typeof id !== 'string' || !isUuid(id)) return undefined;
     let key = this.keys.get(id);
-    if (!key) key = await this.get(id).catch((err) => (err instanceof SvcError && err.code === 'KeyNotFound' ? undefined : Promise.reject(err)));
+    if (!key)
+      key = await this.get(id).catch((err) =>
+        err instanceof SvcError && err.code === 'KeyNotFound' ? undefined : Promise.reject(err),
+      );
     return key && { id: key.id, name: key.spec.name, owner: key.owner, ...(key.tenant ? { tenant: key.tenant } : {}) };
   }
 
@@ -116,15 +120,32 @@ export class KeyStore {
    * Creates the key's first version: material is stored before the event, so no event lacks material;
    * the event and its audit record are one journal transaction.
    */
-  async create(newSpec: NewKeySpec, scope: ChangeScope, at: string, facts: (id: string) => AuditFacts, imported?: Buffer): Promise<ManagedKey> {
+  async create(
+    newSpec: NewKeySpec,
+    scope: ChangeScope,
+    at: string,
+    facts: (id: string) => AuditFacts,
+    imported?: Buffer,
+  ): Promise<ManagedKey> {
     const id = randomUUID();
     const spec: KeySpec = { ...newSpec, name: newSpec.name ?? id };
     // A taken name is refused before any material is made (an RSA key takes seconds); the append decides races.
     if (newSpec.name !== undefined) await this.requireNameFree(newSpec.name, scope.trace);
     await this.wrapping.createKwk(id, scope.trace);
     // Imported material (already checked against the spec) becomes version 1 in place of generated material.
-    const materialId = imported ? await this.storeMaterial(id, imported, scope.trace) : await this.storeNewMaterial(id, spec, scope.trace);
-    const event: KeyEvent = { type: 'KeyCreated', at, spec, by: scope.by, materialId, owner: scope.owner ?? scope.by, ...(scope.tenant ? { tenant: scope.tenant } : {}), ...(imported ? { origin: 'imported' as const } : {}) };
+    const materialId = imported
+      ? await this.storeMaterial(id, imported, scope.trace)
+      : await this.storeNewMaterial(id, spec, scope.trace);
+    const event: KeyEvent = {
+      type: 'KeyCreated',
+      at,
+      spec,
+      by: scope.by,
+      materialId,
+      owner: scope.owner ?? scope.by,
+      ...(scope.tenant ? { tenant: scope.tenant } : {}),
+      ...(imported ? { origin: 'imported' as const } : {}),
+    };
     const record = scope.audit?.successRecord(facts(id));
     try {
       await scope.trace.child('journal.append', () => this.journal.append(id, 0, [event], record));
@@ -168,7 +189,11 @@ export class KeyStore {
    * Decides an event from the key's current state and appends it with its audit record, one change per
    * key at a time. On a conflict (another node wrote first) the key is re-read and the decision made again.
    */
-  async mutate(id: string, scope: ChangeScope, decide: (key: ManagedKey) => Promise<{ event: KeyEvent; facts?: AuditFacts; rekey?: MaterialRekey }>): Promise<ManagedKey> {
+  async mutate(
+    id: string,
+    scope: ChangeScope,
+    decide: (key: ManagedKey) => Promise<{ event: KeyEvent; facts?: AuditFacts; rekey?: MaterialRekey }>,
+  ): Promise<ManagedKey> {
     return this.serialised(id, async () => {
       for (let attempt = 0; ; attempt++) {
         const key = await this.get(id, scope.trace);
@@ -179,7 +204,8 @@ export class KeyStore {
           if (record) scope.audit!.journaled(record);
         } catch (err) {
           if (!(err instanceof JournalConflict)) throw err;
-          if (attempt >= MAX_CONFLICT_RETRIES) throw new SvcError('IllegalOperation', `key ${id} is being changed by other writers; retry`);
+          if (attempt >= MAX_CONFLICT_RETRIES)
+            throw new SvcError('IllegalOperation', `key ${id} is being changed by other writers; retry`);
           this.keys.delete(id);
           this.confirmedAt.delete(id);
           // The winner may have been a trim on another node, which replaced the key's KWK.
@@ -241,7 +267,8 @@ export class KeyStore {
   private async missingMaterial(key: ManagedKey, version: number, trace: TraceScope): Promise<never> {
     const fresh = await this.get(key.id, trace);
     requireNotTrimmed(fresh, version);
-    if (fresh.state === 'Destroyed') throw new SvcError('IllegalOperation', `key ${key.id} is Destroyed; its material is erased`);
+    if (fresh.state === 'Destroyed')
+      throw new SvcError('IllegalOperation', `key ${key.id} is Destroyed; its material is erased`);
     throw new Error(`material of key ${key.id} version ${version} is missing from the store`);
   }
 
@@ -275,4 +302,7 @@ export class KeyStore {
 }
 
 const nameTaken = (name: string) =>
-  new SvcError('IllegalOperation', `the key name ${JSON.stringify(name)} is taken: names are unique among keys that are not Destroyed`);
+  new SvcError(
+    'IllegalOperation',
+    `the key name ${JSON.stringify(name)} is taken: names are unique among keys that are not Destroyed`,
+  );

@@ -1,7 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { Counter, type Registry } from 'prom-client';
-import { type KeyJournal, type Logger, type MaterialRekey, openAesGcm, type RootOfTrust, sealAesGcm, type TraceScope, UNTRACED } from '../../kernel/index.ts';
+import {
+  type KeyJournal,
+  type Logger,
+  type MaterialRekey,
+  openAesGcm,
+  type RootOfTrust,
+  sealAesGcm,
+  type TraceScope,
+  UNTRACED,
+} from '../../kernel/index.ts';
 import { checkStoredKwksOpen } from './stored-kwk-check.ts';
 
 /** Material sealed under its key's KWK. */
@@ -34,7 +43,12 @@ export class KeyWrapping {
     registry: Registry,
   ) {
     this.cache = new LRUCache({ max: Math.max(1, cache.maxEntries), ttl: Math.max(1, cache.ttlSeconds) * 1000 });
-    this.lookups = new Counter({ name: 'svc_keys_kwk_cache_total', help: 'Key-wrapping key lookups: hit (in memory) or miss (unwrapped by the root of trust).', labelNames: ['result'], registers: [registry] });
+    this.lookups = new Counter({
+      name: 'svc_keys_kwk_cache_total',
+      help: 'Key-wrapping key lookups: hit (in memory) or miss (unwrapped by the root of trust).',
+      labelNames: ['result'],
+      registers: [registry],
+    });
   }
 
   /** Makes, wraps and stores a new key's KWK. */
@@ -94,7 +108,10 @@ export class KeyWrapping {
       for (const materialId of kept) {
         const blob = await trace.child('journal.getMaterial', () => this.journal.getMaterial(keyId, materialId));
         if (!blob) throw new Error(`material ${materialId} of key ${keyId} is missing from the store`);
-        const raw = blob[0] === MATERIAL_FORMAT ? openAesGcm(old, MATERIAL_FORMAT, `${keyId}/${materialId}`, blob) : await this.open(keyId, materialId, blob, trace);
+        const raw =
+          blob[0] === MATERIAL_FORMAT
+            ? openAesGcm(old, MATERIAL_FORMAT, `${keyId}/${materialId}`, blob)
+            : await this.open(keyId, materialId, blob, trace);
         resealed.push({ materialId, wrapped: this.seal(kwk, keyId, materialId, raw) });
         raw.fill(0);
       }
@@ -117,11 +134,16 @@ export class KeyWrapping {
    */
   async rewrapAll(): Promise<{ rewrapped: number; kekId: string }> {
     for (const keyId of await this.journal.keyIds()) {
-      if (!(await this.journal.getKwk(keyId)) && (await this.journal.materialIds(keyId)).length > 0) await this.adoptLegacyKey(keyId, UNTRACED);
+      if (!(await this.journal.getKwk(keyId)) && (await this.journal.materialIds(keyId)).length > 0)
+        await this.adoptLegacyKey(keyId, UNTRACED);
     }
     const kekId = this.rootOfTrust.currentKekId();
     let rewrapped = 0;
-    for (let batch = await this.journal.kwksNotUnder(kekId, 500); batch.length > 0; batch = await this.journal.kwksNotUnder(kekId, 500)) {
+    for (
+      let batch = await this.journal.kwksNotUnder(kekId, 500);
+      batch.length > 0;
+      batch = await this.journal.kwksNotUnder(kekId, 500)
+    ) {
       let moved = 0;
       for (const { keyId, wrapped } of batch) {
         const kwk = await this.rootOfTrust.unwrap(wrapped, keyId);
@@ -153,7 +175,10 @@ export class KeyWrapping {
     if (!this.rootOfTrust.unwrapLegacy) throw new Error(`key ${keyId} has no key-wrapping key`);
     const kwk = randomBytes(32);
     try {
-      await this.journal.putKwk(keyId, await trace.child('rootOfTrust.wrap', () => this.rootOfTrust.wrap(kwk, keyId, { trace })));
+      await this.journal.putKwk(
+        keyId,
+        await trace.child('rootOfTrust.wrap', () => this.rootOfTrust.wrap(kwk, keyId, { trace })),
+      );
     } catch (err) {
       // Another node adopted the key first: use its KWK.
       const theirs = await this.journal.getKwk(keyId);

@@ -15,11 +15,21 @@ export function encodeCursor(position: LocatePosition): string {
 
 export function decodeCursor(cursor: string | undefined): LocatePosition | undefined {
   if (cursor === undefined || cursor === '') return undefined;
-  const bad = () => new SvcError('InvalidField', 'cursor is not a nextCursor this service gave out; start again without it');
+  const bad = () =>
+    new SvcError('InvalidField', 'cursor is not a nextCursor this service gave out; start again without it');
   if (!BASE64URL.test(cursor)) throw bad();
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   if (Buffer.from(text, 'utf8').toString('base64url') !== cursor) throw bad();
   const [version, createdAt, id, ...rest] = text.split('|');
-  if (version !== '1' || rest.length > 0 || !createdAt || !id || !ISO.test(createdAt) || Number.isNaN(Date.parse(createdAt)) || !UUID.test(id)) throw bad();
+  if (
+    version !== '1' ||
+    rest.length > 0 ||
+    !createdAt ||
+    !id ||
+    !ISO.test(createdAt) ||
+    Number.isNaN(Date.parse(createdAt)) ||
+    !UUID.test(id)
+  )
+    throw bad();
   return { createdAt, id };
 }

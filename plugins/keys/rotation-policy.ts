@@ -1,9 +1,26 @@
 import { type ManagedKey, SvcError } from '../../kernel/index.ts';
 
 // A Map: the unit is the caller's text, and on an object `TimeBased:1constructor` would find a function.
-const UNITS = new Map(Object.entries({ s: 1, sec: 1, seconds: 1, m: 60, min: 60, minutes: 60, h: 3600, hours: 3600, d: 86400, day: 86400, days: 86400 }));
+const UNITS = new Map(
+  Object.entries({
+    s: 1,
+    sec: 1,
+    seconds: 1,
+    m: 60,
+    min: 60,
+    minutes: 60,
+    h: 3600,
+    hours: 3600,
+    d: 86400,
+    day: 86400,
+    days: 86400,
+  }),
+);
 
-export type RotationPolicy = { kind: 'Manual' } | { kind: 'TimeBased'; seconds: number } | { kind: 'OpCountBased'; count: number };
+export type RotationPolicy =
+  | { kind: 'Manual' }
+  | { kind: 'TimeBased'; seconds: number }
+  | { kind: 'OpCountBased'; count: number };
 
 // Policies are checked on every cryptographic call; there are few distinct texts, so parse each once.
 const parsed = new Map<string, RotationPolicy>();
@@ -25,7 +42,10 @@ function parse(text: string): RotationPolicy {
   if (time && unit && Number(time[1]) > 0) return { kind: 'TimeBased', seconds: Number(time[1]) * unit };
   const ops = /^OpCountBased:(\d+)$/.exec(text);
   if (ops && Number(ops[1]) > 0) return { kind: 'OpCountBased', count: Number(ops[1]) };
-  throw new SvcError('InvalidField', 'policy must be Manual, TimeBased:<n><s|m|h|days> (for example TimeBased:7days) or OpCountBased:<n>');
+  throw new SvcError(
+    'InvalidField',
+    'policy must be Manual, TimeBased:<n><s|m|h|days> (for example TimeBased:7days) or OpCountBased:<n>',
+  );
 }
 
 /** True when a TimeBased key's current version is older than its period. */

@@ -55,7 +55,12 @@ export class RotationScheduler implements RotationHooks {
 
   async sweep(): Promise<void> {
     const now = this.clock.now();
-    await Promise.all(this.store.cached().filter((k) => timeRotationDue(k, now)).map((k) => this.rotate(k, 'TimeBased period elapsed')));
+    await Promise.all(
+      this.store
+        .cached()
+        .filter((k) => timeRotationDue(k, now))
+        .map((k) => this.rotate(k, 'TimeBased period elapsed')),
+    );
   }
 
   beforeUse(key: ManagedKey): ManagedKey | Promise<ManagedKey> {
@@ -82,15 +87,20 @@ export class RotationScheduler implements RotationHooks {
 
   private async rotateNow(key: ManagedKey, why: string): Promise<void> {
     try {
-      await this.operations.run('RotateKey', { id: key.id, reason: why, ifVersion: key.currentVersion }, {
-        principal: SYSTEM_PRINCIPAL,
-        requestId: `rotation-${key.id}-${key.currentVersion}`,
-        door: 'internal',
-        decorate: { context: { 'rotation.trigger': why } },
-      });
+      await this.operations.run(
+        'RotateKey',
+        { id: key.id, reason: why, ifVersion: key.currentVersion },
+        {
+          principal: SYSTEM_PRINCIPAL,
+          requestId: `rotation-${key.id}-${key.currentVersion}`,
+          door: 'internal',
+          decorate: { context: { 'rotation.trigger': why } },
+        },
+      );
     } catch (err) {
       // IllegalOperation: another trigger or node rotated (or changed) the key first; its row says so.
-      if (!isSvcError(err) || err.code !== 'IllegalOperation') this.logger.error('scheduled rotation failed', { keyId: key.id, error: (err as Error).message });
+      if (!isSvcError(err) || err.code !== 'IllegalOperation')
+        this.logger.error('scheduled rotation failed', { keyId: key.id, error: (err as Error).message });
     }
   }
 }

@@ -31,7 +31,8 @@ function symmetric(req: KeySpecRequest, sizes: number[], fallback: number): Base
 
 function ec(req: KeySpecRequest): BaseSpec {
   let curve = req.curve as Curve | undefined;
-  if (curve !== undefined && !(EC_CURVES as readonly string[]).includes(curve)) throw invalid(`spec.curve must be one of ${EC_CURVES.join(', ')} for EC`);
+  if (curve !== undefined && !(EC_CURVES as readonly string[]).includes(curve))
+    throw invalid(`spec.curve must be one of ${EC_CURVES.join(', ')} for EC`);
   if (curve === undefined) {
     curve = EC_BY_SIZE[req.sizeBits ?? 256];
     if (!curve) throw invalid('spec.sizeBits must be 256, 384 or 521 for EC without a curve');
@@ -43,8 +44,10 @@ function ec(req: KeySpecRequest): BaseSpec {
 
 function eddsa(req: KeySpecRequest): BaseSpec {
   const curve = (req.curve ?? 'Ed25519') as Curve;
-  if (!(ED_CURVES as readonly string[]).includes(curve)) throw invalid(`spec.curve must be one of ${ED_CURVES.join(', ')} for EdDSA`);
-  if (req.sizeBits !== undefined && req.sizeBits !== ED_SIZE[curve]) throw invalid(`spec.sizeBits ${req.sizeBits} does not match curve ${curve} (${ED_SIZE[curve]})`);
+  if (!(ED_CURVES as readonly string[]).includes(curve))
+    throw invalid(`spec.curve must be one of ${ED_CURVES.join(', ')} for EdDSA`);
+  if (req.sizeBits !== undefined && req.sizeBits !== ED_SIZE[curve])
+    throw invalid(`spec.sizeBits ${req.sizeBits} does not match curve ${curve} (${ED_SIZE[curve]})`);
   return { algorithm: 'EdDSA', sizeBits: ED_SIZE[curve]!, curve, objectType: 'PrivateKey' };
 }
 
@@ -56,15 +59,24 @@ export function normaliseSpec(req: KeySpecRequest): NewKeySpec {
   }
   let spec: BaseSpec;
   switch (req.algorithm) {
-    case 'AES': spec = symmetric(req, [128, 192, 256], 256); break;
-    case 'HMAC': spec = symmetric(req, [256, 384, 512], 256); break;
+    case 'AES':
+      spec = symmetric(req, [128, 192, 256], 256);
+      break;
+    case 'HMAC':
+      spec = symmetric(req, [256, 384, 512], 256);
+      break;
     case 'RSA':
       spec = { ...symmetric({ ...req, curve: undefined }, [2048, 3072, 4096], 2048), objectType: 'PrivateKey' };
       if (req.curve !== undefined) throw invalid('spec.curve does not apply to RSA');
       break;
-    case 'EC': spec = ec(req); break;
-    case 'EdDSA': spec = eddsa(req); break;
-    default: throw invalid('spec.algorithm must be one of AES, RSA, EC, EdDSA, HMAC');
+    case 'EC':
+      spec = ec(req);
+      break;
+    case 'EdDSA':
+      spec = eddsa(req);
+      break;
+    default:
+      throw invalid('spec.algorithm must be one of AES, RSA, EC, EdDSA, HMAC');
   }
   if (req.objectType !== undefined && req.objectType !== spec.objectType) {
     throw invalid(`spec.objectType must be ${spec.objectType} for ${spec.algorithm}`);

@@ -20,7 +20,11 @@ const outage = (err: unknown) => err instanceof SvcError && err.code === 'Servic
  * ServiceUnavailable) lets the boot go on with a warning; calls answer 503 and /readyz reports the
  * `rootOfTrust` check until it recovers, without a restart.
  */
-export async function checkStoredKwksOpen(journal: KeyJournal, rootOfTrust: RootOfTrust, logger: Pick<Logger, 'warn'>): Promise<void> {
+export async function checkStoredKwksOpen(
+  journal: KeyJournal,
+  rootOfTrust: RootOfTrust,
+  logger: Pick<Logger, 'warn'>,
+): Promise<void> {
   const current = rootOfTrust.currentKekId();
   const held = new Set(rootOfTrust.kekIds());
   const samples = new Map<string, { keyId: string; wrapped: WrappedKey }>();
@@ -42,15 +46,23 @@ export async function checkStoredKwksOpen(journal: KeyJournal, rootOfTrust: Root
       (await rootOfTrust.unwrap(wrapped, keyId)).fill(0);
     } catch (err) {
       if (outage(err)) {
-        logger.warn('the root of trust cannot be used now; calls that need it answer 503 until it can', { kekId, error: (err as Error).message });
+        logger.warn('the root of trust cannot be used now; calls that need it answer 503 until it can', {
+          kekId,
+          error: (err as Error).message,
+        });
         return;
       }
-      throw new Error(`the KEK ${kekId} cannot unwrap the stored key-wrapping key of key ${keyId} (${(err as Error).message}): the configured KEK is not the one these keys were written with`);
+      throw new Error(
+        `the KEK ${kekId} cannot unwrap the stored key-wrapping key of key ${keyId} (${(err as Error).message}): the configured KEK is not the one these keys were written with`,
+      );
     }
   }
 }
 
-async function oneUnder(journal: KeyJournal, kekId: string): Promise<{ keyId: string; wrapped: WrappedKey } | undefined> {
+async function oneUnder(
+  journal: KeyJournal,
+  kekId: string,
+): Promise<{ keyId: string; wrapped: WrappedKey } | undefined> {
   for (const keyId of (await journal.keyIds()).slice(0, CURRENT_LOOKUPS)) {
     const wrapped = await journal.getKwk(keyId);
     if (wrapped?.kekId === kekId) return { keyId, wrapped };

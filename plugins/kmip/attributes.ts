@@ -65,7 +65,13 @@ export function requestedNames(payload: TtlvItem): string[] | undefined {
 
 /** Attributes as the version carries them: 1.x one Attribute structure each, 2.0 one Attributes structure. */
 export function encodeAttributes(list: AttributeList, v2: boolean): TtlvItem[] {
-  if (v2) return [structure(T.Attributes, list.map(([name, value]) => value(ATTRIBUTE_TAGS[name]!)))];
+  if (v2)
+    return [
+      structure(
+        T.Attributes,
+        list.map(([name, value]) => value(ATTRIBUTE_TAGS[name]!)),
+      ),
+    ];
   return list.map(([name, value]) => structure(T.Attribute, [text(T.AttributeName, name), value(T.AttributeValue)]));
 }
 

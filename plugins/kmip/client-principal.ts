@@ -14,8 +14,12 @@ const usable = (text: string) => [...text].length <= 256 && isCallerText(text);
 export function clientPrincipal(cert: PeerCertificate | undefined): Principal | { refused: string } {
   const { CN: cn, O: o } = cert?.subject ?? {};
   // Two CNs (or Os): which one a CA checked is unknown (Go's crypto/x509 reads the last), so neither is trusted.
-  if (Array.isArray(cn) || Array.isArray(o)) return { refused: 'the client certificate names more than one subject CN or O' };
-  if (!cn || !usable(cn)) return { refused: `the client certificate has no usable subject CN (1..256 characters that ${CALLER_TEXT_RULE.replace(/^must not/, 'do not')})` };
+  if (Array.isArray(cn) || Array.isArray(o))
+    return { refused: 'the client certificate names more than one subject CN or O' };
+  if (!cn || !usable(cn))
+    return {
+      refused: `the client certificate has no usable subject CN (1..256 characters that ${CALLER_TEXT_RULE.replace(/^must not/, 'do not')})`,
+    };
   const reserved = reservedSubjectProblem(cn);
   if (reserved) return { refused: reserved };
   return { kind: 'Service', subject: cn, ...(o && usable(o) ? { tenant: o } : {}), groups: [] };

@@ -6,11 +6,19 @@ export const kmipSettings = defineSettings(
     kmip: Type.Object({
       enabled: Type.Boolean({
         description:
-          'Serve KMIP (binary TTLV over mutual TLS, protocol 1.0-1.4 and 2.0) on its own port: each client certificate\'s subject CN is a Service principal, its O the tenant; every operation runs through the REST API\'s policy, risk, rate limits and audit.',
+          "Serve KMIP (binary TTLV over mutual TLS, protocol 1.0-1.4 and 2.0) on its own port: each client certificate's subject CN is a Service principal, its O the tenant; every operation runs through the REST API's policy, risk, rate limits and audit.",
         default: false,
       }),
-      host: Type.String({ description: 'Bind address of the KMIP listener. Empty: the HTTP listener\'s (http.host).', default: '' }),
-      port: Type.Integer({ minimum: 0, maximum: 65535, description: 'Port of the KMIP listener (5696 is KMIP\'s registered port; 0 picks a free one).', default: 5696 }),
+      host: Type.String({
+        description: "Bind address of the KMIP listener. Empty: the HTTP listener's (http.host).",
+        default: '',
+      }),
+      port: Type.Integer({
+        minimum: 0,
+        maximum: 65535,
+        description: "Port of the KMIP listener (5696 is KMIP's registered port; 0 picks a free one).",
+        default: 5696,
+      }),
       maxConnections: Type.Integer({
         minimum: 0,
         description:
@@ -19,7 +27,8 @@ export const kmipSettings = defineSettings(
       }),
       handshakeTimeoutMs: Type.Integer({
         minimum: 0,
-        description: 'A connection whose TLS handshake has not finished this long after it was accepted is closed, however slowly it keeps sending (an absolute deadline, not an idle timer).',
+        description:
+          'A connection whose TLS handshake has not finished this long after it was accepted is closed, however slowly it keeps sending (an absolute deadline, not an idle timer).',
         default: 10000,
       }),
       maxPendingHandshakes: Type.Integer({
@@ -29,10 +38,17 @@ export const kmipSettings = defineSettings(
         default: 1024,
       }),
       tls: Type.Object({
-        certFile: Type.String({ description: 'PEM certificate chain of the KMIP listener (required when kmip.enabled).', default: '' }),
-        keyFile: Type.String({ description: 'PEM private key of the KMIP listener\'s certificate (required when kmip.enabled).', default: '' }),
+        certFile: Type.String({
+          description: 'PEM certificate chain of the KMIP listener (required when kmip.enabled).',
+          default: '',
+        }),
+        keyFile: Type.String({
+          description: "PEM private key of the KMIP listener's certificate (required when kmip.enabled).",
+          default: '',
+        }),
         clientCaFile: Type.String({
-          description: 'PEM CA certificate(s) that sign the KMIP clients\' certificates (required when kmip.enabled): a client without one is refused in the handshake.',
+          description:
+            "PEM CA certificate(s) that sign the KMIP clients' certificates (required when kmip.enabled): a client without one is refused in the handshake.",
           default: '',
         }),
       }),

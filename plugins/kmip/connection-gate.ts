@@ -8,7 +8,8 @@ export interface GateLimits {
 }
 
 /** A live connection's peer: the raw socket and the TLS socket over it answer the same address and port. */
-const peerOf = (socket: Socket) => (socket.remoteAddress === undefined ? undefined : `${socket.remoteAddress}|${socket.remotePort}`);
+const peerOf = (socket: Socket) =>
+  socket.remoteAddress === undefined ? undefined : `${socket.remoteAddress}|${socket.remotePort}`;
 
 /**
  * Admits the KMIP listener's connections in two separate pools, so that one never starves the other.

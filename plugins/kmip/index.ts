@@ -1,4 +1,11 @@
-import { clockPort, definePlugin, doorPort, KERNEL_API_VERSION, loggerPort, operationRunnerPort } from '../../kernel/index.ts';
+import {
+  clockPort,
+  definePlugin,
+  doorPort,
+  KERNEL_API_VERSION,
+  loggerPort,
+  operationRunnerPort,
+} from '../../kernel/index.ts';
 import { kmipSettings, type KmipSettings } from './config.ts';
 import { KmipDoor } from './kmip-door.ts';
 import { kmipTlsPreflight } from './tls-preflight.ts';
@@ -7,7 +14,8 @@ export default definePlugin({
   id: 'kmip',
   apiVersion: KERNEL_API_VERSION,
   provides: doorPort,
-  description: 'KMIP (binary TTLV over mutual TLS) on its own port: client certificates as Service principals, every operation through the one pipeline',
+  description:
+    'KMIP (binary TTLV over mutual TLS) on its own port: client certificates as Service principals, every operation through the one pipeline',
   dependsOn: { runner: operationRunnerPort, logger: loggerPort, clock: clockPort },
   settings: kmipSettings,
   configure: ({ kmip }, deployment): KmipSettings => ({

@@ -16,27 +16,46 @@ export interface ObjectRef {
 }
 
 export function objectRef(uid: string): ObjectRef {
-  return uid.endsWith(PUBLIC_SUFFIX) ? { keyId: uid.slice(0, -PUBLIC_SUFFIX.length), publicHalf: true } : { keyId: uid, publicHalf: false };
+  return uid.endsWith(PUBLIC_SUFFIX)
+    ? { keyId: uid.slice(0, -PUBLIC_SUFFIX.length), publicHalf: true }
+    : { keyId: uid, publicHalf: false };
 }
 
 export const isAsymmetric = (key: Pick<ManagedKey, 'spec'>) => key.spec.objectType === 'PrivateKey';
 
-const CURVE_CODES: Record<string, number> = { 'P-256': K.RecommendedCurve.P256, 'P-384': K.RecommendedCurve.P384, 'P-521': K.RecommendedCurve.P521 };
+const CURVE_CODES: Record<string, number> = {
+  'P-256': K.RecommendedCurve.P256,
+  'P-384': K.RecommendedCurve.P384,
+  'P-521': K.RecommendedCurve.P521,
+};
 const HMAC_CODES: Record<number, number> = { 256: A.HmacSha256, 384: A.HmacSha384, 512: A.HmacSha512 };
 
 /** The KMIP Cryptographic Algorithm of a key. */
 export function algorithmCode(key: Pick<ManagedKey, 'spec'>): number {
   switch (key.spec.algorithm) {
-    case 'AES': return A.Aes;
-    case 'RSA': return A.Rsa;
-    case 'EC': return A.Ecdsa;
-    case 'HMAC': return HMAC_CODES[key.spec.sizeBits] ?? A.HmacSha256;
-    default: return key.spec.curve === 'Ed448' ? A.Ed448 : A.Ed25519;
+    case 'AES':
+      return A.Aes;
+    case 'RSA':
+      return A.Rsa;
+    case 'EC':
+      return A.Ecdsa;
+    case 'HMAC':
+      return HMAC_CODES[key.spec.sizeBits] ?? A.HmacSha256;
+    default:
+      return key.spec.curve === 'Ed448' ? A.Ed448 : A.Ed25519;
   }
 }
 
-const STATE_CODES: Record<ManagedKey['state'], number> = { PreActive: K.State.PreActive, Active: K.State.Active, Deactivated: K.State.Deactivated, Compromised: K.State.Compromised, Destroyed: K.State.Destroyed };
-export const STATE_NAMES = Object.fromEntries(Object.entries(STATE_CODES).map(([name, code]) => [code, name])) as Record<number, ManagedKey['state']>;
+const STATE_CODES: Record<ManagedKey['state'], number> = {
+  PreActive: K.State.PreActive,
+  Active: K.State.Active,
+  Deactivated: K.State.Deactivated,
+  Compromised: K.State.Compromised,
+  Destroyed: K.State.Destroyed,
+};
+export const STATE_NAMES = Object.fromEntries(
+  Object.entries(STATE_CODES).map(([name, code]) => [code, name]),
+) as Record<number, ManagedKey['state']>;
 
 /** What each object may be used for, from its algorithm. */
 function usageMask(key: ManagedKey, publicHalf: boolean): number {
@@ -51,11 +70,22 @@ const date = (iso: string | undefined) => (iso ? (tag: number) => dateTime(tag, 
 /** A key's KMIP attributes (of its public half when `publicHalf`), in the order GetAttributeList names them. */
 export function keyAttributes(key: ManagedKey, publicHalf: boolean, v2: boolean): AttributeList {
   const uid = publicHalf ? `${key.id}${PUBLIC_SUFFIX}` : key.id;
-  const objectType = publicHalf ? K.ObjectType.PublicKey : key.spec.objectType === 'SymmetricKey' ? K.ObjectType.SymmetricKey : K.ObjectType.PrivateKey;
-  const changed = [key.createdAt, key.activatedAt, key.rotatedAt, key.revokedAt, key.compromisedAt, key.destroyedAt].filter((d): d is string => Boolean(d)).sort().at(-1);
+  const objectType = publicHalf
+    ? K.ObjectType.PublicKey
+    : key.spec.objectType === 'SymmetricKey'
+      ? K.ObjectType.SymmetricKey
+      : K.ObjectType.PrivateKey;
+  const changed = [key.createdAt, key.activatedAt, key.rotatedAt, key.revokedAt, key.compromisedAt, key.destroyedAt]
+    .filter((d): d is string => Boolean(d))
+    .sort()
+    .at(-1);
   const list: AttributeList = [
     ['Unique Identifier', (tag) => text(tag, uid)],
-    ['Name', (tag) => structure(tag, [text(T.NameValue, key.spec.name), enumeration(T.NameType, K.NameType.UninterpretedTextString)])],
+    [
+      'Name',
+      (tag) =>
+        structure(tag, [text(T.NameValue, key.spec.name), enumeration(T.NameType, K.NameType.UninterpretedTextString)]),
+    ],
     ['Object Type', (tag) => enumeration(tag, objectType)],
     ['Cryptographic Algorithm', (tag) => enumeration(tag, algorithmCode(key))],
     ['Cryptographic Length', (tag) => integer(tag, key.spec.sizeBits)],
@@ -63,8 +93,12 @@ export function keyAttributes(key: ManagedKey, publicHalf: boolean, v2: boolean)
     ['State', (tag) => enumeration(tag, STATE_CODES[key.state])],
   ];
   const dates: Array<[string, ((tag: number) => ReturnType<typeof dateTime>) | undefined]> = [
-    ['Initial Date', date(key.createdAt)], ['Activation Date', date(key.activatedAt)], ['Deactivation Date', date(key.revokedAt ?? key.compromisedAt)],
-    ['Compromise Date', date(key.compromisedAt)], ['Destroy Date', date(key.destroyedAt)], ['Last Change Date', date(changed)],
+    ['Initial Date', date(key.createdAt)],
+    ['Activation Date', date(key.activatedAt)],
+    ['Deactivation Date', date(key.revokedAt ?? key.compromisedAt)],
+    ['Compromise Date', date(key.compromisedAt)],
+    ['Destroy Date', date(key.destroyedAt)],
+    ['Last Change Date', date(changed)],
   ];
   for (const [name, value] of dates) if (value) list.push([name, value]);
   // Extractable is a KMIP 2.0 attribute: 1.x clients cannot read it.
@@ -85,17 +119,30 @@ const CURVE_OF_LENGTH: Record<number, string> = { 256: 'P-256', 384: 'P-384', 52
  * The key spec's algorithm, size and curve from KMIP's Cryptographic Algorithm, Length and Recommended
  * Curve. Values the service has no key type for are InvalidField, worded for the KMIP caller.
  */
-export function requestedSpec(algorithm: number | undefined, length: number | undefined, curveCode: number | undefined): RequestedSpec {
+export function requestedSpec(
+  algorithm: number | undefined,
+  length: number | undefined,
+  curveCode: number | undefined,
+): RequestedSpec {
   if (algorithm === undefined) throw new SvcError('InvalidField', 'Cryptographic Algorithm is required');
   if (algorithm === A.Aes) return { algorithm: 'AES', ...(length !== undefined ? { sizeBits: length } : {}) };
   if (algorithm === A.Rsa) return { algorithm: 'RSA', ...(length !== undefined ? { sizeBits: length } : {}) };
   if (algorithm === A.Ecdsa || algorithm === A.Ec) {
-    const curve = curveCode !== undefined ? CURVE_OF_CODE[curveCode] : length !== undefined ? CURVE_OF_LENGTH[length] : 'P-256';
-    if (!curve) throw new SvcError('InvalidField', 'EC keys are P-256, P-384 or P-521 (Cryptographic Length 256, 384 or 521, or that Recommended Curve)');
+    const curve =
+      curveCode !== undefined ? CURVE_OF_CODE[curveCode] : length !== undefined ? CURVE_OF_LENGTH[length] : 'P-256';
+    if (!curve)
+      throw new SvcError(
+        'InvalidField',
+        'EC keys are P-256, P-384 or P-521 (Cryptographic Length 256, 384 or 521, or that Recommended Curve)',
+      );
     return { algorithm: 'EC', curve };
   }
-  if (algorithm === A.Ed25519 || algorithm === A.Ed448) return { algorithm: 'EdDSA', curve: algorithm === A.Ed25519 ? 'Ed25519' : 'Ed448' };
+  if (algorithm === A.Ed25519 || algorithm === A.Ed448)
+    return { algorithm: 'EdDSA', curve: algorithm === A.Ed25519 ? 'Ed25519' : 'Ed448' };
   const hmac = Object.entries(HMAC_CODES).find(([, code]) => code === algorithm);
   if (hmac) return { algorithm: 'HMAC', sizeBits: Number(hmac[0]) };
-  throw new SvcError('InvalidField', `Cryptographic Algorithm ${algorithm} is not one the service makes keys of (AES, RSA, ECDSA/EC, Ed25519, Ed448, HMAC-SHA256/384/512)`);
+  throw new SvcError(
+    'InvalidField',
+    `Cryptographic Algorithm ${algorithm} is not one the service makes keys of (AES, RSA, ECDSA/EC, Ed25519, Ed448, HMAC-SHA256/384/512)`,
+  );
 }

@@ -2,11 +2,28 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server, type TLSSocket } from 'node:tls';
-import { isRequestId, SvcError, TLS12_CIPHERS, type Clock, type Door, type Logger, type OperationRunner, type Principal } from '../../kernel/index.ts';
+import {
+  isRequestId,
+  SvcError,
+  TLS12_CIPHERS,
+  type Clock,
+  type Door,
+  type Logger,
+  type OperationRunner,
+  type Principal,
+} from '../../kernel/index.ts';
 import { clientPrincipal } from './client-principal.ts';
 import type { KmipSettings } from './config.ts';
 import { ConnectionGate } from './connection-gate.ts';
-import { encodeResponse, InvalidMessage, invalidMessageResponse, isSupported, parseRequest, type BatchItemResponse, type RequestMessage } from './messages.ts';
+import {
+  encodeResponse,
+  InvalidMessage,
+  invalidMessageResponse,
+  isSupported,
+  parseRequest,
+  type BatchItemResponse,
+  type RequestMessage,
+} from './messages.ts';
 import { kmipOperations, OPERATION_NAMES } from './operations/index.ts';
 import type { KmipCall } from './operations/adapter.ts';
 import { failureOf } from './result-reasons.ts';
@@ -64,27 +81,32 @@ export class KmipDoor implements Door {
   }
 
   async start(): Promise<void> {
-    const server = createServer({
-      cert: readFileSync(this.settings.certFile),
-      key: readFileSync(this.settings.keyFile),
-      ca: readFileSync(this.settings.clientCaFile),
-      requestCert: true,
-      rejectUnauthorized: true,
-      minVersion: 'TLSv1.2',
-      ciphers: TLS12_CIPHERS,
-      honorCipherOrder: true,
-      // The gate's deadline is the one that counts (absolute, from the accept); Node's is idle-based.
-      handshakeTimeout: this.settings.handshakeTimeoutMs,
-    }, (socket) => {
-      // Past kmip.maxConnections a certified client is closed; handshakes never took its place (connection-gate.ts).
-      if (this.gate.secured(socket)) this.serve(socket);
-      else socket.destroy();
-    });
+    const server = createServer(
+      {
+        cert: readFileSync(this.settings.certFile),
+        key: readFileSync(this.settings.keyFile),
+        ca: readFileSync(this.settings.clientCaFile),
+        requestCert: true,
+        rejectUnauthorized: true,
+        minVersion: 'TLSv1.2',
+        ciphers: TLS12_CIPHERS,
+        honorCipherOrder: true,
+        // The gate's deadline is the one that counts (absolute, from the accept); Node's is idle-based.
+        handshakeTimeout: this.settings.handshakeTimeoutMs,
+      },
+      (socket) => {
+        // Past kmip.maxConnections a certified client is closed; handshakes never took its place (connection-gate.ts).
+        if (this.gate.secured(socket)) this.serve(socket);
+        else socket.destroy();
+      },
+    );
     // No server.maxConnections: it counts TCP connections before their handshake too, so idle ones shut certified clients out.
     server.on('connection', (raw) => this.gate.accepted(raw));
     // A refused handshake (no or foreign client certificate, or its deadline passed) concerns that client only.
     server.on('tlsClientError', () => undefined);
-    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(this.settings.port, this.settings.host, () => resolve()));
+    await new Promise<void>((resolve, reject) =>
+      server.once('error', reject).listen(this.settings.port, this.settings.host, () => resolve()),
+    );
     server.on('error', (err) => this.logger.error('kmip: listener error', { error: err.message }));
     this.server = server;
     this.logger.info('kmip: listening', { host: this.settings.host, port: this.address()?.port });
@@ -154,12 +176,19 @@ export class KmipDoor implements Door {
   }
 
   /** The response to one framed message; never throws. */
-  private async answer(frame: Buffer, principal: Principal | { refused: string }, sourceIp: string | undefined): Promise<Buffer> {
+  private async answer(
+    frame: Buffer,
+    principal: Principal | { refused: string },
+    sourceIp: string | undefined,
+  ): Promise<Buffer> {
     let request: RequestMessage;
     try {
       request = parseRequest(frame);
     } catch (err) {
-      const reason = err instanceof TtlvError || err instanceof InvalidMessage ? err : new TtlvError('the message could not be read');
+      const reason =
+        err instanceof TtlvError || err instanceof InvalidMessage
+          ? err
+          : new TtlvError('the message could not be read');
       return invalidMessageResponse(reason, this.clock.now());
     }
     const results: BatchItemResponse[] = [];
@@ -168,7 +197,10 @@ export class KmipDoor implements Door {
       const base = { operation: item.operation, ...(item.batchItemId ? { batchItemId: item.batchItemId } : {}) };
       const failed = (reason: number, message: string) => results.push({ ...base, failure: { reason, message } });
       if (!isSupported(request.version)) {
-        failed(K.ResultReason.UnsupportedProtocolVersion, `protocol version ${request.version.major}.${request.version.minor} is not served; 1.0-1.4 and 2.0 are`);
+        failed(
+          K.ResultReason.UnsupportedProtocolVersion,
+          `protocol version ${request.version.major}.${request.version.minor} is not served; 1.0-1.4 and 2.0 are`,
+        );
         continue;
       }
       if ('refused' in principal) {
@@ -177,7 +209,10 @@ export class KmipDoor implements Door {
       }
       const adapter = this.operations.get(item.operation);
       if (!adapter) {
-        failed(K.ResultReason.OperationNotSupported, `operation ${OPERATION_NAMES[item.operation] ?? item.operation} is not served`);
+        failed(
+          K.ResultReason.OperationNotSupported,
+          `operation ${OPERATION_NAMES[item.operation] ?? item.operation} is not served`,
+        );
         if (!request.continueOnError) break;
         continue;
       }
@@ -188,7 +223,11 @@ export class KmipDoor implements Door {
         placeholder = answer.uid ?? placeholder;
       } catch (err) {
         const { reason, message } = failureOf(err);
-        if (!(err instanceof SvcError) && reason === K.ResultReason.GeneralFailure) this.logger.error('kmip: unexpected failure', { operation: OPERATION_NAMES[item.operation], error: (err as Error).message });
+        if (!(err instanceof SvcError) && reason === K.ResultReason.GeneralFailure)
+          this.logger.error('kmip: unexpected failure', {
+            operation: OPERATION_NAMES[item.operation],
+            error: (err as Error).message,
+          });
         failed(reason, message);
         if (!request.continueOnError) break;
       }
@@ -197,21 +236,38 @@ export class KmipDoor implements Door {
       return encodeResponse(request.version, results, this.clock.now());
     } catch (err) {
       this.logger.error('kmip: could not encode a response', { error: (err as Error).message });
-      return encodeResponse(request.version, [{ failure: { reason: K.ResultReason.GeneralFailure, message: 'the response could not be encoded' } }], this.clock.now());
+      return encodeResponse(
+        request.version,
+        [{ failure: { reason: K.ResultReason.GeneralFailure, message: 'the response could not be encoded' } }],
+        this.clock.now(),
+      );
     }
   }
 
-  private call(request: RequestMessage, operation: number, principal: Principal, sourceIp: string | undefined, placeholder: string | undefined): KmipCall {
+  private call(
+    request: RequestMessage,
+    operation: number,
+    principal: Principal,
+    sourceIp: string | undefined,
+    placeholder: string | undefined,
+  ): KmipCall {
     // KMIP 1.4's Client Correlation Value is the client's id for its request, as X-Request-Id is over REST:
     // kept under the same rule as the audit record's correlation id, so a client can find its calls there.
-    const requestId = request.correlation !== undefined && isRequestId(request.correlation) ? request.correlation : `kmip-${randomUUID()}`;
-    const context = { 'kmip.operation': OPERATION_NAMES[operation] ?? String(operation), 'kmip.version': `${request.version.major}.${request.version.minor}` };
+    const requestId =
+      request.correlation !== undefined && isRequestId(request.correlation)
+        ? request.correlation
+        : `kmip-${randomUUID()}`;
+    const context = {
+      'kmip.operation': OPERATION_NAMES[operation] ?? String(operation),
+      'kmip.version': `${request.version.major}.${request.version.minor}`,
+    };
     const caller = { principal, requestId, door: this.name, context, ...(sourceIp ? { sourceIp } : {}) };
     return {
       version: request.version,
       v2: request.version.major >= 2,
       placeholder,
-      run: async <R>(operationId: string, input: Record<string, unknown>, rejected?: SvcError) => (await this.runner.run(operationId, input, caller, rejected)) as R,
+      run: async <R>(operationId: string, input: Record<string, unknown>, rejected?: SvcError) =>
+        (await this.runner.run(operationId, input, caller, rejected)) as R,
     };
   }
 }

@@ -22,7 +22,10 @@ const REASONS: Partial<Record<ErrorCode, number>> = {
  * its Result Reason is KMIP's own.
  */
 export class KmipRejection extends SvcError {
-  constructor(readonly reason: number, message: string) {
+  constructor(
+    readonly reason: number,
+    message: string,
+  ) {
     super('InvalidField', message);
   }
 }
@@ -33,5 +36,8 @@ export class KmipRejection extends SvcError {
  */
 export function failureOf(err: unknown): { reason: number; message: string } {
   const error = asSvcError(err);
-  return { reason: error instanceof KmipRejection ? error.reason : (REASONS[error.code] ?? R.GeneralFailure), message: error.message };
+  return {
+    reason: error instanceof KmipRejection ? error.reason : (REASONS[error.code] ?? R.GeneralFailure),
+    message: error.message,
+  };
 }

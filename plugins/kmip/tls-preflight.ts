@@ -18,17 +18,33 @@ export function kmipTlsPreflight(config: KmipSettings): PreflightNode {
   const files: Partial<Record<keyof KmipSettings, Buffer>> = {};
   for (const [field, setting, env] of SETTINGS) {
     const file = String(config[field]);
-    if (!file) return { name, status: 'fail', message: `${setting} is required when kmip.enabled is true`, advice: `set ${env}` };
+    if (!file)
+      return {
+        name,
+        status: 'fail',
+        message: `${setting} is required when kmip.enabled is true`,
+        advice: `set ${env}`,
+      };
     try {
       files[field] = readFileSync(file);
     } catch (err) {
-      return { name, status: 'fail', message: `${setting}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, advice: `check ${env}` };
+      return {
+        name,
+        status: 'fail',
+        message: `${setting}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+        advice: `check ${env}`,
+      };
     }
   }
   try {
     createSecureContext({ cert: files.certFile, key: files.keyFile, ca: files.clientCaFile });
   } catch (err) {
-    return { name, status: 'fail', message: `kmip.tls: the certificate, key and client CA do not make a TLS context (${(err as Error).message})`, advice: 'check that kmip.tls.keyFile is the key of kmip.tls.certFile and both are PEM' };
+    return {
+      name,
+      status: 'fail',
+      message: `kmip.tls: the certificate, key and client CA do not make a TLS context (${(err as Error).message})`,
+      advice: 'check that kmip.tls.keyFile is the key of kmip.tls.certFile and both are PEM',
+    };
   }
   return { name, status: 'ok', message: `KMIP on ${config.host}:${config.port}, mutual TLS` };
 }

@@ -37,8 +37,15 @@ class MadeToolAnswer implements ToolAnswer {
     const json = value.#json;
     const { content } = value;
     const keys = Object.keys(value);
-    const untouched = value.structuredContent === value.#body && keys.length === (value.isError === true ? 3 : 2) && keys[0] === 'content' && keys[1] === 'structuredContent'
-      && Array.isArray(content) && content.length === 1 && content[0]!.type === 'text' && content[0]!.text === json;
+    const untouched =
+      value.structuredContent === value.#body &&
+      keys.length === (value.isError === true ? 3 : 2) &&
+      keys[0] === 'content' &&
+      keys[1] === 'structuredContent' &&
+      Array.isArray(content) &&
+      content.length === 1 &&
+      content[0]!.type === 'text' &&
+      content[0]!.text === json;
     return untouched ? json : undefined;
   }
 }
@@ -69,5 +76,11 @@ export function answersJson(messages: readonly JSONRPCMessage[]): string {
 /** The answer's envelope is the SDK's `{result, jsonrpc, id}`, in that order, with nothing else. */
 function envelopeKeys(message: JSONRPCMessage): boolean {
   const keys = Object.keys(message);
-  return keys.length === 3 && keys[0] === 'result' && keys[1] === 'jsonrpc' && keys[2] === 'id' && (message as { jsonrpc: unknown }).jsonrpc === '2.0';
+  return (
+    keys.length === 3 &&
+    keys[0] === 'result' &&
+    keys[1] === 'jsonrpc' &&
+    keys[2] === 'id' &&
+    (message as { jsonrpc: unknown }).jsonrpc === '2.0'
+  );
 }

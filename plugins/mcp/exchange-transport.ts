@@ -45,7 +45,11 @@ export class ExchangeTransport<C> implements Transport {
   /** Hands the requests to the server on behalf of `caller`; resolves with their answers, in order. */
   dispatch(requests: readonly JSONRPCRequest[], caller: C): Promise<JSONRPCMessage[]> {
     return new Promise((resolve) => {
-      const exchange: Exchange = { answers: new Array<JSONRPCMessage>(requests.length), waiting: requests.length, done: resolve };
+      const exchange: Exchange = {
+        answers: new Array<JSONRPCMessage>(requests.length),
+        waiting: requests.length,
+        done: resolve,
+      };
       const internal = requests.map((request, index) => {
         const id = this.nextId++;
         this.pending.set(id, { exchange, index, originalId: request.id, caller });

@@ -1,4 +1,11 @@
-import { authenticatorPort, definePlugin, doorPort, KERNEL_API_VERSION, operationRunnerPort, packageVersion } from '../../kernel/index.ts';
+import {
+  authenticatorPort,
+  definePlugin,
+  doorPort,
+  KERNEL_API_VERSION,
+  operationRunnerPort,
+  packageVersion,
+} from '../../kernel/index.ts';
 import { mcpSettings } from './config.ts';
 import { McpDoor, type McpDoorSettings } from './mcp-door.ts';
 
@@ -12,7 +19,10 @@ export default definePlugin({
   description: 'Model Context Protocol at /mcp: every operation a caller may call as a tool, through the one pipeline',
   dependsOn: { runner: operationRunnerPort, authenticator: authenticatorPort },
   settings: mcpSettings,
-  configure: (_settings, deployment): McpDoorSettings => ({ maxBodyBytes: deployment.http.maxBodyBytes, version: VERSION }),
+  configure: (_settings, deployment): McpDoorSettings => ({
+    maxBodyBytes: deployment.http.maxBodyBytes,
+    version: VERSION,
+  }),
   // The issuer whose tokens the deployment's authenticator accepts (an OIDC one), if any: the 401s then point a client at it.
   create: ({ config, deps }) => {
     const issuer = deps.authenticator.issuer;

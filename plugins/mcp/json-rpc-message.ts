@@ -17,8 +17,15 @@ export function isJsonRpcMessage(value: unknown): value is JSONRPCMessage {
     // A request has an id, a notification none; neither has a member beyond these.
     return 'id' in value ? isRequestId(value.id) && onlyKeys(value, REQUEST_KEYS) : onlyKeys(value, NOTIFICATION_KEYS);
   }
-  if ('result' in value) return isRequestId(value.id) && isObject(value.result) && optionalMeta(value.result._meta) && onlyKeys(value, RESULT_KEYS);
-  if ('error' in value) return (!('id' in value) || isRequestId(value.id)) && isError(value.error) && onlyKeys(value, ERROR_KEYS);
+  if ('result' in value)
+    return (
+      isRequestId(value.id) &&
+      isObject(value.result) &&
+      optionalMeta(value.result._meta) &&
+      onlyKeys(value, RESULT_KEYS)
+    );
+  if ('error' in value)
+    return (!('id' in value) || isRequestId(value.id)) && isError(value.error) && onlyKeys(value, ERROR_KEYS);
   return false;
 }
 
@@ -38,7 +45,8 @@ function onlyKeys(v: Record<string, unknown>, allowed: ReadonlySet<string>): boo
   return true;
 }
 
-const optionalParams = (params: unknown): boolean => params === undefined || (isObject(params) && optionalMeta(params._meta));
+const optionalParams = (params: unknown): boolean =>
+  params === undefined || (isObject(params) && optionalMeta(params._meta));
 
 function optionalMeta(meta: unknown): boolean {
   if (meta === undefined) return true;

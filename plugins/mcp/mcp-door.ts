@@ -30,7 +30,13 @@ export class McpDoor implements Door {
   async start(): Promise<void> {
     const { maxBodyBytes, version, oidcIssuer } = this.settings;
     const catalogue = new ToolCatalogue(this.runner.list());
-    const endpoint = new McpEndpoint({ runner: this.runner, catalogue, maxBodyBytes, version, ...(oidcIssuer ? { challenge: bearerChallenge } : {}) });
+    const endpoint = new McpEndpoint({
+      runner: this.runner,
+      catalogue,
+      maxBodyBytes,
+      version,
+      ...(oidcIssuer ? { challenge: bearerChallenge } : {}),
+    });
     await endpoint.start();
     this.endpoint = endpoint;
   }
@@ -41,7 +47,8 @@ export class McpDoor implements Door {
   mounts(): DoorMount[] {
     const mounts: DoorMount[] = [{ path: MCP_PATH, handle: (request) => this.endpoint!.handle(request) }];
     const issuer = this.settings.oidcIssuer;
-    if (issuer) mounts.push({ path: RESOURCE_METADATA_PATH, handle: async (request) => serveMetadata(request, issuer) });
+    if (issuer)
+      mounts.push({ path: RESOURCE_METADATA_PATH, handle: async (request) => serveMetadata(request, issuer) });
     return mounts;
   }
 }

@@ -1,7 +1,13 @@
 import type { ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { ErrorCode, ListToolsRequestSchema, McpError, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+} from '@modelcontextprotocol/sdk/types.js';
 import { isSvcError, type DoorHttpRequest, type OperationRunner, type Principal } from '../../kernel/index.ts';
 import { clientOfSession, clientSessionId, SESSION_HEADER } from './client-session.ts';
 import { ExchangeTransport } from './exchange-transport.ts';
@@ -40,12 +46,14 @@ function answerJsonRpcError(res: ServerResponse, status: number, code: number, m
  * tools/call arguments that are not an object (its schema check surfaces as -32603 Internal error).
  */
 function malformedMessage(body: unknown): { code: number; message: string } | undefined {
-  if (Array.isArray(body) && body.length === 0) return { code: ErrorCode.InvalidRequest, message: 'Invalid Request: an empty batch' };
+  if (Array.isArray(body) && body.length === 0)
+    return { code: ErrorCode.InvalidRequest, message: 'Invalid Request: an empty batch' };
   for (const m of Array.isArray(body) ? body : [body]) {
     const message = m as { method?: unknown; params?: { arguments?: unknown } } | null;
     if (message?.method !== 'tools/call') continue;
     const args = message.params?.arguments;
-    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) return { code: ErrorCode.InvalidParams, message: 'Invalid params: tools/call arguments must be an object' };
+    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
+      return { code: ErrorCode.InvalidParams, message: 'Invalid params: tools/call arguments must be an object' };
   }
   return undefined;
 }
@@ -84,13 +92,19 @@ export class McpEndpoint {
       principal = await request.authenticate();
     } catch (err) {
       // Answered by the listener as REST answers it ({error, message}, 401), with this header kept.
-      if (isSvcError(err) && err.code === 'Unauthorized' && this.deps.challenge) res.setHeader('WWW-Authenticate', this.deps.challenge(request));
+      if (isSvcError(err) && err.code === 'Unauthorized' && this.deps.challenge)
+        res.setHeader('WWW-Authenticate', this.deps.challenge(request));
       throw err;
     }
     if (req.method !== 'POST') {
       // Stateless: no server-sent event stream to open (GET) and no session to end (DELETE).
       res.setHeader('Allow', 'POST');
-      return answerJsonRpcError(res, 405, -32000, 'Method not allowed: this MCP server is stateless and answers POST only');
+      return answerJsonRpcError(
+        res,
+        405,
+        -32000,
+        'Method not allowed: this MCP server is stateless and answers POST only',
+      );
     }
     // A refused X-Svc-Model or X-Svc-Prompt-Id is 400 InvalidField for the whole request, as over REST.
     const context = headerContext(header);
@@ -98,7 +112,8 @@ export class McpEndpoint {
     try {
       body = await readJsonBody(req, this.deps.maxBodyBytes);
     } catch (err) {
-      if (err instanceof BodyError) return answerJsonRpcError(res, err.status, err.status === 400 ? ErrorCode.ParseError : -32000, err.message);
+      if (err instanceof BodyError)
+        return answerJsonRpcError(res, err.status, err.status === 400 ? ErrorCode.ParseError : -32000, err.message);
       throw err;
     }
     const malformed = malformedMessage(body);
@@ -108,7 +123,8 @@ export class McpEndpoint {
       if (session) res.setHeader(SESSION_HEADER, session);
     }
     const checked = checkedMessages(req.headers, body);
-    if ('refusal' in checked) return answerJsonRpcError(res, checked.refusal.status, checked.refusal.code, checked.refusal.message);
+    if ('refusal' in checked)
+      return answerJsonRpcError(res, checked.refusal.status, checked.refusal.code, checked.refusal.message);
     // Stateless: a client's notifications and answers concern no state here (and a cancellation must not
     // reach another caller's request on the shared server), so they are taken and dropped. A tools/call
     // therefore runs to its end, with its audit record, whoever answers it: the SDK server's per-request
@@ -118,8 +134,17 @@ export class McpEndpoint {
       res.writeHead(202);
       return void res.end();
     }
-    const origin: CallOrigin = { principal, requestId: request.requestId, sourceIp: request.sourceIp, headerContext: context, client: clientOfSession(header(SESSION_HEADER)) };
-    const answers = this.deps.toolCallsBy === 'sdk' ? await this.transport.dispatch(requests, origin) : await this.answer(requests, origin);
+    const origin: CallOrigin = {
+      principal,
+      requestId: request.requestId,
+      sourceIp: request.sourceIp,
+      headerContext: context,
+      client: clientOfSession(header(SESSION_HEADER)),
+    };
+    const answers =
+      this.deps.toolCallsBy === 'sdk'
+        ? await this.transport.dispatch(requests, origin)
+        : await this.answer(requests, origin);
     if (res.destroyed || res.writableEnded) return; // the client went away; the calls ran to their end (and their audit)
     res.writeHead(200, { 'Content-Type': 'application/json' });
     res.end(answersJson(answers));
@@ -132,7 +157,9 @@ export class McpEndpoint {
   private async answer(requests: readonly JSONRPCRequest[], origin: CallOrigin): Promise<JSONRPCMessage[]> {
     if (requests.length === 1) {
       const request = requests[0]!;
-      return isDoorToolCall(request) ? [await this.toolCall(request, origin)] : this.transport.dispatch(requests, origin);
+      return isDoorToolCall(request)
+        ? [await this.toolCall(request, origin)]
+        : this.transport.dispatch(requests, origin);
     }
     const toServer = requests.filter((r) => !isDoorToolCall(r));
     const served = toServer.length > 0 ? this.transport.dispatch(toServer, origin) : undefined;
@@ -179,7 +206,11 @@ function errorAnswer(id: JSONRPCRequest['id'], error: unknown): JSONRPCMessage {
 async function answerToolCall(deps: McpEndpointDeps, rawParams: unknown, origin: CallOrigin): Promise<ToolAnswer> {
   const params = toolCallParams(rawParams);
   const tool = deps.catalogue.get(params.name);
-  if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(params.name.slice(0, 64))}; tools/list names the tools you may call`);
+  if (!tool)
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `unknown tool ${JSON.stringify(params.name.slice(0, 64))}; tools/list names the tools you may call`,
+    );
   return callTool(deps.runner, tool, params.arguments, params.meta, origin);
 }
 
@@ -190,14 +221,19 @@ async function answerToolCall(deps: McpEndpointDeps, rawParams: unknown, origin:
  */
 function serverOf(deps: McpEndpointDeps, transport: ExchangeTransport<CallOrigin>): Server {
   const { runner, catalogue } = deps;
-  const server = new Server({ name: SERVER_INFO_NAME, version: deps.version }, { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: new AjvJsonSchemaValidator() });
+  const server = new Server(
+    { name: SERVER_INFO_NAME, version: deps.version },
+    { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: new AjvJsonSchemaValidator() },
+  );
   const originOf = (requestId: string | number): CallOrigin => {
     const origin = transport.callerOf(requestId);
     // Cannot happen: the transport forgets a request only when its answer is sent.
     if (!origin) throw new McpError(ErrorCode.InternalError, 'the request has no caller');
     return origin;
   };
-  server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => ({ tools: catalogue.of(runner.permitted(originOf(extra.requestId).principal)).map((t) => t.listing) }));
+  server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => ({
+    tools: catalogue.of(runner.permitted(originOf(extra.requestId).principal)).map((t) => t.listing),
+  }));
   // A tools/call reaches this server only when task-augmented (see isDoorToolCall) or when the endpoint
   // is told to hand it over (toolCallsBy 'sdk'); it runs the door's own code for it, answerToolCall.
   // tools/call is the server's fallback handler rather than a registered one: the SDK server wraps a

@@ -3,7 +3,10 @@ import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../kernel/index.ts';
 
 /** Why a body could not be read: too large (413) or not JSON (400). */
 export class BodyError extends Error {
-  constructor(readonly status: 413 | 400, message: string) {
+  constructor(
+    readonly status: 413 | 400,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -29,7 +32,10 @@ export function readJsonBody(req: IncomingMessage, limit: number): Promise<unkno
       // Most bodies arrive in one chunk: decoded as it is, without a copy into a new buffer.
       const text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8');
       // As on the REST door: parsing a body nested 300,000 levels deep would hold the event loop for every caller.
-      if (nestedDeeperThan(text, MAX_JSON_DEPTH)) return void reject(new BodyError(400, `Parse error: the request body is nested deeper than ${MAX_JSON_DEPTH} levels`));
+      if (nestedDeeperThan(text, MAX_JSON_DEPTH))
+        return void reject(
+          new BodyError(400, `Parse error: the request body is nested deeper than ${MAX_JSON_DEPTH} levels`),
+        );
       try {
         resolve(JSON.parse(text) as unknown);
       } catch {
@@ -40,4 +46,5 @@ export function readJsonBody(req: IncomingMessage, limit: number): Promise<unkno
   });
 }
 
-const tooLarge = (limit: number): BodyError => new BodyError(413, `request body is larger than the configured limit (${limit} bytes)`);
+const tooLarge = (limit: number): BodyError =>
+  new BodyError(413, `request body is larger than the configured limit (${limit} bytes)`);

@@ -1,4 +1,12 @@
-import { isSvcError, SvcError, MODEL_HEADER, PROMPT_ID_HEADER, promptContext, type OperationRunner, type Principal } from '../../kernel/index.ts';
+import {
+  isSvcError,
+  SvcError,
+  MODEL_HEADER,
+  PROMPT_ID_HEADER,
+  promptContext,
+  type OperationRunner,
+  type Principal,
+} from '../../kernel/index.ts';
 import { toolAnswer as answer, type ToolAnswer } from './answer-json.ts';
 import type { ToolEntry } from './tools.ts';
 
@@ -17,14 +25,19 @@ export interface CallOrigin {
 
 /** A refusal as the REST API words it; anything that is not a service error is the REST 500's message. */
 export function toolError(err: unknown): ToolAnswer {
-  const e = isSvcError(err) ? err : new SvcError('InternalError', 'internal error; the service log has details under this request id');
+  const e = isSvcError(err)
+    ? err
+    : new SvcError('InternalError', 'internal error; the service log has details under this request id');
   return answer({ error: e.code, message: e.message }, true);
 }
 
 /** The call's `_meta` model and prompt id win over the request's headers: they name this one call. */
 function callContext(meta: Record<string, unknown> | undefined, origin: CallOrigin): Record<string, string> {
   const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-  const fromMeta = promptContext({ value: text(meta?.['svc/model']), field: '_meta svc/model' }, { value: text(meta?.['svc/promptId']), field: '_meta svc/promptId' });
+  const fromMeta = promptContext(
+    { value: text(meta?.['svc/model']), field: '_meta svc/model' },
+    { value: text(meta?.['svc/promptId']), field: '_meta svc/promptId' },
+  );
   const context: Record<string, string> = { ...origin.headerContext, ...fromMeta };
   if (origin.client !== undefined) context['mcp.client'] = origin.client;
   return context;
@@ -42,12 +55,25 @@ function inputOf(tool: ToolEntry, args: Record<string, unknown>): Record<string,
  * Runs one tool call through the operation pipeline, which authorizes, rates, validates, audits (door
  * mcp) and measures it exactly as a REST call of the same operation; the answer is the REST answer.
  */
-export async function callTool(runner: OperationRunner, tool: ToolEntry, args: Record<string, unknown>, meta: Record<string, unknown> | undefined, origin: CallOrigin): Promise<ToolAnswer> {
-  const caller = { principal: origin.principal, requestId: origin.requestId, door: 'mcp', context: origin.headerContext, sourceIp: origin.sourceIp };
+export async function callTool(
+  runner: OperationRunner,
+  tool: ToolEntry,
+  args: Record<string, unknown>,
+  meta: Record<string, unknown> | undefined,
+  origin: CallOrigin,
+): Promise<ToolAnswer> {
+  const caller = {
+    principal: origin.principal,
+    requestId: origin.requestId,
+    door: 'mcp',
+    context: origin.headerContext,
+    sourceIp: origin.sourceIp,
+  };
   let input: Record<string, unknown> | undefined;
   let rejected: SvcError | undefined;
   // Refused as REST refuses a bad header or body: by the pipeline, after authorizing, with its record.
-  const refusal = (err: unknown) => (isSvcError(err) ? err : new SvcError('BadRequest', 'the tool call could not be read'));
+  const refusal = (err: unknown) =>
+    isSvcError(err) ? err : new SvcError('BadRequest', 'the tool call could not be read');
   try {
     input = inputOf(tool, args);
   } catch (err) {
@@ -68,5 +94,8 @@ export async function callTool(runner: OperationRunner, tool: ToolEntry, args: R
 
 /** The request's model and prompt headers as audit context; a refused value is 400 InvalidField for the request. */
 export function headerContext(header: (name: string) => string | undefined): Record<string, string> {
-  return promptContext({ value: header(MODEL_HEADER), field: MODEL_HEADER }, { value: header(PROMPT_ID_HEADER), field: PROMPT_ID_HEADER });
+  return promptContext(
+    { value: header(MODEL_HEADER), field: MODEL_HEADER },
+    { value: header(PROMPT_ID_HEADER), field: PROMPT_ID_HEADER },
+  );
 }

@@ -9,5 +9,8 @@ export function toolNameOf(def: AnyOperation): string | undefined {
   const declared = def.attributes?.toolName;
   if (declared === false) return undefined;
   if (typeof declared === 'string') return declared;
-  return def.id.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/([A-Z])([A-Z][a-z])/g, '$1_$2').toLowerCase();
+  return def.id
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/([A-Z])([A-Z][a-z])/g, '$1_$2')
+    .toLowerCase();
 }

@@ -2,7 +2,12 @@ import type { AnyOperation } from '../../kernel/index.ts';
 import { toolNameOf } from './tool-names.ts';
 
 /** A JSON Schema object as MCP carries it (tool input and output schemas must be `type: object`). */
-type JsonObjectSchema = { type: 'object'; properties?: Record<string, object>; required?: string[]; [k: string]: unknown };
+type JsonObjectSchema = {
+  type: 'object';
+  properties?: Record<string, object>;
+  required?: string[];
+  [k: string]: unknown;
+};
 
 /** One operation offered as an MCP tool: its tools/list entry and how its arguments become the input. */
 export interface ToolEntry {
@@ -26,9 +31,15 @@ const KEY_FIELD = 'id';
 const KEY_ARGUMENT = 'keyId';
 
 /** A plain JSON copy of a TypeBox schema (TypeBox's symbol keys are dropped; the object is ours to edit). */
-const plain = (schema: unknown): Record<string, unknown> => JSON.parse(JSON.stringify(schema ?? {})) as Record<string, unknown>;
+const plain = (schema: unknown): Record<string, unknown> =>
+  JSON.parse(JSON.stringify(schema ?? {})) as Record<string, unknown>;
 
-type Shape = { title?: string; properties?: Record<string, object>; required?: string[]; additionalProperties?: unknown };
+type Shape = {
+  title?: string;
+  properties?: Record<string, object>;
+  required?: string[];
+  additionalProperties?: unknown;
+};
 
 /**
  * One object whose fields are every shape's, required only where every shape requires them. A field two
@@ -72,7 +83,13 @@ function mergedAnswers(schema: Record<string, unknown>): Record<string, unknown>
   const closed = shapes.every((shape) => shape.additionalProperties === false);
   const { properties, required } = unionOf(shapes);
   // An empty `required` is left out: older JSON Schema drafts that some clients use refuse one.
-  return { type: 'object', description, properties, ...(required.length ? { required } : {}), ...(closed ? { additionalProperties: false } : {}) };
+  return {
+    type: 'object',
+    description,
+    properties,
+    ...(required.length ? { required } : {}),
+    ...(closed ? { additionalProperties: false } : {}),
+  };
 }
 
 function inputSchemaOf(def: AnyOperation): { schema: JsonObjectSchema; keyIdArgument: boolean } {
@@ -85,14 +102,19 @@ function inputSchemaOf(def: AnyOperation): { schema: JsonObjectSchema; keyIdArgu
   const renamed: Record<string, object> = {};
   for (const [name, value] of Object.entries(props)) renamed[name === KEY_FIELD ? KEY_ARGUMENT : name] = value;
   schema.properties = renamed;
-  if (Array.isArray(schema.required)) schema.required = schema.required.map((r) => (r === KEY_FIELD ? KEY_ARGUMENT : r));
+  if (Array.isArray(schema.required))
+    schema.required = schema.required.map((r) => (r === KEY_FIELD ? KEY_ARGUMENT : r));
   return { schema, keyIdArgument: true };
 }
 
 function outputSchemaOf(def: AnyOperation): JsonObjectSchema | undefined {
   let schema = plain(def.output);
   // One of several object answers (one item's, or a batch's) is one object naming all their fields.
-  if (Array.isArray(schema.anyOf) && (schema.anyOf as Array<{ type?: unknown }>).every((shape) => shape.type === 'object')) schema = mergedAnswers(schema);
+  if (
+    Array.isArray(schema.anyOf) &&
+    (schema.anyOf as Array<{ type?: unknown }>).every((shape) => shape.type === 'object')
+  )
+    schema = mergedAnswers(schema);
   // MCP output schemas describe an object; an answer of another shape is still sent as text.
   if (schema.type !== 'object') return undefined;
   // A client may compile every tool's schemas in one validator, where an $id must be unique.
@@ -117,7 +139,12 @@ function toolOf(def: AnyOperation, name: string): ToolEntry {
       inputSchema: schema,
       ...(outputSchema ? { outputSchema } : {}),
       // MCP's defaults assume the worst (destructive, open world): both are said explicitly.
-      annotations: { title: def.summary, readOnlyHint: readOnly, destructiveHint: !readOnly && destructive, openWorldHint: false },
+      annotations: {
+        title: def.summary,
+        readOnlyHint: readOnly,
+        destructiveHint: !readOnly && destructive,
+        openWorldHint: false,
+      },
     },
   };
 }
@@ -135,7 +162,10 @@ export class ToolCatalogue {
       const name = toolNameOf(def);
       if (name === undefined) continue;
       const existing = this.byName.get(name);
-      if (existing) throw new Error(`operations ${existing.def.id} and ${def.id} would both be the MCP tool ${name}; give one a toolName`);
+      if (existing)
+        throw new Error(
+          `operations ${existing.def.id} and ${def.id} would both be the MCP tool ${name}; give one a toolName`,
+        );
       const entry = toolOf(def, name);
       this.byName.set(name, entry);
       this.byOperation.set(def.id, entry);

@@ -7,7 +7,10 @@
 export class BatchedLookup<V> {
   private pending = new Map<string, Array<{ resolve: (v: V) => void; reject: (err: unknown) => void }>>();
 
-  constructor(private readonly fetch: (keys: string[]) => Promise<Map<string, V>>, private readonly missing: V) {}
+  constructor(
+    private readonly fetch: (keys: string[]) => Promise<Map<string, V>>,
+    private readonly missing: V,
+  ) {}
 
   get(key: string): Promise<V> {
     return new Promise((resolve, reject) => {

@@ -9,9 +9,16 @@ import { defineSettings } from '../../kernel/index.ts';
 export const postgresConnection = defineSettings(
   Type.Object({
     jdbc: Type.Object({
-      url: Type.String({ description: 'rdb-server-1 (PostgreSQL) URL, JDBC-style or native.', default: 'jdbc:postgresql://localhost:5432/svc' }),
+      url: Type.String({
+        description: 'rdb-server-1 (PostgreSQL) URL, JDBC-style or native.',
+        default: 'jdbc:postgresql://localhost:5432/svc',
+      }),
       username: Type.String({ description: 'rdb-server-1 user.', default: '' }),
-      password: Type.String({ description: 'rdb-server-1 password; no default, the operator supplies it.', default: '', sensitive: true }),
+      password: Type.String({
+        description: 'rdb-server-1 password; no default, the operator supplies it.',
+        default: '',
+        sensitive: true,
+      }),
     }),
   }),
 );
@@ -29,14 +36,25 @@ export const mysqlConnection = defineSettings(
 export const serverPool = defineSettings(
   Type.Object({
     database: Type.Object({
-      poolMax: Type.Integer({ minimum: 0, description: 'Connections per pool (journal and audit each have one) on rdb-server-1/2.', default: 10, env: 'SVC_DB_POOL_MAX' }),
+      poolMax: Type.Integer({
+        minimum: 0,
+        description: 'Connections per pool (journal and audit each have one) on rdb-server-1/2.',
+        default: 10,
+        env: 'SVC_DB_POOL_MAX',
+      }),
       acquireTimeoutMs: Type.Integer({
         minimum: 0,
-        description: 'How long a request waits for a database connection before it answers 503 (audit reads queue for their own reader connections up to 60 s; reaching the database keeps this bound).',
+        description:
+          'How long a request waits for a database connection before it answers 503 (audit reads queue for their own reader connections up to 60 s; reaching the database keeps this bound).',
         default: 3000,
         env: 'SVC_DB_ACQUIRE_TIMEOUT_MS',
       }),
-      bootTimeoutMs: Type.Integer({ minimum: 0, description: 'How long boot waits for the database before it fails.', default: 15000, env: 'SVC_DB_BOOT_TIMEOUT_MS' }),
+      bootTimeoutMs: Type.Integer({
+        minimum: 0,
+        description: 'How long boot waits for the database before it fails.',
+        default: 15000,
+        env: 'SVC_DB_BOOT_TIMEOUT_MS',
+      }),
     }),
   }),
 );
@@ -44,7 +62,11 @@ export const serverPool = defineSettings(
 export const sqliteFile = defineSettings(
   Type.Object({
     rdbEmbedded: Type.Object({
-      jdbcUrl: Type.String({ description: 'rdb-embedded (SQLite) journal file: jdbc:sqlite:/path/journal.db or a plain path. Never in-memory.', default: 'data/journal.db' }),
+      jdbcUrl: Type.String({
+        description:
+          'rdb-embedded (SQLite) journal file: jdbc:sqlite:/path/journal.db or a plain path. Never in-memory.',
+        default: 'data/journal.db',
+      }),
     }),
   }),
 );
@@ -52,11 +74,17 @@ export const sqliteFile = defineSettings(
 export const auditRetention = defineSettings(
   Type.Object({
     audit: Type.Object({
-      retentionDays: Type.Integer({ minimum: 0, description: 'Audit rows older than this are pruned daily; 0 disables pruning.', default: 365 }),
+      retentionDays: Type.Integer({
+        minimum: 0,
+        description: 'Audit rows older than this are pruned daily; 0 disables pruning.',
+        default: 365,
+      }),
     }),
   }),
 );
 
 /** The settings of a PostgreSQL plugin, of a MySQL plugin: connection and pool. */
-export const postgresServer = defineSettings(Type.Object({ ...postgresConnection.properties, ...serverPool.properties }));
+export const postgresServer = defineSettings(
+  Type.Object({ ...postgresConnection.properties, ...serverPool.properties }),
+);
 export const mysqlServer = defineSettings(Type.Object({ ...mysqlConnection.properties, ...serverPool.properties }));

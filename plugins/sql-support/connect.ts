@@ -12,8 +12,23 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 export function isConcurrentMigration(err: unknown): boolean {
   const e = err as { code?: string; errno?: number; message?: string };
-  if (/already locked|already exists|duplicate key|Duplicate entry|UNIQUE constraint failed|database is locked|SQLITE_BUSY/i.test(e?.message ?? '')) return true;
-  return ['42P07', '23505', 'ER_TABLE_EXISTS_ERROR', 'ER_DUP_ENTRY', 'SQLITE_BUSY', 'SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY'].includes(e?.code ?? '') || e?.errno === 1050;
+  if (
+    /already locked|already exists|duplicate key|Duplicate entry|UNIQUE constraint failed|database is locked|SQLITE_BUSY/i.test(
+      e?.message ?? '',
+    )
+  )
+    return true;
+  return (
+    [
+      '42P07',
+      '23505',
+      'ER_TABLE_EXISTS_ERROR',
+      'ER_DUP_ENTRY',
+      'SQLITE_BUSY',
+      'SQLITE_CONSTRAINT_UNIQUE',
+      'SQLITE_CONSTRAINT_PRIMARYKEY',
+    ].includes(e?.code ?? '') || e?.errno === 1050
+  );
 }
 
 /**
@@ -28,7 +43,10 @@ export async function connectAndMigrate(settings: KnexSettings, migrations: Migr
   const deadline = Date.now() + settings.bootTimeoutMs;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${settings.bootTimeoutMs} ms`)), settings.bootTimeoutMs);
+    timer = setTimeout(
+      () => reject(new Error(`no answer within ${settings.bootTimeoutMs} ms`)),
+      settings.bootTimeoutMs,
+    );
   });
   try {
     for (let attempt = 0; ; attempt++) {
@@ -39,7 +57,9 @@ export async function connectAndMigrate(settings: KnexSettings, migrations: Migr
       } catch (err) {
         if (!isConcurrentMigration(err)) throw err;
         if (Date.now() + 250 > deadline) {
-          throw new Error(`another node held the migration lock for ${settings.bootTimeoutMs} ms; if no node is migrating, release it: UPDATE ${table}_lock SET is_locked = 0`);
+          throw new Error(
+            `another node held the migration lock for ${settings.bootTimeoutMs} ms; if no node is migrating, release it: UPDATE ${table}_lock SET is_locked = 0`,
+          );
         }
         await pause(100 + Math.random() * Math.min(400, 50 * (attempt + 1)));
       }

@@ -22,13 +22,20 @@ export interface ServerConnection {
  * Parses `jdbc:postgresql://host:port/db?user=u&password=p`, `postgres://u:p@host:port/db`,
  * `jdbc:mysql://...` or `mysql://...`. Separate username and password settings win over the URL's.
  */
-export function serverConnection(url: string, kind: 'postgresql' | 'mysql', username: string, password: string): ServerConnection {
+export function serverConnection(
+  url: string,
+  kind: 'postgresql' | 'mysql',
+  username: string,
+  password: string,
+): ServerConnection {
   const native = url.replace(/^jdbc:/, '').replace(/^(postgresql|postgres|mysql|mariadb):\/\//, 'db://');
   let parsed: URL;
   try {
     parsed = new URL(native);
   } catch {
-    throw new Error(`"${redactUrl(url)}" is not a ${kind} URL (jdbc:${kind}://host:port/database or ${kind === 'mysql' ? 'mysql' : 'postgres'}://user:password@host:port/database)`);
+    throw new Error(
+      `"${redactUrl(url)}" is not a ${kind} URL (jdbc:${kind}://host:port/database or ${kind === 'mysql' ? 'mysql' : 'postgres'}://user:password@host:port/database)`,
+    );
   }
   return {
     host: parsed.hostname || 'localhost',

@@ -32,7 +32,8 @@ export async function withFileLock<T>(file: string, timeoutMs: number, work: () 
         await rm(lock, { force: true });
         continue;
       }
-      if (Date.now() > deadline) throw new Error(`${lock} is held by process ${owner || 'unknown'} for longer than ${timeoutMs} ms`);
+      if (Date.now() > deadline)
+        throw new Error(`${lock} is held by process ${owner || 'unknown'} for longer than ${timeoutMs} ms`);
       await pause(25 + Math.random() * 50);
     }
   }

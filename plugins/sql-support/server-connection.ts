@@ -27,7 +27,8 @@ async function postgresMigrationLock<T>(db: Knex, name: string, work: () => Prom
 async function mysqlMigrationLock<T>(db: Knex, name: string, work: () => Promise<T>): Promise<T> {
   return db.transaction(async (trx) => {
     const [rows] = await trx.raw('select get_lock(?, 60) as got', [name]);
-    if (Number((rows as Array<{ got: number }>)[0]?.got) !== 1) throw new Error(`could not take the migration lock ${name} within 60 s`);
+    if (Number((rows as Array<{ got: number }>)[0]?.got) !== 1)
+      throw new Error(`could not take the migration lock ${name} within 60 s`);
     try {
       return await work();
     } finally {
@@ -40,8 +41,23 @@ async function mysqlMigrationLock<T>(db: Knex, name: string, work: () => Promise
 export function serverKnexSettings(kind: 'postgresql' | 'mysql', c: ServerConnection, pool: PoolOptions): KnexSettings {
   const connection =
     kind === 'postgresql'
-      ? { host: c.host, port: c.port, database: c.database, user: c.user, password: c.password, connectionTimeoutMillis: pool.acquireTimeoutMs }
-      : { host: c.host, port: c.port, database: c.database, user: c.user, password: c.password, connectTimeout: pool.acquireTimeoutMs, supportBigNumbers: true };
+      ? {
+          host: c.host,
+          port: c.port,
+          database: c.database,
+          user: c.user,
+          password: c.password,
+          connectionTimeoutMillis: pool.acquireTimeoutMs,
+        }
+      : {
+          host: c.host,
+          port: c.port,
+          database: c.database,
+          user: c.user,
+          password: c.password,
+          connectTimeout: pool.acquireTimeoutMs,
+          supportBigNumbers: true,
+        };
   return {
     describe: `${kind === 'postgresql' ? 'PostgreSQL' : 'MySQL'} at ${describeConnection(c)}`,
     shared: true,
@@ -66,6 +82,14 @@ export function mysqlSettings({ rdb2, database }: SettingsOf<typeof mysqlServer>
   return serverSettings('mysql', serverConnection(rdb2.jdbcUrl, 'mysql', rdb2.username, rdb2.password), database);
 }
 
-function serverSettings(kind: 'postgresql' | 'mysql', connection: ServerConnection, pool: SettingsOf<typeof serverPool>['database']): KnexSettings {
-  return serverKnexSettings(kind, connection, { max: pool.poolMax, acquireTimeoutMs: pool.acquireTimeoutMs, bootTimeoutMs: pool.bootTimeoutMs });
+function serverSettings(
+  kind: 'postgresql' | 'mysql',
+  connection: ServerConnection,
+  pool: SettingsOf<typeof serverPool>['database'],
+): KnexSettings {
+  return serverKnexSettings(kind, connection, {
+    max: pool.poolMax,
+    acquireTimeoutMs: pool.acquireTimeoutMs,
+    bootTimeoutMs: pool.bootTimeoutMs,
+  });
 }

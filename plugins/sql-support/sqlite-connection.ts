@@ -13,7 +13,11 @@ import { WalCheckpointer, WRITER_AUTOCHECKPOINT_PAGES } from './wal-checkpointer
  * same file (the workers of one node), so what this process caches is checked against the file before
  * each use, as on a database server; busy_timeout makes a writer wait its turn for the write lock.
  */
-export function sqliteKnexSettings(file: string, logger: Pick<Logger, 'warn'> = { warn: () => {} }, shared = false): KnexSettings {
+export function sqliteKnexSettings(
+  file: string,
+  logger: Pick<Logger, 'warn'> = { warn: () => {} },
+  shared = false,
+): KnexSettings {
   return {
     describe: file,
     shared,
@@ -39,7 +43,14 @@ export function sqliteKnexSettings(file: string, logger: Pick<Logger, 'warn'> = 
         // journal_size_limit 0: once checkpointed, the WAL is cut back at the next commit instead of being
         // written over in place, so a full disk fails the next commit that needs room (as with a WAL that
         // never started over) rather than after the old WAL's size, and old frames do not stay in the file.
-        afterCreate: withPragmas(['journal_mode = WAL', 'synchronous = FULL', 'secure_delete = ON', 'busy_timeout = 5000', `wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`, 'journal_size_limit = 0']),
+        afterCreate: withPragmas([
+          'journal_mode = WAL',
+          'synchronous = FULL',
+          'secure_delete = ON',
+          'busy_timeout = 5000',
+          `wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`,
+          'journal_size_limit = 0',
+        ]),
       },
     },
     companion: () => new WalCheckpointer(file, (message, fields) => logger.warn(message, fields)),

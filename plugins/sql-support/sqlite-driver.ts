@@ -19,7 +19,9 @@ export type Database = BetterSqlite3.Database;
 
 /** knex's better-sqlite3 dialect, loading the driver chosen above instead of the package by name. */
 export function knexSqliteClient(): typeof Knex.Client {
-  const Dialect = require('knex/lib/dialects/better-sqlite3/index.js') as new (config: object) => { _driver(): unknown };
+  const Dialect = require('knex/lib/dialects/better-sqlite3/index.js') as new (
+    config: object,
+  ) => { _driver(): unknown };
   class SqliteClient extends Dialect {
     override _driver(): unknown {
       return Database;

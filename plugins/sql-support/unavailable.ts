@@ -1,9 +1,22 @@
 import { SvcError } from '../../kernel/index.ts';
 
 const CONNECTION_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH',
-  'PROTOCOL_CONNECTION_LOST', 'ER_SERVER_SHUTDOWN', 'ER_CON_COUNT_ERROR',
-  '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'PROTOCOL_CONNECTION_LOST',
+  'ER_SERVER_SHUTDOWN',
+  'ER_CON_COUNT_ERROR',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08006',
 ]);
 
 /** True when a driver or pool error means "the database cannot be reached", not "the query is wrong". */
@@ -11,7 +24,9 @@ export function isConnectionError(err: unknown): boolean {
   const e = err as { code?: string; name?: string; message?: string };
   if (e?.code && CONNECTION_CODES.has(e.code)) return true;
   if (e?.name === 'KnexTimeoutError') return true;
-  return /Connection terminated|connection is closed|Timeout acquiring a connection|Can't add new command when connection is in closed state/i.test(e?.message ?? '');
+  return /Connection terminated|connection is closed|Timeout acquiring a connection|Can't add new command when connection is in closed state/i.test(
+    e?.message ?? '',
+  );
 }
 
 /**

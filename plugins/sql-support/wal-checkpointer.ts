@@ -64,7 +64,12 @@ export class WalCheckpointer {
   private failing = false;
   private readonly exited: Promise<void>;
 
-  constructor(file: string, warn: (message: string, fields: Record<string, unknown>) => void, onCheckpoint?: (outcome: CheckpointOutcome) => void, intervalMs = BACKGROUND_CHECKPOINT_MS) {
+  constructor(
+    file: string,
+    warn: (message: string, fields: Record<string, unknown>) => void,
+    onCheckpoint?: (outcome: CheckpointOutcome) => void,
+    intervalMs = BACKGROUND_CHECKPOINT_MS,
+  ) {
     const driver = createRequire(import.meta.url).resolve(SQLITE_DRIVER_PACKAGE);
     this.worker = new Worker(CHECKPOINT_THREAD, { eval: true, workerData: { file, driver, intervalMs } });
     this.worker.unref();
@@ -78,7 +83,9 @@ export class WalCheckpointer {
       this.failing = false;
       onCheckpoint?.(m);
     });
-    this.worker.on('error', (err) => warn('background WAL checkpoint thread ended; the writer checkpoints by itself', { file, error: err.message }));
+    this.worker.on('error', (err) =>
+      warn('background WAL checkpoint thread ended; the writer checkpoints by itself', { file, error: err.message }),
+    );
   }
 
   async stop(): Promise<void> {

@@ -13,7 +13,6 @@ import {
   SvcError,
 } from '../../kernel/index.ts';
 
-
 /** The registry keeps parents up to this length (an indexed column). */
 const MAX_PARENT_LENGTH = 512;
 
@@ -33,7 +32,12 @@ export interface IssueRequest {
 export class AgentIssuer {
   private readonly key: Uint8Array;
 
-  constructor(secret: string, private readonly policy: Policy, private readonly registry: AgentRegistry, private readonly clock: Clock) {
+  constructor(
+    secret: string,
+    private readonly policy: Policy,
+    private readonly registry: AgentRegistry,
+    private readonly clock: Clock,
+  ) {
     this.key = new TextEncoder().encode(secret);
   }
 
@@ -41,13 +45,24 @@ export class AgentIssuer {
     if (caller.kind !== 'Human') throw new SvcError('PermissionDenied', 'only Human principals may issue agent tokens');
     if (req.label.trim() === '') throw new SvcError('InvalidField', 'label must not be blank');
     const unknown = req.scopes.filter((s) => !isOperation(s));
-    if (unknown.length) throw new SvcError('InvalidField', `scopes must be Operation names; unknown: ${unknown.join(', ')}`);
-    if (req.ttlSeconds <= 0 || req.ttlSeconds > MAX_AGENT_TTL_SECONDS) throw new SvcError('InvalidField', `ttlSeconds must be between 1 and ${MAX_AGENT_TTL_SECONDS}`);
-    if (caller.subject.length > MAX_PARENT_LENGTH) throw new SvcError('InvalidField', `a parent subject longer than ${MAX_PARENT_LENGTH} characters cannot issue agent tokens`);
-    if (req.parent !== undefined && req.parent !== caller.subject) throw new SvcError('InvalidField', 'parent must be the caller itself; tokens cannot be issued for another principal');
+    if (unknown.length)
+      throw new SvcError('InvalidField', `scopes must be Operation names; unknown: ${unknown.join(', ')}`);
+    if (req.ttlSeconds <= 0 || req.ttlSeconds > MAX_AGENT_TTL_SECONDS)
+      throw new SvcError('InvalidField', `ttlSeconds must be between 1 and ${MAX_AGENT_TTL_SECONDS}`);
+    if (caller.subject.length > MAX_PARENT_LENGTH)
+      throw new SvcError(
+        'InvalidField',
+        `a parent subject longer than ${MAX_PARENT_LENGTH} characters cannot issue agent tokens`,
+      );
+    if (req.parent !== undefined && req.parent !== caller.subject)
+      throw new SvcError(
+        'InvalidField',
+        'parent must be the caller itself; tokens cannot be issued for another principal',
+      );
     const scopes = [...new Set(req.scopes)] as Operation[];
     const beyond = scopes.filter((op) => !this.policy.authorize(caller, op, 'agent:new').allowed);
-    if (beyond.length) throw new SvcError('PermissionDenied', `an agent cannot get scopes its parent lacks: ${beyond.join(', ')}`);
+    if (beyond.length)
+      throw new SvcError('PermissionDenied', `an agent cannot get scopes its parent lacks: ${beyond.join(', ')}`);
 
     const agentId = `agent-${randomUUID()}`;
     const parentJti = caller.credential?.jti;
@@ -56,8 +71,19 @@ export class AgentIssuer {
     // An agent never outlives the credential it was issued under: when that expires, so does the agent.
     const parentExp = caller.credential?.expiresAt;
     const exp = parentExp === undefined ? now + req.ttlSeconds : Math.min(now + req.ttlSeconds, parentExp);
-    if (exp <= now) throw new SvcError('InvalidField', 'the token this call was made with has expired (within the allowed clock skew): renew it to issue an agent');
-    const jwt = await new SignJWT({ svc_kind: 'agent', svc_parent: caller.subject, svc_purpose: req.label, svc_ops: scopes, svc_groups: caller.groups, ...(parentJti ? { svc_parent_jti: parentJti } : {}) })
+    if (exp <= now)
+      throw new SvcError(
+        'InvalidField',
+        'the token this call was made with has expired (within the allowed clock skew): renew it to issue an agent',
+      );
+    const jwt = await new SignJWT({
+      svc_kind: 'agent',
+      svc_parent: caller.subject,
+      svc_purpose: req.label,
+      svc_ops: scopes,
+      svc_groups: caller.groups,
+      ...(parentJti ? { svc_parent_jti: parentJti } : {}),
+    })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setIssuer(SVC_TOKEN_ISSUER)
       .setAudience(SVC_TOKEN_AUDIENCE)
@@ -68,7 +94,17 @@ export class AgentIssuer {
       .sign(this.key);
     const expiresAt = new Date(exp * 1000).toISOString();
     // Registered before the token leaves: no agent exists that the kill switch cannot find.
-    await this.registry.register({ agentId, jti, parent: caller.subject, ...(parentJti ? { parentJti } : {}), parentGroups: [...caller.groups], purpose: req.label, scopes, issuedAt: this.clock.now().toISOString(), expiresAt });
+    await this.registry.register({
+      agentId,
+      jti,
+      parent: caller.subject,
+      ...(parentJti ? { parentJti } : {}),
+      parentGroups: [...caller.groups],
+      purpose: req.label,
+      scopes,
+      issuedAt: this.clock.now().toISOString(),
+      expiresAt,
+    });
     return { agentId, jwt, jti, expiresAt, scopes };
   }
 }

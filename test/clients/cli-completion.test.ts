@@ -15,33 +15,48 @@ const env = { ...cliEnv(home), PATH: `${home}:${process.env.PATH}` };
 
 function run(shell: string, script: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(shell, ['-c', script], { env }, (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }));
+    execFile(shell, ['-c', script], { env }, (err, stdout, stderr) =>
+      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
   });
 }
 
 const lines = (text: string) => text.split('\n').filter(Boolean);
 
-t.test('bash: commands, subcommands, flags and fixed flag values complete; a file argument falls back to file names', async (t) => {
-  const complete = async (...words: string[]) => {
-    const r = await run('bash', `source <(svc completion bash)
+t.test(
+  'bash: commands, subcommands, flags and fixed flag values complete; a file argument falls back to file names',
+  async (t) => {
+    const complete = async (...words: string[]) => {
+      const r = await run(
+        'bash',
+        `source <(svc completion bash)
 COMP_WORDS=(svc ${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length}
-_svc_complete; printf '%s\\n' "\${COMPREPLY[@]}"`);
-    t.equal(r.code, 0, r.stderr);
-    return lines(r.stdout);
-  };
-  t.same(await complete('ke'), ['keys']);
-  t.same(await complete('keys', 'cr'), ['create']);
-  t.same(await complete('keys', 'create', '--na'), ['--name']);
-  t.ok((await complete('keys', 'sign', 'KEY', '--')).includes('--server'), 'the global flags complete under a subcommand');
-  t.same(await complete('-o', ''), ['json', 'table', 'value']);
-  t.same(await complete('keys', 'list', '--output', 't'), ['table']);
-  t.same(await complete('completion', ''), ['bash', 'zsh', 'fish']);
-  t.same(await complete('keys', 'sign', 'KEY', '--file', ''), [], 'no candidates: bash completes file names (-o default)');
-  t.same(await complete('keys', 'create', '--name', 'ke'), [], 'a free value is not completed with command names');
-  t.notOk((await complete('')).includes('__complete'), 'the hidden helper is not offered');
-  const registered = await run('bash', 'source <(svc completion bash); complete -p svc');
-  t.match(registered.stdout, /complete -o default -F _svc_complete svc/);
-});
+_svc_complete; printf '%s\\n' "\${COMPREPLY[@]}"`,
+      );
+      t.equal(r.code, 0, r.stderr);
+      return lines(r.stdout);
+    };
+    t.same(await complete('ke'), ['keys']);
+    t.same(await complete('keys', 'cr'), ['create']);
+    t.same(await complete('keys', 'create', '--na'), ['--name']);
+    t.ok(
+      (await complete('keys', 'sign', 'KEY', '--')).includes('--server'),
+      'the global flags complete under a subcommand',
+    );
+    t.same(await complete('-o', ''), ['json', 'table', 'value']);
+    t.same(await complete('keys', 'list', '--output', 't'), ['table']);
+    t.same(await complete('completion', ''), ['bash', 'zsh', 'fish']);
+    t.same(
+      await complete('keys', 'sign', 'KEY', '--file', ''),
+      [],
+      'no candidates: bash completes file names (-o default)',
+    );
+    t.same(await complete('keys', 'create', '--name', 'ke'), [], 'a free value is not completed with command names');
+    t.notOk((await complete('')).includes('__complete'), 'the hidden helper is not offered');
+    const registered = await run('bash', 'source <(svc completion bash); complete -p svc');
+    t.match(registered.stdout, /complete -o default -F _svc_complete svc/);
+  },
+);
 
 t.test('fish: completions with their descriptions, as `complete -C` lists them', async (t) => {
   if (!debianTool('fish', 'fish')) return serverMissing(t, 'fish is not installed and cannot be installed here');
@@ -58,13 +73,19 @@ t.test('fish: completions with their descriptions, as `complete -C` lists them',
 
 t.test('zsh: the function registers for svc after compinit, and offers what the line allows', async (t) => {
   if (!debianTool('zsh', 'zsh')) return serverMissing(t, 'zsh is not installed and cannot be installed here');
-  const registered = await run('zsh', 'autoload -U compinit && compinit -u -D; source <(svc completion zsh); print -- $_comps[svc]');
+  const registered = await run(
+    'zsh',
+    'autoload -U compinit && compinit -u -D; source <(svc completion zsh); print -- $_comps[svc]',
+  );
   t.equal(registered.stdout, '_svc\n', registered.stderr);
   // compadd and _files only run inside a completion widget; stand-ins print what _svc hands them.
   const complete = async (...words: string[]) => {
-    const r = await run('zsh', `compdef() { :; }; compadd() { print -l -- "\${(@P)\${@[-1]}}"; }; _files() { print FILES; }
+    const r = await run(
+      'zsh',
+      `compdef() { :; }; compadd() { print -l -- "\${(@P)\${@[-1]}}"; }; _files() { print FILES; }
 source <(svc completion zsh)
-words=(svc ${words.map((w) => `'${w}'`).join(' ')}); CURRENT=${words.length + 1}; _svc`);
+words=(svc ${words.map((w) => `'${w}'`).join(' ')}); CURRENT=${words.length + 1}; _svc`,
+    );
     t.equal(r.code, 0, r.stderr);
     return lines(r.stdout);
   };

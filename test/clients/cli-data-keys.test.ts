@@ -5,7 +5,10 @@ import { mintToken, TEST_SECRET } from '../helpers/tokens.ts';
 
 const service = await startTestService({ SVC_AUTH_KIND: 'hmac', SVC_AUTH_HMAC_SECRET: TEST_SECRET });
 t.teardown(() => service.stop());
-const env = cliEnv(tempDir('svc-cli-home-'), { SVC_SERVER: service.url, SVC_TOKEN: await mintToken({ sub: 'alice' }, { ttlSeconds: 3600 }) });
+const env = cliEnv(tempDir('svc-cli-home-'), {
+  SVC_SERVER: service.url,
+  SVC_TOKEN: await mintToken({ sub: 'alice' }, { ttlSeconds: 3600 }),
+});
 const json = svcJson(env);
 const activeKey = async (name: string) => {
   const key = await json(['keys', 'create', '--name', name, '--algorithm', 'AES']);
@@ -32,15 +35,42 @@ t.test('svc keys data-key: a data key and its ciphertext, which decrypt opens', 
 t.test('svc keys reencrypt: to the current version and to another key, through stdin and stdout', async (t) => {
   const source = await activeKey('cli-source');
   const destination = await activeKey('cli-destination');
-  const sealed = await svc(['keys', 'encrypt', source, '--context', 'tenant=acme', '--out', '-'], env, Buffer.from('moved, never shown'));
+  const sealed = await svc(
+    ['keys', 'encrypt', source, '--context', 'tenant=acme', '--out', '-'],
+    env,
+    Buffer.from('moved, never shown'),
+  );
   t.equal(sealed.code, 0, sealed.stderr);
   await json(['keys', 'rotate', source]);
   const again = await json(['keys', 'reencrypt', source, '--context', 'tenant=acme'], sealed.stdout);
   t.match(again, { keyVersion: 2, sourceKeyVersion: 1 });
-  t.notOk(JSON.stringify(again).includes(Buffer.from('moved, never shown').toString('base64')), 'no plaintext in the output');
-  const moved = await svc(['keys', 'reencrypt', source, '--context', 'tenant=acme', '--destination', destination, '--destination-context', 'tenant=globex', '--out', '-'], env, sealed.stdout);
+  t.notOk(
+    JSON.stringify(again).includes(Buffer.from('moved, never shown').toString('base64')),
+    'no plaintext in the output',
+  );
+  const moved = await svc(
+    [
+      'keys',
+      'reencrypt',
+      source,
+      '--context',
+      'tenant=acme',
+      '--destination',
+      destination,
+      '--destination-context',
+      'tenant=globex',
+      '--out',
+      '-',
+    ],
+    env,
+    sealed.stdout,
+  );
   t.equal(moved.code, 0, moved.stderr);
-  const opened = await svc(['keys', 'decrypt', destination, '--context', 'tenant=globex', '--out', '-'], env, moved.stdout);
+  const opened = await svc(
+    ['keys', 'decrypt', destination, '--context', 'tenant=globex', '--out', '-'],
+    env,
+    moved.stdout,
+  );
   t.equal(opened.out, 'moved, never shown');
   const wrong = await svc(['keys', 'reencrypt', source, '--context', 'tenant=other'], env, sealed.stdout);
   t.equal(wrong.code, 1);

@@ -12,9 +12,39 @@ const json = svcJson(env);
 t.test('svc --help lists every command, each with an example in its own help', async (t) => {
   const r = await svc(['--help'], env);
   t.equal(r.code, 0);
-  const leaves = ['version', 'login', 'keys create', 'keys get', 'keys list', 'keys activate', 'keys sign', 'keys verify', 'keys encrypt', 'keys decrypt',
-    'keys wrap', 'keys unwrap', 'keys rotate', 'keys compromise', 'keys destroy', 'keys cancel-destroy', 'keys trim', 'keys export', 'keys import', 'keys data-key', 'keys reencrypt', 'keys revoke', 'keys public-key', 'agent issue', 'agent list', 'agent revoke', 'tokens revoke',
-    'audit tail', 'audit verify', 'advisor scan', 'advisor explain'];
+  const leaves = [
+    'version',
+    'login',
+    'keys create',
+    'keys get',
+    'keys list',
+    'keys activate',
+    'keys sign',
+    'keys verify',
+    'keys encrypt',
+    'keys decrypt',
+    'keys wrap',
+    'keys unwrap',
+    'keys rotate',
+    'keys compromise',
+    'keys destroy',
+    'keys cancel-destroy',
+    'keys trim',
+    'keys export',
+    'keys import',
+    'keys data-key',
+    'keys reencrypt',
+    'keys revoke',
+    'keys public-key',
+    'agent issue',
+    'agent list',
+    'agent revoke',
+    'tokens revoke',
+    'audit tail',
+    'audit verify',
+    'advisor scan',
+    'advisor explain',
+  ];
   for (const c of leaves) t.match(r.out, new RegExp(`svc ${c}\\s`), `lists ${c}`);
   for (const c of [...leaves, 'keys', 'agent', 'tokens', 'audit', 'advisor']) {
     const help = await svc([...c.split(' '), '--help'], env);
@@ -22,5 +52,8 @@ t.test('svc --help lists every command, each with an example in its own help', a
     t.match(help.out, /Examples?:\n\s+\$ .*svc /, `${c} --help has an example`);
   }
   const version = await json(['version']);
-  t.equal(version.svc, JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../package.json'), 'utf8')).version);
+  t.equal(
+    version.svc,
+    JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../package.json'), 'utf8')).version,
+  );
 });

@@ -38,13 +38,25 @@ t.test('encrypt and decrypt a file through stdin and stdout, byte for byte', asy
   const key = await json(['keys', 'create', '--name', 'files', '--algorithm', 'AES']);
   await json(['keys', 'activate', key.id]);
   const file = randomBytes(20_000);
-  const sealed = await svc(['keys', 'encrypt', key.id, '--context', 'tenant=acme', '--context', 'purpose=backup', '--out', '-'], env, file);
+  const sealed = await svc(
+    ['keys', 'encrypt', key.id, '--context', 'tenant=acme', '--context', 'purpose=backup', '--out', '-'],
+    env,
+    file,
+  );
   t.equal(sealed.code, 0, sealed.stderr);
   t.notOk(sealed.stdout.includes(file.subarray(0, 64)), 'the output is not the plaintext');
-  const opened = await svc(['keys', 'decrypt', key.id, '--context', 'purpose=backup', '--context', 'tenant=acme', '--out', '-'], env, sealed.stdout);
+  const opened = await svc(
+    ['keys', 'decrypt', key.id, '--context', 'purpose=backup', '--context', 'tenant=acme', '--out', '-'],
+    env,
+    sealed.stdout,
+  );
   t.equal(opened.code, 0, opened.stderr);
   t.ok(opened.stdout.equals(file), 'decrypt gives back the same bytes');
-  const wrongContext = await svc(['keys', 'decrypt', key.id, '--context', 'tenant=evil', '--out', '-'], env, sealed.stdout);
+  const wrongContext = await svc(
+    ['keys', 'decrypt', key.id, '--context', 'tenant=evil', '--out', '-'],
+    env,
+    sealed.stdout,
+  );
   t.equal(wrongContext.code, 1);
   t.equal(wrongContext.stdout.length, 0);
   t.match(wrongContext.stderr, /DecryptionFailed/);
@@ -60,14 +72,23 @@ t.test('wrap and unwrap a data key through files', async (t) => {
   await json(['keys', 'activate', key.id]);
   const dek = randomBytes(32);
   writeFileSync(path.join(dir, 'dek.bin'), dek);
-  const wrapped = await svc(['keys', 'wrap', key.id, '--file', path.join(dir, 'dek.bin'), '--out', path.join(dir, 'dek.wrapped')], env);
+  const wrapped = await svc(
+    ['keys', 'wrap', key.id, '--file', path.join(dir, 'dek.bin'), '--out', path.join(dir, 'dek.wrapped')],
+    env,
+  );
   t.equal(wrapped.code, 0, wrapped.stderr);
   t.notOk(readFileSync(path.join(dir, 'dek.wrapped')).includes(dek));
-  const unwrapped = await svc(['keys', 'unwrap', key.id, '--file', path.join(dir, 'dek.wrapped'), '--out', path.join(dir, 'dek.out')], env);
+  const unwrapped = await svc(
+    ['keys', 'unwrap', key.id, '--file', path.join(dir, 'dek.wrapped'), '--out', path.join(dir, 'dek.out')],
+    env,
+  );
   t.equal(unwrapped.code, 0, unwrapped.stderr);
   t.ok(readFileSync(path.join(dir, 'dek.out')).equals(dek));
   const asText = await json(['keys', 'wrap', key.id, '--message-base64', dek.toString('base64')]);
-  t.equal((await json(['keys', 'unwrap', key.id, '--message-base64', asText.wrappedDekBase64])).dekBase64, dek.toString('base64'));
+  t.equal(
+    (await json(['keys', 'unwrap', key.id, '--message-base64', asText.wrappedDekBase64])).dekBase64,
+    dek.toString('base64'),
+  );
 });
 
 t.test('keys list: filters, a limit, every page, read from the journal and not the audit trail', async (t) => {
@@ -75,19 +96,34 @@ t.test('keys list: filters, a limit, every page, read from the journal and not t
   t.teardown(() => dev.stop());
   const devEnv = cliEnv(tempDir(), { SVC_SERVER: dev.url, SVC_USER: 'erin' });
   const made: string[] = [];
-  for (let i = 0; i < 4; i++) made.push(JSON.parse((await svc(['keys', 'create', '--name', `list-${i}`, '--algorithm', 'AES', '--json'], devEnv)).out).id);
+  for (let i = 0; i < 4; i++)
+    made.push(
+      JSON.parse((await svc(['keys', 'create', '--name', `list-${i}`, '--algorithm', 'AES', '--json'], devEnv)).out).id,
+    );
   await svc(['keys', 'activate', made[1]!], devEnv);
   const rows = async (...args: string[]) => {
     const r = await svc(['keys', 'list', ...args, '--json'], devEnv);
     t.equal(r.code, 0, r.stderr);
-    return r.out.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l).id);
+    return r.out
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l).id);
   };
-  t.same(await rows('--name', 'list-*'), [...made].reverse(), 'a glob, newest first, with a stdout audit sink (no audit query needed)');
+  t.same(
+    await rows('--name', 'list-*'),
+    [...made].reverse(),
+    'a glob, newest first, with a stdout audit sink (no audit query needed)',
+  );
   t.same(await rows('--name', 'list-*', '--state', 'Active'), [made[1]]);
   t.same(await rows('--name', 'list-2'), [made[2]]);
   t.same(await rows('--name', 'list-*', '--limit', '3'), [made[3], made[2], made[1]], '--limit');
   const bad = await svc(['keys', 'list', '--state', 'Gone'], devEnv);
   t.equal(bad.code, 1);
   t.match(bad.stderr, /InvalidField \(HTTP 400\)/);
-  t.equal((await svc(['keys', 'list', '--mine', '--owner', 'x'], devEnv)).code, 2, '--mine and --owner together: usage error');
+  t.equal(
+    (await svc(['keys', 'list', '--mine', '--owner', 'x'], devEnv)).code,
+    2,
+    '--mine and --owner together: usage error',
+  );
 });

@@ -31,12 +31,18 @@ t.test('-o value prints the bare value a script wants, one a line', async (t) =>
   t.equal(await out(['-o', 'value', 'keys', 'rotate', id]), '2\n', 'the global flag goes before the command too');
   const ciphertext = (await out(['keys', 'encrypt', id, '--message', 'card 4111', '-o', 'value'])).trim();
   t.match(ciphertext, /^[A-Za-z0-9+/]+=*$/);
-  t.equal(Buffer.from((await out(['keys', 'decrypt', id, '--message-base64', ciphertext, '-o', 'value'])).trim(), 'base64').toString(), 'card 4111');
+  t.equal(
+    Buffer.from(
+      (await out(['keys', 'decrypt', id, '--message-base64', ciphertext, '-o', 'value'])).trim(),
+      'base64',
+    ).toString(),
+    'card 4111',
+  );
   const version = await json(['version']);
   t.equal(await out(['version', '-o', 'value']), `${version.svc}\n`);
 });
 
-t.test('-o json is --json, the API\'s own fields', async (t) => {
+t.test("-o json is --json, the API's own fields", async (t) => {
   const id = (await json(['keys', 'create', '--name', 'same', '--algorithm', 'AES'])).id;
   t.same(JSON.parse(await out(['keys', 'get', id, '-o', 'json'])), await json(['keys', 'get', id]));
 });
@@ -57,7 +63,8 @@ t.test('-o table: a header of field names over aligned columns, for a result and
   const at = columnStarts(listed[0]!);
   const names = listed.slice(1).map((line) => line.slice(at.get('NAME')!));
   t.ok(names.includes('tabled') && names.includes('scripted'), 'each row has its name under NAME');
-  for (const line of listed.slice(1)) t.match(line.slice(at.get('STATE')!), /^(PreActive|Active)\s/, 'states line up under STATE');
+  for (const line of listed.slice(1))
+    t.match(line.slice(at.get('STATE')!), /^(PreActive|Active)\s/, 'states line up under STATE');
   const ids = (await out(['keys', 'list', '-o', 'value'])).trimEnd().split('\n');
   t.equal(ids.length, listed.length - 1, 'value: one id a line, one per key');
   for (const id of ids) t.match(id, UUID);

@@ -38,18 +38,36 @@ t.test('the whole lifecycle of an EC P-256 key', async (t) => {
   t.equal(v1.keyVersion, 1);
   const pem = await svc(['keys', 'public-key', key.id], env);
   t.match(pem.out, /^-----BEGIN PUBLIC KEY-----/);
-  t.ok(verifySignature('sha256', Buffer.from('release 1.0'), createPublicKey(pem.out), Buffer.from(v1.signatureBase64, 'base64')), 'the PEM verifies the signature outside svc');
+  t.ok(
+    verifySignature(
+      'sha256',
+      Buffer.from('release 1.0'),
+      createPublicKey(pem.out),
+      Buffer.from(v1.signatureBase64, 'base64'),
+    ),
+    'the PEM verifies the signature outside svc',
+  );
 
-  const valid = await svc(['keys', 'verify', key.id, '--message', 'release 1.0', '--signature', v1.signatureBase64], env);
+  const valid = await svc(
+    ['keys', 'verify', key.id, '--message', 'release 1.0', '--signature', v1.signatureBase64],
+    env,
+  );
   t.equal(valid.code, 0);
   t.match(valid.out, /valid\s+true/);
-  const forged = await svc(['keys', 'verify', key.id, '--message', 'release 6.6', '--signature', v1.signatureBase64], env);
+  const forged = await svc(
+    ['keys', 'verify', key.id, '--message', 'release 6.6', '--signature', v1.signatureBase64],
+    env,
+  );
   t.equal(forged.code, 3, 'valid:false exits 3');
   t.match(forged.out, /valid\s+false/);
 
   t.match(await json(['keys', 'rotate', key.id, '--reason', 'yearly']), { previousVersion: 1, currentVersion: 2 });
   t.equal((await json(['keys', 'sign', key.id, '--message', 'release 2.0'])).keyVersion, 2);
-  t.match(await json(['keys', 'verify', key.id, '--message', 'release 1.0', '--signature', v1.signatureBase64]), { valid: true, keyVersion: 1 }, 'version 1 signatures still verify');
+  t.match(
+    await json(['keys', 'verify', key.id, '--message', 'release 1.0', '--signature', v1.signatureBase64]),
+    { valid: true, keyVersion: 1 },
+    'version 1 signatures still verify',
+  );
 
   t.equal((await json(['keys', 'revoke', key.id, '--reason', 'superseded'])).state, 'Deactivated');
   const refused = await svc(['keys', 'sign', key.id, '--message', 'late'], env);
@@ -61,8 +79,14 @@ t.test('the whole lifecycle of an EC P-256 key', async (t) => {
 
   const listed = await svc(['keys', 'list', '--json'], env);
   t.equal(listed.code, 0, listed.stderr);
-  const rows = listed.out.trim().split('\n').map((l) => JSON.parse(l));
-  t.match(rows.find((r) => r.id === key.id), { name: 'release-signer', state: 'Destroyed', algorithm: 'EC', currentVersion: 2 });
+  const rows = listed.out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  t.match(
+    rows.find((r) => r.id === key.id),
+    { name: 'release-signer', state: 'Destroyed', algorithm: 'EC', currentVersion: 2 },
+  );
 });
 
 t.test('exit codes: 2 usage, 4 not found, 5 permission denied; global flags after the command', async (t) => {
@@ -94,16 +118,26 @@ t.test('exit codes: 2 usage, 4 not found, 5 permission denied; global flags afte
   t.match(denied.stderr, /PermissionDenied \(HTTP 403\)/);
 
   const listed = await svc(['agent', 'list'], env);
-  t.match(listed.out, new RegExp(`^${issued.agentId}  alice  Sign,Get  expires .*  ci-signer$`, 'm'), 'svc agent list shows the agent, one line each');
+  t.match(
+    listed.out,
+    new RegExp(`^${issued.agentId}  alice  Sign,Get  expires .*  ci-signer$`, 'm'),
+    'svc agent list shows the agent, one line each',
+  );
   const killed = await json(['agent', 'revoke', issued.agentId]);
   t.match(killed, { agentId: issued.agentId, revoked: true });
   const after = await svc(['keys', 'sign', key.id, '--message', 'ok'], agentEnv);
   t.equal(after.code, 1, 'the revoked agent is refused');
   t.match(after.stderr, /Unauthorized \(HTTP 401\)/);
-  t.match((await svc(['agent', 'list', '--json'], env)).out, new RegExp(`"agentId":"${issued.agentId}".*"revoked":true`));
+  t.match(
+    (await svc(['agent', 'list', '--json'], env)).out,
+    new RegExp(`"agentId":"${issued.agentId}".*"revoked":true`),
+  );
 
   // Flags after the command, instead of the environment.
-  const flagsAfter = await svc(['keys', 'get', key.id, '--server', service.url, '--token', alice, '--json'], cliEnv(tempDir()));
+  const flagsAfter = await svc(
+    ['keys', 'get', key.id, '--server', service.url, '--token', alice, '--json'],
+    cliEnv(tempDir()),
+  );
   t.equal(flagsAfter.code, 0, flagsAfter.stderr);
   t.equal(JSON.parse(flagsAfter.out).id, key.id);
 
@@ -120,42 +154,53 @@ t.test('audit tail prints the latest records and --follow prints new ones as the
   t.equal(tail.code, 0, tail.stderr);
   t.match(tail.out, new RegExp(`alice\\(Human\\)  Create  ${key.id}  Success`));
 
-  const follow = svcUntil(['audit', 'tail', '--follow', '--interval', '1', '--key', key.id, '--op', 'Activate'], env, new RegExp(`Activate  ${key.id}  Success`));
+  const follow = svcUntil(
+    ['audit', 'tail', '--follow', '--interval', '1', '--key', key.id, '--op', 'Activate'],
+    env,
+    new RegExp(`Activate  ${key.id}  Success`),
+  );
   t.teardown(() => follow.child.kill());
   await json(['keys', 'activate', key.id]);
   t.match(await follow.matched, /alice\(Human\) {2}Activate/);
 });
 
-t.test('audit tail --follow does not print its own polling queries, and a reader that stops early ends it quietly', async (t) => {
-  const key = await json(['keys', 'create', '--name', 'unfiltered-tail', '--algorithm', 'AES']);
-  const follow = svcUntil(['audit', 'tail', '--follow', '--interval', '1'], env, new RegExp(`Create  ${key.id}  Success`));
-  t.teardown(() => follow.child.kill());
-  await follow.matched;
-  // The poll that printed the create wrote its own Query record before answering; the poll that prints
-  // the activate would print that record too if the tail echoed its queries. The listener is attached
-  // before the activate, so a poll that prints its line at once (a fast machine) is not missed.
-  const until = new RegExp(`Activate  ${key.id}  Success`);
-  const printed = new Promise<string>((resolve) => {
-    let out = '';
-    follow.child.stdout!.on('data', (d: Buffer) => {
-      out += d;
-      if (until.test(out)) resolve(out);
+t.test(
+  'audit tail --follow does not print its own polling queries, and a reader that stops early ends it quietly',
+  async (t) => {
+    const key = await json(['keys', 'create', '--name', 'unfiltered-tail', '--algorithm', 'AES']);
+    const follow = svcUntil(
+      ['audit', 'tail', '--follow', '--interval', '1'],
+      env,
+      new RegExp(`Create  ${key.id}  Success`),
+    );
+    t.teardown(() => follow.child.kill());
+    await follow.matched;
+    // The poll that printed the create wrote its own Query record before answering; the poll that prints
+    // the activate would print that record too if the tail echoed its queries. The listener is attached
+    // before the activate, so a poll that prints its line at once (a fast machine) is not missed.
+    const until = new RegExp(`Activate  ${key.id}  Success`);
+    const printed = new Promise<string>((resolve) => {
+      let out = '';
+      follow.child.stdout!.on('data', (d: Buffer) => {
+        out += d;
+        if (until.test(out)) resolve(out);
+      });
     });
-  });
-  await json(['keys', 'activate', key.id]);
-  const text = await printed;
-  t.notMatch(text, / {2}Query {2}/, 'no Query record of the tail itself');
+    await json(['keys', 'activate', key.id]);
+    const text = await printed;
+    t.notMatch(text, / {2}Query {2}/, 'no Query record of the tail itself');
 
-  const piped = svcUntil(['audit', 'tail', '--follow', '--interval', '1'], env, /Success/);
-  let stderr = '';
-  piped.child.stderr!.on('data', (d: Buffer) => (stderr += d));
-  await piped.matched;
-  piped.child.stdout!.destroy(); // as `| head -1` does once it has its line
-  const exited = new Promise<number | null>((resolve) => piped.child.on('exit', (code) => resolve(code)));
-  await json(['keys', 'create', '--name', 'after-the-reader-left', '--algorithm', 'AES']);
-  t.equal(await exited, 0, 'the next write finds the pipe closed and the command ends with 0');
-  t.notMatch(stderr, /EPIPE|Error/, 'without a stack trace');
-});
+    const piped = svcUntil(['audit', 'tail', '--follow', '--interval', '1'], env, /Success/);
+    let stderr = '';
+    piped.child.stderr!.on('data', (d: Buffer) => (stderr += d));
+    await piped.matched;
+    piped.child.stdout!.destroy(); // as `| head -1` does once it has its line
+    const exited = new Promise<number | null>((resolve) => piped.child.on('exit', (code) => resolve(code)));
+    await json(['keys', 'create', '--name', 'after-the-reader-left', '--algorithm', 'AES']);
+    t.equal(await exited, 0, 'the next write finds the pipe closed and the command ends with 0');
+    t.notMatch(stderr, /EPIPE|Error/, 'without a stack trace');
+  },
+);
 
 t.test('svc --help | head -1 ends quietly', async (t) => {
   const { spawn } = await import('node:child_process');
@@ -179,7 +224,7 @@ t.test('dev mode: SVC_USER (or --user) names the caller', async (t) => {
   t.match(mine.out, new RegExp(`^${id}  PreActive\\s+HMAC\\s+v1  .*  bobs$`, 'm'));
   const carols = await svc(['keys', 'list', '--mine', '--user', 'carol'], devEnv);
   t.equal(carols.code, 0);
-  t.notMatch(carols.out, id, '--mine shows the caller\'s own keys');
+  t.notMatch(carols.out, id, "--mine shows the caller's own keys");
   const all = await svc(['keys', 'list', '--user', 'carol'], devEnv);
   t.match(all.out, id, 'without it, every key the caller may read (the dev policy: all)');
   t.match((await svc(['keys', 'list', '--owner', 'bob', '--user', 'carol'], devEnv)).out, id, '--owner');

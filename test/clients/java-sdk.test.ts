@@ -37,9 +37,14 @@ t.test('the Java SDK passes its JUnit 5 suite against a real service', async (t)
     SVC_TEST_STALLED_KEY: stalled,
   };
   const run = await new Promise<{ code: number; out: string }>((resolve) => {
-    execFile('bash', [path.join(ROOT, 'clients/java/test.sh')], { env, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, out: `${stdout}\n${stderr}` });
-    });
+    execFile(
+      'bash',
+      [path.join(ROOT, 'clients/java/test.sh')],
+      { env, maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, out: `${stdout}\n${stderr}` });
+      },
+    );
   });
   t.equal(run.code, 0, run.code === 0 ? 'JUnit exits 0' : run.out);
   const succeeded = Number(/\[\s*(\d+) tests successful\s*\]/.exec(run.out)?.[1] ?? 0);
@@ -47,5 +52,9 @@ t.test('the Java SDK passes its JUnit 5 suite against a real service', async (t)
   t.equal(failed, 0, 'no JUnit test failed');
   t.ok(succeeded >= 10, `every JUnit test ran and passed (${succeeded})`);
   t.equal(proxy.seen.filter((l) => l === `GET /v1/keys/${stalledOnce}`).length, 2, 'the stalled read was retried once');
-  t.equal(proxy.seen.filter((l) => l === `GET /v1/keys/${stalled}`).length, 4, 'the always-stalled read: the first attempt and three retries');
+  t.equal(
+    proxy.seen.filter((l) => l === `GET /v1/keys/${stalled}`).length,
+    4,
+    'the always-stalled read: the first attempt and three retries',
+  );
 });

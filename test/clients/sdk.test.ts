@@ -30,14 +30,28 @@ t.test('destroy with a waiting period, cancel, and trim', async (t) => {
   await alice.activateKey(aes.id);
   const old = await alice.encrypt(aes.id, text('v1'));
   await alice.rotateKey(aes.id);
-  t.same(await alice.trimKey(aes.id, 2), { id: aes.id, state: 'Active', currentVersion: 2, minVersion: 2, erasure: 'complete' });
-  t.match(await apiError(t, () => alice.decrypt(aes.id, old.ciphertext)), { status: 409, code: 'IllegalOperation', message: /version 1 .* was trimmed/ });
+  t.same(await alice.trimKey(aes.id, 2), {
+    id: aes.id,
+    state: 'Active',
+    currentVersion: 2,
+    minVersion: 2,
+    erasure: 'complete',
+  });
+  t.match(await apiError(t, () => alice.decrypt(aes.id, old.ciphertext)), {
+    status: 409,
+    code: 'IllegalOperation',
+    message: /version 1 .* was trimmed/,
+  });
   t.match(await apiError(t, () => alice.trimKey(aes.id, 3)), { status: 400, code: 'InvalidField' });
   await alice.revokeKey(aes.id);
   const scheduled = await alice.destroyKey(aes.id, { waitingDays: 10 });
   t.match(scheduled, { id: aes.id, state: 'Deactivated', destroyAt: /^\d{4}-/ });
   t.equal((await alice.getKey(aes.id)).destroyAt, scheduled.destroyAt);
-  t.match(await alice.cancelDestroy(aes.id), { id: aes.id, state: 'Deactivated', cancelledDestroyAt: scheduled.destroyAt });
+  t.match(await alice.cancelDestroy(aes.id), {
+    id: aes.id,
+    state: 'Deactivated',
+    cancelledDestroyAt: scheduled.destroyAt,
+  });
   t.match(await apiError(t, () => alice.destroyKey(aes.id, { waitingDays: 31 })), { status: 400 });
   t.match(await alice.destroyKey(aes.id, { waitingDays: 0 }), { state: 'Destroyed', erasure: 'complete' });
 });
@@ -74,7 +88,10 @@ t.test('every endpoint, once, with bytes in and out as Uint8Array', async (t) =>
   t.same(await alice.revokeToken({ jti: agent.jti, expiresAt: agent.expiresAt }), { jti: agent.jti, revoked: true });
   const listed = await alice.listAgents();
   // Revoking an agent's token by its jti revokes the agent in the registry.
-  t.match(listed.agents.find((a) => a.agentId === agent.agentId), { parent: 'alice', purpose: 'sdk-agent', scopes: ['Get'], revoked: true });
+  t.match(
+    listed.agents.find((a) => a.agentId === agent.agentId),
+    { parent: 'alice', purpose: 'sdk-agent', scopes: ['Get'], revoked: true },
+  );
   t.match(await alice.revokeAgent(agent.agentId), { agentId: agent.agentId, revoked: true });
   t.equal((await alice.listAgents({ parent: 'alice', limit: 1 })).agents.length, 1);
 
@@ -97,7 +114,11 @@ t.test('error codes come back as SvcApiError with code, status, message and requ
     ['KeyNotFound', 404, () => alice.getKey('7d0c9a3e-1111-4222-8333-944455556666')],
     ['IllegalOperation', 409, () => alice.encrypt(key.id, text('not active yet'))],
     ['InvalidField', 400, () => alice.createKey({ name: 'x', algorithm: 'Rot13' as 'AES' })],
-    ['Unauthorized', 401, () => new SvcClient({ server: proxy.url, credentials: { token: 'not-a-jwt' } }).getKey(key.id)],
+    [
+      'Unauthorized',
+      401,
+      () => new SvcClient({ server: proxy.url, credentials: { token: 'not-a-jwt' } }).getKey(key.id),
+    ],
   ];
   for (const [code, status, call] of cases) {
     const err = await apiError(t, call);
@@ -107,7 +128,10 @@ t.test('error codes come back as SvcApiError with code, status, message and requ
   }
   await alice.activateKey(key.id);
   const sealed = await alice.encrypt(key.id, text('secret'), { a: '1' });
-  t.match(await apiError(t, () => alice.decrypt(key.id, sealed.ciphertext, { a: '2' })), { code: 'DecryptionFailed', status: 400 });
+  t.match(await apiError(t, () => alice.decrypt(key.id, sealed.ciphertext, { a: '2' })), {
+    code: 'DecryptionFailed',
+    status: 400,
+  });
   const agent = await alice.issueAgent({ label: 'reader', scopes: ['Get'], ttlSeconds: 300 });
   const asAgent = new SvcClient({ server: proxy.url, credentials: { token: agent.jwt } });
   t.match(await apiError(t, () => asAgent.encrypt(key.id, text('x'))), { code: 'PermissionDenied', status: 403 });
@@ -128,7 +152,11 @@ t.test('a 503 on a safe call is retried with the same request id; a 409 is not',
 
   const sealed = await alice.encrypt(key.id, text('retry me'));
   proxy.inject(/\/decrypt$/, 'drop', 1);
-  t.equal(new TextDecoder().decode((await alice.decrypt(key.id, sealed.ciphertext)).plaintext), 'retry me', 'a dropped connection is retried for decrypt');
+  t.equal(
+    new TextDecoder().decode((await alice.decrypt(key.id, sealed.ciphertext)).plaintext),
+    'retry me',
+    'a dropped connection is retried for decrypt',
+  );
 
   const encrypts = proxy.seen.length;
   proxy.inject(/\/encrypt$/, '503', 1);
@@ -143,12 +171,21 @@ t.test('a 503 on a safe call is retried with the same request id; a 409 is not',
 });
 
 t.test('network failures and timeouts are SvcApiErrors too', async (t) => {
-  const nowhere = new SvcClient({ server: 'http://127.0.0.1:1', credentials: { user: 'x' }, retry: { retries: 1, ...fastRetry } });
+  const nowhere = new SvcClient({
+    server: 'http://127.0.0.1:1',
+    credentials: { user: 'x' },
+    retry: { retries: 1, ...fastRetry },
+  });
   t.match(await apiError(t, () => nowhere.health()), { code: 'NetworkError', status: 0 });
   const key = await alice.createKey({ name: 'timeout', algorithm: 'AES' });
   proxy.inject(new RegExp(`^GET /v1/keys/${key.id}$`), 'stall', 2);
   const before = proxy.seen.length;
-  const slow = new SvcClient({ server: proxy.url, credentials: { token: aliceToken }, timeoutMs: 200, retry: { retries: 1, ...fastRetry } });
+  const slow = new SvcClient({
+    server: proxy.url,
+    credentials: { token: aliceToken },
+    timeoutMs: 200,
+    retry: { retries: 1, ...fastRetry },
+  });
   t.match(await apiError(t, () => slow.getKey(key.id)), { code: 'Timeout', status: 0 });
   t.equal(proxy.seen.length - before, 2, 'a read that timed out is tried once more');
 
@@ -157,34 +194,67 @@ t.test('network failures and timeouts are SvcApiErrors too', async (t) => {
   t.equal((await slow.getKey(key.id)).id, key.id, 'an answer whose body stalls times out and the read is tried again');
   t.equal(proxy.seen.length - midBody, 2);
   proxy.inject(new RegExp(`^GET /v1/keys/${key.id}$`), 'stall-body', 2);
-  t.match(await apiError(t, () => slow.getKey(key.id)), { code: 'Timeout', status: 0 }, 'the timeout covers the body: a Timeout, not a bare abort error');
+  t.match(
+    await apiError(t, () => slow.getKey(key.id)),
+    { code: 'Timeout', status: 0 },
+    'the timeout covers the body: a Timeout, not a bare abort error',
+  );
 });
 
-t.test('model and promptId: set per client, overridden per call, audited with the call and found by queryAudit', async (t) => {
-  const tagged = new SvcClient({ server: service.url, credentials: { token: aliceToken }, model: 'sdk-model', promptId: 'sdk-prompt-1' });
-  const key = await alice.createKey({ name: 'sdk-prompted', algorithm: 'AES' });
-  await alice.activateKey(key.id);
-  const first = await tagged.encrypt(key.id, text('one'));
-  await tagged.encrypt(key.id, text('two'), undefined, { promptId: 'sdk-prompt-2', model: 'other-model' });
-  const one = await alice.queryAudit({ promptId: 'sdk-prompt-1' });
-  t.same(one.records.map((r) => r.operation), ['Encrypt'], 'the client\'s prompt: one call');
-  t.match(one.records[0]!.context, { 'agent.model': 'sdk-model', 'agent.promptId': 'sdk-prompt-1' });
-  const two = await alice.queryAudit({ promptId: 'sdk-prompt-2' });
-  t.match(two.records.map((r) => r.context), [{ 'agent.model': 'other-model', 'agent.promptId': 'sdk-prompt-2' }], 'the call\'s own override');
-  t.ok(first.ciphertext.length > 0);
-  const refused = await apiError(t, () => tagged.getKey(key.id, { promptId: 'x'.repeat(129) }));
-  t.match(refused, { code: 'InvalidField', status: 400, message: /X-Svc-Prompt-Id must be at most 128 characters/ });
-  const unsendable = await apiError(t, () => tagged.getKey(key.id, { model: 'mod\u20acle' }));
-  t.match(unsendable, { code: 'InvalidField', status: 0, message: /model must be printable ASCII text/ }, 'not a NetworkError retried three times');
-});
+t.test(
+  'model and promptId: set per client, overridden per call, audited with the call and found by queryAudit',
+  async (t) => {
+    const tagged = new SvcClient({
+      server: service.url,
+      credentials: { token: aliceToken },
+      model: 'sdk-model',
+      promptId: 'sdk-prompt-1',
+    });
+    const key = await alice.createKey({ name: 'sdk-prompted', algorithm: 'AES' });
+    await alice.activateKey(key.id);
+    const first = await tagged.encrypt(key.id, text('one'));
+    await tagged.encrypt(key.id, text('two'), undefined, { promptId: 'sdk-prompt-2', model: 'other-model' });
+    const one = await alice.queryAudit({ promptId: 'sdk-prompt-1' });
+    t.same(
+      one.records.map((r) => r.operation),
+      ['Encrypt'],
+      "the client's prompt: one call",
+    );
+    t.match(one.records[0]!.context, { 'agent.model': 'sdk-model', 'agent.promptId': 'sdk-prompt-1' });
+    const two = await alice.queryAudit({ promptId: 'sdk-prompt-2' });
+    t.match(
+      two.records.map((r) => r.context),
+      [{ 'agent.model': 'other-model', 'agent.promptId': 'sdk-prompt-2' }],
+      "the call's own override",
+    );
+    t.ok(first.ciphertext.length > 0);
+    const refused = await apiError(t, () => tagged.getKey(key.id, { promptId: 'x'.repeat(129) }));
+    t.match(refused, { code: 'InvalidField', status: 400, message: /X-Svc-Prompt-Id must be at most 128 characters/ });
+    const unsendable = await apiError(t, () => tagged.getKey(key.id, { model: 'mod\u20acle' }));
+    t.match(
+      unsendable,
+      { code: 'InvalidField', status: 0, message: /model must be printable ASCII text/ },
+      'not a NetworkError retried three times',
+    );
+  },
+);
 
 t.test('listKeys: one page with filters; keyPages follows nextCursor to the last page', async (t) => {
   const made: string[] = [];
-  for (let i = 0; i < 5; i++) made.push((await alice.createKey({ name: `sdk-list-${i}`, algorithm: i === 0 ? 'HMAC' : 'AES' })).id);
+  for (let i = 0; i < 5; i++)
+    made.push((await alice.createKey({ name: `sdk-list-${i}`, algorithm: i === 0 ? 'HMAC' : 'AES' })).id);
   const first = await alice.listKeys({ name: 'sdk-list-*', limit: 2 });
-  t.same(first.keys.map((k) => k.id), [made[4], made[3]], 'newest first, limit per page');
+  t.same(
+    first.keys.map((k) => k.id),
+    [made[4], made[3]],
+    'newest first, limit per page',
+  );
   t.type(first.nextCursor, 'string');
-  t.same((await alice.listKeys({ name: 'sdk-list-*', algorithm: 'HMAC' })).keys.map((k) => k.id), [made[0]], 'a filter');
+  t.same(
+    (await alice.listKeys({ name: 'sdk-list-*', algorithm: 'HMAC' })).keys.map((k) => k.id),
+    [made[0]],
+    'a filter',
+  );
   const pages: string[][] = [];
   for await (const page of alice.keyPages({ name: 'sdk-list-*', limit: 2 })) pages.push(page.keys.map((k) => k.id));
   t.same(pages, [[made[4], made[3]], [made[2], made[1]], [made[0]]], 'every page, once');

@@ -40,8 +40,21 @@ t.test('settings belong to their plugins: a plugin that does not exist has no se
   const connection = settingsFragment(postgresConnection) as Record<string, any>;
   t.equal(s.jdbc.url, connection.jdbc.url, 'the PostgreSQL journal and audit sink share one declaration of jdbc.*');
   const base = settingsFragment(baseSchema);
-  t.ok(stitchSchema(base, [{ owner: 'a', fragment: connection }, { owner: 'b', fragment: settingsFragment(postgresConnection) }]), 'the same leaf from two plugins stitches');
-  t.throws(() => stitchSchema(base, [{ owner: 'a', fragment: connection }, { owner: 'b', fragment: structuredClone({ jdbc: { url: { doc: 'x', default: '' } } }) }]), /config key jdbc\.url is declared twice \(by a and b\)/);
+  t.ok(
+    stitchSchema(base, [
+      { owner: 'a', fragment: connection },
+      { owner: 'b', fragment: settingsFragment(postgresConnection) },
+    ]),
+    'the same leaf from two plugins stitches',
+  );
+  t.throws(
+    () =>
+      stitchSchema(base, [
+        { owner: 'a', fragment: connection },
+        { owner: 'b', fragment: structuredClone({ jdbc: { url: { doc: 'x', default: '' } } }) },
+      ]),
+    /config key jdbc\.url is declared twice \(by a and b\)/,
+  );
 });
 
 t.test('a YAML file is read, and the environment overrides it', async (t) => {
@@ -53,7 +66,10 @@ t.test('a YAML file is read, and the environment overrides it', async (t) => {
 });
 
 t.test('a JSON file works the same; plugin fragments are part of the schema', async (t) => {
-  const file = fileWith('svc.json', JSON.stringify({ keys: { rotationCheckSeconds: 5 }, policy: { roleBindings: { ops: ['Sign'] } } }));
+  const file = fileWith(
+    'svc.json',
+    JSON.stringify({ keys: { rotationCheckSeconds: 5 }, policy: { roleBindings: { ops: ['Sign'] } } }),
+  );
   const { config } = await resolveConfiguration([`--config=${file}`], {});
   t.match(config.values, { keys: { rotationCheckSeconds: 5 }, policy: { roleBindings: { ops: ['Sign'] } } });
   const { config: fromEnv } = await resolveConfiguration([], { SVC_POLICY_SUBJECT_BINDINGS: '{"bob":["Get"]}' });
@@ -63,34 +79,61 @@ t.test('a JSON file works the same; plugin fragments are part of the schema', as
 t.test('every bad value and unknown key is reported at once, with its env variable', async (t) => {
   const file = fileWith('bad.yaml', 'http:\n  port: 99999\ncolour: blue\n');
   await t.rejects(resolveConfiguration(['--config', file], { SVC_AUTH_KIND: 'kerberos' }), {
-    message: /configuration is invalid \(file .*bad\.yaml and environment\):\n(.*\n)*.*auth\.kind: .*"kerberos" \(env SVC_AUTH_KIND\)/,
+    message:
+      /configuration is invalid \(file .*bad\.yaml and environment\):\n(.*\n)*.*auth\.kind: .*"kerberos" \(env SVC_AUTH_KIND\)/,
   });
-  const err = await resolveConfiguration(['--config', file], { SVC_AUTH_KIND: 'kerberos' }).catch((e: Error) => e.message);
+  const err = await resolveConfiguration(['--config', file], { SVC_AUTH_KIND: 'kerberos' }).catch(
+    (e: Error) => e.message,
+  );
   t.match(err, /http\.port: .*\(env SVC_HTTP_PORT\)/);
   t.match(err, /colour/);
 });
 
 t.test('an unreadable or malformed file is named', async (t) => {
-  await t.rejects(resolveConfiguration(['--config', '/nonexistent/svc.yaml'], {}), /config file \/nonexistent\/svc\.yaml cannot be read: ENOENT/);
-  await t.rejects(resolveConfiguration(['--config', fileWith('x.yaml', 'http: [unclosed')], {}), /is not valid YAML or JSON/);
+  await t.rejects(
+    resolveConfiguration(['--config', '/nonexistent/svc.yaml'], {}),
+    /config file \/nonexistent\/svc\.yaml cannot be read: ENOENT/,
+  );
+  await t.rejects(
+    resolveConfiguration(['--config', fileWith('x.yaml', 'http: [unclosed')], {}),
+    /is not valid YAML or JSON/,
+  );
 });
 
 t.test('docs/config.md is generated from the schema and is up to date', async (t) => {
   const onDisk = readFileSync(new URL('../../docs/config.md', import.meta.url), 'utf8');
   t.equal(onDisk, renderConfigDocs(builtinSchema()), 'run `npm run docs:config` and commit docs/config.md');
-  for (const name of ['SVC_HTTP_HOST', 'SVC_JOURNAL_KIND', 'SVC_RDB_EMBEDDED_JDBC_URL', 'SVC_CRYPTO_LOCAL_KEK', 'SVC_REVOCATION_KV_URI', 'SVC_HONEY_KEYS', 'SVC_AUDIT_RETENTION_DAYS', 'SVC_SECURITY_PREFLIGHT', 'SVC_KEYS_ROTATION_CHECK_SECONDS']) {
+  for (const name of [
+    'SVC_HTTP_HOST',
+    'SVC_JOURNAL_KIND',
+    'SVC_RDB_EMBEDDED_JDBC_URL',
+    'SVC_CRYPTO_LOCAL_KEK',
+    'SVC_REVOCATION_KV_URI',
+    'SVC_HONEY_KEYS',
+    'SVC_AUDIT_RETENTION_DAYS',
+    'SVC_SECURITY_PREFLIGHT',
+    'SVC_KEYS_ROTATION_CHECK_SECONDS',
+  ]) {
     t.match(onDisk, name);
   }
 });
 
 t.test('docs/errors.md is generated from the error catalogue and is up to date', async (t) => {
   const { renderErrorsDoc } = await import('../../docs/write-errors-doc.ts');
-  t.equal(readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8'), renderErrorsDoc(), 'run `npm run docs:errors` and commit docs/errors.md');
+  t.equal(
+    readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8'),
+    renderErrorsDoc(),
+    'run `npm run docs:errors` and commit docs/errors.md',
+  );
 });
 
 t.test('docs/mcp.md lists the tools the operations registry yields and is up to date', async (t) => {
   const { MCP_DOC, registeredOperations, renderToolList, withToolList } = await import('../../docs/write-mcp-doc.ts');
   const onDisk = readFileSync(MCP_DOC, 'utf8');
-  t.equal(onDisk, withToolList(onDisk, renderToolList(await registeredOperations())), 'run `npm run docs:mcp` and commit docs/mcp.md');
+  t.equal(
+    onDisk,
+    withToolList(onDisk, renderToolList(await registeredOperations())),
+    'run `npm run docs:mcp` and commit docs/mcp.md',
+  );
   t.match(onDisk, '| `encrypt` | `Encrypt` |', 'the tool list is there, not only its markers');
 });

@@ -36,8 +36,12 @@ const settings = serviceSettings(readFileSync(UNIT, 'utf8'));
 const one = (key: string) => settings.get(key)?.at(-1);
 
 t.test('systemd-analyze verify accepts the unit and rates its exposure OK', async (t) => {
-  if (!debianTool('systemd-analyze', 'systemd')) return serverMissing(t, 'systemd-analyze (Debian package systemd) is missing and cannot be installed');
-  const verify = await run('systemd-analyze', ['verify', UNIT]).then((r) => ({ code: 0, ...r }), (err) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }));
+  if (!debianTool('systemd-analyze', 'systemd'))
+    return serverMissing(t, 'systemd-analyze (Debian package systemd) is missing and cannot be installed');
+  const verify = await run('systemd-analyze', ['verify', UNIT]).then(
+    (r) => ({ code: 0, ...r }),
+    (err) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
+  );
   t.equal(verify.code, 0, verify.stderr);
   t.equal(verify.stderr.trim(), '', 'no warnings');
   const security = await run('systemd-analyze', ['security', '--offline=yes', UNIT]);
@@ -47,24 +51,48 @@ t.test('systemd-analyze verify accepts the unit and rates its exposure OK', asyn
 });
 
 t.test('the unit holds the hardening operators expect', async (t) => {
-  for (const [key, value] of [['NoNewPrivileges', 'yes'], ['ProtectSystem', 'strict'], ['PrivateTmp', 'yes'], ['ProtectHome', 'yes'], ['CapabilityBoundingSet', ''], ['StateDirectory', 'svc-kms'], ['StateDirectoryMode', '0700'], ['UMask', '0077'], ['KillSignal', 'SIGTERM']] as const) {
+  for (const [key, value] of [
+    ['NoNewPrivileges', 'yes'],
+    ['ProtectSystem', 'strict'],
+    ['PrivateTmp', 'yes'],
+    ['ProtectHome', 'yes'],
+    ['CapabilityBoundingSet', ''],
+    ['StateDirectory', 'svc-kms'],
+    ['StateDirectoryMode', '0700'],
+    ['UMask', '0077'],
+    ['KillSignal', 'SIGTERM'],
+  ] as const) {
     t.equal(one(key), value, `${key}=${value}`);
   }
   t.notOk(['root', '0'].includes(one('User') ?? 'root'), 'a User other than root');
-  t.match(one('ExecStart'), /^\/usr\/bin\/node .*\/opt\/svc-kms\/dist\/server\/app\/main\.js$/, 'node runs the built server itself: no npm or shell between systemd and the server');
+  t.match(
+    one('ExecStart'),
+    /^\/usr\/bin\/node .*\/opt\/svc-kms\/dist\/server\/app\/main\.js$/,
+    'node runs the built server itself: no npm or shell between systemd and the server',
+  );
 });
 
 t.test("the unit's command and environment start the service, which stops cleanly on systemd's SIGTERM", async (t) => {
   const state = tempDir();
   const mapped = (text: string) => text.replaceAll('/opt/svc-kms', ROOT).replaceAll('/var/lib/svc-kms', state);
   const [command, ...args] = mapped(one('ExecStart')!).split(/\s+/);
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '', SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', SVC_JOURNAL_KIND: 'rdb-embedded', SVC_AUDIT_KIND: 'rdb-embedded' };
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    SVC_HTTP_HOST: '127.0.0.1',
+    SVC_HTTP_PORT: '0',
+    SVC_JOURNAL_KIND: 'rdb-embedded',
+    SVC_AUDIT_KIND: 'rdb-embedded',
+  };
   for (const assignment of one('Environment')!.split(/\s+/)) {
     const at = assignment.indexOf('=');
     env[assignment.slice(0, at)] = mapped(assignment.slice(at + 1));
   }
   // The machine's own node where the unit names /usr/bin/node, so the test runs on the Node it was started with.
-  const child = spawn(command === '/usr/bin/node' ? process.execPath : command!, args, { cwd: mapped(one('WorkingDirectory')!), env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(command === '/usr/bin/node' ? process.execPath : command!, args, {
+    cwd: mapped(one('WorkingDirectory')!),
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   t.teardown(() => {
     if (child.exitCode === null) child.kill('SIGKILL');
   });
@@ -75,7 +103,11 @@ t.test("the unit's command and environment start the service, which stops cleanl
   const port = /"msg":"listening".*?"port":(\d+)/.exec(stderr)?.[1];
   t.ok(port, `it listens (${stderr.slice(-500)})`);
   t.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200);
-  t.same(readFileSync(path.join(state, 'journal.db')).subarray(0, 15).toString(), 'SQLite format 3', 'its journal is in the state directory');
+  t.same(
+    readFileSync(path.join(state, 'journal.db')).subarray(0, 15).toString(),
+    'SQLite format 3',
+    'its journal is in the state directory',
+  );
   child.kill(one('KillSignal') as NodeJS.Signals);
   t.equal(await exited, 0, 'SIGTERM: exit 0, so systemd records a clean stop');
 });

@@ -19,18 +19,39 @@ t.test('scan: idle keys, broad agents, the riskiest agent by denials; explain: i
   await alice.post(`/v1/keys/${used}/sign`, { messageBase64: b64('m') });
   const fresh = await alice.key({ name: 'fresh', algorithm: 'AES' });
 
-  const broad = (await alice.post('/v1/agents/issue', { label: 'ops-bot', scopes: ['Get', 'Sign', 'Verify', 'Encrypt', 'Decrypt', 'Rotate'], ttlSeconds: 3600 })).body;
+  const broad = (
+    await alice.post('/v1/agents/issue', {
+      label: 'ops-bot',
+      scopes: ['Get', 'Sign', 'Verify', 'Encrypt', 'Decrypt', 'Rotate'],
+      ttlSeconds: 3600,
+    })
+  ).body;
   const narrow = (await alice.post('/v1/agents/issue', { label: 'signer', scopes: ['Sign'], ttlSeconds: 3600 })).body;
   const narrowApi = new ApiClient(svc.url, { Authorization: `Bearer ${narrow.jwt}` });
   await narrowApi.post(`/v1/keys/${used}/sign`, { messageBase64: b64('ok') });
-  for (let i = 0; i < 3; i++) t.equal((await narrowApi.post(`/v1/keys/${idle}/encrypt`, { plaintextBase64: b64('secret plaintext') })).status, 403, 'out of scope');
+  for (let i = 0; i < 3; i++)
+    t.equal(
+      (await narrowApi.post(`/v1/keys/${idle}/encrypt`, { plaintextBase64: b64('secret plaintext') })).status,
+      403,
+      'out of scope',
+    );
 
   const scan = await alice.get('/v1/advisor/scan?unusedDays=30&broadScope=5&top=1');
   t.equal(scan.status, 200, JSON.stringify(scan.body));
-  t.same(scan.body.unusedKeys.map((k: { keyId: string }) => k.keyId), [idle], 'the idle key only: the used one was used, the fresh one is new');
+  t.same(
+    scan.body.unusedKeys.map((k: { keyId: string }) => k.keyId),
+    [idle],
+    'the idle key only: the used one was used, the fresh one is new',
+  );
   t.match(scan.body.unusedKeys[0], { lastUsedAt: null });
-  t.same(scan.body.broadScopeAgents.map((a: { agentId: string }) => a.agentId), [broad.agentId]);
-  t.match(scan.body.broadScopeAgents[0], { parent: 'alice', scopes: ['Get', 'Sign', 'Verify', 'Encrypt', 'Decrypt', 'Rotate'] });
+  t.same(
+    scan.body.broadScopeAgents.map((a: { agentId: string }) => a.agentId),
+    [broad.agentId],
+  );
+  t.match(scan.body.broadScopeAgents[0], {
+    parent: 'alice',
+    scopes: ['Get', 'Sign', 'Verify', 'Encrypt', 'Decrypt', 'Rotate'],
+  });
   t.equal(scan.body.riskiestAgents.length, 1, 'top=1');
   t.match(scan.body.riskiestAgents[0], { agentId: narrow.agentId, denials: 3 });
   t.match(scan.body, { truncated: false, window: { until: clock.now().toISOString() } });
@@ -39,8 +60,16 @@ t.test('scan: idle keys, broad agents, the riskiest agent by denials; explain: i
 
   const explained = await alice.get(`/v1/advisor/explain/${narrow.agentId}`);
   t.equal(explained.status, 200);
-  t.same(explained.body.events.map((e: { operation: string; outcome: string }) => `${e.operation}:${e.outcome}`), ['Sign:Success', 'Encrypt:PermissionDenied', 'Encrypt:PermissionDenied', 'Encrypt:PermissionDenied'], 'oldest first');
-  t.ok(explained.body.events.every((e: { decision?: string }) => e.decision === undefined || ['Allow', 'StepUp', 'Deny'].includes(e.decision)));
+  t.same(
+    explained.body.events.map((e: { operation: string; outcome: string }) => `${e.operation}:${e.outcome}`),
+    ['Sign:Success', 'Encrypt:PermissionDenied', 'Encrypt:PermissionDenied', 'Encrypt:PermissionDenied'],
+    'oldest first',
+  );
+  t.ok(
+    explained.body.events.every(
+      (e: { decision?: string }) => e.decision === undefined || ['Allow', 'StepUp', 'Deny'].includes(e.decision),
+    ),
+  );
   t.match(explained.body.summary, /made 4 call\(s\) \(3 Encrypt, 1 Sign\).*3 refused \(PermissionDenied\)/);
   t.same(explained.body.narration, { provider: 'none', status: 'off' });
   t.notMatch(JSON.stringify(explained.body), /secret plaintext|c2VjcmV0/, 'no plaintext in the explanation');
@@ -49,13 +78,26 @@ t.test('scan: idle keys, broad agents, the riskiest agent by denials; explain: i
   t.equal(none.status, 200, 'an agent with no events is 200');
   t.match(none.body, { events: [], anomalies: [] });
   const capped = await alice.get(`/v1/advisor/explain/${narrow.agentId}?maxEvents=2`);
-  t.same(capped.body.events.map((e: { operation: string }) => e.operation), ['Encrypt', 'Encrypt'], 'the newest maxEvents');
+  t.same(
+    capped.body.events.map((e: { operation: string }) => e.operation),
+    ['Encrypt', 'Encrypt'],
+    'the newest maxEvents',
+  );
 
-  const service = new ApiClient(svc.url, { Authorization: `Bearer ${await mintToken({ sub: 'svc-batch', svc_kind: 'service' })}` });
+  const service = new ApiClient(svc.url, {
+    Authorization: `Bearer ${await mintToken({ sub: 'svc-batch', svc_kind: 'service' })}`,
+  });
   t.equal((await service.get('/v1/advisor/scan')).status, 403, 'a Service may not');
-  t.equal((await narrowApi.get(`/v1/advisor/explain/${narrow.agentId}`)).status, 403, 'an agent may not explain itself');
+  t.equal(
+    (await narrowApi.get(`/v1/advisor/explain/${narrow.agentId}`)).status,
+    403,
+    'an agent may not explain itself',
+  );
   const audited = (await alice.get('/v1/audit?op=Query&actor=alice&limit=10')).body.records;
-  t.ok(audited.some((r: { resource: string }) => r.resource === `agent:${narrow.agentId}`), 'an explain call is audited with the agent as resource');
+  t.ok(
+    audited.some((r: { resource: string }) => r.resource === `agent:${narrow.agentId}`),
+    'an explain call is audited with the agent as resource',
+  );
 });
 
 t.test('501 without a queryable audit sink', async (t) => {
@@ -91,14 +133,27 @@ t.test('provider none sends nothing anywhere, even with a base URL set', async (
 
 t.test('explain narrated by an OpenAI-compatible provider; boot refuses a provider without its key', async (t) => {
   const { llmStandIn } = await import('../helpers/llm-stand-in.ts');
-  const llm = await llmStandIn(() => ({ status: 200, body: { choices: [{ message: { content: 'It did nothing.' } }] } }));
+  const llm = await llmStandIn(() => ({
+    status: 200,
+    body: { choices: [{ message: { content: 'It did nothing.' } }] },
+  }));
   t.teardown(() => llm.close());
-  const svc = await startTestService({ SVC_ADVISOR_LLM_PROVIDER: 'openai', SVC_ADVISOR_LLM_API_KEY: 'sk-stand-in', SVC_ADVISOR_LLM_BASE_URL: llm.url });
+  const svc = await startTestService({
+    SVC_ADVISOR_LLM_PROVIDER: 'openai',
+    SVC_ADVISOR_LLM_API_KEY: 'sk-stand-in',
+    SVC_ADVISOR_LLM_BASE_URL: llm.url,
+  });
   t.teardown(() => svc.stop());
   const r = await svc.client().get('/v1/advisor/explain/agent-quiet');
   t.same(r.body.narration, { provider: 'openai', status: 'ok', text: 'It did nothing.' });
   t.match(r.body.summary, /agent-quiet made no calls/);
   t.notMatch(svc.logs.join('\n'), /sk-stand-in/, 'the API key is never printed');
-  await t.rejects(startTestService({ SVC_ADVISOR_LLM_PROVIDER: 'anthropic' }), /SVC_ADVISOR_LLM_API_KEY\) is required for provider anthropic/);
-  await t.rejects(startTestService({ SVC_ADVISOR_LLM_PROVIDER: 'ollama', SVC_ADVISOR_LLM_BASE_URL: 'http://gpu-box.lan:11434' }), /must be https/);
+  await t.rejects(
+    startTestService({ SVC_ADVISOR_LLM_PROVIDER: 'anthropic' }),
+    /SVC_ADVISOR_LLM_API_KEY\) is required for provider anthropic/,
+  );
+  await t.rejects(
+    startTestService({ SVC_ADVISOR_LLM_PROVIDER: 'ollama', SVC_ADVISOR_LLM_BASE_URL: 'http://gpu-box.lan:11434' }),
+    /must be https/,
+  );
 });

@@ -20,9 +20,16 @@ interface Probe {
 
 /** Runs the flood in a process of its own (with --expose-gc) under a detector state budget. */
 function probe(stateBytes: number): Probe {
-  const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', 'test/fixtures/attacker-state-probe.ts'], {
-    cwd: root, env: { ...process.env, PROBE_STATE_BYTES: String(stateBytes) }, encoding: 'utf8', timeout: 300_000,
-  });
+  const out = execFileSync(
+    process.execPath,
+    ['--expose-gc', '--import', 'tsx', 'test/fixtures/attacker-state-probe.ts'],
+    {
+      cwd: root,
+      env: { ...process.env, PROBE_STATE_BYTES: String(stateBytes) },
+      encoding: 'utf8',
+      timeout: 300_000,
+    },
+  );
   return JSON.parse(out.trim().split('\n').at(-1)!) as Probe;
 }
 const mib = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`;
@@ -33,27 +40,37 @@ const mib = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`;
  * live heap after full garbage collections; the same flood with an unbounded detector budget shows what
  * the bound prevents (the assertion could fail).
  */
-t.test('attacker-sized subjects and ids: live memory grows by the configured bound, not by what the attacker sends', async (t) => {
-  const bound = 8 * MiB;
-  const bounded = probe(bound);
-  const unbounded = probe(4096 * MiB);
-  t.same(bounded.statuses, [200], `${bounded.subjects} distinct 8 KB subjects were served`);
-  const grew = bounded.after.heap - bounded.before.heap;
-  const grewUnbounded = unbounded.after.heap - unbounded.before.heap;
-  t.comment(`bounded (detectors.maxStateBytes ${mib(bound)}): live heap +${mib(grew)}, resident ${mib(bounded.before.rss)} -> ${mib(bounded.after.rss)}`);
-  t.comment(`unbounded: live heap +${mib(grewUnbounded)}, resident ${mib(unbounded.before.rss)} -> ${mib(unbounded.after.rss)}`);
-  // The detector budget, the rate limiter's 16 MiB of buckets, and 8 MiB for everything else a run leaves behind.
-  const allowance = bound + 16 * MiB + 8 * MiB;
-  t.ok(grew < allowance, `live heap grew ${mib(grew)}, within ${mib(allowance)}`);
-  t.ok(grewUnbounded > 2 * grew, `without the bound the same flood keeps ${mib(grewUnbounded)}`);
-});
+t.test(
+  'attacker-sized subjects and ids: live memory grows by the configured bound, not by what the attacker sends',
+  async (t) => {
+    const bound = 8 * MiB;
+    const bounded = probe(bound);
+    const unbounded = probe(4096 * MiB);
+    t.same(bounded.statuses, [200], `${bounded.subjects} distinct 8 KB subjects were served`);
+    const grew = bounded.after.heap - bounded.before.heap;
+    const grewUnbounded = unbounded.after.heap - unbounded.before.heap;
+    t.comment(
+      `bounded (detectors.maxStateBytes ${mib(bound)}): live heap +${mib(grew)}, resident ${mib(bounded.before.rss)} -> ${mib(bounded.after.rss)}`,
+    );
+    t.comment(
+      `unbounded: live heap +${mib(grewUnbounded)}, resident ${mib(unbounded.before.rss)} -> ${mib(unbounded.after.rss)}`,
+    );
+    // The detector budget, the rate limiter's 16 MiB of buckets, and 8 MiB for everything else a run leaves behind.
+    const allowance = bound + 16 * MiB + 8 * MiB;
+    t.ok(grew < allowance, `live heap grew ${mib(grew)}, within ${mib(allowance)}`);
+    t.ok(grewUnbounded > 2 * grew, `without the bound the same flood keeps ${mib(grewUnbounded)}`);
+  },
+);
 
 t.test('1 MB jtis are refused, never stored, and cannot reach authentication inside a header', async (t) => {
   const svc = await startTestService({ SVC_AUTH_KIND: 'hmac', SVC_AUTH_HMAC_SECRET: TEST_SECRET });
   t.teardown(() => svc.stop());
   const admin = new ApiClient(svc.url, { Authorization: `Bearer ${await mintToken({ sub: 'admin' })}` });
   const jti = 'j'.repeat(MiB - 64);
-  for (let i = 0; i < 20; i++) t.equal((await admin.post('/v1/tokens/revoke', { jti: `${i}${jti}` })).body.error, 'InvalidField');
-  const inHeader = await new ApiClient(svc.url, { Authorization: `Bearer ${await mintToken({ sub: 'x' }, { jti: 'j'.repeat(MiB) })}` }).get('/v1/keys');
+  for (let i = 0; i < 20; i++)
+    t.equal((await admin.post('/v1/tokens/revoke', { jti: `${i}${jti}` })).body.error, 'InvalidField');
+  const inHeader = await new ApiClient(svc.url, {
+    Authorization: `Bearer ${await mintToken({ sub: 'x' }, { jti: 'j'.repeat(MiB) })}`,
+  }).get('/v1/keys');
   t.equal(inHeader.status, 431);
 });

@@ -13,14 +13,23 @@ for (const kind of KINDS) {
     const rows = () => Number(at.sql(`select count(*) from svc_audit where node = '${NODE}'`).trim());
     const total = rows();
     t.match(await verify(at.service), { valid: true, checked: total });
-    t.match(await verify(at.service), { valid: true, checked: 1 }, 'only the one row written since: the first verification\'s own record');
+    t.match(
+      await verify(at.service),
+      { valid: true, checked: 1 },
+      "only the one row written since: the first verification's own record",
+    );
     const all = rows();
     t.match(await verify(at.service, '?full=true'), { valid: true, checked: all }, 'full=true checks every row');
 
     // The row the last verification ended on (the newest but one: the newest is that verification's own record) must still be as it was.
-    const ended = at.sql(`select event_id from svc_audit where node = '${NODE}' order by id desc limit 1 offset 1`).trim();
+    const ended = at
+      .sql(`select event_id from svc_audit where node = '${NODE}' order by id desc limit 1 offset 1`)
+      .trim();
     at.sql(`update svc_audit set outcome = 'PermissionDenied' where event_id = '${ended}'`);
-    t.match(await verify(at.service), { valid: false, firstBroken: { id: ended, reason: /the last one verified before, was changed since/ } });
+    t.match(await verify(at.service), {
+      valid: false,
+      firstBroken: { id: ended, reason: /the last one verified before, was changed since/ },
+    });
     t.match(await verify(at.service, '?full=true'), { valid: false, firstBroken: { id: ended, reason: /edited/ } });
   });
 }

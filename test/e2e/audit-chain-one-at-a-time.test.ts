@@ -22,16 +22,27 @@ for (const kind of ['sqlite', 'postgresql'] as const) {
     // Two at once, again until one arrives while the other runs: on a busy machine the second request can
     // reach the service only after the first has finished, which proves nothing either way.
     const answers: Array<Awaited<ReturnType<typeof api.get>>> = [];
-    await until(async () => {
-      const both = await Promise.all([api.get('/v1/audit/verify?full=true'), api.get('/v1/audit/verify?full=true')]);
-      answers.push(...both);
-      return both.some((r) => r.status === 429);
-    }, 'a verification to arrive while another runs', 60_000);
-    t.same([...new Set(answers.map((r) => r.status))].sort(), [200, 429], 'one verification ran, the other was refused (no other answer)');
+    await until(
+      async () => {
+        const both = await Promise.all([api.get('/v1/audit/verify?full=true'), api.get('/v1/audit/verify?full=true')]);
+        answers.push(...both);
+        return both.some((r) => r.status === 429);
+      },
+      'a verification to arrive while another runs',
+      60_000,
+    );
+    t.same(
+      [...new Set(answers.map((r) => r.status))].sort(),
+      [200, 429],
+      'one verification ran, the other was refused (no other answer)',
+    );
     const refused = answers.find((r) => r.status === 429)!;
     t.match(refused.body, { error: 'TooManyRequests', message: /audit verification is already running on this node/ });
     t.ok(Number(refused.headers.get('retry-after')) >= 1, `Retry-After: ${refused.headers.get('retry-after')}`);
-    t.ok(answers.filter((r) => r.status === 200).every((r) => (r.body as { valid?: boolean }).valid === true), 'every verification that ran says valid');
+    t.ok(
+      answers.filter((r) => r.status === 200).every((r) => (r.body as { valid?: boolean }).valid === true),
+      'every verification that ran says valid',
+    );
     t.equal((await api.get('/v1/audit/verify')).status, 200, 'once it is done, a verification runs again');
   });
 }

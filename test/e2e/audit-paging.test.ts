@@ -17,14 +17,18 @@ for (const kind of ['sqlite', 'postgresql'] as const) {
     const key = await api.key({ algorithm: 'AES' });
     const encrypt = () => api.post(`/v1/keys/${key}/encrypt`, { plaintextBase64: 'aGk=' });
     for (let i = 0; i < 6; i++) t.equal((await encrypt()).status, 200);
-    const written = (await api.get(`/v1/audit?op=Encrypt&key=${key}&limit=100`)).body.records.map((r: { id: string }) => r.id);
+    const written = (await api.get(`/v1/audit?op=Encrypt&key=${key}&limit=100`)).body.records.map(
+      (r: { id: string }) => r.id,
+    );
     t.equal(written.length, 6);
 
     const byCursor: string[] = [];
     const byOffset: string[] = [];
     let before: string | undefined;
     for (let offset = 0; ; offset += 2) {
-      const cursorPage = await api.get(`/v1/audit?op=Encrypt&key=${key}&limit=2${before ? `&before=${encodeURIComponent(before)}` : ''}`);
+      const cursorPage = await api.get(
+        `/v1/audit?op=Encrypt&key=${key}&limit=2${before ? `&before=${encodeURIComponent(before)}` : ''}`,
+      );
       const offsetPage = await api.get(`/v1/audit?op=Encrypt&key=${key}&limit=2&offset=${offset}`);
       t.equal(cursorPage.status, 200);
       byCursor.push(...cursorPage.body.records.map((r: { id: string }) => r.id));
@@ -40,7 +44,9 @@ for (const kind of ['sqlite', 'postgresql'] as const) {
     t.same(byCursor, written, 'by cursor: the six records, newest first, once each');
     t.not(new Set(byOffset).size, byOffset.length, 'by offset, the same reads repeat records (why the cursor exists)');
 
-    const forged = await api.get(`/v1/audit?before=${Buffer.from("2026-01-01T00:00:00.000Z|1' or 1=1").toString('base64url')}`);
+    const forged = await api.get(
+      `/v1/audit?before=${Buffer.from("2026-01-01T00:00:00.000Z|1' or 1=1").toString('base64url')}`,
+    );
     t.equal(forged.status, 400);
     t.match(forged.body, { error: 'InvalidField', message: /before must be the next cursor of an earlier audit page/ });
   });

@@ -15,7 +15,11 @@ t.test('since, until and expiresAt that are not RFC 3339 are 400 InvalidField na
   const refused = async (path: string, field: string) => {
     const res = await api.get(path);
     t.equal(res.status, 400, `${path} is refused`);
-    t.match(res.body, { error: 'InvalidField', message: new RegExp(`^${field} must be an RFC 3339 date-time`) }, `naming ${field}`);
+    t.match(
+      res.body,
+      { error: 'InvalidField', message: new RegExp(`^${field} must be an RFC 3339 date-time`) },
+      `naming ${field}`,
+    );
   };
   await refused('/v1/audit/verify?since=%2010&until=-5', 'since');
   await refused('/v1/audit/verify?until=-5', 'until');
@@ -32,7 +36,10 @@ t.test('since, until and expiresAt that are not RFC 3339 are 400 InvalidField na
   const anHourAgo = new Date(now).toISOString().replace('Z', '+01:00'); // this wall-clock time in UTC+1 is an hour ago
   const recent = await api.get(`/v1/audit?since=${encodeURIComponent(anHourAgo)}`);
   t.equal(recent.status, 200);
-  t.ok((recent.body as { records: unknown[] }).records.length > 0, 'records since an hour ago, written with an offset, are found');
+  t.ok(
+    (recent.body as { records: unknown[] }).records.length > 0,
+    'records since an hour ago, written with an offset, are found',
+  );
   const tomorrow = new Date(now + 86_400_000).toISOString().slice(0, 10);
   const none = await api.get(`/v1/audit?since=${tomorrow}`);
   t.equal(none.status, 200, 'a plain date is accepted');

@@ -18,10 +18,22 @@ t.test('every call on a key writes exactly one record, failed and refused ones i
   const rows = await api.auditOf(id);
   t.same(
     rows.map((r) => `${r.operation}:${r.outcome}`),
-    ['Create:Success', 'Sign:IllegalOperation', 'Activate:Success', 'Sign:Success', 'Sign:InvalidField', 'Verify:InvalidSignature', 'Compromise:Success'],
+    [
+      'Create:Success',
+      'Sign:IllegalOperation',
+      'Activate:Success',
+      'Sign:Success',
+      'Sign:InvalidField',
+      'Verify:InvalidSignature',
+      'Compromise:Success',
+    ],
   );
   for (const r of rows) {
-    t.match(r, { principal: { subject: 'auditor', kind: 'Human' }, resource: id, context: { 'source.ip': '127.0.0.1' } });
+    t.match(r, {
+      principal: { subject: 'auditor', kind: 'Human' },
+      resource: id,
+      context: { 'source.ip': '127.0.0.1' },
+    });
     t.match(r.occurredAt, /Z$/);
   }
   t.match(rows[6].context, { severity: 'Critical', reason: 'badge lost' });
@@ -30,7 +42,12 @@ t.test('every call on a key writes exactly one record, failed and refused ones i
 
 t.test('the request id is the correlation id of the audit record', async (t) => {
   const id = await api.key({ algorithm: 'AES' });
-  const res = await api.call('POST', `/v1/keys/${id}/encrypt`, { plaintextBase64: b64('x') }, { 'X-Request-Id': 'trace-abc-123' });
+  const res = await api.call(
+    'POST',
+    `/v1/keys/${id}/encrypt`,
+    { plaintextBase64: b64('x') },
+    { 'X-Request-Id': 'trace-abc-123' },
+  );
   t.equal(res.headers.get('x-request-id'), 'trace-abc-123');
   const rows = await api.auditOf(id);
   t.equal(rows.at(-1).correlationId, 'trace-abc-123');
@@ -42,8 +59,14 @@ t.test('encrypt rows hold context keys and plaintext length, wrap rows dekLen; n
   const id = await api.key({ algorithm: 'AES' });
   const plaintext = b64('top secret payroll');
   const dek = Buffer.from('feedfacecafebeef0011223344556677', 'hex').toString('base64');
-  const enc = await api.post(`/v1/keys/${id}/encrypt`, { plaintextBase64: plaintext, context: { tenant: 'hidden-tenant-value' } });
-  await api.post(`/v1/keys/${id}/decrypt`, { ciphertextBase64: enc.body.ciphertextBase64, context: { tenant: 'hidden-tenant-value' } });
+  const enc = await api.post(`/v1/keys/${id}/encrypt`, {
+    plaintextBase64: plaintext,
+    context: { tenant: 'hidden-tenant-value' },
+  });
+  await api.post(`/v1/keys/${id}/decrypt`, {
+    ciphertextBase64: enc.body.ciphertextBase64,
+    context: { tenant: 'hidden-tenant-value' },
+  });
   const wrapped = await api.post(`/v1/keys/${id}/wrap`, { dekBase64: dek });
   await api.post(`/v1/keys/${id}/unwrap`, { wrappedDekBase64: wrapped.body.wrappedDekBase64 });
   const rows = await api.auditOf(id);
@@ -51,7 +74,14 @@ t.test('encrypt rows hold context keys and plaintext length, wrap rows dekLen; n
   t.match(encRow.context, { contextKeys: 'tenant', plaintextLength: '18', keyVersion: '1', alg: 'AesGcm256' });
   t.match(rows.find((r) => r.operation === 'Wrap').context, { dekLen: '16' });
   const all = JSON.stringify(rows);
-  for (const secret of [plaintext, 'top secret', dek, 'hidden-tenant-value', enc.body.ciphertextBase64, wrapped.body.wrappedDekBase64]) {
+  for (const secret of [
+    plaintext,
+    'top secret',
+    dek,
+    'hidden-tenant-value',
+    enc.body.ciphertextBase64,
+    wrapped.body.wrappedDekBase64,
+  ]) {
     t.notOk(all.includes(secret), `audit never holds ${secret.slice(0, 12)}...`);
   }
 });
@@ -81,7 +111,10 @@ t.test('audit query: filters AND together, newest first, limit and offset clamp,
   const future = await api.get(`/v1/audit?actor=someone-else&since=${encodeURIComponent('2999-01-01T00:00:00Z')}`);
   t.equal(future.body.records.length, 0);
   const until = await api.get(`/v1/audit?actor=someone-else&until=${encodeURIComponent(times.at(-1))}`);
-  t.notOk(until.body.records.some((r: any) => r.occurredAt >= times.at(-1)), 'until is exclusive');
+  t.notOk(
+    until.body.records.some((r: any) => r.occurredAt >= times.at(-1)),
+    'until is exclusive',
+  );
   const badOp = await api.get('/v1/audit?op=Dance');
   t.same(badOp.body.error, 'InvalidField');
   t.equal(badOp.status, 400);
@@ -98,6 +131,9 @@ t.test('the primary sink fails closed: no audit record, no result', async (t) =>
   const res = await api.post(`/v1/keys/${id}/sign`, { messageBase64: b64('m') });
   sink.write = original;
   t.equal(res.status, 500);
-  t.same(res.body, { error: 'InternalError', message: 'the audit record could not be written; the operation result is withheld' });
+  t.same(res.body, {
+    error: 'InternalError',
+    message: 'the audit record could not be written; the operation result is withheld',
+  });
   t.notOk('signatureBase64' in res.body);
 });

@@ -11,8 +11,16 @@ function tamper(svcDir: string, db: TestDatabase | undefined, sql: string): void
   insiderSql(svcDir, db, sql);
 }
 
-async function trail(t: Test, db: TestDatabase | undefined): Promise<{ service: TestService; api: ApiClient; token: string }> {
-  const service = await startTestService({ SVC_AUTH_KIND: 'hmac', SVC_AUTH_HMAC_SECRET: TEST_SECRET, SVC_NODE_ID: 'kms-1', ...(db?.env ?? {}) });
+async function trail(
+  t: Test,
+  db: TestDatabase | undefined,
+): Promise<{ service: TestService; api: ApiClient; token: string }> {
+  const service = await startTestService({
+    SVC_AUTH_KIND: 'hmac',
+    SVC_AUTH_HMAC_SECRET: TEST_SECRET,
+    SVC_NODE_ID: 'kms-1',
+    ...(db?.env ?? {}),
+  });
   t.teardown(() => service.stop());
   const token = await mintToken({ sub: 'alice' });
   const api = new ApiClient(service.url, { Authorization: `Bearer ${token}` });
@@ -33,7 +41,11 @@ for (const kind of ['sqlite', 'postgresql', 'mysql'] as const) {
 
     const rows = (await api.get('/v1/audit?op=Encrypt&limit=10')).body.records.reverse();
     // An insider turns a refused call into a success, with the database's own client.
-    tamper(service.dir, db, `update svc_audit set outcome = 'Success', context = '{}' where event_id = '${rows[1].id}'`);
+    tamper(
+      service.dir,
+      db,
+      `update svc_audit set outcome = 'Success', context = '{}' where event_id = '${rows[1].id}'`,
+    );
     // The row was verified already: a verification that goes on from there does not look at it again, a full one does.
     t.equal((await api.get('/v1/audit/verify')).body.valid, true, 'only rows after the last verified one are checked');
     const edited = await api.get('/v1/audit/verify?full=true');
@@ -53,7 +65,11 @@ for (const kind of ['sqlite', 'postgresql', 'mysql'] as const) {
     const since = await api.get(`/v1/audit/verify?since=${encodeURIComponent(rows[2].occurredAt)}`);
     t.equal(since.body.valid, true, 'a window after the damage anchors at its first row and verifies');
     const across = await api.get(`/v1/audit/verify?since=${encodeURIComponent(rows[0].occurredAt)}`);
-    t.match(across.body, { valid: false, firstBroken: { id: rows[2].id, reason: /removed or inserted/ } }, 'a window that holds the damage finds it');
+    t.match(
+      across.body,
+      { valid: false, firstBroken: { id: rows[2].id, reason: /removed or inserted/ } },
+      'a window that holds the damage finds it',
+    );
   });
 }
 
@@ -63,10 +79,15 @@ t.test('verify is Human only, and 501 on a sink without a chain', async (t) => {
   t.equal((await plain.client().get('/v1/audit/verify')).status, 501);
   const chained = await startTestService({ SVC_AUTH_KIND: 'hmac', SVC_AUTH_HMAC_SECRET: TEST_SECRET });
   t.teardown(() => chained.stop());
-  const service = new ApiClient(chained.url, { Authorization: `Bearer ${await mintToken({ sub: 'svc-batch', svc_kind: 'service' })}` });
+  const service = new ApiClient(chained.url, {
+    Authorization: `Bearer ${await mintToken({ sub: 'svc-batch', svc_kind: 'service' })}`,
+  });
   t.equal((await service.get('/v1/audit/verify')).status, 403);
   const home = tempDir('svc-cli-verify-');
-  const ok = await svc(['audit', 'verify', '--json'], cliEnv(home, { SVC_SERVER: chained.url, SVC_TOKEN: await mintToken({ sub: 'alice' }) }));
+  const ok = await svc(
+    ['audit', 'verify', '--json'],
+    cliEnv(home, { SVC_SERVER: chained.url, SVC_TOKEN: await mintToken({ sub: 'alice' }) }),
+  );
   t.equal(ok.code, 0, ok.stderr);
   t.match(JSON.parse(ok.out), { valid: true });
 });

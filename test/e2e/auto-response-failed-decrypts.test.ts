@@ -27,9 +27,16 @@ t.test('an agent whose every decrypt fails, batch or not, is revoked; the key it
     const answers = new Set<string>();
     for (let i = 0; i < 95; i++) {
       const r = await agent.post(`/v1/keys/${key}/decrypt`, call);
-      answers.add(r.status === 200 && r.body.results ? `200 ${r.body.results.map((x: any) => x.error ?? 'decrypted').join(',')}` : `${r.status} ${r.body.error}`);
+      answers.add(
+        r.status === 200 && r.body.results
+          ? `200 ${r.body.results.map((x: any) => x.error ?? 'decrypted').join(',')}`
+          : `${r.status} ${r.body.error}`,
+      );
     }
-    await until(async () => (await agent.post(`/v1/keys/${key}/decrypt`, call)).status === 401, `the ${label} agent to be revoked`);
+    await until(
+      async () => (await agent.post(`/v1/keys/${key}/decrypt`, call)).status === 401,
+      `the ${label} agent to be revoked`,
+    );
     return { key, answers, state: (await owner.get(`/v1/keys/${key}`)).body.state };
   };
 
@@ -37,7 +44,9 @@ t.test('an agent whose every decrypt fails, batch or not, is revoked; the key it
   t.ok(single.answers.has('400 DecryptionFailed'), 'single calls: DecryptionFailed');
   t.equal(single.state, 'Active', 'single failed decrypts: the agent is revoked, the key stays Active');
 
-  const failed = await hammer('failed-batch', async () => ({ items: [{ ciphertextBase64: garbage }, { ciphertextBase64: garbage }] }));
+  const failed = await hammer('failed-batch', async () => ({
+    items: [{ ciphertextBase64: garbage }, { ciphertextBase64: garbage }],
+  }));
   t.ok(failed.answers.has('200 DecryptionFailed,DecryptionFailed'), 'batches: 200 with every item DecryptionFailed');
   t.equal(failed.state, 'Active', 'batches of failed decrypts: the key stays Active too');
 
@@ -46,8 +55,17 @@ t.test('an agent whose every decrypt fails, batch or not, is revoked; the key it
     return { items: [{ ciphertextBase64: sealed.body.ciphertextBase64 }, { ciphertextBase64: garbage }] };
   });
   t.ok(used.answers.has('200 decrypted,DecryptionFailed'), 'batches: one item decrypted, one failed');
-  await until(async () => (await owner.get(`/v1/keys/${used.key}`)).body.state === 'Deactivated', 'the key whose material the agent used to be revoked');
+  await until(
+    async () => (await owner.get(`/v1/keys/${used.key}`)).body.state === 'Deactivated',
+    'the key whose material the agent used to be revoked',
+  );
 
-  const revoked = (await owner.get('/v1/audit?actor=svc-system&limit=100')).body.records.filter((r: any) => r.operation === 'Revoke' && r.resource.startsWith('key:'));
-  t.same(revoked.map((r: any) => r.resource), [`key:${used.key}`], 'only that key was revoked; no revocation of the others was even attempted');
+  const revoked = (await owner.get('/v1/audit?actor=svc-system&limit=100')).body.records.filter(
+    (r: any) => r.operation === 'Revoke' && r.resource.startsWith('key:'),
+  );
+  t.same(
+    revoked.map((r: any) => r.resource),
+    [`key:${used.key}`],
+    'only that key was revoked; no revocation of the others was even attempted',
+  );
 });

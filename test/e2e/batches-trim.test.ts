@@ -15,14 +15,20 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 
 const batchesOf = (svc: TestService) => svc.kernel.container.resolve<KeyService>(keyServicePort.id).batches;
 /** What an item answered: `decrypted`, the refusal's code, or `unexpected …` for anything that is no refusal (a 500). */
-const outcome = (work: Promise<unknown>) => work.then(() => 'decrypted', (err) => (isSvcError(err) ? err.code : `unexpected ${(err as Error).message}`));
+const outcome = (work: Promise<unknown>) =>
+  work.then(
+    () => 'decrypted',
+    (err) => (isSvcError(err) ? err.code : `unexpected ${(err as Error).message}`),
+  );
 const bytes = (base64: string) => Buffer.from(base64, 'base64');
 
 /** An AES key with two ciphertexts under version 1, rotated twice (current version 3). */
 async function threeVersions(api: ApiClient, name: string) {
   const id = await api.key({ name, algorithm: 'AES' });
-  const v1a = (await api.post(`/v1/keys/${id}/encrypt`, { plaintextBase64: b64('one') })).body.ciphertextBase64 as string;
-  const v1b = (await api.post(`/v1/keys/${id}/encrypt`, { plaintextBase64: b64('two') })).body.ciphertextBase64 as string;
+  const v1a = (await api.post(`/v1/keys/${id}/encrypt`, { plaintextBase64: b64('one') })).body
+    .ciphertextBase64 as string;
+  const v1b = (await api.post(`/v1/keys/${id}/encrypt`, { plaintextBase64: b64('two') })).body
+    .ciphertextBase64 as string;
   await api.post(`/v1/keys/${id}/rotate`, {});
   await api.post(`/v1/keys/${id}/rotate`, {});
   return { id, v1a, v1b };
@@ -33,21 +39,46 @@ t.test('a trim committed while a batch decrypt runs', async (t) => {
   t.teardown(() => svc.stop());
   const api = svc.client('alice');
   const { id, v1a, v1b } = await threeVersions(api, 'batch-trim');
-  const v3 = (await api.post(`/v1/keys/${id}/encrypt`, { plaintextBase64: b64('three') })).body.ciphertextBase64 as string;
+  const v3 = (await api.post(`/v1/keys/${id}/encrypt`, { plaintextBase64: b64('three') })).body
+    .ciphertextBase64 as string;
 
   // A batch whose items name version 1 only after the trim, and one that read version 1 before it.
   const late = await batchesOf(svc).decryptor(id, UNTRACED);
   const early = await batchesOf(svc).decryptor(id, UNTRACED);
   t.equal(await outcome(early.decrypt(bytes(v1a), {})), 'decrypted', 'before the trim, version 1 decrypts');
 
-  t.equal((await api.post(`/v1/keys/${id}/trim`, { minVersion: 2 })).status, 200, 'the trim answered: version 1 is erased for good');
+  t.equal(
+    (await api.post(`/v1/keys/${id}/trim`, { minVersion: 2 })).status,
+    200,
+    'the trim answered: version 1 is erased for good',
+  );
   const single = await api.post(`/v1/keys/${id}/decrypt`, { ciphertextBase64: v1b });
-  t.match(single.body, { error: 'IllegalOperation', message: /version 1 .* was trimmed/ }, 'the single call refuses version 1 from now on');
+  t.match(
+    single.body,
+    { error: 'IllegalOperation', message: /version 1 .* was trimmed/ },
+    'the single call refuses version 1 from now on',
+  );
 
-  t.equal(await outcome(late.decrypt(bytes(v1b), {})), 'IllegalOperation', 'an item of the running batch naming version 1: its own IllegalOperation, not a 500 for the batch');
-  await t.rejects(late.decrypt(bytes(v1b), {}), { message: /version 1 .* was trimmed/ }, 'naming the trimmed version, as the single call');
-  t.equal(await outcome(early.decrypt(bytes(v1b), {})), 'IllegalOperation', 'and not decrypted with the erased material the batch still holds');
-  t.same((await early.decrypt(bytes(v3), {})).plaintext, Buffer.from('three'), 'the versions kept still decrypt in the same batch');
+  t.equal(
+    await outcome(late.decrypt(bytes(v1b), {})),
+    'IllegalOperation',
+    'an item of the running batch naming version 1: its own IllegalOperation, not a 500 for the batch',
+  );
+  await t.rejects(
+    late.decrypt(bytes(v1b), {}),
+    { message: /version 1 .* was trimmed/ },
+    'naming the trimmed version, as the single call',
+  );
+  t.equal(
+    await outcome(early.decrypt(bytes(v1b), {})),
+    'IllegalOperation',
+    'and not decrypted with the erased material the batch still holds',
+  );
+  t.same(
+    (await early.decrypt(bytes(v3), {})).plaintext,
+    Buffer.from('three'),
+    'the versions kept still decrypt in the same batch',
+  );
 });
 
 t.test('a trim committed while a batch verify runs', async (t) => {
@@ -56,15 +87,29 @@ t.test('a trim committed while a batch verify runs', async (t) => {
   const api = svc.client('alice');
   const id = await api.key({ name: 'batch-trim-verify', algorithm: 'HMAC' });
   const message = bytes(b64('signed under version 1'));
-  const signature = bytes((await api.post(`/v1/keys/${id}/sign`, { messageBase64: message.toString('base64') })).body.signatureBase64);
+  const signature = bytes(
+    (await api.post(`/v1/keys/${id}/sign`, { messageBase64: message.toString('base64') })).body.signatureBase64,
+  );
   await api.post(`/v1/keys/${id}/rotate`, {});
   await api.post(`/v1/keys/${id}/rotate`, {});
 
   const verifier = await batchesOf(svc).verifier(id, UNTRACED);
-  t.match(await verifier.verify(message, signature, undefined, 1), { valid: true, keyVersion: 1 }, 'before the trim, version 1 verifies');
+  t.match(
+    await verifier.verify(message, signature, undefined, 1),
+    { valid: true, keyVersion: 1 },
+    'before the trim, version 1 verifies',
+  );
   t.equal((await api.post(`/v1/keys/${id}/trim`, { minVersion: 2 })).status, 200, 'the trim answered');
-  await t.rejects(verifier.verify(message, signature, undefined, 1), { code: 'IllegalOperation', message: /version 1 .* was trimmed/ }, 'an item naming version 1 is refused');
-  t.match(await verifier.verify(message, signature, undefined, undefined), { valid: false }, 'an item naming no version tries only the versions kept');
+  await t.rejects(
+    verifier.verify(message, signature, undefined, 1),
+    { code: 'IllegalOperation', message: /version 1 .* was trimmed/ },
+    'an item naming version 1 is refused',
+  );
+  t.match(
+    await verifier.verify(message, signature, undefined, undefined),
+    { valid: false },
+    'an item naming no version tries only the versions kept',
+  );
 });
 
 t.test('a trim of the version a running encrypt or sign batch began with', async (t) => {
@@ -80,10 +125,22 @@ t.test('a trim of the version a running encrypt or sign batch began with', async
   for (const id of [aes, hmac]) {
     await api.post(`/v1/keys/${id}/rotate`, {});
     await api.post(`/v1/keys/${id}/rotate`, {});
-    t.equal((await api.post(`/v1/keys/${id}/trim`, { minVersion: 3 })).status, 200, 'rotated twice, then version 1 trimmed');
+    t.equal(
+      (await api.post(`/v1/keys/${id}/trim`, { minVersion: 3 })).status,
+      200,
+      'rotated twice, then version 1 trimmed',
+    );
   }
-  t.throws(() => encryptor.encrypt(Buffer.from('after'), {}), { code: 'IllegalOperation', message: /version 1 .* was trimmed/ }, 'no ciphertext under the trimmed version, which nothing could decrypt');
-  t.throws(() => signer.sign(Buffer.from('after'), undefined), { code: 'IllegalOperation', message: /version 1 .* was trimmed/ }, 'no signature with the trimmed version, which nothing could verify');
+  t.throws(
+    () => encryptor.encrypt(Buffer.from('after'), {}),
+    { code: 'IllegalOperation', message: /version 1 .* was trimmed/ },
+    'no ciphertext under the trimmed version, which nothing could decrypt',
+  );
+  t.throws(
+    () => signer.sign(Buffer.from('after'), undefined),
+    { code: 'IllegalOperation', message: /version 1 .* was trimmed/ },
+    'no signature with the trimmed version, which nothing could verify',
+  );
 });
 
 t.test('a trim on another node while a batch decrypt runs', async (t) => {
@@ -100,16 +157,32 @@ t.test('a trim on another node while a batch decrypt runs', async (t) => {
     // Sealed on node B: node A holds nothing of version 1.
     const { id, v1a } = await threeVersions(b.client('ops'), 'unread');
     const batch = await batchesOf(a).decryptor(id, UNTRACED);
-    t.equal((await b.client('ops').post(`/v1/keys/${id}/trim`, { minVersion: 2 })).status, 200, 'node B trimmed version 1');
-    await t.rejects(batch.decrypt(bytes(v1a), {}), { code: 'IllegalOperation', message: /version 1 .* was trimmed/ }, "node A reads the key again when the material is missing: B's trim, not a 500");
+    t.equal(
+      (await b.client('ops').post(`/v1/keys/${id}/trim`, { minVersion: 2 })).status,
+      200,
+      'node B trimmed version 1',
+    );
+    await t.rejects(
+      batch.decrypt(bytes(v1a), {}),
+      { code: 'IllegalOperation', message: /version 1 .* was trimmed/ },
+      "node A reads the key again when the material is missing: B's trim, not a 500",
+    );
   });
 
   t.test('an item after the pause that read the trim: not decrypted with the material the batch holds', async (t) => {
     const { id, v1a, v1b } = await threeVersions(b.client('ops'), 'held');
     const batch = await batchesOf(a).decryptor(id, UNTRACED);
     t.equal(await outcome(batch.decrypt(bytes(v1a), {})), 'decrypted', 'node A read version 1 before the trim');
-    t.equal((await b.client('ops').post(`/v1/keys/${id}/trim`, { minVersion: 2 })).status, 200, 'node B trimmed version 1');
+    t.equal(
+      (await b.client('ops').post(`/v1/keys/${id}/trim`, { minVersion: 2 })).status,
+      200,
+      'node B trimmed version 1',
+    );
     await batchesOf(a).stillUsable(id, 'consume', 'Decrypt', UNTRACED); // the batch's next pause
-    await t.rejects(batch.decrypt(bytes(v1b), {}), { code: 'IllegalOperation', message: /version 1 .* was trimmed/ }, 'the next item naming version 1 is refused');
+    await t.rejects(
+      batch.decrypt(bytes(v1b), {}),
+      { code: 'IllegalOperation', message: /version 1 .* was trimmed/ },
+      'the next item naming version 1 is refused',
+    );
   });
 });

@@ -20,9 +20,21 @@ async function bootTogether(t: Test, env: Record<string, string>): Promise<void>
   });
   const ports = await Promise.all(nodes.map((n) => n.listening.catch((err: Error) => err)));
   const failed = ports.filter((p) => p instanceof Error) as Error[];
-  for (const e of failed) t.comment(e.message.split('\n').filter((l) => l.startsWith('svc-kms:')).join(' '));
+  for (const e of failed)
+    t.comment(
+      e.message
+        .split('\n')
+        .filter((l) => l.startsWith('svc-kms:'))
+        .join(' '),
+    );
   t.equal(failed.length, 0, `all ${NODES} nodes booted`);
-  const keyIds = await Promise.all(ports.filter((p): p is number => typeof p === 'number').map((port, i) => new ApiClient(`http://127.0.0.1:${port}`, { 'X-Svc-User': `node-${i}` }).key({ algorithm: 'AES' })));
+  const keyIds = await Promise.all(
+    ports
+      .filter((p): p is number => typeof p === 'number')
+      .map((port, i) =>
+        new ApiClient(`http://127.0.0.1:${port}`, { 'X-Svc-User': `node-${i}` }).key({ algorithm: 'AES' }),
+      ),
+  );
   t.equal(new Set(keyIds).size, NODES, 'each node serves');
 }
 
@@ -40,7 +52,12 @@ t.test(`SQLite: ${NODES} processes started at once on a fresh file all boot (${R
   for (let round = 1; round <= ROUNDS; round++) {
     const dir = tempDir();
     await t.test(`round ${round}`, (t) =>
-      bootTogether(t, { SVC_JOURNAL_KIND: 'rdb-embedded', SVC_AUDIT_KIND: 'rdb-embedded', SVC_RDB_EMBEDDED_JDBC_URL: path.join(dir, 'journal.db'), SVC_CRYPTO_LOCAL_KEK: Buffer.alloc(32, 4).toString('base64') }),
+      bootTogether(t, {
+        SVC_JOURNAL_KIND: 'rdb-embedded',
+        SVC_AUDIT_KIND: 'rdb-embedded',
+        SVC_RDB_EMBEDDED_JDBC_URL: path.join(dir, 'journal.db'),
+        SVC_CRYPTO_LOCAL_KEK: Buffer.alloc(32, 4).toString('base64'),
+      }),
     );
   }
 });

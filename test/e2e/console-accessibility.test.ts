@@ -19,7 +19,11 @@ const unlabelled = (page: Page) =>
 
 /** Elements that react to clicks without being a button or link a keyboard can reach. */
 const fakeButtons = (page: Page) =>
-  page.evaluate(() => [...document.querySelectorAll('[onclick], [role="button"]:not(button), div[tabindex], span[tabindex]')].map((el) => el.outerHTML));
+  page.evaluate(() =>
+    [...document.querySelectorAll('[onclick], [role="button"]:not(button), div[tabindex], span[tabindex]')].map(
+      (el) => el.outerHTML,
+    ),
+  );
 
 t.test('signed in and used by keyboard alone; every control labelled on every page', async (t) => {
   const svc = await startTestService();
@@ -53,13 +57,21 @@ t.test('signed in and used by keyboard alone; every control labelled on every pa
   await page.keyboard.press('Enter');
   await page.getByRole('heading', { level: 1, name: 'Keys' }).waitFor();
 
-  for (const [hash, heading] of [['#/keys', 'Keys'], [`#/keys/${keyId}`, 'Key keyboard-key'], ['#/agents', 'Agents'], ['#/audit', 'Audit'], ['#/advisor', 'Advisor']]) {
+  for (const [hash, heading] of [
+    ['#/keys', 'Keys'],
+    [`#/keys/${keyId}`, 'Key keyboard-key'],
+    ['#/agents', 'Agents'],
+    ['#/audit', 'Audit'],
+    ['#/advisor', 'Advisor'],
+  ]) {
     await page.goto(`${svc.url}/console/${hash}`);
     await page.getByRole('heading', { level: 1, name: heading }).waitFor();
     t.same(await unlabelled(page), [], `${heading}: every control has a label`);
     t.same(await fakeButtons(page), [], `${heading}: every action is a real button or link`);
     t.equal(await page.locator('h1').count(), 1, `${heading}: one main heading`);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     t.ok(overflow <= 0, `${heading}: no sideways scrolling on a 1280-pixel screen`);
   }
 
@@ -72,8 +84,15 @@ t.test('signed in and used by keyboard alone; every control labelled on every pa
   await page.getByLabel('Message (UTF-8 text)', { exact: true }).focus();
   await page.keyboard.type('typed, not clicked');
   await page.keyboard.press('Tab');
-  t.equal(await page.evaluate(() => document.activeElement?.textContent), 'Sign', 'the Sign button follows its message');
+  t.equal(
+    await page.evaluate(() => document.activeElement?.textContent),
+    'Sign',
+    'the Sign button follows its message',
+  );
   await page.keyboard.press('Space');
-  await page.getByRole('status').filter({ hasText: /Signed with version 1/ }).waitFor();
+  await page
+    .getByRole('status')
+    .filter({ hasText: /Signed with version 1/ })
+    .waitFor();
   t.same(browser.foreign, []);
 });

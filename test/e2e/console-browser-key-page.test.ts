@@ -34,8 +34,14 @@ async function offered(page: Page): Promise<{ lifecycle: string[]; use: string[]
   };
 }
 
-async function key(name: string, algorithm: 'AES' | 'EC', ...steps: Array<[string, string, unknown?]>): Promise<string> {
-  const id = (await alice.post('/v1/keys', { spec: { name, algorithm, ...(algorithm === 'EC' ? { curve: 'P-256' } : {}) } })).body.id as string;
+async function key(
+  name: string,
+  algorithm: 'AES' | 'EC',
+  ...steps: Array<[string, string, unknown?]>
+): Promise<string> {
+  const id = (
+    await alice.post('/v1/keys', { spec: { name, algorithm, ...(algorithm === 'EC' ? { curve: 'P-256' } : {}) } })
+  ).body.id as string;
   for (const [method, action, body] of steps) {
     const res = await alice.call(method, `/v1/keys/${id}${action}`, body);
     if (res.status >= 300) throw new Error(`${method} ${action}: ${res.status} ${JSON.stringify(res.body)}`);
@@ -55,14 +61,46 @@ t.test('each state offers only the actions the lifecycle allows from it', async 
   await page.getByRole('heading', { level: 1, name: 'Keys' }).waitFor();
 
   const cases: Array<[string, string, Awaited<ReturnType<typeof offered>>]> = [
-    ['pre-active', await key('pre-active', 'AES'), { lifecycle: ['Activate', 'Mark compromised', 'Destroy'], use: [], publicKey: false }],
-    ['active', await key('active', 'AES', ACTIVATE), { lifecycle: ['Rotate', 'Revoke', 'Mark compromised'], use: ['Encrypt', 'Decrypt'], publicKey: false }],
-    ['deactivated', await key('deactivated', 'AES', ACTIVATE, REVOKE), { lifecycle: ['Mark compromised', 'Destroy'], use: ['Decrypt'], publicKey: false }],
-    ['compromised', await key('compromised', 'AES', ACTIVATE, COMPROMISE), { lifecycle: ['Destroy'], use: [], publicKey: false }],
-    ['destroyed', await key('destroyed', 'EC', ['DELETE', '?waitingDays=0']), { lifecycle: [], use: [], publicKey: false }],
-    ['scheduled', await key('scheduled', 'AES', ['DELETE', '?waitingDays=3']), { lifecycle: ['Cancel the destruction', 'Mark compromised', 'Destroy now'], use: [], publicKey: false }],
-    ['ec-active', await key('ec-active', 'EC', ACTIVATE), { lifecycle: ['Rotate', 'Revoke', 'Mark compromised'], use: ['Sign', 'Verify'], publicKey: true }],
-    ['ec-deactivated', await key('ec-deactivated', 'EC', ACTIVATE, REVOKE), { lifecycle: ['Mark compromised', 'Destroy'], use: ['Verify'], publicKey: true }],
+    [
+      'pre-active',
+      await key('pre-active', 'AES'),
+      { lifecycle: ['Activate', 'Mark compromised', 'Destroy'], use: [], publicKey: false },
+    ],
+    [
+      'active',
+      await key('active', 'AES', ACTIVATE),
+      { lifecycle: ['Rotate', 'Revoke', 'Mark compromised'], use: ['Encrypt', 'Decrypt'], publicKey: false },
+    ],
+    [
+      'deactivated',
+      await key('deactivated', 'AES', ACTIVATE, REVOKE),
+      { lifecycle: ['Mark compromised', 'Destroy'], use: ['Decrypt'], publicKey: false },
+    ],
+    [
+      'compromised',
+      await key('compromised', 'AES', ACTIVATE, COMPROMISE),
+      { lifecycle: ['Destroy'], use: [], publicKey: false },
+    ],
+    [
+      'destroyed',
+      await key('destroyed', 'EC', ['DELETE', '?waitingDays=0']),
+      { lifecycle: [], use: [], publicKey: false },
+    ],
+    [
+      'scheduled',
+      await key('scheduled', 'AES', ['DELETE', '?waitingDays=3']),
+      { lifecycle: ['Cancel the destruction', 'Mark compromised', 'Destroy now'], use: [], publicKey: false },
+    ],
+    [
+      'ec-active',
+      await key('ec-active', 'EC', ACTIVATE),
+      { lifecycle: ['Rotate', 'Revoke', 'Mark compromised'], use: ['Sign', 'Verify'], publicKey: true },
+    ],
+    [
+      'ec-deactivated',
+      await key('ec-deactivated', 'EC', ACTIVATE, REVOKE),
+      { lifecycle: ['Mark compromised', 'Destroy'], use: ['Verify'], publicKey: true },
+    ],
   ];
   for (const [name, id, expected] of cases) {
     await open(page, id, name);
@@ -74,9 +112,16 @@ t.test('each state offers only the actions the lifecycle allows from it', async 
   // The offer follows the key as it changes: revoking an Active key takes rotate, revoke and encrypt away.
   await open(page, cases[1]![1], 'active');
   await page.getByRole('button', { name: 'Revoke', exact: true }).click();
-  await page.getByRole('status').filter({ hasText: /^Revoked/ }).waitFor();
+  await page
+    .getByRole('status')
+    .filter({ hasText: /^Revoked/ })
+    .waitFor();
   t.same(await offered(page), cases[2]![2], 'once revoked, the page offers what a Deactivated key allows');
-  t.equal(await page.evaluate(() => document.activeElement?.textContent), 'Lifecycle', 'the keyboard stays in the lifecycle card');
+  t.equal(
+    await page.evaluate(() => document.activeElement?.textContent),
+    'Lifecycle',
+    'the keyboard stays in the lifecycle card',
+  );
 
   // A scheduled destruction taken back: the key is PreActive again, with its actions.
   await open(page, cases[5]![1], 'scheduled');
@@ -96,19 +141,36 @@ t.test('encrypt binds an encryption context typed as key=value lines; decrypt ne
   await page.getByLabel('Plaintext (UTF-8 text)', { exact: true }).fill('invoice 42');
   await page.getByLabel('Encryption context', { exact: true }).fill('tenant=acme\npurpose = monthly billing\n');
   await page.getByRole('button', { name: 'Encrypt', exact: true }).click();
-  await page.getByRole('status').filter({ hasText: 'Encrypted with version 1 (AesGcm256), bound to 2 context pairs.' }).waitFor();
+  await page
+    .getByRole('status')
+    .filter({ hasText: 'Encrypted with version 1 (AesGcm256), bound to 2 context pairs.' })
+    .waitFor();
   const envelope = await page.getByLabel('Encrypted envelope (base64)', { exact: true }).inputValue();
 
   const context = { tenant: 'acme', purpose: 'monthly billing' };
   const decrypted = await alice.post(`/v1/keys/${id}/decrypt`, { ciphertextBase64: envelope, context });
-  t.equal(Buffer.from(decrypted.body.plaintextBase64, 'base64').toString(), 'invoice 42', 'the API decrypts it with the pairs typed in the console');
-  t.match((await alice.post(`/v1/keys/${id}/decrypt`, { ciphertextBase64: envelope })).body, { error: 'DecryptionFailed' }, 'and not without them');
+  t.equal(
+    Buffer.from(decrypted.body.plaintextBase64, 'base64').toString(),
+    'invoice 42',
+    'the API decrypts it with the pairs typed in the console',
+  );
+  t.match(
+    (await alice.post(`/v1/keys/${id}/decrypt`, { ciphertextBase64: envelope })).body,
+    { error: 'DecryptionFailed' },
+    'and not without them',
+  );
 
-  const decryptStatus = page.getByRole('status').filter({ hasText: /^(Decrypted|DecryptionFailed|The decryption context)/ });
+  const decryptStatus = page
+    .getByRole('status')
+    .filter({ hasText: /^(Decrypted|DecryptionFailed|The decryption context)/ });
   await page.getByLabel('Envelope to decrypt (base64)', { exact: true }).fill(envelope);
   await page.getByRole('button', { name: 'Decrypt', exact: true }).click();
   await decryptStatus.filter({ hasText: /^DecryptionFailed: / }).waitFor();
-  t.equal(await page.getByLabel('Decrypted plaintext', { exact: true }).inputValue(), '', 'without the context nothing is shown');
+  t.equal(
+    await page.getByLabel('Decrypted plaintext', { exact: true }).inputValue(),
+    '',
+    'without the context nothing is shown',
+  );
 
   await page.getByLabel('Decryption context', { exact: true }).fill('tenant');
   await page.getByRole('button', { name: 'Decrypt', exact: true }).click();
@@ -123,8 +185,15 @@ t.test('encrypt binds an encryption context typed as key=value lines; decrypt ne
   await decryptStatus.filter({ hasText: 'Decrypted with version 1.' }).waitFor();
   t.equal(await page.getByLabel('Decrypted plaintext', { exact: true }).inputValue(), 'invoice 42');
 
-  const decrypts = (await alice.get(`/v1/audit?key=${id}&op=Decrypt&limit=100`)).body.records as Array<{ outcome: string; context: Record<string, string> }>;
-  t.same(decrypts.map((r) => r.outcome).filter((o) => o !== 'Success' && o !== 'DecryptionFailed'), [], 'a badly typed context never reached the service');
+  const decrypts = (await alice.get(`/v1/audit?key=${id}&op=Decrypt&limit=100`)).body.records as Array<{
+    outcome: string;
+    context: Record<string, string>;
+  }>;
+  t.same(
+    decrypts.map((r) => r.outcome).filter((o) => o !== 'Success' && o !== 'DecryptionFailed'),
+    [],
+    'a badly typed context never reached the service',
+  );
   t.equal(decrypts.filter((r) => r.context.door === 'http').length, 4, 'two API decrypts and two from the console');
   await browser.screenshot('console-key-context');
   t.same(browser.foreign, []);

@@ -33,8 +33,11 @@ async function signInAndList(t: Test, origin: string, expectKey: string): Promis
   return page;
 }
 
-t.test('on the service\'s own TLS listener', async (t) => {
-  const svc = await startTestService({ SVC_HTTP_TLS_CERT_FILE: pki.serverCertFile, SVC_HTTP_TLS_KEY_FILE: pki.serverKeyFile });
+t.test("on the service's own TLS listener", async (t) => {
+  const svc = await startTestService({
+    SVC_HTTP_TLS_CERT_FILE: pki.serverCertFile,
+    SVC_HTTP_TLS_KEY_FILE: pki.serverKeyFile,
+  });
   t.teardown(() => svc.stop());
   const origin = `https://127.0.0.1:${svc.kernel.address!.port}`;
   const created = await fetchJson(`${origin}/v1/keys`, { spec: { name: 'over-tls', algorithm: 'AES' } });
@@ -69,17 +72,26 @@ t.test('a key named like markup is shown as text and loads nothing', async (t) =
 /** An HTTPS server with the test PKI's certificate that forwards every request to the service over plain HTTP. */
 async function terminatingProxy(upstream: string): Promise<Server> {
   const target = new URL(upstream);
-  const server = createTlsServer({ cert: readFileSync(pki.serverCertFile), key: readFileSync(pki.serverKeyFile) }, (req, res) => {
-    const forwarded = request(
-      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, 'x-forwarded-proto': 'https' } },
-      (answer: IncomingMessage) => {
-        res.writeHead(answer.statusCode!, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    forwarded.on('error', () => res.writeHead(502).end());
-    req.pipe(forwarded);
-  });
+  const server = createTlsServer(
+    { cert: readFileSync(pki.serverCertFile), key: readFileSync(pki.serverKeyFile) },
+    (req, res) => {
+      const forwarded = request(
+        {
+          host: target.hostname,
+          port: target.port,
+          path: req.url,
+          method: req.method,
+          headers: { ...req.headers, 'x-forwarded-proto': 'https' },
+        },
+        (answer: IncomingMessage) => {
+          res.writeHead(answer.statusCode!, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      forwarded.on('error', () => res.writeHead(502).end());
+      req.pipe(forwarded);
+    },
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return server;
 }
@@ -87,11 +99,19 @@ async function terminatingProxy(upstream: string): Promise<Server> {
 /** A JSON POST as alice to a TLS origin the test's CA vouches for. */
 async function fetchJson(url: string, body: unknown): Promise<any> {
   return new Promise((resolve, reject) => {
-    const req = httpsRequest(url, { method: 'POST', ca: readFileSync(pki.caFile), headers: { 'X-Svc-User': 'alice', 'Content-Type': 'application/json' } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
-    });
+    const req = httpsRequest(
+      url,
+      {
+        method: 'POST',
+        ca: readFileSync(pki.caFile),
+        headers: { 'X-Svc-User': 'alice', 'Content-Type': 'application/json' },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
+      },
+    );
     req.on('error', reject);
     req.end(JSON.stringify(body));
   });

@@ -14,7 +14,8 @@ import { mintToken, TEST_SECRET } from '../helpers/tokens.ts';
  */
 
 const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name, exact: true }).waitFor();
-const statusSays = (page: Page, text: string | RegExp) => page.getByRole('status').filter({ hasText: text }).first().waitFor();
+const statusSays = (page: Page, text: string | RegExp) =>
+  page.getByRole('status').filter({ hasText: text }).first().waitFor();
 const label = (page: Page, text: string) => page.getByLabel(text, { exact: true });
 const click = (page: Page, name: string) => page.getByRole('button', { name, exact: true }).click();
 
@@ -38,7 +39,7 @@ async function browse(t: Test, svc: TestService): Promise<Session | undefined> {
   return Object.assign(browser, {
     stayedHome: () => {
       t.same(cspViolations, [], 'the page broke none of its own content security policy');
-      t.same(browser.foreign, [], 'no request left the service\'s origin');
+      t.same(browser.foreign, [], "no request left the service's origin");
     },
   });
 }
@@ -61,11 +62,16 @@ async function lifecycle(page: Page, button: string, done: string | RegExp): Pro
 }
 
 t.test('signed in with the development header: keys, agents, audit and advisor', async (t) => {
-  const llm = await llmStandIn(() => ({ status: 200, body: { choices: [{ message: { content: 'The agent signed once and was revoked.' } }] } }));
+  const llm = await llmStandIn(() => ({
+    status: 200,
+    body: { choices: [{ message: { content: 'The agent signed once and was revoked.' } }] },
+  }));
   t.teardown(() => llm.close());
   const svc = await startTestService({
     SVC_AUTH_HMAC_SECRET: TEST_SECRET,
-    SVC_ADVISOR_LLM_PROVIDER: 'openai', SVC_ADVISOR_LLM_API_KEY: 'sk-stand-in', SVC_ADVISOR_LLM_BASE_URL: llm.url,
+    SVC_ADVISOR_LLM_PROVIDER: 'openai',
+    SVC_ADVISOR_LLM_API_KEY: 'sk-stand-in',
+    SVC_ADVISOR_LLM_BASE_URL: llm.url,
   });
   t.teardown(() => svc.stop());
   const browser = await browse(t, svc);
@@ -81,7 +87,7 @@ t.test('signed in with the development header: keys, agents, audit and advisor',
   await heading(page, 'Keys');
   t.match(await page.locator('#who').textContent(), /Signed in as alice/);
   t.notMatch(page.url(), /alice/, 'the credential is not in the URL');
-  t.match(await page.evaluate(() => JSON.stringify(sessionStorage)), /alice/, 'it is in the tab\'s sessionStorage');
+  t.match(await page.evaluate(() => JSON.stringify(sessionStorage)), /alice/, "it is in the tab's sessionStorage");
 
   // An AES key: activate, encrypt, decrypt, rotate.
   const aes = await createKey(page, 'console-aes', 'AES');
@@ -93,7 +99,11 @@ t.test('signed in with the development header: keys, agents, audit and advisor',
   await statusSays(page, /Encrypted with version 1/);
   const envelope = await label(page, 'Encrypted envelope (base64)').inputValue();
   const decrypted = await alice.post(`/v1/keys/${aes}/decrypt`, { ciphertextBase64: envelope });
-  t.equal(Buffer.from(decrypted.body.plaintextBase64, 'base64').toString('utf8'), 'hello from the console: grüße', 'the API decrypts what the console encrypted');
+  t.equal(
+    Buffer.from(decrypted.body.plaintextBase64, 'base64').toString('utf8'),
+    'hello from the console: grüße',
+    'the API decrypts what the console encrypted',
+  );
   await label(page, 'Envelope to decrypt (base64)').fill(envelope);
   await click(page, 'Decrypt');
   await statusSays(page, /Decrypted with version 1/);
@@ -108,8 +118,11 @@ t.test('signed in with the development header: keys, agents, audit and advisor',
   await click(page, 'Sign');
   await statusSays(page, /Signed with version 1 \(EcdsaSha384\)/);
   const signature = await label(page, 'Signature (base64)').inputValue();
-  const checked = await alice.post(`/v1/keys/${ec}/verify`, { messageBase64: Buffer.from('pay 10 to bob').toString('base64'), signatureBase64: signature });
-  t.equal(checked.body.valid, true, 'the API verifies the console\'s signature');
+  const checked = await alice.post(`/v1/keys/${ec}/verify`, {
+    messageBase64: Buffer.from('pay 10 to bob').toString('base64'),
+    signatureBase64: signature,
+  });
+  t.equal(checked.body.valid, true, "the API verifies the console's signature");
   await label(page, 'Message to verify (UTF-8 text)').fill('pay 10 to bob');
   await label(page, 'Signature to verify (base64)').fill(signature);
   await click(page, 'Verify');
@@ -119,7 +132,10 @@ t.test('signed in with the development header: keys, agents, audit and advisor',
   await page.getByText('The signature does not match this message and key.').waitFor();
   await click(page, 'Show public key');
   await statusSays(page, /Version 1, EC P-384/);
-  t.equal((await page.getByLabel('Public key (PEM)').textContent())?.trim(), (await alice.get(`/v1/keys/${ec}/public-key`)).body.publicKeyPem.trim());
+  t.equal(
+    (await page.getByLabel('Public key (PEM)').textContent())?.trim(),
+    (await alice.get(`/v1/keys/${ec}/public-key`)).body.publicKeyPem.trim(),
+  );
   await label(page, 'Revocation reason').fill('moved to a new key');
   await lifecycle(page, 'Revoke', /^Revoked/);
   t.match((await alice.get(`/v1/keys/${ec}`)).body, { state: 'Deactivated', reason: 'moved to a new key' });
@@ -129,7 +145,11 @@ t.test('signed in with the development header: keys, agents, audit and advisor',
   await label(page, 'Days before destruction').fill('0');
   await click(page, 'Destroy');
   await page.getByText('Tick the box to confirm destruction first.').waitFor();
-  t.equal((await alice.get(`/v1/keys/${ec}`)).body.state, 'Compromised', 'nothing is destroyed without the confirmation');
+  t.equal(
+    (await alice.get(`/v1/keys/${ec}`)).body.state,
+    'Compromised',
+    'nothing is destroyed without the confirmation',
+  );
   await label(page, 'I understand destruction erases the material for good').check();
   await lifecycle(page, 'Destroy', 'Destroyed.');
   t.equal((await alice.get(`/v1/keys/${ec}`)).body.state, 'Destroyed');
@@ -160,7 +180,11 @@ t.test('signed in with the development header: keys, agents, audit and advisor',
   const jwt = await token.inputValue();
   t.match(jwt, /^eyJ[\w-]+\.[\w-]+\.[\w-]+$/, 'the token is shown');
   await browser.screenshot('console-agents');
-  t.notMatch(await page.evaluate(() => JSON.stringify(sessionStorage) + JSON.stringify(localStorage)), jwt.split('.')[2]!, 'the agent token is not stored by the console');
+  t.notMatch(
+    await page.evaluate(() => JSON.stringify(sessionStorage) + JSON.stringify(localStorage)),
+    jwt.split('.')[2]!,
+    'the agent token is not stored by the console',
+  );
   await click(page, 'I have copied it: hide the token');
   t.equal(await token.count(), 0, 'the token is gone from the page');
   const listed = (await alice.get('/v1/agents')).body.agents;
@@ -178,7 +202,11 @@ t.test('signed in with the development header: keys, agents, audit and advisor',
   await label(page, 'Operation').selectOption('Encrypt');
   await click(page, 'Filter');
   await statusSays(page, '1 record.');
-  t.match(await page.locator('table tbody tr').first().textContent(), new RegExp(`alice \\(Human\\)Encrypt${aes}Success`), 'the encryption is audited as alice\'s');
+  t.match(
+    await page.locator('table tbody tr').first().textContent(),
+    new RegExp(`alice \\(Human\\)Encrypt${aes}Success`),
+    "the encryption is audited as alice's",
+  );
   await label(page, 'Operation').selectOption('');
   await label(page, 'Per page').fill('3');
   await click(page, 'Filter');
@@ -209,8 +237,15 @@ t.test('signed in with the development header: keys, agents, audit and advisor',
 
   // Every call above was the user's own; the only other rows are the service's own responses (a
   // detector saw the burst of clicks), which no browser can make.
-  const trail = (await alice.get('/v1/audit?limit=1000')).body.records as Array<{ principal: { subject: string }; context: Record<string, string> }>;
-  t.same([...new Set(trail.filter((r) => r.context.door !== 'internal').map((r) => r.principal.subject))], ['alice'], 'every audited call was made with alice\'s credential');
+  const trail = (await alice.get('/v1/audit?limit=1000')).body.records as Array<{
+    principal: { subject: string };
+    context: Record<string, string>;
+  }>;
+  t.same(
+    [...new Set(trail.filter((r) => r.context.door !== 'internal').map((r) => r.principal.subject))],
+    ['alice'],
+    "every audited call was made with alice's credential",
+  );
   t.ok(trail.filter((r) => r.context.door === 'internal').every((r) => r.principal.subject === 'svc-system'));
 
   await click(page, 'Sign out');
@@ -219,74 +254,109 @@ t.test('signed in with the development header: keys, agents, audit and advisor',
   browser.stayedHome();
 });
 
-t.test('signed in with a bearer token (hmac): use a key, issue and revoke an agent, and an expired token', async (t) => {
-  const svc = await startTestService({
-    SVC_AUTH_KIND: 'hmac',
-    SVC_AUTH_HMAC_SECRET: TEST_SECRET,
-    SVC_POLICY_KIND: 'role-based',
-    SVC_POLICY_ROLE_BINDINGS: JSON.stringify({ 'kms-admins': ['Create', 'Get', 'Locate', 'Activate', 'Sign', 'Verify', 'Encrypt', 'Decrypt', 'Rotate', 'Revoke', 'Query', 'Compromise', 'Destroy'] }),
-  });
-  t.teardown(() => svc.stop());
-  const browser = await browse(t, svc);
-  if (!browser) return;
-  const { page } = browser;
-  const token = await mintToken({ sub: 'carol', svc_groups: ['kms-admins'] }, { ttlSeconds: 3600 });
-  const carol = new ApiClient(svc.url, { Authorization: `Bearer ${token}` });
+t.test(
+  'signed in with a bearer token (hmac): use a key, issue and revoke an agent, and an expired token',
+  async (t) => {
+    const svc = await startTestService({
+      SVC_AUTH_KIND: 'hmac',
+      SVC_AUTH_HMAC_SECRET: TEST_SECRET,
+      SVC_POLICY_KIND: 'role-based',
+      SVC_POLICY_ROLE_BINDINGS: JSON.stringify({
+        'kms-admins': [
+          'Create',
+          'Get',
+          'Locate',
+          'Activate',
+          'Sign',
+          'Verify',
+          'Encrypt',
+          'Decrypt',
+          'Rotate',
+          'Revoke',
+          'Query',
+          'Compromise',
+          'Destroy',
+        ],
+      }),
+    });
+    t.teardown(() => svc.stop());
+    const browser = await browse(t, svc);
+    if (!browser) return;
+    const { page } = browser;
+    const token = await mintToken({ sub: 'carol', svc_groups: ['kms-admins'] }, { ttlSeconds: 3600 });
+    const carol = new ApiClient(svc.url, { Authorization: `Bearer ${token}` });
 
-  await page.goto(`${svc.url}/console/`);
-  await heading(page, 'Sign in');
-  await label(page, 'Token').fill(await mintToken({ sub: 'carol' }, { secret: 'another-secret-another-secret-another-secret' }));
-  await click(page, 'Sign in with token');
-  await page.getByRole('alert').filter({ hasText: /Sign-in failed: .*token signature does not verify/ }).waitFor();
-  t.equal(await page.evaluate(() => sessionStorage.length), 0, 'a refused token is not kept');
-  await label(page, 'Token').fill(token);
-  await click(page, 'Sign in with token');
-  await heading(page, 'Keys');
-  t.match(await page.locator('#who').textContent(), /Signed in as carol \(bearer token\)/);
-  t.notMatch(page.url(), new RegExp(token.slice(-20)), 'the token is not in the URL');
+    await page.goto(`${svc.url}/console/`);
+    await heading(page, 'Sign in');
+    await label(page, 'Token').fill(
+      await mintToken({ sub: 'carol' }, { secret: 'another-secret-another-secret-another-secret' }),
+    );
+    await click(page, 'Sign in with token');
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /Sign-in failed: .*token signature does not verify/ })
+      .waitFor();
+    t.equal(await page.evaluate(() => sessionStorage.length), 0, 'a refused token is not kept');
+    await label(page, 'Token').fill(token);
+    await click(page, 'Sign in with token');
+    await heading(page, 'Keys');
+    t.match(await page.locator('#who').textContent(), /Signed in as carol \(bearer token\)/);
+    t.notMatch(page.url(), new RegExp(token.slice(-20)), 'the token is not in the URL');
 
-  const ed = await createKey(page, 'carol-ed', 'EdDSA');
-  await lifecycle(page, 'Activate', 'Activated.');
-  await label(page, 'Message (UTF-8 text)').fill('release 1.2.3');
-  await click(page, 'Sign');
-  await statusSays(page, /Signed with version 1 \(Ed25519\)/);
-  const signature = await label(page, 'Signature (base64)').inputValue();
-  t.equal((await carol.post(`/v1/keys/${ed}/verify`, { messageBase64: Buffer.from('release 1.2.3').toString('base64'), signatureBase64: signature })).body.valid, true);
-  const audited = (await carol.get(`/v1/audit?key=${ed}&op=Sign`)).body.records[0];
-  t.match(audited.principal, { subject: 'carol', kind: 'Human' }, 'the signature was made with carol\'s own token');
+    const ed = await createKey(page, 'carol-ed', 'EdDSA');
+    await lifecycle(page, 'Activate', 'Activated.');
+    await label(page, 'Message (UTF-8 text)').fill('release 1.2.3');
+    await click(page, 'Sign');
+    await statusSays(page, /Signed with version 1 \(Ed25519\)/);
+    const signature = await label(page, 'Signature (base64)').inputValue();
+    t.equal(
+      (
+        await carol.post(`/v1/keys/${ed}/verify`, {
+          messageBase64: Buffer.from('release 1.2.3').toString('base64'),
+          signatureBase64: signature,
+        })
+      ).body.valid,
+      true,
+    );
+    const audited = (await carol.get(`/v1/audit?key=${ed}&op=Sign`)).body.records[0];
+    t.match(audited.principal, { subject: 'carol', kind: 'Human' }, "the signature was made with carol's own token");
 
-  await page.getByRole('link', { name: 'Agents' }).click();
-  await heading(page, 'Agents');
-  await label(page, 'Label (what the agent is for)').fill('release bot');
-  await label(page, 'Sign').check();
-  await click(page, 'Issue token');
-  await statusSays(page, /issued/);
-  const agentToken = await page.locator('#issued-token').inputValue();
-  const agent = new ApiClient(svc.url, { Authorization: `Bearer ${agentToken}` });
-  const message = { messageBase64: Buffer.from('nightly').toString('base64') };
-  t.equal((await agent.post(`/v1/keys/${ed}/sign`, message)).status, 200, 'the token the console showed works');
-  const agentId = (await carol.get('/v1/agents')).body.agents[0].agentId;
-  await page.getByRole('button', { name: `Revoke agent ${agentId} (release bot)` }).click();
-  await statusSays(page, `Agent ${agentId} revoked`);
-  const refused = await agent.post(`/v1/keys/${ed}/sign`, message);
-  t.equal(refused.status, 401, 'the revoked agent is refused at its next call');
+    await page.getByRole('link', { name: 'Agents' }).click();
+    await heading(page, 'Agents');
+    await label(page, 'Label (what the agent is for)').fill('release bot');
+    await label(page, 'Sign').check();
+    await click(page, 'Issue token');
+    await statusSays(page, /issued/);
+    const agentToken = await page.locator('#issued-token').inputValue();
+    const agent = new ApiClient(svc.url, { Authorization: `Bearer ${agentToken}` });
+    const message = { messageBase64: Buffer.from('nightly').toString('base64') };
+    t.equal((await agent.post(`/v1/keys/${ed}/sign`, message)).status, 200, 'the token the console showed works');
+    const agentId = (await carol.get('/v1/agents')).body.agents[0].agentId;
+    await page.getByRole('button', { name: `Revoke agent ${agentId} (release bot)` }).click();
+    await statusSays(page, `Agent ${agentId} revoked`);
+    const refused = await agent.post(`/v1/keys/${ed}/sign`, message);
+    t.equal(refused.status, 401, 'the revoked agent is refused at its next call');
 
-  // The token expires while the tab is open: the next page says so and offers to sign in again.
-  const expired = await mintToken({ sub: 'carol', svc_groups: ['kms-admins'] }, { iat: Math.floor(Date.now() / 1000) - 7200, ttlSeconds: 60 });
-  await page.evaluate((jwt) => {
-    const key = Object.keys(sessionStorage)[0]!;
-    sessionStorage.setItem(key, JSON.stringify({ kind: 'bearer', token: jwt }));
-  }, expired);
-  await page.getByRole('link', { name: 'Audit' }).click();
-  const alert = page.getByRole('alert').filter({ hasText: 'The service no longer accepts your credential' });
-  await alert.waitFor();
-  t.match(await alert.textContent(), /token has expired.*Sign in again/);
-  await heading(page, 'Sign in');
-  await browser.screenshot('console-expired');
-  t.equal(await page.evaluate(() => sessionStorage.length), 0, 'the refused token is forgotten');
-  await label(page, 'Token').fill(token);
-  await click(page, 'Sign in with token');
-  await heading(page, 'Audit');
-  t.match(page.url(), /#\/audit$/, 'signing in again returns to the page the user was on');
-  browser.stayedHome();
-});
+    // The token expires while the tab is open: the next page says so and offers to sign in again.
+    const expired = await mintToken(
+      { sub: 'carol', svc_groups: ['kms-admins'] },
+      { iat: Math.floor(Date.now() / 1000) - 7200, ttlSeconds: 60 },
+    );
+    await page.evaluate((jwt) => {
+      const key = Object.keys(sessionStorage)[0]!;
+      sessionStorage.setItem(key, JSON.stringify({ kind: 'bearer', token: jwt }));
+    }, expired);
+    await page.getByRole('link', { name: 'Audit' }).click();
+    const alert = page.getByRole('alert').filter({ hasText: 'The service no longer accepts your credential' });
+    await alert.waitFor();
+    t.match(await alert.textContent(), /token has expired.*Sign in again/);
+    await heading(page, 'Sign in');
+    await browser.screenshot('console-expired');
+    t.equal(await page.evaluate(() => sessionStorage.length), 0, 'the refused token is forgotten');
+    await label(page, 'Token').fill(token);
+    await click(page, 'Sign in with token');
+    await heading(page, 'Audit');
+    t.match(page.url(), /#\/audit$/, 'signing in again returns to the page the user was on');
+    browser.stayedHome();
+  },
+);

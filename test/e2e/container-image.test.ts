@@ -33,70 +33,170 @@ function bash(script: string, dir: string): Promise<{ code: number; stdout: stri
   return new Promise((resolve) => {
     const out = path.join(dir, 'out');
     const err = path.join(dir, 'err');
-    const child = spawn('bash', ['-e', '-o', 'pipefail', '-c', script], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir }, stdio: ['ignore', openSync(out, 'w'), openSync(err, 'w')] });
-    child.on('close', (code) => resolve({ code: code ?? 1, stdout: readFileSync(out, 'utf8'), stderr: readFileSync(err, 'utf8') }));
+    const child = spawn('bash', ['-e', '-o', 'pipefail', '-c', script], {
+      cwd: dir,
+      env: { PATH: process.env.PATH, HOME: dir },
+      stdio: ['ignore', openSync(out, 'w'), openSync(err, 'w')],
+    });
+    child.on('close', (code) =>
+      resolve({ code: code ?? 1, stdout: readFileSync(out, 'utf8'), stderr: readFileSync(err, 'utf8') }),
+    );
   });
 }
 
-t.test('the image builds on a BASE_IMAGE, holds no dev dependencies or tests, runs as non-root, and serves the README walk-through', async (t) => {
-  for (const [command, debianPackage] of [['podman', 'podman'], ['runc', 'runc'], ['debootstrap', 'debootstrap']] as const) {
-    if (!debianTool(command, debianPackage)) return serverMissing(t, `${command} (Debian package ${debianPackage}) is missing and cannot be installed`);
-  }
-  const base = await ensureBaseImage();
-  t.comment(base.built ? `${BASE_TAG} built from Debian packages` : `${BASE_TAG} reused from an earlier run`);
-  await buildTestImage(IMAGE);
-  const size = Number((await podman(['image', 'inspect', '--format', '{{.Size}}', IMAGE])).stdout.trim());
-  const baseSize = Number((await podman(['image', 'inspect', '--format', '{{.Size}}', BASE_TAG])).stdout.trim());
-  t.comment(`image ${(size / 1e6).toFixed(0)} MB, of which the base ${(baseSize / 1e6).toFixed(0)} MB`);
+t.test(
+  'the image builds on a BASE_IMAGE, holds no dev dependencies or tests, runs as non-root, and serves the README walk-through',
+  async (t) => {
+    for (const [command, debianPackage] of [
+      ['podman', 'podman'],
+      ['runc', 'runc'],
+      ['debootstrap', 'debootstrap'],
+    ] as const) {
+      if (!debianTool(command, debianPackage))
+        return serverMissing(t, `${command} (Debian package ${debianPackage}) is missing and cannot be installed`);
+    }
+    const base = await ensureBaseImage();
+    t.comment(base.built ? `${BASE_TAG} built from Debian packages` : `${BASE_TAG} reused from an earlier run`);
+    await buildTestImage(IMAGE);
+    const size = Number((await podman(['image', 'inspect', '--format', '{{.Size}}', IMAGE])).stdout.trim());
+    const baseSize = Number((await podman(['image', 'inspect', '--format', '{{.Size}}', BASE_TAG])).stdout.trim());
+    t.comment(`image ${(size / 1e6).toFixed(0)} MB, of which the base ${(baseSize / 1e6).toFixed(0)} MB`);
 
-  const inImage = async (...command: string[]) =>
-    (await podman(['run', '--rm', ...CONTAINER_LIMITS, '--network=none', '--entrypoint', command[0]!, IMAGE, ...command.slice(1)])).stdout.trim();
-  t.not(await inImage('id', '-u'), '0', 'the service runs as a non-root user');
-  t.same((await inImage('ls', '-A', '/opt/svc-kms')).split('\n').sort(), ['deploy', 'dist', 'node_modules', 'package.json', 'scripts'], 'only the built server, its dependencies and the operator scripts');
-  // Dev-only packages as the lockfile marks them (a devDependency that a production package also needs,
-  // such as @types/node under koa-body's @types/koa, is not dev-only and stays).
-  const lock = JSON.parse(readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
-  const devOnly = Object.entries(lock.packages).filter(([where, entry]) => entry.dev && /^node_modules\/(@[^/]+\/)?[^/]+$/.test(where)).map(([where]) => where);
-  t.ok(devOnly.includes('node_modules/typescript') && devOnly.includes('node_modules/tap'), 'the lockfile marks typescript and tap dev-only');
-  const installed = (await inImage('sh', '-c', 'ls -d node_modules/* node_modules/@*/*')).split('\n');
-  t.same(installed.filter((where) => devOnly.includes(where)), [], `none of the ${devOnly.length} dev-only packages is in the image`);
-  t.equal(await inImage('sh', '-c', 'find dist -name "*.test.*" | wc -l'), '0', 'no test files');
-  t.equal(await inImage('find', 'node_modules', '-maxdepth', '2', '-xtype', 'l'), '', 'no link in node_modules points at something the image does not hold');
-  t.equal(await inImage('sh', '-c', 'stat -c "%U %a" /var/lib/svc-kms'), 'svc-kms 700', 'the data volume belongs to the service user only');
+    const inImage = async (...command: string[]) =>
+      (
+        await podman([
+          'run',
+          '--rm',
+          ...CONTAINER_LIMITS,
+          '--network=none',
+          '--entrypoint',
+          command[0]!,
+          IMAGE,
+          ...command.slice(1),
+        ])
+      ).stdout.trim();
+    t.not(await inImage('id', '-u'), '0', 'the service runs as a non-root user');
+    t.same(
+      (await inImage('ls', '-A', '/opt/svc-kms')).split('\n').sort(),
+      ['deploy', 'dist', 'node_modules', 'package.json', 'scripts'],
+      'only the built server, its dependencies and the operator scripts',
+    );
+    // Dev-only packages as the lockfile marks them (a devDependency that a production package also needs,
+    // such as @types/node under koa-body's @types/koa, is not dev-only and stays).
+    const lock = JSON.parse(readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { dev?: boolean }>;
+    };
+    const devOnly = Object.entries(lock.packages)
+      .filter(([where, entry]) => entry.dev && /^node_modules\/(@[^/]+\/)?[^/]+$/.test(where))
+      .map(([where]) => where);
+    t.ok(
+      devOnly.includes('node_modules/typescript') && devOnly.includes('node_modules/tap'),
+      'the lockfile marks typescript and tap dev-only',
+    );
+    const installed = (await inImage('sh', '-c', 'ls -d node_modules/* node_modules/@*/*')).split('\n');
+    t.same(
+      installed.filter((where) => devOnly.includes(where)),
+      [],
+      `none of the ${devOnly.length} dev-only packages is in the image`,
+    );
+    t.equal(await inImage('sh', '-c', 'find dist -name "*.test.*" | wc -l'), '0', 'no test files');
+    t.equal(
+      await inImage('find', 'node_modules', '-maxdepth', '2', '-xtype', 'l'),
+      '',
+      'no link in node_modules points at something the image does not hold',
+    );
+    t.equal(
+      await inImage('sh', '-c', 'stat -c "%U %a" /var/lib/svc-kms'),
+      'svc-kms 700',
+      'the data volume belongs to the service user only',
+    );
 
-  // Host networking: the container's own port is the host's (bridge networks need more than this machine allows).
-  const port = String(20000 + Math.floor(Math.random() * 20000));
-  const volume = `svc-kms-test-${process.pid}`;
-  const name = `svc-kms-test-${process.pid}`;
-  const runService = () =>
-    podman(['run', '--detach', ...CONTAINER_LIMITS, '--name', name, '--network=host', '--volume', `${volume}:/var/lib/svc-kms`,
-      '--env', `SVC_HTTP_PORT=${port}`, '--env', 'SVC_HTTP_HOST=127.0.0.1', '--env', 'SVC_JOURNAL_KIND=rdb-embedded', '--env', 'SVC_AUDIT_KIND=rdb-embedded', IMAGE]);
-  t.teardown(async () => {
-    await podman(['rm', '--force', '--time=0', name]).catch(() => undefined);
-    await podman(['volume', 'rm', '--force', volume]).catch(() => undefined);
-  });
-  await runService();
-  const url = `http://127.0.0.1:${port}`;
-  await until(async () => (await fetch(`${url}/healthz`).catch(() => undefined))?.status === 200, 'the container to answer /healthz', 60_000);
+    // Host networking: the container's own port is the host's (bridge networks need more than this machine allows).
+    const port = String(20000 + Math.floor(Math.random() * 20000));
+    const volume = `svc-kms-test-${process.pid}`;
+    const name = `svc-kms-test-${process.pid}`;
+    const runService = () =>
+      podman([
+        'run',
+        '--detach',
+        ...CONTAINER_LIMITS,
+        '--name',
+        name,
+        '--network=host',
+        '--volume',
+        `${volume}:/var/lib/svc-kms`,
+        '--env',
+        `SVC_HTTP_PORT=${port}`,
+        '--env',
+        'SVC_HTTP_HOST=127.0.0.1',
+        '--env',
+        'SVC_JOURNAL_KIND=rdb-embedded',
+        '--env',
+        'SVC_AUDIT_KIND=rdb-embedded',
+        IMAGE,
+      ]);
+    t.teardown(async () => {
+      await podman(['rm', '--force', '--time=0', name]).catch(() => undefined);
+      await podman(['volume', 'rm', '--force', volume]).catch(() => undefined);
+    });
+    await runService();
+    const url = `http://127.0.0.1:${port}`;
+    await until(
+      async () => (await fetch(`${url}/healthz`).catch(() => undefined))?.status === 200,
+      'the container to answer /healthz',
+      60_000,
+    );
 
-  const dir = mkdtempSync(path.join(tmpdir(), 'svc-container-'));
-  const walk = await bash(block('## Walk-through').replaceAll('http://localhost:8080', url), dir);
-  t.equal(walk.code, 0, `the walk-through runs against the container: ${walk.stderr.slice(-2000)}`);
-  t.match(walk.stdout, /"state":"Active"/, 'a key was activated');
-  t.match(walk.stdout, /"valid":true/, 'a signature verified');
-  const api = new ApiClient(url, { 'X-Svc-User': 'alice' });
-  t.equal((await api.get('/v1/audit/verify?full=true')).body.valid, true, 'the audit chain in the volume verifies');
-  const keys = (await api.get('/v1/keys?limit=100')).body;
+    const dir = mkdtempSync(path.join(tmpdir(), 'svc-container-'));
+    const walk = await bash(block('## Walk-through').replaceAll('http://localhost:8080', url), dir);
+    t.equal(walk.code, 0, `the walk-through runs against the container: ${walk.stderr.slice(-2000)}`);
+    t.match(walk.stdout, /"state":"Active"/, 'a key was activated');
+    t.match(walk.stdout, /"valid":true/, 'a signature verified');
+    const api = new ApiClient(url, { 'X-Svc-User': 'alice' });
+    t.equal((await api.get('/v1/audit/verify?full=true')).body.valid, true, 'the audit chain in the volume verifies');
+    const keys = (await api.get('/v1/keys?limit=100')).body;
 
-  const backup = await podman(['exec', name, 'node', 'scripts/backup-sqlite.mjs', '/var/lib/svc-kms/backup-1', '/var/lib/svc-kms/journal.db', '/var/lib/svc-kms/audit.db']);
-  t.match(backup.stdout, /journal\.db -> .*integrity ok\)\n.*audit\.db -> .*integrity ok\)/, 'an online backup inside the running container, as install.md shows');
-  t.equal((await podman(['healthcheck', 'run', name]).then(() => 0, (err) => err.code)), 0, 'the HEALTHCHECK passes');
-  await podman(['stop', '--time=20', name]);
-  t.equal((await podman(['inspect', '--format', '{{.State.ExitCode}}', name])).stdout.trim(), '0', 'podman stop (SIGTERM to node as PID 1): a clean exit 0');
-  t.match((await podman(['logs', name])).stderr, /"msg":"shutting down".*"signal":"SIGTERM"/, 'the server itself handled the signal');
-  await podman(['rm', name]);
+    const backup = await podman([
+      'exec',
+      name,
+      'node',
+      'scripts/backup-sqlite.mjs',
+      '/var/lib/svc-kms/backup-1',
+      '/var/lib/svc-kms/journal.db',
+      '/var/lib/svc-kms/audit.db',
+    ]);
+    t.match(
+      backup.stdout,
+      /journal\.db -> .*integrity ok\)\n.*audit\.db -> .*integrity ok\)/,
+      'an online backup inside the running container, as install.md shows',
+    );
+    t.equal(
+      await podman(['healthcheck', 'run', name]).then(
+        () => 0,
+        (err) => err.code,
+      ),
+      0,
+      'the HEALTHCHECK passes',
+    );
+    await podman(['stop', '--time=20', name]);
+    t.equal(
+      (await podman(['inspect', '--format', '{{.State.ExitCode}}', name])).stdout.trim(),
+      '0',
+      'podman stop (SIGTERM to node as PID 1): a clean exit 0',
+    );
+    t.match(
+      (await podman(['logs', name])).stderr,
+      /"msg":"shutting down".*"signal":"SIGTERM"/,
+      'the server itself handled the signal',
+    );
+    await podman(['rm', name]);
 
-  await runService();
-  await until(async () => (await fetch(`${url}/healthz`).catch(() => undefined))?.status === 200, 'the second container to answer', 60_000);
-  t.same((await api.get('/v1/keys?limit=100')).body, keys, 'a new container on the same volume has every key');
-});
+    await runService();
+    await until(
+      async () => (await fetch(`${url}/healthz`).catch(() => undefined))?.status === 200,
+      'the second container to answer',
+      60_000,
+    );
+    t.same((await api.get('/v1/keys?limit=100')).body, keys, 'a new container on the same volume has every key');
+  },
+);

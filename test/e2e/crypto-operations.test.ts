@@ -34,9 +34,17 @@ for (const [spec, algorithms] of SIGNING) {
     for (const algorithm of algorithms) {
       const sig = await api.post(`/v1/keys/${id}/sign`, { messageBase64: message, algorithm });
       t.match(sig.body, { algorithm, keyVersion: 1 });
-      const ok = await api.post(`/v1/keys/${id}/verify`, { messageBase64: message, signatureBase64: sig.body.signatureBase64, algorithm });
+      const ok = await api.post(`/v1/keys/${id}/verify`, {
+        messageBase64: message,
+        signatureBase64: sig.body.signatureBase64,
+        algorithm,
+      });
       t.same(ok.body, { valid: true, algorithm, keyVersion: 1 });
-      const bad = await api.post(`/v1/keys/${id}/verify`, { messageBase64: b64('tampered'), signatureBase64: sig.body.signatureBase64, algorithm });
+      const bad = await api.post(`/v1/keys/${id}/verify`, {
+        messageBase64: b64('tampered'),
+        signatureBase64: sig.body.signatureBase64,
+        algorithm,
+      });
       t.equal(bad.status, 200);
       t.same(bad.body, { valid: false, algorithm });
     }
@@ -49,7 +57,11 @@ t.test('signatures verify with OpenSSL against the published public key', async 
   writeFileSync(path.join(dir, 'msg'), message);
   const cases: Array<[Record<string, unknown>, string, string[]]> = [
     [{ algorithm: 'EC', curve: 'P-256' }, 'EcdsaSha256', ['dgst', '-sha256']],
-    [{ algorithm: 'RSA', sizeBits: 2048 }, 'RsaPssSha256', ['dgst', '-sha256', '-sigopt', 'rsa_padding_mode:pss', '-sigopt', 'rsa_pss_saltlen:32']],
+    [
+      { algorithm: 'RSA', sizeBits: 2048 },
+      'RsaPssSha256',
+      ['dgst', '-sha256', '-sigopt', 'rsa_padding_mode:pss', '-sigopt', 'rsa_pss_saltlen:32'],
+    ],
     [{ algorithm: 'EdDSA' }, 'Ed25519', ['pkeyutl', '-rawin']],
   ];
   for (const [spec, algorithm, args] of cases) {
@@ -59,9 +71,10 @@ t.test('signatures verify with OpenSSL against the published public key', async 
     t.match(pub.body.publicKeyPem, /^-----BEGIN PUBLIC KEY-----/);
     writeFileSync(path.join(dir, 'pub.pem'), pub.body.publicKeyPem);
     writeFileSync(path.join(dir, 'sig'), Buffer.from(sig.body.signatureBase64, 'base64'));
-    const verifyArgs = args[0] === 'pkeyutl'
-      ? ['pkeyutl', '-verify', '-pubin', '-inkey', 'pub.pem', '-rawin', '-in', 'msg', '-sigfile', 'sig']
-      : [...args, '-verify', 'pub.pem', '-signature', 'sig', 'msg'];
+    const verifyArgs =
+      args[0] === 'pkeyutl'
+        ? ['pkeyutl', '-verify', '-pubin', '-inkey', 'pub.pem', '-rawin', '-in', 'msg', '-sigfile', 'sig']
+        : [...args, '-verify', 'pub.pem', '-signature', 'sig', 'msg'];
     const out = execFileSync('openssl', verifyArgs, { cwd: dir }).toString();
     t.match(out, /Verified OK|Signature Verified Successfully/, algorithm);
   }
@@ -70,14 +83,27 @@ t.test('signatures verify with OpenSSL against the published public key', async 
 t.test('an algorithm that does not fit the key is InvalidField', async (t) => {
   const ec = await api.key({ algorithm: 'EC' });
   const hmac = await api.key({ algorithm: 'HMAC', sizeBits: 256 });
-  for (const [id, algorithm] of [[ec, 'RsaPssSha256'], [ec, 'Ed25519'], [hmac, 'HmacSha512'], [ec, 'Nope']]) {
+  for (const [id, algorithm] of [
+    [ec, 'RsaPssSha256'],
+    [ec, 'Ed25519'],
+    [hmac, 'HmacSha512'],
+    [ec, 'Nope'],
+  ]) {
     const res = await api.post(`/v1/keys/${id}/sign`, { messageBase64: b64('m'), algorithm });
     t.equal(res.status, 400);
     t.equal(res.body.error, 'InvalidField', `${algorithm}`);
   }
   const aes = await api.key({ algorithm: 'AES' });
-  t.equal((await api.post(`/v1/keys/${aes}/sign`, { messageBase64: b64('m') })).body.error, 'InvalidField', 'AES does not sign');
-  t.equal((await api.post(`/v1/keys/${ec}/encrypt`, { plaintextBase64: b64('m') })).body.error, 'InvalidField', 'EC does not encrypt');
+  t.equal(
+    (await api.post(`/v1/keys/${aes}/sign`, { messageBase64: b64('m') })).body.error,
+    'InvalidField',
+    'AES does not sign',
+  );
+  t.equal(
+    (await api.post(`/v1/keys/${ec}/encrypt`, { plaintextBase64: b64('m') })).body.error,
+    'InvalidField',
+    'EC does not encrypt',
+  );
 });
 
 for (const sizeBits of [128, 192, 256]) {
@@ -87,16 +113,28 @@ for (const sizeBits of [128, 192, 256]) {
     const enc = await api.post(`/v1/keys/${id}/encrypt`, { plaintextBase64: b64('attack at dawn'), context });
     t.match(enc.body, { keyVersion: 1, algorithm: `AesGcm${sizeBits}` });
     t.notOk(enc.body.ciphertextBase64.includes(b64('attack at dawn')));
-    const dec = await api.post(`/v1/keys/${id}/decrypt`, { ciphertextBase64: enc.body.ciphertextBase64, context: { purpose: 'invoices', tenant: 'acme' } });
+    const dec = await api.post(`/v1/keys/${id}/decrypt`, {
+      ciphertextBase64: enc.body.ciphertextBase64,
+      context: { purpose: 'invoices', tenant: 'acme' },
+    });
     t.same(dec.body, { plaintextBase64: b64('attack at dawn'), keyVersion: 1 });
-    const wrongContext = await api.post(`/v1/keys/${id}/decrypt`, { ciphertextBase64: enc.body.ciphertextBase64, context: { tenant: 'evil' } });
+    const wrongContext = await api.post(`/v1/keys/${id}/decrypt`, {
+      ciphertextBase64: enc.body.ciphertextBase64,
+      context: { tenant: 'evil' },
+    });
     const tampered = Buffer.from(enc.body.ciphertextBase64, 'base64');
     tampered[tampered.length - 1]! ^= 1;
-    const flipped = await api.post(`/v1/keys/${id}/decrypt`, { ciphertextBase64: tampered.toString('base64'), context });
+    const flipped = await api.post(`/v1/keys/${id}/decrypt`, {
+      ciphertextBase64: tampered.toString('base64'),
+      context,
+    });
     const garbage = await api.post(`/v1/keys/${id}/decrypt`, { ciphertextBase64: b64('not an envelope'), context });
     for (const res of [wrongContext, flipped, garbage]) {
       t.equal(res.status, 400);
-      t.same(res.body, { error: 'DecryptionFailed', message: 'the ciphertext could not be decrypted with this key and context' });
+      t.same(res.body, {
+        error: 'DecryptionFailed',
+        message: 'the ciphertext could not be decrypted with this key and context',
+      });
     }
   });
 }
@@ -105,14 +143,22 @@ t.test('ciphertext of one key does not decrypt under another', async (t) => {
   const a = await api.key({ algorithm: 'AES' });
   const b = await api.key({ algorithm: 'AES' });
   const enc = await api.post(`/v1/keys/${a}/encrypt`, { plaintextBase64: b64('x') });
-  t.equal((await api.post(`/v1/keys/${b}/decrypt`, { ciphertextBase64: enc.body.ciphertextBase64 })).body.error, 'DecryptionFailed');
+  t.equal(
+    (await api.post(`/v1/keys/${b}/decrypt`, { ciphertextBase64: enc.body.ciphertextBase64 })).body.error,
+    'DecryptionFailed',
+  );
   const wrapped = await api.post(`/v1/keys/${a}/wrap`, { dekBase64: b64('0123456789abcdef') });
-  t.equal((await api.post(`/v1/keys/${b}/unwrap`, { wrappedDekBase64: wrapped.body.wrappedDekBase64 })).body.error, 'DecryptionFailed');
+  t.equal(
+    (await api.post(`/v1/keys/${b}/unwrap`, { wrappedDekBase64: wrapped.body.wrappedDekBase64 })).body.error,
+    'DecryptionFailed',
+  );
 });
 
 t.test('plaintext over 64 KiB and text that is not base64 are InvalidField', async (t) => {
   const id = await api.key({ algorithm: 'AES' });
-  const big = await api.post(`/v1/keys/${id}/encrypt`, { plaintextBase64: Buffer.alloc(64 * 1024 + 1).toString('base64') });
+  const big = await api.post(`/v1/keys/${id}/encrypt`, {
+    plaintextBase64: Buffer.alloc(64 * 1024 + 1).toString('base64'),
+  });
   t.equal(big.body.error, 'InvalidField');
   const ok = await api.post(`/v1/keys/${id}/encrypt`, { plaintextBase64: Buffer.alloc(64 * 1024).toString('base64') });
   t.equal(ok.status, 200);
@@ -131,30 +177,56 @@ t.test('wrap/unwrap returns the data key byte for byte, in both request shapes',
     t.same(un.body, { dekBase64: dek.toString('base64'), keyVersion: 1 });
   }
   for (const bad of [Buffer.alloc(8), Buffer.alloc(17), Buffer.alloc(520)]) {
-    t.equal((await api.post(`/v1/keys/${id}/wrap`, { dekBase64: bad.toString('base64') })).body.error, 'InvalidField', `${bad.length} bytes`);
+    t.equal(
+      (await api.post(`/v1/keys/${id}/wrap`, { dekBase64: bad.toString('base64') })).body.error,
+      'InvalidField',
+      `${bad.length} bytes`,
+    );
   }
   t.equal((await api.post(`/v1/keys/${id}/wrap`, {})).body.error, 'BadRequest');
 });
 
-t.test('after rotation old material still verifies, decrypts and unwraps; new output reports the new version', async (t) => {
-  const aes = await api.key({ algorithm: 'AES' });
-  const ec = await api.key({ algorithm: 'EC' });
-  const enc1 = await api.post(`/v1/keys/${aes}/encrypt`, { plaintextBase64: b64('v1 data') });
-  const wrap1 = await api.post(`/v1/keys/${aes}/wrap`, { dekBase64: b64('0123456789abcdef') });
-  const sig1 = await api.post(`/v1/keys/${ec}/sign`, { messageBase64: b64('m') });
-  const rot = await api.post(`/v1/keys/${aes}/rotate`, { policy: 'Manual' });
-  t.match(rot.body, { id: aes, state: 'Active', previousVersion: 1, currentVersion: 2 });
-  await api.post(`/v1/keys/${ec}/rotate`, { reason: 'yearly' });
-  t.equal((await api.get(`/v1/keys/${aes}`)).body.currentVersion, 2);
-  t.same((await api.post(`/v1/keys/${aes}/decrypt`, { ciphertextBase64: enc1.body.ciphertextBase64 })).body, { plaintextBase64: b64('v1 data'), keyVersion: 1 });
-  t.same((await api.post(`/v1/keys/${aes}/unwrap`, { wrappedDekBase64: wrap1.body.wrappedDekBase64 })).body, { dekBase64: b64('0123456789abcdef'), keyVersion: 1 });
-  t.match((await api.post(`/v1/keys/${ec}/verify`, { messageBase64: b64('m'), signatureBase64: sig1.body.signatureBase64 })).body, { valid: true, keyVersion: 1 });
-  t.match((await api.post(`/v1/keys/${ec}/verify`, { messageBase64: b64('m'), signatureBase64: sig1.body.signatureBase64, keyVersion: 2 })).body, { valid: false });
-  t.equal((await api.post(`/v1/keys/${aes}/encrypt`, { plaintextBase64: b64('v2') })).body.keyVersion, 2);
-  t.equal((await api.post(`/v1/keys/${ec}/sign`, { messageBase64: b64('m') })).body.keyVersion, 2);
-  const pub1 = await api.get(`/v1/keys/${ec}/public-key?version=1`);
-  const pub2 = await api.get(`/v1/keys/${ec}/public-key`);
-  t.equal(pub2.body.keyVersion, 2);
-  t.not(pub1.body.publicKeyPem, pub2.body.publicKeyPem);
-  t.equal((await api.get(`/v1/keys/${aes}/public-key`)).status, 409, 'symmetric keys have no public key');
-});
+t.test(
+  'after rotation old material still verifies, decrypts and unwraps; new output reports the new version',
+  async (t) => {
+    const aes = await api.key({ algorithm: 'AES' });
+    const ec = await api.key({ algorithm: 'EC' });
+    const enc1 = await api.post(`/v1/keys/${aes}/encrypt`, { plaintextBase64: b64('v1 data') });
+    const wrap1 = await api.post(`/v1/keys/${aes}/wrap`, { dekBase64: b64('0123456789abcdef') });
+    const sig1 = await api.post(`/v1/keys/${ec}/sign`, { messageBase64: b64('m') });
+    const rot = await api.post(`/v1/keys/${aes}/rotate`, { policy: 'Manual' });
+    t.match(rot.body, { id: aes, state: 'Active', previousVersion: 1, currentVersion: 2 });
+    await api.post(`/v1/keys/${ec}/rotate`, { reason: 'yearly' });
+    t.equal((await api.get(`/v1/keys/${aes}`)).body.currentVersion, 2);
+    t.same((await api.post(`/v1/keys/${aes}/decrypt`, { ciphertextBase64: enc1.body.ciphertextBase64 })).body, {
+      plaintextBase64: b64('v1 data'),
+      keyVersion: 1,
+    });
+    t.same((await api.post(`/v1/keys/${aes}/unwrap`, { wrappedDekBase64: wrap1.body.wrappedDekBase64 })).body, {
+      dekBase64: b64('0123456789abcdef'),
+      keyVersion: 1,
+    });
+    t.match(
+      (await api.post(`/v1/keys/${ec}/verify`, { messageBase64: b64('m'), signatureBase64: sig1.body.signatureBase64 }))
+        .body,
+      { valid: true, keyVersion: 1 },
+    );
+    t.match(
+      (
+        await api.post(`/v1/keys/${ec}/verify`, {
+          messageBase64: b64('m'),
+          signatureBase64: sig1.body.signatureBase64,
+          keyVersion: 2,
+        })
+      ).body,
+      { valid: false },
+    );
+    t.equal((await api.post(`/v1/keys/${aes}/encrypt`, { plaintextBase64: b64('v2') })).body.keyVersion, 2);
+    t.equal((await api.post(`/v1/keys/${ec}/sign`, { messageBase64: b64('m') })).body.keyVersion, 2);
+    const pub1 = await api.get(`/v1/keys/${ec}/public-key?version=1`);
+    const pub2 = await api.get(`/v1/keys/${ec}/public-key`);
+    t.equal(pub2.body.keyVersion, 2);
+    t.not(pub1.body.publicKeyPem, pub2.body.publicKeyPem);
+    t.equal((await api.get(`/v1/keys/${aes}/public-key`)).status, 409, 'symmetric keys have no public key');
+  },
+);

@@ -3,13 +3,21 @@ import { ApiClient, b64 } from '../helpers/client.ts';
 import { privatePostgres } from '../helpers/private-postgres.ts';
 import { spawnService } from '../helpers/process.ts';
 
-const LOOPBACK = { SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', SVC_CRYPTO_LOCAL_KEK: Buffer.alloc(32, 5).toString('base64') };
+const LOOPBACK = {
+  SVC_HTTP_HOST: '127.0.0.1',
+  SVC_HTTP_PORT: '0',
+  SVC_CRYPTO_LOCAL_KEK: Buffer.alloc(32, 5).toString('base64'),
+};
 
 t.test('database down at boot: the boot fails in bounded time, naming the database but not the password', async (t) => {
   const started = Date.now();
   const svc = spawnService({
-    ...LOOPBACK, SVC_JOURNAL_KIND: 'rdb-server-1', SVC_AUDIT_KIND: 'stdout', SVC_DB_BOOT_TIMEOUT_MS: '3000',
-    SVC_JDBC_URL: 'postgres://svc:hunter2-secret@127.0.0.1:1/svc', SVC_JDBC_PASSWORD: '',
+    ...LOOPBACK,
+    SVC_JOURNAL_KIND: 'rdb-server-1',
+    SVC_AUDIT_KIND: 'stdout',
+    SVC_DB_BOOT_TIMEOUT_MS: '3000',
+    SVC_JDBC_URL: 'postgres://svc:hunter2-secret@127.0.0.1:1/svc',
+    SVC_JDBC_PASSWORD: '',
   });
   t.equal(await svc.exited, 1);
   t.ok(Date.now() - started < 20_000, 'within the boot bound');
@@ -43,8 +51,15 @@ t.test('database lost while running: 503, then recovery by itself, nothing ackno
     await new Promise((r) => setTimeout(r, 200));
     after = await api.post(`/v1/keys/${id}/decrypt`, { ciphertextBase64: before.body.ciphertextBase64 });
   }
-  t.same(after.body, { plaintextBase64: b64('kept'), keyVersion: 1 }, 'recovered, and the key acknowledged before the outage is intact');
+  t.same(
+    after.body,
+    { plaintextBase64: b64('kept'), keyVersion: 1 },
+    'recovered, and the key acknowledged before the outage is intact',
+  );
   t.equal((await api.get('/readyz')).status, 200);
   const rows = await api.auditOf(id);
-  t.ok(rows.some((r) => r.operation === 'Encrypt' && r.outcome === 'Success'), 'the acknowledged audit row survived');
+  t.ok(
+    rows.some((r) => r.operation === 'Encrypt' && r.outcome === 'Success'),
+    'the acknowledged audit row survived',
+  );
 });

@@ -19,12 +19,24 @@ t.test('/docs/ renders the API in a headless browser with no outside host', asyn
   const svc = await startTestService();
   t.teardown(() => svc.stop());
   const dom = await new Promise<string>((resolve, reject) => {
-    execFile(browser, [
-      ...CHROMIUM_ARGS, `--user-data-dir=${mkdtempSync(path.join(tmpdir(), 'svc-chromium-'))}`,
-      '--virtual-time-budget=10000', '--dump-dom', `${svc.url}/docs/`,
-    ], { maxBuffer: 64 * 1024 * 1024, timeout: 90_000 }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
+    execFile(
+      browser,
+      [
+        ...CHROMIUM_ARGS,
+        `--user-data-dir=${mkdtempSync(path.join(tmpdir(), 'svc-chromium-'))}`,
+        '--virtual-time-budget=10000',
+        '--dump-dom',
+        `${svc.url}/docs/`,
+      ],
+      { maxBuffer: 64 * 1024 * 1024, timeout: 90_000 },
+      (err, stdout) => (err ? reject(err) : resolve(stdout)),
+    );
   });
-  for (const summary of ['Create a key (state PreActive, version 1)', 'Read the audit trail, newest first (Human only)', 'Readiness of every probed plugin']) {
+  for (const summary of [
+    'Create a key (state PreActive, version 1)',
+    'Read the audit trail, newest first (Human only)',
+    'Readiness of every probed plugin',
+  ]) {
     t.ok(dom.includes(summary), `the page shows "${summary}"`);
   }
   t.notMatch(dom, /class="topbar"|download-url-input/, 'no Explore bar');

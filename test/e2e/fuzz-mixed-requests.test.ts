@@ -29,7 +29,17 @@ async function fuzz(t: Test, env: Record<string, string>, requests: number): Pro
   t.ok(hostile > requests * 0.15 && hostile < requests * 0.35, `a quarter of the requests were hostile (${hostile})`);
   const ok = Array.from(result.statuses).filter((s) => s >= 200 && s < 300).length;
   t.ok(ok > requests * 0.5, `most valid requests succeeded (${ok} 2xx answers)`);
-  for (const route of ['POST /v1/keys/:id/encrypt', 'POST /v1/keys/:id/sign', 'GET /v1/audit', 'GET /v1/audit/verify', 'POST /v1/agents/issue', 'DELETE /v1/keys/:id', 'GET /v1/keys', 'POST /v1/keys/:id/data-key', 'POST /v1/keys/:id/reencrypt']) {
+  for (const route of [
+    'POST /v1/keys/:id/encrypt',
+    'POST /v1/keys/:id/sign',
+    'GET /v1/audit',
+    'GET /v1/audit/verify',
+    'POST /v1/agents/issue',
+    'DELETE /v1/keys/:id',
+    'GET /v1/keys',
+    'POST /v1/keys/:id/data-key',
+    'POST /v1/keys/:id/reencrypt',
+  ]) {
     t.ok(result.routes.includes(route), `the mix called ${route}`);
   }
 
@@ -42,12 +52,18 @@ async function fuzz(t: Test, env: Record<string, string>, requests: number): Pro
   t.ok(verdict.checked >= requests * 0.5, `over the rows the run wrote (${verdict.checked} checked)`);
 
   const audited = await auditMismatches(pool, cast, result);
-  t.same(audited.mismatches, [], 'every call that reached the pipeline has exactly one audit record, and it says what the answer said');
+  t.same(
+    audited.mismatches,
+    [],
+    'every call that reached the pipeline has exactly one audit record, and it says what the answer said',
+  );
   t.ok(audited.checked > requests * 0.8, `most calls reached the pipeline (${audited.checked})`);
 }
 
-t.test(`${REQUESTS} mixed valid and hostile requests on SQLite: no 5xx, every error is {error, message}, one audit record per call, still ready, chain valid`, (t) =>
-  fuzz(t, { SVC_JOURNAL_KIND: 'rdb-embedded' }, REQUESTS));
+t.test(
+  `${REQUESTS} mixed valid and hostile requests on SQLite: no 5xx, every error is {error, message}, one audit record per call, still ready, chain valid`,
+  (t) => fuzz(t, { SVC_JOURNAL_KIND: 'rdb-embedded' }, REQUESTS),
+);
 
 t.test(`${Math.round(REQUESTS / 2)} of them on PostgreSQL`, async (t) => {
   const db = await freshDatabase(t, 'postgresql');

@@ -20,15 +20,29 @@ function sourceOf(named: string): string {
 }
 
 t.test('the path finder sees the forms a usage text names files in', async (t) => {
-  t.same(namedPaths('settings (docs/config.md); node --import tsx app/main.ts or node dist/server/app/main.js; see docs/auth.md.'), ['docs/config.md', 'app/main.ts', 'dist/server/app/main.js', 'docs/auth.md']);
+  t.same(
+    namedPaths(
+      'settings (docs/config.md); node --import tsx app/main.ts or node dist/server/app/main.js; see docs/auth.md.',
+    ),
+    ['docs/config.md', 'app/main.ts', 'dist/server/app/main.js', 'docs/auth.md'],
+  );
   t.same(namedPaths('http.host, SVC_* and --ttl 8h name no file'), []);
 });
 
 t.test('every file `npm start -- --help` names exists', async (t) => {
   const help = await new Promise<string>((resolve, reject) =>
-    execFile('npm', ['start', '--silent', '--', '--help'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' } }, (err, stdout) => (err ? reject(err) : resolve(stdout))),
+    execFile(
+      'npm',
+      ['start', '--silent', '--', '--help'],
+      { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' } },
+      (err, stdout) => (err ? reject(err) : resolve(stdout)),
+    ),
   );
   const named = namedPaths(help);
   t.ok(named.includes('docs/config.md'), 'the help points at the configuration reference');
-  for (const file of named) t.ok(existsSync(path.join(ROOT, sourceOf(file))), `${file} exists${sourceOf(file) === file ? '' : ` (built from ${sourceOf(file)})`}`);
+  for (const file of named)
+    t.ok(
+      existsSync(path.join(ROOT, sourceOf(file))),
+      `${file} exists${sourceOf(file) === file ? '' : ` (built from ${sourceOf(file)})`}`,
+    );
 });

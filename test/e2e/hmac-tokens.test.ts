@@ -5,7 +5,20 @@ import { spawnService } from '../helpers/process.ts';
 import { startTestService } from '../helpers/service.ts';
 import { mintToken, TEST_SECRET, unsignedToken } from '../helpers/tokens.ts';
 
-const ALL = ['Create', 'Get', 'Activate', 'Sign', 'Verify', 'Encrypt', 'Decrypt', 'Rotate', 'Revoke', 'Query', 'Compromise', 'Destroy'];
+const ALL = [
+  'Create',
+  'Get',
+  'Activate',
+  'Sign',
+  'Verify',
+  'Encrypt',
+  'Decrypt',
+  'Rotate',
+  'Revoke',
+  'Query',
+  'Compromise',
+  'Destroy',
+];
 const svc = await startTestService({
   SVC_AUTH_KIND: 'hmac',
   SVC_AUTH_HMAC_SECRET: TEST_SECRET,
@@ -28,8 +41,14 @@ t.test('a valid HS256 token is a Human with its groups; X-Svc-User means nothing
 
 t.test('expired, wrongly signed, unsigned and malformed tokens are 401', async (t) => {
   const cases: Array<[string, string]> = [
-    [await mintToken({ sub: 'alice' }, { iat: Math.floor(Date.now() / 1000) - 3600, ttlSeconds: 60 }), 'token has expired'],
-    [await mintToken({ sub: 'alice' }, { secret: 'another-secret-another-secret-another-secret' }), 'token signature does not verify'],
+    [
+      await mintToken({ sub: 'alice' }, { iat: Math.floor(Date.now() / 1000) - 3600, ttlSeconds: 60 }),
+      'token has expired',
+    ],
+    [
+      await mintToken({ sub: 'alice' }, { secret: 'another-secret-another-secret-another-secret' }),
+      'token signature does not verify',
+    ],
     [await mintToken({ sub: 'alice' }, { iat: Math.floor(Date.now() / 1000) + 3600 }), 'it was issued in the future'],
     [unsignedToken({ sub: 'alice' }), 'invalid token'],
     ['not.a.jwt', 'invalid token'],
@@ -44,7 +63,11 @@ t.test('expired, wrongly signed, unsigned and malformed tokens are 401', async (
 });
 
 t.test('a token issued within the allowed clock skew ahead of the node is accepted', async (t) => {
-  t.equal((await as(await mintToken({ sub: 'auditor' }, { iat: Math.floor(Date.now() / 1000) + 10 })).get('/v1/audit')).status, 200);
+  t.equal(
+    (await as(await mintToken({ sub: 'auditor' }, { iat: Math.floor(Date.now() / 1000) + 10 })).get('/v1/audit'))
+      .status,
+    200,
+  );
 });
 
 t.test('a revoked jti is refused with a message naming it; tokens without jti still work', async (t) => {
@@ -66,7 +89,11 @@ t.test('role-based policy: bindings grant operations; everything else is 403, au
   const denied = await signer.post(`/v1/keys/${id}/activate`);
   t.equal(denied.status, 403);
   t.equal(denied.body.error, 'PermissionDenied');
-  t.match((await admin.auditOf(id)).at(-1), { operation: 'Activate', outcome: 'PermissionDenied', principal: { subject: 'bob' } });
+  t.match((await admin.auditOf(id)).at(-1), {
+    operation: 'Activate',
+    outcome: 'PermissionDenied',
+    principal: { subject: 'bob' },
+  });
   const auditor = as(await mintToken({ sub: 'auditor' }));
   t.equal((await auditor.get('/v1/audit')).status, 200);
   t.equal((await auditor.post('/v1/keys', { spec: { name: `k-${randomUUID()}`, algorithm: 'AES' } })).status, 403);
@@ -77,14 +104,26 @@ t.test('role-based policy: bindings grant operations; everything else is 403, au
 t.test('agent tokens: issued by Humans only, within rules, bounded by their scopes and their parent', async (t) => {
   const key = (await admin.post('/v1/keys', { spec: { name: 'agent-key', algorithm: 'EdDSA' } })).body.id;
   await admin.post(`/v1/keys/${key}/activate`);
-  const issued = await admin.post('/v1/agents/issue', { label: 'release signer', scopes: ['Sign', 'Get'], ttlSeconds: 600 });
+  const issued = await admin.post('/v1/agents/issue', {
+    label: 'release signer',
+    scopes: ['Sign', 'Get'],
+    ttlSeconds: 600,
+  });
   t.equal(issued.status, 200);
   t.match(issued.body, { agentId: /^agent-[0-9a-f-]{36}$/, jti: /^[0-9a-f-]{36}$/, jwt: /^ey/ });
   const agent = as(issued.body.jwt);
-  t.equal((await agent.post(`/v1/keys/${key}/sign`, { messageBase64: b64('build 42') })).status, 200, 'scoped Sign works');
+  t.equal(
+    (await agent.post(`/v1/keys/${key}/sign`, { messageBase64: b64('build 42') })).status,
+    200,
+    'scoped Sign works',
+  );
   const enc = await agent.post(`/v1/keys/${key}/encrypt`, { plaintextBase64: b64('x') });
   t.equal(enc.status, 403, 'Encrypt is outside its scopes');
-  t.equal((await agent.post('/v1/agents/issue', { label: 'child', scopes: ['Sign'], ttlSeconds: 60 })).status, 403, 'agents cannot issue agents');
+  t.equal(
+    (await agent.post('/v1/agents/issue', { label: 'child', scopes: ['Sign'], ttlSeconds: 60 })).status,
+    403,
+    'agents cannot issue agents',
+  );
   t.equal((await agent.get('/v1/audit')).status, 403, 'audit is Human only');
 
   const bad: Array<[object, string]> = [
@@ -95,7 +134,8 @@ t.test('agent tokens: issued by Humans only, within rules, bounded by their scop
     [{ label: 'x', scopes: ['Sign'], ttlSeconds: 60, parent: 'mallory' }, 'InvalidField'],
     [{ label: 'x', scopes: 'Sign', ttlSeconds: 60 }, 'BadRequest'],
   ];
-  for (const [body, code] of bad) t.equal((await admin.post('/v1/agents/issue', body)).body.error, code, JSON.stringify(body));
+  for (const [body, code] of bad)
+    t.equal((await admin.post('/v1/agents/issue', body)).body.error, code, JSON.stringify(body));
   const signer = as(await mintToken({ sub: 'bob', svc_groups: ['signers'] }));
   const beyond = await signer.post('/v1/agents/issue', { label: 'x', scopes: ['Sign', 'Encrypt'], ttlSeconds: 60 });
   t.equal(beyond.status, 403);
@@ -103,7 +143,17 @@ t.test('agent tokens: issued by Humans only, within rules, bounded by their scop
 
   // A token minted with the secret whose svc_ops claim more than the parent's bindings: the service never
   // issued it, so the agent registry refuses it outright (issued agents stay bounded by their parent at use).
-  const forged = as(await mintToken({ sub: 'agent-x', iss: 'svc-kms', aud: 'svc-kms', svc_kind: 'agent', svc_parent: 'bob', svc_groups: ['signers'], svc_ops: ['Sign', 'Get', 'Encrypt'] }));
+  const forged = as(
+    await mintToken({
+      sub: 'agent-x',
+      iss: 'svc-kms',
+      aud: 'svc-kms',
+      svc_kind: 'agent',
+      svc_parent: 'bob',
+      svc_groups: ['signers'],
+      svc_ops: ['Sign', 'Get', 'Encrypt'],
+    }),
+  );
   const aes = (await admin.post('/v1/keys', { spec: { name: `k-${randomUUID()}`, algorithm: 'AES' } })).body.id;
   await admin.post(`/v1/keys/${aes}/activate`);
   const excess = await forged.post(`/v1/keys/${aes}/encrypt`, { plaintextBase64: b64('x') });
@@ -111,15 +161,26 @@ t.test('agent tokens: issued by Humans only, within rules, bounded by their scop
   t.match(excess.body.message, /agent-x is not in the agent registry/);
 
   const rows = (await admin.get(`/v1/audit?key=agent:${issued.body.agentId}`)).body.records;
-  t.match(rows[0], { operation: 'Create', outcome: 'Success', context: { agentId: issued.body.agentId, jti: issued.body.jti, ttlSeconds: '600', scopes: 'Sign,Get' } });
+  t.match(rows[0], {
+    operation: 'Create',
+    outcome: 'Success',
+    context: { agentId: issued.body.agentId, jti: issued.body.jti, ttlSeconds: '600', scopes: 'Sign,Get' },
+  });
   const everything = JSON.stringify((await admin.get('/v1/audit?limit=1000')).body);
   t.notOk(everything.includes(issued.body.jwt), 'the JWT is in no audit record');
   t.notOk(svc.logs.join('\n').includes(issued.body.jwt), 'nor in any log line');
 });
 
 t.test('agent tokens must be ones this service issues: iss, aud, parent, jti, at most 24 h', async (t) => {
-  const agent = { sub: 'agent-z', svc_kind: 'agent', svc_parent: 'alice', svc_groups: ['kms-admins'], svc_ops: ['Get', 'Create'] };
-  const use = async (token: string) => (await as(token).post('/v1/keys', { spec: { name: `z-${randomUUID()}`, algorithm: 'AES' } }));
+  const agent = {
+    sub: 'agent-z',
+    svc_kind: 'agent',
+    svc_parent: 'alice',
+    svc_groups: ['kms-admins'],
+    svc_ops: ['Get', 'Create'],
+  };
+  const use = async (token: string) =>
+    await as(token).post('/v1/keys', { spec: { name: `z-${randomUUID()}`, algorithm: 'AES' } });
   const unissued = await use(await mintToken({ ...agent, iss: 'svc-kms', aud: 'svc-kms' }));
   t.equal(unissued.status, 401, 'a well-formed agent token the service did not issue is refused');
   t.match(unissued.body.message, /is not in the agent registry/);
@@ -129,27 +190,49 @@ t.test('agent tokens must be ones this service issues: iss, aud, parent, jti, at
     ['another aud', mintToken({ ...agent, iss: 'svc-kms', aud: 'elsewhere' }), /must have aud svc-kms/],
     ['no parent', mintToken({ ...agent, svc_parent: undefined, iss: 'svc-kms', aud: 'svc-kms' }), /no svc_parent/],
     ['no jti', mintToken({ ...agent, iss: 'svc-kms', aud: 'svc-kms' }, { jti: null }), /no jti/],
-    ['25 h', mintToken({ ...agent, iss: 'svc-kms', aud: 'svc-kms' }, { ttlSeconds: 90_000 }), /lives longer than 86400 s/],
-    ['a 129-character jti', mintToken({ ...agent, iss: 'svc-kms', aud: 'svc-kms' }, { jti: 'j'.repeat(129) }), /jti must be 1\.\.128 characters/],
+    [
+      '25 h',
+      mintToken({ ...agent, iss: 'svc-kms', aud: 'svc-kms' }, { ttlSeconds: 90_000 }),
+      /lives longer than 86400 s/,
+    ],
+    [
+      'a 129-character jti',
+      mintToken({ ...agent, iss: 'svc-kms', aud: 'svc-kms' }, { jti: 'j'.repeat(129) }),
+      /jti must be 1\.\.128 characters/,
+    ],
   ];
   for (const [what, token, why] of cases) {
     const res = await use(await token);
     t.equal(res.status, 401, what);
     t.match(res.body.message, why, what);
   }
-  t.equal((await use(await mintToken({ sub: 'alice', svc_groups: ['kms-admins'] }, { jti: 'h'.repeat(129) }))).status, 401, 'any token with an over-long jti');
+  t.equal(
+    (await use(await mintToken({ sub: 'alice', svc_groups: ['kms-admins'] }, { jti: 'h'.repeat(129) }))).status,
+    401,
+    'any token with an over-long jti',
+  );
   const longJti = await admin.post('/v1/tokens/revoke', { jti: 'x'.repeat(129) });
   t.equal(longJti.body.error, 'InvalidField', 'revoking an over-long jti is 400 InvalidField');
 });
 
 t.test('boot refuses a short HMAC secret and unusable role bindings', async (t) => {
-  const short = spawnService({ SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', SVC_AUTH_KIND: 'hmac', SVC_AUTH_HMAC_SECRET: 'too-short' });
+  const short = spawnService({
+    SVC_HTTP_HOST: '127.0.0.1',
+    SVC_HTTP_PORT: '0',
+    SVC_AUTH_KIND: 'hmac',
+    SVC_AUTH_HMAC_SECRET: 'too-short',
+  });
   t.not(await short.exited, 0);
   t.match(short.stderr(), /SVC_AUTH_HMAC_SECRET is 9 bytes; at least 32 are required/);
   const empty = spawnService({ SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', SVC_POLICY_KIND: 'role-based' });
   t.not(await empty.exited, 0);
   t.match(empty.stderr(), /both policy\.roleBindings and policy\.subjectBindings are empty/);
-  const unknown = spawnService({ SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', SVC_POLICY_KIND: 'role-based', SVC_POLICY_ROLE_BINDINGS: '{"ops":["Sign","Juggle"]}' });
+  const unknown = spawnService({
+    SVC_HTTP_HOST: '127.0.0.1',
+    SVC_HTTP_PORT: '0',
+    SVC_POLICY_KIND: 'role-based',
+    SVC_POLICY_ROLE_BINDINGS: '{"ops":["Sign","Juggle"]}',
+  });
   t.not(await unknown.exited, 0);
   t.match(unknown.stderr(), /policy\.roleBindings\.ops names unknown operation "Juggle"/);
 });

@@ -15,7 +15,16 @@ t.setTimeout(300_000);
 // policy in which only the admins group may do anything.
 const dir = tempDir();
 const configFile = path.join(dir, 'svc.yaml');
-writeFileSync(configFile, stringify({ auth: { kind: 'hmac', hmacSecret: TEST_SECRET }, policy: { kind: 'role-based', roleBindings: { admins: ['Create', 'Get', 'Activate', 'Encrypt', 'Decrypt', 'Query', 'Revoke'] } } }));
+writeFileSync(
+  configFile,
+  stringify({
+    auth: { kind: 'hmac', hmacSecret: TEST_SECRET },
+    policy: {
+      kind: 'role-based',
+      roleBindings: { admins: ['Create', 'Get', 'Activate', 'Encrypt', 'Decrypt', 'Query', 'Revoke'] },
+    },
+  }),
+);
 const svc = await startTestService({}, { argv: ['--config', configFile] });
 t.teardown(() => svc.stop());
 
@@ -26,32 +35,41 @@ async function issueToken(args: string[], env: Record<string, string> = {}) {
   return { code, stdout: run.stdout(), stderr: run.stderr() };
 }
 
-t.test('an operator mints a Human token from the server\'s own configuration; the running service accepts it with its groups', async (t) => {
-  const before = Math.floor(Date.now() / 1000);
-  const run = await issueToken(['--config', configFile, '--subject', 'alice', '--groups', 'admins', '--ttl', '8h']);
-  t.equal(run.code, 0, run.stderr);
-  t.match(run.stdout, /^[\w-]+\.[\w-]+\.[\w-]+\n$/, 'stdout is the token and nothing else');
-  const token = run.stdout.trim();
-  const claims = decodeJwt(token);
-  t.match(claims, { sub: 'alice', svc_kind: 'human', svc_groups: ['admins'], iss: 'svc-kms', aud: 'svc-kms' });
-  t.equal(claims.exp! - claims.iat!, 8 * 3600);
-  t.ok(claims.iat! >= before - 1);
+t.test(
+  "an operator mints a Human token from the server's own configuration; the running service accepts it with its groups",
+  async (t) => {
+    const before = Math.floor(Date.now() / 1000);
+    const run = await issueToken(['--config', configFile, '--subject', 'alice', '--groups', 'admins', '--ttl', '8h']);
+    t.equal(run.code, 0, run.stderr);
+    t.match(run.stdout, /^[\w-]+\.[\w-]+\.[\w-]+\n$/, 'stdout is the token and nothing else');
+    const token = run.stdout.trim();
+    const claims = decodeJwt(token);
+    t.match(claims, { sub: 'alice', svc_kind: 'human', svc_groups: ['admins'], iss: 'svc-kms', aud: 'svc-kms' });
+    t.equal(claims.exp! - claims.iat!, 8 * 3600);
+    t.ok(claims.iat! >= before - 1);
 
-  const issued = JSON.parse(run.stderr.split('\n').find((l) => l.includes('"human token issued"'))!);
-  t.match(issued, { level: 'info', subject: 'alice', groups: ['admins'], jti: claims.jti, expiresAt: new Date(claims.exp! * 1000).toISOString() });
-  t.notMatch(run.stderr, token.split('.')[2]!, 'the token is not on stderr');
+    const issued = JSON.parse(run.stderr.split('\n').find((l) => l.includes('"human token issued"'))!);
+    t.match(issued, {
+      level: 'info',
+      subject: 'alice',
+      groups: ['admins'],
+      jti: claims.jti,
+      expiresAt: new Date(claims.exp! * 1000).toISOString(),
+    });
+    t.notMatch(run.stderr, token.split('.')[2]!, 'the token is not on stderr');
 
-  const alice = new ApiClient(svc.url, { Authorization: `Bearer ${token}` });
-  const key = await alice.key({ algorithm: 'AES', sizeBits: 256 });
-  const got = await alice.get(`/v1/keys/${key}`);
-  t.equal(got.status, 200);
-  t.equal(got.body.owner, 'alice');
-  t.match((await alice.auditOf(key))[0].principal, { subject: 'alice', kind: 'Human' });
+    const alice = new ApiClient(svc.url, { Authorization: `Bearer ${token}` });
+    const key = await alice.key({ algorithm: 'AES', sizeBits: 256 });
+    const got = await alice.get(`/v1/keys/${key}`);
+    t.equal(got.status, 200);
+    t.equal(got.body.owner, 'alice');
+    t.match((await alice.auditOf(key))[0].principal, { subject: 'alice', kind: 'Human' });
 
-  // The jti makes it revocable like any token: revoked, it is refused from then on.
-  t.equal((await alice.post('/v1/tokens/revoke', { jti: claims.jti, expiresAt: issued.expiresAt })).status, 200);
-  t.equal((await alice.get(`/v1/keys/${key}`)).status, 401);
-});
+    // The jti makes it revocable like any token: revoked, it is refused from then on.
+    t.equal((await alice.post('/v1/tokens/revoke', { jti: claims.jti, expiresAt: issued.expiresAt })).status, 200);
+    t.equal((await alice.get(`/v1/keys/${key}`)).status, 401);
+  },
+);
 
 t.test('the groups are what the policy sees: a token without the admins group is refused', async (t) => {
   const run = await issueToken(['--config', configFile, '--subject', 'mallory', '--ttl', '5m']);
@@ -63,7 +81,10 @@ t.test('the groups are what the policy sees: a token without the admins group is
 });
 
 t.test('a token minted with another secret is refused by the service', async (t) => {
-  const run = await issueToken(['--subject', 'alice', '--groups', 'admins'], { SVC_AUTH_KIND: 'hmac', SVC_AUTH_HMAC_SECRET: 'not-the-service-secret-but-long-enough-0123456789' });
+  const run = await issueToken(['--subject', 'alice', '--groups', 'admins'], {
+    SVC_AUTH_KIND: 'hmac',
+    SVC_AUTH_HMAC_SECRET: 'not-the-service-secret-but-long-enough-0123456789',
+  });
   t.equal(run.code, 0, run.stderr);
   const claims = decodeJwt(run.stdout.trim());
   t.equal(claims.exp! - claims.iat!, 3600, 'the default life is an hour');
@@ -71,20 +92,27 @@ t.test('a token minted with another secret is refused by the service', async (t)
   t.equal(res.status, 401);
 });
 
-t.test('outside hmac mode, or with a short secret, the command refuses with a sentence and prints no token', async (t) => {
-  const dev = await issueToken(['--subject', 'alice']);
-  t.equal(dev.code, 1);
-  t.equal(dev.stdout, '');
-  t.match(dev.stderr, /issue-token mints tokens for auth\.kind hmac only, and SVC_AUTH_KIND is dev/);
-  const oidc = await issueToken(['--subject', 'alice'], { SVC_AUTH_KIND: 'oidc', SVC_AUTH_OIDC_ISSUER_URI: 'https://idp.example', SVC_AUTH_HMAC_SECRET: TEST_SECRET });
-  t.equal(oidc.code, 1);
-  t.equal(oidc.stdout, '');
-  t.match(oidc.stderr, /SVC_AUTH_KIND is oidc: in oidc mode Human tokens come from the identity provider/);
-  const short = await issueToken(['--subject', 'alice'], { SVC_AUTH_KIND: 'hmac', SVC_AUTH_HMAC_SECRET: 'short' });
-  t.equal(short.code, 1);
-  t.equal(short.stdout, '');
-  t.match(short.stderr, /SVC_AUTH_HMAC_SECRET\) is 5 bytes; at least 32/);
-});
+t.test(
+  'outside hmac mode, or with a short secret, the command refuses with a sentence and prints no token',
+  async (t) => {
+    const dev = await issueToken(['--subject', 'alice']);
+    t.equal(dev.code, 1);
+    t.equal(dev.stdout, '');
+    t.match(dev.stderr, /issue-token mints tokens for auth\.kind hmac only, and SVC_AUTH_KIND is dev/);
+    const oidc = await issueToken(['--subject', 'alice'], {
+      SVC_AUTH_KIND: 'oidc',
+      SVC_AUTH_OIDC_ISSUER_URI: 'https://idp.example',
+      SVC_AUTH_HMAC_SECRET: TEST_SECRET,
+    });
+    t.equal(oidc.code, 1);
+    t.equal(oidc.stdout, '');
+    t.match(oidc.stderr, /SVC_AUTH_KIND is oidc: in oidc mode Human tokens come from the identity provider/);
+    const short = await issueToken(['--subject', 'alice'], { SVC_AUTH_KIND: 'hmac', SVC_AUTH_HMAC_SECRET: 'short' });
+    t.equal(short.code, 1);
+    t.equal(short.stdout, '');
+    t.match(short.stderr, /SVC_AUTH_HMAC_SECRET\) is 5 bytes; at least 32/);
+  },
+);
 
 t.test('bad flags are usage errors (exit 2) that print no token', async (t) => {
   const hmac = { SVC_AUTH_KIND: 'hmac', SVC_AUTH_HMAC_SECRET: TEST_SECRET };

@@ -20,10 +20,12 @@ async function longSubject(t: Test, env: Record<string, string>) {
   const params = await importParameters(api, AES);
   const imported = await api.post('/v1/keys/import', importBody(AES, params, secret(32)));
   t.equal(imported.status, 201, 'the token is spent by the caller it was issued to');
-  t.equal(imported.body.owner, subject, 'and the key is the caller\'s');
+  t.equal(imported.body.owner, subject, "and the key is the caller's");
 }
 
-t.test('SQLite: a caller with a 4,000-character subject imports a key', (t) => longSubject(t, { SVC_JOURNAL_KIND: 'rdb-embedded' }));
+t.test('SQLite: a caller with a 4,000-character subject imports a key', (t) =>
+  longSubject(t, { SVC_JOURNAL_KIND: 'rdb-embedded' }),
+);
 for (const kind of ['postgresql', 'mysql'] as ServerKind[]) {
   t.test(`${kind}: a caller with a 4,000-character subject imports a key`, async (t) => {
     const db = await freshDatabase(t, kind);

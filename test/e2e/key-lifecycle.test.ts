@@ -9,7 +9,11 @@ const api = svc.client();
 t.test('a new key is PreActive at version 1 and echoes its normalised spec', async (t) => {
   const res = await api.post('/v1/keys', { spec: { name: 'payments', algorithm: 'EC' } });
   t.equal(res.status, 201);
-  t.match(res.body, { state: 'PreActive', currentVersion: 1, spec: { name: 'payments', algorithm: 'EC', sizeBits: 256, curve: 'P-256', objectType: 'PrivateKey' } });
+  t.match(res.body, {
+    state: 'PreActive',
+    currentVersion: 1,
+    spec: { name: 'payments', algorithm: 'EC', sizeBits: 256, curve: 'P-256', objectType: 'PrivateKey' },
+  });
   t.match(res.body.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   const got = await api.get(`/v1/keys/${res.body.id}`);
   t.same(got.body, res.body);
@@ -17,7 +21,11 @@ t.test('a new key is PreActive at version 1 and echoes its normalised spec', asy
 
 t.test('a PreActive key refuses every cryptographic operation with 409', async (t) => {
   const id = await api.key({ algorithm: 'AES' }, false);
-  for (const [op, body] of [['encrypt', { plaintextBase64: b64('x') }], ['decrypt', { ciphertextBase64: b64('x') }], ['wrap', { dekBase64: b64('0123456789abcdef') }]] as const) {
+  for (const [op, body] of [
+    ['encrypt', { plaintextBase64: b64('x') }],
+    ['decrypt', { ciphertextBase64: b64('x') }],
+    ['wrap', { dekBase64: b64('0123456789abcdef') }],
+  ] as const) {
     const res = await api.post(`/v1/keys/${id}/${op}`, body);
     t.equal(res.status, 409, op);
     t.equal(res.body.error, 'IllegalOperation');
@@ -40,7 +48,10 @@ t.test('revoke moves Active to Deactivated: verify still works, sign is refused'
   const revoked = await api.post(`/v1/keys/${id}/revoke`, { reason: 'rotation of duty' });
   t.match(revoked.body, { id, state: 'Deactivated', reason: 'rotation of duty' });
   t.equal((await api.post(`/v1/keys/${id}/sign`, { messageBase64: b64('hello') })).status, 409);
-  const verify = await api.post(`/v1/keys/${id}/verify`, { messageBase64: b64('hello'), signatureBase64: sig.body.signatureBase64 });
+  const verify = await api.post(`/v1/keys/${id}/verify`, {
+    messageBase64: b64('hello'),
+    signatureBase64: sig.body.signatureBase64,
+  });
   t.match(verify.body, { valid: true, keyVersion: 1 });
   t.equal((await api.post(`/v1/keys/${id}/revoke`, {})).status, 409, 'revoke only from Active');
   t.equal((await api.post(`/v1/keys/${id}/rotate`, {})).status, 409, 'rotate only from Active');
@@ -71,7 +82,11 @@ t.test('destroy: refused while Active, then erases the key for good and GET answ
   const destroyed = await api.call('DELETE', `/v1/keys/${id}`);
   t.match(destroyed.body, { id, state: 'Destroyed' });
   t.match((await api.get(`/v1/keys/${id}`)).body, { state: 'Destroyed' });
-  t.equal((await api.post(`/v1/keys/${id}/compromise`, { reason: 'late' })).status, 409, 'Destroyed cannot be compromised');
+  t.equal(
+    (await api.post(`/v1/keys/${id}/compromise`, { reason: 'late' })).status,
+    409,
+    'Destroyed cannot be compromised',
+  );
   t.equal((await api.call('DELETE', `/v1/keys/${id}`)).status, 409);
 });
 

@@ -6,7 +6,9 @@ import { mintToken, TEST_SECRET } from '../helpers/tokens.ts';
 
 const USE = ['Create', 'Get', 'Activate', 'Sign', 'Verify'];
 const svc = await startTestService({
-  SVC_AUTH_KIND: 'hmac', SVC_AUTH_HMAC_SECRET: TEST_SECRET, SVC_POLICY_KIND: 'role-based',
+  SVC_AUTH_KIND: 'hmac',
+  SVC_AUTH_HMAC_SECRET: TEST_SECRET,
+  SVC_POLICY_KIND: 'role-based',
   SVC_POLICY_ROLE_BINDINGS: JSON.stringify({
     team: { operations: USE, keys: ['owner:self'] },
     readers: { operations: ['Get'], keys: ['name:public-*'] },
@@ -15,17 +17,21 @@ const svc = await startTestService({
     destroyers: { operations: ['Destroy'], keys: ['owner:self'] },
     admins: [...USE, 'Query', 'Revoke'],
   }),
-  SVC_POLICY_SUBJECT_BINDINGS: JSON.stringify({ 'svc-a': { operations: USE, keys: ['owner:self'] }, 'svc-b': { operations: USE, keys: ['owner:self'] } }),
+  SVC_POLICY_SUBJECT_BINDINGS: JSON.stringify({
+    'svc-a': { operations: USE, keys: ['owner:self'] },
+    'svc-b': { operations: USE, keys: ['owner:self'] },
+  }),
 });
 t.teardown(() => svc.stop());
-const as = async (claims: Record<string, unknown>) => new ApiClient(svc.url, { Authorization: `Bearer ${await mintToken(claims)}` });
+const as = async (claims: Record<string, unknown>) =>
+  new ApiClient(svc.url, { Authorization: `Bearer ${await mintToken(claims)}` });
 const bob = await as({ sub: 'bob', svc_groups: ['team', 'publishers'] });
 const carol = await as({ sub: 'carol', svc_groups: ['team'] });
 const dave = await as({ sub: 'dave', svc_groups: ['readers'] });
 const admin = await as({ sub: 'ops', svc_groups: ['admins'] });
 const sign = (client: ApiClient, id: string) => client.post(`/v1/keys/${id}/sign`, { messageBase64: b64('m') });
 
-t.test('a key belongs to its creator; owner:self bindings reach only the caller\'s own keys', async (t) => {
+t.test("a key belongs to its creator; owner:self bindings reach only the caller's own keys", async (t) => {
   const bobs = await bob.key({ name: 'bobs', algorithm: 'EdDSA' });
   t.equal((await bob.get(`/v1/keys/${bobs}`)).body.owner, 'bob', 'owner is shown in ManagedKey');
   t.equal((await sign(bob, bobs)).status, 200);
@@ -38,21 +44,37 @@ t.test('a key belongs to its creator; owner:self bindings reach only the caller\
 });
 
 t.test('name:GLOB bindings; an unknown key is refused like a foreign one (no existence oracle)', async (t) => {
-  t.equal((await carol.post('/v1/keys', { spec: { name: 'public-api', algorithm: 'EdDSA' } })).status, 403, 'owner:self alone never creates inside a claimed name pattern');
+  t.equal(
+    (await carol.post('/v1/keys', { spec: { name: 'public-api', algorithm: 'EdDSA' } })).status,
+    403,
+    'owner:self alone never creates inside a claimed name pattern',
+  );
   const pub = await bob.key({ name: 'public-web', algorithm: 'EdDSA' });
   const priv = await bob.key({ name: 'private-db', algorithm: 'EdDSA' });
   t.equal((await dave.get(`/v1/keys/${pub}`)).status, 200);
   t.equal((await dave.get(`/v1/keys/${priv}`)).status, 403);
   const unknown = '00000000-0000-4000-8000-000000000001';
-  t.equal((await dave.get(`/v1/keys/${unknown}`)).status, 403, 'a caller with scoped bindings only cannot tell unknown from foreign');
+  t.equal(
+    (await dave.get(`/v1/keys/${unknown}`)).status,
+    403,
+    'a caller with scoped bindings only cannot tell unknown from foreign',
+  );
   t.equal((await admin.get(`/v1/keys/${unknown}`)).status, 404, 'an unscoped caller gets 404');
-  t.equal((await dave.post('/v1/keys', { spec: { name: 'public-new', algorithm: 'AES' } })).status, 403, 'readers bind Get only');
+  t.equal(
+    (await dave.post('/v1/keys', { spec: { name: 'public-new', algorithm: 'AES' } })).status,
+    403,
+    'readers bind Get only',
+  );
 });
 
 t.test("an agent is bounded by its parent's keys", async (t) => {
   const bobs = await bob.key({ name: 'agent-target', algorithm: 'EdDSA' });
   const carols = await carol.key({ name: 'not-for-bobs-agent', algorithm: 'EdDSA' });
-  const issued = await bob.post('/v1/agents/issue', { label: 'signer', scopes: ['Sign', 'Create', 'Activate'], ttlSeconds: 600 });
+  const issued = await bob.post('/v1/agents/issue', {
+    label: 'signer',
+    scopes: ['Sign', 'Create', 'Activate'],
+    ttlSeconds: 600,
+  });
   t.equal(issued.status, 200, 'a parent with scoped bindings can issue agents for those operations');
   const agent = new ApiClient(svc.url, { Authorization: `Bearer ${issued.body.jwt}` });
   t.equal((await sign(agent, bobs)).status, 200, "the agent signs with its parent's key");
@@ -62,7 +84,11 @@ t.test("an agent is bounded by its parent's keys", async (t) => {
   const made = await agent.post('/v1/keys', { spec: { name: 'by-agent', algorithm: 'EdDSA' } });
   t.equal(made.body.owner, 'bob', "a key an agent creates belongs to the agent's parent");
   const [created] = await admin.auditOf(made.body.id);
-  t.match(created, { operation: 'Create', principal: { subject: issued.body.agentId, kind: 'Agent' }, context: { owner: 'bob' } }, 'the creation row names the agent as actor and bob as owner');
+  t.match(
+    created,
+    { operation: 'Create', principal: { subject: issued.body.agentId, kind: 'Agent' }, context: { owner: 'bob' } },
+    'the creation row names the agent as actor and bob as owner',
+  );
   t.equal((await bob.post(`/v1/keys/${made.body.id}/activate`)).status, 200, 'so the parent can use it');
 });
 
@@ -71,18 +97,46 @@ t.test("a bad value on one's own key is 400 and audited on the key, not refused 
   // header before the operation's input is read; the key id of the path must still be the call's.
   const erin = await as({ sub: 'erin', svc_groups: ['team', 'destroyers'] });
   const id = await erin.key({ name: 'erins', algorithm: 'EdDSA' }, false);
-  t.equal((await erin.call('DELETE', `/v1/keys/${id}?waitingDays=31`)).status, 400, 'waitingDays=31 (an integer out of range)');
+  t.equal(
+    (await erin.call('DELETE', `/v1/keys/${id}?waitingDays=31`)).status,
+    400,
+    'waitingDays=31 (an integer out of range)',
+  );
   for (const bad of ['abc', '1.5', '', '1e1']) {
     const res = await erin.call('DELETE', `/v1/keys/${id}?waitingDays=${bad}`);
-    t.match(res, { status: 400, body: { error: 'InvalidField', message: 'waitingDays must be an integer' } }, `waitingDays=${bad}`);
+    t.match(
+      res,
+      { status: 400, body: { error: 'InvalidField', message: 'waitingDays must be an integer' } },
+      `waitingDays=${bad}`,
+    );
   }
-  t.match(await erin.call('POST', `/v1/keys/${id}/sign`, '{"messageBase64": '), { status: 400, body: { error: 'BadRequest' } }, 'a body that is no JSON');
-  t.match(await erin.call('POST', `/v1/keys/${id}/sign`, { messageBase64: b64('m') }, { 'X-Svc-Model': 'm'.repeat(200) }), { status: 400, body: { error: 'InvalidField' } }, 'a refused header');
+  t.match(
+    await erin.call('POST', `/v1/keys/${id}/sign`, '{"messageBase64": '),
+    { status: 400, body: { error: 'BadRequest' } },
+    'a body that is no JSON',
+  );
+  t.match(
+    await erin.call('POST', `/v1/keys/${id}/sign`, { messageBase64: b64('m') }, { 'X-Svc-Model': 'm'.repeat(200) }),
+    { status: 400, body: { error: 'InvalidField' } },
+    'a refused header',
+  );
   t.equal((await erin.get(`/v1/keys/${id}`)).body.state, 'PreActive', 'nothing changed');
-  t.equal((await carol.call('DELETE', `/v1/keys/${id}?waitingDays=abc`)).status, 403, "on another's key the call is refused first, as any call there");
+  t.equal(
+    (await carol.call('DELETE', `/v1/keys/${id}?waitingDays=abc`)).status,
+    403,
+    "on another's key the call is refused first, as any call there",
+  );
   const rows = await admin.auditOf(id);
-  t.same(rows.filter((r) => r.operation === 'Destroy').map((r) => `${r.principal.subject} ${r.outcome}`), ['erin InvalidField', ...Array(4).fill('erin InvalidField'), 'carol PermissionDenied'], 'every refused DELETE is audited on the key');
-  t.same(rows.filter((r) => r.operation === 'Sign').map((r) => r.outcome), ['BadRequest', 'InvalidField'], 'and so is every refused sign');
+  t.same(
+    rows.filter((r) => r.operation === 'Destroy').map((r) => `${r.principal.subject} ${r.outcome}`),
+    ['erin InvalidField', ...Array(4).fill('erin InvalidField'), 'carol PermissionDenied'],
+    'every refused DELETE is audited on the key',
+  );
+  t.same(
+    rows.filter((r) => r.operation === 'Sign').map((r) => r.outcome),
+    ['BadRequest', 'InvalidField'],
+    'and so is every refused sign',
+  );
 });
 
 t.test("services: owner:self means the service's tenant", async (t) => {
@@ -97,8 +151,13 @@ t.test("services: owner:self means the service's tenant", async (t) => {
 
 t.test('boot refuses malformed key patterns, naming each', async (t) => {
   const proc = spawnService({
-    SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', SVC_POLICY_KIND: 'role-based',
-    SVC_POLICY_ROLE_BINDINGS: JSON.stringify({ x: { operations: ['Get'], keys: ['owner:other', 'name:', 'id:nope'] }, y: { operations: ['Get'] } }),
+    SVC_HTTP_HOST: '127.0.0.1',
+    SVC_HTTP_PORT: '0',
+    SVC_POLICY_KIND: 'role-based',
+    SVC_POLICY_ROLE_BINDINGS: JSON.stringify({
+      x: { operations: ['Get'], keys: ['owner:other', 'name:', 'id:nope'] },
+      y: { operations: ['Get'] },
+    }),
   });
   const code = await proc.exited;
   t.not(code, 0);

@@ -8,7 +8,7 @@ import { serverMissing } from '../helpers/test-server.ts';
 
 const run = promisify(execFile);
 
-t.test('docs/kmip.md\'s PyKMIP configuration and code work as a user would copy them', async (t) => {
+t.test("docs/kmip.md's PyKMIP configuration and code work as a user would copy them", async (t) => {
   if (!(await pykmipAvailable())) return serverMissing(t, 'python3-pykmip is not installed and could not be installed');
   const kmip = await startKmipService();
   t.teardown(() => kmip.stop());
@@ -24,8 +24,17 @@ t.test('docs/kmip.md\'s PyKMIP configuration and code work as a user would copy 
   const code = [...section.matchAll(/```python\n([\s\S]*?)```/g)].map((m) => m[1]);
   t.ok(ini && code.length >= 2, 'the section has its configuration and code');
   // Only what names this machine changes: the server's address and where the files are.
-  writeFileSync(path.join(dir, 'pykmip.conf'), ini!.replace('host=kms.example.com', 'host=127.0.0.1').replace('port=5696', `port=${kmip.port}`).replaceAll('/etc/pykmip/', `${dir}/`));
-  writeFileSync(path.join(dir, 'example.py'), `${code.join('\n').replaceAll('/etc/pykmip/', `${dir}/`)}\nprint('example ran')\n`);
+  writeFileSync(
+    path.join(dir, 'pykmip.conf'),
+    ini!
+      .replace('host=kms.example.com', 'host=127.0.0.1')
+      .replace('port=5696', `port=${kmip.port}`)
+      .replaceAll('/etc/pykmip/', `${dir}/`),
+  );
+  writeFileSync(
+    path.join(dir, 'example.py'),
+    `${code.join('\n').replaceAll('/etc/pykmip/', `${dir}/`)}\nprint('example ran')\n`,
+  );
   // Asynchronously: the service answers in this process.
   const { stdout } = await run(SYSTEM_PYTHON, [path.join(dir, 'example.py')], { encoding: 'utf8' });
   t.equal(stdout.trim(), 'example ran', 'every call and assertion of the example passed');

@@ -1,7 +1,13 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { DOOR_CONTRACT_PLUGINS, doorContract, MALFORMED, type DoorAnswer, type DoorClient } from '../../contracts/door.ts';
+import {
+  DOOR_CONTRACT_PLUGINS,
+  doorContract,
+  MALFORMED,
+  type DoorAnswer,
+  type DoorClient,
+} from '../../contracts/door.ts';
 import type { AnyOperation } from '../../kernel/index.ts';
 import { ToolCatalogue } from '../../plugins/mcp/tools.ts';
 import { mcpPost, toolsCall } from '../helpers/mcp-client.ts';
@@ -36,5 +42,10 @@ doorContract(t, 'mcp', async () => {
   const config = path.join(dir, 'svc.yaml');
   writeFileSync(config, `plugins:\n${DOOR_CONTRACT_PLUGINS.map((p) => `  - ${p}\n`).join('')}`);
   const svc = await startTestService({ SVC_CONFIG_FILE: config }, { dir });
-  return { restUrl: svc.url, doors: svc.kernel.doors, door: mcpDoorClient(svc.url, svc.kernel.pipeline.list()), stop: () => svc.stop() };
+  return {
+    restUrl: svc.url,
+    doors: svc.kernel.doors,
+    door: mcpDoorClient(svc.url, svc.kernel.pipeline.list()),
+    stop: () => svc.stop(),
+  };
 });

@@ -22,12 +22,22 @@ t.test("every tool's outputSchema names its fields at the top level; single and 
     const schema = tool.outputSchema as Record<string, unknown> | undefined;
     t.ok(schema, `${tool.name} declares its answer`);
     t.equal(schema?.type, 'object', `${tool.name}: an object`);
-    t.ok(schema?.properties && Object.keys(schema.properties).length > 0, `${tool.name}: its fields are top-level properties`);
-    t.same(['anyOf', 'oneOf', 'allOf'].filter((k) => schema && k in schema), [], `${tool.name}: no combinator hides them`);
+    t.ok(
+      schema?.properties && Object.keys(schema.properties).length > 0,
+      `${tool.name}: its fields are top-level properties`,
+    );
+    t.same(
+      ['anyOf', 'oneOf', 'allOf'].filter((k) => schema && k in schema),
+      [],
+      `${tool.name}: no combinator hides them`,
+    );
   }
 
   // The tools that take one item or a batch of `items`: both answers, through the SDK's validating client.
-  const batchTools = tools.filter((tool) => 'items' in (tool.inputSchema.properties ?? {})).map((tool) => tool.name).sort();
+  const batchTools = tools
+    .filter((tool) => 'items' in (tool.inputSchema.properties ?? {}))
+    .map((tool) => tool.name)
+    .sort();
   t.same(batchTools, ['decrypt', 'encrypt', 'sign', 'verify'], 'the batch-capable tools');
   const ajv = new Ajv({ strict: false, allErrors: true });
   addFormats.default(ajv);
@@ -38,24 +48,73 @@ t.test("every tool's outputSchema names its fields at the top level; single and 
     t.ok(valid, `${name} (${shape}) validates against its outputSchema${valid ? '' : `: ${ajv.errorsText()}`}`);
     return answer.structuredContent!;
   };
-  const properties = (name: string) => Object.keys(tools.find((tool) => tool.name === name)!.outputSchema!.properties ?? {});
+  const properties = (name: string) =>
+    Object.keys(tools.find((tool) => tool.name === name)!.outputSchema!.properties ?? {});
 
-  const aes = (check('create_key', await mcp.tool('create_key', { spec: { name: 'schemas-aes', algorithm: 'AES' } }), 'single')).id;
+  const aes = check(
+    'create_key',
+    await mcp.tool('create_key', { spec: { name: 'schemas-aes', algorithm: 'AES' } }),
+    'single',
+  ).id;
   await mcp.tool('activate_key', { keyId: aes });
-  const sealed = check('encrypt', await mcp.tool('encrypt', { keyId: aes, plaintextBase64: b64('one'), context: { app: 'x' } }), 'single');
-  const batch = check('encrypt', await mcp.tool('encrypt', { keyId: aes, items: [{ plaintextBase64: b64('two') }, { plaintextBase64: 'not base64!' }] }), 'batch');
+  const sealed = check(
+    'encrypt',
+    await mcp.tool('encrypt', { keyId: aes, plaintextBase64: b64('one'), context: { app: 'x' } }),
+    'single',
+  );
+  const batch = check(
+    'encrypt',
+    await mcp.tool('encrypt', {
+      keyId: aes,
+      items: [{ plaintextBase64: b64('two') }, { plaintextBase64: 'not base64!' }],
+    }),
+    'batch',
+  );
   t.match(batch.results, [{ ciphertextBase64: String }, { error: 'InvalidField' }], 'a batch with a failed item');
-  t.ok(['ciphertextBase64', 'keyVersion', 'algorithm', 'results'].every((f) => properties('encrypt').includes(f)), 'encrypt names the fields of both answers');
-  check('decrypt', await mcp.tool('decrypt', { keyId: aes, ciphertextBase64: sealed.ciphertextBase64, context: { app: 'x' } }), 'single');
-  const opened = check('decrypt', await mcp.tool('decrypt', { keyId: aes, items: [{ ciphertextBase64: batch.results[0].ciphertextBase64 }, { ciphertextBase64: sealed.ciphertextBase64 }] }), 'batch');
-  t.match(opened.results, [{ plaintextBase64: b64('two') }, { error: 'DecryptionFailed' }], 'the second item lacks its context');
+  t.ok(
+    ['ciphertextBase64', 'keyVersion', 'algorithm', 'results'].every((f) => properties('encrypt').includes(f)),
+    'encrypt names the fields of both answers',
+  );
+  check(
+    'decrypt',
+    await mcp.tool('decrypt', { keyId: aes, ciphertextBase64: sealed.ciphertextBase64, context: { app: 'x' } }),
+    'single',
+  );
+  const opened = check(
+    'decrypt',
+    await mcp.tool('decrypt', {
+      keyId: aes,
+      items: [{ ciphertextBase64: batch.results[0].ciphertextBase64 }, { ciphertextBase64: sealed.ciphertextBase64 }],
+    }),
+    'batch',
+  );
+  t.match(
+    opened.results,
+    [{ plaintextBase64: b64('two') }, { error: 'DecryptionFailed' }],
+    'the second item lacks its context',
+  );
 
-  const ed = check('create_key', await mcp.tool('create_key', { spec: { name: 'schemas-ed', algorithm: 'EdDSA' } }), 'single').id;
+  const ed = check(
+    'create_key',
+    await mcp.tool('create_key', { spec: { name: 'schemas-ed', algorithm: 'EdDSA' } }),
+    'single',
+  ).id;
   await mcp.tool('activate_key', { keyId: ed });
   const signed = check('sign', await mcp.tool('sign', { keyId: ed, messageBase64: b64('m') }), 'single');
-  const signedMany = check('sign', await mcp.tool('sign', { keyId: ed, items: [{ messageBase64: b64('a') }, { messageBase64: b64('b') }] }), 'batch');
-  check('verify', await mcp.tool('verify', { keyId: ed, messageBase64: b64('m'), signatureBase64: signed.signatureBase64 }), 'single');
-  const items = signedMany.results.map((r: { signatureBase64: string }) => ({ messageBase64: b64('a'), signatureBase64: r.signatureBase64 }));
+  const signedMany = check(
+    'sign',
+    await mcp.tool('sign', { keyId: ed, items: [{ messageBase64: b64('a') }, { messageBase64: b64('b') }] }),
+    'batch',
+  );
+  check(
+    'verify',
+    await mcp.tool('verify', { keyId: ed, messageBase64: b64('m'), signatureBase64: signed.signatureBase64 }),
+    'single',
+  );
+  const items = signedMany.results.map((r: { signatureBase64: string }) => ({
+    messageBase64: b64('a'),
+    signatureBase64: r.signatureBase64,
+  }));
   const verified = check('verify', await mcp.tool('verify', { keyId: ed, items }), 'batch');
   t.match(verified.results, [{ valid: true }, { valid: false }]);
 });

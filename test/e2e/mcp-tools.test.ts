@@ -5,26 +5,73 @@ import { startTestService } from '../helpers/service.ts';
 import { mintToken, TEST_SECRET } from '../helpers/tokens.ts';
 
 const TOOLS = [
-  'create_key', 'get_key', 'get_public_key', 'activate_key', 'encrypt', 'decrypt', 'sign', 'verify', 'wrap_key', 'unwrap_key',
-  'rotate_key', 'revoke_key', 'compromise_key', 'destroy_key', 'cancel_destroy', 'trim_key', 'query_audit', 'list_agents', 'revoke_agent', 'advisor_scan', 'advisor_explain',
-  'generate_data_key', 'reencrypt', 'locate_keys',
+  'create_key',
+  'get_key',
+  'get_public_key',
+  'activate_key',
+  'encrypt',
+  'decrypt',
+  'sign',
+  'verify',
+  'wrap_key',
+  'unwrap_key',
+  'rotate_key',
+  'revoke_key',
+  'compromise_key',
+  'destroy_key',
+  'cancel_destroy',
+  'trim_key',
+  'query_audit',
+  'list_agents',
+  'revoke_agent',
+  'advisor_scan',
+  'advisor_explain',
+  'generate_data_key',
+  'reencrypt',
+  'locate_keys',
 ];
-const READ_ONLY = ['get_key', 'get_public_key', 'verify', 'query_audit', 'locate_keys', 'list_agents', 'advisor_scan', 'advisor_explain'];
+const READ_ONLY = [
+  'get_key',
+  'get_public_key',
+  'verify',
+  'query_audit',
+  'locate_keys',
+  'list_agents',
+  'advisor_scan',
+  'advisor_explain',
+];
 const DESTRUCTIVE = ['rotate_key', 'revoke_key', 'compromise_key', 'destroy_key', 'trim_key', 'revoke_agent'];
 
 t.test('a Human lists every tool, with schemas and annotations, and calls each of them', async (t) => {
-  const svc = await startTestService({ SVC_AUTH_KIND: 'hmac', SVC_AUTH_HMAC_SECRET: TEST_SECRET, SVC_RISK_ENABLED: 'false' });
+  const svc = await startTestService({
+    SVC_AUTH_KIND: 'hmac',
+    SVC_AUTH_HMAC_SECRET: TEST_SECRET,
+    SVC_RISK_ENABLED: 'false',
+  });
   t.teardown(() => svc.stop());
   const token = await mintToken({ sub: 'alice' });
   const alice = new ApiClient(svc.url, { Authorization: `Bearer ${token}` });
   const mcp = await mcpClient(svc.url, { Authorization: `Bearer ${token}` });
   t.teardown(() => mcp.close());
 
-  const init = await mcpPost(svc.url, { Authorization: `Bearer ${token}` }, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } });
+  const init = await mcpPost(
+    svc.url,
+    { Authorization: `Bearer ${token}` },
+    {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+    },
+  );
   t.match(init.body.result, { serverInfo: { name: 'svc-kms' }, capabilities: { tools: {} } });
 
   const { tools } = await mcp.listTools();
-  t.same(tools.map((x) => x.name).sort(), [...TOOLS].sort(), 'the tools of the registry, no token issuing and no operator maintenance');
+  t.same(
+    tools.map((x) => x.name).sort(),
+    [...TOOLS].sort(),
+    'the tools of the registry, no token issuing and no operator maintenance',
+  );
   for (const tool of tools) {
     t.equal(tool.inputSchema.type, 'object', `${tool.name} input is an object`);
     t.ok(tool.outputSchema, `${tool.name} declares its answer`);
@@ -35,7 +82,11 @@ t.test('a Human lists every tool, with schemas and annotations, and calls each o
   }
   const encrypt = tools.find((x) => x.name === 'encrypt')!;
   // One item or a batch: the tool's fields are both shapes', required only where both require them.
-  t.match(encrypt.inputSchema, { properties: { keyId: { type: 'string' }, plaintextBase64: {}, items: { type: 'array' } }, required: ['keyId'] }, 'the key id is keyId');
+  t.match(
+    encrypt.inputSchema,
+    { properties: { keyId: { type: 'string' }, plaintextBase64: {}, items: { type: 'array' } }, required: ['keyId'] },
+    'the key id is keyId',
+  );
   t.notOk('id' in (encrypt.inputSchema.properties ?? {}));
 
   const called = new Set<string>();
@@ -49,15 +100,28 @@ t.test('a Human lists every tool, with schemas and annotations, and calls each o
   await ok('activate_key', { keyId: aes });
   await ok('get_key', { keyId: aes });
   const secretText = b64('the plaintext nobody may log');
-  const { ciphertextBase64 } = await ok('encrypt', { keyId: aes, plaintextBase64: secretText, context: { app: 'test' } });
-  t.equal((await ok('decrypt', { keyId: aes, ciphertextBase64, context: { app: 'test' } })).plaintextBase64, secretText);
+  const { ciphertextBase64 } = await ok('encrypt', {
+    keyId: aes,
+    plaintextBase64: secretText,
+    context: { app: 'test' },
+  });
+  t.equal(
+    (await ok('decrypt', { keyId: aes, ciphertextBase64, context: { app: 'test' } })).plaintextBase64,
+    secretText,
+  );
   const dek = Buffer.alloc(32, 7).toString('base64');
   const { wrappedDekBase64 } = await ok('wrap_key', { keyId: aes, dekBase64: dek });
   t.equal((await ok('unwrap_key', { keyId: aes, wrappedDekBase64 })).dekBase64, dek);
   const dataKey = await ok('generate_data_key', { keyId: aes, context: { app: 'test' }, plaintext: false });
   t.notOk('plaintextBase64' in dataKey, 'a data key without its plaintext');
-  t.match(await ok('reencrypt', { keyId: aes, ciphertextBase64: dataKey.ciphertextBase64, context: { app: 'test' } }), { keyVersion: 1, sourceKeyVersion: 1 });
-  const batch = await ok('encrypt', { keyId: aes, items: [{ plaintextBase64: secretText }, { plaintextBase64: 'not base64!' }] });
+  t.match(await ok('reencrypt', { keyId: aes, ciphertextBase64: dataKey.ciphertextBase64, context: { app: 'test' } }), {
+    keyVersion: 1,
+    sourceKeyVersion: 1,
+  });
+  const batch = await ok('encrypt', {
+    keyId: aes,
+    items: [{ plaintextBase64: secretText }, { plaintextBase64: 'not base64!' }],
+  });
   t.match(batch.results, [{ keyVersion: 1 }, { error: 'InvalidField' }], 'a batch through the tool');
   t.equal((await ok('rotate_key', { keyId: aes })).currentVersion ?? 2, 2);
   t.match(await ok('trim_key', { keyId: aes, minVersion: 2 }), { minVersion: 2 });
@@ -69,7 +133,11 @@ t.test('a Human lists every tool, with schemas and annotations, and calls each o
   const ed = (await ok('create_key', { spec: { name: 'mcp-ed', algorithm: 'EdDSA' } })).id;
   await ok('activate_key', { keyId: ed });
   t.match(await ok('get_public_key', { keyId: ed }), { publicKeyPem: /BEGIN PUBLIC KEY/ });
-  t.same((await ok('locate_keys', { name: 'mcp-*', limit: 1 })).keys.map((k: any) => k.id), [ed], 'locate_keys finds keys by name, newest first');
+  t.same(
+    (await ok('locate_keys', { name: 'mcp-*', limit: 1 })).keys.map((k: any) => k.id),
+    [ed],
+    'locate_keys finds keys by name, newest first',
+  );
   const { signatureBase64 } = await ok('sign', { keyId: ed, messageBase64: b64('m') });
   t.equal((await ok('verify', { keyId: ed, messageBase64: b64('m'), signatureBase64 })).valid, true);
   await ok('compromise_key', { keyId: ed, reason: 'test' });
@@ -83,7 +151,10 @@ t.test('a Human lists every tool, with schemas and annotations, and calls each o
   t.same([...called].sort(), [...TOOLS].sort(), 'every tool called');
 
   const trail = JSON.stringify(audit.records);
-  t.ok(audit.records.filter((r: any) => r.context.door === 'mcp').length >= TOOLS.length, 'each call audited with door mcp');
+  t.ok(
+    audit.records.filter((r: any) => r.context.door === 'mcp').length >= TOOLS.length,
+    'each call audited with door mcp',
+  );
   for (const secret of [secretText, dek, agent.jwt, token]) {
     t.notOk(trail.includes(secret), 'no plaintext, data key or token in the audit trail');
     t.notOk(svc.logs.join('\n').includes(secret), 'nor in the log');
@@ -95,5 +166,8 @@ t.test('mcp.enabled false: no /mcp', async (t) => {
   t.teardown(() => svc.stop());
   const res = await mcpPost(svc.url, { 'X-Svc-User': 'alice' }, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
   t.equal(res.status, 404);
-  t.equal(svc.kernel.doors.some((d) => d.name === 'mcp'), false);
+  t.equal(
+    svc.kernel.doors.some((d) => d.name === 'mcp'),
+    false,
+  );
 });

@@ -23,25 +23,53 @@ for (const kind of ['postgresql', 'mysql'] as ServerKind[]) {
 
     t.test('200 concurrent rotations spread over both nodes give versions 1..201, each exactly once', async (t) => {
       const id = await a.api.key({ algorithm: 'AES' });
-      const results = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 ? a : b).api.post(`/v1/keys/${id}/rotate`, {})));
-      t.same(results.filter((r) => r.status !== 200).map((r) => r.body), [], 'every rotation answered 200');
+      const results = await Promise.all(
+        Array.from({ length: 200 }, (_, i) => (i % 2 ? a : b).api.post(`/v1/keys/${id}/rotate`, {})),
+      );
+      t.same(
+        results.filter((r) => r.status !== 200).map((r) => r.body),
+        [],
+        'every rotation answered 200',
+      );
       const answered = results.map((r) => r.body.currentVersion).sort((x, y) => x - y);
-      t.same(answered, Array.from({ length: 200 }, (_, i) => i + 2), 'each answer names a distinct new version');
+      t.same(
+        answered,
+        Array.from({ length: 200 }, (_, i) => i + 2),
+        'each answer names a distinct new version',
+      );
       t.equal((await a.api.get(`/v1/keys/${id}`)).body.currentVersion, 201);
       t.equal((await b.api.get(`/v1/keys/${id}`)).body.currentVersion, 201);
-      const knex = knexFactory({ client: kind === 'postgresql' ? 'pg' : 'mysql2', connection: { ...connectionOf(db.url), user: db.user, password: db.password } });
+      const knex = knexFactory({
+        client: kind === 'postgresql' ? 'pg' : 'mysql2',
+        connection: { ...connectionOf(db.url), user: db.user, password: db.password },
+      });
       const rows = await knex('svc_key_events').where({ key_id: id }).orderBy('seq').select('type', 'payload');
       await knex.destroy();
-      const versions = [1, ...rows.filter((r: any) => r.type === 'Rotated').map((r: any) => JSON.parse(r.payload).newVersion)];
-      t.same(versions, Array.from({ length: 201 }, (_, i) => i + 1), 'the journal holds versions 1..201 once each, in order');
+      const versions = [
+        1,
+        ...rows.filter((r: any) => r.type === 'Rotated').map((r: any) => JSON.parse(r.payload).newVersion),
+      ];
+      t.same(
+        versions,
+        Array.from({ length: 201 }, (_, i) => i + 1),
+        'the journal holds versions 1..201 once each, in order',
+      );
       const enc = await b.api.post(`/v1/keys/${id}/encrypt`, { plaintextBase64: b64('after the storm') });
       t.equal(enc.body.keyVersion, 201);
-      t.equal((await a.api.post(`/v1/keys/${id}/decrypt`, { ciphertextBase64: enc.body.ciphertextBase64 })).body.plaintextBase64, b64('after the storm'));
+      t.equal(
+        (await a.api.post(`/v1/keys/${id}/decrypt`, { ciphertextBase64: enc.body.ciphertextBase64 })).body
+          .plaintextBase64,
+        b64('after the storm'),
+      );
     });
 
     t.test('after a compromise on node A the very next sign on node B is refused', async (t) => {
       const id = await a.api.key({ algorithm: 'EdDSA' });
-      t.equal((await b.api.post(`/v1/keys/${id}/sign`, { messageBase64: b64('m') })).status, 200, 'B has the key cached');
+      t.equal(
+        (await b.api.post(`/v1/keys/${id}/sign`, { messageBase64: b64('m') })).status,
+        200,
+        'B has the key cached',
+      );
       t.equal((await a.api.post(`/v1/keys/${id}/compromise`, { reason: 'stolen' })).status, 200);
       const refused = await b.api.post(`/v1/keys/${id}/sign`, { messageBase64: b64('m') });
       t.equal(refused.status, 409);
@@ -61,7 +89,10 @@ for (const kind of ['postgresql', 'mysql'] as ServerKind[]) {
       const id = await a.api.key({ algorithm: 'AES' });
       await b.api.post(`/v1/keys/${id}/encrypt`, { plaintextBase64: b64('x') });
       const rows = await a.api.auditOf(id);
-      t.same(rows.map((r) => r.operation), ['Create', 'Activate', 'Encrypt']);
+      t.same(
+        rows.map((r) => r.operation),
+        ['Create', 'Activate', 'Encrypt'],
+      );
     });
   });
 }

@@ -27,7 +27,10 @@ t.test('/healthz and /readyz answer without a credential, readyz naming each che
   t.same((await anonymous.get('/healthz')).body, { status: 'ok' });
   const ready = await anonymous.get('/readyz');
   t.equal(ready.status, 200);
-  t.match(ready.body, { status: 'ready', checks: { journal: { ok: true }, rootOfTrust: { ok: true }, audit: { ok: true } } });
+  t.match(ready.body, {
+    status: 'ready',
+    checks: { journal: { ok: true }, rootOfTrust: { ok: true }, audit: { ok: true } },
+  });
 });
 
 t.test('/readyz answers 503 when a probed plugin fails', async (t) => {
@@ -40,8 +43,16 @@ t.test('/readyz answers 503 when a probed plugin fails', async (t) => {
   const asHuman = await api.get('/readyz');
   sink.probe = original;
   t.equal(res.status, 503);
-  t.same(res.body.checks.audit, { ok: false, state: 'unavailable' }, 'an anonymous caller reads the name and state only');
-  t.match(asHuman.body, { status: 'unready', checks: { audit: { ok: false, state: 'unavailable', detail: 'database is gone' } } }, 'an authenticated Human reads why');
+  t.same(
+    res.body.checks.audit,
+    { ok: false, state: 'unavailable' },
+    'an anonymous caller reads the name and state only',
+  );
+  t.match(
+    asHuman.body,
+    { status: 'unready', checks: { audit: { ok: false, state: 'unavailable', detail: 'database is gone' } } },
+    'an authenticated Human reads why',
+  );
   t.match(svc.logs.join('\n'), /readiness check fails.*"check":"audit".*database is gone/, 'the log has why');
 });
 
@@ -52,7 +63,24 @@ t.test('/docs/docs.yaml is a valid OpenAPI 3.1 document covering every route', a
   t.equal(doc.openapi, '3.1.0');
   const result = await new Validator().validate(doc);
   t.equal(result.valid, true, JSON.stringify(result.errors));
-  for (const path of ['/v1/keys', '/v1/keys/{id}', '/v1/keys/{id}/sign', '/v1/keys/{id}/verify', '/v1/keys/{id}/encrypt', '/v1/keys/{id}/decrypt', '/v1/keys/{id}/wrap', '/v1/keys/{id}/unwrap', '/v1/keys/{id}/rotate', '/v1/keys/{id}/revoke', '/v1/keys/{id}/compromise', '/v1/keys/{id}/public-key', '/v1/audit', '/metrics', '/healthz', '/readyz']) {
+  for (const path of [
+    '/v1/keys',
+    '/v1/keys/{id}',
+    '/v1/keys/{id}/sign',
+    '/v1/keys/{id}/verify',
+    '/v1/keys/{id}/encrypt',
+    '/v1/keys/{id}/decrypt',
+    '/v1/keys/{id}/wrap',
+    '/v1/keys/{id}/unwrap',
+    '/v1/keys/{id}/rotate',
+    '/v1/keys/{id}/revoke',
+    '/v1/keys/{id}/compromise',
+    '/v1/keys/{id}/public-key',
+    '/v1/audit',
+    '/metrics',
+    '/healthz',
+    '/readyz',
+  ]) {
     t.ok(doc.paths[path], path);
   }
   t.ok(doc.paths['/v1/keys'].post.responses['201'], 'create documents 201');
@@ -68,8 +96,16 @@ t.test('/docs/ serves the interactive UI with its assets from this server', asyn
   t.equal(bare.headers.get('location'), '/docs/');
   t.match(page.body, /\/docs\/assets\/ui\/svc-docs\.js/);
   t.match(page.body, /\/docs\/assets\/ui\/swagger-ui-bundle\.js/);
-  t.notMatch(page.body, /(href|src)="(https?:)?\/\//, 'the page loads nothing from another host (no CDN, no web fonts)');
-  t.match(page.headers.get('content-security-policy'), /default-src 'self'/, 'and the browser is told to refuse anything that is not from this server');
+  t.notMatch(
+    page.body,
+    /(href|src)="(https?:)?\/\//,
+    'the page loads nothing from another host (no CDN, no web fonts)',
+  );
+  t.match(
+    page.headers.get('content-security-policy'),
+    /default-src 'self'/,
+    'and the browser is told to refuse anything that is not from this server',
+  );
   const init = await fetch(`${svc.url}/docs/assets/ui/svc-docs.js`);
   const script = await init.text();
   t.match(script, /layout: 'BaseLayout'/, 'the UI without its Explore bar');

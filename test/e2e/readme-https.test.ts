@@ -27,9 +27,15 @@ t.test('every example of the README works over HTTPS', async (t) => {
   const pki = makeTestPki();
   const dir = mkdtempSync(path.join(tmpdir(), 'svc-readme-'));
   const service = spawnService({
-    SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', SVC_HTTP_TLS_CERT_FILE: pki.serverCertFile, SVC_HTTP_TLS_KEY_FILE: pki.serverKeyFile,
-    SVC_JOURNAL_KIND: 'rdb-embedded', SVC_AUDIT_KIND: 'rdb-embedded', SVC_RDB_EMBEDDED_JDBC_URL: path.join(dir, 'journal.db'),
-    SVC_AUDIT_EMBEDDED_PATH: path.join(dir, 'audit.db'), SVC_DATA_DIR: dir,
+    SVC_HTTP_HOST: '127.0.0.1',
+    SVC_HTTP_PORT: '0',
+    SVC_HTTP_TLS_CERT_FILE: pki.serverCertFile,
+    SVC_HTTP_TLS_KEY_FILE: pki.serverKeyFile,
+    SVC_JOURNAL_KIND: 'rdb-embedded',
+    SVC_AUDIT_KIND: 'rdb-embedded',
+    SVC_RDB_EMBEDDED_JDBC_URL: path.join(dir, 'journal.db'),
+    SVC_AUDIT_EMBEDDED_PATH: path.join(dir, 'audit.db'),
+    SVC_DATA_DIR: dir,
   });
   t.teardown(() => service.child.kill('SIGKILL'));
   const port = await service.listening;
@@ -38,23 +44,38 @@ t.test('every example of the README works over HTTPS', async (t) => {
   mkdirSync(bin);
   symlinkSync(SVC_BIN, path.join(bin, 'svc'));
   writeFileSync(path.join(dir, 'notes.txt'), 'the notes of the README\n');
-  const https = (text: string) => text.replaceAll('http://localhost:8080', `https://localhost:${port}`).replaceAll('http://127.0.0.1:8080', `https://127.0.0.1:${port}`);
+  const https = (text: string) =>
+    text
+      .replaceAll('http://localhost:8080', `https://localhost:${port}`)
+      .replaceAll('http://127.0.0.1:8080', `https://127.0.0.1:${port}`);
   const walkThrough = https(block('## Walk-through'));
-  const cli = https(block('## The `svc` command line')).split('\n').filter((line) => !line.includes('--follow')).join('\n');
+  const cli = https(block('## The `svc` command line'))
+    .split('\n')
+    .filter((line) => !line.includes('--follow'))
+    .join('\n');
   t.match(walkThrough, /^S=https:\/\/localhost:\d+$/m, 'the walk-through addresses the service over HTTPS');
 
   // Output goes to files, as in a terminal session: the walk-through's `tee /dev/stderr` cannot open a socket.
   let runs = 0;
-  const run = (script: string) => new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    const out = path.join(dir, `out-${++runs}`);
-    const err = path.join(dir, `err-${runs}`);
-    const child = spawn('bash', ['-e', '-o', 'pipefail', '-c', script], {
-      cwd: dir,
-      env: { PATH: `${bin}:${process.env.PATH}`, HOME: dir, XDG_CONFIG_HOME: dir, CURL_CA_BUNDLE: pki.caFile, SVC_CA_FILE: pki.caFile },
-      stdio: ['ignore', openSync(out, 'w'), openSync(err, 'w')],
+  const run = (script: string) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      const out = path.join(dir, `out-${++runs}`);
+      const err = path.join(dir, `err-${runs}`);
+      const child = spawn('bash', ['-e', '-o', 'pipefail', '-c', script], {
+        cwd: dir,
+        env: {
+          PATH: `${bin}:${process.env.PATH}`,
+          HOME: dir,
+          XDG_CONFIG_HOME: dir,
+          CURL_CA_BUNDLE: pki.caFile,
+          SVC_CA_FILE: pki.caFile,
+        },
+        stdio: ['ignore', openSync(out, 'w'), openSync(err, 'w')],
+      });
+      child.on('close', (code) =>
+        resolve({ code: code ?? 1, stdout: readFileSync(out, 'utf8'), stderr: readFileSync(err, 'utf8') }),
+      );
     });
-    child.on('close', (code) => resolve({ code: code ?? 1, stdout: readFileSync(out, 'utf8'), stderr: readFileSync(err, 'utf8') }));
-  });
   const curl = await run(walkThrough);
   t.equal(curl.code, 0, curl.stderr);
   t.match(curl.stdout, /"state":"Active"/, 'activate answered over HTTPS');

@@ -21,9 +21,21 @@ t.test('a restart on the same files keeps every key, version and state usable', 
 
   svc = await startTestService(env, { dir });
   api = svc.client();
-  t.match((await api.get(`/v1/keys/${aes}`)).body, { state: 'Active', currentVersion: 2, rotationPolicy: 'OpCountBased:100' });
-  t.same((await api.post(`/v1/keys/${aes}/decrypt`, { ciphertextBase64: enc.body.ciphertextBase64, context: { app: 'x' } })).body, { plaintextBase64: b64('survives'), keyVersion: 1 });
-  t.match((await api.post(`/v1/keys/${ec}/verify`, { messageBase64: b64('m'), signatureBase64: sig.body.signatureBase64 })).body, { valid: true });
+  t.match((await api.get(`/v1/keys/${aes}`)).body, {
+    state: 'Active',
+    currentVersion: 2,
+    rotationPolicy: 'OpCountBased:100',
+  });
+  t.same(
+    (await api.post(`/v1/keys/${aes}/decrypt`, { ciphertextBase64: enc.body.ciphertextBase64, context: { app: 'x' } }))
+      .body,
+    { plaintextBase64: b64('survives'), keyVersion: 1 },
+  );
+  t.match(
+    (await api.post(`/v1/keys/${ec}/verify`, { messageBase64: b64('m'), signatureBase64: sig.body.signatureBase64 }))
+      .body,
+    { valid: true },
+  );
   t.equal((await api.get(`/v1/keys/${compromised}`)).body.state, 'Compromised');
   const rows = await api.auditOf(aes);
   t.ok(rows.length >= 4, 'the audit trail survived too');
@@ -37,7 +49,8 @@ t.test('destroy erases the material rows for good; the events stay', async (t) =
   await api.post(`/v1/keys/${id}/rotate`, {});
   await api.post(`/v1/keys/${id}/revoke`, {});
   const db = new Database(path.join(dir, 'journal.db'), { readonly: true });
-  const count = () => (db.prepare('select count(*) n from svc_key_material where key_id = ?').get(id) as { n: number }).n;
+  const count = () =>
+    (db.prepare('select count(*) n from svc_key_material where key_id = ?').get(id) as { n: number }).n;
   t.equal(count(), 2);
   await api.call('DELETE', `/v1/keys/${id}`);
   t.equal(count(), 0);

@@ -24,10 +24,24 @@ t.test('OpCountBased:3 rotates the key after three signs on the current version'
   for (let i = 0; i < 2; i++) await api.post(`/v1/keys/${id}/sign`, { messageBase64: b64('m') });
   t.equal((await api.get(`/v1/keys/${id}`)).body.currentVersion, 2, 'two uses are not enough');
   await api.post(`/v1/keys/${id}/sign`, { messageBase64: b64('m') });
-  t.ok(await eventually(async () => (await api.get(`/v1/keys/${id}`)).body.currentVersion === 3), 'rotated to version 3');
+  t.ok(
+    await eventually(async () => (await api.get(`/v1/keys/${id}`)).body.currentVersion === 3),
+    'rotated to version 3',
+  );
   const rows = await api.auditOf(id);
-  t.match(rows.find((r) => r.principal.subject === 'svc-system'), { operation: 'Rotate', principal: { subject: 'svc-system', kind: 'Service' }, outcome: 'Success', context: { previousVersion: '2', currentVersion: '3', door: 'internal' } });
-  t.ok(rows.filter((r) => r.principal.subject !== 'svc-system').every((r) => r.context.door === 'http'), 'REST calls are audited with door: http');
+  t.match(
+    rows.find((r) => r.principal.subject === 'svc-system'),
+    {
+      operation: 'Rotate',
+      principal: { subject: 'svc-system', kind: 'Service' },
+      outcome: 'Success',
+      context: { previousVersion: '2', currentVersion: '3', door: 'internal' },
+    },
+  );
+  t.ok(
+    rows.filter((r) => r.principal.subject !== 'svc-system').every((r) => r.context.door === 'http'),
+    'REST calls are audited with door: http',
+  );
   t.equal((await api.post(`/v1/keys/${id}/sign`, { messageBase64: b64('m') })).body.keyVersion, 3);
 });
 
@@ -39,7 +53,10 @@ t.test('TimeBased:7days rotates on the first use after the period, and the old v
   clock.advance(7 * 86_400_000 + 1000);
   const late = await api.post(`/v1/keys/${id}/encrypt`, { plaintextBase64: b64('week two') });
   t.equal(late.body.keyVersion, 3, 'rotated before use');
-  t.same((await api.post(`/v1/keys/${id}/decrypt`, { ciphertextBase64: early.body.ciphertextBase64 })).body, { plaintextBase64: b64('week one'), keyVersion: 2 });
+  t.same((await api.post(`/v1/keys/${id}/decrypt`, { ciphertextBase64: early.body.ciphertextBase64 })).body, {
+    plaintextBase64: b64('week one'),
+    keyVersion: 2,
+  });
 });
 
 t.test('a malformed policy is InvalidField and changes nothing', async (t) => {

@@ -51,7 +51,8 @@ async function killAndCheck(t: Test, env: Record<string, string>) {
   const missing: string[] = [];
   for (const [id, version] of load.acked) {
     const got = await again.get(`/v1/keys/${id}`);
-    if (got.status !== 200 || got.body.currentVersion < version) missing.push(`${id}@${version}: ${got.status} ${got.body.currentVersion}`);
+    if (got.status !== 200 || got.body.currentVersion < version)
+      missing.push(`${id}@${version}: ${got.status} ${got.body.currentVersion}`);
     else if (got.body.state === 'Active') {
       const enc = await again.post(`/v1/keys/${id}/encrypt`, { plaintextBase64: b64('still here') });
       if (enc.status !== 200) missing.push(`${id}: encrypt ${enc.status}`);
@@ -62,7 +63,11 @@ async function killAndCheck(t: Test, env: Record<string, string>) {
 
 t.test('SQLite: every acknowledged write survives SIGKILL', async (t) => {
   const dir = tempDir();
-  await killAndCheck(t, { SVC_JOURNAL_KIND: 'rdb-embedded', SVC_AUDIT_KIND: 'rdb-embedded', SVC_RDB_EMBEDDED_JDBC_URL: `jdbc:sqlite:${path.join(dir, 'journal.db')}` });
+  await killAndCheck(t, {
+    SVC_JOURNAL_KIND: 'rdb-embedded',
+    SVC_AUDIT_KIND: 'rdb-embedded',
+    SVC_RDB_EMBEDDED_JDBC_URL: `jdbc:sqlite:${path.join(dir, 'journal.db')}`,
+  });
 });
 
 t.test('PostgreSQL: every acknowledged write survives SIGKILL', async (t) => {

@@ -15,7 +15,8 @@ import { TEST_SECRET } from '../helpers/tokens.ts';
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/v0.2.0');
 const run = promisify(execFile);
 const AGENTS = { SVC_AUTH_HMAC_SECRET: TEST_SECRET };
-const stateOf = (backend: string): SeededState => JSON.parse(readFileSync(path.join(FIXTURES, `state-${backend}.json`), 'utf8'));
+const stateOf = (backend: string): SeededState =>
+  JSON.parse(readFileSync(path.join(FIXTURES, `state-${backend}.json`), 'utf8'));
 
 /** Checks the upgraded service, uses it, and checks again after one more restart. */
 async function checkUpgraded(t: Test, start: () => Promise<TestService>, state: SeededState): Promise<void> {
@@ -23,15 +24,25 @@ async function checkUpgraded(t: Test, start: () => Promise<TestService>, state: 
   await checkState(t, first.client('alice'), state, 'after the upgrade', { exact: false });
   const api = first.client('alice');
   const keyId = state.ciphertexts[0]!.keyId;
-  const enc = await api.post(`/v1/keys/${keyId}/encrypt`, { plaintextBase64: b64('after the upgrade'), context: { tenant: 'acme' } });
+  const enc = await api.post(`/v1/keys/${keyId}/encrypt`, {
+    plaintextBase64: b64('after the upgrade'),
+    context: { tenant: 'acme' },
+  });
   t.equal(enc.status, 200, 'a 0.2.0 key encrypts on this release');
   t.equal((await api.post(`/v1/keys/${keyId}/rotate`, {})).body.currentVersion, 3, 'and rotates to a third version');
   await first.stop();
   const second = await start();
   t.teardown(() => second.stop());
   const again = second.client('alice');
-  t.equal((await again.get('/v1/audit/verify?full=true')).body.valid, true, 'the chain, old rows and new, verifies after another restart');
-  const dec = await again.post(`/v1/keys/${keyId}/decrypt`, { ciphertextBase64: enc.body.ciphertextBase64, context: { tenant: 'acme' } });
+  t.equal(
+    (await again.get('/v1/audit/verify?full=true')).body.valid,
+    true,
+    'the chain, old rows and new, verifies after another restart',
+  );
+  const dec = await again.post(`/v1/keys/${keyId}/decrypt`, {
+    ciphertextBase64: enc.body.ciphertextBase64,
+    context: { tenant: 'acme' },
+  });
   t.equal(dec.body.plaintextBase64, b64('after the upgrade'));
 }
 
@@ -52,9 +63,21 @@ t.test('PostgreSQL: a 0.2.0 database (pg_dump) upgraded in place', async (t) => 
   const db = await freshDatabase(t, 'postgresql');
   if (!db) return;
   const to = partsOf(db);
-  await run('psql', ['--quiet', '--set=ON_ERROR_STOP=1', `--host=${to.host}`, `--port=${to.port}`, `--username=${db.user}`, `--file=${path.join(FIXTURES, 'postgresql.sql')}`, to.name], {
-    env: { ...process.env, PGPASSWORD: db.password },
-  });
+  await run(
+    'psql',
+    [
+      '--quiet',
+      '--set=ON_ERROR_STOP=1',
+      `--host=${to.host}`,
+      `--port=${to.port}`,
+      `--username=${db.user}`,
+      `--file=${path.join(FIXTURES, 'postgresql.sql')}`,
+      to.name,
+    ],
+    {
+      env: { ...process.env, PGPASSWORD: db.password },
+    },
+  );
   await checkUpgraded(t, () => startTestService({ ...db.env, ...AGENTS }), stateOf('postgresql'));
 });
 
@@ -62,8 +85,21 @@ t.test('MariaDB: a 0.2.0 database (mariadb-dump) upgraded in place', async (t) =
   const db = await freshDatabase(t, 'mysql');
   if (!db) return;
   const to = partsOf(db);
-  await run('sh', ['-c', 'mariadb --host="$1" --port="$2" --user="$3" "$4" < "$5"', 'sh', to.host, to.port, db.user, to.name, path.join(FIXTURES, 'mariadb.sql')], {
-    env: { ...process.env, MYSQL_PWD: db.password },
-  });
+  await run(
+    'sh',
+    [
+      '-c',
+      'mariadb --host="$1" --port="$2" --user="$3" "$4" < "$5"',
+      'sh',
+      to.host,
+      to.port,
+      db.user,
+      to.name,
+      path.join(FIXTURES, 'mariadb.sql'),
+    ],
+    {
+      env: { ...process.env, MYSQL_PWD: db.password },
+    },
+  );
   await checkUpgraded(t, () => startTestService({ ...db.env, ...AGENTS }), stateOf('mariadb'));
 });

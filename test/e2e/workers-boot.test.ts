@@ -7,7 +7,9 @@ import { tempDir } from '../helpers/service.ts';
 const LOOPBACK = { SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0' };
 const childrenOf = (pid: number): string[] => {
   try {
-    return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).split('\n').filter(Boolean);
+    return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean);
   } catch {
     return []; // pgrep exits 1 when it finds none
   }
@@ -27,8 +29,13 @@ t.test('more than one worker with settings one process holds: the boot is refuse
 t.test('a shared journal but a revocation list in one process: refused, naming revocation.kind alone', async (t) => {
   const dir = tempDir();
   const svc = spawnService({
-    ...LOOPBACK, SVC_WORKERS: '3', SVC_JOURNAL_KIND: 'rdb-embedded', SVC_AUDIT_KIND: 'rdb-embedded',
-    SVC_RDB_EMBEDDED_JDBC_URL: `jdbc:sqlite:${path.join(dir, 'journal.db')}`, SVC_DATA_DIR: dir, SVC_REVOCATION_KIND: 'in-memory',
+    ...LOOPBACK,
+    SVC_WORKERS: '3',
+    SVC_JOURNAL_KIND: 'rdb-embedded',
+    SVC_AUDIT_KIND: 'rdb-embedded',
+    SVC_RDB_EMBEDDED_JDBC_URL: `jdbc:sqlite:${path.join(dir, 'journal.db')}`,
+    SVC_DATA_DIR: dir,
+    SVC_REVOCATION_KIND: 'in-memory',
   });
   t.equal(await svc.exited, 1);
   t.match(svc.stderr(), /configuration cannot run 3 workers/);
@@ -44,11 +51,14 @@ t.test('server.workers that is neither a count nor auto is a configuration error
   }
 });
 
-t.test('one worker (the default) is the process itself: no cluster, no child process, in-memory settings allowed', async (t) => {
-  const svc = spawnService({ ...LOOPBACK, SVC_WORKERS: '1' });
-  await svc.listening;
-  t.same(childrenOf(svc.child.pid!), [], 'nothing forked');
-  t.notMatch(svc.stderr(), /"worker":/);
-  svc.child.kill('SIGTERM');
-  t.equal(await svc.exited, 0);
-});
+t.test(
+  'one worker (the default) is the process itself: no cluster, no child process, in-memory settings allowed',
+  async (t) => {
+    const svc = spawnService({ ...LOOPBACK, SVC_WORKERS: '1' });
+    await svc.listening;
+    t.same(childrenOf(svc.child.pid!), [], 'nothing forked');
+    t.notMatch(svc.stderr(), /"worker":/);
+    svc.child.kill('SIGTERM');
+    t.equal(await svc.exited, 0);
+  },
+);

@@ -28,39 +28,80 @@ for (const backend of ['postgresql', 'sqlite'] as const) {
       const key = await via.call('POST', '/v1/keys', { spec: { name: `k-${randomUUID()}`, ...spec } });
       if (key.status !== 201) throw new Error(`create answered ${key.status}: ${JSON.stringify(key.body)}`);
       const activated = await via.call('POST', `/v1/keys/${key.body.id}/activate`);
-      if (activated.status !== 200) throw new Error(`activate answered ${activated.status}: ${JSON.stringify(activated.body)}`);
+      if (activated.status !== 200)
+        throw new Error(`activate answered ${activated.status}: ${JSON.stringify(activated.body)}`);
       return key.body.id as string;
     };
 
     t.test('the two connections are served by different workers, each its own node', async (t) => {
       const a = await w1.call('GET', '/v1/keys?limit=1');
-      t.equal(await node.servedBy((await w1.call('POST', `/v1/keys/${await created(w1, { algorithm: 'AES' })}/encrypt`, { plaintextBase64: b64('x') })).requestId), 'w1');
-      t.equal(await node.servedBy((await w2.call('POST', `/v1/keys/${await created(w2, { algorithm: 'AES' })}/encrypt`, { plaintextBase64: b64('x') })).requestId), 'w2');
+      t.equal(
+        await node.servedBy(
+          (
+            await w1.call('POST', `/v1/keys/${await created(w1, { algorithm: 'AES' })}/encrypt`, {
+              plaintextBase64: b64('x'),
+            })
+          ).requestId,
+        ),
+        'w1',
+      );
+      t.equal(
+        await node.servedBy(
+          (
+            await w2.call('POST', `/v1/keys/${await created(w2, { algorithm: 'AES' })}/encrypt`, {
+              plaintextBase64: b64('x'),
+            })
+          ).requestId,
+        ),
+        'w2',
+      );
       t.equal(a.status, 200);
     });
 
-    t.test('a key compromised through one worker is refused for encrypt through the other at its next use', async (t) => {
-      const id = await created(w1, { algorithm: 'AES' });
-      t.equal((await w2.call('POST', `/v1/keys/${id}/encrypt`, { plaintextBase64: b64('cached') })).status, 200, 'w2 has used (and cached) the key');
-      t.equal((await w1.call('POST', `/v1/keys/${id}/compromise`, { reason: 'stolen laptop' })).status, 200);
-      const refused = await w2.call('POST', `/v1/keys/${id}/encrypt`, { plaintextBase64: b64('after') });
-      t.equal(refused.status, 409);
-      t.match(refused.body.message, /Compromised/);
-    });
+    t.test(
+      'a key compromised through one worker is refused for encrypt through the other at its next use',
+      async (t) => {
+        const id = await created(w1, { algorithm: 'AES' });
+        t.equal(
+          (await w2.call('POST', `/v1/keys/${id}/encrypt`, { plaintextBase64: b64('cached') })).status,
+          200,
+          'w2 has used (and cached) the key',
+        );
+        t.equal((await w1.call('POST', `/v1/keys/${id}/compromise`, { reason: 'stolen laptop' })).status, 200);
+        const refused = await w2.call('POST', `/v1/keys/${id}/encrypt`, { plaintextBase64: b64('after') });
+        t.equal(refused.status, 409);
+        t.match(refused.body.message, /Compromised/);
+      },
+    );
 
-    t.test('a revoke through one worker is refused for encrypt through the other; a destroy is seen by the next decrypt', async (t) => {
-      const id = await created(w2, { algorithm: 'AES' });
-      const sealed = await w1.call('POST', `/v1/keys/${id}/encrypt`, { plaintextBase64: b64('secret') });
-      t.equal(sealed.status, 200);
-      t.equal((await w2.call('POST', `/v1/keys/${id}/revoke`, { reason: 'retired' })).status, 200);
-      t.equal((await w1.call('POST', `/v1/keys/${id}/encrypt`, { plaintextBase64: b64('x') })).status, 409, 'w1 refuses to encrypt under the revoked key');
-      const opened = await w1.call('POST', `/v1/keys/${id}/decrypt`, { ciphertextBase64: sealed.body.ciphertextBase64 });
-      t.equal(opened.body.plaintextBase64, b64('secret'), 'a revoked key still decrypts, through w1 (which now caches its revoked state)');
-      t.equal((await w2.call('DELETE', `/v1/keys/${id}`)).status, 200, 'destroyed through w2');
-      const after = await w1.call('POST', `/v1/keys/${id}/decrypt`, { ciphertextBase64: sealed.body.ciphertextBase64 });
-      t.not(after.status, 200, 'w1 no longer decrypts under the destroyed key');
-      t.equal((await w1.call('GET', `/v1/keys/${id}`)).body.state, 'Destroyed');
-    });
+    t.test(
+      'a revoke through one worker is refused for encrypt through the other; a destroy is seen by the next decrypt',
+      async (t) => {
+        const id = await created(w2, { algorithm: 'AES' });
+        const sealed = await w1.call('POST', `/v1/keys/${id}/encrypt`, { plaintextBase64: b64('secret') });
+        t.equal(sealed.status, 200);
+        t.equal((await w2.call('POST', `/v1/keys/${id}/revoke`, { reason: 'retired' })).status, 200);
+        t.equal(
+          (await w1.call('POST', `/v1/keys/${id}/encrypt`, { plaintextBase64: b64('x') })).status,
+          409,
+          'w1 refuses to encrypt under the revoked key',
+        );
+        const opened = await w1.call('POST', `/v1/keys/${id}/decrypt`, {
+          ciphertextBase64: sealed.body.ciphertextBase64,
+        });
+        t.equal(
+          opened.body.plaintextBase64,
+          b64('secret'),
+          'a revoked key still decrypts, through w1 (which now caches its revoked state)',
+        );
+        t.equal((await w2.call('DELETE', `/v1/keys/${id}`)).status, 200, 'destroyed through w2');
+        const after = await w1.call('POST', `/v1/keys/${id}/decrypt`, {
+          ciphertextBase64: sealed.body.ciphertextBase64,
+        });
+        t.not(after.status, 200, 'w1 no longer decrypts under the destroyed key');
+        t.equal((await w1.call('GET', `/v1/keys/${id}`)).body.state, 'Destroyed');
+      },
+    );
 
     t.test('a mixed load over both workers: every answer right, every write seen by the other worker', async (t) => {
       const keys = await Promise.all([w1, w2, w1, w2].map((c) => created(c, { algorithm: 'AES' })));
@@ -69,18 +110,41 @@ for (const backend of ['postgresql', 'sqlite'] as const) {
         const [here, there] = i % 2 ? [w1, w2] : [w2, w1];
         const key = keys[i % keys.length]!;
         if (i % 16 === 5) return { i, kind: 'rotate', r: await here.call('POST', `/v1/keys/${key}/rotate`, {}) };
-        if (i % 8 === 3) return { i, kind: 'sign', r: await here.call('POST', `/v1/keys/${signer}/sign`, { messageBase64: b64(`m${i}`) }) };
+        if (i % 8 === 3)
+          return {
+            i,
+            kind: 'sign',
+            r: await here.call('POST', `/v1/keys/${signer}/sign`, { messageBase64: b64(`m${i}`) }),
+          };
         const sealed = await here.call('POST', `/v1/keys/${key}/encrypt`, { plaintextBase64: b64(`p${i}`) });
         if (sealed.status !== 200) return { i, kind: 'encrypt', r: sealed };
-        const opened = await there.call('POST', `/v1/keys/${key}/decrypt`, { ciphertextBase64: sealed.body.ciphertextBase64 });
+        const opened = await there.call('POST', `/v1/keys/${key}/decrypt`, {
+          ciphertextBase64: sealed.body.ciphertextBase64,
+        });
         return { i, kind: 'roundtrip', r: opened, ok: opened.body.plaintextBase64 === b64(`p${i}`) };
       });
       const results = await Promise.all(calls);
-      t.same(results.filter((x) => x.r.status !== 200).map((x) => ({ i: x.i, kind: x.kind, status: x.r.status, body: x.r.body })), [], 'every call answered 200');
-      t.same(results.filter((x) => x.kind === 'roundtrip' && !x.ok).map((x) => x.i), [], 'what one worker sealed the other opened');
+      t.same(
+        results
+          .filter((x) => x.r.status !== 200)
+          .map((x) => ({ i: x.i, kind: x.kind, status: x.r.status, body: x.r.body })),
+        [],
+        'every call answered 200',
+      );
+      t.same(
+        results.filter((x) => x.kind === 'roundtrip' && !x.ok).map((x) => x.i),
+        [],
+        'what one worker sealed the other opened',
+      );
       const rotations = results.filter((x) => x.kind === 'rotate').length;
-      const versions = await Promise.all(keys.map(async (k) => (await w2.call('GET', `/v1/keys/${k}`)).body.currentVersion as number));
-      t.equal(versions.reduce((a, b) => a + b, 0), keys.length + rotations, 'each rotation made exactly one new version, seen by both workers');
+      const versions = await Promise.all(
+        keys.map(async (k) => (await w2.call('GET', `/v1/keys/${k}`)).body.currentVersion as number),
+      );
+      t.equal(
+        versions.reduce((a, b) => a + b, 0),
+        keys.length + rotations,
+        'each rotation made exactly one new version, seen by both workers',
+      );
     });
 
     t.test('/metrics counts for the whole node, /readyz names every worker, logs name the worker', async (t) => {
@@ -96,7 +160,13 @@ for (const backend of ['postgresql', 'sqlite'] as const) {
       const ready = await w1.call('GET', '/readyz');
       t.equal(ready.status, 200);
       t.equal(ready.body.status, 'ready');
-      t.match(ready.body.checks, { 'worker:w1': { ok: true }, 'worker:w2': { ok: true }, 'w1:journal': { ok: true }, 'w2:journal': { ok: true }, 'w2:audit': { ok: true } });
+      t.match(ready.body.checks, {
+        'worker:w1': { ok: true },
+        'worker:w2': { ok: true },
+        'w1:journal': { ok: true },
+        'w2:journal': { ok: true },
+        'w2:audit': { ok: true },
+      });
       t.match(node.proc.stderr(), /"worker":"w1"/);
       t.match(node.proc.stderr(), /"worker":"w2"/);
     });
@@ -124,7 +194,11 @@ for (const backend of ['postgresql', 'sqlite'] as const) {
       })();
       await until(() => acknowledged.length >= 10, 'some writes before the kill');
       process.kill(victim, 'SIGKILL');
-      await until(() => /"msg":"worker replaced","worker":"w2"/.test(node.proc.stderr()), 'the replacement of w2', 60_000);
+      await until(
+        () => /"msg":"worker replaced","worker":"w2"/.test(node.proc.stderr()),
+        'the replacement of w2',
+        60_000,
+      );
       const atReplacement = acknowledged.length;
       await until(() => acknowledged.length >= atReplacement + 10, 'writes after the replacement', 60_000);
       stop = true;
@@ -139,7 +213,10 @@ for (const backend of ['postgresql', 'sqlite'] as const) {
       const missing: string[] = [];
       for (const id of acknowledged) if ((await reader.call('GET', `/v1/keys/${id}`)).status !== 200) missing.push(id);
       t.same(missing, [], `all ${acknowledged.length} acknowledged creates are there`);
-      await until(async () => (await reader.call('GET', '/readyz')).status === 200, 'the node ready again with its new w2');
+      await until(
+        async () => (await reader.call('GET', '/readyz')).status === 200,
+        'the node ready again with its new w2',
+      );
       await reader.close();
     });
 
@@ -154,7 +231,11 @@ for (const backend of ['postgresql', 'sqlite'] as const) {
           // The primary says "replaced" when the new worker serves, which may be before the worker's own line with its pid.
           await until(() => node.workerPids().get('w1') !== killed, `the pid of replacement ${kill} of w1`);
         }
-        const pauses = [...node.proc.stderr().matchAll(/"msg":"worker exited; starting a replacement","worker":"w1".*?"restartInMs":(\d+)/g)].map((m) => Number(m[1]));
+        const pauses = [
+          ...node.proc
+            .stderr()
+            .matchAll(/"msg":"worker exited; starting a replacement","worker":"w1".*?"restartInMs":(\d+)/g),
+        ].map((m) => Number(m[1]));
         t.equal(pauses.length, 3);
         t.ok(pauses[2]! >= 500, `the third replacement in a row waited (pauses ${pauses.join(', ')} ms)`);
         t.ok(pauses[2]! >= pauses[1]! && pauses[1]! >= pauses[0]!, 'each pause at least as long as the one before');
@@ -171,8 +252,19 @@ for (const backend of ['postgresql', 'sqlite'] as const) {
       node.proc.child.kill('SIGTERM');
       t.equal(await node.proc.exited, 0);
       await until(() => !pids.some(alive), 'every worker gone');
-      const shutdowns = node.proc.stderr().split('\n').filter((l) => l.includes('"shutting down"')).map((l) => JSON.parse(l) as { msg: string; worker?: string; signal?: string });
-      t.same(shutdowns.filter((e) => e.msg === 'shutting down' && e.signal === 'SIGTERM' && /^w\d$/.test(e.worker ?? '')).map((e) => e.worker).sort(), ['w1', 'w2'], 'each worker ran its own shutdown');
+      const shutdowns = node.proc
+        .stderr()
+        .split('\n')
+        .filter((l) => l.includes('"shutting down"'))
+        .map((l) => JSON.parse(l) as { msg: string; worker?: string; signal?: string });
+      t.same(
+        shutdowns
+          .filter((e) => e.msg === 'shutting down' && e.signal === 'SIGTERM' && /^w\d$/.test(e.worker ?? ''))
+          .map((e) => e.worker)
+          .sort(),
+        ['w1', 'w2'],
+        'each worker ran its own shutdown',
+      );
     });
   });
 }

@@ -33,7 +33,13 @@ export async function trail(t: Test, kind: Kind, env: Record<string, string> = {
   const db = kind === 'sqlite' ? undefined : await freshDatabase(t, kind);
   if (kind !== 'sqlite' && !db) return undefined;
   const dir = tempDir('svc-chain-attacks-');
-  const fullEnv = { SVC_JOURNAL_KIND: 'rdb-embedded', SVC_NODE_ID: NODE, SVC_RATE_LIMIT_ENABLED: 'false', ...(db?.env ?? {}), ...env };
+  const fullEnv = {
+    SVC_JOURNAL_KIND: 'rdb-embedded',
+    SVC_NODE_ID: NODE,
+    SVC_RATE_LIMIT_ENABLED: 'false',
+    ...(db?.env ?? {}),
+    ...env,
+  };
   const self: Trail = {
     service: await startTestService(fullEnv, { dir }),
     db,
@@ -63,12 +69,23 @@ export async function unstarted(t: Test, kind: 'sqlite' | 'postgresql'): Promise
   if (kind !== 'sqlite' && !db) return undefined;
   const dir = tempDir('svc-chain-attacks-');
   const settings = db
-    ? serverKnexSettings('postgresql', serverConnection(db.url, 'postgresql', db.user, db.password), { max: 4, acquireTimeoutMs: 5000, bootTimeoutMs: 20000 })
+    ? serverKnexSettings('postgresql', serverConnection(db.url, 'postgresql', db.user, db.password), {
+        max: 4,
+        acquireTimeoutMs: 5000,
+        bootTimeoutMs: 20000,
+      })
     : sqliteKnexSettings(path.join(dir, 'audit.db'));
   return {
     db,
     dir,
-    sink: (node = NODE) => new KnexAuditSink(settings, 0, systemClock, createStderrLogger('error', () => {}), node),
+    sink: (node = NODE) =>
+      new KnexAuditSink(
+        settings,
+        0,
+        systemClock,
+        createStderrLogger('error', () => {}),
+        node,
+      ),
     sql: (sql, store) => insiderSql(dir, db, sql, store),
   };
 }
@@ -85,7 +102,8 @@ export async function someCalls(service: TestService, encrypts: number): Promise
 /** The verification report; any answer but 200 (an intact or a broken trail alike) fails the test with its status and body. */
 export async function verify(service: TestService, query = ''): Promise<Record<string, unknown>> {
   const res = await service.client('auditor').get(`/v1/audit/verify${query}`);
-  if (res.status !== 200) throw new Error(`GET /v1/audit/verify${query} answered ${res.status}: ${JSON.stringify(res.body)}`);
+  if (res.status !== 200)
+    throw new Error(`GET /v1/audit/verify${query} answered ${res.status}: ${JSON.stringify(res.body)}`);
   return res.body as Record<string, unknown>;
 }
 const quote = (value: string | null) => (value === null ? 'null' : `'${value.replaceAll("'", "''")}'`);
@@ -96,6 +114,14 @@ export function insertRow(row: Record<string, string | null>): string {
 }
 
 export const forgedRow = (over: Record<string, string | null>) => ({
-  event_id: randomUUID(), occurred_at: new Date().toISOString(), actor: 'alice', actor_kind: 'Human', operation: 'Destroy',
-  resource: randomUUID(), outcome: 'Success', context: '{}', correlation_id: 'forged', ...over,
+  event_id: randomUUID(),
+  occurred_at: new Date().toISOString(),
+  actor: 'alice',
+  actor_kind: 'Human',
+  operation: 'Destroy',
+  resource: randomUUID(),
+  outcome: 'Success',
+  context: '{}',
+  correlation_id: 'forged',
+  ...over,
 });

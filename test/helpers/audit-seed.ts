@@ -26,7 +26,12 @@ export async function seedAudit(sink: AuditSink, rows: number, now: Date, days =
         operation: OPS[j % OPS.length]!,
         resource: keys[(j * 7) % keys.length]!,
         outcome: j % 13 === 0 ? 'PermissionDenied' : 'Success',
-        context: { 'source.ip': `10.0.${j % 7}.${j % 200}`, 'risk.score': String(j % 97), 'outcome.decision': 'Allow', keyVersion: '1' },
+        context: {
+          'source.ip': `10.0.${j % 7}.${j % 200}`,
+          'risk.score': String(j % 97),
+          'outcome.decision': 'Allow',
+          keyVersion: '1',
+        },
         correlationId: randomUUID(),
       };
       batch.push(sink.write(record));

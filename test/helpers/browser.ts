@@ -6,8 +6,14 @@ import { debianTool } from './debian-tool.ts';
 
 /** The flags every browser test starts Debian's chromium with: nothing of its own reaches the network. */
 export const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 
 export interface TestBrowser {
@@ -26,7 +32,10 @@ export interface TestBrowser {
  * every request refuses anything outside `origins` and records it, so a test can assert that a page
  * never reached another host: the request is counted even though it goes nowhere.
  */
-export async function launchBrowser(origins: string[], opts: { artifactsDir?: string } = {}): Promise<TestBrowser | undefined> {
+export async function launchBrowser(
+  origins: string[],
+  opts: { artifactsDir?: string } = {},
+): Promise<TestBrowser | undefined> {
   const executablePath = debianTool('chromium', 'chromium');
   if (!executablePath) return undefined;
   const profile = mkdtempSync(path.join(tmpdir(), 'svc-chromium-'));

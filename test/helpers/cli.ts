@@ -47,7 +47,11 @@ export function svc(args: string[], env: NodeJS.ProcessEnv, input?: Buffer | str
 }
 
 /** Starts a long-running command (audit tail --follow) and resolves once its stdout matches. */
-export function svcUntil(args: string[], env: NodeJS.ProcessEnv, pattern: RegExp): { child: ChildProcess; matched: Promise<string> } {
+export function svcUntil(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  pattern: RegExp,
+): { child: ChildProcess; matched: Promise<string> } {
   const child = spawn(SVC_BIN, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let text = '';
   let stderr = '';
@@ -57,7 +61,9 @@ export function svcUntil(args: string[], env: NodeJS.ProcessEnv, pattern: RegExp
       if (pattern.test(text)) resolve(text);
     });
     child.stderr!.on('data', (d: Buffer) => (stderr += d));
-    child.on('close', (code) => reject(new Error(`svc ${args.join(' ')} exited ${code} before printing ${pattern}: ${stderr}`)));
+    child.on('close', (code) =>
+      reject(new Error(`svc ${args.join(' ')} exited ${code} before printing ${pattern}: ${stderr}`)),
+    );
   });
   return { child, matched };
 }

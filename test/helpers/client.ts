@@ -13,7 +13,12 @@ export class ApiClient {
     private readonly headers: Record<string, string> = {},
   ) {}
 
-  async call<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
+  async call<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<ApiResponse<T>> {
     const init: RequestInit = { method, headers: { ...this.headers, ...headers } };
     if (body !== undefined) {
       init.body = typeof body === 'string' ? body : JSON.stringify(body);

@@ -16,8 +16,18 @@ export interface TestDatabase {
 }
 
 const VARS = {
-  postgresql: { url: 'SVC_TEST_PG_URL', user: 'SVC_TEST_PG_USER', password: 'SVC_TEST_PG_PASSWORD', admin: 'SVC_TEST_PG_ADMIN_URL' },
-  mysql: { url: 'SVC_TEST_MYSQL_URL', user: 'SVC_TEST_MYSQL_USER', password: 'SVC_TEST_MYSQL_PASSWORD', admin: 'SVC_TEST_MYSQL_ADMIN_URL' },
+  postgresql: {
+    url: 'SVC_TEST_PG_URL',
+    user: 'SVC_TEST_PG_USER',
+    password: 'SVC_TEST_PG_PASSWORD',
+    admin: 'SVC_TEST_PG_ADMIN_URL',
+  },
+  mysql: {
+    url: 'SVC_TEST_MYSQL_URL',
+    user: 'SVC_TEST_MYSQL_USER',
+    password: 'SVC_TEST_MYSQL_PASSWORD',
+    admin: 'SVC_TEST_MYSQL_ADMIN_URL',
+  },
 } as const;
 
 /**
@@ -47,7 +57,19 @@ export async function freshDatabase(t: Test, kind: ServerKind): Promise<TestData
   const password = process.env[v.password]!;
   const env: Record<string, string> =
     kind === 'postgresql'
-      ? { SVC_JOURNAL_KIND: 'rdb-server-1', SVC_AUDIT_KIND: 'rdb-server-1', SVC_JDBC_URL: url, SVC_JDBC_USERNAME: user, SVC_JDBC_PASSWORD: password }
-      : { SVC_JOURNAL_KIND: 'rdb-server-2', SVC_AUDIT_KIND: 'rdb-server-2', SVC_RDB2_JDBC_URL: url, SVC_RDB2_USERNAME: user, SVC_RDB2_PASSWORD: password };
+      ? {
+          SVC_JOURNAL_KIND: 'rdb-server-1',
+          SVC_AUDIT_KIND: 'rdb-server-1',
+          SVC_JDBC_URL: url,
+          SVC_JDBC_USERNAME: user,
+          SVC_JDBC_PASSWORD: password,
+        }
+      : {
+          SVC_JOURNAL_KIND: 'rdb-server-2',
+          SVC_AUDIT_KIND: 'rdb-server-2',
+          SVC_RDB2_JDBC_URL: url,
+          SVC_RDB2_USERNAME: user,
+          SVC_RDB2_PASSWORD: password,
+        };
   return { kind, url, user, password, env: { ...env, SVC_CRYPTO_LOCAL_KEK: Buffer.alloc(32, 9).toString('base64') } };
 }

@@ -52,9 +52,10 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     seen,
     requestIds,
     inject: (match, fault, times) => rules.push({ match, fault, left: times }),
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -6,7 +6,9 @@ import type { Knex } from 'knex';
 
 /** Every byte of every file below a directory, as an attacker with a copy of it has them. */
 export function everyByte(dir: string): Buffer {
-  const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((f) => path.join(dir, f)).filter((f) => statSync(f).isFile());
+  const files = readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((f) => path.join(dir, f))
+    .filter((f) => statSync(f).isFile());
   return Buffer.concat(files.map((f) => readFileSync(f)));
 }
 

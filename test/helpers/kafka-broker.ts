@@ -10,7 +10,9 @@ export interface KafkaBroker {
   down(): Promise<void>;
   up(): Promise<void>;
   /** Every message of `topic` so far (up to its high watermarks), with its partition, read by a real consumer. */
-  messages(topic: string): Promise<Array<{ partition: number; key: string; value: any; headers: Record<string, string> }>>;
+  messages(
+    topic: string,
+  ): Promise<Array<{ partition: number; key: string; value: any; headers: Record<string, string> }>>;
 }
 
 /** A Kafka-protocol broker of this test's own (librdkafka's mock cluster, built by scripts/test-services.sh). */
@@ -50,7 +52,12 @@ export async function kafkaBroker(t: Test, topics: string[]): Promise<KafkaBroke
       const enough = new Promise<void>((resolve) => (done = resolve));
       await consumer.run({
         eachMessage: async ({ partition, message }) => {
-          got.push({ partition, key: String(message.key), value: JSON.parse(String(message.value)), headers: Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)])) });
+          got.push({
+            partition,
+            key: String(message.key),
+            value: JSON.parse(String(message.value)),
+            headers: Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)])),
+          });
           if (got.length >= atLeast) done();
         },
       });

@@ -2,7 +2,16 @@ import { readFileSync } from 'node:fs';
 import type { DoorAnswer, DoorClient } from '../../contracts/door.ts';
 import { MALFORMED } from '../../contracts/door.ts';
 import type { KmipAdapter } from '../../plugins/kmip/operations/adapter.ts';
-import { bytes, child, enumeration, integer, K, structure, text, type TtlvItem } from '../../plugins/kmip/ttlv/index.ts';
+import {
+  bytes,
+  child,
+  enumeration,
+  integer,
+  K,
+  structure,
+  text,
+  type TtlvItem,
+} from '../../plugins/kmip/ttlv/index.ts';
 import { kmipRequest, RawKmipClient, responseItems, type KmipIdentity, type KmipService } from './kmip.ts';
 
 const T = K.Tag;
@@ -19,19 +28,30 @@ export const HOLD_OPERATION = 0x80000001;
 const HOLD_ANSWER_TAG = 0x540001;
 
 /** The adapter HOLD_OPERATION runs: DoorContractHold through the door's own call (principal, correlation, pipeline). */
-export const holdAdapter: KmipAdapter = async (_payload, call) => ({ payload: [text(HOLD_ANSWER_TAG, JSON.stringify(await call.run('DoorContractHold', {})))] });
+export const holdAdapter: KmipAdapter = async (_payload, call) => ({
+  payload: [text(HOLD_ANSWER_TAG, JSON.stringify(await call.run('DoorContractHold', {})))],
+});
 
 /** The REST error code a KMIP client reads back from a Result Reason (the door's mapping, reversed). */
 const CODE_OF_REASON: Record<number, string> = {
-  [R.PermissionDenied]: 'PermissionDenied', [R.AuthenticationNotSuccessful]: 'Unauthorized', [R.ItemNotFound]: 'KeyNotFound',
-  [R.WrongKeyLifecycleState]: 'IllegalOperation', [R.InvalidField]: 'InvalidField', [R.KeyFormatTypeNotSupported]: 'InvalidField',
-  [R.InvalidMessage]: 'BadRequest', [R.CryptographicFailure]: 'DecryptionFailed', [R.OperationCanceledByRequester]: 'StepUpRequired',
+  [R.PermissionDenied]: 'PermissionDenied',
+  [R.AuthenticationNotSuccessful]: 'Unauthorized',
+  [R.ItemNotFound]: 'KeyNotFound',
+  [R.WrongKeyLifecycleState]: 'IllegalOperation',
+  [R.InvalidField]: 'InvalidField',
+  [R.KeyFormatTypeNotSupported]: 'InvalidField',
+  [R.InvalidMessage]: 'BadRequest',
+  [R.CryptographicFailure]: 'DecryptionFailed',
+  [R.OperationCanceledByRequester]: 'StepUpRequired',
 };
 
 const ALGORITHMS: Record<string, number> = { AES: A.Aes, RSA: A.Rsa, EC: A.Ec, HMAC: A.HmacSha256 };
-const name = (value: string) => structure(T.Name, [text(T.NameValue, value), enumeration(T.NameType, K.NameType.UninterpretedTextString)]);
-const uidOf = (payload: TtlvItem | undefined, tag: number = T.UniqueIdentifier) => (child(payload, tag) as { value: string } | undefined)?.value;
-const canonicalBase64 = (text: unknown) => typeof text === 'string' && Buffer.from(text, 'base64').toString('base64') === text;
+const name = (value: string) =>
+  structure(T.Name, [text(T.NameValue, value), enumeration(T.NameType, K.NameType.UninterpretedTextString)]);
+const uidOf = (payload: TtlvItem | undefined, tag: number = T.UniqueIdentifier) =>
+  (child(payload, tag) as { value: string } | undefined)?.value;
+const canonicalBase64 = (text: unknown) =>
+  typeof text === 'string' && Buffer.from(text, 'base64').toString('base64') === text;
 
 interface Translated {
   operation: number;
@@ -45,17 +65,44 @@ function translate(operationId: string, input: any): Translated {
   if (operationId === 'CreateKey') {
     const spec = input.spec;
     const pair = spec.algorithm === 'RSA' || spec.algorithm === 'EC' || spec.algorithm === 'EdDSA';
-    const algorithm = spec.algorithm === 'EdDSA' ? (spec.curve === 'Ed448' ? A.Ed448 : A.Ed25519) : ALGORITHMS[spec.algorithm]!;
-    const attributes = [enumeration(T.CryptographicAlgorithm, algorithm), ...(spec.sizeBits !== undefined ? [integer(T.CryptographicLength, spec.sizeBits)] : []), name(spec.name)];
+    const algorithm =
+      spec.algorithm === 'EdDSA' ? (spec.curve === 'Ed448' ? A.Ed448 : A.Ed25519) : ALGORITHMS[spec.algorithm]!;
+    const attributes = [
+      enumeration(T.CryptographicAlgorithm, algorithm),
+      ...(spec.sizeBits !== undefined ? [integer(T.CryptographicLength, spec.sizeBits)] : []),
+      name(spec.name),
+    ];
     return pair
-      ? { operation: O.CreateKeyPair, payload: [structure(T.CommonAttributes, attributes)], result: (p) => ({ id: uidOf(p, T.PrivateKeyUniqueIdentifier) }) }
-      : { operation: O.Create, payload: [enumeration(T.ObjectType, K.ObjectType.SymmetricKey), structure(T.Attributes, attributes)], result: (p) => ({ id: uidOf(p) }) };
+      ? {
+          operation: O.CreateKeyPair,
+          payload: [structure(T.CommonAttributes, attributes)],
+          result: (p) => ({ id: uidOf(p, T.PrivateKeyUniqueIdentifier) }),
+        }
+      : {
+          operation: O.Create,
+          payload: [enumeration(T.ObjectType, K.ObjectType.SymmetricKey), structure(T.Attributes, attributes)],
+          result: (p) => ({ id: uidOf(p) }),
+        };
   }
-  if (operationId === 'GetKey') return { operation: O.GetAttributes, payload: [text(T.UniqueIdentifier, input.id)], result: (p) => ({ id: uidOf(p) }) };
+  if (operationId === 'GetKey')
+    return {
+      operation: O.GetAttributes,
+      payload: [text(T.UniqueIdentifier, input.id)],
+      result: (p) => ({ id: uidOf(p) }),
+    };
   if (operationId === 'Sign') {
-    return { operation: O.Sign, payload: [text(T.UniqueIdentifier, input.id), bytes(T.Data, Buffer.from(input.messageBase64, 'base64'))], result: (p) => ({ signatureBase64: (child(p, T.SignatureData) as { value: Buffer }).value.toString('base64') }) };
+    return {
+      operation: O.Sign,
+      payload: [text(T.UniqueIdentifier, input.id), bytes(T.Data, Buffer.from(input.messageBase64, 'base64'))],
+      result: (p) => ({ signatureBase64: (child(p, T.SignatureData) as { value: Buffer }).value.toString('base64') }),
+    };
   }
-  if (operationId === 'DoorContractHold') return { operation: HOLD_OPERATION, payload: [], result: (p) => JSON.parse((child(p, HOLD_ANSWER_TAG) as { value: string }).value) };
+  if (operationId === 'DoorContractHold')
+    return {
+      operation: HOLD_OPERATION,
+      payload: [],
+      result: (p) => JSON.parse((child(p, HOLD_ANSWER_TAG) as { value: string }).value),
+    };
   throw new Error(`the KMIP door client does not translate ${operationId}`);
 }
 
@@ -69,21 +116,39 @@ function translate(operationId: string, input: any): Translated {
 export function kmipDoorClient(kmip: KmipService): DoorClient {
   const identities = new Map<string, KmipIdentity>();
   const identity = (subject: string) => {
-    if (!identities.has(subject)) identities.set(subject, kmip.identity(`contract-${identities.size}`, `/CN=${subject}`));
+    if (!identities.has(subject))
+      identities.set(subject, kmip.identity(`contract-${identities.size}`, `/CN=${subject}`));
     return identities.get(subject)!;
   };
   const ca = readFileSync(kmip.pki.caFile);
   return {
-    cannotExpress: (operationId, input) => (operationId === 'Sign' && !canonicalBase64((input as { messageBase64?: unknown }).messageBase64) ? "KMIP's Data is bytes: a message cannot be text that is not base64" : undefined),
+    cannotExpress: (operationId, input) =>
+      operationId === 'Sign' && !canonicalBase64((input as { messageBase64?: unknown }).messageBase64)
+        ? "KMIP's Data is bytes: a message cannot be text that is not base64"
+        : undefined,
     async call(operationId, input, credential, requestId): Promise<DoorAnswer> {
       const subject = credential?.['X-Svc-User'];
-      const client = await RawKmipClient.connect(kmip.port, ca, subject === undefined ? undefined : identity(subject)).catch(() => undefined);
-      const refused: DoorAnswer = { error: 'Unauthorized', message: 'the TLS handshake refused a connection without a client certificate the client CA signed' };
+      const client = await RawKmipClient.connect(
+        kmip.port,
+        ca,
+        subject === undefined ? undefined : identity(subject),
+      ).catch(() => undefined);
+      const refused: DoorAnswer = {
+        error: 'Unauthorized',
+        message: 'the TLS handshake refused a connection without a client certificate the client CA signed',
+      };
       if (!client) return refused;
       try {
-        const translated = input === MALFORMED ? { operation: O.Create, payload: [text(T.Data, 'not a payload')], result: () => undefined } : translate(operationId, input);
+        const translated =
+          input === MALFORMED
+            ? { operation: O.Create, payload: [text(T.Data, 'not a payload')], result: () => undefined }
+            : translate(operationId, input);
         const request = kmipRequest([2, 0], [{ operation: translated.operation, payload: translated.payload }]);
-        (child(request, T.RequestHeader) as { value: TtlvItem[] }).value.splice(1, 0, text(T.ClientCorrelationValue, requestId));
+        (child(request, T.RequestHeader) as { value: TtlvItem[] }).value.splice(
+          1,
+          0,
+          text(T.ClientCorrelationValue, requestId),
+        );
         const response = await client.request(request);
         // TLS 1.3: a client without a certificate finishes its side first; the server then closes unanswered.
         if (!response) return refused;

@@ -2,7 +2,16 @@ import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { connect, type TLSSocket } from 'node:tls';
-import { decodeTtlv, encodeTtlv, enumeration, Framer, integer, K, structure, type TtlvItem } from '../../plugins/kmip/ttlv/index.ts';
+import {
+  decodeTtlv,
+  encodeTtlv,
+  enumeration,
+  Framer,
+  integer,
+  K,
+  structure,
+  type TtlvItem,
+} from '../../plugins/kmip/ttlv/index.ts';
 import { startTestService, type TestService } from './service.ts';
 import { freePort } from './test-server.ts';
 import { issueClientCertificate, makeTestPki, type TestPki } from './tls-certs.ts';
@@ -12,9 +21,18 @@ export const SYSTEM_PYTHON = '/usr/bin/python3';
 
 /** Whether PyKMIP can be imported; installs python3-pykmip from Debian when missing (as CI runs, root). */
 export async function pykmipAvailable(): Promise<boolean> {
-  const probe = () => new Promise<boolean>((resolve) => execFile(SYSTEM_PYTHON, ['-c', 'import kmip.pie.client'], (err) => resolve(!err)));
+  const probe = () =>
+    new Promise<boolean>((resolve) =>
+      execFile(SYSTEM_PYTHON, ['-c', 'import kmip.pie.client'], (err) => resolve(!err)),
+    );
   if (existsSync(SYSTEM_PYTHON) && (await probe())) return true;
-  await new Promise<void>((resolve) => execFile('bash', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pykmip'], () => resolve()));
+  await new Promise<void>((resolve) =>
+    execFile(
+      'bash',
+      ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pykmip'],
+      () => resolve(),
+    ),
+  );
   return probe();
 }
 
@@ -44,23 +62,47 @@ export async function startKmipService(env: Record<string, string> = {}): Promis
     SVC_KMIP_TLS_CLIENT_CA_FILE: pki.caFile,
     ...env,
   });
-  return { svc, pki, port, identity: (name, subject) => issueClientCertificate(pki, name, subject), stop: () => svc.stop() };
+  return {
+    svc,
+    pki,
+    port,
+    identity: (name, subject) => issueClientCertificate(pki, name, subject),
+    stop: () => svc.stop(),
+  };
 }
 
 export type PyKmipResult = { ok: any } | { error: { status: string; reason: string; message: string } };
 
 /** Runs steps with PyKMIP's client (test/kmip/pykmip_steps.py) as `identity`; one answer per step. */
-export function pykmip(kmip: KmipService, identity: KmipIdentity, steps: object[], version = '1.2'): Promise<PyKmipResult[]> {
-  const input = JSON.stringify({ host: '127.0.0.1', port: kmip.port, cert: identity.certFile, key: identity.keyFile, ca: kmip.pki.caFile, version, steps });
+export function pykmip(
+  kmip: KmipService,
+  identity: KmipIdentity,
+  steps: object[],
+  version = '1.2',
+): Promise<PyKmipResult[]> {
+  const input = JSON.stringify({
+    host: '127.0.0.1',
+    port: kmip.port,
+    cert: identity.certFile,
+    key: identity.keyFile,
+    ca: kmip.pki.caFile,
+    version,
+    steps,
+  });
   return new Promise((resolve, reject) => {
-    const child = execFile(SYSTEM_PYTHON, [path.resolve('test/kmip/pykmip_steps.py')], { maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err) return reject(new Error(`pykmip failed: ${stderr || err.message}`));
-      try {
-        resolve(JSON.parse(stdout));
-      } catch {
-        reject(new Error(`pykmip printed no JSON: ${stdout}\n${stderr}`));
-      }
-    });
+    const child = execFile(
+      SYSTEM_PYTHON,
+      [path.resolve('test/kmip/pykmip_steps.py')],
+      { maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        if (err) return reject(new Error(`pykmip failed: ${stderr || err.message}`));
+        try {
+          resolve(JSON.parse(stdout));
+        } catch {
+          reject(new Error(`pykmip printed no JSON: ${stdout}\n${stderr}`));
+        }
+      },
+    );
     child.stdin!.end(input);
   });
 }
@@ -86,7 +128,16 @@ export class RawKmipClient {
 
   static connect(port: number, ca: Buffer, identity?: KmipIdentity): Promise<RawKmipClient> {
     return new Promise((resolve, reject) => {
-      const socket = connect({ host: '127.0.0.1', port, ca, servername: 'localhost', ...(identity ? { cert: readFileSync(identity.certFile), key: readFileSync(identity.keyFile) } : {}) }, () => resolve(new RawKmipClient(socket)));
+      const socket = connect(
+        {
+          host: '127.0.0.1',
+          port,
+          ca,
+          servername: 'localhost',
+          ...(identity ? { cert: readFileSync(identity.certFile), key: readFileSync(identity.keyFile) } : {}),
+        },
+        () => resolve(new RawKmipClient(socket)),
+      );
       socket.once('error', reject);
     });
   }
@@ -113,11 +164,22 @@ export class RawKmipClient {
 }
 
 /** A Request Message of the given version with one batch item per entry. */
-export function kmipRequest(version: [number, number], items: Array<{ operation: number; payload: TtlvItem[] }>): TtlvItem {
+export function kmipRequest(
+  version: [number, number],
+  items: Array<{ operation: number; payload: TtlvItem[] }>,
+): TtlvItem {
   const T = K.Tag;
   return structure(T.RequestMessage, [
-    structure(T.RequestHeader, [structure(T.ProtocolVersion, [integer(T.ProtocolVersionMajor, version[0]), integer(T.ProtocolVersionMinor, version[1])]), integer(T.BatchCount, items.length)]),
-    ...items.map((i) => structure(T.BatchItem, [enumeration(T.Operation, i.operation), structure(T.RequestPayload, i.payload)])),
+    structure(T.RequestHeader, [
+      structure(T.ProtocolVersion, [
+        integer(T.ProtocolVersionMajor, version[0]),
+        integer(T.ProtocolVersionMinor, version[1]),
+      ]),
+      integer(T.BatchCount, items.length),
+    ]),
+    ...items.map((i) =>
+      structure(T.BatchItem, [enumeration(T.Operation, i.operation), structure(T.RequestPayload, i.payload)]),
+    ),
   ]);
 }
 
@@ -131,20 +193,24 @@ export interface KmipItemAnswer {
 
 /** The batch items of a Response Message, read with the door's codec. */
 export function responseItems(response: TtlvItem | undefined): KmipItemAnswer[] {
-  if (response?.type !== 'Structure' || response.tag !== K.Tag.ResponseMessage) throw new Error('not a Response Message');
+  if (response?.type !== 'Structure' || response.tag !== K.Tag.ResponseMessage)
+    throw new Error('not a Response Message');
   const T = K.Tag;
-  const field = (item: TtlvItem, tag: number) => (item.type === 'Structure' ? item.value.find((c) => c.tag === tag) : undefined);
-  return response.value.filter((c) => c.tag === T.BatchItem).map((item) => {
-    const op = field(item, T.Operation);
-    const reason = field(item, T.ResultReason);
-    const message = field(item, T.ResultMessage);
-    const status = field(item, T.ResultStatus);
-    return {
-      ...(op?.type === 'Enumeration' ? { operation: op.value } : {}),
-      status: status?.type === 'Enumeration' ? status.value : -1,
-      ...(reason?.type === 'Enumeration' ? { reason: reason.value } : {}),
-      ...(message?.type === 'TextString' ? { message: message.value } : {}),
-      ...(field(item, T.ResponsePayload) ? { payload: field(item, T.ResponsePayload) } : {}),
-    };
-  });
+  const field = (item: TtlvItem, tag: number) =>
+    item.type === 'Structure' ? item.value.find((c) => c.tag === tag) : undefined;
+  return response.value
+    .filter((c) => c.tag === T.BatchItem)
+    .map((item) => {
+      const op = field(item, T.Operation);
+      const reason = field(item, T.ResultReason);
+      const message = field(item, T.ResultMessage);
+      const status = field(item, T.ResultStatus);
+      return {
+        ...(op?.type === 'Enumeration' ? { operation: op.value } : {}),
+        status: status?.type === 'Enumeration' ? status.value : -1,
+        ...(reason?.type === 'Enumeration' ? { reason: reason.value } : {}),
+        ...(message?.type === 'TextString' ? { message: message.value } : {}),
+        ...(field(item, T.ResponsePayload) ? { payload: field(item, T.ResponsePayload) } : {}),
+      };
+    });
 }

@@ -29,34 +29,40 @@ export async function startKmsFaultProxy(target: string): Promise<KmsFaultProxy>
     proxy.calls.push(op);
     if (proxy.mode === 'down') return req.socket.destroy();
     if (proxy.mode === 'throttle') return error(res, 'ThrottlingException', 'Rate exceeded');
-    if (proxy.mode === 'disabled' && /Encrypt|Decrypt|GenerateDataKey/.test(op)) return error(res, 'DisabledException', 'the key is disabled');
+    if (proxy.mode === 'disabled' && /Encrypt|Decrypt|GenerateDataKey/.test(op))
+      return error(res, 'DisabledException', 'the key is disabled');
     const chunks: Buffer[] = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
-      const upstream = http.request(new URL(req.url!, target), { method: req.method, headers: req.headers }, (answer) => {
-        const body: Buffer[] = [];
-        answer.on('data', (c) => body.push(c));
-        answer.on('end', () => {
-          let out = Buffer.concat(body);
-          if (proxy.mode === 'disabled' && op.endsWith('DescribeKey')) {
-            const doc = JSON.parse(out.toString('utf8'));
-            doc.KeyMetadata.KeyState = 'Disabled';
-            doc.KeyMetadata.Enabled = false;
-            out = Buffer.from(JSON.stringify(doc));
-          }
-          res.writeHead(answer.statusCode!, { ...answer.headers, 'content-length': String(out.length) });
-          res.end(out);
-        });
-      });
+      const upstream = http.request(
+        new URL(req.url!, target),
+        { method: req.method, headers: req.headers },
+        (answer) => {
+          const body: Buffer[] = [];
+          answer.on('data', (c) => body.push(c));
+          answer.on('end', () => {
+            let out = Buffer.concat(body);
+            if (proxy.mode === 'disabled' && op.endsWith('DescribeKey')) {
+              const doc = JSON.parse(out.toString('utf8'));
+              doc.KeyMetadata.KeyState = 'Disabled';
+              doc.KeyMetadata.Enabled = false;
+              out = Buffer.from(JSON.stringify(doc));
+            }
+            res.writeHead(answer.statusCode!, { ...answer.headers, 'content-length': String(out.length) });
+            res.end(out);
+          });
+        },
+      );
       upstream.on('error', () => req.socket.destroy());
       upstream.end(Buffer.concat(chunks));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  proxy.close = () => new Promise((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
+  proxy.close = () =>
+    new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
   return proxy;
 }

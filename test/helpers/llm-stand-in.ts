@@ -12,13 +12,20 @@ export interface LlmRequest {
  * A local stand-in for a language-model provider (a SaaS that cannot run here): it records each request
  * for the test to check what the service sent, and answers what `answer` returns ('hang': never).
  */
-export async function llmStandIn(answer: (req: LlmRequest) => { status: number; body: unknown } | 'hang'): Promise<{ url: string; requests: LlmRequest[]; close(): Promise<void> }> {
+export async function llmStandIn(
+  answer: (req: LlmRequest) => { status: number; body: unknown } | 'hang',
+): Promise<{ url: string; requests: LlmRequest[]; close(): Promise<void> }> {
   const requests: LlmRequest[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const request = { method: req.method!, path: req.url!, headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null') };
+      const request = {
+        method: req.method!,
+        path: req.url!,
+        headers: req.headers,
+        body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null'),
+      };
       requests.push(request);
       const a = answer(request);
       if (a === 'hang') return;
@@ -29,6 +36,10 @@ export async function llmStandIn(answer: (req: LlmRequest) => { status: number; 
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -12,7 +12,13 @@ export interface ToolResult {
  * An MCP client as an agent builder would use it: the SDK's own Client over Streamable HTTP to the
  * service's /mcp, with the REST API's credential headers on every request.
  */
-export async function mcpClient(url: string, headers: Record<string, string>, name = 'svc-test-client'): Promise<Client & { tool(name: string, args?: Record<string, unknown>, meta?: Record<string, unknown>): Promise<ToolResult> }> {
+export async function mcpClient(
+  url: string,
+  headers: Record<string, string>,
+  name = 'svc-test-client',
+): Promise<
+  Client & { tool(name: string, args?: Record<string, unknown>, meta?: Record<string, unknown>): Promise<ToolResult> }
+> {
   const client = new Client({ name, version: '1.2.3' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers } }));
   return Object.assign(client, {
@@ -22,10 +28,19 @@ export async function mcpClient(url: string, headers: Record<string, string>, na
 }
 
 /** One raw POST to /mcp, as a client that does not use the SDK (or an attacker) sends it. */
-export async function mcpPost(url: string, headers: Record<string, string>, body: string | unknown): Promise<{ status: number; headers: Headers; body: any; text: string }> {
+export async function mcpPost(
+  url: string,
+  headers: Record<string, string>,
+  body: string | unknown,
+): Promise<{ status: number; headers: Headers; body: any; text: string }> {
   const res = await fetch(`${url}/mcp`, {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-06-18', ...headers },
+    headers: {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': '2025-06-18',
+      ...headers,
+    },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await res.text();
@@ -39,4 +54,9 @@ export async function mcpPost(url: string, headers: Record<string, string>, body
 }
 
 /** A tools/call request as JSON-RPC. */
-export const toolsCall = (name: string, args: unknown, id: number | string = 1) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+export const toolsCall = (name: string, args: unknown, id: number | string = 1) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});

@@ -26,8 +26,18 @@ export function moto(t: Test): Moto | undefined {
   return {
     endpoint,
     createKek: async () => {
-      const kms = new KMSClient({ region: MOTO_REGION, endpoint, credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
-      const out = await kms.send(new CreateKeyCommand({ KeySpec: 'SYMMETRIC_DEFAULT', KeyUsage: 'ENCRYPT_DECRYPT', Description: 'svc-kms test KEK' }));
+      const kms = new KMSClient({
+        region: MOTO_REGION,
+        endpoint,
+        credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
+      });
+      const out = await kms.send(
+        new CreateKeyCommand({
+          KeySpec: 'SYMMETRIC_DEFAULT',
+          KeyUsage: 'ENCRYPT_DECRYPT',
+          Description: 'svc-kms test KEK',
+        }),
+      );
       kms.destroy();
       return out.KeyMetadata!.Arn!;
     },

@@ -1,7 +1,14 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  createAccount, createOperator, createUser, encodeAccount, encodeOperator, encodeUser, fmtCreds, type KeyPair,
+  createAccount,
+  createOperator,
+  createUser,
+  encodeAccount,
+  encodeOperator,
+  encodeUser,
+  fmtCreds,
+  type KeyPair,
 } from '@nats-io/jwt';
 
 /**
@@ -24,20 +31,43 @@ export async function natsOperator(dir: string): Promise<NatsOperator> {
   const account = createAccount();
   const operatorJwt = await encodeOperator('svc-test', operator, { system_account: system.getPublicKey() });
   const systemJwt = await encodeAccount('SYS', system, {}, { signer: operator });
-  const accountJwt = await encodeAccount('AUDIT', account, {
-    limits: { ...UNLIMITED, conn: -1, imports: -1, exports: -1, leaf: -1, wildcards: true, mem_storage: -1, disk_storage: -1, streams: -1, consumer: -1 },
-  }, { signer: operator });
+  const accountJwt = await encodeAccount(
+    'AUDIT',
+    account,
+    {
+      limits: {
+        ...UNLIMITED,
+        conn: -1,
+        imports: -1,
+        exports: -1,
+        leaf: -1,
+        wildcards: true,
+        mem_storage: -1,
+        disk_storage: -1,
+        streams: -1,
+        consumer: -1,
+      },
+    },
+    { signer: operator },
+  );
   const preload = (kp: KeyPair, jwt: string) => `  ${kp.getPublicKey()}: ${jwt}`;
   return {
     serverConfig: [
       `operator: ${operatorJwt}`,
       `system_account: ${system.getPublicKey()}`,
       'resolver: MEMORY',
-      'resolver_preload: {', preload(system, systemJwt), preload(account, accountJwt), '}',
+      'resolver_preload: {',
+      preload(system, systemJwt),
+      preload(account, accountJwt),
+      '}',
     ].join('\n'),
     async user(name, publish) {
       const kp = createUser();
-      const jwt = await encodeUser(name, kp, account, { ...UNLIMITED, pub: { allow: publish }, sub: { allow: ['_INBOX.>'] } });
+      const jwt = await encodeUser(name, kp, account, {
+        ...UNLIMITED,
+        pub: { allow: publish },
+        sub: { allow: ['_INBOX.>'] },
+      });
       const file = path.join(dir, `${name}.creds`);
       writeFileSync(file, fmtCreds(jwt, kp), { mode: 0o600 });
       return file;

@@ -45,7 +45,9 @@ export async function natsServer(t: Test, options: { auth?: boolean } = {}): Pro
     }
   };
   const start = async () => {
-    child = spawn(bin, ['-c', configFile, '-a', '127.0.0.1', '-p', String(port), '-m', String(monitor)], { stdio: 'ignore' });
+    child = spawn(bin, ['-c', configFile, '-a', '127.0.0.1', '-p', String(port), '-m', String(monitor)], {
+      stdio: 'ignore',
+    });
     for (let i = 0; i < 200 && !(await ready()); i++) await new Promise((r) => setTimeout(r, 25));
   };
   const stop = async () => {
@@ -71,7 +73,8 @@ export async function natsServer(t: Test, options: { auth?: boolean } = {}): Pro
     url,
     stop,
     start,
-    createStream: (name, subject) => withJs(async (nc) => void (await (await nc.jetstreamManager()).streams.add({ name, subjects: [subject] }))),
+    createStream: (name, subject) =>
+      withJs(async (nc) => void (await (await nc.jetstreamManager()).streams.add({ name, subjects: [subject] }))),
     messages: (stream) =>
       withJs(async (nc) => {
         const jsm = await nc.jetstreamManager();
@@ -89,4 +92,3 @@ export async function natsServer(t: Test, options: { auth?: boolean } = {}): Pro
     },
   };
 }
-

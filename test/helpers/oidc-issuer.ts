@@ -30,14 +30,25 @@ export class TestIssuer {
 
   async start(port = 0): Promise<void> {
     const provider = new Provider(this.url || 'http://127.0.0.1', {
-      clients: ['rs-client', 'es-client'].map((client_id) => ({ client_id, client_secret: SECRET, grant_types: ['client_credentials'], redirect_uris: [], response_types: [] })),
+      clients: ['rs-client', 'es-client'].map((client_id) => ({
+        client_id,
+        client_secret: SECRET,
+        grant_types: ['client_credentials'],
+        redirect_uris: [],
+        response_types: [],
+      })),
       jwks: { keys: this.keys.map((k) => k.jwk) },
       features: {
         clientCredentials: { enabled: true },
         resourceIndicators: {
           enabled: true,
           defaultResource: () => AUDIENCE,
-          getResourceServerInfo: (_ctx: unknown, _resource: string, client: { clientId: string }) => ({ scope: 'kms', audience: AUDIENCE, accessTokenFormat: 'jwt', jwt: { sign: { alg: client.clientId === 'es-client' ? 'ES256' : 'RS256' } } }),
+          getResourceServerInfo: (_ctx: unknown, _resource: string, client: { clientId: string }) => ({
+            scope: 'kms',
+            audience: AUDIENCE,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: client.clientId === 'es-client' ? 'ES256' : 'RS256' } },
+          }),
         },
       },
       extraTokenClaims: () => ({ svc_kind: 'service', svc_groups: ['kms-services'] }),
@@ -45,7 +56,9 @@ export class TestIssuer {
     if (!this.url) {
       // The issuer URL must be known before the provider is built: listen first on a throwaway server to learn a port.
       const probe = (await import('node:net')).createServer();
-      port = await new Promise<number>((resolve) => probe.listen(0, '127.0.0.1', () => resolve((probe.address() as { port: number }).port)));
+      port = await new Promise<number>((resolve) =>
+        probe.listen(0, '127.0.0.1', () => resolve((probe.address() as { port: number }).port)),
+      );
       await new Promise((r) => probe.close(r));
       this.url = `http://127.0.0.1:${port}`;
       return this.start(port);
@@ -57,7 +70,11 @@ export class TestIssuer {
   async stop(): Promise<void> {
     const server = this.server;
     this.server = undefined;
-    if (server) await new Promise((r) => { server.closeAllConnections(); server.close(r); });
+    if (server)
+      await new Promise((r) => {
+        server.closeAllConnections();
+        server.close(r);
+      });
   }
 
   async restart(keys: IssuerKey[]): Promise<void> {
@@ -71,9 +88,12 @@ export class TestIssuer {
     let res: Response;
     try {
       res = await fetch(`${this.url}/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${client}:${SECRET}`).toString('base64')}` },
-      body: 'grant_type=client_credentials&scope=kms',
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${client}:${SECRET}`).toString('base64')}`,
+        },
+        body: 'grant_type=client_credentials&scope=kms',
       });
     } catch (err) {
       // After restart() a pooled keep-alive socket to the old server may be dead; one retry opens a new one.
@@ -86,9 +106,16 @@ export class TestIssuer {
   }
 
   /** A token signed with one of the issuer's keys but with claims of the test's choosing (for refusals). */
-  async forge(key: IssuerKey, claims: Record<string, unknown>, times: { iat?: number; exp?: number; nbf?: number } = {}): Promise<string> {
+  async forge(
+    key: IssuerKey,
+    claims: Record<string, unknown>,
+    times: { iat?: number; exp?: number; nbf?: number } = {},
+  ): Promise<string> {
     const now = Math.floor(Date.now() / 1000);
-    const jwt = new SignJWT({ iss: this.url, aud: AUDIENCE, sub: 'forged', ...claims }).setProtectedHeader({ alg: key.alg, kid: key.kid }).setIssuedAt(times.iat ?? now).setExpirationTime(times.exp ?? now + 300);
+    const jwt = new SignJWT({ iss: this.url, aud: AUDIENCE, sub: 'forged', ...claims })
+      .setProtectedHeader({ alg: key.alg, kid: key.kid })
+      .setIssuedAt(times.iat ?? now)
+      .setExpirationTime(times.exp ?? now + 300);
     if (times.nbf) jwt.setNotBefore(times.nbf);
     return jwt.sign(key.privateKey);
   }

@@ -51,7 +51,8 @@ function spansOf(request: any): ReceivedSpan[] {
   );
 }
 
-export const decodeProtobuf = (body: Buffer): ReceivedSpan[] => spansOf(Request.toObject(Request.decode(body), { longs: String, bytes: Buffer }));
+export const decodeProtobuf = (body: Buffer): ReceivedSpan[] =>
+  spansOf(Request.toObject(Request.decode(body), { longs: String, bytes: Buffer }));
 
 export interface OtlpReceiver {
   endpoint: string;
@@ -79,7 +80,12 @@ export async function httpReceiver(): Promise<OtlpReceiver> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
-  return { endpoint: `http://127.0.0.1:${port}/v1/traces`, spans, contentTypes, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    endpoint: `http://127.0.0.1:${port}/v1/traces`,
+    spans,
+    contentTypes,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 /** A real OTLP/gRPC trace receiver (TraceService/Export) on 127.0.0.1. */
@@ -88,9 +94,32 @@ export async function grpcReceiver(): Promise<OtlpReceiver> {
   const server = new grpc.Server();
   const identity = (b: Buffer) => b;
   server.addService(
-    { Export: { path: '/opentelemetry.proto.collector.trace.v1.TraceService/Export', requestStream: false, responseStream: false, requestSerialize: identity, requestDeserialize: identity, responseSerialize: identity, responseDeserialize: identity } },
-    { Export: (call: grpc.ServerUnaryCall<Buffer, Buffer>, done: grpc.sendUnaryData<Buffer>) => (spans.push(...decodeProtobuf(call.request)), done(null, Buffer.alloc(0))) },
+    {
+      Export: {
+        path: '/opentelemetry.proto.collector.trace.v1.TraceService/Export',
+        requestStream: false,
+        responseStream: false,
+        requestSerialize: identity,
+        requestDeserialize: identity,
+        responseSerialize: identity,
+        responseDeserialize: identity,
+      },
+    },
+    {
+      Export: (call: grpc.ServerUnaryCall<Buffer, Buffer>, done: grpc.sendUnaryData<Buffer>) => (
+        spans.push(...decodeProtobuf(call.request)), done(null, Buffer.alloc(0))
+      ),
+    },
   );
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))));
-  return { endpoint: `http://127.0.0.1:${port}`, spans, contentTypes: ['application/grpc'], close: () => new Promise((resolve) => server.tryShutdown(() => resolve())) };
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
+  );
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    spans,
+    contentTypes: ['application/grpc'],
+    close: () => new Promise((resolve) => server.tryShutdown(() => resolve())),
+  };
 }

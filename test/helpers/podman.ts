@@ -14,7 +14,8 @@ const run = promisify(execFile);
  * refused (open files: the caller's own soft limit; processes: refused above 32768 on these machines).
  */
 export const PODMAN_GLOBAL = existsSync('/usr/sbin/runc') ? ['--runtime', '/usr/sbin/runc'] : [];
-const soft = (flag: string) => Number(execFileSync('bash', ['-c', `ulimit -S${flag}`], { encoding: 'utf8' }).trim()) || 1024;
+const soft = (flag: string) =>
+  Number(execFileSync('bash', ['-c', `ulimit -S${flag}`], { encoding: 'utf8' }).trim()) || 1024;
 const files = soft('n');
 const processes = Math.min(soft('u'), 32768);
 export const CONTAINER_LIMITS = [`--ulimit=nofile=${files}:${files}`, `--ulimit=nproc=${processes}:${processes}`];
@@ -27,11 +28,17 @@ export async function podman(args: string[], timeoutMs = 15 * 60_000): Promise<{
 export const BASE_TAG = 'localhost/svc-kms-base:bookworm-slim-node24';
 
 export async function ensureBaseImage(): Promise<{ built: boolean }> {
-  const { stdout } = await run('bash', [path.join(ROOT, 'deploy/container/build-base-image.sh'), BASE_TAG], { cwd: ROOT, timeout: 20 * 60_000 });
+  const { stdout } = await run('bash', [path.join(ROOT, 'deploy/container/build-base-image.sh'), BASE_TAG], {
+    cwd: ROOT,
+    timeout: 20 * 60_000,
+  });
   return { built: !/cached/.test(stdout) };
 }
 
 /** The Dockerfile built on the base above (deploy/container/build-test-image.sh; npm test runs it before the suites, so here it is cached). */
 export async function buildTestImage(tag: string): Promise<void> {
-  await run('bash', [path.join(ROOT, 'deploy/container/build-test-image.sh'), tag], { cwd: ROOT, timeout: 20 * 60_000 });
+  await run('bash', [path.join(ROOT, 'deploy/container/build-test-image.sh'), tag], {
+    cwd: ROOT,
+    timeout: 20 * 60_000,
+  });
 }

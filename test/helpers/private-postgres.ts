@@ -29,14 +29,19 @@ export function privatePostgres(t: Test): PrivatePostgres | undefined {
   }
   t.teardown(() => run('stop'));
   const vars = Object.fromEntries(
-    readFileSync(path.join(dir, 'env'), 'utf8').split('\n').flatMap((line) => [...line.matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!])),
+    readFileSync(path.join(dir, 'env'), 'utf8')
+      .split('\n')
+      .flatMap((line) => [...line.matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!])),
   );
   const url = vars.SVC_TEST_PG_URL!;
   return {
     url,
     env: {
-      SVC_JOURNAL_KIND: 'rdb-server-1', SVC_AUDIT_KIND: 'rdb-server-1', SVC_JDBC_URL: url,
-      SVC_JDBC_USERNAME: vars.SVC_TEST_PG_USER!, SVC_JDBC_PASSWORD: vars.SVC_TEST_PG_PASSWORD!,
+      SVC_JOURNAL_KIND: 'rdb-server-1',
+      SVC_AUDIT_KIND: 'rdb-server-1',
+      SVC_JDBC_URL: url,
+      SVC_JDBC_USERNAME: vars.SVC_TEST_PG_USER!,
+      SVC_JDBC_PASSWORD: vars.SVC_TEST_PG_PASSWORD!,
       SVC_CRYPTO_LOCAL_KEK: Buffer.alloc(32, 5).toString('base64'),
     },
     down: () => run('pg-down'),

@@ -33,7 +33,9 @@ export async function privateRedis(t: Test): Promise<PrivateRedis | undefined> {
   const url = `redis://127.0.0.1:${port}/0`;
   let child: ChildProcess | undefined;
   const start = async () => {
-    child = spawn(bin, ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    child = spawn(bin, ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'], {
+      stdio: 'ignore',
+    });
     for (let i = 0; i < 100 && !(await answers(url)); i++) await new Promise((r) => setTimeout(r, 50));
   };
   const stop = async () => {

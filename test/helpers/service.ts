@@ -25,7 +25,10 @@ export function tempDir(prefix = 'svc-kms-test-'): string {
  * Boots the real service in this process on 127.0.0.1 and a free port. By default journal and audit
  * are SQLite files in a fresh folder (so tests can read the audit trail back); env overrides anything.
  */
-export async function startTestService(env: Record<string, string> = {}, opts: { clock?: Clock; dir?: string; argv?: string[] } = {}): Promise<TestService> {
+export async function startTestService(
+  env: Record<string, string> = {},
+  opts: { clock?: Clock; dir?: string; argv?: string[] } = {},
+): Promise<TestService> {
   const dir = opts.dir ?? tempDir();
   const fullEnv: Record<string, string> = {
     SVC_HTTP_HOST: '127.0.0.1',
@@ -43,7 +46,13 @@ export async function startTestService(env: Record<string, string> = {}, opts: {
     warn: (msg, f) => logs.push(JSON.stringify({ level: 'warn', msg, ...f })),
     error: (msg, f) => logs.push(JSON.stringify({ level: 'error', msg, ...f })),
   };
-  const kernel = await startService({ argv: opts.argv ?? [], env: fullEnv, logger, clock: opts.clock, print: (text) => logs.push(text) });
+  const kernel = await startService({
+    argv: opts.argv ?? [],
+    env: fullEnv,
+    logger,
+    clock: opts.clock,
+    print: (text) => logs.push(text),
+  });
   const url = `http://127.0.0.1:${kernel.address!.port}`;
   return {
     kernel,

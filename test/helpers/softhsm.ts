@@ -7,7 +7,11 @@ import { tempDir } from './service.ts';
 import { serverMissing } from './test-server.ts';
 
 /** Where Debian's softhsm2 package puts the PKCS#11 library. */
-const MODULES = ['/usr/lib/softhsm/libsofthsm2.so', '/usr/lib/x86_64-linux-gnu/softhsm/libsofthsm2.so', '/usr/lib/aarch64-linux-gnu/softhsm/libsofthsm2.so'];
+const MODULES = [
+  '/usr/lib/softhsm/libsofthsm2.so',
+  '/usr/lib/x86_64-linux-gnu/softhsm/libsofthsm2.so',
+  '/usr/lib/aarch64-linux-gnu/softhsm/libsofthsm2.so',
+];
 
 export interface SoftHsm {
   /** The PKCS#11 library path (SVC_CRYPTO_PKCS11_MODULE). */
@@ -34,13 +38,17 @@ export interface SoftHsm {
 export function softHsm(t: Test): SoftHsm | undefined {
   const util = debianTool('softhsm2-util', 'softhsm2');
   const module = MODULES.find((m) => existsSync(m));
-  if (!util || !module) return serverMissing(t, 'SoftHSM2 (Debian package softhsm2) is not installed and cannot be installed here');
+  if (!util || !module)
+    return serverMissing(t, 'SoftHSM2 (Debian package softhsm2) is not installed and cannot be installed here');
   const dir = tempDir('svc-kms-softhsm-');
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const tokenDir = path.join(dir, 'tokens');
   mkdirSync(tokenDir, { mode: 0o700 });
   const conf = path.join(dir, 'softhsm2.conf');
-  writeFileSync(conf, `directories.tokendir = ${tokenDir}\nobjectstore.backend = file\nlog.level = ERROR\nslots.removable = false\n`);
+  writeFileSync(
+    conf,
+    `directories.tokendir = ${tokenDir}\nobjectstore.backend = file\nlog.level = ERROR\nslots.removable = false\n`,
+  );
   process.env.SOFTHSM2_CONF = conf;
   const env = { SOFTHSM2_CONF: conf };
   return {
@@ -49,7 +57,10 @@ export function softHsm(t: Test): SoftHsm | undefined {
     tokenDir,
     env,
     initToken: (label, pin, soPin = 'so-pin-0000') => {
-      execFileSync(util, ['--init-token', '--free', '--label', label, '--pin', pin, '--so-pin', soPin], { env: { ...process.env, ...env }, stdio: 'ignore' });
+      execFileSync(util, ['--init-token', '--free', '--label', label, '--pin', pin, '--so-pin', soPin], {
+        env: { ...process.env, ...env },
+        stdio: 'ignore',
+      });
     },
     disappear: () => renameSync(tokenDir, `${tokenDir}.away`),
     restore: () => renameSync(`${tokenDir}.away`, tokenDir),

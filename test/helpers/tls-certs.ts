@@ -19,17 +19,56 @@ export interface TestPki {
   read(file: string): Buffer;
 }
 
-const openssl = (args: string[], cwd: string) => execFileSync('openssl', args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+const openssl = (args: string[], cwd: string) =>
+  execFileSync('openssl', args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
 
 function authority(cwd: string, name: string): void {
-  openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '2', '-subj', `/CN=${name}`, '-keyout', `${name}.key`, '-out', `${name}.pem`], cwd);
+  openssl(
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      `/CN=${name}`,
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.pem`,
+    ],
+    cwd,
+  );
 }
 
 function issued(cwd: string, ca: string, name: string, extensions: string, keyType: 'ec' | 'rsa' = 'ec'): void {
   writeFileSync(path.join(cwd, `${name}.ext`), extensions);
   const newKey = keyType === 'ec' ? ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'] : ['-newkey', 'rsa:2048'];
   openssl(['req', ...newKey, '-nodes', '-subj', `/CN=${name}`, '-keyout', `${name}.key`, '-out', `${name}.csr`], cwd);
-  openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', `${ca}.pem`, '-CAkey', `${ca}.key`, '-CAcreateserial', '-days', '2', '-extfile', `${name}.ext`, '-out', `${name}.pem`], cwd);
+  openssl(
+    [
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      `${ca}.pem`,
+      '-CAkey',
+      `${ca}.key`,
+      '-CAcreateserial',
+      '-days',
+      '2',
+      '-extfile',
+      `${name}.ext`,
+      '-out',
+      `${name}.pem`,
+    ],
+    cwd,
+  );
 }
 
 /** A throwaway PKI made with the openssl command line: a CA, a server certificate for 127.0.0.1 and localhost, client certificates. */
@@ -58,10 +97,49 @@ export function makeTestPki(): TestPki {
 }
 
 /** One more client certificate from the test PKI's CA, with the subject given (`/CN=billing/O=acme`). */
-export function issueClientCertificate(pki: TestPki, name: string, subject: string): { certFile: string; keyFile: string } {
+export function issueClientCertificate(
+  pki: TestPki,
+  name: string,
+  subject: string,
+): { certFile: string; keyFile: string } {
   const cwd = pki.dir;
   writeFileSync(path.join(cwd, `${name}.ext`), 'extendedKeyUsage=clientAuth\n');
-  openssl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-subj', subject, '-keyout', `${name}.key`, '-out', `${name}.csr`], cwd);
-  openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '2', '-extfile', `${name}.ext`, '-out', `${name}.pem`], cwd);
+  openssl(
+    [
+      'req',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-subj',
+      subject,
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.csr`,
+    ],
+    cwd,
+  );
+  openssl(
+    [
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-days',
+      '2',
+      '-extfile',
+      `${name}.ext`,
+      '-out',
+      `${name}.pem`,
+    ],
+    cwd,
+  );
   return { certFile: path.join(cwd, `${name}.pem`), keyFile: path.join(cwd, `${name}.key`) };
 }

@@ -4,9 +4,15 @@ import { SignJWT } from 'jose';
 export const TEST_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
 
 /** An HS256 token as an identity provider sharing the secret would mint it. */
-export async function mintToken(claims: Record<string, unknown>, opts: { secret?: string; ttlSeconds?: number; jti?: string | null; iat?: number } = {}): Promise<string> {
+export async function mintToken(
+  claims: Record<string, unknown>,
+  opts: { secret?: string; ttlSeconds?: number; jti?: string | null; iat?: number } = {},
+): Promise<string> {
   const now = opts.iat ?? Math.floor(Date.now() / 1000);
-  const jwt = new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt(now).setExpirationTime(now + (opts.ttlSeconds ?? 600));
+  const jwt = new SignJWT(claims)
+    .setProtectedHeader({ alg: 'HS256' })
+    .setIssuedAt(now)
+    .setExpirationTime(now + (opts.ttlSeconds ?? 600));
   if (opts.jti !== null) jwt.setJti(opts.jti ?? randomUUID());
   return jwt.sign(new TextEncoder().encode(opts.secret ?? TEST_SECRET));
 }

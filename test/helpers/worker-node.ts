@@ -18,15 +18,31 @@ export interface WorkerNode {
 }
 
 /** A node of several workers on PostgreSQL (db given) or on SQLite files in a fresh folder. */
-export async function startWorkerNode(workers: number, db: TestDatabase | undefined, env: Record<string, string> = {}): Promise<WorkerNode> {
+export async function startWorkerNode(
+  workers: number,
+  db: TestDatabase | undefined,
+  env: Record<string, string> = {},
+): Promise<WorkerNode> {
   const dir = tempDir('svc-kms-workers-');
   const storage = db
     ? db.env
-    : { SVC_JOURNAL_KIND: 'rdb-embedded', SVC_AUDIT_KIND: 'rdb-embedded', SVC_RDB_EMBEDDED_JDBC_URL: `jdbc:sqlite:${path.join(dir, 'journal.db')}`, SVC_AUDIT_EMBEDDED_PATH: path.join(dir, 'audit.db') };
+    : {
+        SVC_JOURNAL_KIND: 'rdb-embedded',
+        SVC_AUDIT_KIND: 'rdb-embedded',
+        SVC_RDB_EMBEDDED_JDBC_URL: `jdbc:sqlite:${path.join(dir, 'journal.db')}`,
+        SVC_AUDIT_EMBEDDED_PATH: path.join(dir, 'audit.db'),
+      };
   const proc = spawnService({
-    SVC_HTTP_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', SVC_WORKERS: String(workers), SVC_REVOCATION_KIND: 'none', SVC_DATA_DIR: dir, SVC_NODE_ID: 'kms',
+    SVC_HTTP_HOST: '127.0.0.1',
+    SVC_HTTP_PORT: '0',
+    SVC_WORKERS: String(workers),
+    SVC_REVOCATION_KIND: 'none',
+    SVC_DATA_DIR: dir,
+    SVC_NODE_ID: 'kms',
     // Test connections stay with the worker that accepted them.
-    SVC_HTTP_KEEP_ALIVE_TIMEOUT_MS: '120000', ...storage, ...env,
+    SVC_HTTP_KEEP_ALIVE_TIMEOUT_MS: '120000',
+    ...storage,
+    ...env,
   });
   const port = await proc.listening;
   let knex: Knex | undefined;
@@ -34,11 +50,24 @@ export async function startWorkerNode(workers: number, db: TestDatabase | undefi
   const nodeOf = async (requestId: string): Promise<string | undefined> => {
     if (db) {
       const u = new URL(db.url.replace(/^jdbc:postgresql:/, 'db:'));
-      knex ??= knexFactory({ client: 'pg', connection: { host: u.hostname, port: Number(u.port), database: u.pathname.slice(1), user: db.user, password: db.password } });
+      knex ??= knexFactory({
+        client: 'pg',
+        connection: {
+          host: u.hostname,
+          port: Number(u.port),
+          database: u.pathname.slice(1),
+          user: db.user,
+          password: db.password,
+        },
+      });
       return (await knex('svc_audit').where({ correlation_id: requestId }).first('node'))?.node;
     }
     sqlite ??= new Database(path.join(dir, 'audit.db'), { readonly: true, fileMustExist: true });
-    return (sqlite.prepare('select node from svc_audit where correlation_id = ?').get(requestId) as { node?: string } | undefined)?.node;
+    return (
+      sqlite.prepare('select node from svc_audit where correlation_id = ?').get(requestId) as
+        | { node?: string }
+        | undefined
+    )?.node;
   };
   return {
     proc,
@@ -88,11 +117,19 @@ export class Connection {
     const res = await this.client.request({
       method: method as 'GET',
       path,
-      headers: { 'x-svc-user': this.user, 'x-request-id': requestId, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        'x-svc-user': this.user,
+        'x-request-id': requestId,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.body.text();
-    return { status: res.statusCode, body: text && String(res.headers['content-type']).includes('json') ? JSON.parse(text) : text, requestId };
+    return {
+      status: res.statusCode,
+      body: text && String(res.headers['content-type']).includes('json') ? JSON.parse(text) : text,
+      requestId,
+    };
   }
 
   /** Closes the connection; closing it again does nothing. */

@@ -37,20 +37,38 @@ t.test('a body over the limit is 413, a non-JSON content type 415, malformed JSO
   t.equal(array.body.error, 'BadRequest');
 });
 
-t.test('a gzip or deflate body is read like a plain one; an encoding the service cannot read is 415, and a compressed body is held to the limit once inflated', async (t) => {
-  const id = await api.key({ algorithm: 'AES' });
-  const body = JSON.stringify({ plaintextBase64: Buffer.from('zipped').toString('base64') });
-  for (const [encoding, bytes] of [['gzip', gzipSync(body)], ['deflate', deflateSync(body)]] as const) {
-    const res = await fetch(`${api.base}/v1/keys/${id}/encrypt`, { method: 'POST', headers: { 'X-Svc-User': 'alice', 'Content-Type': 'application/json', 'Content-Encoding': encoding }, body: bytes });
-    t.equal(res.status, 200, `${encoding}: 200`);
-  }
-  const unknown = await fetch(`${api.base}/v1/keys/${id}/encrypt`, { method: 'POST', headers: { 'X-Svc-User': 'alice', 'Content-Type': 'application/json', 'Content-Encoding': 'x-unknown' }, body });
-  t.equal(unknown.status, 415);
-  t.equal((await unknown.json()).error, 'UnsupportedMediaType');
-  const bomb = gzipSync(JSON.stringify({ plaintextBase64: 'A'.repeat(4096) }));
-  const inflated = await fetch(`${api.base}/v1/keys/${id}/encrypt`, { method: 'POST', headers: { 'X-Svc-User': 'alice', 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }, body: bomb });
-  t.equal(inflated.status, 413, `a ${bomb.length}-byte gzip body that inflates past the limit: 413`);
-});
+t.test(
+  'a gzip or deflate body is read like a plain one; an encoding the service cannot read is 415, and a compressed body is held to the limit once inflated',
+  async (t) => {
+    const id = await api.key({ algorithm: 'AES' });
+    const body = JSON.stringify({ plaintextBase64: Buffer.from('zipped').toString('base64') });
+    for (const [encoding, bytes] of [
+      ['gzip', gzipSync(body)],
+      ['deflate', deflateSync(body)],
+    ] as const) {
+      const res = await fetch(`${api.base}/v1/keys/${id}/encrypt`, {
+        method: 'POST',
+        headers: { 'X-Svc-User': 'alice', 'Content-Type': 'application/json', 'Content-Encoding': encoding },
+        body: bytes,
+      });
+      t.equal(res.status, 200, `${encoding}: 200`);
+    }
+    const unknown = await fetch(`${api.base}/v1/keys/${id}/encrypt`, {
+      method: 'POST',
+      headers: { 'X-Svc-User': 'alice', 'Content-Type': 'application/json', 'Content-Encoding': 'x-unknown' },
+      body,
+    });
+    t.equal(unknown.status, 415);
+    t.equal((await unknown.json()).error, 'UnsupportedMediaType');
+    const bomb = gzipSync(JSON.stringify({ plaintextBase64: 'A'.repeat(4096) }));
+    const inflated = await fetch(`${api.base}/v1/keys/${id}/encrypt`, {
+      method: 'POST',
+      headers: { 'X-Svc-User': 'alice', 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+      body: bomb,
+    });
+    t.equal(inflated.status, 413, `a ${bomb.length}-byte gzip body that inflates past the limit: 413`);
+  },
+);
 
 t.test('a body-carrying route accepts an empty body where every field is optional', async (t) => {
   const id = await api.key({ algorithm: 'AES' });

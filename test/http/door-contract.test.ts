@@ -21,7 +21,15 @@ function restClient(url: string, operations: AnyOperation[]): DoorClient {
       const get = def.http.method === 'GET';
       if (get) target += `?${new URLSearchParams(fields as Record<string, string>)}`;
       const body = input === MALFORMED ? '{"spec": ' : get ? undefined : JSON.stringify(fields);
-      const res = await fetch(`${url}${target}`, { method: def.http.method, headers: { ...credential, 'X-Request-Id': requestId, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) }, body });
+      const res = await fetch(`${url}${target}`, {
+        method: def.http.method,
+        headers: {
+          ...credential,
+          'X-Request-Id': requestId,
+          ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        },
+        body,
+      });
       const answer = await res.json();
       return res.ok ? { result: answer } : answer;
     },
@@ -33,5 +41,10 @@ doorContract(t, 'http', async () => {
   const config = path.join(dir, 'svc.yaml');
   writeFileSync(config, `plugins:\n${DOOR_CONTRACT_PLUGINS.map((p) => `  - ${p}\n`).join('')}`);
   const svc = await startTestService({ SVC_CONFIG_FILE: config }, { dir });
-  return { restUrl: svc.url, doors: svc.kernel.doors, door: restClient(svc.url, svc.kernel.pipeline.list()), stop: () => svc.stop() };
+  return {
+    restUrl: svc.url,
+    doors: svc.kernel.doors,
+    door: restClient(svc.url, svc.kernel.pipeline.list()),
+    stop: () => svc.stop(),
+  };
 });

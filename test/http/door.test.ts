@@ -4,7 +4,11 @@ import { ApiClient } from '../helpers/client.ts';
 import { startTestService } from '../helpers/service.ts';
 import { mintToken, TEST_SECRET } from '../helpers/tokens.ts';
 
-const svc = await startTestService({ SVC_HTTP_MAX_BODY_BYTES: '2048', SVC_HTTP_HEADERS_TIMEOUT_MS: '1500', SVC_HTTP_REQUEST_TIMEOUT_MS: '2000' });
+const svc = await startTestService({
+  SVC_HTTP_MAX_BODY_BYTES: '2048',
+  SVC_HTTP_HEADERS_TIMEOUT_MS: '1500',
+  SVC_HTTP_REQUEST_TIMEOUT_MS: '2000',
+});
 t.teardown(() => svc.stop());
 const anonymous = new ApiClient(svc.url);
 
@@ -22,25 +26,38 @@ function rawExchange(bytes: string): Promise<string> {
 
 const jsonOf = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
 
-t.test('the credential is checked before the body is read: an anonymous caller gets 401 whatever it sends', async (t) => {
-  const malformed = await anonymous.call('POST', '/v1/keys', '{"spec": ', { 'Content-Type': 'application/json' });
-  t.equal(malformed.status, 401);
-  const huge = await anonymous.call('POST', '/v1/keys', 'x'.repeat(100_000), { 'Content-Type': 'application/json' });
-  t.equal(huge.status, 401, 'not 413: the body was never read');
-  const wrongType = await anonymous.call('POST', '/v1/keys', 'name=x', { 'Content-Type': 'text/plain' });
-  t.equal(wrongType.status, 401, 'not 415');
-});
+t.test(
+  'the credential is checked before the body is read: an anonymous caller gets 401 whatever it sends',
+  async (t) => {
+    const malformed = await anonymous.call('POST', '/v1/keys', '{"spec": ', { 'Content-Type': 'application/json' });
+    t.equal(malformed.status, 401);
+    const huge = await anonymous.call('POST', '/v1/keys', 'x'.repeat(100_000), { 'Content-Type': 'application/json' });
+    t.equal(huge.status, 401, 'not 413: the body was never read');
+    const wrongType = await anonymous.call('POST', '/v1/keys', 'name=x', { 'Content-Type': 'text/plain' });
+    t.equal(wrongType.status, 401, 'not 415');
+  },
+);
 
 t.test('svc-system is reserved: no credential may carry it', async (t) => {
-  const dev = await anonymous.call('GET', '/v1/keys/00000000-0000-4000-8000-000000000000', undefined, { 'X-Svc-User': 'svc-system' });
+  const dev = await anonymous.call('GET', '/v1/keys/00000000-0000-4000-8000-000000000000', undefined, {
+    'X-Svc-User': 'svc-system',
+  });
   t.equal(dev.status, 401);
   t.match(dev.body, { error: 'Unauthorized', message: /reserved/ });
   const hmac = await startTestService({ SVC_AUTH_KIND: 'hmac', SVC_AUTH_HMAC_SECRET: TEST_SECRET });
   t.teardown(() => hmac.stop());
-  const asSystem = new ApiClient(hmac.url, { Authorization: `Bearer ${await mintToken({ sub: 'svc-system', svc_kind: 'service' })}` });
+  const asSystem = new ApiClient(hmac.url, {
+    Authorization: `Bearer ${await mintToken({ sub: 'svc-system', svc_kind: 'service' })}`,
+  });
   t.equal((await asSystem.post('/v1/keys', { spec: { name: 'x', algorithm: 'AES' } })).status, 401);
-  const agentOfSystem = new ApiClient(hmac.url, { Authorization: `Bearer ${await mintToken({ sub: 'agent-x', svc_kind: 'agent', svc_parent: 'svc-system', svc_ops: ['Create'] })}` });
-  t.equal((await agentOfSystem.post('/v1/keys', { spec: { name: 'x', algorithm: 'AES' } })).status, 401, 'nor an agent claiming it as parent');
+  const agentOfSystem = new ApiClient(hmac.url, {
+    Authorization: `Bearer ${await mintToken({ sub: 'agent-x', svc_kind: 'agent', svc_parent: 'svc-system', svc_ops: ['Create'] })}`,
+  });
+  t.equal(
+    (await agentOfSystem.post('/v1/keys', { spec: { name: 'x', algorithm: 'AES' } })).status,
+    401,
+    'nor an agent claiming it as parent',
+  );
 });
 
 t.test("errors of Node's HTTP parser are answered with a JSON body", async (t) => {

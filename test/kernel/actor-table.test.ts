@@ -35,7 +35,11 @@ t.test('one byte budget over every table: attacker-sized subjects evict, the tot
   t.equal(budget.used, a.bytes + b.bytes, 'the budget is the sum of its tables');
   t.ok(a.peek({ kind: 'Agent', subject: `999-${'x'.repeat(8192)}` }), 'the newest actor is kept');
   t.notOk(a.peek({ kind: 'Agent', subject: `0-${'x'.repeat(8192)}` }), 'the oldest went first');
-  t.same(b.peek({ kind: 'Human', subject: 'steady' }), [1], "the growing table paid for its own growth, not the other table's actors");
+  t.same(
+    b.peek({ kind: 'Human', subject: 'steady' }),
+    [1],
+    "the growing table paid for its own growth, not the other table's actors",
+  );
 
   a.grew({ kind: 'Agent', subject: `999-${'x'.repeat(8192)}` }, 150_000);
   t.ok(budget.used <= budget.maxBytes, 'growth of a value is charged too');

@@ -42,18 +42,30 @@ export function deepKernelImports(file: string, text: string): string[] {
 
 t.test('the guard sees a deep kernel import in every form', async (t) => {
   const file = path.join(ROOT, 'plugins/some/thing.ts');
-  t.same(deepKernelImports(file, "import { x } from '../../kernel/index.ts';\nimport type { Y } from '../../kernel/index.ts';"), []);
-  t.same(deepKernelImports(file, "import {\n  a,\n  type B,\n} from '../../kernel/ports/journal.ts';"), ['../../kernel/ports/journal.ts']);
+  t.same(
+    deepKernelImports(
+      file,
+      "import { x } from '../../kernel/index.ts';\nimport type { Y } from '../../kernel/index.ts';",
+    ),
+    [],
+  );
+  t.same(deepKernelImports(file, "import {\n  a,\n  type B,\n} from '../../kernel/ports/journal.ts';"), [
+    '../../kernel/ports/journal.ts',
+  ]);
   t.same(deepKernelImports(file, "export { a } from '../../kernel/boot.ts';"), ['../../kernel/boot.ts']);
   t.same(deepKernelImports(file, "const m = await import('../../kernel/errors.ts');"), ['../../kernel/errors.ts']);
   t.same(deepKernelImports(file, "import { a } from 'svc-kms/kernel/errors';"), ['svc-kms/kernel/errors']);
-  t.same(deepKernelImports(file, 'import "../../kernel/boot.ts";\nimport { b } from "../../kernel/errors.ts";'), ['../../kernel/errors.ts', '../../kernel/boot.ts']);
+  t.same(deepKernelImports(file, 'import "../../kernel/boot.ts";\nimport { b } from "../../kernel/errors.ts";'), [
+    '../../kernel/errors.ts',
+    '../../kernel/boot.ts',
+  ]);
 });
 
 t.test('plugins, examples and contracts import the kernel only through kernel/index.ts', async (t) => {
   const offenders: string[] = [];
   for (const file of [...sourceFiles('plugins'), ...sourceFiles('examples'), ...sourceFiles('contracts')]) {
-    for (const s of deepKernelImports(file, readFileSync(file, 'utf8'))) offenders.push(`${path.relative(ROOT, file)}: ${s}`);
+    for (const s of deepKernelImports(file, readFileSync(file, 'utf8')))
+      offenders.push(`${path.relative(ROOT, file)}: ${s}`);
   }
   t.same(offenders, [], 'import what a plugin needs from kernel/index.ts (export it there if it is missing)');
 });
@@ -81,9 +93,16 @@ function importsInto(from: string[], targets: string[]): string[] {
   );
 }
 
-t.test('a plugin gets its settings from the kernel: nothing under plugins/ or examples/ imports config/ or app/', async (t) => {
-  t.same(importsInto(['plugins', 'examples', 'contracts'], ['config', 'app']), [], 'declare settings in the plugin (settings) and read them in configure');
-});
+t.test(
+  'a plugin gets its settings from the kernel: nothing under plugins/ or examples/ imports config/ or app/',
+  async (t) => {
+    t.same(
+      importsInto(['plugins', 'examples', 'contracts'], ['config', 'app']),
+      [],
+      'declare settings in the plugin (settings) and read them in configure',
+    );
+  },
+);
 
 t.test('the arrows point one way: kernel imports neither config/ nor app/, config/ imports no app/', async (t) => {
   t.same(importsInto(['kernel'], ['config', 'app']), []);
@@ -95,7 +114,11 @@ t.test('the plugin definition API has no any', async (t) => {
   const offenders = files.flatMap((file) =>
     readFileSync(path.join(ROOT, file), 'utf8')
       .split('\n')
-      .flatMap((line, i) => (/(:\s*any\b|<any\b|\bany\[\]|,\s*any\b|as any\b)/.test(line.replace(/\/\/.*$|^\s*\*.*$/, '')) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+      .flatMap((line, i) =>
+        /(:\s*any\b|<any\b|\bany\[\]|,\s*any\b|as any\b)/.test(line.replace(/\/\/.*$|^\s*\*.*$/, ''))
+          ? [`${file}:${i + 1}: ${line.trim()}`]
+          : [],
+      ),
   );
   t.same(offenders, [], 'type it, or use unknown');
 });
@@ -135,7 +158,9 @@ t.test('no kernel port is part of an import circle', async (t) => {
 t.test('comments and docs state behaviour, not sections of planning documents', async (t) => {
   const cites = /\bSPEC\b|\bDECISIONS\b/;
   const files = [
-    ...['kernel', 'plugins', 'app', 'config', 'clients', 'schemas', 'contracts', 'examples'].flatMap((d) => sourceFiles(d)),
+    ...['kernel', 'plugins', 'app', 'config', 'clients', 'schemas', 'contracts', 'examples'].flatMap((d) =>
+      sourceFiles(d),
+    ),
     ...sourceFiles('docs', '.md'),
     path.join(ROOT, 'README.md'),
   ];

@@ -11,7 +11,10 @@ t.test('a batch the store refuses is written again item by item: only the bad it
     stored.push(...batch);
   });
   const results = await Promise.allSettled(['a', 'b', 'poison', 'c'].map((item) => commit.add(item)));
-  t.same(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+  t.same(
+    results.map((r) => r.status),
+    ['fulfilled', 'fulfilled', 'rejected', 'fulfilled'],
+  );
   t.same(stored, ['a', 'b', 'c'], 'the others are stored, in order');
   t.same(batches, [4, 1, 1, 1, 1], 'one batch, then one write per item');
 });

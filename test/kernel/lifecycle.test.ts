@@ -5,7 +5,14 @@ import { createStderrLogger } from '../../kernel/logger.ts';
 import { createPortRef } from '../../kernel/ports/port-ref.ts';
 
 const quiet = createStderrLogger('error', () => {});
-const manifest = (id: string) => definePlugin({ id, apiVersion: KERNEL_API_VERSION, provides: createPortRef(id), description: id, create: () => ({}) });
+const manifest = (id: string) =>
+  definePlugin({
+    id,
+    apiVersion: KERNEL_API_VERSION,
+    provides: createPortRef(id),
+    description: id,
+    create: () => ({}),
+  });
 
 function recorder(events: string[], id: string, opts: { failStart?: boolean; hangStart?: boolean } = {}) {
   return {
@@ -33,7 +40,10 @@ t.test('starts in order, stops in reverse, and a second stop does nothing', asyn
 
 t.test('a failed start stops what already started and names the plugin', async (t) => {
   const events: string[] = [];
-  const lc = new PluginLifecycle([recorder(events, 'a'), recorder(events, 'b', { failStart: true }), recorder(events, 'c')], quiet);
+  const lc = new PluginLifecycle(
+    [recorder(events, 'a'), recorder(events, 'b', { failStart: true }), recorder(events, 'c')],
+    quiet,
+  );
   await t.rejects(lc.start(), /plugin "b" \(b\) failed to start: boom/);
   t.same(events, ['start a', 'stop a']);
 });

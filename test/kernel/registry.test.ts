@@ -6,12 +6,23 @@ import { PluginRegistry } from '../../kernel/registry.ts';
 const single = createPortRef<object>('single');
 const other = createPortRef<object>('other');
 const many = createPortRef<object>('many', { multiple: true });
-const plugin = (id: string, provides: PortRef<object> = single, dependsOn: Record<string, PortRef<object>> = {}): AnyPlugin =>
+const plugin = (
+  id: string,
+  provides: PortRef<object> = single,
+  dependsOn: Record<string, PortRef<object>> = {},
+): AnyPlugin =>
   definePlugin({ id, apiVersion: KERNEL_API_VERSION, provides, dependsOn, description: id, create: () => ({}) });
 
 t.test('orders providers before their dependants', async (t) => {
-  const ordered = new PluginRegistry().add(plugin('feature', many, { s: single, o: other })).add(plugin('b', other, { s: single })).add(plugin('a')).resolve(new Set());
-  t.same(ordered.map((p) => p.id), ['a', 'b', 'feature']);
+  const ordered = new PluginRegistry()
+    .add(plugin('feature', many, { s: single, o: other }))
+    .add(plugin('b', other, { s: single }))
+    .add(plugin('a'))
+    .resolve(new Set());
+  t.same(
+    ordered.map((p) => p.id),
+    ['a', 'b', 'feature'],
+  );
 });
 
 t.test('several providers of a multiple port are fine', async (t) => {
@@ -36,10 +47,18 @@ t.test('reports every problem at once, each naming plugin and port', async (t) =
 t.test('detects dependency cycles', async (t) => {
   const a = createPortRef<object>('port-a');
   const b = createPortRef<object>('port-b');
-  const err = t.throws(() => new PluginRegistry().add(plugin('pa', a, { b })).add(plugin('pb', b, { a })).resolve(new Set())) as Error;
+  const err = t.throws(() =>
+    new PluginRegistry()
+      .add(plugin('pa', a, { b }))
+      .add(plugin('pb', b, { a }))
+      .resolve(new Set()),
+  ) as Error;
   t.match(err.message, /dependency cycle: pa \(port-a\) -> pb \(port-b\) -> pa \(port-a\)/);
 });
 
 t.test('a plugin may not provide a port the kernel provides', async (t) => {
-  t.throws(() => new PluginRegistry().add(plugin('fake-logger', createPortRef('logger'))).resolve(new Set(['logger'])), /which the kernel provides itself/);
+  t.throws(
+    () => new PluginRegistry().add(plugin('fake-logger', createPortRef('logger'))).resolve(new Set(['logger'])),
+    /which the kernel provides itself/,
+  );
 });

@@ -13,8 +13,25 @@ t.test('RFC 3339 date-times and plain dates are read exactly', async (t) => {
 });
 
 t.test('what Date.parse would guess at is refused', async (t) => {
-  for (const value of [' 10', '-5', '0', '1', '2026', '2026-02-30', '2025-02-29', '2026-13-01', '2026-01-01T24:00:00Z', '2026-01-01T10:00Z',
-    '2026-01-01T10:00:00', '2026-01-01 10:00:00Z', '2026-01-01T10:00:60Z', '2026-01-01T10:00:00+24:00', 'Fri, 27 Nov 2026 10:00:00 GMT', '2026-01-01T10:00:00Z ', 'abc']) {
+  for (const value of [
+    ' 10',
+    '-5',
+    '0',
+    '1',
+    '2026',
+    '2026-02-30',
+    '2025-02-29',
+    '2026-13-01',
+    '2026-01-01T24:00:00Z',
+    '2026-01-01T10:00Z',
+    '2026-01-01T10:00:00',
+    '2026-01-01 10:00:00Z',
+    '2026-01-01T10:00:60Z',
+    '2026-01-01T10:00:00+24:00',
+    'Fri, 27 Nov 2026 10:00:00 GMT',
+    '2026-01-01T10:00:00Z ',
+    'abc',
+  ]) {
     t.equal(parseTimestamp(value), undefined, JSON.stringify(value));
   }
 });
@@ -23,5 +40,11 @@ t.test('timestampField: undefined for nothing, ISO in UTC, else InvalidField nam
   t.equal(timestampField(undefined, 'since'), undefined);
   t.equal(timestampField('', 'since'), undefined);
   t.equal(timestampField('2026-01-31T13:00:00+01:00', 'since'), '2026-01-31T12:00:00.000Z');
-  t.throws(() => timestampField(' 10', 'until'), new SvcError('InvalidField', 'until must be an RFC 3339 date-time such as 2026-01-31T12:00:00Z (or a date, 2026-01-31, read as midnight UTC), not " 10"'));
+  t.throws(
+    () => timestampField(' 10', 'until'),
+    new SvcError(
+      'InvalidField',
+      'until must be an RFC 3339 date-time such as 2026-01-31T12:00:00Z (or a date, 2026-01-31, read as midnight UTC), not " 10"',
+    ),
+  );
 });

@@ -19,15 +19,35 @@ class Superseded extends SvcError {
 function pipeline(commitFirst = false) {
   const records: AuditRecord[] = [];
   const op = defineOperation({
-    id: 'DestroyScheduledKey', operation: 'Destroy', summary: 'x', group: 'Test', input: Type.Object({}), output: Type.Object({}), resource: () => 'key:x',
+    id: 'DestroyScheduledKey',
+    operation: 'Destroy',
+    summary: 'x',
+    group: 'Test',
+    input: Type.Object({}),
+    output: Type.Object({}),
+    resource: () => 'key:x',
     handle: async (_input, call) => {
       if (commitFirst) call.journaled(call.successRecord({}));
       throw new Superseded();
     },
   });
-  return { records, pipeline: new OperationPipeline([op], { policy: new DevPolicy(), audit: { record: async (r) => void records.push(r) }, metrics: new KmsMetrics(), logger: createStderrLogger('error'), clock: systemClock }) };
+  return {
+    records,
+    pipeline: new OperationPipeline([op], {
+      policy: new DevPolicy(),
+      audit: { record: async (r) => void records.push(r) },
+      metrics: new KmsMetrics(),
+      logger: createStderrLogger('error'),
+      clock: systemClock,
+    }),
+  };
 }
-const caller = (principal: Principal) => ({ principal, requestId: 'r', door: 'internal', unaudited: (err: unknown) => err instanceof Superseded });
+const caller = (principal: Principal) => ({
+  principal,
+  requestId: 'r',
+  door: 'internal',
+  unaudited: (err: unknown) => err instanceof Superseded,
+});
 
 t.test('a failure svc-system names as unaudited writes no record, and is still thrown', async (t) => {
   const { pipeline: p, records } = pipeline();
@@ -37,7 +57,9 @@ t.test('a failure svc-system names as unaudited writes no record, and is still t
 
 t.test('any other principal is audited whatever it asks', async (t) => {
   const { pipeline: p, records } = pipeline();
-  await t.rejects(p.run('DestroyScheduledKey', {}, caller({ kind: 'Human', subject: 'mallory', groups: [] })), { message: 'another node did it first' });
+  await t.rejects(p.run('DestroyScheduledKey', {}, caller({ kind: 'Human', subject: 'mallory', groups: [] })), {
+    message: 'another node did it first',
+  });
   t.match(records, [{ principal: { subject: 'mallory' }, outcome: 'IllegalOperation' }]);
 });
 

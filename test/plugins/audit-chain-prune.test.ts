@@ -10,8 +10,14 @@ import { ManualClock, tempDir } from '../helpers/service.ts';
 
 const DAY_MS = 86_400_000;
 const record = (occurredAt: Date, subject: string): AuditRecord => ({
-  id: randomUUID(), occurredAt: occurredAt.toISOString(), principal: { subject, kind: 'Human' }, operation: 'Sign',
-  resource: randomUUID(), outcome: 'Success', context: {}, correlationId: randomUUID(),
+  id: randomUUID(),
+  occurredAt: occurredAt.toISOString(),
+  principal: { subject, kind: 'Human' },
+  operation: 'Sign',
+  resource: randomUUID(),
+  outcome: 'Success',
+  context: {},
+  correlationId: randomUUID(),
 });
 
 /**
@@ -21,22 +27,40 @@ const record = (occurredAt: Date, subject: string): AuditRecord => ({
  * older time) used to be pruned out of the middle of its chain, and verification then reported the chain
  * broken although nobody had touched it.
  */
-t.test('a late record older than the retention period is pruned with the rows before it, never out of the middle of its chain', async (t) => {
-  const clock = new ManualClock(new Date('2026-06-01T00:00:00.000Z'));
-  const registry = new MemoryNodeRegistry();
-  const sink = new KnexAuditSink(sqliteKnexSettings(path.join(tempDir(), 'audit.db')), 365, clock, createStderrLogger('error', () => {}), 'kms-1', registry);
-  await sink.start();
-  t.teardown(() => sink.stop());
-  const now = clock.now().getTime();
-  await sink.write(record(new Date(now - 10 * DAY_MS), 'recent'));
-  await sink.write(record(new Date(now - 400 * DAY_MS), 'relayed-late'));
-  await sink.write(record(new Date(now), 'newest'));
+t.test(
+  'a late record older than the retention period is pruned with the rows before it, never out of the middle of its chain',
+  async (t) => {
+    const clock = new ManualClock(new Date('2026-06-01T00:00:00.000Z'));
+    const registry = new MemoryNodeRegistry();
+    const sink = new KnexAuditSink(
+      sqliteKnexSettings(path.join(tempDir(), 'audit.db')),
+      365,
+      clock,
+      createStderrLogger('error', () => {}),
+      'kms-1',
+      registry,
+    );
+    await sink.start();
+    t.teardown(() => sink.stop());
+    const now = clock.now().getTime();
+    await sink.write(record(new Date(now - 10 * DAY_MS), 'recent'));
+    await sink.write(record(new Date(now - 400 * DAY_MS), 'relayed-late'));
+    await sink.write(record(new Date(now), 'newest'));
 
-  t.equal(await sink.prune(), 0, 'the late record waits for the row before it to go');
-  t.match(await sink.verify({ full: true }), { valid: true, checked: 3 });
+    t.equal(await sink.prune(), 0, 'the late record waits for the row before it to go');
+    t.match(await sink.verify({ full: true }), { valid: true, checked: 3 });
 
-  clock.advance(360 * DAY_MS);
-  t.equal(await sink.prune(), 2, 'once the row before it is old too, both go');
-  t.match(await sink.verify({ full: true }), { valid: true, checked: 1 }, 'the chain left starts where the prune left it');
-  t.match((await registry.list()).find((n) => n.node === 'kms-1'), { pruned: { hash: /^[0-9a-f]{64}$/ } }, 'the registry knows the newest row pruned');
-});
+    clock.advance(360 * DAY_MS);
+    t.equal(await sink.prune(), 2, 'once the row before it is old too, both go');
+    t.match(
+      await sink.verify({ full: true }),
+      { valid: true, checked: 1 },
+      'the chain left starts where the prune left it',
+    );
+    t.match(
+      (await registry.list()).find((n) => n.node === 'kms-1'),
+      { pruned: { hash: /^[0-9a-f]{64}$/ } },
+      'the registry knows the newest row pruned',
+    );
+  },
+);

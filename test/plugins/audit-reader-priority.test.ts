@@ -19,23 +19,38 @@ function threadNiceness(): Map<number, number> {
 }
 const startedSince = (before: Map<number, number>) => [...threadNiceness()].filter(([tid]) => !before.has(tid));
 
-t.test('long reads yield the core: verification and advisor pages run on a low-priority reader thread; pages callers wait on and the request path keep theirs', async (t) => {
-  const sink = new KnexAuditSink(sqliteKnexSettings(path.join(tempDir(), 'audit.db')), 0, systemClock, createStderrLogger('error', () => {}), 'n');
-  await sink.start();
-  t.teardown(() => sink.stop());
-  const mainBefore = threadNiceness().get(process.pid);
+t.test(
+  'long reads yield the core: verification and advisor pages run on a low-priority reader thread; pages callers wait on and the request path keep theirs',
+  async (t) => {
+    const sink = new KnexAuditSink(
+      sqliteKnexSettings(path.join(tempDir(), 'audit.db')),
+      0,
+      systemClock,
+      createStderrLogger('error', () => {}),
+      'n',
+    );
+    await sink.start();
+    t.teardown(() => sink.stop());
+    const mainBefore = threadNiceness().get(process.pid);
 
-  let before = threadNiceness();
-  await sink.query!({ limit: 1, offset: 0, background: true });
-  const background = startedSince(before);
-  t.ok(background.some(([, nice]) => nice === READER_NICENESS), `an advisor page: its reader runs at nice ${READER_NICENESS} (${JSON.stringify(background)})`);
-  before = threadNiceness();
-  await sink.verify!({});
-  t.same(startedSince(before), [], 'a verification runs on that same low-priority reader');
+    let before = threadNiceness();
+    await sink.query!({ limit: 1, offset: 0, background: true });
+    const background = startedSince(before);
+    t.ok(
+      background.some(([, nice]) => nice === READER_NICENESS),
+      `an advisor page: its reader runs at nice ${READER_NICENESS} (${JSON.stringify(background)})`,
+    );
+    before = threadNiceness();
+    await sink.verify!({});
+    t.same(startedSince(before), [], 'a verification runs on that same low-priority reader');
 
-  before = threadNiceness();
-  await sink.query!({ limit: 1, offset: 0 });
-  const interactive = startedSince(before);
-  t.ok(interactive.length > 0 && interactive.every(([, nice]) => nice === mainBefore), `a page a caller waits on: a reader of its own at the process's priority (${JSON.stringify(interactive)})`);
-  t.equal(threadNiceness().get(process.pid), mainBefore, 'the main thread keeps its priority');
-});
+    before = threadNiceness();
+    await sink.query!({ limit: 1, offset: 0 });
+    const interactive = startedSince(before);
+    t.ok(
+      interactive.length > 0 && interactive.every(([, nice]) => nice === mainBefore),
+      `a page a caller waits on: a reader of its own at the process's priority (${JSON.stringify(interactive)})`,
+    );
+    t.equal(threadNiceness().get(process.pid), mainBefore, 'the main thread keeps its priority');
+  },
+);

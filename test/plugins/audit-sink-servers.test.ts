@@ -14,7 +14,16 @@ for (const kind of ['postgresql', 'mysql'] as ServerKind[]) {
     const open = async () => {
       // A fresh database per case, like the SQLite run.
       const db = (await freshDatabase(t, kind))!;
-      const sink = new KnexAuditSink(serverKnexSettings(kind, serverConnection(db.url, kind, db.user, db.password), { max: 5, acquireTimeoutMs: 3000, bootTimeoutMs: 10000 }), 30, clock, createStderrLogger('error', () => {}));
+      const sink = new KnexAuditSink(
+        serverKnexSettings(kind, serverConnection(db.url, kind, db.user, db.password), {
+          max: 5,
+          acquireTimeoutMs: 3000,
+          bootTimeoutMs: 10000,
+        }),
+        30,
+        clock,
+        createStderrLogger('error', () => {}),
+      );
       await sink.start();
       return sink;
     };

@@ -12,7 +12,12 @@ auditSinkContract(
   t,
   async () => {
     // A fresh file per case; retention 0 here so start() does not prune before the case writes its rows.
-    const sink = new KnexAuditSink(sqliteKnexSettings(path.join(tempDir(), `audit-${++n}.db`)), 30, clock, createStderrLogger('error', () => {}));
+    const sink = new KnexAuditSink(
+      sqliteKnexSettings(path.join(tempDir(), `audit-${++n}.db`)),
+      30,
+      clock,
+      createStderrLogger('error', () => {}),
+    );
     await sink.start();
     return sink;
   },

@@ -8,9 +8,24 @@ import { webhookReceiver } from '../helpers/webhook-receiver.ts';
 auditFanoutContract(t, async () => {
   const rx = await webhookReceiver();
   t.teardown(() => rx.close());
-  const delivery = { queueCapacity: 10, maxRetries: 0, initialBackoffMs: 1, maxBackoffMs: 1, deadLetterFile: `${tempDir()}/dl.jsonl`, batchSize: 1, concurrency: 1 };
+  const delivery = {
+    queueCapacity: 10,
+    maxRetries: 0,
+    initialBackoffMs: 1,
+    maxBackoffMs: 1,
+    deadLetterFile: `${tempDir()}/dl.jsonl`,
+    batchSize: 1,
+    concurrency: 1,
+  };
   return {
-    sink: new WebhookSink({ name: 'webhook', url: rx.url, secret: 'contract-secret', timeoutMs: 2_000, pipelining: 4, delivery }),
+    sink: new WebhookSink({
+      name: 'webhook',
+      url: rx.url,
+      secret: 'contract-secret',
+      timeoutMs: 2_000,
+      pipelining: 4,
+      delivery,
+    }),
     delivered: async () => rx.accepted(),
     breakDestination: () => rx.down(),
   };

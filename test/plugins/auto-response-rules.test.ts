@@ -13,11 +13,20 @@ t.test('a rule line may name several actions, run in order', async (t) => {
 
 t.test('the shipped rules: agents are revoked on High, everything High or Medium alerts', async (t) => {
   const lines = defaultRules(['Agent']);
-  t.same(lines, ['HoneyKey:High -> RevokeAgent, Revoke for Agent', '*:High -> RevokeAgent, Revoke for Agent', '*:High -> Alert', '*:Medium -> Alert']);
+  t.same(lines, [
+    'HoneyKey:High -> RevokeAgent, Revoke for Agent',
+    '*:High -> RevokeAgent, Revoke for Agent',
+    '*:High -> Alert',
+    '*:Medium -> Alert',
+  ]);
   const rules = parseRules(lines, DETECTORS);
   t.same(matchRule(rules, 'RateSpike', 'High', 'Agent')?.actions, ['RevokeAgent', 'Revoke']);
   t.same(matchRule(rules, 'RateSpike', 'High', 'Human')?.actions, ['Alert']);
   t.same(matchRule(rules, 'ScopeBaseline', 'Medium', 'Agent')?.actions, ['Alert']);
   t.equal(matchRule(rules, 'ScopeBaseline', 'Low', 'Agent'), undefined);
-  t.same(defaultRules(['Agent', 'Service']).slice(2, 3), ['*:High -> Revoke for Service'], 'other revoke kinds keep key revocation');
+  t.same(
+    defaultRules(['Agent', 'Service']).slice(2, 3),
+    ['*:High -> Revoke for Service'],
+    'other revoke kinds keep key revocation',
+  );
 });

@@ -40,15 +40,22 @@ t.test('ScopeBaseline and SourceIpBaseline are Low for humans; Create is not a s
   t.same(d.observe(rec({ kind: 'Human', operation: 'Create', resource: 'name:x' })), []);
 });
 
-t.test('ScopeBaseline: five keys never touched before within a minute is probing, High; spread out they stay Medium', async (t) => {
-  const probe = new BaselineDetector(scope, budget());
-  probe.observe(rec({ resource: 'own' }));
-  const at = (s: number) => new Date(Date.parse('2026-01-05T10:00:00.000Z') + s * 1000).toISOString();
-  const severities = [1, 2, 3, 4, 5].map((i) => probe.observe(rec({ resource: `other-${i}`, occurredAt: at(i) }))[0]?.severity);
-  t.same(severities, ['Medium', 'Medium', 'Medium', 'Medium', 'High']);
+t.test(
+  'ScopeBaseline: five keys never touched before within a minute is probing, High; spread out they stay Medium',
+  async (t) => {
+    const probe = new BaselineDetector(scope, budget());
+    probe.observe(rec({ resource: 'own' }));
+    const at = (s: number) => new Date(Date.parse('2026-01-05T10:00:00.000Z') + s * 1000).toISOString();
+    const severities = [1, 2, 3, 4, 5].map(
+      (i) => probe.observe(rec({ resource: `other-${i}`, occurredAt: at(i) }))[0]?.severity,
+    );
+    t.same(severities, ['Medium', 'Medium', 'Medium', 'Medium', 'High']);
 
-  const slow = new BaselineDetector(scope, budget());
-  slow.observe(rec({ resource: 'own' }));
-  const spread = [1, 2, 3, 4, 5].map((i) => slow.observe(rec({ resource: `other-${i}`, occurredAt: at(i * 20) }))[0]?.severity);
-  t.same(spread, ['Medium', 'Medium', 'Medium', 'Medium', 'Medium'], 'five new keys over 100 s');
-});
+    const slow = new BaselineDetector(scope, budget());
+    slow.observe(rec({ resource: 'own' }));
+    const spread = [1, 2, 3, 4, 5].map(
+      (i) => slow.observe(rec({ resource: `other-${i}`, occurredAt: at(i * 20) }))[0]?.severity,
+    );
+    t.same(spread, ['Medium', 'Medium', 'Medium', 'Medium', 'Medium'], 'five new keys over 100 s');
+  },
+);

@@ -21,7 +21,22 @@ t.test('SQL key index: a glob reads at most a window of rows and answers where i
     const id = randomUUID();
     ids.push(id);
     const at = new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
-    await journal.append(id, 0, [{ type: 'KeyCreated', at, by: 'a', owner: 'a', materialId: 'm', spec: { name: i % 5 === 0 ? `rare-${i}` : `common-${i}`, algorithm: 'AES', sizeBits: 256, objectType: 'SymmetricKey', exportable: false } }]);
+    await journal.append(id, 0, [
+      {
+        type: 'KeyCreated',
+        at,
+        by: 'a',
+        owner: 'a',
+        materialId: 'm',
+        spec: {
+          name: i % 5 === 0 ? `rare-${i}` : `common-${i}`,
+          algorithm: 'AES',
+          sizeBits: 256,
+          objectType: 'SymmetricKey',
+          exportable: false,
+        },
+      },
+    ]);
   }
   await journal.stop();
   const db = knexFactory(sqliteKnexSettings(file).config);
@@ -39,12 +54,23 @@ t.test('SQL key index: a glob reads at most a window of rows and answers where i
     if (!read.scannedTo) break;
     after = read.scannedTo;
   }
-  t.same(every, newest.filter((_, i) => (19 - i) % 5 === 0), 'reading on finds every match once, in order');
+  t.same(
+    every,
+    newest.filter((_, i) => (19 - i) % 5 === 0),
+    'reading on finds every match once, in order',
+  );
   t.equal(reads, 5, 'five full windows of four rows, then a read past the end');
   const filled = await locateKeys(db, { name: 'common-*' }, undefined, 2, 4);
-  t.same(filled.keys.map((k) => k.id), newest.slice(0, 2));
+  t.same(
+    filled.keys.map((k) => k.id),
+    newest.slice(0, 2),
+  );
   t.notOk(filled.scannedTo, 'a read that fills its limit names no stop: the caller goes on from its last key');
   const indexed = await locateKeys(db, { name: 'rare-5' }, undefined, 10, 4);
-  t.same(indexed.keys.map((k) => k.id), [ids[5]], 'an exact name is matched in the query: no window');
+  t.same(
+    indexed.keys.map((k) => k.id),
+    [ids[5]],
+    'an exact name is matched in the query: no window',
+  );
   t.notOk(indexed.scannedTo);
 });

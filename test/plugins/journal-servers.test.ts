@@ -10,7 +10,13 @@ for (const kind of ['postgresql', 'mysql'] as ServerKind[]) {
     const db = await freshDatabase(t, kind);
     if (!db) return;
     const open = async () => {
-      const j = new KnexJournal(serverKnexSettings(kind, serverConnection(db.url, kind, db.user, db.password), { max: 5, acquireTimeoutMs: 3000, bootTimeoutMs: 10000 }));
+      const j = new KnexJournal(
+        serverKnexSettings(kind, serverConnection(db.url, kind, db.user, db.password), {
+          max: 5,
+          acquireTimeoutMs: 3000,
+          bootTimeoutMs: 10000,
+        }),
+      );
       await j.start();
       return j;
     };

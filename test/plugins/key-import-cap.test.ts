@@ -14,10 +14,19 @@ async function importer(caller: string, held: number) {
   const journal = new MemoryJournal();
   const now = clock.now();
   for (let i = 0; i < held; i++) {
-    await journal.putImportToken({
-      tokenHash: randomUUID(), importId: randomUUID(), issuedTo: caller, keyType: 'AES/256', createdAt: now.toISOString(),
-      expiresAt: new Date(now.getTime() + 3_600_000).toISOString(), sealingKey: { kekId: 'k', blob: Buffer.alloc(1) }, privateKey: Buffer.alloc(1),
-    }, MAX_LIVE_IMPORT_TOKENS);
+    await journal.putImportToken(
+      {
+        tokenHash: randomUUID(),
+        importId: randomUUID(),
+        issuedTo: caller,
+        keyType: 'AES/256',
+        createdAt: now.toISOString(),
+        expiresAt: new Date(now.getTime() + 3_600_000).toISOString(),
+        sealingKey: { kekId: 'k', blob: Buffer.alloc(1) },
+        privateKey: Buffer.alloc(1),
+      },
+      MAX_LIVE_IMPORT_TOKENS,
+    );
   }
   const rootOfTrust = { wrap: async () => ({ kekId: 'k', blob: Buffer.alloc(48) }) } as unknown as RootOfTrust;
   const steps: string[] = [];
@@ -25,16 +34,36 @@ async function importer(caller: string, held: number) {
   return { keyImport: new KeyImport({} as KeyStore, journal, rootOfTrust, clock), journal, steps, trace };
 }
 
-t.test('a caller at the import-token cap is refused before an RSA-3072 key is generated or anything is wrapped', async (t) => {
-  const { keyImport, steps, trace } = await importer('mallory', MAX_LIVE_IMPORT_TOKENS);
-  await t.rejects(keyImport.parameters(AES, 'mallory', trace), { code: 'TooManyRequests', message: /already holds 100 unspent import tokens/ });
-  t.same(steps, ['journal.liveImportTokens'], 'only the count of its tokens was read');
-});
+t.test(
+  'a caller at the import-token cap is refused before an RSA-3072 key is generated or anything is wrapped',
+  async (t) => {
+    const { keyImport, steps, trace } = await importer('mallory', MAX_LIVE_IMPORT_TOKENS);
+    await t.rejects(keyImport.parameters(AES, 'mallory', trace), {
+      code: 'TooManyRequests',
+      message: /already holds 100 unspent import tokens/,
+    });
+    t.same(steps, ['journal.liveImportTokens'], 'only the count of its tokens was read');
+  },
+);
 
-t.test('of concurrent requests for the last free place, the journal stores one: the other is refused after its key generation', async (t) => {
-  const { keyImport, journal, trace } = await importer('mallory', MAX_LIVE_IMPORT_TOKENS - 1);
-  const results = await Promise.allSettled([keyImport.parameters(AES, 'mallory', trace), keyImport.parameters(AES, 'mallory', trace)]);
-  t.equal(results.filter((r) => r.status === 'fulfilled').length, 1, 'one gets parameters');
-  t.match(results.find((r) => r.status === 'rejected'), { reason: { code: 'TooManyRequests' } }, 'the other 429');
-  t.equal(await journal.liveImportTokens('mallory', new ManualClock().now().toISOString()), MAX_LIVE_IMPORT_TOKENS, 'the caller holds the cap, no more');
-});
+t.test(
+  'of concurrent requests for the last free place, the journal stores one: the other is refused after its key generation',
+  async (t) => {
+    const { keyImport, journal, trace } = await importer('mallory', MAX_LIVE_IMPORT_TOKENS - 1);
+    const results = await Promise.allSettled([
+      keyImport.parameters(AES, 'mallory', trace),
+      keyImport.parameters(AES, 'mallory', trace),
+    ]);
+    t.equal(results.filter((r) => r.status === 'fulfilled').length, 1, 'one gets parameters');
+    t.match(
+      results.find((r) => r.status === 'rejected'),
+      { reason: { code: 'TooManyRequests' } },
+      'the other 429',
+    );
+    t.equal(
+      await journal.liveImportTokens('mallory', new ManualClock().now().toISOString()),
+      MAX_LIVE_IMPORT_TOKENS,
+      'the caller holds the cap, no more',
+    );
+  },
+);

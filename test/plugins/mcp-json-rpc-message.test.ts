@@ -10,10 +10,27 @@ const choices: Record<string, unknown[]> = {
   jsonrpc: [ABSENT, '2.0', 2],
   id: [ABSENT, -3, '', 1.5, null, 2 ** 53, Number.MAX_SAFE_INTEGER, {}],
   method: [ABSENT, 'tools/call', 5],
-  params: [ABSENT, {}, [], null, { name: 'x', arguments: [] }, { _meta: null }, { _meta: { progressToken: 1.5 } }, { _meta: { progressToken: 'a', other: 1 } },
-    { _meta: { [related]: { taskId: 1 } } }, { _meta: { [related]: { taskId: 't', extra: 1 } } }],
+  params: [
+    ABSENT,
+    {},
+    [],
+    null,
+    { name: 'x', arguments: [] },
+    { _meta: null },
+    { _meta: { progressToken: 1.5 } },
+    { _meta: { progressToken: 'a', other: 1 } },
+    { _meta: { [related]: { taskId: 1 } } },
+    { _meta: { [related]: { taskId: 't', extra: 1 } } },
+  ],
   result: [ABSENT, {}, [], 5, { _meta: { progressToken: true } }, { _meta: { progressToken: 7 } }],
-  error: [ABSENT, { code: 1, message: 'm' }, { code: -32600.5, message: 'm' }, { code: 1 }, { code: 1, message: 'm', data: null, extra: 1 }, []],
+  error: [
+    ABSENT,
+    { code: 1, message: 'm' },
+    { code: -32600.5, message: 'm' },
+    { code: 1 },
+    { code: 1, message: 'm', data: null, extra: 1 },
+    [],
+  ],
   extra: [ABSENT, 1],
 };
 
@@ -36,7 +53,8 @@ t.test('the same verdict as JSONRPCMessageSchema on every combination', async (t
     const value = JSON.parse(JSON.stringify(message)) as unknown;
     const expected = JSONRPCMessageSchema.safeParse(value).success;
     if (expected) accepted++;
-    if (isJsonRpcMessage(value) !== expected && disagreements.length < 10) disagreements.push(`${JSON.stringify(value)}: schema ${expected}`);
+    if (isJsonRpcMessage(value) !== expected && disagreements.length < 10)
+      disagreements.push(`${JSON.stringify(value)}: schema ${expected}`);
     checked++;
   }
   t.same(disagreements, [], `${checked} messages, ${accepted} of them valid`);
@@ -44,7 +62,21 @@ t.test('the same verdict as JSONRPCMessageSchema on every combination', async (t
 });
 
 t.test('values that are not messages at all, and members inherited or named __proto__', async (t) => {
-  const values: unknown[] = [null, 0, 'x', true, [], [{ jsonrpc: '2.0', method: 'ping' }], JSON.parse('{"jsonrpc":"2.0","method":"ping","__proto__":{"id":1}}'),
-    JSON.parse('{"jsonrpc":"2.0","id":1,"method":"ping","constructor":1}'), Object.create({ jsonrpc: '2.0', method: 'ping' }) as unknown];
-  for (const value of values) t.equal(isJsonRpcMessage(value), JSONRPCMessageSchema.safeParse(value).success, JSON.stringify(value) ?? String(value));
+  const values: unknown[] = [
+    null,
+    0,
+    'x',
+    true,
+    [],
+    [{ jsonrpc: '2.0', method: 'ping' }],
+    JSON.parse('{"jsonrpc":"2.0","method":"ping","__proto__":{"id":1}}'),
+    JSON.parse('{"jsonrpc":"2.0","id":1,"method":"ping","constructor":1}'),
+    Object.create({ jsonrpc: '2.0', method: 'ping' }) as unknown,
+  ];
+  for (const value of values)
+    t.equal(
+      isJsonRpcMessage(value),
+      JSONRPCMessageSchema.safeParse(value).success,
+      JSON.stringify(value) ?? String(value),
+    );
 });

@@ -46,7 +46,11 @@ t.test('authenticator: dev', async (t) => {
   authenticatorContract(t, async () => ({
     authenticator: new DevAuthenticator(),
     valid: async (subject) => ({ 'X-Svc-User': subject }),
-    invalid: async () => [['empty header', { 'X-Svc-User': '' }], ['control characters', { 'X-Svc-User': 'eve\u0007\u001b[2J' }], ['too long', { 'X-Svc-User': 'e'.repeat(300) }]],
+    invalid: async () => [
+      ['empty header', { 'X-Svc-User': '' }],
+      ['control characters', { 'X-Svc-User': 'eve\u0007\u001b[2J' }],
+      ['too long', { 'X-Svc-User': 'e'.repeat(300) }],
+    ],
   }));
 });
 
@@ -56,12 +60,30 @@ t.test('authenticator: hmac', async (t) => {
     authenticator: new HmacAuthenticator(TEST_SECRET, new MemoryRevocationList(systemClock), new MemoryAgentRegistry()),
     valid: async (subject) => bearer(await mintToken({ sub: subject })),
     invalid: async () => [
-      ['signed with another secret', bearer(await mintToken({ sub: 'alice' }, { secret: 'another-secret-that-is-long-enough-0123456789' }))],
-      ['expired', bearer(await mintToken({ sub: 'alice' }, { iat: Math.floor(Date.now() / 1000) - 7200, ttlSeconds: 60 }))],
+      [
+        'signed with another secret',
+        bearer(await mintToken({ sub: 'alice' }, { secret: 'another-secret-that-is-long-enough-0123456789' })),
+      ],
+      [
+        'expired',
+        bearer(await mintToken({ sub: 'alice' }, { iat: Math.floor(Date.now() / 1000) - 7200, ttlSeconds: 60 })),
+      ],
       ['alg none', bearer(unsignedToken({ sub: 'alice' }))],
       ['not a token', bearer('not.a.token')],
       ['no sub', bearer(await mintToken({}))],
-      ['a well-signed agent token the agent registry never issued', bearer(await mintToken({ sub: 'agent-minted', svc_kind: 'agent', iss: 'svc-kms', aud: 'svc-kms', svc_parent: 'alice', svc_ops: ['Sign'] }))],
+      [
+        'a well-signed agent token the agent registry never issued',
+        bearer(
+          await mintToken({
+            sub: 'agent-minted',
+            svc_kind: 'agent',
+            iss: 'svc-kms',
+            aud: 'svc-kms',
+            svc_parent: 'alice',
+            svc_ops: ['Sign'],
+          }),
+        ),
+      ],
     ],
   }));
 });
@@ -72,7 +94,10 @@ t.test('revocation list: in-memory', async (t) => {
 
 t.test('policy: dev', async (t) => {
   policyContract(t, () => ({ policy: new DevPolicy(), admin: { kind: 'Human', subject: 'anyone', groups: [] } }));
-  policyListingContract(t, () => ({ policy: new DevPolicy(), admin: { kind: 'Human', subject: 'anyone', groups: [] } }));
+  policyListingContract(t, () => ({
+    policy: new DevPolicy(),
+    admin: { kind: 'Human', subject: 'anyone', groups: [] },
+  }));
   policyKeyScopeContract(t, () => ({ policy: new DevPolicy(), principals: SCOPE_PRINCIPALS, keys: SCOPE_KEYS }));
 });
 
@@ -91,44 +116,95 @@ const SCOPE_PRINCIPALS: Principal[] = [
   { kind: 'Human', subject: 'nobody', groups: [] },
   { kind: 'Service', subject: 'svc-b', tenant: 't1', groups: ['team'] },
   { kind: 'Human', subject: 'frank', groups: [] },
-  { kind: 'Agent', subject: 'agent-1', parent: 'bob', parentGroups: ['team'], purpose: 'x', allowedOperations: ['Get', 'Locate'] },
-  { kind: 'Agent', subject: 'agent-2', parent: 'root', parentGroups: ['admins'], purpose: 'x', allowedOperations: ['Sign'] },
-  { kind: 'Agent', subject: 'agent-3', parent: 'erin', parentGroups: ['payments'], purpose: 'x', allowedOperations: ['Get', 'Sign', 'Destroy'] },
+  {
+    kind: 'Agent',
+    subject: 'agent-1',
+    parent: 'bob',
+    parentGroups: ['team'],
+    purpose: 'x',
+    allowedOperations: ['Get', 'Locate'],
+  },
+  {
+    kind: 'Agent',
+    subject: 'agent-2',
+    parent: 'root',
+    parentGroups: ['admins'],
+    purpose: 'x',
+    allowedOperations: ['Sign'],
+  },
+  {
+    kind: 'Agent',
+    subject: 'agent-3',
+    parent: 'erin',
+    parentGroups: ['payments'],
+    purpose: 'x',
+    allowedOperations: ['Get', 'Sign', 'Destroy'],
+  },
 ];
 
 t.test('policy: role-based', async (t) => {
   const all = [...OPERATIONS];
-  policyContract(t, () => ({ policy: new RoleBasedPolicy({ admins: all }, { viewer: ['Get'] }), admin: { kind: 'Human', subject: 'root', groups: ['admins'] } }));
-  policyListingContract(t, () => ({ policy: new RoleBasedPolicy({ admins: all }, { viewer: ['Get'] }), admin: { kind: 'Human', subject: 'root', groups: ['admins'] } }));
+  policyContract(t, () => ({
+    policy: new RoleBasedPolicy({ admins: all }, { viewer: ['Get'] }),
+    admin: { kind: 'Human', subject: 'root', groups: ['admins'] },
+  }));
+  policyListingContract(t, () => ({
+    policy: new RoleBasedPolicy({ admins: all }, { viewer: ['Get'] }),
+    admin: { kind: 'Human', subject: 'root', groups: ['admins'] },
+  }));
   policyKeyScopeContract(t, () => ({
     policy: new RoleBasedPolicy(
-      { admins: all, team: { operations: ['Get', 'Sign', 'Locate'], keys: ['owner:self'] }, payments: { operations: ['Get', 'Destroy'], keys: ['name:payments-*', 'id:00000000-0000-4000-8000-00000000000D'] } },
+      {
+        admins: all,
+        team: { operations: ['Get', 'Sign', 'Locate'], keys: ['owner:self'] },
+        payments: {
+          operations: ['Get', 'Destroy'],
+          keys: ['name:payments-*', 'id:00000000-0000-4000-8000-00000000000D'],
+        },
+      },
       { frank: { operations: ['Sign'], agents: ['*'] } },
     ),
-    principals: SCOPE_PRINCIPALS, keys: SCOPE_KEYS,
+    principals: SCOPE_PRINCIPALS,
+    keys: SCOPE_KEYS,
   }));
 });
 
 t.test('risk: scoring', async (t) => {
   riskContract(t, () => {
-    const weights = { ScopeBaseline: 0.2, OpHistogramBaseline: 0.1, TimeOfDayBaseline: 0.2, SourceIpBaseline: 0.3, RateSpike: 0.3, AgentPrincipal: 0.2, CredentialAge: 0.1, BroadScope: 0.1, DestructiveOp: 0.1 };
+    const weights = {
+      ScopeBaseline: 0.2,
+      OpHistogramBaseline: 0.1,
+      TimeOfDayBaseline: 0.2,
+      SourceIpBaseline: 0.3,
+      RateSpike: 0.3,
+      AgentPrincipal: 0.2,
+      CredentialAge: 0.1,
+      BroadScope: 0.1,
+      DestructiveOp: 0.1,
+    };
     const budget = new ActorStateBudget(DEFAULT_STATE_BYTES);
-    return new RiskScorer([new BaselineDetector(scope, budget), new BaselineDetector(sourceIp, budget)], { weights, deny: 0.85, stepUp: 0.6, destructiveDelta: 0.15, gateKinds: ['Agent'] }, systemClock);
+    return new RiskScorer(
+      [new BaselineDetector(scope, budget), new BaselineDetector(sourceIp, budget)],
+      { weights, deny: 0.85, stepUp: 0.6, destructiveDelta: 0.15, gateKinds: ['Agent'] },
+      systemClock,
+    );
   });
 });
 
 t.test('primary audit sink: stdout', async (t) => {
   primaryAuditSinkContract(t, {
     open: async () => new StdoutAuditSink(() => {}),
-    openFailing: async () => new StdoutAuditSink(() => {
-      throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
-    }),
+    openFailing: async () =>
+      new StdoutAuditSink(() => {
+        throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+      }),
   });
 });
 
 t.test('primary audit sink: SQLite', async (t) => {
   let n = 0;
-  const open = () => started(new KnexAuditSink(sqliteKnexSettings(path.join(tempDir(), `audit-${++n}.db`)), 0, systemClock, quiet));
+  const open = () =>
+    started(new KnexAuditSink(sqliteKnexSettings(path.join(tempDir(), `audit-${++n}.db`)), 0, systemClock, quiet));
   primaryAuditSinkContract(t, {
     open,
     // A store that is gone: the pool is closed under the sink.

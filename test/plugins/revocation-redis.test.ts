@@ -8,7 +8,12 @@ import { privateRedis } from '../helpers/private-redis.ts';
 const redis = await privateRedis(t);
 if (redis) {
   const open = async () => {
-    const list = new RedisRevocationList(redis.url, 'svc:contract:', systemClock, createStderrLogger('error', () => {}));
+    const list = new RedisRevocationList(
+      redis.url,
+      'svc:contract:',
+      systemClock,
+      createStderrLogger('error', () => {}),
+    );
     await list.start();
     return list;
   };

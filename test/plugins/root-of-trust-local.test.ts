@@ -20,7 +20,14 @@ const deployment = (journalKind: string): Deployment => ({
   dataDir: 'data',
   workers: 1,
   http: { host: '127.0.0.1', maxBodyBytes: 1048576 },
-  kinds: { journal: journalKind, crypto: 'in-memory', auth: 'dev', policy: 'dev', revocation: 'in-memory', audit: 'stdout' },
+  kinds: {
+    journal: journalKind,
+    crypto: 'in-memory',
+    auth: 'dev',
+    policy: 'dev',
+    revocation: 'in-memory',
+    audit: 'stdout',
+  },
   hmacSecret: '',
 });
 const config = (journalKind: string, localKek = '') => plugin.configure!(settings(localKek), deployment(journalKind));
@@ -33,8 +40,16 @@ t.test('a server journal without SVC_CRYPTO_LOCAL_KEK fails preflight saying why
 });
 
 t.test('the KEK source follows the journal kind', async (t) => {
-  t.same(config('in-memory'), { source: { kind: 'ephemeral' }, previous: [], cloudPrevious: { region: '', endpoint: '', timeoutMs: 5000, arns: [] } });
-  t.same(config('rdb-embedded'), { source: { kind: 'file', file: '/var/lib/svc/kek.key' }, previous: [], cloudPrevious: { region: '', endpoint: '', timeoutMs: 5000, arns: [] } });
+  t.same(config('in-memory'), {
+    source: { kind: 'ephemeral' },
+    previous: [],
+    cloudPrevious: { region: '', endpoint: '', timeoutMs: 5000, arns: [] },
+  });
+  t.same(config('rdb-embedded'), {
+    source: { kind: 'file', file: '/var/lib/svc/kek.key' },
+    previous: [],
+    cloudPrevious: { region: '', endpoint: '', timeoutMs: 5000, arns: [] },
+  });
   t.equal(config('rdb-server-1', Buffer.alloc(32).toString('base64')).source.kind, 'configured');
   const short = plugin.preflight!(config('in-memory', Buffer.alloc(16).toString('base64')), { exposed: false });
   t.equal(short.find((n) => n.name === 'crypto.localKek')?.status, 'fail');
@@ -52,20 +67,27 @@ t.test('the KEK file is created once with mode 0600 and reused', async (t) => {
   t.same(await second.unwrap(wrapped, 'key-1'), Buffer.alloc(32, 3));
 });
 
-t.test('previous KEKs unwrap what they wrapped; new wraps use the current one; ids reveal nothing of the KEK', async (t) => {
-  const oldKek = Buffer.alloc(32, 1).toString('base64');
-  const newKek = Buffer.alloc(32, 2).toString('base64');
-  const before = new LocalRootOfTrust({ kind: 'configured', kekBase64: oldKek });
-  await before.start();
-  const wrapped = await before.wrap(Buffer.alloc(32, 9), 'key-1');
-  const after = new LocalRootOfTrust({ kind: 'configured', kekBase64: newKek }, [oldKek]);
-  await after.start();
-  t.same(after.kekIds(), [after.currentKekId(), before.currentKekId()]);
-  t.same(await after.unwrap(wrapped, 'key-1'), Buffer.alloc(32, 9));
-  t.equal((await after.wrap(Buffer.alloc(32, 9), 'key-1')).kekId, after.currentKekId());
-  t.match(after.currentKekId(), /^local:[0-9a-f]{16}$/);
-  t.notMatch(after.currentKekId(), new RegExp(Buffer.alloc(32, 2).toString('hex').slice(0, 8)));
-  const without = new LocalRootOfTrust({ kind: 'configured', kekBase64: newKek });
-  await without.start();
-  await t.rejects(without.unwrap(wrapped, 'key-1'), /not configured/, 'once the previous KEK is dropped, what it wrapped is unreadable');
-});
+t.test(
+  'previous KEKs unwrap what they wrapped; new wraps use the current one; ids reveal nothing of the KEK',
+  async (t) => {
+    const oldKek = Buffer.alloc(32, 1).toString('base64');
+    const newKek = Buffer.alloc(32, 2).toString('base64');
+    const before = new LocalRootOfTrust({ kind: 'configured', kekBase64: oldKek });
+    await before.start();
+    const wrapped = await before.wrap(Buffer.alloc(32, 9), 'key-1');
+    const after = new LocalRootOfTrust({ kind: 'configured', kekBase64: newKek }, [oldKek]);
+    await after.start();
+    t.same(after.kekIds(), [after.currentKekId(), before.currentKekId()]);
+    t.same(await after.unwrap(wrapped, 'key-1'), Buffer.alloc(32, 9));
+    t.equal((await after.wrap(Buffer.alloc(32, 9), 'key-1')).kekId, after.currentKekId());
+    t.match(after.currentKekId(), /^local:[0-9a-f]{16}$/);
+    t.notMatch(after.currentKekId(), new RegExp(Buffer.alloc(32, 2).toString('hex').slice(0, 8)));
+    const without = new LocalRootOfTrust({ kind: 'configured', kekBase64: newKek });
+    await without.start();
+    await t.rejects(
+      without.unwrap(wrapped, 'key-1'),
+      /not configured/,
+      'once the previous KEK is dropped, what it wrapped is unreadable',
+    );
+  },
+);

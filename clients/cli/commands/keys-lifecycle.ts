@@ -10,23 +10,43 @@ type KeyState = ManagedKey['state'];
 /** keys create / get / list / activate / rotate / revoke / compromise / destroy / public-key. */
 export function registerKeyLifecycle(keys: Command): void {
   examples(
-    keys.command('create').description('Create a key (state PreActive, version 1)')
+    keys
+      .command('create')
+      .description('Create a key (state PreActive, version 1)')
       .requiredOption('--name <name>', 'a label for people; need not be unique')
       .requiredOption('--algorithm <algorithm>', 'AES, HMAC, RSA, EC or EdDSA')
       .option('--size-bits <bits>', 'AES 128|192|256, HMAC 256|384|512, RSA 2048|3072|4096', positiveInt('--size-bits'))
       .option('--curve <curve>', 'EC: P-256|P-384|P-521|secp256k1; EdDSA: Ed25519|Ed448')
       .option('--exportable', 'allow Humans and Services to export the material (fixed at creation)')
-      .action(async (opts: { name: string; algorithm: string; sizeBits?: number; curve?: string; exportable?: boolean }, cmd: Command) => {
-        const { client, globals } = invocation(cmd);
-        // The service checks the values and answers InvalidField naming the allowed ones.
-        print(await client.createKey({ name: opts.name, algorithm: opts.algorithm as KeyAlgorithm, sizeBits: opts.sizeBits, curve: opts.curve as Curve | undefined, ...(opts.exportable ? { exportable: true } : {}) }), globals, ['id']);
-      }),
+      .action(
+        async (
+          opts: { name: string; algorithm: string; sizeBits?: number; curve?: string; exportable?: boolean },
+          cmd: Command,
+        ) => {
+          const { client, globals } = invocation(cmd);
+          // The service checks the values and answers InvalidField naming the allowed ones.
+          print(
+            await client.createKey({
+              name: opts.name,
+              algorithm: opts.algorithm as KeyAlgorithm,
+              sizeBits: opts.sizeBits,
+              curve: opts.curve as Curve | undefined,
+              ...(opts.exportable ? { exportable: true } : {}),
+            }),
+            globals,
+            ['id'],
+          );
+        },
+      ),
     'svc keys create --name payments --algorithm AES --size-bits 256',
     'svc keys create --name signer --algorithm EC --curve P-256 --json',
   );
 
   examples(
-    keys.command('get').description('Show a key: state, versions, timestamps').argument('<id>', 'key id')
+    keys
+      .command('get')
+      .description('Show a key: state, versions, timestamps')
+      .argument('<id>', 'key id')
       .action(async (id: string, _opts, cmd: Command) => {
         const { client, globals } = invocation(cmd);
         print(await client.getKey(id), globals, ['state']);
@@ -35,45 +55,90 @@ export function registerKeyLifecycle(keys: Command): void {
   );
 
   examples(
-    keys.command('list').description('List the keys you may read, newest first (every page of GET /v1/keys)')
+    keys
+      .command('list')
+      .description('List the keys you may read, newest first (every page of GET /v1/keys)')
       .option('--name <name>', 'an exact name, or a glob: * matches any run of characters (quote it in a shell)')
       .option('--state <state>', 'PreActive, Active, Deactivated, Compromised or Destroyed')
       .option('--algorithm <algorithm>', 'AES, HMAC, RSA, EC or EdDSA')
-      .option('--owner <subject>', "only keys this subject owns (a key an agent created is owned by the agent's parent)")
+      .option(
+        '--owner <subject>',
+        "only keys this subject owns (a key an agent created is owned by the agent's parent)",
+      )
       .option('--mine', 'only keys you own (--user, or the sub of your token)')
       .option('--created-after <time>', 'RFC 3339 date-time or a date (midnight UTC), exclusive')
       .option('--created-before <time>', 'RFC 3339 date-time or a date (midnight UTC), exclusive')
       .option('--limit <n>', 'at most this many keys (default: all)', positiveInt('--limit'))
-      .addHelpText('after', [
-        '',
-        'The service answers only keys your policy lets you read (Get), and reads them from its journal:',
-        'every key it holds, whatever the audit retention. One audit record per page (1,000 keys a page).',
-      ].join('\n'))
-      .action(async (opts: { name?: string; state?: string; algorithm?: string; owner?: string; mine?: boolean; createdAfter?: string; createdBefore?: string; limit?: number }, cmd: Command) => {
-        const { client, globals, connection } = invocation(cmd);
-        if (opts.mine && opts.owner !== undefined) throw new UsageError('give either --mine or --owner, not both');
-        if (opts.mine && connection.user === undefined) throw new UsageError('--mine needs to know who you are: log in, or give --user or --token');
-        const owner = opts.mine ? connection.user : opts.owner;
-        // The service checks the values and answers InvalidField naming the allowed ones.
-        const filter = {
-          name: opts.name, state: opts.state as KeyState | undefined, algorithm: opts.algorithm as KeyAlgorithm | undefined, owner,
-          createdAfter: opts.createdAfter, createdBefore: opts.createdBefore,
-        };
-        const out = listPrinter<KeyRow>(globals, {
-          columns: [['ID', (r) => r.id], ['STATE', (r) => r.state], ['ALGORITHM', (r) => r.algorithm], ['VERSION', (r) => r.currentVersion], ['CREATED', (r) => r.createdAt], ['NAME', (r) => r.name]],
-          value: (r) => r.id,
-          text: (row) => [row.id, row.state.padEnd(11), row.algorithm.padEnd(7), `v${row.currentVersion}`, row.createdAt, row.name].join('  '),
-        });
-        for await (const row of listKeys(client, filter, opts.limit)) out.add(row);
-        out.flush();
-      }),
+      .addHelpText(
+        'after',
+        [
+          '',
+          'The service answers only keys your policy lets you read (Get), and reads them from its journal:',
+          'every key it holds, whatever the audit retention. One audit record per page (1,000 keys a page).',
+        ].join('\n'),
+      )
+      .action(
+        async (
+          opts: {
+            name?: string;
+            state?: string;
+            algorithm?: string;
+            owner?: string;
+            mine?: boolean;
+            createdAfter?: string;
+            createdBefore?: string;
+            limit?: number;
+          },
+          cmd: Command,
+        ) => {
+          const { client, globals, connection } = invocation(cmd);
+          if (opts.mine && opts.owner !== undefined) throw new UsageError('give either --mine or --owner, not both');
+          if (opts.mine && connection.user === undefined)
+            throw new UsageError('--mine needs to know who you are: log in, or give --user or --token');
+          const owner = opts.mine ? connection.user : opts.owner;
+          // The service checks the values and answers InvalidField naming the allowed ones.
+          const filter = {
+            name: opts.name,
+            state: opts.state as KeyState | undefined,
+            algorithm: opts.algorithm as KeyAlgorithm | undefined,
+            owner,
+            createdAfter: opts.createdAfter,
+            createdBefore: opts.createdBefore,
+          };
+          const out = listPrinter<KeyRow>(globals, {
+            columns: [
+              ['ID', (r) => r.id],
+              ['STATE', (r) => r.state],
+              ['ALGORITHM', (r) => r.algorithm],
+              ['VERSION', (r) => r.currentVersion],
+              ['CREATED', (r) => r.createdAt],
+              ['NAME', (r) => r.name],
+            ],
+            value: (r) => r.id,
+            text: (row) =>
+              [
+                row.id,
+                row.state.padEnd(11),
+                row.algorithm.padEnd(7),
+                `v${row.currentVersion}`,
+                row.createdAt,
+                row.name,
+              ].join('  '),
+          });
+          for await (const row of listKeys(client, filter, opts.limit)) out.add(row);
+          out.flush();
+        },
+      ),
     'svc keys list',
     "svc keys list --name 'payments-*' --state Active",
     'svc keys list --mine --limit 20 --json',
   );
 
   examples(
-    keys.command('activate').description('PreActive -> Active').argument('<id>', 'key id')
+    keys
+      .command('activate')
+      .description('PreActive -> Active')
+      .argument('<id>', 'key id')
       .action(async (id: string, _opts, cmd: Command) => {
         const { client, globals } = invocation(cmd);
         print(await client.activateKey(id), globals, ['state']);
@@ -82,7 +147,10 @@ export function registerKeyLifecycle(keys: Command): void {
   );
 
   examples(
-    keys.command('rotate').description('Make a new version current; old versions keep verifying and decrypting').argument('<id>', 'key id')
+    keys
+      .command('rotate')
+      .description('Make a new version current; old versions keep verifying and decrypting')
+      .argument('<id>', 'key id')
       .option('--policy <policy>', 'Manual, TimeBased:<n><s|m|h|days> or OpCountBased:<n>')
       .option('--reason <reason>', 'why, for the audit trail')
       .action(async (id: string, opts: { policy?: string; reason?: string }, cmd: Command) => {
@@ -93,7 +161,10 @@ export function registerKeyLifecycle(keys: Command): void {
   );
 
   examples(
-    keys.command('revoke').description('Active -> Deactivated (no new signatures or ciphertexts; old ones still open)').argument('<id>', 'key id')
+    keys
+      .command('revoke')
+      .description('Active -> Deactivated (no new signatures or ciphertexts; old ones still open)')
+      .argument('<id>', 'key id')
       .option('--reason <reason>', 'why, for the audit trail')
       .action(async (id: string, opts: { reason?: string }, cmd: Command) => {
         const { client, globals } = invocation(cmd);
@@ -103,7 +174,10 @@ export function registerKeyLifecycle(keys: Command): void {
   );
 
   examples(
-    keys.command('compromise').description('Mark a key compromised: one-way, every cryptographic call refused after').argument('<id>', 'key id')
+    keys
+      .command('compromise')
+      .description('Mark a key compromised: one-way, every cryptographic call refused after')
+      .argument('<id>', 'key id')
       .requiredOption('--reason <reason>', 'what happened (required)')
       .action(async (id: string, opts: { reason: string }, cmd: Command) => {
         const { client, globals } = invocation(cmd);
@@ -113,8 +187,15 @@ export function registerKeyLifecycle(keys: Command): void {
   );
 
   examples(
-    keys.command('destroy').description('Erase every version\'s key material for good (cannot be undone), at once or after a waiting period').argument('<id>', 'key id')
-      .option('--waiting-days <n>', "days before the key is destroyed, 0..30 (default: the deployment's; an agent always waits its minimum); a Human may cancel meanwhile", wholeNumber('--waiting-days'))
+    keys
+      .command('destroy')
+      .description("Erase every version's key material for good (cannot be undone), at once or after a waiting period")
+      .argument('<id>', 'key id')
+      .option(
+        '--waiting-days <n>',
+        "days before the key is destroyed, 0..30 (default: the deployment's; an agent always waits its minimum); a Human may cancel meanwhile",
+        wholeNumber('--waiting-days'),
+      )
       .action(async (id: string, opts: { waitingDays?: number }, cmd: Command) => {
         const { client, globals } = invocation(cmd);
         print(await client.destroyKey(id, { waitingDays: opts.waitingDays }), globals, ['state']);
@@ -124,13 +205,17 @@ export function registerKeyLifecycle(keys: Command): void {
   );
 
   examples(
-    keys.command('public-key').description('Print the SPKI PEM public key of an RSA, EC or EdDSA key').argument('<id>', 'key id')
+    keys
+      .command('public-key')
+      .description('Print the SPKI PEM public key of an RSA, EC or EdDSA key')
+      .argument('<id>', 'key id')
       .option('--key-version <n>', 'a version other than the current one', positiveInt('--key-version'))
       .action(async (id: string, opts: { keyVersion?: number }, cmd: Command) => {
         const { client, globals } = invocation(cmd);
         const result = await client.publicKey(id, opts.keyVersion);
         if (outputFormat(globals) === 'json' || outputFormat(globals) === 'table') print(result, globals);
-        else process.stdout.write(result.publicKeyPem.endsWith('\n') ? result.publicKeyPem : `${result.publicKeyPem}\n`);
+        else
+          process.stdout.write(result.publicKeyPem.endsWith('\n') ? result.publicKeyPem : `${result.publicKeyPem}\n`);
       }),
     'svc keys public-key 0f8c2d1e-7b7a-4c8e-9d55-3f2a8f5a9c11 > signer.pem',
   );

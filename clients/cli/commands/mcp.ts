@@ -11,15 +11,19 @@ import { FORWARDER_ERRORS, McpForwarder, type Failure } from '../mcp-forwarder.t
 /** `svc mcp`: the service's MCP tools over stdio, for MCP clients that start a local command. */
 export function registerMcpCommand(program: Command): void {
   examples(
-    program.command('mcp')
-      .description('Serve the service\'s MCP tools over stdio, forwarding every message to its /mcp')
-      .addHelpText('after', [
-        '',
-        'Reads JSON-RPC messages from stdin, one a line, and writes the service\'s answers to stdout; nothing else',
-        'goes to stdout, diagnostics go to stderr. The service lists the tools the credential may call, runs and',
-        'audits every call. Credentials and TLS are the other commands\' (svc login, or --token / SVC_TOKEN);',
-        'the global --model / --prompt-id (SVC_MODEL / SVC_PROMPT_ID) are sent with every message.',
-      ].join('\n'))
+    program
+      .command('mcp')
+      .description("Serve the service's MCP tools over stdio, forwarding every message to its /mcp")
+      .addHelpText(
+        'after',
+        [
+          '',
+          "Reads JSON-RPC messages from stdin, one a line, and writes the service's answers to stdout; nothing else",
+          'goes to stdout, diagnostics go to stderr. The service lists the tools the credential may call, runs and',
+          "audits every call. Credentials and TLS are the other commands' (svc login, or --token / SVC_TOKEN);",
+          'the global --model / --prompt-id (SVC_MODEL / SVC_PROMPT_ID) are sent with every message.',
+        ].join('\n'),
+      )
       .action(async (_opts, cmd: Command) => serve(cmd.optsWithGlobals<GlobalOptions>())),
     'svc mcp',
     'SVC_TOKEN="$AGENT_JWT" svc mcp --server https://kms.example.com --model claude-sonnet-4 --prompt-id run-42',
@@ -31,10 +35,20 @@ async function serve(flags: GlobalOptions): Promise<void> {
   const endpoint = new URL('/mcp', connection.server);
   const tls = clientTls(flags);
   const headers = { ...credentialHeaders(connection.credentials), ...accountabilityHeaders(flags) };
-  const remote = new StreamableHTTPClientTransport(endpoint, { requestInit: { headers }, ...(tls ? { fetch: fetchWithTls(tls) } : {}) });
-  const forwarder = new McpForwarder(new StdioServerTransport(), remote, (err) => failureOf(err, endpoint), (line) => process.stderr.write(`${line}\n`));
+  const remote = new StreamableHTTPClientTransport(endpoint, {
+    requestInit: { headers },
+    ...(tls ? { fetch: fetchWithTls(tls) } : {}),
+  });
+  const forwarder = new McpForwarder(
+    new StdioServerTransport(),
+    remote,
+    (err) => failureOf(err, endpoint),
+    (line) => process.stderr.write(`${line}\n`),
+  );
   await forwarder.start();
-  process.stderr.write(`svc mcp: forwarding stdio to ${endpoint.href}${connection.credentials ? '' : ' without a credential'}\n`);
+  process.stderr.write(
+    `svc mcp: forwarding stdio to ${endpoint.href}${connection.credentials ? '' : ' without a credential'}\n`,
+  );
   // The MCP client ends the session by closing stdin: answer what is still on its way, then stop.
   await new Promise<void>((resolve) => process.stdin.once('end', resolve));
   await forwarder.close();
@@ -46,7 +60,8 @@ function accountabilityHeaders(flags: GlobalOptions, env: NodeJS.ProcessEnv = pr
   const add = (header: string, flag: string, value: string | undefined) => {
     if (value === undefined || value === '') return; // unset, as for every other command
     // eslint-disable-next-line no-control-regex
-    if (value.length > 128 || /[\u0000-\u001f\u007f]/.test(value)) throw new UsageError(`${flag} must be at most 128 characters without control characters`);
+    if (value.length > 128 || /[\u0000-\u001f\u007f]/.test(value))
+      throw new UsageError(`${flag} must be at most 128 characters without control characters`);
     out[header] = value;
   };
   add('X-Svc-Model', '--model', flags.model ?? env.SVC_MODEL);
@@ -60,8 +75,12 @@ export function failureOf(err: unknown, endpoint: URL): Failure {
     const status = err.code;
     const body = serviceError(err.message);
     const said = body ? `${body.error}: ${body.message}` : err.message.replace(/^Streamable HTTP error: /, '');
-    const hint = status === 401 ? '; run svc login again, or give a valid --token / SVC_TOKEN'
-      : status === 404 ? '; is the MCP door off (mcp.enabled, SVC_MCP_ENABLED)?' : '';
+    const hint =
+      status === 401
+        ? '; run svc login again, or give a valid --token / SVC_TOKEN'
+        : status === 404
+          ? '; is the MCP door off (mcp.enabled, SVC_MCP_ENABLED)?'
+          : '';
     return {
       code: FORWARDER_ERRORS.refused,
       message: `svc mcp: ${endpoint.href} answered HTTP ${status} (${said})${hint}`,
@@ -70,7 +89,10 @@ export function failureOf(err: unknown, endpoint: URL): Failure {
   }
   const cause = (err as { cause?: { code?: string; message?: string } })?.cause;
   const why = cause?.code ?? cause?.message ?? (err as Error)?.message ?? String(err);
-  return { code: FORWARDER_ERRORS.unreachable, message: `svc mcp: cannot reach the service at ${endpoint.href} (${why})` };
+  return {
+    code: FORWARDER_ERRORS.unreachable,
+    message: `svc mcp: cannot reach the service at ${endpoint.href} (${why})`,
+  };
 }
 
 /** The service's `{error, message}` body inside the transport's error text, when it is one. */

@@ -21,17 +21,25 @@ export function renderAdvisor(root: HTMLElement): void {
       { class: 'row' },
       field('Days of audit to read', input('lookbackDays', { type: 'number', min: 1, max: 3650, placeholder: '90' })),
       field('Idle after days', input('unusedDays', { type: 'number', min: 0, max: 36500, placeholder: '30' })),
-      field('Broad scope from operations', input('broadScope', { type: 'number', min: 1, max: 1000, placeholder: '5' })),
+      field(
+        'Broad scope from operations',
+        input('broadScope', { type: 'number', min: 1, max: 1000, placeholder: '5' }),
+      ),
       field('Longest list', input('top', { type: 'number', min: 1, max: 1000, placeholder: '5' })),
     ),
     h('button', { type: 'submit' }, 'Run scan'),
   );
 
-  const explainButton = (id: string) => button('Explain', () => {
-    agentId.value = id;
-    explain.requestSubmit();
-    explain.scrollIntoView();
-  }, { 'aria-label': `Explain agent ${id}` });
+  const explainButton = (id: string) =>
+    button(
+      'Explain',
+      () => {
+        agentId.value = id;
+        explain.requestSubmit();
+        explain.scrollIntoView();
+      },
+      { 'aria-label': `Explain agent ${id}` },
+    );
 
   scan.addEventListener('submit', (event) => {
     event.preventDefault();
@@ -39,12 +47,46 @@ export function renderAdvisor(root: HTMLElement): void {
       scanStatus.busy('Scanning the audit trail...');
       const { body } = await call<AdvisorScanReport>(ROUTES.advisorScan, { query: formValues(scan) });
       report.replaceChildren(
-        table('Idle keys', ['Key', 'Created', 'Last used'], body.unusedKeys.map((k) => [h('a', { href: `#/keys/${encodeURIComponent(k.keyId)}` }, k.keyId), time(k.createdAt), k.lastUsedAt ? time(k.lastUsedAt) : 'never'])),
-        table('Broad-scope agents', ['Agent', 'Parent', 'Scopes', ''], body.broadScopeAgents.map((a) => [h('code', {}, a.agentId), a.parent, a.scopes.join(', '), explainButton(a.agentId)])),
-        table('Active anomalies', ['Time', 'Detector', 'Severity', 'Actor', 'Resource', 'Message'], body.activeAnomalies.map((a) => [time(a.occurredAt), a.detector, a.severity, a.actor, a.resource, a.message])),
-        table('Riskiest agents', ['Agent', 'Highest risk', 'Mean risk', 'Denials', 'Anomalies', ''], body.riskiestAgents.map((a) => [h('code', {}, a.agentId), a.maxRisk.toFixed(2), a.meanRisk.toFixed(2), String(a.denials), String(a.anomalies), explainButton(a.agentId)])),
+        table(
+          'Idle keys',
+          ['Key', 'Created', 'Last used'],
+          body.unusedKeys.map((k) => [
+            h('a', { href: `#/keys/${encodeURIComponent(k.keyId)}` }, k.keyId),
+            time(k.createdAt),
+            k.lastUsedAt ? time(k.lastUsedAt) : 'never',
+          ]),
+        ),
+        table(
+          'Broad-scope agents',
+          ['Agent', 'Parent', 'Scopes', ''],
+          body.broadScopeAgents.map((a) => [
+            h('code', {}, a.agentId),
+            a.parent,
+            a.scopes.join(', '),
+            explainButton(a.agentId),
+          ]),
+        ),
+        table(
+          'Active anomalies',
+          ['Time', 'Detector', 'Severity', 'Actor', 'Resource', 'Message'],
+          body.activeAnomalies.map((a) => [time(a.occurredAt), a.detector, a.severity, a.actor, a.resource, a.message]),
+        ),
+        table(
+          'Riskiest agents',
+          ['Agent', 'Highest risk', 'Mean risk', 'Denials', 'Anomalies', ''],
+          body.riskiestAgents.map((a) => [
+            h('code', {}, a.agentId),
+            a.maxRisk.toFixed(2),
+            a.meanRisk.toFixed(2),
+            String(a.denials),
+            String(a.anomalies),
+            explainButton(a.agentId),
+          ]),
+        ),
       );
-      scanStatus.ok(`Scanned ${body.scannedRecords} audit records from ${time(body.window.since)} to ${time(body.window.until)}${body.truncated ? ' (the window held more: only the newest were read)' : ''}.`);
+      scanStatus.ok(
+        `Scanned ${body.scannedRecords} audit records from ${time(body.window.since)} to ${time(body.window.until)}${body.truncated ? ' (the window held more: only the newest were read)' : ''}.`,
+      );
     });
   });
 
@@ -64,21 +106,63 @@ export function renderAdvisor(root: HTMLElement): void {
   explain.addEventListener('submit', (event) => {
     event.preventDefault();
     void act(submitButton(explain), explainStatus, async () => {
-      explainStatus.busy('Reading the agent\'s timeline...');
+      explainStatus.busy("Reading the agent's timeline...");
       const { agentId: id = '', ...query } = formValues(explain);
       const { body } = await call<AdvisorExplanation>(ROUTES.advisorExplain, { params: { agentId: id }, query });
       const narration =
         body.narration.status === 'ok' && body.narration.text
-          ? h('section', { class: 'card', 'aria-labelledby': 'narration-heading' }, h('h3', { id: 'narration-heading' }, `Narration (${body.narration.provider})`), h('p', { class: 'narration' }, body.narration.text))
-          : h('p', { class: 'hint' }, body.narration.status === 'off' ? 'Narration is off on this service (advisor.llm.provider is none).' : `Narration by ${body.narration.provider} failed; the summary above is complete on its own.`);
+          ? h(
+              'section',
+              { class: 'card', 'aria-labelledby': 'narration-heading' },
+              h('h3', { id: 'narration-heading' }, `Narration (${body.narration.provider})`),
+              h('p', { class: 'narration' }, body.narration.text),
+            )
+          : h(
+              'p',
+              { class: 'hint' },
+              body.narration.status === 'off'
+                ? 'Narration is off on this service (advisor.llm.provider is none).'
+                : `Narration by ${body.narration.provider} failed; the summary above is complete on its own.`,
+            );
       explanation.replaceChildren(
         h('h3', {}, `Agent ${body.agentId}`),
-        facts([['Window', `${time(body.window.since)} to ${time(body.window.until)}`], ['Events', String(body.events.length)]]),
+        facts([
+          ['Window', `${time(body.window.since)} to ${time(body.window.until)}`],
+          ['Events', String(body.events.length)],
+        ]),
         h('p', { class: 'summary' }, body.summary),
         narration,
-        table('Prompts', ['Prompt id', 'Models', 'Events', 'Refused', 'First', 'Last'], body.prompts.map((p) => [p.promptId ?? '(none named)', p.models.join(', '), String(p.events), String(p.refused), time(p.first), time(p.last)])),
-        table('Anomalies', ['Time', 'Detector', 'Severity', 'Resource', 'Message'], body.anomalies.map((a) => [time(a.occurredAt), a.detector, a.severity, a.resource, a.message])),
-        table('Timeline, newest last', ['Time', 'Operation', 'Resource', 'Outcome', 'Risk', 'Decision', 'Prompt', 'Model'], body.events.map((e) => [time(e.occurredAt), e.operation, e.resource, e.outcome, e.riskScore === undefined ? '' : e.riskScore.toFixed(2), e.decision ?? '', e.promptId ?? '', e.model ?? ''])),
+        table(
+          'Prompts',
+          ['Prompt id', 'Models', 'Events', 'Refused', 'First', 'Last'],
+          body.prompts.map((p) => [
+            p.promptId ?? '(none named)',
+            p.models.join(', '),
+            String(p.events),
+            String(p.refused),
+            time(p.first),
+            time(p.last),
+          ]),
+        ),
+        table(
+          'Anomalies',
+          ['Time', 'Detector', 'Severity', 'Resource', 'Message'],
+          body.anomalies.map((a) => [time(a.occurredAt), a.detector, a.severity, a.resource, a.message]),
+        ),
+        table(
+          'Timeline, newest last',
+          ['Time', 'Operation', 'Resource', 'Outcome', 'Risk', 'Decision', 'Prompt', 'Model'],
+          body.events.map((e) => [
+            time(e.occurredAt),
+            e.operation,
+            e.resource,
+            e.outcome,
+            e.riskScore === undefined ? '' : e.riskScore.toFixed(2),
+            e.decision ?? '',
+            e.promptId ?? '',
+            e.model ?? '',
+          ]),
+        ),
       );
       explainStatus.ok(`Explained ${body.agentId}: ${body.events.length} events.`);
     });

@@ -13,17 +13,28 @@ export function renderAgents(root: HTMLElement): void {
     'form',
     { class: 'filters', 'aria-labelledby': 'list-heading' },
     h('h2', { id: 'list-heading' }, 'List agents'),
-    h('div', { class: 'row' }, field('Parent', input('parent', { maxlength: 256 }), 'blank: your own agents (or every agent, if the policy lets you)'), field('At most', input('limit', { type: 'number', min: 1, max: 1000, value: 100 }))),
+    h(
+      'div',
+      { class: 'row' },
+      field(
+        'Parent',
+        input('parent', { maxlength: 256 }),
+        'blank: your own agents (or every agent, if the policy lets you)',
+      ),
+      field('At most', input('limit', { type: 'number', min: 1, max: 1000, value: 100 })),
+    ),
     h('button', { type: 'submit' }, 'List'),
   );
 
   function revokeButton(agent: Agent): HTMLButtonElement {
-    return button('Revoke', (event) =>
-      void act(event.currentTarget as HTMLButtonElement, status, async () => {
-        await call(ROUTES.revokeAgent, { params: { agentId: agent.agentId } });
-        await load();
-        status.ok(`Agent ${agent.agentId} revoked: its token is refused from its next call on.`);
-      }),
+    return button(
+      'Revoke',
+      (event) =>
+        void act(event.currentTarget as HTMLButtonElement, status, async () => {
+          await call(ROUTES.revokeAgent, { params: { agentId: agent.agentId } });
+          await load();
+          status.ok(`Agent ${agent.agentId} revoked: its token is refused from its next call on.`);
+        }),
       { 'aria-label': `Revoke agent ${agent.agentId} (${agent.purpose})` },
     );
   }
@@ -31,16 +42,24 @@ export function renderAgents(root: HTMLElement): void {
   async function load(): Promise<void> {
     const { body } = await call<AgentList>(ROUTES.listAgents, { query: formValues(filters) });
     results.replaceChildren(
-      table('Agents, newest first', ['Agent', 'Purpose', 'Parent', 'Scopes', 'Issued', 'Expires', 'Status', 'Action'], body.agents.map((agent) => [
-        h('code', {}, agent.agentId),
-        agent.purpose,
-        agent.parent,
-        agent.scopes.join(', '),
-        time(agent.issuedAt),
-        time(agent.expiresAt),
-        agent.revoked ? `revoked ${time(agent.revokedAt)}` : Date.parse(agent.expiresAt) < Date.now() ? 'expired' : 'live',
-        agent.revoked ? '' : revokeButton(agent),
-      ])),
+      table(
+        'Agents, newest first',
+        ['Agent', 'Purpose', 'Parent', 'Scopes', 'Issued', 'Expires', 'Status', 'Action'],
+        body.agents.map((agent) => [
+          h('code', {}, agent.agentId),
+          agent.purpose,
+          agent.parent,
+          agent.scopes.join(', '),
+          time(agent.issuedAt),
+          time(agent.expiresAt),
+          agent.revoked
+            ? `revoked ${time(agent.revokedAt)}`
+            : Date.parse(agent.expiresAt) < Date.now()
+              ? 'expired'
+              : 'live',
+          agent.revoked ? '' : revokeButton(agent),
+        ]),
+      ),
     );
     status.ok(`${body.agents.length} agent${body.agents.length === 1 ? '' : 's'}.`);
   }
@@ -56,7 +75,14 @@ export function renderAgents(root: HTMLElement): void {
     'fieldset',
     { class: 'scopes' },
     h('legend', {}, 'Scopes (operations the agent may perform)'),
-    ...OPERATIONS.map((op) => h('div', { class: 'check' }, h('input', { type: 'checkbox', name: 'scope', value: op, id: `scope-${op}` }), h('label', { for: `scope-${op}` }, op))),
+    ...OPERATIONS.map((op) =>
+      h(
+        'div',
+        { class: 'check' },
+        h('input', { type: 'checkbox', name: 'scope', value: op, id: `scope-${op}` }),
+        h('label', { for: `scope-${op}` }, op),
+      ),
+    ),
   );
   const issueStatus = statusLine();
   const oneTime = h('div', { class: 'one-time' });
@@ -64,7 +90,12 @@ export function renderAgents(root: HTMLElement): void {
     'form',
     { class: 'card', 'aria-labelledby': 'issue-heading' },
     h('h2', { id: 'issue-heading' }, 'Issue an agent token'),
-    h('div', { class: 'row' }, field('Label (what the agent is for)', label), field('Lifetime in seconds', ttl, '1..86400; never beyond your own token')),
+    h(
+      'div',
+      { class: 'row' },
+      field('Label (what the agent is for)', label),
+      field('Lifetime in seconds', ttl, '1..86400; never beyond your own token'),
+    ),
     scopes,
     h('button', { type: 'submit' }, 'Issue token'),
     issueStatus.el,
@@ -74,7 +105,9 @@ export function renderAgents(root: HTMLElement): void {
     event.preventDefault();
     void act(submitButton(issue), issueStatus, async () => {
       const chosen = [...scopes.querySelectorAll<HTMLInputElement>('input:checked')].map((box) => box.value);
-      const { body } = await call<IssuedAgent>(ROUTES.issueAgent, { body: { label: label.value.trim(), scopes: chosen, ttlSeconds: Number(ttl.value) } });
+      const { body } = await call<IssuedAgent>(ROUTES.issueAgent, {
+        body: { label: label.value.trim(), scopes: chosen, ttlSeconds: Number(ttl.value) },
+      });
       showOnce(body);
       issueStatus.ok(`Agent ${body.agentId} issued; it expires ${time(body.expiresAt)}.`);
       await load();

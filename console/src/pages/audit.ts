@@ -37,14 +37,53 @@ export function renderAudit(root: HTMLElement): void {
       record.operation,
       h('code', {}, record.resource),
       record.outcome,
-      Object.entries(record.context).map(([name, value]) => `${name}=${value}`).join(', '),
+      Object.entries(record.context)
+        .map(([name, value]) => `${name}=${value}`)
+        .join(', '),
     ]);
     const next = body.next;
     const nav = h('div', { class: 'pager' });
-    if (pages.length > 1) nav.append(h('button', { type: 'button', onclick: () => void act(null, status, async () => { pages.pop(); await load(pages.at(-1)); }) }, 'Newer records'));
-    if (body.hasMore && next) nav.append(h('button', { type: 'button', onclick: () => void act(null, status, async () => { pages.push(next); await load(next); }) }, 'Older records'));
-    results.replaceChildren(table(`Audit records, page ${pages.length}, newest first`, ['Time', 'Actor', 'Operation', 'Resource', 'Outcome', 'Context'], rows), nav);
-    status.ok(`${body.records.length} record${body.records.length === 1 ? '' : 's'}${body.hasMore ? '; older ones on the next page' : ''}.`);
+    if (pages.length > 1)
+      nav.append(
+        h(
+          'button',
+          {
+            type: 'button',
+            onclick: () =>
+              void act(null, status, async () => {
+                pages.pop();
+                await load(pages.at(-1));
+              }),
+          },
+          'Newer records',
+        ),
+      );
+    if (body.hasMore && next)
+      nav.append(
+        h(
+          'button',
+          {
+            type: 'button',
+            onclick: () =>
+              void act(null, status, async () => {
+                pages.push(next);
+                await load(next);
+              }),
+          },
+          'Older records',
+        ),
+      );
+    results.replaceChildren(
+      table(
+        `Audit records, page ${pages.length}, newest first`,
+        ['Time', 'Actor', 'Operation', 'Resource', 'Outcome', 'Context'],
+        rows,
+      ),
+      nav,
+    );
+    status.ok(
+      `${body.records.length} record${body.records.length === 1 ? '' : 's'}${body.hasMore ? '; older ones on the next page' : ''}.`,
+    );
   }
 
   filters.addEventListener('submit', (event) => {
@@ -66,7 +105,12 @@ export function renderAudit(root: HTMLElement): void {
       field('Since', input('since'), 'blank: the whole trail'),
       field('Until', input('until')),
     ),
-    h('div', { class: 'check' }, full, h('label', { for: 'verify-full' }, 'Check every row again (not only rows since the last verification)')),
+    h(
+      'div',
+      { class: 'check' },
+      full,
+      h('label', { for: 'verify-full' }, 'Check every row again (not only rows since the last verification)'),
+    ),
     h('button', { type: 'submit' }, 'Verify'),
     verifyStatus.el,
   );
@@ -75,8 +119,16 @@ export function renderAudit(root: HTMLElement): void {
     void act(submitButton(verify), verifyStatus, async () => {
       verifyStatus.busy('Verifying...');
       const { body } = await call<AuditVerification>(ROUTES.verifyAudit, { query: formValues(verify) });
-      if (body.valid) verifyStatus.ok(`The chain is intact: ${body.checked} records checked on ${body.nodes.length ? body.nodes.join(', ') : 'no node'}.`);
-      else verifyStatus.fail(new Error(`the chain is broken at record ${body.firstBroken?.id} on node ${body.firstBroken?.node}: ${body.firstBroken?.reason} (${body.checked} records checked)`));
+      if (body.valid)
+        verifyStatus.ok(
+          `The chain is intact: ${body.checked} records checked on ${body.nodes.length ? body.nodes.join(', ') : 'no node'}.`,
+        );
+      else
+        verifyStatus.fail(
+          new Error(
+            `the chain is broken at record ${body.firstBroken?.id} on node ${body.firstBroken?.node}: ${body.firstBroken?.reason} (${body.checked} records checked)`,
+          ),
+        );
     });
   });
 

@@ -48,38 +48,72 @@ function encryptCards(id: string, produce: boolean, consume: boolean): HTMLEleme
   const cards: HTMLElement[] = [];
   if (produce) {
     const plaintext = h('textarea', { name: 'plaintext', rows: 3 });
-    const context = contextField('Encryption context', 'optional: key=value, one pair per line; decryption needs the same pairs');
+    const context = contextField(
+      'Encryption context',
+      'optional: key=value, one pair per line; decryption needs the same pairs',
+    );
     const ciphertextOut = h('textarea', { name: 'ciphertextOut', rows: 3, readonly: true });
     const status = statusLine();
-    cards.push(onSubmit(
-      form('Encrypt', field('Plaintext (UTF-8 text)', plaintext), context.el, h('button', { type: 'submit' }, 'Encrypt'), field('Encrypted envelope (base64)', ciphertextOut), status.el),
-      status,
-      async () => {
-        const ctx = parseContext(context.input.value, 'the encryption context');
-        const { body } = await call<EncryptAnswer>(ROUTES.encrypt, { params: { id }, body: { plaintextBase64: textToBase64(plaintext.value), context: ctx } });
-        ciphertextOut.value = body.ciphertextBase64;
-        const pairs = Object.keys(ctx).length;
-        status.ok(`Encrypted with version ${body.keyVersion} (${body.algorithm})${pairs ? `, bound to ${pairs} context pair${pairs === 1 ? '' : 's'}` : ''}.`);
-      },
-    ));
+    cards.push(
+      onSubmit(
+        form(
+          'Encrypt',
+          field('Plaintext (UTF-8 text)', plaintext),
+          context.el,
+          h('button', { type: 'submit' }, 'Encrypt'),
+          field('Encrypted envelope (base64)', ciphertextOut),
+          status.el,
+        ),
+        status,
+        async () => {
+          const ctx = parseContext(context.input.value, 'the encryption context');
+          const { body } = await call<EncryptAnswer>(ROUTES.encrypt, {
+            params: { id },
+            body: { plaintextBase64: textToBase64(plaintext.value), context: ctx },
+          });
+          ciphertextOut.value = body.ciphertextBase64;
+          const pairs = Object.keys(ctx).length;
+          status.ok(
+            `Encrypted with version ${body.keyVersion} (${body.algorithm})${pairs ? `, bound to ${pairs} context pair${pairs === 1 ? '' : 's'}` : ''}.`,
+          );
+        },
+      ),
+    );
   }
   if (consume) {
     const ciphertext = h('textarea', { name: 'ciphertext', rows: 3, required: true });
-    const context = contextField('Decryption context', 'the key=value pairs the envelope was encrypted with, one per line');
+    const context = contextField(
+      'Decryption context',
+      'the key=value pairs the envelope was encrypted with, one per line',
+    );
     const plaintextOut = h('textarea', { name: 'plaintextOut', rows: 3, readonly: true });
     const status = statusLine();
-    cards.push(onSubmit(
-      form('Decrypt', field('Envelope to decrypt (base64)', ciphertext), context.el, h('button', { type: 'submit' }, 'Decrypt'), field('Decrypted plaintext', plaintextOut), status.el),
-      status,
-      async () => {
-        plaintextOut.value = '';
-        const ctx = parseContext(context.input.value, 'the decryption context');
-        const { body } = await call<DecryptAnswer>(ROUTES.decrypt, { params: { id }, body: { ciphertextBase64: ciphertext.value.trim(), context: ctx } });
-        const text = base64ToText(body.plaintextBase64);
-        plaintextOut.value = text ?? body.plaintextBase64;
-        status.ok(`Decrypted with version ${body.keyVersion}${text === undefined ? ' (binary: shown as base64)' : ''}.`);
-      },
-    ));
+    cards.push(
+      onSubmit(
+        form(
+          'Decrypt',
+          field('Envelope to decrypt (base64)', ciphertext),
+          context.el,
+          h('button', { type: 'submit' }, 'Decrypt'),
+          field('Decrypted plaintext', plaintextOut),
+          status.el,
+        ),
+        status,
+        async () => {
+          plaintextOut.value = '';
+          const ctx = parseContext(context.input.value, 'the decryption context');
+          const { body } = await call<DecryptAnswer>(ROUTES.decrypt, {
+            params: { id },
+            body: { ciphertextBase64: ciphertext.value.trim(), context: ctx },
+          });
+          const text = base64ToText(body.plaintextBase64);
+          plaintextOut.value = text ?? body.plaintextBase64;
+          status.ok(
+            `Decrypted with version ${body.keyVersion}${text === undefined ? ' (binary: shown as base64)' : ''}.`,
+          );
+        },
+      ),
+    );
   }
   return cards;
 }
@@ -91,35 +125,59 @@ function signCards(id: string, produce: boolean, consume: boolean): HTMLElement[
     const message = h('textarea', { name: 'message', rows: 3 });
     const signatureOut = h('textarea', { name: 'signatureOut', rows: 3, readonly: true });
     const status = statusLine();
-    cards.push(onSubmit(
-      form('Sign', field('Message (UTF-8 text)', message), h('button', { type: 'submit' }, 'Sign'), field('Signature (base64)', signatureOut), status.el),
-      status,
-      async () => {
-        const { body } = await call<SignAnswer>(ROUTES.sign, { params: { id }, body: { messageBase64: textToBase64(message.value) } });
-        signatureOut.value = body.signatureBase64;
-        status.ok(`Signed with version ${body.keyVersion} (${body.algorithm}).`);
-      },
-    ));
+    cards.push(
+      onSubmit(
+        form(
+          'Sign',
+          field('Message (UTF-8 text)', message),
+          h('button', { type: 'submit' }, 'Sign'),
+          field('Signature (base64)', signatureOut),
+          status.el,
+        ),
+        status,
+        async () => {
+          const { body } = await call<SignAnswer>(ROUTES.sign, {
+            params: { id },
+            body: { messageBase64: textToBase64(message.value) },
+          });
+          signatureOut.value = body.signatureBase64;
+          status.ok(`Signed with version ${body.keyVersion} (${body.algorithm}).`);
+        },
+      ),
+    );
   }
   if (consume) {
     const message = h('textarea', { name: 'verifyMessage', rows: 3 });
     const signature = h('textarea', { name: 'signature', rows: 3, required: true });
     const status = statusLine();
-    cards.push(onSubmit(
-      form('Verify', field('Message to verify (UTF-8 text)', message), field('Signature to verify (base64)', signature), h('button', { type: 'submit' }, 'Verify'), status.el),
-      status,
-      async () => {
-        const { body } = await call<VerifyAnswer>(ROUTES.verify, { params: { id }, body: { messageBase64: textToBase64(message.value), signatureBase64: signature.value.trim() } });
-        if (body.valid) status.ok(`Valid signature (${body.algorithm}${body.keyVersion ? `, version ${body.keyVersion}` : ''}).`);
-        else status.fail(new Error('the signature does not match this message and key'));
-      },
-    ));
+    cards.push(
+      onSubmit(
+        form(
+          'Verify',
+          field('Message to verify (UTF-8 text)', message),
+          field('Signature to verify (base64)', signature),
+          h('button', { type: 'submit' }, 'Verify'),
+          status.el,
+        ),
+        status,
+        async () => {
+          const { body } = await call<VerifyAnswer>(ROUTES.verify, {
+            params: { id },
+            body: { messageBase64: textToBase64(message.value), signatureBase64: signature.value.trim() },
+          });
+          if (body.valid)
+            status.ok(`Valid signature (${body.algorithm}${body.keyVersion ? `, version ${body.keyVersion}` : ''}).`);
+          else status.fail(new Error('the signature does not match this message and key'));
+        },
+      ),
+    );
   }
   return cards;
 }
 
 /** The cards that use the key (AES: encrypt and decrypt; the others: sign and verify), or none. */
 export function useCards(key: ManagedKey, produce: boolean, consume: boolean): HTMLElement | null {
-  const cards = key.spec.algorithm === 'AES' ? encryptCards(key.id, produce, consume) : signCards(key.id, produce, consume);
+  const cards =
+    key.spec.algorithm === 'AES' ? encryptCards(key.id, produce, consume) : signCards(key.id, produce, consume);
   return cards.length ? h('div', { class: 'columns' }, ...cards) : null;
 }

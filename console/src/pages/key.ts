@@ -10,7 +10,10 @@ function keyFacts(key: ManagedKey): HTMLElement {
   return facts([
     ['Id', h('code', {}, key.id)],
     ['State', key.state],
-    ['Algorithm', key.spec.curve ? `${key.spec.algorithm} ${key.spec.curve}` : `${key.spec.algorithm} ${key.spec.sizeBits} bits`],
+    [
+      'Algorithm',
+      key.spec.curve ? `${key.spec.algorithm} ${key.spec.curve}` : `${key.spec.algorithm} ${key.spec.sizeBits} bits`,
+    ],
     ['Current version', String(key.currentVersion)],
     ['Owner', key.owner],
     ['Tenant', key.tenant],
@@ -35,50 +38,115 @@ function lifecycleControls(key: ManagedKey, allowed: Set<KeyAction>, run: Run): 
   const id = { id: key.id };
   const out: HTMLElement[] = [];
   const buttons = h('div', { class: 'actions' });
-  if (allowed.has('activate')) buttons.append(button('Activate', run('Activating', async () => {
-    await call(ROUTES.activateKey, { params: id });
-    return 'Activated.';
-  })));
-  if (allowed.has('rotate')) buttons.append(button('Rotate', run('Rotating', async () => {
-    const { body } = await call<{ currentVersion: number }>(ROUTES.rotateKey, { params: id, body: {} });
-    return `Rotated: version ${body.currentVersion} is current.`;
-  })));
-  if (allowed.has('cancelDestroy')) buttons.append(button('Cancel the destruction', run('Cancelling the destruction', async () => {
-    await call(ROUTES.cancelDestroy, { params: id });
-    return 'Destruction cancelled: the key is back in its state.';
-  })));
+  if (allowed.has('activate'))
+    buttons.append(
+      button(
+        'Activate',
+        run('Activating', async () => {
+          await call(ROUTES.activateKey, { params: id });
+          return 'Activated.';
+        }),
+      ),
+    );
+  if (allowed.has('rotate'))
+    buttons.append(
+      button(
+        'Rotate',
+        run('Rotating', async () => {
+          const { body } = await call<{ currentVersion: number }>(ROUTES.rotateKey, { params: id, body: {} });
+          return `Rotated: version ${body.currentVersion} is current.`;
+        }),
+      ),
+    );
+  if (allowed.has('cancelDestroy'))
+    buttons.append(
+      button(
+        'Cancel the destruction',
+        run('Cancelling the destruction', async () => {
+          await call(ROUTES.cancelDestroy, { params: id });
+          return 'Destruction cancelled: the key is back in its state.';
+        }),
+      ),
+    );
   if (buttons.childElementCount) out.push(buttons);
   if (allowed.has('revoke')) {
     const reason = input('reason', { maxlength: 1024 });
-    out.push(h('div', { class: 'row' }, field('Revocation reason', reason), button('Revoke', run('Revoking', async () => {
-      await call(ROUTES.revokeKey, { params: id, body: reason.value.trim() ? { reason: reason.value.trim() } : {} });
-      return 'Revoked: the key no longer encrypts or signs; old material still decrypts and verifies.';
-    }))));
+    out.push(
+      h(
+        'div',
+        { class: 'row' },
+        field('Revocation reason', reason),
+        button(
+          'Revoke',
+          run('Revoking', async () => {
+            await call(ROUTES.revokeKey, {
+              params: id,
+              body: reason.value.trim() ? { reason: reason.value.trim() } : {},
+            });
+            return 'Revoked: the key no longer encrypts or signs; old material still decrypts and verifies.';
+          }),
+        ),
+      ),
+    );
   }
   if (allowed.has('compromise')) {
     const reason = input('reason', { maxlength: 1024 });
-    out.push(h('div', { class: 'row' }, field('Compromise reason', reason, 'required'), button('Mark compromised', run('Marking compromised', async () => {
-      await call(ROUTES.compromiseKey, { params: id, body: { reason: reason.value.trim() } });
-      return 'Marked compromised: every cryptographic call with this key is refused from now on.';
-    }))));
+    out.push(
+      h(
+        'div',
+        { class: 'row' },
+        field('Compromise reason', reason, 'required'),
+        button(
+          'Mark compromised',
+          run('Marking compromised', async () => {
+            await call(ROUTES.compromiseKey, { params: id, body: { reason: reason.value.trim() } });
+            return 'Marked compromised: every cryptographic call with this key is refused from now on.';
+          }),
+        ),
+      ),
+    );
   }
   if (allowed.has('destroy')) {
     const waitingDays = input('waitingDays', { type: 'number', min: 0, value: '' });
     const confirm = h('input', { type: 'checkbox', id: 'confirm-destroy' });
-    out.push(h(
-      'div',
-      { class: 'row' },
-      key.destroyAt ? null : field('Days before destruction', waitingDays, 'blank: the deployment default; 0: at once'),
-      h('div', { class: 'check' }, confirm, h('label', { for: 'confirm-destroy' }, 'I understand destruction erases the material for good')),
-      button(key.destroyAt ? 'Destroy now' : 'Destroy', run('Destroying', async () => {
-        if (!confirm.checked) throw new Error('tick the box to confirm destruction first');
-        const { status: code, body } = await call<DestroyAnswer>(ROUTES.destroyKey, { params: id, query: { waitingDays: key.destroyAt ? '0' : waitingDays.value.trim() } });
-        return code === 202 ? `Destruction scheduled for ${time(body.destroyAt)}.` : 'Destroyed.';
-      }), { class: 'danger' }),
-    ));
+    out.push(
+      h(
+        'div',
+        { class: 'row' },
+        key.destroyAt
+          ? null
+          : field('Days before destruction', waitingDays, 'blank: the deployment default; 0: at once'),
+        h(
+          'div',
+          { class: 'check' },
+          confirm,
+          h('label', { for: 'confirm-destroy' }, 'I understand destruction erases the material for good'),
+        ),
+        button(
+          key.destroyAt ? 'Destroy now' : 'Destroy',
+          run('Destroying', async () => {
+            if (!confirm.checked) throw new Error('tick the box to confirm destruction first');
+            const { status: code, body } = await call<DestroyAnswer>(ROUTES.destroyKey, {
+              params: id,
+              query: { waitingDays: key.destroyAt ? '0' : waitingDays.value.trim() },
+            });
+            return code === 202 ? `Destruction scheduled for ${time(body.destroyAt)}.` : 'Destroyed.';
+          }),
+          { class: 'danger' },
+        ),
+      ),
+    );
   }
   if (!out.length) {
-    out.push(h('p', {}, key.state === 'Destroyed' ? 'Destroyed: its material is erased; only its record can be read.' : `No lifecycle action is open to a ${key.state} key.`));
+    out.push(
+      h(
+        'p',
+        {},
+        key.state === 'Destroyed'
+          ? 'Destroyed: its material is erased; only its record can be read.'
+          : `No lifecycle action is open to a ${key.state} key.`,
+      ),
+    );
   }
   return out;
 }
@@ -93,20 +161,28 @@ export async function renderKey(root: HTMLElement, id: string): Promise<void> {
   const lifecycle = statusLine();
   const controls = h('div');
   const lifecycleHeading = h('h2', { id: 'lifecycle-heading', tabindex: -1 }, 'Lifecycle');
-  const lifecycleCard = h('section', { class: 'card', 'aria-labelledby': 'lifecycle-heading' }, lifecycleHeading, controls, lifecycle.el);
+  const lifecycleCard = h(
+    'section',
+    { class: 'card', 'aria-labelledby': 'lifecycle-heading' },
+    lifecycleHeading,
+    controls,
+    lifecycle.el,
+  );
   const pem = h('pre', { class: 'output', tabindex: 0, 'aria-label': 'Public key (PEM)' });
   const publicStatus = statusLine();
   const publicCard = h(
     'section',
     { class: 'card', 'aria-labelledby': 'public-heading' },
     h('h2', { id: 'public-heading' }, 'Public key'),
-    button('Show public key', (event) =>
-      void act(event.currentTarget as HTMLButtonElement, publicStatus, async () => {
-        const { body } = await call<PublicKey>(ROUTES.getPublicKey, { params: { id } });
-        pem.textContent = body.publicKeyPem;
-        pem.hidden = false;
-        publicStatus.ok(`Version ${body.keyVersion}, ${body.algorithm}${body.curve ? ` ${body.curve}` : ''}.`);
-      }),
+    button(
+      'Show public key',
+      (event) =>
+        void act(event.currentTarget as HTMLButtonElement, publicStatus, async () => {
+          const { body } = await call<PublicKey>(ROUTES.getPublicKey, { params: { id } });
+          pem.textContent = body.publicKeyPem;
+          pem.hidden = false;
+          publicStatus.ok(`Version ${body.keyVersion}, ${body.algorithm}${body.curve ? ` ${body.curve}` : ''}.`);
+        }),
     ),
     pem,
     publicStatus.el,

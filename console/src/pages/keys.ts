@@ -6,9 +6,30 @@ import { EC_CURVES, ED_CURVES, KEY_ALGORITHMS, KEY_STATES, type KeyPage, type Ma
 
 /** What the size-or-curve choice offers per algorithm; the first is the service's default. */
 const SIZES = new Map<string, Array<[string, string]>>([
-  ['AES', [['256', '256 bits'], ['192', '192 bits'], ['128', '128 bits']]],
-  ['HMAC', [['256', '256 bits'], ['384', '384 bits'], ['512', '512 bits']]],
-  ['RSA', [['3072', '3072 bits'], ['2048', '2048 bits'], ['4096', '4096 bits']]],
+  [
+    'AES',
+    [
+      ['256', '256 bits'],
+      ['192', '192 bits'],
+      ['128', '128 bits'],
+    ],
+  ],
+  [
+    'HMAC',
+    [
+      ['256', '256 bits'],
+      ['384', '384 bits'],
+      ['512', '512 bits'],
+    ],
+  ],
+  [
+    'RSA',
+    [
+      ['3072', '3072 bits'],
+      ['2048', '2048 bits'],
+      ['4096', '4096 bits'],
+    ],
+  ],
   ['EC', EC_CURVES.map((c) => [c, c])],
   ['EdDSA', ED_CURVES.map((c) => [c, c])],
 ]);
@@ -50,10 +71,43 @@ export function renderKeys(root: HTMLElement): void {
     ]);
     const next = body.nextCursor;
     const nav = h('div', { class: 'pager' });
-    if (pages.length > 1) nav.append(h('button', { type: 'button', onclick: () => void act(null, status, async () => { pages.pop(); await load(pages.at(-1)); }) }, 'Previous page'));
-    if (next) nav.append(h('button', { type: 'button', onclick: () => void act(null, status, async () => { pages.push(next); await load(next); }) }, 'Next page'));
-    results.replaceChildren(table(`Keys, page ${pages.length}`, ['Name', 'Id', 'Algorithm', 'State', 'Version', 'Owner', 'Created'], rows), nav);
-    status.ok(`${body.keys.length} key${body.keys.length === 1 ? '' : 's'} on this page${next ? '; more on the next' : ''}.`);
+    if (pages.length > 1)
+      nav.append(
+        h(
+          'button',
+          {
+            type: 'button',
+            onclick: () =>
+              void act(null, status, async () => {
+                pages.pop();
+                await load(pages.at(-1));
+              }),
+          },
+          'Previous page',
+        ),
+      );
+    if (next)
+      nav.append(
+        h(
+          'button',
+          {
+            type: 'button',
+            onclick: () =>
+              void act(null, status, async () => {
+                pages.push(next);
+                await load(next);
+              }),
+          },
+          'Next page',
+        ),
+      );
+    results.replaceChildren(
+      table(`Keys, page ${pages.length}`, ['Name', 'Id', 'Algorithm', 'State', 'Version', 'Owner', 'Created'], rows),
+      nav,
+    );
+    status.ok(
+      `${body.keys.length} key${body.keys.length === 1 ? '' : 's'} on this page${next ? '; more on the next' : ''}.`,
+    );
   }
 
   filters.addEventListener('submit', (event) => {
@@ -62,9 +116,14 @@ export function renderKeys(root: HTMLElement): void {
     void act(submitButton(filters), status, () => load(undefined));
   });
 
-  const algorithm = select('algorithm', KEY_ALGORITHMS.map((a): [string, string] => [a, a]));
+  const algorithm = select(
+    'algorithm',
+    KEY_ALGORITHMS.map((a): [string, string] => [a, a]),
+  );
   const size = select('size', SIZES.get('AES')!);
-  algorithm.addEventListener('change', () => size.replaceChildren(...SIZES.get(algorithm.value)!.map(([value, text]) => h('option', { value }, text))));
+  algorithm.addEventListener('change', () =>
+    size.replaceChildren(...SIZES.get(algorithm.value)!.map(([value, text]) => h('option', { value }, text))),
+  );
   const name = input('name', { required: true, maxlength: 256 });
   const exportable = h('input', { type: 'checkbox', name: 'exportable' });
   const createStatus = statusLine();
@@ -72,8 +131,19 @@ export function renderKeys(root: HTMLElement): void {
     'form',
     { class: 'card', 'aria-labelledby': 'create-heading' },
     h('h2', { id: 'create-heading' }, 'Create a key'),
-    h('div', { class: 'row' }, field('Key name', name), field('Key algorithm', algorithm), field('Size or curve', size)),
-    h('div', { class: 'check' }, exportable, h('label', { for: (exportable.id = 'create-exportable') }, 'Exportable (fixed at creation)')),
+    h(
+      'div',
+      { class: 'row' },
+      field('Key name', name),
+      field('Key algorithm', algorithm),
+      field('Size or curve', size),
+    ),
+    h(
+      'div',
+      { class: 'check' },
+      exportable,
+      h('label', { for: (exportable.id = 'create-exportable') }, 'Exportable (fixed at creation)'),
+    ),
     h('button', { type: 'submit' }, 'Create key'),
     createStatus.el,
   );

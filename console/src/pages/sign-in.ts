@@ -37,14 +37,27 @@ export function renderSignIn(root: HTMLElement, message: string | undefined, don
     'form',
     { class: 'card', 'aria-labelledby': 'bearer-heading' },
     h('h2', { id: 'bearer-heading' }, 'Bearer token'),
-    h('p', {}, 'Paste a token from your identity provider, or one the service minted for you. It is kept in this tab only (sessionStorage) and sent in the Authorization header.'),
+    h(
+      'p',
+      {},
+      'Paste a token from your identity provider, or one the service minted for you. It is kept in this tab only (sessionStorage) and sent in the Authorization header.',
+    ),
     field('Token', token),
     h('button', { type: 'submit' }, 'Sign in with token'),
   );
   tokenForm.addEventListener('submit', (event) => {
     event.preventDefault();
     // A token has no whitespace: a line break picked up while copying would only make the header invalid.
-    void tryCredential({ kind: 'bearer', token: token.value.trim().replace(/^Bearer\s+/i, '').replace(/\s+/g, '') }, tokenForm);
+    void tryCredential(
+      {
+        kind: 'bearer',
+        token: token.value
+          .trim()
+          .replace(/^Bearer\s+/i, '')
+          .replace(/\s+/g, ''),
+      },
+      tokenForm,
+    );
   });
 
   const user = input('user', { required: true });

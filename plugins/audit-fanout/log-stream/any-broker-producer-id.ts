@@ -1,6 +1,10 @@
 import type { Kafka } from 'kafkajs';
 
-type Cluster = { findControllerBroker(): Promise<unknown>; getNodeIds(): number[]; findBroker(q: { nodeId: number }): Promise<unknown> };
+type Cluster = {
+  findControllerBroker(): Promise<unknown>;
+  getNodeIds(): number[];
+  findBroker(q: { nodeId: number }): Promise<unknown>;
+};
 
 /**
  * An idempotent producer's InitProducerId may go to any broker (KIP-98; kafkajs says so beside the call),

@@ -1,5 +1,11 @@
 import { Kafka, logLevel, type Producer } from 'kafkajs';
-import { type AuditEvent, type AuditFanoutSink, type DeliverySettings, eventJson, type Logger } from '../../../kernel/index.ts';
+import {
+  type AuditEvent,
+  type AuditFanoutSink,
+  type DeliverySettings,
+  eventJson,
+  type Logger,
+} from '../../../kernel/index.ts';
 import { askAnyBrokerWhenControllerUnknown } from './any-broker-producer-id.ts';
 
 export interface LogStreamSettings {

@@ -1,4 +1,11 @@
-import { createInbox, headers as natsHeaders, type Msg, type NatsConnection, type Status, type Subscription } from 'nats';
+import {
+  createInbox,
+  headers as natsHeaders,
+  type Msg,
+  type NatsConnection,
+  type Status,
+  type Subscription,
+} from 'nats';
 
 interface PendingBatch {
   subject: string;
@@ -25,7 +32,9 @@ export class AckedBatchPublisher {
   private readonly statuses: AsyncIterable<Status> & { stop?: () => void };
 
   constructor(private readonly nc: NatsConnection) {
-    this.subscription = nc.subscribe(`${this.inbox}.*`, { callback: (err, msg) => (err ? this.failAll(err.message) : this.acknowledged(msg)) });
+    this.subscription = nc.subscribe(`${this.inbox}.*`, {
+      callback: (err, msg) => (err ? this.failAll(err.message) : this.acknowledged(msg)),
+    });
     this.statuses = nc.status();
     void this.watchPermissions();
   }
@@ -43,7 +52,10 @@ export class AckedBatchPublisher {
     const token = String(this.nextBatch++);
     const reply = `${this.inbox}.${token}`;
     return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => settle(`${batch.waiting} of ${messages.length} not acknowledged within ${timeoutMs} ms`), timeoutMs);
+      const timer = setTimeout(
+        () => settle(`${batch.waiting} of ${messages.length} not acknowledged within ${timeoutMs} ms`),
+        timeoutMs,
+      );
       const settle = (failure: string | undefined) => {
         clearTimeout(timer);
         this.pending.delete(token);
@@ -79,7 +91,8 @@ export class AckedBatchPublisher {
   }
 
   private failAll(reason: string, subject?: string): void {
-    for (const batch of [...this.pending.values()]) if (subject === undefined || batch.subject === subject) batch.settle(reason);
+    for (const batch of [...this.pending.values()])
+      if (subject === undefined || batch.subject === subject) batch.settle(reason);
   }
 
   /**
@@ -91,15 +104,18 @@ export class AckedBatchPublisher {
     for await (const status of this.statuses) {
       const refused = status.permissionContext;
       if (!refused) continue;
-      if (refused.operation === 'publish') this.failAll(`Permissions Violation for Publish to "${refused.subject}"`, refused.subject);
-      else if (refused.subject.startsWith(this.inbox)) this.failAll(`Permissions Violation for Subscription to "${refused.subject}"`);
+      if (refused.operation === 'publish')
+        this.failAll(`Permissions Violation for Publish to "${refused.subject}"`, refused.subject);
+      else if (refused.subject.startsWith(this.inbox))
+        this.failAll(`Permissions Violation for Subscription to "${refused.subject}"`);
     }
   }
 }
 
 /** Why an acknowledgement is not one, or undefined for a stored (or duplicate) message. */
 function ackFailure(msg: Msg): string | undefined {
-  if (msg.data.length === 0) return msg.headers?.code === 503 ? 'no responders' : `status ${msg.headers?.code ?? 'unknown'}`;
+  if (msg.data.length === 0)
+    return msg.headers?.code === 503 ? 'no responders' : `status ${msg.headers?.code ?? 'unknown'}`;
   let ack: { stream?: string; error?: { description?: string; code?: number } };
   try {
     ack = JSON.parse(msg.string());

@@ -11,9 +11,30 @@ export const messageStreamSection = Type.Object({
     default: false,
     env: 'SVC_AUDIT_MSGSTREAM_ENABLED',
   }),
-  servers: inEntries('required', Type.String({ description: 'Comma list of nats:// (or tls://) server URLs.', default: '', env: 'SVC_AUDIT_MSGSTREAM_SERVERS' })),
-  stream: inEntries({ pattern: '^[^.*>\\s]+$' }, Type.String({ description: 'JetStream stream that captures the subject.', default: 'SVC_AUDIT', env: 'SVC_AUDIT_MSGSTREAM_STREAM' })),
-  subject: inEntries({ minLength: 1 }, Type.String({ description: 'Subject the events are published on.', default: 'svc.audit', env: 'SVC_AUDIT_MSGSTREAM_SUBJECT' })),
+  servers: inEntries(
+    'required',
+    Type.String({
+      description: 'Comma list of nats:// (or tls://) server URLs.',
+      default: '',
+      env: 'SVC_AUDIT_MSGSTREAM_SERVERS',
+    }),
+  ),
+  stream: inEntries(
+    { pattern: '^[^.*>\\s]+$' },
+    Type.String({
+      description: 'JetStream stream that captures the subject.',
+      default: 'SVC_AUDIT',
+      env: 'SVC_AUDIT_MSGSTREAM_STREAM',
+    }),
+  ),
+  subject: inEntries(
+    { minLength: 1 },
+    Type.String({
+      description: 'Subject the events are published on.',
+      default: 'svc.audit',
+      env: 'SVC_AUDIT_MSGSTREAM_SUBJECT',
+    }),
+  ),
   autoCreateStream: Type.Boolean({
     description: 'Create the stream (file storage, this subject) when it does not exist.',
     default: false,
@@ -27,4 +48,6 @@ export const messageStreamSection = Type.Object({
   ...deliverySettings(DEFAULTS, 'SVC_AUDIT_MSGSTREAM'),
 });
 
-export const messageStreamSettings = defineSettings(Type.Object({ audit: Type.Object({ sinks: auditSinks, msgStream: messageStreamSection }) }));
+export const messageStreamSettings = defineSettings(
+  Type.Object({ audit: Type.Object({ sinks: auditSinks, msgStream: messageStreamSection }) }),
+);

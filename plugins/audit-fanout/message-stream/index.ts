@@ -15,7 +15,10 @@ export default definePlugin({
   instances: ({ audit }, { dataDir }) => {
     const sources = { section: audit.msgStream, prefix: 'SVC_AUDIT_MSGSTREAM', sinks: audit.sinks };
     return sinkInstances('message-stream', messageStreamSection, sources, (entry, where): MessageStreamSettings => {
-      const servers = entry.servers.split(',').map((s) => s.trim()).filter(Boolean);
+      const servers = entry.servers
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       if (servers.length === 0) throw new Error(`${where} (message-stream sink): servers is required`);
       const bad = servers.find((s) => !/^(nats|tls|ws|wss):\/\/[^\s/]+$/.test(s));
       if (bad) throw new Error(`${where} (message-stream sink): server "${bad}" is not a nats:// or tls:// URL`);
@@ -28,8 +31,13 @@ export default definePlugin({
         }
       }
       return {
-        name: entry.name, servers, stream: entry.stream, subject: entry.subject, autoCreateStream: entry.autoCreateStream,
-        credentialsFile, delivery: deliveryOf(entry, entry.name, dataDir),
+        name: entry.name,
+        servers,
+        stream: entry.stream,
+        subject: entry.subject,
+        autoCreateStream: entry.autoCreateStream,
+        credentialsFile,
+        delivery: deliveryOf(entry, entry.name, dataDir),
       };
     });
   },

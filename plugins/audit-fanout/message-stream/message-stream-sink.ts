@@ -1,5 +1,11 @@
 import { connect, type NatsConnection } from 'nats';
-import { type AuditEvent, type AuditFanoutSink, type DeliverySettings, eventJson, type Logger } from '../../../kernel/index.ts';
+import {
+  type AuditEvent,
+  type AuditFanoutSink,
+  type DeliverySettings,
+  eventJson,
+  type Logger,
+} from '../../../kernel/index.ts';
 import { AckedBatchPublisher } from './acked-batch.ts';
 import { connectFailure, credentialsAuthenticator } from './credentials.ts';
 
@@ -61,10 +67,16 @@ export class MessageStreamSink implements AuditFanoutSink {
     const { publisher } = await this.usable();
     if (this.settings.autoCreateStream && !this.streamReady) await this.ensureStream();
     try {
-      await publisher.publish(this.settings.subject, events.map((e) => ({ id: e.id, data: eventJson(e) })), PUBLISH_TIMEOUT_MS);
+      await publisher.publish(
+        this.settings.subject,
+        events.map((e) => ({ id: e.id, data: eventJson(e) })),
+        PUBLISH_TIMEOUT_MS,
+      );
     } catch (err) {
       const message = (err as Error).message;
-      throw new Error(`message-stream ${this.settings.subject}: ${message === 'no responders' ? `no stream captures the subject (${this.settings.stream} missing?)` : message}`);
+      throw new Error(
+        `message-stream ${this.settings.subject}: ${message === 'no responders' ? `no stream captures the subject (${this.settings.stream} missing?)` : message}`,
+      );
     }
   }
 
@@ -72,7 +84,14 @@ export class MessageStreamSink implements AuditFanoutSink {
     this.connection ??= (async () => {
       const { servers, credentialsFile } = this.settings;
       const authenticator = credentialsFile ? credentialsAuthenticator(credentialsFile) : undefined;
-      const nc = await connect({ servers, authenticator, name: 'svc-kms audit', maxReconnectAttempts: -1, reconnectTimeWait: 500, timeout: 3_000 });
+      const nc = await connect({
+        servers,
+        authenticator,
+        name: 'svc-kms audit',
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 500,
+        timeout: 3_000,
+      });
       this.logger.info('audit message-stream connected', { sink: this.name, subject: this.settings.subject });
       return { nc, publisher: new AckedBatchPublisher(nc) };
     })().catch((err) => {

@@ -10,7 +10,8 @@ import { DEFAULT_DELIVERY, type DeliverySettings } from '../../../kernel/index.t
  * camelCase keys. The section is declared once: an entry's schema is made from it (sinkEntrySchema).
  */
 export const auditSinks = Type.Array(Type.Unknown(), {
-  description: 'Secondary audit sinks, each {kind: webhook | log-stream | message-stream, name, enabled (default true; false: not started), ...settings of that kind} (config file only).',
+  description:
+    'Secondary audit sinks, each {kind: webhook | log-stream | message-stream, name, enabled (default true; false: not started), ...settings of that kind} (config file only).',
   default: [],
   env: false,
 });
@@ -34,13 +35,35 @@ export function deliverySettings(defaults: { batchSize: number; concurrency: num
   const env = (name: string) => (envPrefix ? { env: `${envPrefix}_${name}` } : {});
   const atLeastOne = { minimum: 1 };
   return {
-    maxRetries: Type.Integer({ minimum: 0, description: 'Retries of a failed delivery before the dead letter.', default: DEFAULT_DELIVERY.maxRetries, ...env('MAX_RETRIES') }),
+    maxRetries: Type.Integer({
+      minimum: 0,
+      description: 'Retries of a failed delivery before the dead letter.',
+      default: DEFAULT_DELIVERY.maxRetries,
+      ...env('MAX_RETRIES'),
+    }),
     initialBackoffMs: inEntries(
       atLeastOne,
-      Type.Integer({ minimum: 0, description: 'Wait before the first retry; doubles each retry.', default: DEFAULT_DELIVERY.initialBackoffMs, ...env('INITIAL_BACKOFF_MS') }),
+      Type.Integer({
+        minimum: 0,
+        description: 'Wait before the first retry; doubles each retry.',
+        default: DEFAULT_DELIVERY.initialBackoffMs,
+        ...env('INITIAL_BACKOFF_MS'),
+      }),
     ),
-    maxBackoffMs: inEntries(atLeastOne, Type.Integer({ minimum: 0, description: 'Longest wait between retries.', default: DEFAULT_DELIVERY.maxBackoffMs, ...env('MAX_BACKOFF_MS') })),
-    deadLetterFile: Type.String({ description: 'JSONL file of undeliverable events; empty: <node.dataDir>/audit-<name>.deadletter.jsonl.', default: '', ...env('DEAD_LETTER_FILE') }),
+    maxBackoffMs: inEntries(
+      atLeastOne,
+      Type.Integer({
+        minimum: 0,
+        description: 'Longest wait between retries.',
+        default: DEFAULT_DELIVERY.maxBackoffMs,
+        ...env('MAX_BACKOFF_MS'),
+      }),
+    ),
+    deadLetterFile: Type.String({
+      description: 'JSONL file of undeliverable events; empty: <node.dataDir>/audit-<name>.deadletter.jsonl.',
+      default: '',
+      ...env('DEAD_LETTER_FILE'),
+    }),
     queueCapacity: inEntries(
       atLeastOne,
       Type.Integer({
@@ -50,12 +73,21 @@ export function deliverySettings(defaults: { batchSize: number; concurrency: num
         ...env('QUEUE_CAPACITY'),
       }),
     ),
-    batchSize: inEntries(atLeastOne, Type.Integer({ minimum: 0, description: 'Events per delivery round trip at most.', default: defaults.batchSize, ...env('BATCH_SIZE') })),
+    batchSize: inEntries(
+      atLeastOne,
+      Type.Integer({
+        minimum: 0,
+        description: 'Events per delivery round trip at most.',
+        default: defaults.batchSize,
+        ...env('BATCH_SIZE'),
+      }),
+    ),
     concurrency: inEntries(
       atLeastOne,
       Type.Integer({
         minimum: 0,
-        description: "Deliveries in flight at once (above 1, events of different requests may arrive out of order; one request's events stay in order).",
+        description:
+          "Deliveries in flight at once (above 1, events of different requests may arrive out of order; one request's events stay in order).",
         default: defaults.concurrency,
         ...env('CONCURRENCY'),
       }),
@@ -90,8 +122,15 @@ function entrySetting(setting: TSchema): TSchema {
  * every other setting of the kind's section, in the section's order.
  */
 export function sinkEntrySchema(kind: string, section: SinkSection): TObject {
-  const settings = Object.fromEntries(Object.entries(section.properties).flatMap(([key, setting]) => (key === 'enabled' ? [] : [[key, entrySetting(setting)]])));
-  return Type.Object({ kind: Type.Literal(kind), name: SinkName, enabled: Type.Boolean({ default: true }), ...settings }, { additionalProperties: false });
+  const settings = Object.fromEntries(
+    Object.entries(section.properties).flatMap(([key, setting]) =>
+      key === 'enabled' ? [] : [[key, entrySetting(setting)]],
+    ),
+  );
+  return Type.Object(
+    { kind: Type.Literal(kind), name: SinkName, enabled: Type.Boolean({ default: true }), ...settings },
+    { additionalProperties: false },
+  );
 }
 
 type DeliveryFields = Omit<DeliverySettings, 'deadLetterFile'> & { deadLetterFile: string };
@@ -136,19 +175,30 @@ export function sinkInstances<S extends SinkSection, C>(
   const schema = sinkEntrySchema(kind, section);
   const valid = ajv.compile(schema);
   // A switched-off entry need not carry its required settings yet, but may not carry wrong ones.
-  const validOff = ajv.compile(Type.Composite([Type.Partial(schema), Type.Object({ enabled: Type.Literal(false) })], { additionalProperties: false }));
+  const validOff = ajv.compile(
+    Type.Composite([Type.Partial(schema), Type.Object({ enabled: Type.Literal(false) })], {
+      additionalProperties: false,
+    }),
+  );
   const entries: Array<{ where: string; entry: Record<string, unknown> }> = [];
   const { enabled, ...env } = sources.section as Record<string, unknown>;
   if (enabled === true) entries.push({ where: `audit (env ${sources.prefix}_*)`, entry: { kind, name: kind, ...env } });
   sources.sinks.forEach((e, i) => {
-    if (e && typeof e === 'object' && (e as { kind?: unknown }).kind === kind) entries.push({ where: `audit.sinks[${i}]`, entry: { ...(e as Record<string, unknown>) } });
+    if (e && typeof e === 'object' && (e as { kind?: unknown }).kind === kind)
+      entries.push({ where: `audit.sinks[${i}]`, entry: { ...(e as Record<string, unknown>) } });
   });
   return entries.flatMap(({ where, entry }) => {
     const check = entry.enabled === false ? validOff : valid;
     if (!check(entry)) {
       const err = check.errors![0]!;
-      const at = err.instancePath ? err.instancePath.slice(1) : err.keyword === 'additionalProperties' ? String(err.params.additionalProperty) : '';
-      throw new Error(`${where} (${kind} sink): ${at ? `${at} ` : ''}${err.keyword === 'additionalProperties' ? 'is not a setting of this kind' : err.message}`);
+      const at = err.instancePath
+        ? err.instancePath.slice(1)
+        : err.keyword === 'additionalProperties'
+          ? String(err.params.additionalProperty)
+          : '';
+      throw new Error(
+        `${where} (${kind} sink): ${at ? `${at} ` : ''}${err.keyword === 'additionalProperties' ? 'is not a setting of this kind' : err.message}`,
+      );
     }
     if (entry.enabled === false) return [];
     delete entry.enabled;

@@ -15,19 +15,39 @@ const PIPELINING = 4;
 
 /** The sink of the SVC_AUDIT_WEBHOOK_* variables; an `audit.sinks` entry of kind webhook has the same settings. */
 export const webhookSection = Type.Object({
-  enabled: Type.Boolean({ description: 'POST every audit event to a webhook (one sink named "webhook").', default: false }),
+  enabled: Type.Boolean({
+    description: 'POST every audit event to a webhook (one sink named "webhook").',
+    default: false,
+  }),
   url: inEntries('required', outboundUrlSetting('Receiver URL: https://, or http:// to a loopback host only.')),
-  secret: inEntries('required', Type.String({ description: 'HMAC-SHA256 key of the X-Svc-Signature header; required when enabled.', default: '', sensitive: true })),
-  timeoutMs: inEntries({ minimum: 1 }, Type.Integer({ minimum: 0, description: 'A delivery that has no answer after this long is retried.', default: 10_000 })),
+  secret: inEntries(
+    'required',
+    Type.String({
+      description: 'HMAC-SHA256 key of the X-Svc-Signature header; required when enabled.',
+      default: '',
+      sensitive: true,
+    }),
+  ),
+  timeoutMs: inEntries(
+    { minimum: 1 },
+    Type.Integer({
+      minimum: 0,
+      description: 'A delivery that has no answer after this long is retried.',
+      default: 10_000,
+    }),
+  ),
   pipelining: inEntries(
     { minimum: 1 },
     Type.Integer({
       minimum: 0,
-      description: 'POSTs sent on one connection before their answers come (HTTP/1.1 pipelining; the receiver answers them in order, as HTTP/1.1 requires); 1: one at a time.',
+      description:
+        'POSTs sent on one connection before their answers come (HTTP/1.1 pipelining; the receiver answers them in order, as HTTP/1.1 requires); 1: one at a time.',
       default: PIPELINING,
     }),
   ),
   ...deliverySettings(DEFAULTS),
 });
 
-export const webhookSettings = defineSettings(Type.Object({ audit: Type.Object({ sinks: auditSinks, webhook: webhookSection }) }));
+export const webhookSettings = defineSettings(
+  Type.Object({ audit: Type.Object({ sinks: auditSinks, webhook: webhookSection }) }),
+);

@@ -24,7 +24,16 @@ export class KeepAlivePoster {
     return new Promise((resolve, reject) => {
       // idempotent and not blocking, or undici would not pipeline a POST: a delivery may be sent twice
       // (after a connection fails with POSTs in flight), which the receiver sees by X-Svc-Event-Id, as a retry.
-      const options: Dispatcher.DispatchOptions = { method: 'POST', path: this.path, headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, idempotent: true, blocking: false };
+      const options: Dispatcher.DispatchOptions = {
+        method: 'POST',
+        path: this.path,
+        headers,
+        body,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        idempotent: true,
+        blocking: false,
+      };
       this.pool.dispatch(options, new StatusOnly(resolve, reject, timeoutMs));
     });
   }

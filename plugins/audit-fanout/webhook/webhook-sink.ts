@@ -1,5 +1,11 @@
 import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
-import { type AuditEvent, type AuditFanoutSink, type DeliverySettings, eventJson, PermanentDeliveryError } from '../../../kernel/index.ts';
+import {
+  type AuditEvent,
+  type AuditFanoutSink,
+  type DeliverySettings,
+  eventJson,
+  PermanentDeliveryError,
+} from '../../../kernel/index.ts';
 import { KeepAlivePoster } from './http-post.ts';
 
 export interface WebhookSettings {
@@ -43,7 +49,11 @@ export class WebhookSink implements AuditFanoutSink {
     const signature = createHmac('sha256', this.signingKey).update(body).digest('hex');
     let status: number;
     try {
-      status = await this.poster.post(body, { 'Content-Type': 'application/json', 'X-Svc-Event-Id': event.id, 'X-Svc-Signature': `sha256=${signature}` }, this.settings.timeoutMs);
+      status = await this.poster.post(
+        body,
+        { 'Content-Type': 'application/json', 'X-Svc-Event-Id': event.id, 'X-Svc-Signature': `sha256=${signature}` },
+        this.settings.timeoutMs,
+      );
     } catch (err) {
       throw new Error(`webhook ${this.host} unreachable: ${(err as Error).message}`);
     }

@@ -56,7 +56,19 @@ export const toRecord = (row: AuditRow): AuditRecord => ({
 /** The canonical event a chained row stands for, as its hash covers it. */
 export function eventOf(row: AuditRow): AuditEvent & { prevHash: string } {
   const r = toRecord(row);
-  return { schemaVersion: 1, id: r.id, occurredAt: r.occurredAt, node: row.node ?? '', principal: r.principal, operation: r.operation, resource: r.resource, outcome: r.outcome, context: r.context, correlationId: r.correlationId, prevHash: row.prev_hash ?? '' };
+  return {
+    schemaVersion: 1,
+    id: r.id,
+    occurredAt: r.occurredAt,
+    node: row.node ?? '',
+    principal: r.principal,
+    operation: r.operation,
+    resource: r.resource,
+    outcome: r.outcome,
+    context: r.context,
+    correlationId: r.correlationId,
+    prevHash: row.prev_hash ?? '',
+  };
 }
 
 /** Links rows onto a node's chain, from `head`; returns the new head. */
@@ -83,7 +95,12 @@ export async function chainHead(db: Knex, node: string): Promise<string> {
 export async function nodesOnTrail(db: Knex): Promise<string[]> {
   const next = (from: string) => db('svc_audit as a').min('a.node').where('a.node', '>', db.ref(from));
   const rows = (await db
-    .withRecursive('chains', ['node'], (q) => q.min('node').from('svc_audit').unionAll((step) => step.select(next('chains.node').as('node')).from('chains').whereNotNull('chains.node')))
+    .withRecursive('chains', ['node'], (q) =>
+      q
+        .min('node')
+        .from('svc_audit')
+        .unionAll((step) => step.select(next('chains.node').as('node')).from('chains').whereNotNull('chains.node')),
+    )
     .select('node')
     .from('chains')
     .whereNotNull('node')) as Array<{ node: string }>;

@@ -10,7 +10,8 @@ const cursorOf = (row: AuditRow): string => Buffer.from(`${row.occurred_at}|${ro
 
 function parseCursor(cursor: string): { occurredAt: string; id: string } {
   const m = /^([0-9T:.Z+-]{1,32})\|([0-9]{1,19})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!m || cursor.length > 100) throw new SvcError('InvalidField', 'before must be the next cursor of an earlier audit page');
+  if (!m || cursor.length > 100)
+    throw new SvcError('InvalidField', 'before must be the next cursor of an earlier audit page');
   return { occurredAt: m[1]!, id: m[2]! };
 }
 
@@ -31,9 +32,17 @@ export async function queryAudit(db: Knex, q: AuditQuery): Promise<AuditPage> {
     const at = parseCursor(q.before);
     // The first condition alone is a range on the time index; the second leaves out the rows of the
     // cursor's own instant that were already read.
-    sql.where('occurred_at', '<=', at.occurredAt).where((b) => b.where('occurred_at', '<', at.occurredAt).orWhere('id', '<', at.id));
+    sql
+      .where('occurred_at', '<=', at.occurredAt)
+      .where((b) => b.where('occurred_at', '<', at.occurredAt).orWhere('id', '<', at.id));
   }
-  const rows: AuditRow[] = await sql.orderBy([{ column: 'occurred_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(q.limit + 1).offset(q.offset);
+  const rows: AuditRow[] = await sql
+    .orderBy([
+      { column: 'occurred_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(q.limit + 1)
+    .offset(q.offset);
   const hasMore = rows.length > q.limit;
   const page = rows.slice(0, q.limit);
   return { hasMore, records: page.map(toRecord), ...(hasMore ? { next: cursorOf(page.at(-1)!) } : {}) };

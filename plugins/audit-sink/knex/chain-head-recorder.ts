@@ -1,5 +1,11 @@
 import type { Knex } from 'knex';
-import { type Clock, GENESIS_HASH, type Logger, type NodeRegistry, type RecordedAuditHead } from '../../../kernel/index.ts';
+import {
+  type Clock,
+  GENESIS_HASH,
+  type Logger,
+  type NodeRegistry,
+  type RecordedAuditHead,
+} from '../../../kernel/index.ts';
 import { nodesOnTrail, type AuditRow } from './audit-chain.ts';
 import { intact, type ChainVerifyArgs } from './chain-verification.ts';
 import type { PrunedRow } from './chain-prune.ts';
@@ -44,7 +50,9 @@ export class ChainHeadRecorder {
     if (!(await this.registry.adoption())) {
       // The first start with a registry: the nodes already on the audit trail (an upgrade from 0.2) are adopted once.
       const nodes = await nodesOnTrail(db);
-      const legacy = (await db('svc_audit').whereNull('node').max({ top: 'id' }).first()) as { top: number | string | null } | undefined;
+      const legacy = (await db('svc_audit').whereNull('node').max({ top: 'id' }).first()) as
+        | { top: number | string | null }
+        | undefined;
       await this.registry.adopt(nodes, Number(legacy?.top ?? 0), now);
     }
     if (!(await this.registry.prunedAdopted())) {
@@ -52,26 +60,39 @@ export class ChainHeadRecorder {
       const nodes = await nodesOnTrail(db);
       const rows: Array<{ node: string; pruned: { rowId: number; hash: string; recordedAt: string } }> = [];
       for (const node of nodes) {
-        const first = (await db('svc_audit').where('node', node).orderBy('id', 'asc').first('id', 'prev_hash')) as AuditRow | undefined;
-        if (first?.prev_hash && first.prev_hash !== GENESIS_HASH) rows.push({ node, pruned: { rowId: Number(first.id) - 1, hash: first.prev_hash, recordedAt: now } });
+        const first = (await db('svc_audit').where('node', node).orderBy('id', 'asc').first('id', 'prev_hash')) as
+          | AuditRow
+          | undefined;
+        if (first?.prev_hash && first.prev_hash !== GENESIS_HASH)
+          rows.push({ node, pruned: { rowId: Number(first.id) - 1, hash: first.prev_hash, recordedAt: now } });
       }
       await this.registry.adoptPruned(rows);
     }
     await this.registry.register(this.node, now);
-    const counted = (await db('svc_audit').where('node', this.node).count({ n: '*' }).first()) as { n: number | string } | undefined;
+    const counted = (await db('svc_audit').where('node', this.node).count({ n: '*' }).first()) as
+      | { n: number | string }
+      | undefined;
     this.count = Number(counted?.n ?? 0);
     const head = (await this.registry.list()).find((n) => n.node === this.node)?.head;
     if (head && !(await holds(db, this.node, head, pruneBefore))) {
       this.held = true;
-      this.logger.error('the audit chain of this node no longer holds the head it recorded; verification reports it, and no new head is recorded until an operator clears it', { node: this.node, rowId: head.rowId, recordedAt: head.recordedAt });
+      this.logger.error(
+        'the audit chain of this node no longer holds the head it recorded; verification reports it, and no new head is recorded until an operator clears it',
+        { node: this.node, rowId: head.rowId, recordedAt: head.recordedAt },
+      );
       return;
     }
     if (!head) return;
-    const newest = (await db('svc_audit').where('node', this.node).orderBy('id', 'desc').first()) as AuditRow | undefined;
+    const newest = (await db('svc_audit').where('node', this.node).orderBy('id', 'desc').first()) as
+      | AuditRow
+      | undefined;
     const endsAtHead = newest !== undefined && Number(newest.id) === head.rowId;
     if (head.closed && newest && !endsAtHead) {
       this.held = true;
-      this.logger.error('rows were added to the audit chain of this node while it was stopped; verification reports them, and no new head is recorded until an operator clears it', { node: this.node, rowId: head.rowId, recordedAt: head.recordedAt, newestRowId: Number(newest.id) });
+      this.logger.error(
+        'rows were added to the audit chain of this node while it was stopped; verification reports them, and no new head is recorded until an operator clears it',
+        { node: this.node, rowId: head.rowId, recordedAt: head.recordedAt, newestRowId: Number(newest.id) },
+      );
       return;
     }
     // The chain ends at the recorded head itself, so a stop without writes may close it there.
@@ -108,7 +129,11 @@ export class ChainHeadRecorder {
   /** What verification checks the trail against. */
   async view(): Promise<ChainVerifyArgs['registry']> {
     const adoption = await this.registry.adoption();
-    return { nodes: await this.registry.list(), legacyMaxId: adoption?.legacyMaxId ?? 0, ...(adoption ? { adoptedAt: adoption.adoptedAt } : {}) };
+    return {
+      nodes: await this.registry.list(),
+      legacyMaxId: adoption?.legacyMaxId ?? 0,
+      ...(adoption ? { adoptedAt: adoption.adoptedAt } : {}),
+    };
   }
 
   private record(db: Knex): void {
@@ -119,16 +144,39 @@ export class ChainHeadRecorder {
     this.unrecorded = 0;
     if (this.held || !row?.event_id || !row.hash) return;
     // One after another, so an older head never overwrites a newer one.
-    this.recording = this.recording.then(async () => {
-      const stored = knownId !== undefined ? { id: knownId } : ((await db('svc_audit').where('event_id', row.event_id).first('id')) as { id: number | string } | undefined);
-      if (!stored) return;
-      await this.registry.recordHead(this.node, { rowId: Number(stored.id), hash: row.hash!, occurredAt: row.occurred_at, count, recordedAt: this.clock.now().toISOString(), ...(closed ? { closed } : {}) });
-    }).catch((err) => this.logger.warn('recording the audit chain head in the journal failed; the next one will', { error: (err as Error).message }));
+    this.recording = this.recording
+      .then(async () => {
+        const stored =
+          knownId !== undefined
+            ? { id: knownId }
+            : ((await db('svc_audit').where('event_id', row.event_id).first('id')) as
+                | { id: number | string }
+                | undefined);
+        if (!stored) return;
+        await this.registry.recordHead(this.node, {
+          rowId: Number(stored.id),
+          hash: row.hash!,
+          occurredAt: row.occurred_at,
+          count,
+          recordedAt: this.clock.now().toISOString(),
+          ...(closed ? { closed } : {}),
+        });
+      })
+      .catch((err) =>
+        this.logger.warn('recording the audit chain head in the journal failed; the next one will', {
+          error: (err as Error).message,
+        }),
+      );
   }
 }
 
 /** True when the chain still holds a recorded head (or retention pruned it). */
-async function holds(db: Knex, node: string, head: RecordedAuditHead, pruneBefore: string | undefined): Promise<boolean> {
+async function holds(
+  db: Knex,
+  node: string,
+  head: RecordedAuditHead,
+  pruneBefore: string | undefined,
+): Promise<boolean> {
   const row = (await db('svc_audit').where('id', head.rowId).first()) as AuditRow | undefined;
   if (row) return intact(row, node, head.hash);
   return pruneBefore !== undefined && head.occurredAt < pruneBefore;

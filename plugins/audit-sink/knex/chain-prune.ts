@@ -15,14 +15,24 @@ export interface PrunedRow {
  * tell this prune from someone deleting a chain's oldest rows: the first row left must link to it.
  * Rows written before the chain existed (no node) are pruned by time alone.
  */
-export async function pruneChains(db: Knex, cutoff: string, remember?: (node: string, row: PrunedRow) => Promise<void>): Promise<number> {
+export async function pruneChains(
+  db: Knex,
+  cutoff: string,
+  remember?: (node: string, row: PrunedRow) => Promise<void>,
+): Promise<number> {
   let removed = 0;
   const nodes = await nodesOnTrail(db);
   for (const node of nodes) {
-    const kept = (await db('svc_audit').where('node', node).where('occurred_at', '>=', cutoff).orderBy('id', 'asc').first('id')) as { id: number | string } | undefined;
+    const kept = (await db('svc_audit')
+      .where('node', node)
+      .where('occurred_at', '>=', cutoff)
+      .orderBy('id', 'asc')
+      .first('id')) as { id: number | string } | undefined;
     const older = db('svc_audit').where('node', node);
     if (kept) older.where('id', '<', kept.id);
-    const last = (await older.orderBy('id', 'desc').first('id', 'hash')) as { id: number | string; hash: string | null } | undefined;
+    const last = (await older.orderBy('id', 'desc').first('id', 'hash')) as
+      | { id: number | string; hash: string | null }
+      | undefined;
     if (!last) continue;
     if (last.hash && remember) await remember(node, { rowId: Number(last.id), hash: last.hash });
     removed += await db('svc_audit').where('node', node).where('id', '<=', last.id).delete();

@@ -1,5 +1,11 @@
 import type { Knex } from 'knex';
-import { type AuditVerification, type AuditVerifyQuery, chainHash, GENESIS_HASH, type RegisteredNode } from '../../../kernel/index.ts';
+import {
+  type AuditVerification,
+  type AuditVerifyQuery,
+  chainHash,
+  GENESIS_HASH,
+  type RegisteredNode,
+} from '../../../kernel/index.ts';
 import { eventOf, nodesOnTrail, promptIdColumn, type AuditRow } from './audit-chain.ts';
 
 /** The last row a verification checked on a chain: the next one goes on from it. */
@@ -40,7 +46,8 @@ async function startsWhereItMay(db: Knex, row: AuditRow, node: string, pruned: s
 }
 
 /** A row that is still on `node`'s chain with the hash it had, and whose fields still give that hash. */
-export const intact = (row: AuditRow, node: string, hash: string) => row.node === node && row.hash === hash && chainHash(eventOf(row)) === hash;
+export const intact = (row: AuditRow, node: string, hash: string) =>
+  row.node === node && row.hash === hash && chainHash(eventOf(row)) === hash;
 const idOf = (row: { id?: number | string; event_id?: string | null }) => row.event_id ?? `row-${row.id}`;
 
 /**
@@ -69,7 +76,12 @@ export async function verifyChains(db: Knex, q: ChainVerifyArgs): Promise<ChainV
   };
   let nodes: string[] = [];
   let checked = 0;
-  const broken = (id: string, node: string, reason: string): ChainVerification => ({ valid: false, checked, nodes, firstBroken: { id, node, reason } });
+  const broken = (id: string, node: string, reason: string): ChainVerification => ({
+    valid: false,
+    checked,
+    nodes,
+    firstBroken: { id, node, reason },
+  });
 
   if (q.node) nodes = [q.node];
   else {
@@ -82,24 +94,47 @@ export async function verifyChains(db: Knex, q: ChainVerifyArgs): Promise<ChainV
   if (q.registry && !q.node) {
     // Rows on no chain: only those written before the chain existed, and the registry noted which at the upgrade.
     const after = Math.max(q.registry.legacyMaxId, from?.scannedTo ?? 0);
-    const stray = (await inWindow(db('svc_audit').whereNull('node').where('id', '>', after).where('id', '<=', top)).orderBy('id').first('id', 'event_id')) as AuditRow | undefined;
-    if (stray) return broken(idOf(stray), '', 'the row has no node, so it is on no chain: it was written outside the service');
+    const stray = (await inWindow(db('svc_audit').whereNull('node').where('id', '>', after).where('id', '<=', top))
+      .orderBy('id')
+      .first('id', 'event_id')) as AuditRow | undefined;
+    if (stray)
+      return broken(idOf(stray), '', 'the row has no node, so it is on no chain: it was written outside the service');
     // Those older rows are on no chain either, but they happened before it existed: one dated after is not one of them.
     if (q.registry.adoptedAt && q.registry.legacyMaxId > 0) {
       const latest = new Date(Date.parse(q.registry.adoptedAt) + LEGACY_CLOCK_SKEW_MS).toISOString();
-      const redated = (await db('svc_audit').whereNull('node').where('id', '<=', q.registry.legacyMaxId).where('occurred_at', '>', latest).first('id', 'event_id')) as AuditRow | undefined;
-      if (redated) return broken(idOf(redated), '', `the row has no node but is dated after the hash chain began (${q.registry.adoptedAt}): a row from before the chain was edited`);
+      const redated = (await db('svc_audit')
+        .whereNull('node')
+        .where('id', '<=', q.registry.legacyMaxId)
+        .where('occurred_at', '>', latest)
+        .first('id', 'event_id')) as AuditRow | undefined;
+      if (redated)
+        return broken(
+          idOf(redated),
+          '',
+          `the row has no node but is dated after the hash chain began (${q.registry.adoptedAt}): a row from before the chain was edited`,
+        );
     }
   }
 
   // Every row of a window comes at or after the window's first row: each chain's walk starts there, not at its first row.
-  const windowStart = q.since ? Number((await db('svc_audit').where('occurred_at', '>=', q.since).min({ first: 'id' }).first())?.first ?? top + 1) - 1 : 0;
+  const windowStart = q.since
+    ? Number(
+        (await db('svc_audit').where('occurred_at', '>=', q.since).min({ first: 'id' }).first())?.first ?? top + 1,
+      ) - 1
+    : 0;
   const heads: Record<string, VerifiedHead> = { ...(q.from?.heads ?? {}) };
   for (const node of nodes) {
     const registered = known?.get(node);
     if (known && !registered) {
-      const first = (await db('svc_audit').where('node', node).orderBy('id').first('id', 'event_id')) as AuditRow | undefined;
-      if (first) return broken(idOf(first), node, `node ${node} is not in the journal's node registry: no node of this deployment ever started under that id`);
+      const first = (await db('svc_audit').where('node', node).orderBy('id').first('id', 'event_id')) as
+        | AuditRow
+        | undefined;
+      if (first)
+        return broken(
+          idOf(first),
+          node,
+          `node ${node} is not in the journal's node registry: no node of this deployment ever started under that id`,
+        );
     }
 
     let previous: string | undefined;
@@ -111,14 +146,21 @@ export async function verifyChains(db: Knex, q: ChainVerifyArgs): Promise<ChainV
         previous = remembered.hash;
         after = remembered.rowId;
       } else if (row || !(q.pruneBefore && remembered.occurredAt < q.pruneBefore)) {
-        return broken(row ? idOf(row) : `row-${remembered.rowId}`, node, `row ${remembered.rowId}, the last one verified before, was ${row ? 'changed' : 'removed'} since: verify with full=true to find what else changed`);
+        return broken(
+          row ? idOf(row) : `row-${remembered.rowId}`,
+          node,
+          `row ${remembered.rowId}, the last one verified before, was ${row ? 'changed' : 'removed'} since: verify with full=true to find what else changed`,
+        );
       }
       // Else retention pruned it: the walk starts over from the oldest row left.
     }
 
     let last: AuditRow | undefined;
     const page = (from: number): Promise<AuditRow[]> => {
-      const rows = inWindow(db('svc_audit').where('node', node).where('id', '>', from)).orderBy('id', 'asc').limit(PAGE).then((r: AuditRow[]) => r);
+      const rows = inWindow(db('svc_audit').where('node', node).where('id', '>', from))
+        .orderBy('id', 'asc')
+        .limit(PAGE)
+        .then((r: AuditRow[]) => r);
       void rows.catch(() => undefined); // awaited below; a page left unread when the walk stops early may fail unseen
       return rows;
     };
@@ -129,14 +171,29 @@ export async function verifyChains(db: Knex, q: ChainVerifyArgs): Promise<ChainV
       for (const row of rows) {
         checked++;
         if (!row.hash) return broken(idOf(row), node, 'the row has no hash: it was written outside the chain');
-        if (previous === undefined && !windowed && known && !(await startsWhereItMay(db, row, node, registered?.pruned?.hash))) {
-          return broken(idOf(row), node, `the rows before it on node ${node}'s chain were removed, and not by retention pruning (the journal records where each prune left the chain): its oldest rows were deleted`);
+        if (
+          previous === undefined &&
+          !windowed &&
+          known &&
+          !(await startsWhereItMay(db, row, node, registered?.pruned?.hash))
+        ) {
+          return broken(
+            idOf(row),
+            node,
+            `the rows before it on node ${node}'s chain were removed, and not by retention pruning (the journal records where each prune left the chain): its oldest rows were deleted`,
+          );
         }
-        if (previous !== undefined && row.prev_hash !== previous) return broken(idOf(row), node, 'prevHash is not the previous row\'s hash: a row before it was removed or inserted');
+        if (previous !== undefined && row.prev_hash !== previous)
+          return broken(
+            idOf(row),
+            node,
+            "prevHash is not the previous row's hash: a row before it was removed or inserted",
+          );
         const event = eventOf(row);
         if (chainHash(event) !== row.hash) return broken(idOf(row), node, 'hash does not match the row: it was edited');
         // The hash covers the context, not its indexed copy: a copy changed would hide the row from a promptId filter.
-        if ((row.prompt_id ?? null) !== promptIdColumn(event.context)) return broken(idOf(row), node, 'prompt_id does not match the row\'s context agent.promptId: it was edited');
+        if ((row.prompt_id ?? null) !== promptIdColumn(event.context))
+          return broken(idOf(row), node, "prompt_id does not match the row's context agent.promptId: it was edited");
         previous = row.hash;
         last = row;
       }
@@ -148,21 +205,45 @@ export async function verifyChains(db: Knex, q: ChainVerifyArgs): Promise<ChainV
     if (recorded) {
       const row = (await db('svc_audit').where('id', recorded.rowId).first()) as AuditRow | undefined;
       if (row && !intact(row, node, recorded.hash)) {
-        return broken(idOf(row), node, `row ${recorded.rowId} is no longer the head node ${node} recorded there (${recorded.recordedAt}): it was edited, or the chain rewritten up to it`);
+        return broken(
+          idOf(row),
+          node,
+          `row ${recorded.rowId} is no longer the head node ${node} recorded there (${recorded.recordedAt}): it was edited, or the chain rewritten up to it`,
+        );
       }
       if (!row && !(q.pruneBefore && recorded.occurredAt < q.pruneBefore)) {
-        const newest = (await db('svc_audit').where('node', node).orderBy('id', 'desc').first('id', 'event_id')) as AuditRow | undefined;
+        const newest = (await db('svc_audit').where('node', node).orderBy('id', 'desc').first('id', 'event_id')) as
+          | AuditRow
+          | undefined;
         const end = newest ? `ends at row ${newest.id}` : 'has no rows';
-        return broken(newest ? idOf(newest) : `row-${recorded.rowId}`, node, `the chain ${end}, before the head node ${node} recorded at row ${recorded.rowId} (${recorded.count} rows, ${recorded.recordedAt}): its newest rows were removed`);
+        return broken(
+          newest ? idOf(newest) : `row-${recorded.rowId}`,
+          node,
+          `the chain ${end}, before the head node ${node} recorded at row ${recorded.rowId} (${recorded.count} rows, ${recorded.recordedAt}): its newest rows were removed`,
+        );
       }
       if (recorded.closed) {
         // The node recorded this head as it stopped and has not started since: nothing of it can follow.
-        const added = (await db('svc_audit').where('node', node).where('id', '>', recorded.rowId).orderBy('id').first('id', 'event_id')) as AuditRow | undefined;
-        if (added) return broken(idOf(added), node, `the row follows row ${recorded.rowId}, where the chain ended when node ${node} stopped (${recorded.recordedAt}): it was added after node ${node} stopped, not by it`);
+        const added = (await db('svc_audit')
+          .where('node', node)
+          .where('id', '>', recorded.rowId)
+          .orderBy('id')
+          .first('id', 'event_id')) as AuditRow | undefined;
+        if (added)
+          return broken(
+            idOf(added),
+            node,
+            `the row follows row ${recorded.rowId}, where the chain ended when node ${node} stopped (${recorded.recordedAt}): it was added after node ${node} stopped, not by it`,
+          );
       }
     }
   }
   // A window proves nothing about the rows outside it, so it moves no remembered head.
   if (windowed) return { valid: true, checked, nodes };
-  return { valid: true, checked, nodes, state: { heads, scannedTo: q.registry && !q.node ? top : (q.from?.scannedTo ?? 0) } };
+  return {
+    valid: true,
+    checked,
+    nodes,
+    state: { heads, scannedTo: q.registry && !q.node ? top : (q.from?.scannedTo ?? 0) },
+  };
 }

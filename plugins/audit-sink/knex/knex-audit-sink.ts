@@ -75,7 +75,8 @@ export class KnexAuditSink implements AuditSink {
   }
 
   async start(): Promise<void> {
-    if (!this.settings.recipe) throw new Error(`the audit sink's settings for ${this.settings.describe} have no recipe for its reader worker`);
+    if (!this.settings.recipe)
+      throw new Error(`the audit sink's settings for ${this.settings.describe} have no recipe for its reader worker`);
     this.db = await connectAndMigrate(this.settings, auditMigrations, 'svc_audit_migrations');
     this.closing = false;
     this.head = await chainHead(this.db, this.node);
@@ -84,7 +85,11 @@ export class KnexAuditSink implements AuditSink {
     await this.recorder?.start(this.db, this.pruneBefore());
     if (this.retentionDays > 0) {
       await this.prune();
-      this.pruneTimer = setInterval(() => void this.prune().catch((err) => this.logger.warn('audit pruning failed', { error: (err as Error).message })), DAY_MS);
+      this.pruneTimer = setInterval(
+        () =>
+          void this.prune().catch((err) => this.logger.warn('audit pruning failed', { error: (err as Error).message })),
+        DAY_MS,
+      );
       this.pruneTimer.unref();
     }
   }
@@ -107,7 +112,9 @@ export class KnexAuditSink implements AuditSink {
     const since = now.getTime() - this.lastStoredAt;
     // Only a file: a database server can go away between two writes, and its probe costs the request thread nothing.
     if (this.settings.recipe?.kind === 'sqlite' && since >= 0 && since < PROBE_REUSE_MS) return;
-    await this.stored(() => this.knex()('svc_audit_probe').insert({ id: 1, checked_at: now.toISOString() }).onConflict('id').merge());
+    await this.stored(() =>
+      this.knex()('svc_audit_probe').insert({ id: 1, checked_at: now.toISOString() }).onConflict('id').merge(),
+    );
   }
 
   /** Runs a write and notes whether it succeeded, for probe(). */
@@ -135,7 +142,12 @@ export class KnexAuditSink implements AuditSink {
    */
   async verify(q: AuditVerifyQuery): Promise<AuditVerification> {
     const registry = await this.recorder?.view();
-    const { state, ...report } = await this.readerOf(true).request('verify', { ...q, registry, from: this.verified, pruneBefore: this.pruneBefore() });
+    const { state, ...report } = await this.readerOf(true).request('verify', {
+      ...q,
+      registry,
+      from: this.verified,
+      pruneBefore: this.pruneBefore(),
+    });
     if (state) this.verified = state;
     return report;
   }
@@ -143,9 +155,14 @@ export class KnexAuditSink implements AuditSink {
   /** Writes one batch (insertBatch) and keeps track of it until it settles, for stop. */
   private insert(batch: Array<{ row: AuditRow; stored?: boolean }>): Promise<void> {
     const insert = this.insertBatch(batch);
-    const settled: Promise<void> = insert.then(() => undefined, () => undefined).finally(() => {
-      if (this.inserting === settled) this.inserting = undefined;
-    });
+    const settled: Promise<void> = insert
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .finally(() => {
+        if (this.inserting === settled) this.inserting = undefined;
+      });
     this.inserting = settled;
     return insert;
   }
@@ -158,7 +175,10 @@ export class KnexAuditSink implements AuditSink {
       await new Promise((resolve) => setImmediate(resolve));
       if (!this.inserting) return;
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([this.inserting, new Promise((resolve) => (timer = setTimeout(resolve, deadline - Date.now())))]).finally(() => clearTimeout(timer));
+      await Promise.race([
+        this.inserting,
+        new Promise((resolve) => (timer = setTimeout(resolve, deadline - Date.now()))),
+      ]).finally(() => clearTimeout(timer));
     }
   }
 
@@ -167,13 +187,21 @@ export class KnexAuditSink implements AuditSink {
    * already stored (relayed twice from the outbox) is a unique violation: alone, it counts as written.
    */
   private async insertBatch(batch: Array<{ row: AuditRow; stored?: boolean }>): Promise<void> {
-    if (this.closing) throw new SvcError('ServiceUnavailable', 'the audit sink is stopping; retry on another node', { retryAfterSeconds: 5 });
+    if (this.closing)
+      throw new SvcError('ServiceUnavailable', 'the audit sink is stopping; retry on another node', {
+        retryAfterSeconds: 5,
+      });
     const rows = batch.map((b) => b.row);
     const head = chainRows(rows, this.node, this.head);
     try {
       await this.stored(() => this.knex()('svc_audit').insert(rows));
     } catch (err) {
-      if (batch.length === 1 && isUniqueViolation(err) && (await this.run(() => this.knex()('svc_audit').where('event_id', rows[0]!.event_id).first('id')))) return;
+      if (
+        batch.length === 1 &&
+        isUniqueViolation(err) &&
+        (await this.run(() => this.knex()('svc_audit').where('event_id', rows[0]!.event_id).first('id')))
+      )
+        return;
       throw err;
     }
     this.head = head;
@@ -198,7 +226,9 @@ export class KnexAuditSink implements AuditSink {
 
   /** Rows that happened before this may have been pruned by now (see prune); undefined without retention. */
   private pruneBefore(): string | undefined {
-    return this.retentionDays > 0 ? new Date(this.clock.now().getTime() - this.retentionDays * DAY_MS).toISOString() : undefined;
+    return this.retentionDays > 0
+      ? new Date(this.clock.now().getTime() - this.retentionDays * DAY_MS).toISOString()
+      : undefined;
   }
 
   private run<T>(work: () => Promise<T>): Promise<T> {

@@ -15,6 +15,11 @@ export default definePlugin({
   kind: 'rdb-server-2',
   description: 'queryable MySQL/MariaDB audit trail',
   settings: auditMysqlSettings,
-  configure: (settings, { nodeId }) => ({ settings: mysqlSettings(settings), retentionDays: settings.audit.retentionDays, node: nodeId }),
-  create: ({ config, clock, logger, deps }) => new KnexAuditSink(config.settings, config.retentionDays, clock, logger, config.node, deps.journal.nodes),
+  configure: (settings, { nodeId }) => ({
+    settings: mysqlSettings(settings),
+    retentionDays: settings.audit.retentionDays,
+    node: nodeId,
+  }),
+  create: ({ config, clock, logger, deps }) =>
+    new KnexAuditSink(config.settings, config.retentionDays, clock, logger, config.node, deps.journal.nodes),
 });

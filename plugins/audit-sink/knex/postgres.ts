@@ -4,7 +4,9 @@ import { auditRetention, postgresServer } from '../../sql-support/config.ts';
 import { postgresSettings } from '../../sql-support/server-connection.ts';
 import { KnexAuditSink } from './knex-audit-sink.ts';
 
-const auditPostgresSettings = defineSettings(Type.Object({ ...postgresServer.properties, ...auditRetention.properties }));
+const auditPostgresSettings = defineSettings(
+  Type.Object({ ...postgresServer.properties, ...auditRetention.properties }),
+);
 
 export default definePlugin({
   id: 'audit-sink-postgres',
@@ -15,6 +17,11 @@ export default definePlugin({
   kind: 'rdb-server-1',
   description: 'queryable PostgreSQL audit trail',
   settings: auditPostgresSettings,
-  configure: (settings, { nodeId }) => ({ settings: postgresSettings(settings), retentionDays: settings.audit.retentionDays, node: nodeId }),
-  create: ({ config, clock, logger, deps }) => new KnexAuditSink(config.settings, config.retentionDays, clock, logger, config.node, deps.journal.nodes),
+  configure: (settings, { nodeId }) => ({
+    settings: postgresSettings(settings),
+    retentionDays: settings.audit.retentionDays,
+    node: nodeId,
+  }),
+  create: ({ config, clock, logger, deps }) =>
+    new KnexAuditSink(config.settings, config.retentionDays, clock, logger, config.node, deps.journal.nodes),
 });

@@ -30,7 +30,12 @@ export class AuditReader {
   ) {}
 
   request<K extends ReaderKind>(kind: K, args: ReaderArgs<K>): Promise<ReaderAnswer<K>> {
-    if (this.stopped) return Promise.reject(new SvcError('ServiceUnavailable', 'the audit sink is stopping; retry on another node', { retryAfterSeconds: 5 }));
+    if (this.stopped)
+      return Promise.reject(
+        new SvcError('ServiceUnavailable', 'the audit sink is stopping; retry on another node', {
+          retryAfterSeconds: 5,
+        }),
+      );
     const worker = this.running();
     const id = ++this.nextId;
     // Referenced while it owes an answer, so a process waiting for one does not exit; idle, it never keeps the process alive.
@@ -63,8 +68,14 @@ export class AuditReader {
       if (this.worker === worker) this.worker = undefined;
       const lost = [...this.waiting.values()];
       this.waiting.clear();
-      if (lost.length > 0 || (code !== 0 && !this.stopped)) this.logger.warn('audit reader worker ended', { code, requests: lost.length });
-      for (const w of lost) w.reject(new SvcError('ServiceUnavailable', 'the audit reader ended before it answered; retry', { retryAfterSeconds: 1 }));
+      if (lost.length > 0 || (code !== 0 && !this.stopped))
+        this.logger.warn('audit reader worker ended', { code, requests: lost.length });
+      for (const w of lost)
+        w.reject(
+          new SvcError('ServiceUnavailable', 'the audit reader ended before it answered; retry', {
+            retryAfterSeconds: 1,
+          }),
+        );
     });
     this.worker = worker;
     return worker;
@@ -76,7 +87,12 @@ export class AuditReader {
     this.waiting.delete(reply.id);
     if (this.waiting.size === 0) this.worker?.unref();
     if ('value' in reply) waiting.resolve(reply.value);
-    else if (reply.error.code) waiting.reject(new SvcError(reply.error.code as ErrorCode, reply.error.message, { retryAfterSeconds: reply.error.retryAfterSeconds }));
+    else if (reply.error.code)
+      waiting.reject(
+        new SvcError(reply.error.code as ErrorCode, reply.error.message, {
+          retryAfterSeconds: reply.error.retryAfterSeconds,
+        }),
+      );
     else waiting.reject(new Error(reply.error.message));
   }
 }

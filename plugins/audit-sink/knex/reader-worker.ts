@@ -20,14 +20,23 @@ if (niceness > 0) lowerThisThreadsPriority(niceness);
 
 async function answer(message: ReaderMessage): Promise<ReaderReply> {
   try {
-    const handler = readerHandlers[message.kind as keyof typeof readerHandlers] as (db: unknown, args: unknown) => Promise<unknown>;
+    const handler = readerHandlers[message.kind as keyof typeof readerHandlers] as (
+      db: unknown,
+      args: unknown,
+    ) => Promise<unknown>;
     if (!handler) throw new Error(`the audit reader has no request kind ${message.kind}`);
     // A lost connection is 503 on this side too, with the sink's own sentence (knex-audit-sink.ts).
     const value = await unlessUnavailable(`the audit database (${settings.describe})`, () => handler(db, message.args));
     return { id: message.id, value };
   } catch (err) {
     const e = err as Error;
-    return { id: message.id, error: e instanceof SvcError ? { message: e.message, code: e.code, retryAfterSeconds: e.retryAfterSeconds } : { message: e.message } };
+    return {
+      id: message.id,
+      error:
+        e instanceof SvcError
+          ? { message: e.message, code: e.code, retryAfterSeconds: e.retryAfterSeconds }
+          : { message: e.message },
+    };
   }
 }
 

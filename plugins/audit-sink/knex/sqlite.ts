@@ -11,7 +11,10 @@ const auditSqliteSettings = defineSettings(
     ...sqliteFile.properties,
     audit: Type.Object({
       ...auditRetention.properties.audit.properties,
-      embeddedPath: Type.String({ description: 'rdb-embedded audit file; empty means audit.db beside journal.db.', default: '' }),
+      embeddedPath: Type.String({
+        description: 'rdb-embedded audit file; empty means audit.db beside journal.db.',
+        default: '',
+      }),
     }),
   }),
 );
@@ -26,9 +29,19 @@ export default definePlugin({
   description: 'queryable SQLite audit trail (audit.db beside journal.db by default)',
   settings: auditSqliteSettings,
   configure: ({ rdbEmbedded, audit }, { nodeId }) => ({
-    file: audit.embeddedPath ? path.resolve(audit.embeddedPath) : path.join(path.dirname(sqlitePath(rdbEmbedded.jdbcUrl)), 'audit.db'),
+    file: audit.embeddedPath
+      ? path.resolve(audit.embeddedPath)
+      : path.join(path.dirname(sqlitePath(rdbEmbedded.jdbcUrl)), 'audit.db'),
     retentionDays: audit.retentionDays,
     node: nodeId,
   }),
-  create: ({ config, clock, logger, deps }) => new KnexAuditSink(sqliteKnexSettings(config.file, logger), config.retentionDays, clock, logger, config.node, deps.journal.nodes),
+  create: ({ config, clock, logger, deps }) =>
+    new KnexAuditSink(
+      sqliteKnexSettings(config.file, logger),
+      config.retentionDays,
+      clock,
+      logger,
+      config.node,
+      deps.journal.nodes,
+    ),
 });

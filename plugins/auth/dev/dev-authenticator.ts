@@ -7,8 +7,12 @@ export class DevAuthenticator implements Authenticator {
   async authenticate(request: CredentialSource): Promise<Principal> {
     const subject = request.header('X-Svc-User')?.trim();
     if (!subject) throw new SvcError('Unauthorized', 'missing X-Svc-User header (auth.kind is dev)');
-    if (!SUBJECT.test(subject)) throw new SvcError('Unauthorized', 'X-Svc-User must be 1..256 printable ASCII characters');
-    const groups = (request.header('X-Svc-Groups') ?? '').split(',').map((g) => g.trim()).filter(Boolean);
+    if (!SUBJECT.test(subject))
+      throw new SvcError('Unauthorized', 'X-Svc-User must be 1..256 printable ASCII characters');
+    const groups = (request.header('X-Svc-Groups') ?? '')
+      .split(',')
+      .map((g) => g.trim())
+      .filter(Boolean);
     return { kind: 'Human', subject, groups };
   }
 }

@@ -16,7 +16,11 @@ import {
 export class HmacAuthenticator implements Authenticator {
   private readonly key: Uint8Array;
 
-  constructor(secret: string, private readonly revocation: RevocationList, private readonly agents: AgentRegistry) {
+  constructor(
+    secret: string,
+    private readonly revocation: RevocationList,
+    private readonly agents: AgentRegistry,
+  ) {
     this.key = new TextEncoder().encode(secret);
   }
 
@@ -25,7 +29,14 @@ export class HmacAuthenticator implements Authenticator {
     let claims: SvcClaims;
     let alg: string | undefined;
     try {
-      ({ payload: claims, protectedHeader: { alg } } = await jwtVerify<SvcClaims>(token, this.key, { algorithms: ['HS256'], clockTolerance: CLOCK_SKEW_SECONDS, requiredClaims: ['sub', 'exp'] }));
+      ({
+        payload: claims,
+        protectedHeader: { alg },
+      } = await jwtVerify<SvcClaims>(token, this.key, {
+        algorithms: ['HS256'],
+        clockTolerance: CLOCK_SKEW_SECONDS,
+        requiredClaims: ['sub', 'exp'],
+      }));
     } catch (err) {
       throw tokenRejection(err);
     }

@@ -20,7 +20,12 @@ export default definePlugin({
   preflight: ({ secret }) => [
     isUsableHmacSecret(secret)
       ? { name: 'auth.hmacSecret', status: 'ok', message: `HS256 secret is at least ${MIN_HMAC_SECRET_BYTES} bytes` }
-      : { name: 'auth.hmacSecret', status: 'fail', message: `auth.kind is hmac but SVC_AUTH_HMAC_SECRET is ${Buffer.byteLength(secret)} bytes; at least ${MIN_HMAC_SECRET_BYTES} are required`, advice: 'openssl rand -base64 48' },
+      : {
+          name: 'auth.hmacSecret',
+          status: 'fail',
+          message: `auth.kind is hmac but SVC_AUTH_HMAC_SECRET is ${Buffer.byteLength(secret)} bytes; at least ${MIN_HMAC_SECRET_BYTES} are required`,
+          advice: 'openssl rand -base64 48',
+        },
   ],
   create: ({ config, deps }) => new HmacAuthenticator(config.secret, deps.revocation, deps.journal.agents),
 });

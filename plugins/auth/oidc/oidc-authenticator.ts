@@ -41,7 +41,11 @@ export class OidcAuthenticator implements Authenticator {
   private jwks: JWTVerifyGetKey | undefined;
   private readonly agentKey: Uint8Array | undefined;
 
-  constructor(private readonly options: OidcOptions, private readonly revocation: RevocationList, private readonly agents: AgentRegistry) {
+  constructor(
+    private readonly options: OidcOptions,
+    private readonly revocation: RevocationList,
+    private readonly agents: AgentRegistry,
+  ) {
     this.issuer = options.issuer;
     this.agentKey = options.agentSecret ? new TextEncoder().encode(options.agentSecret) : undefined;
   }
@@ -57,7 +61,8 @@ export class OidcAuthenticator implements Authenticator {
       throw new Error(`OIDC discovery at ${url} failed: ${(err as Error).message}`);
     }
     if (!doc.jwks_uri) throw new Error(`OIDC discovery at ${url} names no jwks_uri`);
-    if (doc.issuer !== this.options.issuer) throw new Error(`OIDC discovery at ${url} names issuer ${doc.issuer}, not the configured ${this.options.issuer}`);
+    if (doc.issuer !== this.options.issuer)
+      throw new Error(`OIDC discovery at ${url} names issuer ${doc.issuer}, not the configured ${this.options.issuer}`);
     this.jwks = createRemoteJWKSet(requireSafeUrl(`OIDC discovery at ${url}: jwks_uri`, doc.jwks_uri), {
       cacheMaxAge: this.options.jwksCacheTtlSeconds * 1000,
       cooldownDuration: this.options.jwksRefreshCooldownSeconds * 1000,
@@ -72,9 +77,18 @@ export class OidcAuthenticator implements Authenticator {
     try {
       alg = decodeProtectedHeader(token).alg;
       if (alg === 'HS256' && this.agentKey) {
-        ({ payload: claims } = await jwtVerify<SvcClaims>(token, this.agentKey, { algorithms: ['HS256'], issuer: SVC_TOKEN_ISSUER, clockTolerance: CLOCK_SKEW_SECONDS, requiredClaims: ['sub', 'exp'] }));
+        ({ payload: claims } = await jwtVerify<SvcClaims>(token, this.agentKey, {
+          algorithms: ['HS256'],
+          issuer: SVC_TOKEN_ISSUER,
+          clockTolerance: CLOCK_SKEW_SECONDS,
+          requiredClaims: ['sub', 'exp'],
+        }));
         // The agent secret signs agent tokens only: an HS256 token claiming a Human or a Service is refused.
-        if (claims.svc_kind !== 'agent') throw new SvcError('Unauthorized', 'invalid token: HS256 tokens are accepted only as agent tokens issued by this service');
+        if (claims.svc_kind !== 'agent')
+          throw new SvcError(
+            'Unauthorized',
+            'invalid token: HS256 tokens are accepted only as agent tokens issued by this service',
+          );
       } else {
         if (!this.jwks) throw new SvcError('Unauthorized', 'OIDC authenticator is not started');
         ({ payload: claims } = await jwtVerify<SvcClaims>(token, this.jwks, {

@@ -43,7 +43,10 @@ export class BaselineDetector implements Detector {
   readonly name: string;
   private readonly seen: ActorTable<Seen>;
 
-  constructor(private readonly dimension: BaselineDimension, budget: ActorStateBudget) {
+  constructor(
+    private readonly dimension: BaselineDimension,
+    budget: ActorStateBudget,
+  ) {
     this.name = dimension.name;
     this.seen = new ActorTable<Seen>(budget, MAX_ACTORS, () => 64 + 8 * (dimension.burst?.count ?? 0));
   }
@@ -68,12 +71,14 @@ export class BaselineDetector implements Detector {
     values.add(value);
     this.seen.grew(r.principal, VALUE_OVERHEAD + 2 * value.length);
     if (coldStart) return [];
-    return [{
-      severity: this.inBurst(seen, r.occurredAt) ? 'High' : this.dimension.severityFor(r.principal.kind),
-      actor: r.principal,
-      details: { resource: r.resource, value },
-      message: `${this.dimension.describe(value)} not seen before for this actor (${values.size - 1} known)`,
-    }];
+    return [
+      {
+        severity: this.inBurst(seen, r.occurredAt) ? 'High' : this.dimension.severityFor(r.principal.kind),
+        actor: r.principal,
+        details: { resource: r.resource, value },
+        message: `${this.dimension.describe(value)} not seen before for this actor (${values.size - 1} known)`,
+      },
+    ];
   }
 
   /** Records a new value's time; true when it completes a burst of `count` new values within the window. */

@@ -6,7 +6,8 @@ const agentsMedium = (kind: PrincipalKind) => (kind === 'Agent' ? 'Medium' : 'Lo
 
 export const scope: BaselineDimension = {
   name: 'ScopeBaseline',
-  valueOf: (r) => (r.operation === 'Create' || r.operation === 'Locate' || r.operation === 'Query' ? undefined : r.resource),
+  valueOf: (r) =>
+    r.operation === 'Create' || r.operation === 'Locate' || r.operation === 'Query' ? undefined : r.resource,
   severityFor: agentsMedium,
   describe: (v) => `resource ${v}`,
   // Five keys never touched before within a minute: probing, not work (a new key now and then stays Medium).
@@ -22,7 +23,9 @@ export const opHistogram: BaselineDimension = {
 
 /** The hour of an ISO 8601 UTC timestamp; read from the text when it has toISOString's shape (cheaper than a Date). */
 function utcHour(iso: string): number {
-  return iso.length === 24 && iso[10] === 'T' && iso[23] === 'Z' ? Number(iso.slice(11, 13)) : new Date(iso).getUTCHours();
+  return iso.length === 24 && iso[10] === 'T' && iso[23] === 'Z'
+    ? Number(iso.slice(11, 13))
+    : new Date(iso).getUTCHours();
 }
 
 export const timeOfDay: BaselineDimension = {

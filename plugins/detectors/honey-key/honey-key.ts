@@ -14,13 +14,26 @@ export class HoneyKeyDetector implements Detector {
   constructor(private readonly honeyKeys: ReadonlySet<string>) {}
 
   observe(r: AuditRecord): Finding[] {
-    if (this.honeyKeys.size === 0 || r.principal.kind !== 'Agent' || r.operation === 'Create' || r.operation === 'Locate') return [];
+    if (
+      this.honeyKeys.size === 0 ||
+      r.principal.kind !== 'Agent' ||
+      r.operation === 'Create' ||
+      r.operation === 'Locate'
+    )
+      return [];
     const keyId = r.resource.replace(/^key:/, '').toLowerCase();
     if (!this.honeyKeys.has(keyId)) return [];
     const touch = `${r.principal.subject}|${keyId}`;
     if (this.touched.has(touch)) return [];
     if (this.touched.size >= MAX_TOUCHES) this.touched.clear();
     this.touched.add(touch);
-    return [{ severity: 'High', actor: r.principal, details: { resource: keyId, operation: r.operation }, message: `agent touched honey key ${keyId} (${r.operation})` }];
+    return [
+      {
+        severity: 'High',
+        actor: r.principal,
+        details: { resource: keyId, operation: r.operation },
+        message: `agent touched honey key ${keyId} (${r.operation})`,
+      },
+    ];
   }
 }

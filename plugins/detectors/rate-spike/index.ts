@@ -9,7 +9,10 @@ export default definePlugin({
   kind: 'RateSpike',
   description: 'requests per actor in a sliding window: Medium at the threshold, High at 3x',
   settings: rateSpikeSettings,
-  configure: ({ detectors: { rateSpike } }) => ({ threshold: Math.max(1, rateSpike.threshold), windowSeconds: Math.max(1, rateSpike.windowSeconds) }),
+  configure: ({ detectors: { rateSpike } }) => ({
+    threshold: Math.max(1, rateSpike.threshold),
+    windowSeconds: Math.max(1, rateSpike.windowSeconds),
+  }),
   dependsOn: { state: actorStatePort },
   create: ({ config, deps }) => new RateSpikeDetector(config.threshold, config.windowSeconds, deps.state),
 });

@@ -1,4 +1,10 @@
-import { type ActorStateBudget, ActorTable, type AuditRecord, type Detector, type Finding } from '../../../kernel/index.ts';
+import {
+  type ActorStateBudget,
+  ActorTable,
+  type AuditRecord,
+  type Detector,
+  type Finding,
+} from '../../../kernel/index.ts';
 
 const MAX_ACTORS = 10_000;
 
@@ -24,7 +30,11 @@ export class RateSpikeDetector implements Detector {
   readonly name = 'RateSpike';
   private readonly seen: ActorTable<number[]>;
 
-  constructor(private readonly threshold: number, private readonly windowSeconds: number, budget: ActorStateBudget) {
+  constructor(
+    private readonly threshold: number,
+    private readonly windowSeconds: number,
+    budget: ActorStateBudget,
+  ) {
     // Charged at its largest (3 x threshold + 1 numbers) up front, so the array never has to report growth.
     const bytes = 32 + 8 * (3 * threshold + 1);
     this.seen = new ActorTable<number[]>(budget, MAX_ACTORS, () => bytes);
@@ -54,11 +64,13 @@ export class RateSpikeDetector implements Detector {
     const count = times.length;
     const high = this.threshold * 3;
     if (count !== this.threshold && count !== high) return [];
-    return [{
-      severity: count >= high ? 'High' : 'Medium',
-      actor: r.principal,
-      details: { resource: r.resource, count: String(count), windowSeconds: String(this.windowSeconds) },
-      message: `${count} requests in ${this.windowSeconds} s (threshold ${this.threshold})`,
-    }];
+    return [
+      {
+        severity: count >= high ? 'High' : 'Medium',
+        actor: r.principal,
+        details: { resource: r.resource, count: String(count), windowSeconds: String(this.windowSeconds) },
+        message: `${count} requests in ${this.windowSeconds} s (threshold ${this.threshold})`,
+      },
+    ];
   }
 }

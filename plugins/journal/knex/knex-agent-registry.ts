@@ -20,8 +20,16 @@ interface AgentRow {
 const MAX_CACHED_AGENTS = 10_000;
 
 const toRecord = (r: AgentRow): AgentRecord => ({
-  agentId: r.agent_id, jti: r.jti, parent: r.parent, ...(r.parent_jti ? { parentJti: r.parent_jti } : {}), parentGroups: r.parent_groups ? JSON.parse(r.parent_groups) as string[] : [], purpose: r.purpose,
-  scopes: JSON.parse(r.scopes) as string[], issuedAt: r.issued_at, expiresAt: r.expires_at, ...(r.revoked_at ? { revokedAt: r.revoked_at } : {}),
+  agentId: r.agent_id,
+  jti: r.jti,
+  parent: r.parent,
+  ...(r.parent_jti ? { parentJti: r.parent_jti } : {}),
+  parentGroups: r.parent_groups ? (JSON.parse(r.parent_groups) as string[]) : [],
+  purpose: r.purpose,
+  scopes: JSON.parse(r.scopes) as string[],
+  issuedAt: r.issued_at,
+  expiresAt: r.expires_at,
+  ...(r.revoked_at ? { revokedAt: r.revoked_at } : {}),
 });
 
 /**
@@ -38,7 +46,10 @@ export class KnexAgentRegistry implements AgentRegistry {
   /** Revocations committed through this registry so far (see `get`). */
   private revocations = 0;
 
-  constructor(private readonly run: <T>(work: (db: Knex) => Promise<T>) => Promise<T>, shared: boolean) {
+  constructor(
+    private readonly run: <T>(work: (db: Knex) => Promise<T>) => Promise<T>,
+    shared: boolean,
+  ) {
     this.cache = shared ? undefined : new LRUCache({ max: MAX_CACHED_AGENTS });
     this.rows = new BatchedLookup(async (agentIds) => {
       const rows = await this.run((db) => db<AgentRow>('svc_agents').whereIn('agent_id', agentIds));
@@ -47,10 +58,20 @@ export class KnexAgentRegistry implements AgentRegistry {
   }
 
   async register(a: AgentRecord): Promise<void> {
-    await this.run((db) => db('svc_agents').insert({
-      agent_id: a.agentId, jti: a.jti, parent: a.parent, parent_jti: a.parentJti ?? null, parent_groups: JSON.stringify(a.parentGroups), purpose: a.purpose,
-      scopes: JSON.stringify(a.scopes), issued_at: a.issuedAt, expires_at: a.expiresAt, revoked_at: a.revokedAt ?? null,
-    }));
+    await this.run((db) =>
+      db('svc_agents').insert({
+        agent_id: a.agentId,
+        jti: a.jti,
+        parent: a.parent,
+        parent_jti: a.parentJti ?? null,
+        parent_groups: JSON.stringify(a.parentGroups),
+        purpose: a.purpose,
+        scopes: JSON.stringify(a.scopes),
+        issued_at: a.issuedAt,
+        expires_at: a.expiresAt,
+        revoked_at: a.revokedAt ?? null,
+      }),
+    );
     this.cache?.set(a.agentId, structuredClone(a));
   }
 
@@ -71,7 +92,12 @@ export class KnexAgentRegistry implements AgentRegistry {
 
   async list(filter: { parent?: string; limit: number }): Promise<AgentRecord[]> {
     const rows = await this.run((db) => {
-      const q = db<AgentRow>('svc_agents').orderBy([{ column: 'issued_at', order: 'desc' }, { column: 'n', order: 'desc' }]).limit(filter.limit);
+      const q = db<AgentRow>('svc_agents')
+        .orderBy([
+          { column: 'issued_at', order: 'desc' },
+          { column: 'n', order: 'desc' },
+        ])
+        .limit(filter.limit);
       return filter.parent === undefined ? q : q.where({ parent: filter.parent });
     });
     return (rows as AgentRow[]).map(toRecord);
@@ -79,20 +105,26 @@ export class KnexAgentRegistry implements AgentRegistry {
 
   async markRevokedUnder(parentJti: string, at: string): Promise<string[]> {
     const ids = await this.run(async (db) => {
-      const rows = await db<AgentRow>('svc_agents').where({ parent_jti: parentJti }).whereNull('revoked_at').select('agent_id');
+      const rows = await db<AgentRow>('svc_agents')
+        .where({ parent_jti: parentJti })
+        .whereNull('revoked_at')
+        .select('agent_id');
       await db('svc_agents').where({ parent_jti: parentJti }).whereNull('revoked_at').update({ revoked_at: at });
       return (rows as Array<{ agent_id: string }>).map((r) => r.agent_id);
     });
     this.revocations++;
     // Every cached agent of that parent token is forgotten (the next get reads it back revoked), also one
     // registered between the select and the update, which the update revoked too.
-    if (this.cache) for (const [id, agent] of [...this.cache.entries()]) if (agent.parentJti === parentJti) this.cache.delete(id);
+    if (this.cache)
+      for (const [id, agent] of [...this.cache.entries()]) if (agent.parentJti === parentJti) this.cache.delete(id);
     return ids;
   }
 
   async markRevoked(agentId: string, at: string): Promise<AgentRecord | undefined> {
     // Only the first revocation sets the time; later ones leave it as it is.
-    await this.run((db) => db('svc_agents').where({ agent_id: agentId }).whereNull('revoked_at').update({ revoked_at: at }));
+    await this.run((db) =>
+      db('svc_agents').where({ agent_id: agentId }).whereNull('revoked_at').update({ revoked_at: at }),
+    );
     this.revocations++;
     const agent = await this.rows.get(agentId);
     if (agent) this.cache?.set(agentId, structuredClone(agent));

@@ -37,7 +37,9 @@ export class KnexJournal implements KeyJournal {
   readonly agents: KnexAgentRegistry;
   private db: Knex | undefined;
   private readonly lastSeqs = new BatchedLookup<number>(async (keyIds) => {
-    const rows = await this.run(() => this.knex()('svc_key_events').whereIn('key_id', keyIds).groupBy('key_id').select('key_id').max({ seq: 'seq' }));
+    const rows = await this.run(() =>
+      this.knex()('svc_key_events').whereIn('key_id', keyIds).groupBy('key_id').select('key_id').max({ seq: 'seq' }),
+    );
     return new Map((rows as Array<{ key_id: string; seq: number | string }>).map((r) => [r.key_id, Number(r.seq)]));
   }, 0);
 
@@ -71,7 +73,11 @@ export class KnexJournal implements KeyJournal {
 
   poolStats(): JournalPoolStats | undefined {
     // knex keeps its tarn pool on the client; it exists while the journal is started.
-    const pool = (this.db?.client as { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number; max: number } } | undefined)?.pool;
+    const pool = (
+      this.db?.client as
+        | { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number; max: number } }
+        | undefined
+    )?.pool;
     if (!pool) return undefined;
     return { used: pool.numUsed(), free: pool.numFree(), pending: pool.numPendingAcquires(), max: pool.max };
   }
@@ -80,7 +86,13 @@ export class KnexJournal implements KeyJournal {
     await this.run(() => this.knex().raw('select 1'));
   }
 
-  async append(keyId: string, expectedSeq: number, events: KeyEvent[], audit?: AuditRecord, rekey?: MaterialRekey): Promise<void> {
+  async append(
+    keyId: string,
+    expectedSeq: number,
+    events: KeyEvent[],
+    audit?: AuditRecord,
+    rekey?: MaterialRekey,
+  ): Promise<void> {
     const rows = events.map((event, i) => ({
       key_id: keyId,
       seq: expectedSeq + 1 + i,
@@ -94,7 +106,12 @@ export class KnexJournal implements KeyJournal {
           await trx('svc_key_events').insert(rows);
           await indexAppended(trx, keyId, events);
           await keepKeyNames(trx, keyId, events);
-          if (audit) await trx('svc_audit_outbox').insert({ id: audit.id, occurred_at: audit.occurredAt, record: JSON.stringify(audit) });
+          if (audit)
+            await trx('svc_audit_outbox').insert({
+              id: audit.id,
+              occurred_at: audit.occurredAt,
+              record: JSON.stringify(audit),
+            });
           if (events.some((e) => e.type === 'Destroyed')) await deleteForErasure(trx, keyId);
           await keepDestroySchedule(trx, keyId, events);
           if (rekey) await rekeyForErasure(trx, keyId, rekey);
@@ -107,8 +124,14 @@ export class KnexJournal implements KeyJournal {
   }
 
   async load(keyId: string): Promise<StoredEvent[]> {
-    const rows = await this.run(() => this.knex()('svc_key_events').where({ key_id: keyId }).orderBy('seq', 'asc').select('seq', 'payload'));
-    return rows.map((r: { seq: number; payload: string }) => ({ keyId, seq: Number(r.seq), event: JSON.parse(r.payload) as KeyEvent }));
+    const rows = await this.run(() =>
+      this.knex()('svc_key_events').where({ key_id: keyId }).orderBy('seq', 'asc').select('seq', 'payload'),
+    );
+    return rows.map((r: { seq: number; payload: string }) => ({
+      keyId,
+      seq: Number(r.seq),
+      event: JSON.parse(r.payload) as KeyEvent,
+    }));
   }
 
   /** Checked before every use of a key on a shared journal, so concurrent checks share one query. */
@@ -117,7 +140,13 @@ export class KnexJournal implements KeyJournal {
   }
 
   async pendingAudit(before: string, limit: number): Promise<AuditRecord[]> {
-    const rows = await this.run(() => this.knex()('svc_audit_outbox').where('occurred_at', '<', before).orderBy('occurred_at', 'asc').limit(limit).select('record'));
+    const rows = await this.run(() =>
+      this.knex()('svc_audit_outbox')
+        .where('occurred_at', '<', before)
+        .orderBy('occurred_at', 'asc')
+        .limit(limit)
+        .select('record'),
+    );
     return rows.map((r: { record: string }) => JSON.parse(r.record) as AuditRecord);
   }
 
@@ -126,7 +155,9 @@ export class KnexJournal implements KeyJournal {
   }
 
   async keyIds(): Promise<string[]> {
-    const rows = await this.run(() => this.knex()('svc_key_events').where({ seq: 1 }).orderBy('occurred_at', 'asc').select('key_id'));
+    const rows = await this.run(() =>
+      this.knex()('svc_key_events').where({ seq: 1 }).orderBy('occurred_at', 'asc').select('key_id'),
+    );
     return rows.map((r: { key_id: string }) => r.key_id);
   }
 
@@ -135,7 +166,9 @@ export class KnexJournal implements KeyJournal {
   }
 
   async getMaterial(keyId: string, materialId: string): Promise<Buffer | undefined> {
-    const row = await this.run(() => this.knex()('svc_key_material').where({ key_id: keyId, material_id: materialId }).first('wrapped'));
+    const row = await this.run(() =>
+      this.knex()('svc_key_material').where({ key_id: keyId, material_id: materialId }).first('wrapped'),
+    );
     return row ? Buffer.from(row.wrapped) : undefined;
   }
 
@@ -156,25 +189,45 @@ export class KnexJournal implements KeyJournal {
    */
   async erasePending(): Promise<ErasureAttempt> {
     const postgres = this.knex().client.config.client === 'pg';
-    const tasks = (await this.run(() => this.knex()('svc_erasure_tasks').select('key_id', 'recorded_at', ...(postgres ? [this.knex().raw('xmin::text as xid')] : [])))) as ErasureTaskRow[];
+    const tasks = (await this.run(() =>
+      this.knex()('svc_erasure_tasks').select(
+        'key_id',
+        'recorded_at',
+        ...(postgres ? [this.knex().raw('xmin::text as xid')] : []),
+      ),
+    )) as ErasureTaskRow[];
     const pending = tasks.map((r) => r.key_id);
     if (pending.length === 0) return { erased: [], pending: [] };
-    const outcome = await this.run(() => scrubStorage(this.knex(), tasks.map((r) => r.xid ?? '')));
+    const outcome = await this.run(() =>
+      scrubStorage(
+        this.knex(),
+        tasks.map((r) => r.xid ?? ''),
+      ),
+    );
     if (!outcome.complete) return { erased: [], pending, ...(outcome.reason ? { reason: outcome.reason } : {}) };
     const still: string[] = [];
     for (let i = 0; i < tasks.length; i += 200) {
       const done = tasks.slice(i, i + 200);
-      await this.run(() => this.knex().transaction(async (trx) => {
-        for (const task of done) {
-          const removed = await trx('svc_erasure_tasks').where({ key_id: task.key_id, recorded_at: task.recorded_at })
-            .modify((q) => (task.xid === undefined ? q : q.whereRaw('xmin::text = ?', [task.xid]))).delete();
-          // Not removed: recorded again since (still pending), or already done by another node's attempt.
-          if (removed === 0 && (await trx('svc_erasure_tasks').where({ key_id: task.key_id }).first('key_id'))) still.push(task.key_id);
-        }
-      }));
+      await this.run(() =>
+        this.knex().transaction(async (trx) => {
+          for (const task of done) {
+            const removed = await trx('svc_erasure_tasks')
+              .where({ key_id: task.key_id, recorded_at: task.recorded_at })
+              .modify((q) => (task.xid === undefined ? q : q.whereRaw('xmin::text = ?', [task.xid])))
+              .delete();
+            // Not removed: recorded again since (still pending), or already done by another node's attempt.
+            if (removed === 0 && (await trx('svc_erasure_tasks').where({ key_id: task.key_id }).first('key_id')))
+              still.push(task.key_id);
+          }
+        }),
+      );
     }
     const erased = pending.filter((k) => !still.includes(k));
-    return { erased, pending: still, ...(still.length ? { reason: 'the key was deleted again while the erase ran; retried' } : {}) };
+    return {
+      erased,
+      pending: still,
+      ...(still.length ? { reason: 'the key was deleted again while the erase ran; retried' } : {}),
+    };
   }
 
   async hasMaterial(keyId: string): Promise<boolean> {
@@ -186,7 +239,9 @@ export class KnexJournal implements KeyJournal {
   }
 
   async putKwk(keyId: string, wrapped: WrappedKey): Promise<void> {
-    await this.run(() => this.knex()('svc_key_kwk').insert({ key_id: keyId, kek_id: wrapped.kekId, wrapped: wrapped.blob }));
+    await this.run(() =>
+      this.knex()('svc_key_kwk').insert({ key_id: keyId, kek_id: wrapped.kekId, wrapped: wrapped.blob }),
+    );
   }
 
   async getKwk(keyId: string): Promise<WrappedKey | undefined> {
@@ -195,17 +250,32 @@ export class KnexJournal implements KeyJournal {
   }
 
   async kwksNotUnder(kekId: string, limit: number): Promise<Array<{ keyId: string; wrapped: WrappedKey }>> {
-    const rows = await this.run(() => this.knex()('svc_key_kwk').whereNot({ kek_id: kekId }).orderBy('key_id').limit(limit).select('key_id', 'kek_id', 'wrapped'));
-    return rows.map((r: { key_id: string; kek_id: string; wrapped: Buffer }) => ({ keyId: r.key_id, wrapped: { kekId: r.kek_id, blob: Buffer.from(r.wrapped) } }));
+    const rows = await this.run(() =>
+      this.knex()('svc_key_kwk')
+        .whereNot({ kek_id: kekId })
+        .orderBy('key_id')
+        .limit(limit)
+        .select('key_id', 'kek_id', 'wrapped'),
+    );
+    return rows.map((r: { key_id: string; kek_id: string; wrapped: Buffer }) => ({
+      keyId: r.key_id,
+      wrapped: { kekId: r.kek_id, blob: Buffer.from(r.wrapped) },
+    }));
   }
 
   async replaceKwk(keyId: string, from: WrappedKey, to: WrappedKey): Promise<boolean> {
-    const changed = await this.run(() => this.knex()('svc_key_kwk').where({ key_id: keyId, kek_id: from.kekId, wrapped: from.blob }).update({ kek_id: to.kekId, wrapped: to.blob }));
+    const changed = await this.run(() =>
+      this.knex()('svc_key_kwk')
+        .where({ key_id: keyId, kek_id: from.kekId, wrapped: from.blob })
+        .update({ kek_id: to.kekId, wrapped: to.blob }),
+    );
     return Number(changed) === 1;
   }
 
   async rewrapMaterial(keyId: string, materialId: string, wrapped: Buffer): Promise<void> {
-    await this.run(() => this.knex()('svc_key_material').where({ key_id: keyId, material_id: materialId }).update({ wrapped }));
+    await this.run(() =>
+      this.knex()('svc_key_material').where({ key_id: keyId, material_id: materialId }).update({ wrapped }),
+    );
   }
 
   async materialIds(keyId: string): Promise<string[]> {
@@ -214,7 +284,13 @@ export class KnexJournal implements KeyJournal {
   }
 
   async dueDestructions(now: string, limit: number): Promise<Array<{ keyId: string; destroyAt: string }>> {
-    const rows = await this.run(() => this.knex()('svc_destroy_schedule').where('destroy_at', '<=', now).orderBy('destroy_at', 'asc').limit(limit).select('key_id', 'destroy_at'));
+    const rows = await this.run(() =>
+      this.knex()('svc_destroy_schedule')
+        .where('destroy_at', '<=', now)
+        .orderBy('destroy_at', 'asc')
+        .limit(limit)
+        .select('key_id', 'destroy_at'),
+    );
     return rows.map((r: { key_id: string; destroy_at: string }) => ({ keyId: r.key_id, destroyAt: r.destroy_at }));
   }
 
@@ -227,15 +303,28 @@ export class KnexJournal implements KeyJournal {
   async putImportToken(token: StoredImportToken, maxLive: number): Promise<boolean> {
     await this.pruneImportTokens(token.createdAt, true);
     const holder = sha256Hex(token.issuedTo);
-    return this.run(() => this.knex().transaction(async (trx) => {
-      await trx('svc_import_token_holders').insert({ issued_to_hash: holder, held_until: token.expiresAt }).onConflict('issued_to_hash').merge(['held_until']);
-      if ((await countLive(trx, holder, token.createdAt)) >= maxLive) return false;
-      await trx('svc_import_tokens').insert({
-        token_hash: token.tokenHash, import_id: token.importId, issued_to: token.issuedTo, issued_to_hash: holder, key_type: token.keyType,
-        created_at: token.createdAt, expires_at: token.expiresAt, kek_id: token.sealingKey.kekId, sealing_key: token.sealingKey.blob, private_key: token.privateKey,
-      });
-      return true;
-    }));
+    return this.run(() =>
+      this.knex().transaction(async (trx) => {
+        await trx('svc_import_token_holders')
+          .insert({ issued_to_hash: holder, held_until: token.expiresAt })
+          .onConflict('issued_to_hash')
+          .merge(['held_until']);
+        if ((await countLive(trx, holder, token.createdAt)) >= maxLive) return false;
+        await trx('svc_import_tokens').insert({
+          token_hash: token.tokenHash,
+          import_id: token.importId,
+          issued_to: token.issuedTo,
+          issued_to_hash: holder,
+          key_type: token.keyType,
+          created_at: token.createdAt,
+          expires_at: token.expiresAt,
+          kek_id: token.sealingKey.kekId,
+          sealing_key: token.sealingKey.blob,
+          private_key: token.privateKey,
+        });
+        return true;
+      }),
+    );
   }
 
   async liveImportTokens(issuedTo: string, now: string): Promise<number> {
@@ -247,14 +336,23 @@ export class KnexJournal implements KeyJournal {
    * statement that deleted it (count 1) returns it; a concurrent spend on any node deletes nothing.
    */
   async takeImportToken(tokenHash: string, issuedTo: string, now: string): Promise<StoredImportToken | undefined> {
-    const live = () => this.knex()('svc_import_tokens').where({ token_hash: tokenHash, issued_to_hash: sha256Hex(issuedTo) }).where('expires_at', '>', now);
+    const live = () =>
+      this.knex()('svc_import_tokens')
+        .where({ token_hash: tokenHash, issued_to_hash: sha256Hex(issuedTo) })
+        .where('expires_at', '>', now);
     const row = await this.run(() => live().first());
     const removed = row ? Number(await this.run(() => live().delete())) : 0;
     await this.pruneImportTokens(now, false);
     if (removed !== 1) return undefined;
     return {
-      tokenHash: row.token_hash, importId: row.import_id, issuedTo: row.issued_to, keyType: row.key_type, createdAt: row.created_at, expiresAt: row.expires_at,
-      sealingKey: { kekId: row.kek_id, blob: Buffer.from(row.sealing_key) }, privateKey: Buffer.from(row.private_key),
+      tokenHash: row.token_hash,
+      importId: row.import_id,
+      issuedTo: row.issued_to,
+      keyType: row.key_type,
+      createdAt: row.created_at,
+      expiresAt: row.expires_at,
+      sealingKey: { kekId: row.kek_id, blob: Buffer.from(row.sealing_key) },
+      privateKey: Buffer.from(row.private_key),
     };
   }
 
@@ -288,7 +386,11 @@ export class KnexJournal implements KeyJournal {
 
 /** The tokens held by the caller whose subject hashes to `holder` that are unexpired at `now`. */
 async function countLive(knex: Knex | Knex.Transaction, holder: string, now: string): Promise<number> {
-  const row = await knex('svc_import_tokens').where({ issued_to_hash: holder }).where('expires_at', '>', now).count({ n: '*' }).first();
+  const row = await knex('svc_import_tokens')
+    .where({ issued_to_hash: holder })
+    .where('expires_at', '>', now)
+    .count({ n: '*' })
+    .first();
   return Number((row as { n: number | string } | undefined)?.n ?? 0);
 }
 
@@ -304,14 +406,22 @@ async function deleteForErasure(trx: Knex.Transaction, keyId: string): Promise<v
   await trx('svc_key_material').where({ key_id: keyId }).delete();
   await trx('svc_key_kwk').where({ key_id: keyId }).delete();
   // Recorded again when there is one already: the task then names this delete (its time, and on PostgreSQL its transaction).
-  await trx('svc_erasure_tasks').insert({ key_id: keyId, recorded_at: new Date().toISOString() }).onConflict('key_id').merge(['recorded_at']);
+  await trx('svc_erasure_tasks')
+    .insert({ key_id: keyId, recorded_at: new Date().toISOString() })
+    .onConflict('key_id')
+    .merge(['recorded_at']);
 }
 
 /** The key's row in svc_destroy_schedule follows its events: written by DestroyScheduled, removed by DestroyCancelled or Destroyed. */
 async function keepDestroySchedule(trx: Knex.Transaction, keyId: string, events: KeyEvent[]): Promise<void> {
   for (const event of events) {
-    if (event.type === 'DestroyScheduled') await trx('svc_destroy_schedule').insert({ key_id: keyId, destroy_at: event.destroyAt }).onConflict('key_id').merge(['destroy_at']);
-    else if (event.type === 'DestroyCancelled' || event.type === 'Destroyed') await trx('svc_destroy_schedule').where({ key_id: keyId }).delete();
+    if (event.type === 'DestroyScheduled')
+      await trx('svc_destroy_schedule')
+        .insert({ key_id: keyId, destroy_at: event.destroyAt })
+        .onConflict('key_id')
+        .merge(['destroy_at']);
+    else if (event.type === 'DestroyCancelled' || event.type === 'Destroyed')
+      await trx('svc_destroy_schedule').where({ key_id: keyId }).delete();
   }
 }
 
@@ -321,7 +431,14 @@ async function keepDestroySchedule(trx: Knex.Transaction, keyId: string, events:
  */
 async function rekeyForErasure(trx: Knex.Transaction, keyId: string, rekey: MaterialRekey): Promise<void> {
   await trx('svc_key_kwk').where({ key_id: keyId }).update({ kek_id: rekey.kwk.kekId, wrapped: rekey.kwk.blob });
-  for (const kept of rekey.kept) await trx('svc_key_material').where({ key_id: keyId, material_id: kept.materialId }).update({ wrapped: kept.wrapped });
-  if (rekey.erased.length) await trx('svc_key_material').where({ key_id: keyId }).whereIn('material_id', rekey.erased).delete();
-  await trx('svc_erasure_tasks').insert({ key_id: keyId, recorded_at: new Date().toISOString() }).onConflict('key_id').merge(['recorded_at']);
+  for (const kept of rekey.kept)
+    await trx('svc_key_material')
+      .where({ key_id: keyId, material_id: kept.materialId })
+      .update({ wrapped: kept.wrapped });
+  if (rekey.erased.length)
+    await trx('svc_key_material').where({ key_id: keyId }).whereIn('material_id', rekey.erased).delete();
+  await trx('svc_erasure_tasks')
+    .insert({ key_id: keyId, recorded_at: new Date().toISOString() })
+    .onConflict('key_id')
+    .merge(['recorded_at']);
 }

@@ -1,6 +1,16 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { type IndexedKey, indexedKeyOf, type KeyEvent, type KeyState, type LocatedRows, type LocateFilter, type LocatePosition, matchesLocate, stateAfter } from '../../../kernel/index.ts';
+import {
+  type IndexedKey,
+  indexedKeyOf,
+  type KeyEvent,
+  type KeyState,
+  type LocatedRows,
+  type LocateFilter,
+  type LocatePosition,
+  matchesLocate,
+  stateAfter,
+} from '../../../kernel/index.ts';
 
 /**
  * svc_key_index: one row per key with what Locate filters and orders on, written in the same
@@ -25,13 +35,25 @@ interface IndexRow {
 }
 
 const rowOf = (key: IndexedKey): IndexRow => ({
-  key_id: key.id, name: key.name, algorithm: key.algorithm, state: key.state, owner: key.owner, owner_hash: sha256Hex(key.owner),
-  tenant: key.tenant ?? null, tenant_hash: key.tenant === undefined ? null : sha256Hex(key.tenant), created_at: key.createdAt,
+  key_id: key.id,
+  name: key.name,
+  algorithm: key.algorithm,
+  state: key.state,
+  owner: key.owner,
+  owner_hash: sha256Hex(key.owner),
+  tenant: key.tenant ?? null,
+  tenant_hash: key.tenant === undefined ? null : sha256Hex(key.tenant),
+  created_at: key.createdAt,
 });
 
 const keyOf = (row: IndexRow): IndexedKey => ({
-  id: row.key_id, name: row.name, algorithm: row.algorithm, state: row.state as KeyState, owner: row.owner,
-  ...(row.tenant === null || row.tenant === undefined ? {} : { tenant: row.tenant }), createdAt: row.created_at,
+  id: row.key_id,
+  name: row.name,
+  algorithm: row.algorithm,
+  state: row.state as KeyState,
+  owner: row.owner,
+  ...(row.tenant === null || row.tenant === undefined ? {} : { tenant: row.tenant }),
+  createdAt: row.created_at,
 });
 
 /** The table and its indexes: newest-first order overall, and per owner, state and name. */
@@ -72,20 +94,38 @@ const STATE_EVENTS = ['KeyActivated', 'Revoked', 'Compromised', 'Destroyed'] as 
 export async function reconcileKeyIndex(knex: Knex, page = 1000): Promise<{ added: number; corrected: number }> {
   let added = 0;
   // Keys are never removed from either table, so equal counts mean no key is missing: the usual start.
-  const count = async (query: Knex.QueryBuilder) => Number(((await query.count({ n: '*' }).first()) as { n: number | string }).n);
+  const count = async (query: Knex.QueryBuilder) =>
+    Number(((await query.count({ n: '*' }).first()) as { n: number | string }).n);
   const created = await count(knex('svc_key_events').where({ seq: 1 }));
   if (created !== (await count(knex(TABLE)))) {
     // A walk over the keys in id order (the events' primary key), a page at a time: each page one range read.
-    for (let last = '';;) {
-      const events = (await knex('svc_key_events').where('key_id', '>', last).andWhere({ seq: 1, type: 'KeyCreated' })
-        .orderBy('key_id').limit(page).select('key_id', 'payload')) as Array<{ key_id: string; payload: string }>;
+    for (let last = ''; ; ) {
+      const events = (await knex('svc_key_events')
+        .where('key_id', '>', last)
+        .andWhere({ seq: 1, type: 'KeyCreated' })
+        .orderBy('key_id')
+        .limit(page)
+        .select('key_id', 'payload')) as Array<{ key_id: string; payload: string }>;
       if (events.length === 0) break;
       last = events[events.length - 1]!.key_id;
-      const indexed = new Set(((await knex(TABLE).whereIn('key_id', events.map((r) => r.key_id)).select('key_id')) as Array<{ key_id: string }>).map((r) => r.key_id));
+      const indexed = new Set(
+        (
+          (await knex(TABLE)
+            .whereIn(
+              'key_id',
+              events.map((r) => r.key_id),
+            )
+            .select('key_id')) as Array<{ key_id: string }>
+        ).map((r) => r.key_id),
+      );
       const missing = events.filter((r) => !indexed.has(r.key_id));
       if (missing.length === 0) continue;
       const ids = missing.map((r) => r.key_id);
-      const changes = (await knex('svc_key_events').whereIn('key_id', ids).whereIn('type', STATE_EVENTS).orderBy([{ column: 'key_id' }, { column: 'seq' }]).select('key_id', 'type')) as Array<{ key_id: string; type: string }>;
+      const changes = (await knex('svc_key_events')
+        .whereIn('key_id', ids)
+        .whereIn('type', STATE_EVENTS)
+        .orderBy([{ column: 'key_id' }, { column: 'seq' }])
+        .select('key_id', 'type')) as Array<{ key_id: string; type: string }>;
       const states = new Map<string, KeyState>();
       for (const change of changes) states.set(change.key_id, stateAfter({ type: change.type } as KeyEvent)!);
       const rows = missing.map((r) => {
@@ -98,9 +138,16 @@ export async function reconcileKeyIndex(knex: Knex, page = 1000): Promise<{ adde
       added += rows.length;
     }
   }
-  const latest = knex('svc_key_events').whereIn('type', STATE_EVENTS).groupBy('key_id').select('key_id').max({ seq: 'seq' }).as('m');
-  const lastChanges = (await knex('svc_key_events as e').join(latest, (j) => j.on('m.key_id', 'e.key_id').andOn('m.seq', 'e.seq'))
-    .join(`${TABLE} as i`, 'i.key_id', 'e.key_id').select('e.key_id', 'e.type', 'i.state')) as Array<{ key_id: string; type: string; state: string }>;
+  const latest = knex('svc_key_events')
+    .whereIn('type', STATE_EVENTS)
+    .groupBy('key_id')
+    .select('key_id')
+    .max({ seq: 'seq' })
+    .as('m');
+  const lastChanges = (await knex('svc_key_events as e')
+    .join(latest, (j) => j.on('m.key_id', 'e.key_id').andOn('m.seq', 'e.seq'))
+    .join(`${TABLE} as i`, 'i.key_id', 'e.key_id')
+    .select('e.key_id', 'e.type', 'i.state')) as Array<{ key_id: string; type: string; state: string }>;
   let corrected = 0;
   for (const row of lastChanges) {
     const state = stateAfter({ type: row.type } as KeyEvent)!;
@@ -133,7 +180,13 @@ export const LOCATE_WINDOW_ROWS = 2000;
  * `window` rows read in order: a window read to its end without `limit` matches answers `scannedTo`,
  * its last row, so no call reads the whole table for a filter that matches little.
  */
-export async function locateKeys(knex: Knex, filter: LocateFilter, after: LocatePosition | undefined, limit: number, window = LOCATE_WINDOW_ROWS): Promise<LocatedRows> {
+export async function locateKeys(
+  knex: Knex,
+  filter: LocateFilter,
+  after: LocatePosition | undefined,
+  limit: number,
+  window = LOCATE_WINDOW_ROWS,
+): Promise<LocatedRows> {
   const query = limit > 0 ? locateQuery(knex, filter, after, limit, window) : undefined;
   if (!query) return { keys: [] };
   const rows = ((await query) as IndexRow[]).map(keyOf);
@@ -148,12 +201,22 @@ export async function locateKeys(knex: Knex, filter: LocateFilter, after: Locate
   return rows.length === window && last ? { keys, scannedTo: { createdAt: last.createdAt, id: last.id } } : { keys };
 }
 
-const hasGlob = (filter: LocateFilter) => (filter.name?.includes('*') ?? false);
-const scopeInQuery = (filter: LocateFilter) => filter.scope !== undefined && filter.scope !== 'every' && filter.scope.names.length === 0;
-const needsWindow = (filter: LocateFilter) => hasGlob(filter) || filter.algorithm !== undefined || (filter.scope !== undefined && filter.scope !== 'every' && !scopeInQuery(filter));
+const hasGlob = (filter: LocateFilter) => filter.name?.includes('*') ?? false;
+const scopeInQuery = (filter: LocateFilter) =>
+  filter.scope !== undefined && filter.scope !== 'every' && filter.scope.names.length === 0;
+const needsWindow = (filter: LocateFilter) =>
+  hasGlob(filter) ||
+  filter.algorithm !== undefined ||
+  (filter.scope !== undefined && filter.scope !== 'every' && !scopeInQuery(filter));
 
 /** The query locateKeys runs (undefined when the scope names no key: nothing to ask); a benchmark EXPLAINs it. */
-export function locateQuery(knex: Knex, filter: LocateFilter, after: LocatePosition | undefined, limit: number, window = LOCATE_WINDOW_ROWS): Knex.QueryBuilder | undefined {
+export function locateQuery(
+  knex: Knex,
+  filter: LocateFilter,
+  after: LocatePosition | undefined,
+  limit: number,
+  window = LOCATE_WINDOW_ROWS,
+): Knex.QueryBuilder | undefined {
   const q = knex(TABLE).select('key_id', 'name', 'algorithm', 'state', 'owner', 'tenant', 'created_at');
   // MySQL's = ignores trailing spaces: the exact comparison in locateKeys has the last word.
   if (filter.name !== undefined && !hasGlob(filter)) q.where('name', filter.name);
@@ -174,6 +237,14 @@ export function locateQuery(knex: Knex, filter: LocateFilter, after: LocatePosit
     }
   }
   // The seek written so that an index on (created_at, key_id) serves it on every database.
-  if (after) q.where('created_at', '<=', after.createdAt).andWhere((b) => b.where('created_at', '<', after.createdAt).orWhere('key_id', '<', after.id));
-  return q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'key_id', order: 'desc' }]).limit(Math.max(0, needsWindow(filter) ? window : limit));
+  if (after)
+    q.where('created_at', '<=', after.createdAt).andWhere((b) =>
+      b.where('created_at', '<', after.createdAt).orWhere('key_id', '<', after.id),
+    );
+  return q
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'key_id', order: 'desc' },
+    ])
+    .limit(Math.max(0, needsWindow(filter) ? window : limit));
 }

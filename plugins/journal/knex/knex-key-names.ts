@@ -48,15 +48,23 @@ async function releaseName(trx: Knex.Transaction, keyId: string): Promise<void> 
   const name = (await trx(INDEX).where({ key_id: keyId }).first('name'))?.name as string | undefined;
   if (name === undefined) return;
   // MySQL's = ignores trailing spaces: the exact comparison here has the last word.
-  const others = (await trx(INDEX).where({ name }).whereNot({ state: 'Destroyed' }).whereNot({ key_id: keyId })
-    .orderBy([{ column: 'created_at' }, { column: 'key_id' }]).select('key_id', 'name')) as Array<{ key_id: string; name: string }>;
+  const others = (await trx(INDEX)
+    .where({ name })
+    .whereNot({ state: 'Destroyed' })
+    .whereNot({ key_id: keyId })
+    .orderBy([{ column: 'created_at' }, { column: 'key_id' }])
+    .select('key_id', 'name')) as Array<{ key_id: string; name: string }>;
   const heir = others.find((row) => row.name === name);
   if (heir) await trx(TABLE).insert({ name_hash: held.name_hash, key_id: heir.key_id });
 }
 
 /** The key holding `name`, or undefined. */
 export async function nameHolder(knex: Knex, name: string): Promise<string | undefined> {
-  return (await knex(TABLE).where({ name_hash: sha256Hex(name) }).first('key_id'))?.key_id;
+  return (
+    await knex(TABLE)
+      .where({ name_hash: sha256Hex(name) })
+      .first('key_id')
+  )?.key_id;
 }
 
 /**
@@ -68,25 +76,49 @@ export async function nameHolder(knex: Knex, name: string): Promise<string | und
 export async function reconcileKeyNames(knex: Knex, page = 1000): Promise<void> {
   let after: { created_at: string; key_id: string } | undefined;
   for (;;) {
-    const q = knex(`${INDEX} as i`).whereNot('i.state', 'Destroyed')
-      .whereNotExists(knex(TABLE).select(knex.raw('1')).whereRaw('?? = ??', [`${TABLE}.key_id`, 'i.key_id']));
+    const q = knex(`${INDEX} as i`)
+      .whereNot('i.state', 'Destroyed')
+      .whereNotExists(
+        knex(TABLE)
+          .select(knex.raw('1'))
+          .whereRaw('?? = ??', [`${TABLE}.key_id`, 'i.key_id']),
+      );
     if (after) {
       const { created_at: at, key_id: id } = after;
-      q.andWhere((b) => b.where('i.created_at', '>', at).orWhere((c) => c.where('i.created_at', at).andWhere('i.key_id', '>', id)));
+      q.andWhere((b) =>
+        b.where('i.created_at', '>', at).orWhere((c) => c.where('i.created_at', at).andWhere('i.key_id', '>', id)),
+      );
     }
-    const rows = (await q.orderBy([{ column: 'i.created_at' }, { column: 'i.key_id' }]).limit(page).select('i.key_id', 'i.name', 'i.created_at')) as Array<{ key_id: string; name: string; created_at: string }>;
+    const rows = (await q
+      .orderBy([{ column: 'i.created_at' }, { column: 'i.key_id' }])
+      .limit(page)
+      .select('i.key_id', 'i.name', 'i.created_at')) as Array<{ key_id: string; name: string; created_at: string }>;
     if (rows.length === 0) return;
     after = rows[rows.length - 1]!;
     // Another node starting at the same moment may claim the same names: a held name stays with its holder.
-    await knex(TABLE).insert(rows.map((r) => ({ name_hash: sha256Hex(r.name), key_id: r.key_id }))).onConflict('name_hash').ignore();
+    await knex(TABLE)
+      .insert(rows.map((r) => ({ name_hash: sha256Hex(r.name), key_id: r.key_id })))
+      .onConflict('name_hash')
+      .ignore();
   }
 }
 
 /** Up to `limit` names that more than one live key holds, with those keys (oldest first). */
 export async function duplicateNames(knex: Knex, limit: number): Promise<Array<{ name: string; keyIds: string[] }>> {
-  const names = ((await knex(INDEX).whereNot({ state: 'Destroyed' }).groupBy('name').havingRaw('count(*) > 1').limit(limit).select('name')) as Array<{ name: string }>).map((r) => r.name);
+  const names = (
+    (await knex(INDEX)
+      .whereNot({ state: 'Destroyed' })
+      .groupBy('name')
+      .havingRaw('count(*) > 1')
+      .limit(limit)
+      .select('name')) as Array<{ name: string }>
+  ).map((r) => r.name);
   if (names.length === 0) return [];
-  const rows = (await knex(INDEX).whereIn('name', names).whereNot({ state: 'Destroyed' }).orderBy([{ column: 'created_at' }, { column: 'key_id' }]).select('name', 'key_id')) as Array<{ name: string; key_id: string }>;
+  const rows = (await knex(INDEX)
+    .whereIn('name', names)
+    .whereNot({ state: 'Destroyed' })
+    .orderBy([{ column: 'created_at' }, { column: 'key_id' }])
+    .select('name', 'key_id')) as Array<{ name: string; key_id: string }>;
   const found = new Map<string, string[]>();
   for (const row of rows) found.set(row.name, [...(found.get(row.name) ?? []), row.key_id]);
   // MySQL groups names that differ only in trailing spaces: only exact duplicates are reported.

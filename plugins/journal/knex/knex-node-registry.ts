@@ -1,5 +1,11 @@
 import type { Knex } from 'knex';
-import type { AuditAdoption, NodeRegistry, PrunedAuditRow, RecordedAuditHead, RegisteredNode } from '../../../kernel/index.ts';
+import type {
+  AuditAdoption,
+  NodeRegistry,
+  PrunedAuditRow,
+  RecordedAuditHead,
+  RegisteredNode,
+} from '../../../kernel/index.ts';
 import { retryWhileBusy } from '../../sql-support/retry-while-busy.ts';
 import { isUniqueViolation } from '../../sql-support/unique-violation.ts';
 
@@ -23,17 +29,33 @@ const toNode = (r: NodeRow): RegisteredNode => ({
   registeredAt: r.registered_at,
   origin: r.origin === 'upgrade' ? 'upgrade' : 'boot',
   ...(r.head_row_id !== null && r.head_hash
-    ? { head: { rowId: Number(r.head_row_id), hash: r.head_hash, occurredAt: r.head_occurred_at ?? '', count: Number(r.head_count ?? 0), recordedAt: r.head_recorded_at ?? '', ...(closed(r.head_closed) ? { closed: true } : {}) } }
+    ? {
+        head: {
+          rowId: Number(r.head_row_id),
+          hash: r.head_hash,
+          occurredAt: r.head_occurred_at ?? '',
+          count: Number(r.head_count ?? 0),
+          recordedAt: r.head_recorded_at ?? '',
+          ...(closed(r.head_closed) ? { closed: true } : {}),
+        },
+      }
     : {}),
   // An operator may set pruned_hash alone (docs/audit-export.md): the row id then counts as 0.
-  ...(r.pruned_hash ? { pruned: { rowId: Number(r.pruned_row_id ?? 0), hash: r.pruned_hash, recordedAt: r.pruned_recorded_at ?? '' } } : {}),
+  ...(r.pruned_hash
+    ? { pruned: { rowId: Number(r.pruned_row_id ?? 0), hash: r.pruned_hash, recordedAt: r.pruned_recorded_at ?? '' } }
+    : {}),
 });
 
 /** The svc_node_adoption row that says pruned rows were recorded for the chains already on the trail. */
 const PRUNED_ADOPTION = 'audit-pruned';
 
 const headColumns = (head: RecordedAuditHead) => ({
-  head_row_id: head.rowId, head_hash: head.hash, head_occurred_at: head.occurredAt, head_count: head.count, head_recorded_at: head.recordedAt, head_closed: head.closed === true,
+  head_row_id: head.rowId,
+  head_hash: head.hash,
+  head_occurred_at: head.occurredAt,
+  head_count: head.count,
+  head_recorded_at: head.recordedAt,
+  head_closed: head.closed === true,
 });
 
 /** PostgreSQL answers a boolean, SQLite and MySQL 0 or 1. */
@@ -44,21 +66,33 @@ export class KnexNodeRegistry implements NodeRegistry {
   constructor(private readonly run: <T>(work: (db: Knex) => Promise<T>) => Promise<T>) {}
 
   async register(node: string, at: string): Promise<void> {
-    await this.run((db) => db('svc_nodes').insert({ node, registered_at: at, origin: 'boot' }).onConflict('node').ignore());
+    await this.run((db) =>
+      db('svc_nodes').insert({ node, registered_at: at, origin: 'boot' }).onConflict('node').ignore(),
+    );
   }
 
   async recordHead(node: string, head: RecordedAuditHead): Promise<void> {
     const columns = headColumns(head);
-    await this.run((db) => db('svc_nodes').insert({ node, registered_at: head.recordedAt, origin: 'boot', ...columns }).onConflict('node').merge(Object.keys(columns)));
+    await this.run((db) =>
+      db('svc_nodes')
+        .insert({ node, registered_at: head.recordedAt, origin: 'boot', ...columns })
+        .onConflict('node')
+        .merge(Object.keys(columns)),
+    );
   }
 
   async adopt(nodes: string[], legacyMaxId: number, at: string): Promise<void> {
     try {
-      await retryWhileBusy(() => this.run((db) => db.transaction(async (trx) => {
-        if (await trx('svc_node_adoption').where({ name: 'audit' }).first()) return;
-        for (const node of nodes) await trx('svc_nodes').insert({ node, registered_at: at, origin: 'upgrade' }).onConflict('node').ignore();
-        await trx('svc_node_adoption').insert({ name: 'audit', adopted_at: at, legacy_max_id: legacyMaxId });
-      })));
+      await retryWhileBusy(() =>
+        this.run((db) =>
+          db.transaction(async (trx) => {
+            if (await trx('svc_node_adoption').where({ name: 'audit' }).first()) return;
+            for (const node of nodes)
+              await trx('svc_nodes').insert({ node, registered_at: at, origin: 'upgrade' }).onConflict('node').ignore();
+            await trx('svc_node_adoption').insert({ name: 'audit', adopted_at: at, legacy_max_id: legacyMaxId });
+          }),
+        ),
+      );
     } catch (err) {
       // Another node adopted at the same moment: its adoption stands, and it registered the same nodes.
       if (!isUniqueViolation(err)) throw err;
@@ -66,7 +100,9 @@ export class KnexNodeRegistry implements NodeRegistry {
   }
 
   async adoption(): Promise<AuditAdoption | undefined> {
-    const row = await this.run((db) => db('svc_node_adoption').where({ name: 'audit' }).first()) as { adopted_at: string; legacy_max_id: number | string } | undefined;
+    const row = (await this.run((db) => db('svc_node_adoption').where({ name: 'audit' }).first())) as
+      | { adopted_at: string; legacy_max_id: number | string }
+      | undefined;
     return row && { adoptedAt: row.adopted_at, legacyMaxId: Number(row.legacy_max_id) };
   }
 
@@ -74,21 +110,32 @@ export class KnexNodeRegistry implements NodeRegistry {
     await this.run(async (db) => {
       // Only forward: a node that pruned a little earlier may record after one that pruned further.
       const columns = { pruned_row_id: pruned.rowId, pruned_hash: pruned.hash, pruned_recorded_at: pruned.recordedAt };
-      await db('svc_nodes').where({ node }).where((q) => q.whereNull('pruned_row_id').orWhere('pruned_row_id', '<', pruned.rowId)).update(columns);
+      await db('svc_nodes')
+        .where({ node })
+        .where((q) => q.whereNull('pruned_row_id').orWhere('pruned_row_id', '<', pruned.rowId))
+        .update(columns);
     });
   }
 
   async adoptPruned(rows: Array<{ node: string; pruned: PrunedAuditRow }>): Promise<void> {
     const at = rows[0]?.pruned.recordedAt ?? new Date().toISOString();
     try {
-      await retryWhileBusy(() => this.run((db) => db.transaction(async (trx) => {
-        if (await trx('svc_node_adoption').where({ name: PRUNED_ADOPTION }).first()) return;
-        for (const { node, pruned } of rows) {
-          const columns = { pruned_row_id: pruned.rowId, pruned_hash: pruned.hash, pruned_recorded_at: pruned.recordedAt };
-          await trx('svc_nodes').where({ node }).update(columns);
-        }
-        await trx('svc_node_adoption').insert({ name: PRUNED_ADOPTION, adopted_at: at, legacy_max_id: 0 });
-      })));
+      await retryWhileBusy(() =>
+        this.run((db) =>
+          db.transaction(async (trx) => {
+            if (await trx('svc_node_adoption').where({ name: PRUNED_ADOPTION }).first()) return;
+            for (const { node, pruned } of rows) {
+              const columns = {
+                pruned_row_id: pruned.rowId,
+                pruned_hash: pruned.hash,
+                pruned_recorded_at: pruned.recordedAt,
+              };
+              await trx('svc_nodes').where({ node }).update(columns);
+            }
+            await trx('svc_node_adoption').insert({ name: PRUNED_ADOPTION, adopted_at: at, legacy_max_id: 0 });
+          }),
+        ),
+      );
     } catch (err) {
       // Another node adopted at the same moment: its adoption stands.
       if (!isUniqueViolation(err)) throw err;

@@ -30,7 +30,8 @@ const MIGRATIONS: Migration[] = [
     async up(knex) {
       const mysql = knex.client.config.client === 'mysql2';
       if (mysql) {
-        for (const table of ['svc_key_events', 'svc_key_material']) await knex.raw(`alter table ${table} convert to character set utf8mb4 collate utf8mb4_bin`);
+        for (const table of ['svc_key_events', 'svc_key_material'])
+          await knex.raw(`alter table ${table} convert to character set utf8mb4 collate utf8mb4_bin`);
       }
       await knex.schema.createTable('svc_audit_outbox', (t) => {
         if (mysql) t.charset('utf8mb4');
@@ -112,7 +113,9 @@ const MIGRATIONS: Migration[] = [
         t.string('key_id', 36).notNullable().primary();
         t.string('recorded_at', 32).notNullable();
       });
-      await knex.raw("insert into svc_erasure_tasks (key_id, recorded_at) select key_id, max(occurred_at) from svc_key_events where type = 'Destroyed' group by key_id");
+      await knex.raw(
+        "insert into svc_erasure_tasks (key_id, recorded_at) select key_id, max(occurred_at) from svc_key_events where type = 'Destroyed' group by key_id",
+      );
     },
   },
   {
@@ -211,10 +214,15 @@ const MIGRATIONS: Migration[] = [
       });
       // SQLite's varchar has no length limit: its column stays as it is.
       if (client === 'pg') await knex.raw('alter table svc_import_tokens alter column issued_to type text');
-      if (client === 'mysql2') await knex.raw('alter table svc_import_tokens modify issued_to text character set utf8mb4 collate utf8mb4_bin not null');
+      if (client === 'mysql2')
+        await knex.raw(
+          'alter table svc_import_tokens modify issued_to text character set utf8mb4 collate utf8mb4_bin not null',
+        );
       // Tokens issued since 012 (at most a day's worth, each caller's capped): hashed here, SQLite having no SHA-256.
       for (const row of await knex('svc_import_tokens').select('token_hash', 'issued_to')) {
-        await knex('svc_import_tokens').where({ token_hash: row.token_hash }).update({ issued_to_hash: sha256Hex(row.issued_to) });
+        await knex('svc_import_tokens')
+          .where({ token_hash: row.token_hash })
+          .update({ issued_to_hash: sha256Hex(row.issued_to) });
       }
       await knex.schema.alterTable('svc_import_tokens', (t) => {
         t.index(['issued_to_hash', 'expires_at'], 'svc_import_tokens_holder');

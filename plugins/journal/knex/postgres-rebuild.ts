@@ -39,30 +39,51 @@ export async function rebuildPostgres(knex: Knex, conn: unknown, deletedBy: stri
     await knex.raw('vacuum full svc_key_kwk').connection(conn);
   } catch (err) {
     const code = (err as { code?: string }).code;
-    if (code === '55P03') return { complete: false, reason: 'another session holds a lock on svc_key_kwk; the rebuild is retried' };
-    if (code === '57014') return { complete: false, reason: `the rebuild of svc_key_kwk took longer than ${REBUILD_MS} ms; retried` };
+    if (code === '55P03')
+      return { complete: false, reason: 'another session holds a lock on svc_key_kwk; the rebuild is retried' };
+    if (code === '57014')
+      return { complete: false, reason: `the rebuild of svc_key_kwk took longer than ${REBUILD_MS} ms; retried` };
     throw err;
   } finally {
-    await knex.raw('reset lock_timeout').connection(conn).catch(() => {});
-    await knex.raw('reset statement_timeout').connection(conn).catch(() => {});
+    await knex
+      .raw('reset lock_timeout')
+      .connection(conn)
+      .catch(() => {});
+    await knex
+      .raw('reset statement_timeout')
+      .connection(conn)
+      .catch(() => {});
   }
   const after = await horizon(knex, conn);
   // Read once more: a VACUUM reports its count just after it sets relfrozenxid.
   const vacuumed = (await horizon(knex, conn)).vacuums;
-  if (after.vacuums !== before.vacuums || vacuumed !== before.vacuums) return { complete: false, reason: 'a VACUUM of svc_key_kwk ran beside the rebuild, so the rebuild cannot be checked; retried' };
-  const kept = deletedBy.filter((xid) => !precedes(xid, after.frozen) || (after.toast !== null && !precedes(xid, after.toast)));
-  if (kept.length > 0) return { complete: false, reason: 'VACUUM FULL had to keep deleted rows of svc_key_kwk that an older snapshot can still see (a long transaction or a backup); retried' };
+  if (after.vacuums !== before.vacuums || vacuumed !== before.vacuums)
+    return {
+      complete: false,
+      reason: 'a VACUUM of svc_key_kwk ran beside the rebuild, so the rebuild cannot be checked; retried',
+    };
+  const kept = deletedBy.filter(
+    (xid) => !precedes(xid, after.frozen) || (after.toast !== null && !precedes(xid, after.toast)),
+  );
+  if (kept.length > 0)
+    return {
+      complete: false,
+      reason:
+        'VACUUM FULL had to keep deleted rows of svc_key_kwk that an older snapshot can still see (a long transaction or a backup); retried',
+    };
   return { complete: true };
 }
 
 /** The rebuilt table's (and its TOAST table's) relfrozenxid, and how many times it was vacuumed. */
 async function horizon(knex: Knex, conn: unknown): Promise<Horizon> {
-  const result = (await knex.raw(
-    `select c.relfrozenxid::text as frozen, t.relfrozenxid::text as toast,
+  const result = (await knex
+    .raw(
+      `select c.relfrozenxid::text as frozen, t.relfrozenxid::text as toast,
             (pg_stat_get_vacuum_count(c.oid) + pg_stat_get_autovacuum_count(c.oid))::text as vacuums
        from pg_class c left join pg_class t on t.oid = c.reltoastrelid
       where c.oid = 'svc_key_kwk'::regclass`,
-  ).connection(conn)) as { rows: Horizon[] };
+    )
+    .connection(conn)) as { rows: Horizon[] };
   return result.rows[0]!;
 }
 

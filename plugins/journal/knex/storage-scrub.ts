@@ -17,7 +17,10 @@ export interface ScrubOutcome {
 export async function scrubStorage(knex: Knex, deletedBy: string[]): Promise<ScrubOutcome> {
   // The dialect's driver name: the SQLite client is given to knex as a class, not by name.
   const driver = (knex.client as { driverName: string }).driverName;
-  const client = knex.client as { acquireConnection(): Promise<unknown>; releaseConnection(conn: unknown): Promise<unknown> };
+  const client = knex.client as {
+    acquireConnection(): Promise<unknown>;
+    releaseConnection(conn: unknown): Promise<unknown>;
+  };
   const conn = await client.acquireConnection();
   try {
     if (driver === 'better-sqlite3') return await checkpointSqlite(conn as SqliteConnection);
@@ -45,13 +48,19 @@ function checkpointSqlite(conn: SqliteConnection): ScrubOutcome {
   try {
     row = (conn.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number; log: number; checkpointed: number }>)[0];
   } catch (err) {
-    if ((err as { code?: string }).code !== 'SQLITE_BUSY' && (err as { code?: string }).code !== 'SQLITE_LOCKED') throw err;
+    if ((err as { code?: string }).code !== 'SQLITE_BUSY' && (err as { code?: string }).code !== 'SQLITE_LOCKED')
+      throw err;
   } finally {
     conn.pragma(`busy_timeout = ${Number(previous)}`);
   }
-  if (row?.busy !== 0) return { complete: false, reason: "a reader holds journal.db's WAL (a backup or a long read); the checkpoint is retried until it lets go" };
+  if (row?.busy !== 0)
+    return {
+      complete: false,
+      reason: "a reader holds journal.db's WAL (a backup or a long read); the checkpoint is retried until it lets go",
+    };
   // log -1: the journal is not in WAL mode, so there is no WAL to empty.
-  if (row.log > 0 && row.checkpointed < row.log) return { complete: false, reason: `the checkpoint moved ${row.checkpointed} of ${row.log} WAL frames; retried` };
+  if (row.log > 0 && row.checkpointed < row.log)
+    return { complete: false, reason: `the checkpoint moved ${row.checkpointed} of ${row.log} WAL frames; retried` };
   return { complete: true };
 }
 
@@ -59,14 +68,24 @@ function checkpointSqlite(conn: SqliteConnection): ScrubOutcome {
 async function rebuildMysql(knex: Knex, conn: unknown): Promise<ScrubOutcome> {
   try {
     await knex.raw('set session lock_wait_timeout = 1').connection(conn);
-    const [rows] = (await knex.raw('optimize table svc_key_kwk').connection(conn)) as [Array<{ Msg_type?: string; Msg_text?: string }>];
+    const [rows] = (await knex.raw('optimize table svc_key_kwk').connection(conn)) as [
+      Array<{ Msg_type?: string; Msg_text?: string }>,
+    ];
     const error = rows.find((r) => String(r.Msg_type).toLowerCase() === 'error');
-    if (error) return { complete: false, reason: `OPTIMIZE TABLE svc_key_kwk failed (${error.Msg_text ?? 'no message'}); retried` };
+    if (error)
+      return {
+        complete: false,
+        reason: `OPTIMIZE TABLE svc_key_kwk failed (${error.Msg_text ?? 'no message'}); retried`,
+      };
     return { complete: true };
   } catch (err) {
-    if ((err as { code?: string }).code === 'ER_LOCK_WAIT_TIMEOUT') return { complete: false, reason: 'another session holds a lock on svc_key_kwk; the rebuild is retried' };
+    if ((err as { code?: string }).code === 'ER_LOCK_WAIT_TIMEOUT')
+      return { complete: false, reason: 'another session holds a lock on svc_key_kwk; the rebuild is retried' };
     throw err;
   } finally {
-    await knex.raw('set session lock_wait_timeout = default').connection(conn).catch(() => {});
+    await knex
+      .raw('set session lock_wait_timeout = default')
+      .connection(conn)
+      .catch(() => {});
   }
 }

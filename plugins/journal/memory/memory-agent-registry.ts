@@ -22,7 +22,11 @@ export class MemoryAgentRegistry implements AgentRegistry {
   async list(filter: { parent?: string; limit: number }): Promise<AgentRecord[]> {
     const all = [...this.agents.values()].filter((a) => filter.parent === undefined || a.parent === filter.parent);
     // Map order is registration order: reversed, a stable sort by time keeps later registrations first.
-    return all.reverse().sort((a, b) => b.issuedAt.localeCompare(a.issuedAt)).slice(0, filter.limit).map((a) => structuredClone(a));
+    return all
+      .reverse()
+      .sort((a, b) => b.issuedAt.localeCompare(a.issuedAt))
+      .slice(0, filter.limit)
+      .map((a) => structuredClone(a));
   }
 
   async markRevokedUnder(parentJti: string, at: string): Promise<string[]> {

@@ -28,7 +28,13 @@ export class MemoryJournal implements KeyJournal {
   private readonly importTokens = new Map<string, StoredImportToken>();
   private readonly index = new MemoryKeyIndex();
 
-  async append(keyId: string, expectedSeq: number, events: KeyEvent[], audit?: AuditRecord, rekey?: MaterialRekey): Promise<void> {
+  async append(
+    keyId: string,
+    expectedSeq: number,
+    events: KeyEvent[],
+    audit?: AuditRecord,
+    rekey?: MaterialRekey,
+  ): Promise<void> {
     const log = this.events.get(keyId) ?? [];
     if (log.length !== expectedSeq) throw new JournalConflict(keyId, expectedSeq + 1);
     this.index.checkNames(events);
@@ -62,11 +68,18 @@ export class MemoryJournal implements KeyJournal {
   }
 
   async dueDestructions(now: string, limit: number): Promise<Array<{ keyId: string; destroyAt: string }>> {
-    return [...this.destroySchedule].filter(([, at]) => at <= now).sort(([, a], [, b]) => a.localeCompare(b)).slice(0, limit).map(([keyId, destroyAt]) => ({ keyId, destroyAt }));
+    return [...this.destroySchedule]
+      .filter(([, at]) => at <= now)
+      .sort(([, a], [, b]) => a.localeCompare(b))
+      .slice(0, limit)
+      .map(([keyId, destroyAt]) => ({ keyId, destroyAt }));
   }
 
   async pendingAudit(before: string, limit: number): Promise<AuditRecord[]> {
-    return [...this.outbox.values()].filter((r) => r.occurredAt < before).sort((a, b) => a.occurredAt.localeCompare(b.occurredAt)).slice(0, limit);
+    return [...this.outbox.values()]
+      .filter((r) => r.occurredAt < before)
+      .sort((a, b) => a.occurredAt.localeCompare(b.occurredAt))
+      .slice(0, limit);
   }
 
   async ackAudit(ids: string[]): Promise<void> {
@@ -128,7 +141,10 @@ export class MemoryJournal implements KeyJournal {
   }
 
   async kwksNotUnder(kekId: string, limit: number): Promise<Array<{ keyId: string; wrapped: WrappedKey }>> {
-    return [...this.kwks].filter(([, w]) => w.kekId !== kekId).slice(0, limit).map(([keyId, wrapped]) => ({ keyId, wrapped }));
+    return [...this.kwks]
+      .filter(([, w]) => w.kekId !== kekId)
+      .slice(0, limit)
+      .map(([keyId, wrapped]) => ({ keyId, wrapped }));
   }
 
   async replaceKwk(keyId: string, from: WrappedKey, to: WrappedKey): Promise<boolean> {

@@ -1,4 +1,14 @@
-import { type IndexedKey, indexedKeyOf, isAfter, type KeyEvent, type LocateFilter, type LocatePosition, matchesLocate, NameTaken, stateAfter } from '../../../kernel/index.ts';
+import {
+  type IndexedKey,
+  indexedKeyOf,
+  isAfter,
+  type KeyEvent,
+  type LocateFilter,
+  type LocatePosition,
+  matchesLocate,
+  NameTaken,
+  stateAfter,
+} from '../../../kernel/index.ts';
 
 /**
  * The memory journal's key index: one row per key, newest first on read, and which key holds each name
@@ -10,7 +20,8 @@ export class MemoryKeyIndex {
 
   /** Throws NameTaken when the events would create a key under a name another live key holds; changes nothing. */
   checkNames(events: KeyEvent[]): void {
-    for (const event of events) if (event.type === 'KeyCreated' && this.names.has(event.spec.name)) throw new NameTaken(event.spec.name);
+    for (const event of events)
+      if (event.type === 'KeyCreated' && this.names.has(event.spec.name)) throw new NameTaken(event.spec.name);
   }
 
   /** Applies appended events (already accepted by the journal, names checked) to the key's row. */

@@ -1,4 +1,10 @@
-import type { AuditAdoption, NodeRegistry, PrunedAuditRow, RecordedAuditHead, RegisteredNode } from '../../../kernel/index.ts';
+import type {
+  AuditAdoption,
+  NodeRegistry,
+  PrunedAuditRow,
+  RecordedAuditHead,
+  RegisteredNode,
+} from '../../../kernel/index.ts';
 
 /**
  * The node registry of the in-memory journal: lost on restart, so after one the registry adopts the
@@ -21,7 +27,8 @@ export class MemoryNodeRegistry implements NodeRegistry {
 
   async adopt(nodes: string[], legacyMaxId: number, at: string): Promise<void> {
     if (this.adopted) return;
-    for (const node of nodes) if (!this.nodes.has(node)) this.nodes.set(node, { node, registeredAt: at, origin: 'upgrade' });
+    for (const node of nodes)
+      if (!this.nodes.has(node)) this.nodes.set(node, { node, registeredAt: at, origin: 'upgrade' });
     this.adopted = { adoptedAt: at, legacyMaxId };
   }
 
@@ -48,6 +55,8 @@ export class MemoryNodeRegistry implements NodeRegistry {
   }
 
   async list(): Promise<RegisteredNode[]> {
-    return [...this.nodes.values()].sort((a, b) => (a.node < b.node ? -1 : a.node > b.node ? 1 : 0)).map((n) => structuredClone(n));
+    return [...this.nodes.values()]
+      .sort((a, b) => (a.node < b.node ? -1 : a.node > b.node ? 1 : 0))
+      .map((n) => structuredClone(n));
   }
 }

@@ -29,11 +29,18 @@ export async function newWrappingKeyPair(): Promise<{ publicKeyPem: string; priv
  * decrypts one ciphertext at most.
  */
 export function unwrapImportedMaterial(wrappingKey: KeyObject, wrapped: Buffer): Buffer {
-  const refused = () => new SvcError('InvalidField', `wrappedMaterialBase64 does not open with this import token's wrapping key: it must be RSA-OAEP-SHA-256 of a fresh AES-256 key (${RSA_CIPHERTEXT_BYTES} bytes) followed by that key's AES key wrap with padding (RFC 5649) of the material`);
+  const refused = () =>
+    new SvcError(
+      'InvalidField',
+      `wrappedMaterialBase64 does not open with this import token's wrapping key: it must be RSA-OAEP-SHA-256 of a fresh AES-256 key (${RSA_CIPHERTEXT_BYTES} bytes) followed by that key's AES key wrap with padding (RFC 5649) of the material`,
+    );
   if (wrapped.length < RSA_CIPHERTEXT_BYTES + 16) throw refused();
   let aesKey: Buffer | undefined;
   try {
-    aesKey = privateDecrypt({ key: wrappingKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, wrapped.subarray(0, RSA_CIPHERTEXT_BYTES));
+    aesKey = privateDecrypt(
+      { key: wrappingKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
+      wrapped.subarray(0, RSA_CIPHERTEXT_BYTES),
+    );
     if (aesKey.length !== 32) throw refused();
     const decipher = createDecipheriv('id-aes256-wrap-pad', aesKey, KWP_IV);
     return Buffer.concat([decipher.update(wrapped.subarray(RSA_CIPHERTEXT_BYTES)), decipher.final()]);

@@ -1,10 +1,22 @@
-import { createPrivateKey, createPublicKey, createSecretKey, generateKeyPair, randomBytes, type KeyObject } from 'node:crypto';
+import {
+  createPrivateKey,
+  createPublicKey,
+  createSecretKey,
+  generateKeyPair,
+  randomBytes,
+  type KeyObject,
+} from 'node:crypto';
 import { promisify } from 'node:util';
 import type { KeySpec } from '../../../kernel/index.ts';
 
 const generateKeyPairAsync = promisify(generateKeyPair);
 
-const NODE_CURVE: Record<string, string> = { 'P-256': 'prime256v1', 'P-384': 'secp384r1', 'P-521': 'secp521r1', secp256k1: 'secp256k1' };
+const NODE_CURVE: Record<string, string> = {
+  'P-256': 'prime256v1',
+  'P-384': 'secp384r1',
+  'P-521': 'secp521r1',
+  secp256k1: 'secp256k1',
+};
 
 /**
  * Fresh key material as bytes: raw secret for AES and HMAC, PKCS#8 DER for private keys. Always the
@@ -13,7 +25,8 @@ const NODE_CURVE: Record<string, string> = { 'P-256': 'prime256v1', 'P-384': 'se
 export async function generateMaterial(spec: KeySpec): Promise<Buffer> {
   if (spec.algorithm === 'AES' || spec.algorithm === 'HMAC') return randomBytes(spec.sizeBits / 8);
   let pair: { privateKey: KeyObject };
-  if (spec.algorithm === 'RSA') pair = await generateKeyPairAsync('rsa', { modulusLength: spec.sizeBits, publicExponent: 0x10001 });
+  if (spec.algorithm === 'RSA')
+    pair = await generateKeyPairAsync('rsa', { modulusLength: spec.sizeBits, publicExponent: 0x10001 });
   else if (spec.algorithm === 'EC') pair = await generateKeyPairAsync('ec', { namedCurve: NODE_CURVE[spec.curve!]! });
   else if (spec.curve === 'Ed448') pair = await generateKeyPairAsync('ed448');
   else pair = await generateKeyPairAsync('ed25519');
@@ -28,7 +41,8 @@ export interface ParsedMaterial {
 }
 
 export function parseMaterial(spec: KeySpec, material: Buffer): ParsedMaterial {
-  if (spec.algorithm === 'AES' || spec.algorithm === 'HMAC') return { secret: material, privateKey: createSecretKey(material) };
+  if (spec.algorithm === 'AES' || spec.algorithm === 'HMAC')
+    return { secret: material, privateKey: createSecretKey(material) };
   const privateKey = createPrivateKey({ key: material, format: 'der', type: 'pkcs8' });
   return { privateKey, publicKey: createPublicKey(privateKey) };
 }

@@ -7,7 +7,11 @@ export const RAW_IV_BYTES = 12;
 export const RAW_TAG_BYTES = 16;
 
 const ivs = new IvPool();
-const GCM_BY_KEY_BYTES: Record<number, 'aes-128-gcm' | 'aes-192-gcm' | 'aes-256-gcm'> = { 16: 'aes-128-gcm', 24: 'aes-192-gcm', 32: 'aes-256-gcm' };
+const GCM_BY_KEY_BYTES: Record<number, 'aes-128-gcm' | 'aes-192-gcm' | 'aes-256-gcm'> = {
+  16: 'aes-128-gcm',
+  24: 'aes-192-gcm',
+  32: 'aes-256-gcm',
+};
 
 export interface RawSealed {
   ciphertext: Buffer;

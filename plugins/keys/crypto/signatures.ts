@@ -30,11 +30,16 @@ export const SIG_ALGORITHM_NAMES: readonly string[] = SIGNATURE_ALGORITHMS;
 /** The algorithm used when a sign or verify request names none. */
 export function defaultSigAlgorithm(spec: KeySpec): string {
   switch (spec.algorithm) {
-    case 'RSA': return 'RsaPssSha256';
-    case 'EC': return spec.curve === 'P-384' ? 'EcdsaSha384' : spec.curve === 'P-521' ? 'EcdsaSha512' : 'EcdsaSha256';
-    case 'EdDSA': return spec.curve!;
-    case 'HMAC': return `HmacSha${spec.sizeBits}`;
-    default: throw new SvcError('InvalidField', `${spec.algorithm} keys do not sign; use an RSA, EC, EdDSA or HMAC key`);
+    case 'RSA':
+      return 'RsaPssSha256';
+    case 'EC':
+      return spec.curve === 'P-384' ? 'EcdsaSha384' : spec.curve === 'P-521' ? 'EcdsaSha512' : 'EcdsaSha256';
+    case 'EdDSA':
+      return spec.curve!;
+    case 'HMAC':
+      return `HmacSha${spec.sizeBits}`;
+    default:
+      throw new SvcError('InvalidField', `${spec.algorithm} keys do not sign; use an RSA, EC, EdDSA or HMAC key`);
   }
 }
 
@@ -49,7 +54,11 @@ export function resolveSigAlgorithm(spec: KeySpec, requested: string | undefined
     (alg.family === 'EC' && spec.algorithm === 'EC') ||
     (alg.family === 'EdDSA' && spec.algorithm === 'EdDSA' && spec.curve === alg.curve) ||
     (alg.family === 'HMAC' && spec.algorithm === 'HMAC' && spec.sizeBits === alg.macBits);
-  if (!fits) throw new SvcError('InvalidField', `algorithm ${name} does not fit a ${spec.algorithm}${spec.curve ? ` ${spec.curve}` : ` ${spec.sizeBits}`} key`);
+  if (!fits)
+    throw new SvcError(
+      'InvalidField',
+      `algorithm ${name} does not fit a ${spec.algorithm}${spec.curve ? ` ${spec.curve}` : ` ${spec.sizeBits}`} key`,
+    );
   return name;
 }
 
@@ -62,7 +71,8 @@ function rsaOptions(alg: SigAlg) {
 export function signMessage(algorithm: string, key: ParsedMaterial, message: Buffer): Buffer {
   const alg = SIG_ALGORITHMS[algorithm]!;
   if (alg.family === 'HMAC') return createHmac(alg.hash!, key.secret!).update(message).digest();
-  if (alg.family === 'RSA-PSS' || alg.family === 'RSA-PKCS1') return nodeSign(alg.hash, message, { key: key.privateKey!, ...rsaOptions(alg) });
+  if (alg.family === 'RSA-PSS' || alg.family === 'RSA-PKCS1')
+    return nodeSign(alg.hash, message, { key: key.privateKey!, ...rsaOptions(alg) });
   return nodeSign(alg.hash, message, key.privateKey!);
 }
 
@@ -73,7 +83,8 @@ export function verifySignature(algorithm: string, key: ParsedMaterial, message:
     return expected.length === signature.length && timingSafeEqual(expected, signature);
   }
   try {
-    if (alg.family === 'RSA-PSS' || alg.family === 'RSA-PKCS1') return nodeVerify(alg.hash, message, { key: key.publicKey!, ...rsaOptions(alg) }, signature);
+    if (alg.family === 'RSA-PSS' || alg.family === 'RSA-PKCS1')
+      return nodeVerify(alg.hash, message, { key: key.publicKey!, ...rsaOptions(alg) }, signature);
     return nodeVerify(alg.hash, message, key.publicKey!, signature);
   } catch {
     return false; // a malformed signature (bad DER) is simply not valid

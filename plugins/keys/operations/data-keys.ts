@@ -1,12 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { type AnyOperation, defineOperation, keyResource, type ResourceFacts, SvcError } from '../../../kernel/index.ts';
+import {
+  type AnyOperation,
+  defineOperation,
+  keyResource,
+  type ResourceFacts,
+  SvcError,
+} from '../../../kernel/index.ts';
 import * as D from '../../../schemas/data-keys.ts';
 import { decodeBase64 } from '../base64.ts';
 import type { KeyCrypto } from '../key-crypto.ts';
 
 const byKey = (input: { id?: unknown } | undefined) => keyResource(input?.id);
 const STATE_ERRORS = ['KeyNotFound', 'IllegalOperation'] as const;
-const contextKeys = (context: Record<string, string> | undefined) => (context ? Object.keys(context).sort().join(',') : '');
+const contextKeys = (context: Record<string, string> | undefined) =>
+  context ? Object.keys(context).sort().join(',') : '';
 
 export const DATA_KEY_DESCRIPTIONS = {
   GenerateDataKey:
@@ -16,18 +23,39 @@ export const DATA_KEY_DESCRIPTIONS = {
 } as const;
 
 /** Data keys and re-encryption: a data key's plaintext is made in the service; a re-encryption's never leaves it. */
-export function dataKeyOperations(crypto: KeyCrypto, factsOf: (id: unknown) => Promise<ResourceFacts | undefined>): AnyOperation[] {
+export function dataKeyOperations(
+  crypto: KeyCrypto,
+  factsOf: (id: unknown) => Promise<ResourceFacts | undefined>,
+): AnyOperation[] {
   return [
     defineOperation({
-      id: 'GenerateDataKey', description: DATA_KEY_DESCRIPTIONS.GenerateDataKey, operation: 'Encrypt', group: 'Crypto', summary: 'A fresh data key, with its ciphertext under the key (envelope encryption)', errors: [...STATE_ERRORS],
-      input: D.DataKeyInput, output: D.DataKeyResponse, http: { method: 'POST', path: '/v1/keys/:id/data-key' }, resource: byKey,
-      inputFacts: (input) => ({ dataKey: 'true', contextKeys: contextKeys(input.context), sizeBits: String(input.sizeBits ?? 256), plaintext: String(input.plaintext !== false) }),
+      id: 'GenerateDataKey',
+      description: DATA_KEY_DESCRIPTIONS.GenerateDataKey,
+      operation: 'Encrypt',
+      group: 'Crypto',
+      summary: 'A fresh data key, with its ciphertext under the key (envelope encryption)',
+      errors: [...STATE_ERRORS],
+      input: D.DataKeyInput,
+      output: D.DataKeyResponse,
+      http: { method: 'POST', path: '/v1/keys/:id/data-key' },
+      resource: byKey,
+      inputFacts: (input) => ({
+        dataKey: 'true',
+        contextKeys: contextKeys(input.context),
+        sizeBits: String(input.sizeBits ?? 256),
+        plaintext: String(input.plaintext !== false),
+      }),
       handle: async (input, call) => {
         const dataKey = randomBytes((input.sizeBits ?? 256) / 8);
         try {
           const r = await crypto.encrypt(input.id, dataKey, input.context ?? {}, call.trace);
           return {
-            result: { ciphertextBase64: r.ciphertext.toString('base64'), ...(input.plaintext === false ? {} : { plaintextBase64: dataKey.toString('base64') }), keyVersion: r.keyVersion, algorithm: r.algorithm },
+            result: {
+              ciphertextBase64: r.ciphertext.toString('base64'),
+              ...(input.plaintext === false ? {} : { plaintextBase64: dataKey.toString('base64') }),
+              keyVersion: r.keyVersion,
+              algorithm: r.algorithm,
+            },
             audit: { context: { keyVersion: String(r.keyVersion), alg: r.algorithm } },
           };
         } finally {
@@ -36,8 +64,17 @@ export function dataKeyOperations(crypto: KeyCrypto, factsOf: (id: unknown) => P
       },
     }),
     defineOperation({
-      id: 'Reencrypt', description: DATA_KEY_DESCRIPTIONS.Reencrypt, operation: 'Decrypt', group: 'Crypto', summary: 'Decrypt and encrypt again under a key (default this one, current version) inside the service', errors: [...STATE_ERRORS, 'DecryptionFailed'],
-      input: D.ReencryptInput, output: D.ReencryptResponse, http: { method: 'POST', path: '/v1/keys/:id/reencrypt' }, resource: byKey, attributes: { alsoNeeds: ['Encrypt'] },
+      id: 'Reencrypt',
+      description: DATA_KEY_DESCRIPTIONS.Reencrypt,
+      operation: 'Decrypt',
+      group: 'Crypto',
+      summary: 'Decrypt and encrypt again under a key (default this one, current version) inside the service',
+      errors: [...STATE_ERRORS, 'DecryptionFailed'],
+      input: D.ReencryptInput,
+      output: D.ReencryptResponse,
+      http: { method: 'POST', path: '/v1/keys/:id/reencrypt' },
+      resource: byKey,
+      attributes: { alsoNeeds: ['Encrypt'] },
       inputFacts: (input) => ({
         reencrypt: 'true',
         contextKeys: contextKeys(input.context),
@@ -50,14 +87,37 @@ export function dataKeyOperations(crypto: KeyCrypto, factsOf: (id: unknown) => P
         const destination = input.destinationKeyId ?? input.id;
         const resource = keyResource(destination);
         if (!call.permits('Encrypt', resource, await factsOf(destination))) {
-          throw new SvcError('PermissionDenied', `${call.principal.subject} is not allowed to Encrypt on the destination key ${resource}`);
+          throw new SvcError(
+            'PermissionDenied',
+            `${call.principal.subject} is not allowed to Encrypt on the destination key ${resource}`,
+          );
         }
-        const source = await crypto.decrypt(input.id, decodeBase64(input.ciphertextBase64, 'ciphertextBase64'), input.context ?? {}, call.trace);
+        const source = await crypto.decrypt(
+          input.id,
+          decodeBase64(input.ciphertextBase64, 'ciphertextBase64'),
+          input.context ?? {},
+          call.trace,
+        );
         try {
-          const r = await crypto.encrypt(destination, source.plaintext, input.destinationContext ?? input.context ?? {}, call.trace);
+          const r = await crypto.encrypt(
+            destination,
+            source.plaintext,
+            input.destinationContext ?? input.context ?? {},
+            call.trace,
+          );
           return {
-            result: { ciphertextBase64: r.ciphertext.toString('base64'), keyVersion: r.keyVersion, sourceKeyVersion: source.keyVersion },
-            audit: { context: { keyVersion: String(r.keyVersion), sourceKeyVersion: String(source.keyVersion), alg: r.algorithm } },
+            result: {
+              ciphertextBase64: r.ciphertext.toString('base64'),
+              keyVersion: r.keyVersion,
+              sourceKeyVersion: source.keyVersion,
+            },
+            audit: {
+              context: {
+                keyVersion: String(r.keyVersion),
+                sourceKeyVersion: String(source.keyVersion),
+                alg: r.algorithm,
+              },
+            },
           };
         } finally {
           source.plaintext.fill(0);

@@ -21,16 +21,14 @@ export const KEY_DESCRIPTIONS = {
     "Erase every version of a key's material for good; only its metadata remains, state Destroyed. Nothing encrypted or wrapped under it can be recovered afterwards. With waitingDays (0..30; the deployment's default otherwise, and for an agent always at least the agent minimum, 7 days by default) the destruction is scheduled instead: answer 202 with destroyAt, the key refuses every cryptographic call until then, and a Human may cancel. Otherwise returns whether the erasure is complete or pending. Cannot be undone once carried out. An Active key must be revoked or marked compromised first (IllegalOperation); a key already scheduled is IllegalOperation.",
   GetPublicKey:
     'Read the public key (SPKI PEM) of an RSA, EC or EdDSA key, of its current version or of a given version, to verify signatures elsewhere. Changes nothing. IllegalOperation for AES and HMAC keys, which have no public key, and for a Destroyed key.',
-  Sign:
-    "Sign a message (base64) with the current version of an Active RSA, EC, EdDSA or HMAC key. Returns the signature (base64), the algorithm and the key version that signed. IllegalOperation when the key is not Active or cannot sign.",
+  Sign: 'Sign a message (base64) with the current version of an Active RSA, EC, EdDSA or HMAC key. Returns the signature (base64), the algorithm and the key version that signed. IllegalOperation when the key is not Active or cannot sign.',
   Verify:
     "Check a signature over a message (both base64) with a key's versions. Returns valid true or false (a mismatch is an answer, not an error), the algorithm and the version that matched. Changes nothing. Works on Deactivated keys too (IllegalOperation in other states but Active).",
   Encrypt:
     "Encrypt plaintext (base64, at most 64 KiB) with an Active AES key's current version (AES-256-GCM). An optional context object is bound to the ciphertext: decrypting needs the same context. Returns an opaque ciphertext (base64) that names the key version. IllegalOperation when the key is not Active or not AES.",
   Decrypt:
     'Decrypt a ciphertext made by encrypt with the same AES key, giving the same context. Works on Active and Deactivated keys. Returns the plaintext (base64) and the key version. DecryptionFailed when the ciphertext, key or context does not match.',
-  Wrap:
-    "Wrap a data key (base64, 16 to 512 bytes, a multiple of 8) under an Active AES key's current version (AES key wrap) for envelope encryption: store the wrapped key next to the data. Returns the wrapped key (base64) naming the key version. IllegalOperation when the key is not Active or not AES.",
+  Wrap: "Wrap a data key (base64, 16 to 512 bytes, a multiple of 8) under an Active AES key's current version (AES key wrap) for envelope encryption: store the wrapped key next to the data. Returns the wrapped key (base64) naming the key version. IllegalOperation when the key is not Active or not AES.",
   Unwrap:
     'Unwrap a data key wrapped by wrap with the same AES key. Works on Active and Deactivated keys. Returns the data key (base64) and the key version. DecryptionFailed when the wrapped key does not belong to this key.',
   CancelDestroy:

@@ -7,23 +7,37 @@ import type { KeyLocator } from '../key-locator.ts';
 const FILTERS = ['name', 'state', 'algorithm', 'owner', 'createdAfter', 'createdBefore'] as const;
 
 export function locateResource(input: Partial<Record<string, unknown>> | undefined): string {
-  const parts = FILTERS.filter((f) => typeof input?.[f] === 'string' && input[f] !== '').map((f) => `${f}=${encodeURIComponent(input![f] as string)}`);
+  const parts = FILTERS.filter((f) => typeof input?.[f] === 'string' && input[f] !== '').map(
+    (f) => `${f}=${encodeURIComponent(input![f] as string)}`,
+  );
   return `pattern:${parts.join('&') || '*'}`;
 }
 
 /** GET /v1/keys: find keys by name, state, algorithm, owner and creation time, a page at a time. */
 export function locateOperation(locator: KeyLocator): AnyOperation {
   return defineOperation({
-    id: 'LocateKeys', operation: 'Locate', group: 'Keys', summary: 'Find keys by name, state, algorithm, owner and creation time, newest first',
-    description: 'Find keys, newest first: filter by name (exact, or a glob such as payments-*), state, algorithm, owner and creation time (createdAfter, createdBefore). Answers only keys the caller may read, each as GetKey shows it, limit per page (default 100, at most 1000), and nextCursor while there may be more: pass it as cursor to continue. Use it to find a key id by name. Changes nothing. InvalidField for an unknown filter, a bad date, limit or cursor.',
-    input: LocateKeysQuery, output: KeyPage, http: { method: 'GET', path: '/v1/keys' },
+    id: 'LocateKeys',
+    operation: 'Locate',
+    group: 'Keys',
+    summary: 'Find keys by name, state, algorithm, owner and creation time, newest first',
+    description:
+      'Find keys, newest first: filter by name (exact, or a glob such as payments-*), state, algorithm, owner and creation time (createdAfter, createdBefore). Answers only keys the caller may read, each as GetKey shows it, limit per page (default 100, at most 1000), and nextCursor while there may be more: pass it as cursor to continue. Use it to find a key id by name. Changes nothing. InvalidField for an unknown filter, a bad date, limit or cursor.',
+    input: LocateKeysQuery,
+    output: KeyPage,
+    http: { method: 'GET', path: '/v1/keys' },
     attributes: { readOnly: true, riskGated: false },
     resource: locateResource,
     handle: async (input, call) => {
       const page = await locator.locate(input, call);
       return {
         result: { keys: page.keys.map(keyView), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) },
-        audit: { context: { found: String(page.keys.length), checked: String(page.checked), ...(input.cursor ? { continued: 'true' } : {}) } },
+        audit: {
+          context: {
+            found: String(page.keys.length),
+            checked: String(page.checked),
+            ...(input.cursor ? { continued: 'true' } : {}),
+          },
+        },
       };
     },
   });

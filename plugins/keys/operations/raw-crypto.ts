@@ -6,7 +6,8 @@ import type { KeyCrypto } from '../key-crypto.ts';
 const byKey = (input: { id?: unknown } | undefined) => keyResource(input?.id);
 const b64 = (buf: Buffer) => buf.toString('base64');
 const STATE_ERRORS = ['KeyNotFound', 'IllegalOperation'] as const;
-const optional = (text: string | undefined, field: string) => (text === undefined ? undefined : decodeBase64(text, field));
+const optional = (text: string | undefined, field: string) =>
+  text === undefined ? undefined : decodeBase64(text, field);
 
 export const RAW_CRYPTO_DESCRIPTIONS = {
   RawEncrypt:
@@ -24,22 +25,48 @@ export const RAW_CRYPTO_DESCRIPTIONS = {
 export function rawCryptoOperations(crypto: KeyCrypto): AnyOperation[] {
   return [
     defineOperation({
-      id: 'RawEncrypt', description: RAW_CRYPTO_DESCRIPTIONS.RawEncrypt, operation: 'Encrypt', group: 'Crypto', summary: 'AES-GCM encrypt answered in parts (ciphertext, IV, tag), additional data bound as given', errors: [...STATE_ERRORS],
-      input: R.RawEncryptInput, output: R.RawEncryptResponse, http: { method: 'POST', path: '/v1/keys/:id/raw-encrypt' }, resource: byKey, attributes: { toolName: false },
+      id: 'RawEncrypt',
+      description: RAW_CRYPTO_DESCRIPTIONS.RawEncrypt,
+      operation: 'Encrypt',
+      group: 'Crypto',
+      summary: 'AES-GCM encrypt answered in parts (ciphertext, IV, tag), additional data bound as given',
+      errors: [...STATE_ERRORS],
+      input: R.RawEncryptInput,
+      output: R.RawEncryptResponse,
+      http: { method: 'POST', path: '/v1/keys/:id/raw-encrypt' },
+      resource: byKey,
+      attributes: { toolName: false },
       inputFacts: (input) => ({ raw: 'true', aad: String(input.aadBase64 !== undefined) }),
       handle: async (input, call) => {
         const plaintext = decodeBase64(input.plaintextBase64, 'plaintextBase64');
         const aad = optional(input.aadBase64, 'aadBase64') ?? Buffer.alloc(0);
         const r = await crypto.encryptRaw(input.id, plaintext, aad, call.trace);
         return {
-          result: { ciphertextBase64: b64(r.ciphertext), ivBase64: b64(r.iv), tagBase64: b64(r.tag), keyVersion: r.keyVersion, algorithm: r.algorithm },
-          audit: { context: { keyVersion: String(r.keyVersion), alg: r.algorithm, plaintextLength: String(plaintext.length) } },
+          result: {
+            ciphertextBase64: b64(r.ciphertext),
+            ivBase64: b64(r.iv),
+            tagBase64: b64(r.tag),
+            keyVersion: r.keyVersion,
+            algorithm: r.algorithm,
+          },
+          audit: {
+            context: { keyVersion: String(r.keyVersion), alg: r.algorithm, plaintextLength: String(plaintext.length) },
+          },
         };
       },
     }),
     defineOperation({
-      id: 'RawDecrypt', description: RAW_CRYPTO_DESCRIPTIONS.RawDecrypt, operation: 'Decrypt', group: 'Crypto', summary: 'Decrypt AES-GCM parts (ciphertext, IV, tag, additional data)', errors: [...STATE_ERRORS, 'DecryptionFailed'],
-      input: R.RawDecryptInput, output: R.RawDecryptResponse, http: { method: 'POST', path: '/v1/keys/:id/raw-decrypt' }, resource: byKey, attributes: { toolName: false },
+      id: 'RawDecrypt',
+      description: RAW_CRYPTO_DESCRIPTIONS.RawDecrypt,
+      operation: 'Decrypt',
+      group: 'Crypto',
+      summary: 'Decrypt AES-GCM parts (ciphertext, IV, tag, additional data)',
+      errors: [...STATE_ERRORS, 'DecryptionFailed'],
+      input: R.RawDecryptInput,
+      output: R.RawDecryptResponse,
+      http: { method: 'POST', path: '/v1/keys/:id/raw-decrypt' },
+      resource: byKey,
+      attributes: { toolName: false },
       inputFacts: (input) => ({ raw: 'true', aad: String(input.aadBase64 !== undefined) }),
       handle: async (input, call) => {
         const ciphertext = decodeBase64(input.ciphertextBase64, 'ciphertextBase64');
@@ -47,7 +74,10 @@ export function rawCryptoOperations(crypto: KeyCrypto): AnyOperation[] {
         const tag = decodeBase64(input.tagBase64, 'tagBase64');
         const aad = optional(input.aadBase64, 'aadBase64') ?? Buffer.alloc(0);
         const r = await crypto.decryptRaw(input.id, ciphertext, iv, tag, aad, input.keyVersion, call.trace);
-        return { result: { plaintextBase64: b64(r.plaintext), keyVersion: r.keyVersion }, audit: { context: { keyVersion: String(r.keyVersion) } } };
+        return {
+          result: { plaintextBase64: b64(r.plaintext), keyVersion: r.keyVersion },
+          audit: { context: { keyVersion: String(r.keyVersion) } },
+        };
       },
     }),
   ];

@@ -1,4 +1,11 @@
-import { type AnyOperation, defineOperation, keyResource, namedResource, ownerOf, type Principal } from '../../../kernel/index.ts';
+import {
+  type AnyOperation,
+  defineOperation,
+  keyResource,
+  namedResource,
+  ownerOf,
+  type Principal,
+} from '../../../kernel/index.ts';
 import * as S from '../../../schemas/keys.ts';
 import * as T from '../../../schemas/key-transfer.ts';
 import { decodeBase64 } from '../base64.ts';
@@ -36,9 +43,17 @@ const toBeOwned = (name: unknown, principal: Principal) => ({
 export function transferOperations(exporter: KeyExport, importer: KeyImport): AnyOperation[] {
   return [
     defineOperation({
-      id: 'ExportKey', description: TRANSFER_DESCRIPTIONS.ExportKey, operation: 'Export', group: 'Keys', summary: "Export an exportable key's material (Humans and Services only)", errors: ['KeyNotFound', 'IllegalOperation'],
-      input: T.ExportKeyInput, output: T.ExportKeyResponse, http: { method: 'POST', path: '/v1/keys/:id/export' },
-      resource: (input) => keyResource(input?.id), attributes: { agentsRefused: MATERIAL_REASON, toolName: false },
+      id: 'ExportKey',
+      description: TRANSFER_DESCRIPTIONS.ExportKey,
+      operation: 'Export',
+      group: 'Keys',
+      summary: "Export an exportable key's material (Humans and Services only)",
+      errors: ['KeyNotFound', 'IllegalOperation'],
+      input: T.ExportKeyInput,
+      output: T.ExportKeyResponse,
+      http: { method: 'POST', path: '/v1/keys/:id/export' },
+      resource: (input) => keyResource(input?.id),
+      attributes: { agentsRefused: MATERIAL_REASON, toolName: false },
       // Marked on every record of the call that got past validation, refused ones included: detectors tell a material read from a metadata read.
       inputFacts: (): Record<string, string> => ({ export: 'true' }),
       handle: async (input, call) => {
@@ -47,9 +62,17 @@ export function transferOperations(exporter: KeyExport, importer: KeyImport): An
       },
     }),
     defineOperation({
-      id: 'GetImportParameters', description: TRANSFER_DESCRIPTIONS.GetImportParameters, operation: 'Create', group: 'Keys', summary: 'A wrapping public key and a single-use token to import key material with', errors: ['TooManyRequests'],
-      input: T.ImportParametersBody, output: T.ImportParametersResponse, http: { method: 'POST', path: '/v1/keys/import-parameters' },
-      resource: (input) => namedResource('import:', input?.algorithm), attributes: { agentsRefused: MATERIAL_REASON, toolName: false },
+      id: 'GetImportParameters',
+      description: TRANSFER_DESCRIPTIONS.GetImportParameters,
+      operation: 'Create',
+      group: 'Keys',
+      summary: 'A wrapping public key and a single-use token to import key material with',
+      errors: ['TooManyRequests'],
+      input: T.ImportParametersBody,
+      output: T.ImportParametersResponse,
+      http: { method: 'POST', path: '/v1/keys/import-parameters' },
+      resource: (input) => namedResource('import:', input?.algorithm),
+      attributes: { agentsRefused: MATERIAL_REASON, toolName: false },
       resourceFacts: async (_input, principal) => toBeOwned('', principal),
       cost: () => IMPORT_PARAMETERS_COST,
       handle: async (input, call) => {
@@ -58,10 +81,18 @@ export function transferOperations(exporter: KeyExport, importer: KeyImport): An
       },
     }),
     defineOperation({
-      id: 'ImportKey', description: TRANSFER_DESCRIPTIONS.ImportKey, operation: 'Create', group: 'Keys', summary: 'Create a key from wrapped material (state PreActive, origin imported)', errors: ['InvalidField'],
-      input: T.ImportKeyBody, output: S.ManagedKey, http: { method: 'POST', path: '/v1/keys/import', status: 201 },
+      id: 'ImportKey',
+      description: TRANSFER_DESCRIPTIONS.ImportKey,
+      operation: 'Create',
+      group: 'Keys',
+      summary: 'Create a key from wrapped material (state PreActive, origin imported)',
+      errors: ['InvalidField'],
+      input: T.ImportKeyBody,
+      output: S.ManagedKey,
+      http: { method: 'POST', path: '/v1/keys/import', status: 201 },
       // Like a create: a refused import names the requested key name; a successful one, the new key id.
-      resource: (input) => namedResource('name:', input?.spec?.name), attributes: { agentsRefused: MATERIAL_REASON, toolName: false },
+      resource: (input) => namedResource('name:', input?.spec?.name),
+      attributes: { agentsRefused: MATERIAL_REASON, toolName: false },
       resourceFacts: async (input, principal) => toBeOwned(input?.spec?.name, principal),
       inputFacts: (): Record<string, string> => ({ origin: 'imported' }),
       handle: async (input, call) => {

@@ -37,7 +37,8 @@ export function uidOf(payload: TtlvItem, call: KmipCall): string | undefined {
 export const uidItem = (uid: string) => text(K.Tag.UniqueIdentifier, uid);
 
 /** A missing Unique Identifier, refused by the pipeline like a REST call without its key id. */
-export const missingUid = () => new SvcError('InvalidField', 'Unique Identifier is required (or an ID Placeholder from an earlier batch item)');
+export const missingUid = () =>
+  new SvcError('InvalidField', 'Unique Identifier is required (or an ID Placeholder from an earlier batch item)');
 
 /** Reads the bytes of a Byte String child. */
 export function bytesOf(payload: TtlvItem, tag: number): Buffer | undefined {
@@ -59,7 +60,12 @@ export function dataOf(payload: TtlvItem): Buffer {
  * Runs a keyed operation: `build` translates the payload into the operation's input, and what it cannot
  * translate (it throws) goes to the pipeline as the call's refusal, authorized and audited like any.
  */
-export async function keyed<R>(call: KmipCall, payload: TtlvItem, operationId: string, build: () => Record<string, unknown>): Promise<{ uid: string; result: R }> {
+export async function keyed<R>(
+  call: KmipCall,
+  payload: TtlvItem,
+  operationId: string,
+  build: () => Record<string, unknown>,
+): Promise<{ uid: string; result: R }> {
   const uid = uidOf(payload, call);
   let input: Record<string, unknown> = {};
   let rejected: SvcError | undefined = uid === undefined ? missingUid() : undefined;
@@ -69,5 +75,8 @@ export async function keyed<R>(call: KmipCall, payload: TtlvItem, operationId: s
     rejected ??= err instanceof SvcError ? err : new SvcError('InvalidField', String(err));
   }
   const id = uid === undefined ? undefined : objectRef(uid).keyId;
-  return { uid: uid ?? '', result: await call.run<R>(operationId, { ...input, ...(id !== undefined ? { id } : {}) }, rejected) };
+  return {
+    uid: uid ?? '',
+    result: await call.run<R>(operationId, { ...input, ...(id !== undefined ? { id } : {}) }, rejected),
+  };
 }

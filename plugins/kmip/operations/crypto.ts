@@ -9,10 +9,17 @@ const H = K.HashingAlgorithm;
 const A = K.CryptographicAlgorithm;
 
 const SIGNATURE_BY_DSA: Record<number, string> = {
-  [D.Sha256WithRsaEncryption]: 'RsaPkcs1Sha256', [D.EcdsaWithSha256]: 'EcdsaSha256', [D.EcdsaWithSha384]: 'EcdsaSha384', [D.EcdsaWithSha512]: 'EcdsaSha512',
+  [D.Sha256WithRsaEncryption]: 'RsaPkcs1Sha256',
+  [D.EcdsaWithSha256]: 'EcdsaSha256',
+  [D.EcdsaWithSha384]: 'EcdsaSha384',
+  [D.EcdsaWithSha512]: 'EcdsaSha512',
 };
 const HASH_NAMES: Record<number, string> = { [H.Sha256]: 'Sha256', [H.Sha384]: 'Sha384', [H.Sha512]: 'Sha512' };
-const HMAC_BY_ALGORITHM: Record<number, string> = { [A.HmacSha256]: 'HmacSha256', [A.HmacSha384]: 'HmacSha384', [A.HmacSha512]: 'HmacSha512' };
+const HMAC_BY_ALGORITHM: Record<number, string> = {
+  [A.HmacSha256]: 'HmacSha256',
+  [A.HmacSha384]: 'HmacSha384',
+  [A.HmacSha512]: 'HmacSha512',
+};
 
 /**
  * The service's signature algorithm named by Cryptographic Parameters; undefined means the key's own
@@ -25,11 +32,16 @@ export function signatureAlgorithm(params: TtlvItem | undefined): string | undef
   const padding = numberValue(child(params, T.PaddingMethod));
   const algorithm = numberValue(child(params, T.CryptographicAlgorithm));
   const hashName = hash === undefined ? undefined : HASH_NAMES[hash];
-  if (hash !== undefined && !hashName) throw new SvcError('InvalidField', 'Hashing Algorithm must be SHA-256, SHA-384 or SHA-512');
+  if (hash !== undefined && !hashName)
+    throw new SvcError('InvalidField', 'Hashing Algorithm must be SHA-256, SHA-384 or SHA-512');
   if (dsa !== undefined) {
     if (dsa === D.RsassaPss) return `RsaPss${hashName ?? 'Sha256'}`;
     const named = SIGNATURE_BY_DSA[dsa];
-    if (!named) throw new SvcError('InvalidField', `Digital Signature Algorithm ${dsa} is not offered (SHA256withRSA, RSASSA-PSS, ECDSA with SHA-256/384/512)`);
+    if (!named)
+      throw new SvcError(
+        'InvalidField',
+        `Digital Signature Algorithm ${dsa} is not offered (SHA256withRSA, RSASSA-PSS, ECDSA with SHA-256/384/512)`,
+      );
     return named;
   }
   if (algorithm !== undefined && HMAC_BY_ALGORITHM[algorithm]) return HMAC_BY_ALGORITHM[algorithm];
@@ -43,18 +55,24 @@ export function signatureAlgorithm(params: TtlvItem | undefined): string | undef
 }
 
 function signInput(payload: TtlvItem): Record<string, unknown> {
-  if (bytesOf(payload, T.DigestedData)) throw new SvcError('InvalidField', 'the service signs the message itself: send Data, not Digested Data');
+  if (bytesOf(payload, T.DigestedData))
+    throw new SvcError('InvalidField', 'the service signs the message itself: send Data, not Digested Data');
   const algorithm = signatureAlgorithm(child(payload, T.CryptographicParameters));
   return { messageBase64: dataOf(payload).toString('base64'), ...(algorithm ? { algorithm } : {}) };
 }
 
 function verifyInput(payload: TtlvItem, signatureTag: number): Record<string, unknown> {
   const signature = bytesOf(payload, signatureTag);
-  if (!signature) throw new SvcError('InvalidField', signatureTag === T.MacData ? 'MAC Data is required' : 'Signature Data is required');
+  if (!signature)
+    throw new SvcError(
+      'InvalidField',
+      signatureTag === T.MacData ? 'MAC Data is required' : 'Signature Data is required',
+    );
   return { ...signInput(payload), signatureBase64: signature.toString('base64') };
 }
 
-const validity = (valid: boolean) => enumeration(T.ValidityIndicator, valid ? K.ValidityIndicator.Valid : K.ValidityIndicator.Invalid);
+const validity = (valid: boolean) =>
+  enumeration(T.ValidityIndicator, valid ? K.ValidityIndicator.Valid : K.ValidityIndicator.Invalid);
 
 export const sign: KmipAdapter = async (payload, call) => {
   const { uid, result } = await keyed<{ signatureBase64: string }>(call, payload, 'Sign', () => signInput(payload));
@@ -62,7 +80,9 @@ export const sign: KmipAdapter = async (payload, call) => {
 };
 
 export const signatureVerify: KmipAdapter = async (payload, call) => {
-  const { uid, result } = await keyed<{ valid: boolean }>(call, payload, 'Verify', () => verifyInput(payload, T.SignatureData));
+  const { uid, result } = await keyed<{ valid: boolean }>(call, payload, 'Verify', () =>
+    verifyInput(payload, T.SignatureData),
+  );
   return { payload: [uidItem(uid), validity(result.valid)], uid };
 };
 
@@ -73,6 +93,8 @@ export const mac: KmipAdapter = async (payload, call) => {
 };
 
 export const macVerify: KmipAdapter = async (payload, call) => {
-  const { uid, result } = await keyed<{ valid: boolean }>(call, payload, 'Verify', () => verifyInput(payload, T.MacData));
+  const { uid, result } = await keyed<{ valid: boolean }>(call, payload, 'Verify', () =>
+    verifyInput(payload, T.MacData),
+  );
   return { payload: [uidItem(uid), validity(result.valid)], uid };
 };

@@ -25,16 +25,27 @@ const fromB64 = (text: string) => Buffer.from(text, 'base64');
 /** The Cryptographic Parameters the service honours (AES, GCM, 96-bit IV, 16-byte tag); anything else is refused, worded for a KMIP caller. */
 function checkParameters(params: TtlvItem | undefined, ivGiven: boolean): void {
   const mode = numberValue(child(params, T.BlockCipherMode));
-  if (mode !== undefined && mode !== K.BlockCipherMode.Gcm) throw new SvcError('InvalidField', 'the service encrypts with AES-GCM only (Block Cipher Mode GCM)');
+  if (mode !== undefined && mode !== K.BlockCipherMode.Gcm)
+    throw new SvcError('InvalidField', 'the service encrypts with AES-GCM only (Block Cipher Mode GCM)');
   const algorithm = numberValue(child(params, T.CryptographicAlgorithm));
-  if (algorithm !== undefined && algorithm !== K.CryptographicAlgorithm.Aes) throw new SvcError('InvalidField', 'Encrypt and Decrypt use AES keys (Cryptographic Algorithm AES)');
+  if (algorithm !== undefined && algorithm !== K.CryptographicAlgorithm.Aes)
+    throw new SvcError('InvalidField', 'Encrypt and Decrypt use AES keys (Cryptographic Algorithm AES)');
   const tagLength = numberValue(child(params, T.TagLength));
-  if (tagLength !== undefined && tagLength !== TAG_BYTES) throw new SvcError('InvalidField', `Tag Length must be ${TAG_BYTES} (bytes): the service makes and checks full 128-bit GCM tags`);
+  if (tagLength !== undefined && tagLength !== TAG_BYTES)
+    throw new SvcError(
+      'InvalidField',
+      `Tag Length must be ${TAG_BYTES} (bytes): the service makes and checks full 128-bit GCM tags`,
+    );
   const ivLength = numberValue(child(params, T.IvLength));
-  if (ivLength !== undefined && ivLength !== IV_BITS) throw new SvcError('InvalidField', `IV Length must be ${IV_BITS} (bits): AES-GCM's 96-bit IV`);
+  if (ivLength !== undefined && ivLength !== IV_BITS)
+    throw new SvcError('InvalidField', `IV Length must be ${IV_BITS} (bits): AES-GCM's 96-bit IV`);
   // The service draws every IV: a client's could repeat one, and GCM under a repeated IV gives away the
   // keystream and the authentication key, so anyone allowed to encrypt could read and forge others' data.
-  if (ivGiven) throw new SvcError('InvalidField', 'the service draws every AES-GCM IV: send Encrypt without IV/Counter/Nonce (Random IV) and keep the IV it answers');
+  if (ivGiven)
+    throw new SvcError(
+      'InvalidField',
+      'the service draws every AES-GCM IV: send Encrypt without IV/Counter/Nonce (Random IV) and keep the IV it answers',
+    );
 }
 
 const additional = (payload: TtlvItem) => bytesOf(payload, T.AuthenticatedEncryptionAdditionalData);
@@ -46,11 +57,16 @@ const additional = (payload: TtlvItem) => bytesOf(payload, T.AuthenticatedEncryp
  */
 export const encrypt: KmipAdapter = async (payload, call) => {
   const iv = bytesOf(payload, T.IvCounterNonce);
-  const { uid, result } = await keyed<{ ciphertextBase64: string; ivBase64: string; tagBase64: string }>(call, payload, 'RawEncrypt', () => {
-    checkParameters(child(payload, T.CryptographicParameters), iv !== undefined);
-    const aad = additional(payload);
-    return { plaintextBase64: b64(dataOf(payload)), ...(aad ? { aadBase64: b64(aad) } : {}) };
-  });
+  const { uid, result } = await keyed<{ ciphertextBase64: string; ivBase64: string; tagBase64: string }>(
+    call,
+    payload,
+    'RawEncrypt',
+    () => {
+      checkParameters(child(payload, T.CryptographicParameters), iv !== undefined);
+      const aad = additional(payload);
+      return { plaintextBase64: b64(dataOf(payload)), ...(aad ? { aadBase64: b64(aad) } : {}) };
+    },
+  );
   const ciphertext = fromB64(result.ciphertextBase64);
   const tag = fromB64(result.tagBase64);
   const own = tagHasField(call.version);
@@ -65,7 +81,11 @@ function ciphertextAndTag(payload: TtlvItem): { ciphertext: Buffer; tag: Buffer 
   const data = dataOf(payload);
   const tag = bytesOf(payload, T.AuthenticatedEncryptionTag);
   if (tag) return { ciphertext: data, tag };
-  if (data.length < TAG_BYTES) throw new SvcError('InvalidField', `without an Authenticated Encryption Tag, Data must end with the ${TAG_BYTES}-byte tag`);
+  if (data.length < TAG_BYTES)
+    throw new SvcError(
+      'InvalidField',
+      `without an Authenticated Encryption Tag, Data must end with the ${TAG_BYTES}-byte tag`,
+    );
   return { ciphertext: data.subarray(0, data.length - TAG_BYTES), tag: data.subarray(data.length - TAG_BYTES) };
 }
 
@@ -83,11 +103,20 @@ export const decrypt: KmipAdapter = async (payload, call) => {
     ? await keyed<{ plaintextBase64: string }>(call, payload, 'RawDecrypt', () => {
         checkParameters(params, false);
         const { ciphertext, tag } = ciphertextAndTag(payload);
-        return { ciphertextBase64: b64(ciphertext), ivBase64: b64(iv), tagBase64: b64(tag), ...(aad ? { aadBase64: b64(aad) } : {}) };
+        return {
+          ciphertextBase64: b64(ciphertext),
+          ivBase64: b64(iv),
+          tagBase64: b64(tag),
+          ...(aad ? { aadBase64: b64(aad) } : {}),
+        };
       })
     : await keyed<{ plaintextBase64: string }>(call, payload, 'Decrypt', () => {
         checkParameters(params, false);
-        if (bytesOf(payload, T.AuthenticatedEncryptionTag)) throw new SvcError('InvalidField', 'an Authenticated Encryption Tag needs the IV/Counter/Nonce the data was encrypted with');
+        if (bytesOf(payload, T.AuthenticatedEncryptionTag))
+          throw new SvcError(
+            'InvalidField',
+            'an Authenticated Encryption Tag needs the IV/Counter/Nonce the data was encrypted with',
+          );
         return { ciphertextBase64: b64(dataOf(payload)), ...(aad ? { context: { [AAD_CONTEXT_KEY]: b64(aad) } } : {}) };
       });
   return { payload: [uidItem(uid), bytes(T.Data, fromB64(result.plaintextBase64))], uid };

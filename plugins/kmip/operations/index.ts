@@ -31,9 +31,17 @@ export function kmipOperations(vendor: string): Map<number, KmipAdapter> {
     [O.Mac, mac],
     [O.MacVerify, macVerify],
   ]);
-  table.set(O.Query, query([...table.keys(), O.Query].sort((a, b) => a - b), vendor));
+  table.set(
+    O.Query,
+    query(
+      [...table.keys(), O.Query].sort((a, b) => a - b),
+      vendor,
+    ),
+  );
   return table;
 }
 
 /** The name of an Operation number, for the audit context and messages. */
-export const OPERATION_NAMES: Record<number, string> = Object.fromEntries(Object.entries(O).map(([name, code]) => [code, name]));
+export const OPERATION_NAMES: Record<number, string> = Object.fromEntries(
+  Object.entries(O).map(([name, code]) => [code, name]),
+);

@@ -1,6 +1,13 @@
 import { createPublicKey } from 'node:crypto';
 import { SvcError, type ManagedKey } from '../../../kernel/index.ts';
-import { encodeAttributeNames, encodeAttributes, nameValue, numberValue, readAttributes, requestedNames } from '../attributes.ts';
+import {
+  encodeAttributeNames,
+  encodeAttributes,
+  nameValue,
+  numberValue,
+  readAttributes,
+  requestedNames,
+} from '../attributes.ts';
 import { algorithmCode, keyAttributes, objectRef, PUBLIC_SUFFIX, STATE_NAMES } from '../key-attributes.ts';
 import { KmipRejection } from '../result-reasons.ts';
 import { bytes, child, enumeration, integer, K, structure, type TtlvItem } from '../ttlv/index.ts';
@@ -10,7 +17,10 @@ const T = K.Tag;
 const F = K.KeyFormatType;
 
 /** The target's key, read through GetKey; a missing identifier is refused by the pipeline. */
-async function target(payload: TtlvItem, call: KmipCall): Promise<{ uid: string; key: ManagedKey; publicHalf: boolean }> {
+async function target(
+  payload: TtlvItem,
+  call: KmipCall,
+): Promise<{ uid: string; key: ManagedKey; publicHalf: boolean }> {
   const uid = uidOf(payload, call);
   if (uid === undefined) {
     await call.run('GetKey', {}, missingUid());
@@ -39,9 +49,14 @@ function formatOf(key: ManagedKey, publicHalf: boolean, wanted: number | undefin
   const refuse = (message: string) => new KmipRejection(K.ResultReason.KeyFormatTypeNotSupported, message);
   if (publicHalf) {
     const format = wanted ?? F.X509;
-    return format === F.X509 || (format === F.Pkcs1 && key.spec.algorithm === 'RSA') ? format : refuse('public keys are served as X.509 (SubjectPublicKeyInfo), or PKCS#1 for RSA');
+    return format === F.X509 || (format === F.Pkcs1 && key.spec.algorithm === 'RSA')
+      ? format
+      : refuse('public keys are served as X.509 (SubjectPublicKeyInfo), or PKCS#1 for RSA');
   }
-  if (key.spec.objectType === 'SymmetricKey') return wanted === undefined || wanted === F.Raw || wanted === F.TransparentSymmetricKey ? F.Raw : refuse('symmetric keys are served as Raw');
+  if (key.spec.objectType === 'SymmetricKey')
+    return wanted === undefined || wanted === F.Raw || wanted === F.TransparentSymmetricKey
+      ? F.Raw
+      : refuse('symmetric keys are served as Raw');
   return wanted === undefined || wanted === F.Pkcs8 ? F.Pkcs8 : refuse('private keys are served as PKCS#8');
 }
 
@@ -57,18 +72,48 @@ export const get: KmipAdapter = async (payload, call) => {
   // Material is only ever answered in plaintext over the mutual-TLS connection: a client that asked for it
   // wrapped must not receive it unwrapped instead.
   const rejected = child(payload, T.KeyWrappingSpecification)
-    ? new SvcError('InvalidField', 'Key Wrapping Specification is not supported: Get answers key material unwrapped, over the mutual-TLS connection')
-    : format instanceof KmipRejection ? format : undefined;
+    ? new SvcError(
+        'InvalidField',
+        'Key Wrapping Specification is not supported: Get answers key material unwrapped, over the mutual-TLS connection',
+      )
+    : format instanceof KmipRejection
+      ? format
+      : undefined;
   if (publicHalf) {
     const answer = await call.run<{ publicKeyPem: string }>('GetPublicKey', { id: key.id }, rejected);
     const publicKey = createPublicKey(answer.publicKeyPem);
-    const der = format === F.Pkcs1 ? publicKey.export({ type: 'pkcs1', format: 'der' }) : publicKey.export({ type: 'spki', format: 'der' });
-    return { payload: [enumeration(T.ObjectType, K.ObjectType.PublicKey), uidItem(uid), structure(T.PublicKey, [keyBlock(format as number, der, key)])], uid };
+    const der =
+      format === F.Pkcs1
+        ? publicKey.export({ type: 'pkcs1', format: 'der' })
+        : publicKey.export({ type: 'spki', format: 'der' });
+    return {
+      payload: [
+        enumeration(T.ObjectType, K.ObjectType.PublicKey),
+        uidItem(uid),
+        structure(T.PublicKey, [keyBlock(format as number, der, key)]),
+      ],
+      uid,
+    };
   }
   const exported = await call.run<{ format: string; materialBase64: string }>('ExportKey', { id: key.id }, rejected);
   const material = Buffer.from(exported.materialBase64, 'base64');
-  if (key.spec.objectType === 'SymmetricKey') return { payload: [enumeration(T.ObjectType, K.ObjectType.SymmetricKey), uidItem(uid), structure(T.SymmetricKey, [keyBlock(F.Raw, material, key)])], uid };
-  return { payload: [enumeration(T.ObjectType, K.ObjectType.PrivateKey), uidItem(uid), structure(T.PrivateKey, [keyBlock(F.Pkcs8, material, key)])], uid };
+  if (key.spec.objectType === 'SymmetricKey')
+    return {
+      payload: [
+        enumeration(T.ObjectType, K.ObjectType.SymmetricKey),
+        uidItem(uid),
+        structure(T.SymmetricKey, [keyBlock(F.Raw, material, key)]),
+      ],
+      uid,
+    };
+  return {
+    payload: [
+      enumeration(T.ObjectType, K.ObjectType.PrivateKey),
+      uidItem(uid),
+      structure(T.PrivateKey, [keyBlock(F.Pkcs8, material, key)]),
+    ],
+    uid,
+  };
 };
 
 /**
@@ -81,13 +126,26 @@ export const getAttributes: KmipAdapter = async (payload, call) => {
   const { uid, key, publicHalf } = await target(payload, call);
   const names = requestedNames(payload);
   const all = keyAttributes(key, publicHalf, call.v2);
-  const chosen = names ? all.filter(([name]) => names.includes(name)) : all.filter(([name]) => !ON_REQUEST_ONLY.has(name));
+  const chosen = names
+    ? all.filter(([name]) => names.includes(name))
+    : all.filter(([name]) => !ON_REQUEST_ONLY.has(name));
   return { payload: [uidItem(uid), ...encodeAttributes(chosen, call.v2)], uid };
 };
 
 export const getAttributeList: KmipAdapter = async (payload, call) => {
   const { uid, key, publicHalf } = await target(payload, call);
-  return { payload: [uidItem(uid), ...encodeAttributeNames(keyAttributes(key, publicHalf, call.v2).map(([name]) => name).filter((name) => !ON_REQUEST_ONLY.has(name)), call.v2)], uid };
+  return {
+    payload: [
+      uidItem(uid),
+      ...encodeAttributeNames(
+        keyAttributes(key, publicHalf, call.v2)
+          .map(([name]) => name)
+          .filter((name) => !ON_REQUEST_ONLY.has(name)),
+        call.v2,
+      ),
+    ],
+    uid,
+  };
 };
 
 /** Keys one Locate reads at most: ten full pages. */
@@ -98,14 +156,25 @@ const LOCATE_SCAN_PAGES = 10;
  * identifiers each: a response of about 100 MB, encoded in one piece, from a request of a few kilobytes.
  */
 const LOCATE_MAX_ITEMS = 1000;
-const ALGORITHMS_BY_CODE: Record<number, string> = { [K.CryptographicAlgorithm.Aes]: 'AES', [K.CryptographicAlgorithm.Rsa]: 'RSA', [K.CryptographicAlgorithm.Ecdsa]: 'EC', [K.CryptographicAlgorithm.Ec]: 'EC', [K.CryptographicAlgorithm.HmacSha256]: 'HMAC', [K.CryptographicAlgorithm.HmacSha384]: 'HMAC', [K.CryptographicAlgorithm.HmacSha512]: 'HMAC', [K.CryptographicAlgorithm.Ed25519]: 'EdDSA', [K.CryptographicAlgorithm.Ed448]: 'EdDSA' };
+const ALGORITHMS_BY_CODE: Record<number, string> = {
+  [K.CryptographicAlgorithm.Aes]: 'AES',
+  [K.CryptographicAlgorithm.Rsa]: 'RSA',
+  [K.CryptographicAlgorithm.Ecdsa]: 'EC',
+  [K.CryptographicAlgorithm.Ec]: 'EC',
+  [K.CryptographicAlgorithm.HmacSha256]: 'HMAC',
+  [K.CryptographicAlgorithm.HmacSha384]: 'HMAC',
+  [K.CryptographicAlgorithm.HmacSha512]: 'HMAC',
+  [K.CryptographicAlgorithm.Ed25519]: 'EdDSA',
+  [K.CryptographicAlgorithm.Ed448]: 'EdDSA',
+};
 
 /** The KMIP objects of one key that pass the Object Type filter: the key itself, and an asymmetric key's public half. */
 function objectsOf(key: ManagedKey, objectType: number | undefined): string[] {
   const own = key.spec.objectType === 'SymmetricKey' ? K.ObjectType.SymmetricKey : K.ObjectType.PrivateKey;
   const out: string[] = [];
   if (objectType === undefined || objectType === own) out.push(key.id);
-  if (key.spec.objectType === 'PrivateKey' && (objectType === undefined || objectType === K.ObjectType.PublicKey)) out.push(`${key.id}${PUBLIC_SUFFIX}`);
+  if (key.spec.objectType === 'PrivateKey' && (objectType === undefined || objectType === K.ObjectType.PublicKey))
+    out.push(`${key.id}${PUBLIC_SUFFIX}`);
   return out;
 }
 
@@ -129,7 +198,11 @@ export const locate: KmipAdapter = async (payload, call) => {
   const algorithm = numberValue(attributes.get('Cryptographic Algorithm'));
   if (algorithm !== undefined) {
     if (ALGORITHMS_BY_CODE[algorithm]) query.algorithm = ALGORITHMS_BY_CODE[algorithm];
-    else rejected ??= new SvcError('InvalidField', `Cryptographic Algorithm ${algorithm} is not one the service keeps keys of`);
+    else
+      rejected ??= new SvcError(
+        'InvalidField',
+        `Cryptographic Algorithm ${algorithm} is not one the service keeps keys of`,
+      );
   }
   if (max !== undefined && max < 0) rejected ??= new SvcError('InvalidField', 'Maximum Items must not be negative');
   if (offset < 0) rejected ??= new SvcError('InvalidField', 'Offset Items must not be negative');
@@ -139,7 +212,12 @@ export const locate: KmipAdapter = async (payload, call) => {
   for (let page = 0; page < LOCATE_SCAN_PAGES && found.length < wanted; page++) {
     const answer = await call.run<{ keys: ManagedKey[]; nextCursor?: string }>('LocateKeys', query, rejected);
     for (const key of answer.keys) {
-      if (algorithm !== undefined && algorithmCode(key) !== algorithm && !(algorithm === K.CryptographicAlgorithm.Ec && key.spec.algorithm === 'EC')) continue;
+      if (
+        algorithm !== undefined &&
+        algorithmCode(key) !== algorithm &&
+        !(algorithm === K.CryptographicAlgorithm.Ec && key.spec.algorithm === 'EC')
+      )
+        continue;
       found.push(...objectsOf(key, objectType));
     }
     if (!answer.nextCursor) break;

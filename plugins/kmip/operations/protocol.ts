@@ -14,19 +14,29 @@ export const discoverVersions: KmipAdapter = async (payload) => {
     const minor = child(pv, T.ProtocolVersionMinor);
     return major?.type === 'Integer' && minor?.type === 'Integer' ? [{ major: major.value, minor: minor.value }] : [];
   });
-  const answer = offered.length ? SUPPORTED_VERSIONS.filter((s) => offered.some((o) => o.major === s.major && o.minor === s.minor)) : SUPPORTED_VERSIONS;
+  const answer = offered.length
+    ? SUPPORTED_VERSIONS.filter((s) => offered.some((o) => o.major === s.major && o.minor === s.minor))
+    : SUPPORTED_VERSIONS;
   return { payload: answer.map(protocolVersion) };
 };
 
 /** Query: the operations and object types the door serves, and who it is. */
 export function query(operations: number[], vendor: string): KmipAdapter {
   return async (payload) => {
-    const asked = new Set(children(payload, T.QueryFunction).flatMap((q) => (q.type === 'Enumeration' ? [q.value] : [])));
+    const asked = new Set(
+      children(payload, T.QueryFunction).flatMap((q) => (q.type === 'Enumeration' ? [q.value] : [])),
+    );
     const Q = K.QueryFunction;
     const out = [];
     if (asked.has(Q.QueryOperations)) out.push(...operations.map((op) => enumeration(T.Operation, op)));
-    if (asked.has(Q.QueryObjects)) out.push(...[K.ObjectType.SymmetricKey, K.ObjectType.PublicKey, K.ObjectType.PrivateKey].map((o) => enumeration(T.ObjectType, o)));
-    if (asked.has(Q.QueryServerInformation)) out.push(text(T.VendorIdentification, vendor), structure(T.ServerInformation, []));
+    if (asked.has(Q.QueryObjects))
+      out.push(
+        ...[K.ObjectType.SymmetricKey, K.ObjectType.PublicKey, K.ObjectType.PrivateKey].map((o) =>
+          enumeration(T.ObjectType, o),
+        ),
+      );
+    if (asked.has(Q.QueryServerInformation))
+      out.push(text(T.VendorIdentification, vendor), structure(T.ServerInformation, []));
     return { payload: out };
   };
 }

@@ -17,7 +17,11 @@ interface Registration {
 
 /** The key material of a plaintext Key Block in the format import takes; wrapped blocks are refused. */
 function materialOf(block: TtlvItem | undefined, symmetric: boolean): Buffer {
-  if (child(block, T.KeyWrappingData)) throw new SvcError('InvalidField', 'wrapped key blocks are not accepted: register the key in plaintext over the mutual-TLS connection');
+  if (child(block, T.KeyWrappingData))
+    throw new SvcError(
+      'InvalidField',
+      'wrapped key blocks are not accepted: register the key in plaintext over the mutual-TLS connection',
+    );
   const format = numberValue(child(block, T.KeyFormatType));
   const material = child(child(block, T.KeyValue), T.KeyMaterial);
   if (material?.type !== 'ByteString') throw new SvcError('InvalidField', 'the Key Block has no Key Material bytes');
@@ -26,19 +30,35 @@ function materialOf(block: TtlvItem | undefined, symmetric: boolean): Buffer {
     return material.value;
   }
   try {
-    if (format === F.Pkcs8) return createPrivateKey({ key: material.value, format: 'der', type: 'pkcs8' }).export({ type: 'pkcs8', format: 'der' });
-    if (format === F.Pkcs1) return createPrivateKey({ key: material.value, format: 'der', type: 'pkcs1' }).export({ type: 'pkcs8', format: 'der' });
-    if (format === F.EcPrivateKey) return createPrivateKey({ key: material.value, format: 'der', type: 'sec1' }).export({ type: 'pkcs8', format: 'der' });
+    if (format === F.Pkcs8)
+      return createPrivateKey({ key: material.value, format: 'der', type: 'pkcs8' }).export({
+        type: 'pkcs8',
+        format: 'der',
+      });
+    if (format === F.Pkcs1)
+      return createPrivateKey({ key: material.value, format: 'der', type: 'pkcs1' }).export({
+        type: 'pkcs8',
+        format: 'der',
+      });
+    if (format === F.EcPrivateKey)
+      return createPrivateKey({ key: material.value, format: 'der', type: 'sec1' }).export({
+        type: 'pkcs8',
+        format: 'der',
+      });
   } catch {
     throw new SvcError('InvalidField', 'the Key Material does not read as a private key of its Key Format Type');
   }
-  throw new SvcError('InvalidField', 'private keys are registered in Key Format Type PKCS#8, PKCS#1 (RSA) or EC Private Key');
+  throw new SvcError(
+    'InvalidField',
+    'private keys are registered in Key Format Type PKCS#8, PKCS#1 (RSA) or EC Private Key',
+  );
 }
 
 function registrationOf(payload: TtlvItem): Registration {
   const objectType = numberValue(child(payload, T.ObjectType));
   const symmetric = objectType === K.ObjectType.SymmetricKey;
-  if (!symmetric && objectType !== K.ObjectType.PrivateKey) throw new SvcError('InvalidField', 'Register takes symmetric keys and private keys');
+  if (!symmetric && objectType !== K.ObjectType.PrivateKey)
+    throw new SvcError('InvalidField', 'Register takes symmetric keys and private keys');
   const block = child(child(payload, symmetric ? T.SymmetricKey : T.PrivateKey), T.KeyBlock);
   const attributes = readAttributes([child(payload, T.TemplateAttribute), child(payload, T.Attributes)]);
   const wanted = requestedSpec(
@@ -46,7 +66,8 @@ function registrationOf(payload: TtlvItem): Registration {
     numberValue(child(block, T.CryptographicLength)) ?? numberValue(attributes.get('Cryptographic Length')),
     undefined,
   );
-  if (symmetric !== (wanted.algorithm === 'AES' || wanted.algorithm === 'HMAC')) throw new SvcError('InvalidField', `a ${wanted.algorithm} key is not a ${symmetric ? 'symmetric' : 'private'} key`);
+  if (symmetric !== (wanted.algorithm === 'AES' || wanted.algorithm === 'HMAC'))
+    throw new SvcError('InvalidField', `a ${wanted.algorithm} key is not a ${symmetric ? 'symmetric' : 'private'} key`);
   const extractable = attributes.get('Extractable');
   // Without a Name attribute the key is named by its id (names are unique among live keys).
   const name = nameValue(attributes.get('Name'));
@@ -73,13 +94,25 @@ export const register: KmipAdapter = async (payload: TtlvItem, call: KmipCall) =
   try {
     registration = registrationOf(payload);
   } catch (err) {
-    await call.run('ImportKey', {}, err instanceof SvcError ? err : new SvcError('InvalidField', 'the Register payload could not be read'));
+    await call.run(
+      'ImportKey',
+      {},
+      err instanceof SvcError ? err : new SvcError('InvalidField', 'the Register payload could not be read'),
+    );
   }
   const { spec, material } = registration!;
   try {
-    const params = await call.run<{ importToken: string; wrappingPublicKeyPem: string }>('GetImportParameters', { algorithm: spec.algorithm, ...(spec.sizeBits !== undefined ? { sizeBits: spec.sizeBits } : {}), ...(spec.curve !== undefined ? { curve: spec.curve } : {}) });
+    const params = await call.run<{ importToken: string; wrappingPublicKeyPem: string }>('GetImportParameters', {
+      algorithm: spec.algorithm,
+      ...(spec.sizeBits !== undefined ? { sizeBits: spec.sizeBits } : {}),
+      ...(spec.curve !== undefined ? { curve: spec.curve } : {}),
+    });
     const wrapped = Buffer.from(wrapKeyMaterial(params.wrappingPublicKeyPem, material)).toString('base64');
-    const key = await call.run<ManagedKey>('ImportKey', { spec, importToken: params.importToken, wrappedMaterialBase64: wrapped });
+    const key = await call.run<ManagedKey>('ImportKey', {
+      spec,
+      importToken: params.importToken,
+      wrappedMaterialBase64: wrapped,
+    });
     return { payload: [uidItem(key.id)], uid: key.id };
   } finally {
     material.fill(0);

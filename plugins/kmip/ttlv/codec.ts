@@ -15,8 +15,13 @@ const padded = (length: number) => length + ((8 - (length % 8)) % 8);
 
 /** Fixed-length types: the length their header must carry. */
 const FIXED_LENGTH: Partial<Record<number, number>> = {
-  [ItemType.Integer]: 4, [ItemType.Enumeration]: 4, [ItemType.Interval]: 4,
-  [ItemType.LongInteger]: 8, [ItemType.Boolean]: 8, [ItemType.DateTime]: 8, [ItemType.DateTimeExtended]: 8,
+  [ItemType.Integer]: 4,
+  [ItemType.Enumeration]: 4,
+  [ItemType.Interval]: 4,
+  [ItemType.LongInteger]: 8,
+  [ItemType.Boolean]: 8,
+  [ItemType.DateTime]: 8,
+  [ItemType.DateTimeExtended]: 8,
 };
 
 /** KMIP tags are 0x42xxxx (the standard's) or 0x54xxxx (extensions). */
@@ -46,14 +51,19 @@ function decodeAt(buf: Buffer, offset: number, limit: number, depth: number, max
   if (!type) throw new TtlvError(`unknown item type 0x${typeCode.toString(16)} for tag ${hex(tag)}`);
   const length = buf.readUInt32BE(offset + 4);
   const fixed = FIXED_LENGTH[typeCode];
-  if (fixed !== undefined && length !== fixed) throw new TtlvError(`${type} ${hex(tag)} has length ${length}, not ${fixed}`);
-  if (typeCode === ItemType.BigInteger && (length === 0 || length % 8 !== 0)) throw new TtlvError(`BigInteger ${hex(tag)} has length ${length}, not a multiple of 8`);
-  if (typeCode === ItemType.Structure && length % 8 !== 0) throw new TtlvError(`Structure ${hex(tag)} has length ${length}, not a multiple of 8`);
+  if (fixed !== undefined && length !== fixed)
+    throw new TtlvError(`${type} ${hex(tag)} has length ${length}, not ${fixed}`);
+  if (typeCode === ItemType.BigInteger && (length === 0 || length % 8 !== 0))
+    throw new TtlvError(`BigInteger ${hex(tag)} has length ${length}, not a multiple of 8`);
+  if (typeCode === ItemType.Structure && length % 8 !== 0)
+    throw new TtlvError(`Structure ${hex(tag)} has length ${length}, not a multiple of 8`);
   const start = offset + HEADER;
   const total = padded(length);
-  if (total > limit - start) throw new TtlvError(`${type} ${hex(tag)} claims ${length} bytes but ${limit - start} remain`);
+  if (total > limit - start)
+    throw new TtlvError(`${type} ${hex(tag)} claims ${length} bytes but ${limit - start} remain`);
   const end = start + total;
-  for (let i = start + length; i < end; i++) if (buf[i] !== 0) throw new TtlvError(`${type} ${hex(tag)} has non-zero padding`);
+  for (let i = start + length; i < end; i++)
+    if (buf[i] !== 0) throw new TtlvError(`${type} ${hex(tag)} has non-zero padding`);
 
   switch (typeCode) {
     case ItemType.Structure: {
@@ -139,7 +149,8 @@ export function encodeTtlv(item: TtlvItem): Buffer {
 }
 
 function encodeAt(item: TtlvItem, out: Buffer, offset: number): number {
-  if (!Number.isInteger(item.tag) || item.tag < 0 || item.tag > 0xffffff || !validTagPrefix(item.tag >>> 16)) throw new TtlvError(`tag ${item.tag} is not a KMIP tag`);
+  if (!Number.isInteger(item.tag) || item.tag < 0 || item.tag > 0xffffff || !validTagPrefix(item.tag >>> 16))
+    throw new TtlvError(`tag ${item.tag} is not a KMIP tag`);
   out.writeUIntBE(item.tag, offset, 3);
   out[offset + 3] = ItemType[item.type];
   const start = offset + HEADER;
@@ -167,7 +178,8 @@ function encodeAt(item: TtlvItem, out: Buffer, offset: number): number {
     case 'LongInteger':
     case 'DateTime':
     case 'DateTimeExtended':
-      if (item.value < -(1n << 63n) || item.value >= 1n << 63n) throw new TtlvError(`${item.type} ${hex(item.tag)} does not fit 64 bits`);
+      if (item.value < -(1n << 63n) || item.value >= 1n << 63n)
+        throw new TtlvError(`${item.type} ${hex(item.tag)} does not fit 64 bits`);
       out.writeUInt32BE(8, offset + 4);
       out.writeBigInt64BE(item.value, start);
       return start + 8;

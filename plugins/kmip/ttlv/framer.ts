@@ -13,8 +13,9 @@ export function frameLength(header: Buffer, maxMessageBytes = DEFAULT_MAX_MESSAG
   if (header[0] !== 0x42 && header[0] !== 0x54) throw new TtlvError('the message does not start with a KMIP tag');
   if (header[3] !== ItemType.Structure) throw new TtlvError('a KMIP message is a structure');
   const length = header.readUInt32BE(4);
-  if (length % 8 !== 0) throw new TtlvError('a structure\'s length is a multiple of 8');
-  if (HEADER + length > maxMessageBytes) throw new TtlvError(`the message claims ${HEADER + length} bytes; at most ${maxMessageBytes} are accepted`);
+  if (length % 8 !== 0) throw new TtlvError("a structure's length is a multiple of 8");
+  if (HEADER + length > maxMessageBytes)
+    throw new TtlvError(`the message claims ${HEADER + length} bytes; at most ${maxMessageBytes} are accepted`);
   return HEADER + length;
 }
 

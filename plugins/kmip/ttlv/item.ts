@@ -26,7 +26,9 @@ export type TtlvItem =
 
 export type TtlvTypeName = TtlvItem['type'];
 
-export const TYPE_NAMES: Record<number, TtlvTypeName> = Object.fromEntries(Object.entries(ItemType).map(([name, code]) => [code, name as TtlvTypeName]));
+export const TYPE_NAMES: Record<number, TtlvTypeName> = Object.fromEntries(
+  Object.entries(ItemType).map(([name, code]) => [code, name as TtlvTypeName]),
+);
 
 /** Why the codec refused bytes or a value: the only error it throws. */
 export class TtlvError extends Error {
@@ -34,7 +36,11 @@ export class TtlvError extends Error {
 }
 
 // Builders: what the server writes reads like the structure it sends.
-export const structure = (tag: number, value: Array<TtlvItem | undefined>): TtlvItem => ({ tag, type: 'Structure', value: value.filter((v): v is TtlvItem => v !== undefined) });
+export const structure = (tag: number, value: Array<TtlvItem | undefined>): TtlvItem => ({
+  tag,
+  type: 'Structure',
+  value: value.filter((v): v is TtlvItem => v !== undefined),
+});
 export const integer = (tag: number, value: number): TtlvItem => ({ tag, type: 'Integer', value });
 export const enumeration = (tag: number, value: number): TtlvItem => ({ tag, type: 'Enumeration', value });
 export const longInteger = (tag: number, value: bigint): TtlvItem => ({ tag, type: 'LongInteger', value });
@@ -42,7 +48,11 @@ export const bigInteger = (tag: number, value: bigint): TtlvItem => ({ tag, type
 export const boolean = (tag: number, value: boolean): TtlvItem => ({ tag, type: 'Boolean', value });
 export const text = (tag: number, value: string): TtlvItem => ({ tag, type: 'TextString', value });
 export const bytes = (tag: number, value: Buffer): TtlvItem => ({ tag, type: 'ByteString', value });
-export const dateTime = (tag: number, value: Date): TtlvItem => ({ tag, type: 'DateTime', value: BigInt(Math.floor(value.getTime() / 1000)) });
+export const dateTime = (tag: number, value: Date): TtlvItem => ({
+  tag,
+  type: 'DateTime',
+  value: BigInt(Math.floor(value.getTime() / 1000)),
+});
 export const interval = (tag: number, value: number): TtlvItem => ({ tag, type: 'Interval', value });
 
 /** The first child of a structure with this tag. */

@@ -819,4 +819,3 @@ export const ValidityIndicator = {
   Invalid: 0x00000002,
   Unknown: 0x00000003,
 } as const;
-

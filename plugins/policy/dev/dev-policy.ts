@@ -1,4 +1,11 @@
-import { type KeyScope, NO_KEYS, type Operation, type Policy, type PolicyDecision, type Principal } from '../../../kernel/index.ts';
+import {
+  type KeyScope,
+  NO_KEYS,
+  type Operation,
+  type Policy,
+  type PolicyDecision,
+  type Principal,
+} from '../../../kernel/index.ts';
 
 /**
  * Development policy: Humans and Services may do everything; an Agent only what its token allows

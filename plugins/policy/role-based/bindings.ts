@@ -34,7 +34,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** `owner:self`, `name:GLOB` (`*` matches any run of characters) or `id:UUID`; a string saying what is wrong otherwise. */
 function compilePattern(pattern: string): KeyPattern | string {
-  if (pattern === 'owner:self') return (facts, self) => facts.owner === self.subject || (self.tenant !== undefined && facts.tenant === self.tenant);
+  if (pattern === 'owner:self')
+    return (facts, self) => facts.owner === self.subject || (self.tenant !== undefined && facts.tenant === self.tenant);
   if (pattern.startsWith('name:') && pattern.length > 5) {
     // Locate's matcher: the pattern is the operator's, but the names it is matched against are callers'.
     const matches = nameGlob(pattern.slice(5));
@@ -52,17 +53,32 @@ export function compileBinding(where: string, binding: unknown, problems: string
   const scoped = binding !== null && typeof binding === 'object' && !Array.isArray(binding);
   const ops: unknown = scoped ? (binding as { operations?: unknown }).operations : binding;
   const operations = new Set<Operation>();
-  if (!Array.isArray(ops)) problems.push(`${where} must be a list of Operation names or {operations: [...], keys: [...]}`);
-  else for (const op of ops) typeof op === 'string' && isOperation(op) ? operations.add(op) : problems.push(`${where} names unknown operation "${String(op)}"`);
+  if (!Array.isArray(ops))
+    problems.push(`${where} must be a list of Operation names or {operations: [...], keys: [...]}`);
+  else
+    for (const op of ops)
+      typeof op === 'string' && isOperation(op)
+        ? operations.add(op)
+        : problems.push(`${where} names unknown operation "${String(op)}"`);
   if (!scoped) return { operations };
   const { keys, agents } = binding as { keys?: unknown; agents?: unknown };
   if (keys === undefined && agents === undefined) {
-    problems.push(`${where}.keys must be a non-empty list of key patterns (owner:self, name:GLOB, id:UUID), or ${where}.agents a list of agents ("*" or agent ids)`);
+    problems.push(
+      `${where}.keys must be a non-empty list of key patterns (owner:self, name:GLOB, id:UUID), or ${where}.agents a list of agents ("*" or agent ids)`,
+    );
     return { operations, keys: [] };
   }
-  const patterns = Array.isArray(keys) ? keys.filter((p): p is string => typeof p === 'string' && typeof compilePattern(p) !== 'string') : [];
+  const patterns = Array.isArray(keys)
+    ? keys.filter((p): p is string => typeof p === 'string' && typeof compilePattern(p) !== 'string')
+    : [];
   const names = patterns.filter((p) => p.startsWith('name:')).map((p) => nameGlob(p.slice('name:'.length)));
-  return { operations, keys: keys === undefined ? [] : compileKeys(where, keys, problems), ...(agents === undefined ? {} : { agents: compileAgents(where, agents, problems) }), patterns, names };
+  return {
+    operations,
+    keys: keys === undefined ? [] : compileKeys(where, keys, problems),
+    ...(agents === undefined ? {} : { agents: compileAgents(where, agents, problems) }),
+    patterns,
+    names,
+  };
 }
 
 function compileKeys(where: string, keys: unknown, problems: string[]): KeyPattern[] {
@@ -85,6 +101,9 @@ function compileAgents(where: string, agents: unknown, problems: string[]): Read
     return new Set();
   }
   const bad = agents.filter((a) => typeof a !== 'string' || (a !== '*' && !AGENT_ID.test(a)));
-  if (bad.length) problems.push(`${where}.agents: ${bad.map((a) => JSON.stringify(a)).join(', ')} is neither "*" nor an agent id (agent-<uuid>)`);
+  if (bad.length)
+    problems.push(
+      `${where}.agents: ${bad.map((a) => JSON.stringify(a)).join(', ')} is neither "*" nor an agent id (agent-<uuid>)`,
+    );
   return new Set(agents.filter((a): a is string => typeof a === 'string'));
 }

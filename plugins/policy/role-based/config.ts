@@ -10,7 +10,8 @@ export const roleBindingsSettings = defineSettings(
         default: {},
       }),
       subjectBindings: Type.Record(Type.String(), Type.Unknown(), {
-        description: 'role-based: subject -> list of Operation names, or {operations, keys: [...], agents: [...]} (JSON in env).',
+        description:
+          'role-based: subject -> list of Operation names, or {operations, keys: [...], agents: [...]} (JSON in env).',
         default: {},
       }),
     }),

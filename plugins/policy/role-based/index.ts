@@ -13,8 +13,19 @@ export default definePlugin({
   preflight: ({ roles, subjects }) => {
     const problems = bindingProblems(roles, subjects);
     return problems.length
-      ? problems.map((message) => ({ name: 'policy.bindings', status: 'fail' as const, message, advice: 'bind groups or subjects to Operation names (docs/config.md)' }))
-      : [{ name: 'policy.bindings', status: 'ok' as const, message: `${Object.keys(roles).length} role and ${Object.keys(subjects).length} subject bindings` }];
+      ? problems.map((message) => ({
+          name: 'policy.bindings',
+          status: 'fail' as const,
+          message,
+          advice: 'bind groups or subjects to Operation names (docs/config.md)',
+        }))
+      : [
+          {
+            name: 'policy.bindings',
+            status: 'ok' as const,
+            message: `${Object.keys(roles).length} role and ${Object.keys(subjects).length} subject bindings`,
+          },
+        ];
   },
   create: ({ config }) => new RoleBasedPolicy(config.roles, config.subjects),
 });

@@ -9,7 +9,12 @@ import type { Grant, Self } from './bindings.ts';
 export function keyScopeOf(grants: Array<Grant | undefined>, operation: Operation, self: Self): KeyScope {
   const granting = grants.filter((g): g is Grant => g?.operations.has(operation) === true);
   if (granting.some((g) => g.keys === undefined)) return 'every';
-  const scope = { owners: new Set<string>(), tenants: new Set<string>(), names: new Set<string>(), ids: new Set<string>() };
+  const scope = {
+    owners: new Set<string>(),
+    tenants: new Set<string>(),
+    names: new Set<string>(),
+    ids: new Set<string>(),
+  };
   for (const pattern of granting.flatMap((g) => g.patterns ?? [])) {
     if (pattern === 'owner:self') {
       scope.owners.add(self.subject);

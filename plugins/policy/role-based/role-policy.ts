@@ -1,18 +1,33 @@
-import { type KeyScope, NO_KEYS, type Operation, type Policy, type PolicyDecision, type Principal, type ResourceFacts } from '../../../kernel/index.ts';
+import {
+  type KeyScope,
+  NO_KEYS,
+  type Operation,
+  type Policy,
+  type PolicyDecision,
+  type Principal,
+  type ResourceFacts,
+} from '../../../kernel/index.ts';
 import { compileBinding, type Bindings, type Grant, type Self } from './bindings.ts';
 import { keyScopeOf } from './key-scope.ts';
 
 export type { Bindings } from './bindings.ts';
 
 function compileAll(kind: string, bindings: Bindings, problems: string[]): Map<string, Grant> {
-  return new Map(Object.entries(bindings).map(([name, binding]) => [name, compileBinding(`policy.${kind}.${name}`, binding, problems)]));
+  return new Map(
+    Object.entries(bindings).map(([name, binding]) => [
+      name,
+      compileBinding(`policy.${kind}.${name}`, binding, problems),
+    ]),
+  );
 }
 
 /** Problems with the configured bindings, one sentence each (empty when they are usable). */
 export function bindingProblems(roleBindings: Bindings, subjectBindings: Bindings): string[] {
   const problems: string[] = [];
   if (Object.keys(roleBindings).length === 0 && Object.keys(subjectBindings).length === 0) {
-    problems.push('policy.kind is role-based but both policy.roleBindings and policy.subjectBindings are empty: nobody could do anything');
+    problems.push(
+      'policy.kind is role-based but both policy.roleBindings and policy.subjectBindings are empty: nobody could do anything',
+    );
   }
   compileAll('roleBindings', roleBindings, problems);
   compileAll('subjectBindings', subjectBindings, problems);
@@ -52,29 +67,58 @@ export class RoleBasedPolicy implements Policy {
 
   authorize(principal: Principal, operation: Operation, resource: string, facts?: ResourceFacts): PolicyDecision {
     if (principal.kind === 'Agent') {
-      if (!principal.allowedOperations.includes(operation)) return { allowed: false, reason: `agent ${principal.subject} is not scoped for ${operation}` };
-      if (!this.grants(principal.parent, principal.parentGroups, operation, resource, facts, { subject: principal.parent })) {
-        return { allowed: false, reason: `agent ${principal.subject} may not ${operation}: its parent ${principal.parent} is not allowed to${facts ? ' on this key' : ''}` };
+      if (!principal.allowedOperations.includes(operation))
+        return { allowed: false, reason: `agent ${principal.subject} is not scoped for ${operation}` };
+      if (
+        !this.grants(principal.parent, principal.parentGroups, operation, resource, facts, {
+          subject: principal.parent,
+        })
+      ) {
+        return {
+          allowed: false,
+          reason: `agent ${principal.subject} may not ${operation}: its parent ${principal.parent} is not allowed to${facts ? ' on this key' : ''}`,
+        };
       }
       return { allowed: true };
     }
-    const self: Self = principal.kind === 'Service' && principal.tenant ? { subject: principal.subject, tenant: principal.tenant } : { subject: principal.subject };
+    const self: Self =
+      principal.kind === 'Service' && principal.tenant
+        ? { subject: principal.subject, tenant: principal.tenant }
+        : { subject: principal.subject };
     if (this.grants(principal.subject, principal.groups, operation, resource, facts, self)) return { allowed: true };
-    return { allowed: false, reason: `${principal.subject} is not allowed to ${operation}${facts ? ' on this key' : ''} (no role or subject binding grants it)` };
+    return {
+      allowed: false,
+      reason: `${principal.subject} is not allowed to ${operation}${facts ? ' on this key' : ''} (no role or subject binding grants it)`,
+    };
   }
 
   mayEver(principal: Principal, operation: Operation): boolean {
-    if (principal.kind === 'Agent') return principal.allowedOperations.includes(operation) && this.grantsEver(principal.parent, principal.parentGroups, operation);
+    if (principal.kind === 'Agent')
+      return (
+        principal.allowedOperations.includes(operation) &&
+        this.grantsEver(principal.parent, principal.parentGroups, operation)
+      );
     return this.grantsEver(principal.subject, principal.groups, operation);
   }
 
   keyScope(principal: Principal, operation: Operation): KeyScope {
     if (principal.kind === 'Agent') {
       if (!principal.allowedOperations.includes(operation)) return NO_KEYS;
-      return keyScopeOf([this.subjects.get(principal.parent), ...principal.parentGroups.map((g) => this.roles.get(g))], operation, { subject: principal.parent });
+      return keyScopeOf(
+        [this.subjects.get(principal.parent), ...principal.parentGroups.map((g) => this.roles.get(g))],
+        operation,
+        { subject: principal.parent },
+      );
     }
-    const self: Self = principal.kind === 'Service' && principal.tenant ? { subject: principal.subject, tenant: principal.tenant } : { subject: principal.subject };
-    return keyScopeOf([this.subjects.get(principal.subject), ...principal.groups.map((g) => this.roles.get(g))], operation, self);
+    const self: Self =
+      principal.kind === 'Service' && principal.tenant
+        ? { subject: principal.subject, tenant: principal.tenant }
+        : { subject: principal.subject };
+    return keyScopeOf(
+      [this.subjects.get(principal.subject), ...principal.groups.map((g) => this.roles.get(g))],
+      operation,
+      self,
+    );
   }
 
   /** Some binding of the subject or its groups grants the operation on every key or on keys matching its patterns. */
@@ -83,17 +127,33 @@ export class RoleBasedPolicy implements Policy {
     return ever(this.subjects.get(subject)) || groups.some((group) => ever(this.roles.get(group)));
   }
 
-  private grants(subject: string, groups: string[], operation: Operation, resource: string, facts: ResourceFacts | undefined, self: Self): boolean {
+  private grants(
+    subject: string,
+    groups: string[],
+    operation: Operation,
+    resource: string,
+    facts: ResourceFacts | undefined,
+    self: Self,
+  ): boolean {
     if (this.grant(this.subjects.get(subject), operation, resource, facts, self)) return true;
     for (const g of groups) if (this.grant(this.roles.get(g), operation, resource, facts, self)) return true;
     return false;
   }
 
-  private grant(grant: Grant | undefined, operation: Operation, resource: string, facts: ResourceFacts | undefined, self: Self): boolean {
+  private grant(
+    grant: Grant | undefined,
+    operation: Operation,
+    resource: string,
+    facts: ResourceFacts | undefined,
+    self: Self,
+  ): boolean {
     if (!grant?.operations.has(operation)) return false;
     // Every agent's registry entry (jti included), and stopping another Human's agent, need a binding
     // that names agents: a plain Query or Revoke binding is about keys.
-    if (resource === 'agent:*' || (operation === 'Revoke' && resource.startsWith('agent:') && resource !== 'agent:new')) {
+    if (
+      resource === 'agent:*' ||
+      (operation === 'Revoke' && resource.startsWith('agent:') && resource !== 'agent:new')
+    ) {
       return grant.agents !== undefined && (grant.agents.has('*') || grant.agents.has(resource.slice('agent:'.length)));
     }
     if (!grant.keys) return true;
@@ -102,7 +162,8 @@ export class RoleBasedPolicy implements Policy {
     if (facts === undefined) return false;
     // A new key (no id yet) named inside some binding's name pattern belongs to whoever that pattern is
     // for: only a grant that names it may create it, never owner:self (which any creator satisfies).
-    if (operation === 'Create' && facts.id === undefined && this.isClaimed(facts.name)) return (grant.names ?? []).some((matches) => matches(facts.name));
+    if (operation === 'Create' && facts.id === undefined && this.isClaimed(facts.name))
+      return (grant.names ?? []).some((matches) => matches(facts.name));
     return grant.keys.some((matches) => matches(facts, self));
   }
 

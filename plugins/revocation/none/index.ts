@@ -1,4 +1,10 @@
-import { definePlugin, KERNEL_API_VERSION, type RevocationList, revocationPort, SvcError } from '../../../kernel/index.ts';
+import {
+  definePlugin,
+  KERNEL_API_VERSION,
+  type RevocationList,
+  revocationPort,
+  SvcError,
+} from '../../../kernel/index.ts';
 
 /** No revocation list: tokens end only at expiry, and manual revocation says so. */
 class NoRevocation implements RevocationList {

@@ -13,7 +13,12 @@ export default definePlugin({
   preflight: ({ uri }) => [
     uri
       ? { name: 'revocation.kvUri', status: 'ok', message: `revocation list at ${redactUrl(uri)}` }
-      : { name: 'revocation.kvUri', status: 'fail', message: 'revocation.kind is kv-store but SVC_REVOCATION_KV_URI is empty', advice: 'set it to redis://host:6379/0' },
+      : {
+          name: 'revocation.kvUri',
+          status: 'fail',
+          message: 'revocation.kind is kv-store but SVC_REVOCATION_KV_URI is empty',
+          advice: 'set it to redis://host:6379/0',
+        },
   ],
   create: ({ config, clock, logger }) => new RedisRevocationList(config.uri, config.prefix, clock, logger),
 });

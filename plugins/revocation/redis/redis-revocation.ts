@@ -1,5 +1,11 @@
 import { Redis } from 'ioredis';
-import { type Clock, type Logger, type RevocationList, SvcError, UNKNOWN_EXPIRY_SECONDS } from '../../../kernel/index.ts';
+import {
+  type Clock,
+  type Logger,
+  type RevocationList,
+  SvcError,
+  UNKNOWN_EXPIRY_SECONDS,
+} from '../../../kernel/index.ts';
 
 /**
  * Revocation list in Redis: durable and shared by every node; each entry expires with
@@ -29,7 +35,9 @@ export class RedisRevocationList implements RevocationList {
     try {
       await this.redis.connect();
     } catch (err) {
-      this.logger.warn('revocation store unreachable at boot; tokens count as not revoked until it is back', { error: (err as Error).message });
+      this.logger.warn('revocation store unreachable at boot; tokens count as not revoked until it is back', {
+        error: (err as Error).message,
+      });
     }
   }
 
@@ -49,7 +57,10 @@ export class RedisRevocationList implements RevocationList {
       if (expiresAt === undefined) await this.client().set(this.prefix + jti, '1', 'EX', UNKNOWN_EXPIRY_SECONDS);
       else await this.client().set(this.prefix + jti, '1', 'EXAT', expiresAt);
     } catch (err) {
-      throw new SvcError('ServiceUnavailable', `the revocation store is unreachable; the token was not revoked (${(err as Error).message})`);
+      throw new SvcError(
+        'ServiceUnavailable',
+        `the revocation store is unreachable; the token was not revoked (${(err as Error).message})`,
+      );
     }
   }
 
@@ -57,7 +68,10 @@ export class RedisRevocationList implements RevocationList {
     try {
       return (await this.client().exists(this.prefix + jti)) === 1;
     } catch (err) {
-      this.logger.warn('revocation store unreachable; token treated as not revoked (fail open)', { jti, error: (err as Error).message });
+      this.logger.warn('revocation store unreachable; token treated as not revoked (fail open)', {
+        jti,
+        error: (err as Error).message,
+      });
       return false;
     }
   }

@@ -15,10 +15,20 @@ export default definePlugin({
       deny: r.deny,
       stepUp: r.stepUp,
       destructiveDelta: r.destructiveDelta,
-      gateKinds: r.gateKinds.split(',').map((k) => k.trim()).filter(Boolean) as PrincipalKind[],
+      gateKinds: r.gateKinds
+        .split(',')
+        .map((k) => k.trim())
+        .filter(Boolean) as PrincipalKind[],
       weights: {
-        ScopeBaseline: w.scope, OpHistogramBaseline: w.newOperation, TimeOfDayBaseline: w.timeOfDay, SourceIpBaseline: w.sourceAddress,
-        RateSpike: w.rateSpike, AgentPrincipal: w.agent, CredentialAge: w.credentialAge, BroadScope: w.broadScope, DestructiveOp: w.destructive,
+        ScopeBaseline: w.scope,
+        OpHistogramBaseline: w.newOperation,
+        TimeOfDayBaseline: w.timeOfDay,
+        SourceIpBaseline: w.sourceAddress,
+        RateSpike: w.rateSpike,
+        AgentPrincipal: w.agent,
+        CredentialAge: w.credentialAge,
+        BroadScope: w.broadScope,
+        DestructiveOp: w.destructive,
       },
     };
   },

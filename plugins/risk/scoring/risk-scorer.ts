@@ -38,8 +38,14 @@ export class RiskScorer implements RiskAssessor {
     const { principal, operation } = input;
     const factors: RiskFactor[] = [];
     const request: AuditRecord = {
-      id: '', occurredAt: now.toISOString(), principal: { subject: principal.subject, kind: principal.kind }, operation, resource: input.resource,
-      outcome: '', context: { 'source.ip': input.sourceIp }, correlationId: '',
+      id: '',
+      occurredAt: now.toISOString(),
+      principal: { subject: principal.subject, kind: principal.kind },
+      operation,
+      resource: input.resource,
+      outcome: '',
+      context: { 'source.ip': input.sourceIp },
+      correlationId: '',
     };
     for (const d of this.detectors) if (d.riskSignal) this.add(factors, d.name, d.riskSignal(request));
     if (principal.kind === 'Agent') {
@@ -47,8 +53,13 @@ export class RiskScorer implements RiskAssessor {
       if (principal.allowedOperations.length >= 5) this.add(factors, 'BroadScope', 1);
     }
     const credential = principal.credential;
-    if (credential?.issuedAt !== undefined && credential.expiresAt !== undefined && credential.expiresAt > credential.issuedAt
-      && now.getTime() / 1000 - credential.issuedAt > 0.8 * (credential.expiresAt - credential.issuedAt)) this.add(factors, 'CredentialAge', 1);
+    if (
+      credential?.issuedAt !== undefined &&
+      credential.expiresAt !== undefined &&
+      credential.expiresAt > credential.issuedAt &&
+      now.getTime() / 1000 - credential.issuedAt > 0.8 * (credential.expiresAt - credential.issuedAt)
+    )
+      this.add(factors, 'CredentialAge', 1);
     const destructive = DESTRUCTIVE_OPERATIONS.has(operation);
     if (destructive) this.add(factors, 'DestructiveOp', 1);
 
@@ -58,10 +69,22 @@ export class RiskScorer implements RiskAssessor {
     const delta = destructive ? this.settings.destructiveDelta : 0;
     const deny = this.settings.deny - delta;
     const stepUp = this.settings.stepUp - delta;
-    if (!this.settings.gateKinds.includes(principal.kind) || score < stepUp) return { decision: 'Allow', score, factors };
+    if (!this.settings.gateKinds.includes(principal.kind) || score < stepUp)
+      return { decision: 'Allow', score, factors };
     const why = `score ${score.toFixed(2)} from ${factors.map((f) => `${f.name} ${f.weight.toFixed(2)}`).join(', ')}`;
-    if (score >= deny) return { decision: 'Deny', score, factors, reason: `${why}; deny threshold ${deny.toFixed(2)}${destructive ? ' for a destructive operation' : ''}` };
-    return { decision: 'StepUp', score, factors, reason: `${why}; step-up threshold ${stepUp.toFixed(2)}${destructive ? ' for a destructive operation' : ''}` };
+    if (score >= deny)
+      return {
+        decision: 'Deny',
+        score,
+        factors,
+        reason: `${why}; deny threshold ${deny.toFixed(2)}${destructive ? ' for a destructive operation' : ''}`,
+      };
+    return {
+      decision: 'StepUp',
+      score,
+      factors,
+      reason: `${why}; step-up threshold ${stepUp.toFixed(2)}${destructive ? ' for a destructive operation' : ''}`,
+    };
   }
 
   /** A factor counts when its weighted value is above zero (a zero weight switches it off). */

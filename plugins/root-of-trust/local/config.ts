@@ -10,7 +10,8 @@ export const localKekSettings = defineSettings(
     crypto: Type.Object({
       ...rootOfTrustCrypto,
       localKek: Type.String({
-        description: 'in-memory root of trust: base64 of the 32-byte KEK. Without it: a file beside journal.db (rdb-embedded) or random per process (in-memory journal).',
+        description:
+          'in-memory root of trust: base64 of the 32-byte KEK. Without it: a file beside journal.db (rdb-embedded) or random per process (in-memory journal).',
         default: '',
         env: 'SVC_CRYPTO_LOCAL_KEK',
         sensitive: true,

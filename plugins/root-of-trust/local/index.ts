@@ -19,7 +19,12 @@ import { LocalRootOfTrust, type KekSource } from '../support/local-root-of-trust
 import { pkcs11PreviousSettings, pkcs11SettingProblems, type Pkcs11Settings } from '../support/pkcs11-config.ts';
 import { Pkcs11RootOfTrust } from '../support/pkcs11-root-of-trust.ts';
 
-type Slice = { source: KekSource | { kind: 'refused'; journalKind: string }; previous: string[]; cloudPrevious: CloudKmsPrevious; pkcs11Previous?: Pkcs11Settings };
+type Slice = {
+  source: KekSource | { kind: 'refused'; journalKind: string };
+  previous: string[];
+  cloudPrevious: CloudKmsPrevious;
+  pkcs11Previous?: Pkcs11Settings;
+};
 
 /** Where the KEK comes from: configured, a file beside journal.db, or per process. */
 function kekSource({ crypto, rdbEmbedded }: SettingsOf<typeof localKekSettings>, deployment: Deployment): Slice {
@@ -31,7 +36,8 @@ function kekSource({ crypto, rdbEmbedded }: SettingsOf<typeof localKekSettings>,
   });
   if (crypto.localKek) return slice({ kind: 'configured', kekBase64: crypto.localKek });
   const journalKind = deployment.kinds.journal ?? '';
-  if (journalKind === 'rdb-embedded') return slice({ kind: 'file', file: path.join(path.dirname(sqlitePath(rdbEmbedded.jdbcUrl)), 'kek.key') });
+  if (journalKind === 'rdb-embedded')
+    return slice({ kind: 'file', file: path.join(path.dirname(sqlitePath(rdbEmbedded.jdbcUrl)), 'kek.key') });
   if (journalKind === 'in-memory') return slice({ kind: 'ephemeral' });
   return slice({ kind: 'refused', journalKind });
 }
@@ -59,17 +65,34 @@ export default definePlugin({
         name: 'crypto.localKek',
         status: 'fail',
         message: `journal.kind ${source.journalKind} keeps keys across restarts, but no SVC_CRYPTO_LOCAL_KEK is set: keys would be unreadable after a restart`,
-        advice: 'set SVC_CRYPTO_LOCAL_KEK to base64 of 32 random bytes (openssl rand -base64 32), or use crypto.kind cloud-kms',
+        advice:
+          'set SVC_CRYPTO_LOCAL_KEK to base64 of 32 random bytes (openssl rand -base64 32), or use crypto.kind cloud-kms',
       });
     } else if (source.kind === 'configured' && Buffer.from(source.kekBase64, 'base64').length !== 32) {
-      nodes.push({ name: 'crypto.localKek', status: 'fail', message: 'SVC_CRYPTO_LOCAL_KEK must be base64 of exactly 32 bytes', advice: 'openssl rand -base64 32' });
+      nodes.push({
+        name: 'crypto.localKek',
+        status: 'fail',
+        message: 'SVC_CRYPTO_LOCAL_KEK must be base64 of exactly 32 bytes',
+        advice: 'openssl rand -base64 32',
+      });
     }
     if (cloudPrevious.arns.length > 0 && !cloudPrevious.region) {
-      nodes.push({ name: 'crypto.cloudKms.region', status: 'fail', message: 'SVC_CRYPTO_CLOUD_KMS_PREVIOUS_KEK_ARNS is set but SVC_CRYPTO_CLOUD_KMS_REGION is empty', advice: 'set the region of the previous KEKs so their keys can be unwrapped and re-wrapped' });
+      nodes.push({
+        name: 'crypto.cloudKms.region',
+        status: 'fail',
+        message: 'SVC_CRYPTO_CLOUD_KMS_PREVIOUS_KEK_ARNS is set but SVC_CRYPTO_CLOUD_KMS_REGION is empty',
+        advice: 'set the region of the previous KEKs so their keys can be unwrapped and re-wrapped',
+      });
     }
-    if (pkcs11Previous) nodes.push(...pkcs11SettingProblems(pkcs11Previous, 'previous').map((p) => ({ ...p, status: 'fail' as const })));
+    if (pkcs11Previous)
+      nodes.push(...pkcs11SettingProblems(pkcs11Previous, 'previous').map((p) => ({ ...p, status: 'fail' as const })));
     if (previous.some((k) => Buffer.from(k, 'base64').length !== 32)) {
-      nodes.push({ name: 'crypto.previousKeks', status: 'fail', message: 'every entry of SVC_CRYPTO_LOCAL_PREVIOUS_KEKS must be base64 of exactly 32 bytes', advice: 'list the earlier SVC_CRYPTO_LOCAL_KEK values, comma-separated' });
+      nodes.push({
+        name: 'crypto.previousKeks',
+        status: 'fail',
+        message: 'every entry of SVC_CRYPTO_LOCAL_PREVIOUS_KEKS must be base64 of exactly 32 bytes',
+        advice: 'list the earlier SVC_CRYPTO_LOCAL_KEK values, comma-separated',
+      });
     }
     return nodes;
   },
@@ -79,8 +102,17 @@ export default definePlugin({
     const { arns, region, endpoint, timeoutMs } = config.cloudPrevious;
     const others: RootOfTrust[] = [];
     // Moving back from cloud-kms or pkcs11: their KEKs still unwrap until rewrap has moved every key here.
-    if (arns.length > 0) others.push(new CloudKmsRootOfTrust({ region, endpoint, timeoutMs, kekArn: arns[0]!, previousKekArns: arns.slice(1) }, deps.metrics.registry, logger, { probeAtStart: false }));
-    if (config.pkcs11Previous) others.push(new Pkcs11RootOfTrust(config.pkcs11Previous, deps.metrics.registry, logger, { role: 'previous' }));
+    if (arns.length > 0)
+      others.push(
+        new CloudKmsRootOfTrust(
+          { region, endpoint, timeoutMs, kekArn: arns[0]!, previousKekArns: arns.slice(1) },
+          deps.metrics.registry,
+          logger,
+          { probeAtStart: false },
+        ),
+      );
+    if (config.pkcs11Previous)
+      others.push(new Pkcs11RootOfTrust(config.pkcs11Previous, deps.metrics.registry, logger, { role: 'previous' }));
     return others.length === 0 ? local : new RootOfTrustChain(local, others);
   },
 });

@@ -51,7 +51,10 @@ export class RootOfTrustChain implements RootOfTrust {
 
   unwrapLegacy(blob: Buffer, aad: string): Promise<Buffer> {
     const local = [this.current, ...this.previous].find((r) => r.unwrapLegacy);
-    if (!local) return Promise.reject(new Error('0.1 material needs the local KEK it was written under (list it in SVC_CRYPTO_LOCAL_PREVIOUS_KEKS)'));
+    if (!local)
+      return Promise.reject(
+        new Error('0.1 material needs the local KEK it was written under (list it in SVC_CRYPTO_LOCAL_PREVIOUS_KEKS)'),
+      );
     return local.unwrapLegacy!(blob, aad);
   }
 }

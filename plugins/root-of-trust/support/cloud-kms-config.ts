@@ -7,7 +7,8 @@ export const localPreviousKeks = defineSettings(
   Type.Object({
     crypto: Type.Object({
       previousKeks: Type.String({
-        description: 'Earlier local KEKs (comma-separated base64) that still unwrap until `rewrap` has moved every key to the current KEK (also when the current one is in cloud-kms or pkcs11).',
+        description:
+          'Earlier local KEKs (comma-separated base64) that still unwrap until `rewrap` has moved every key to the current KEK (also when the current one is in cloud-kms or pkcs11).',
         default: '',
         env: 'SVC_CRYPTO_LOCAL_PREVIOUS_KEKS',
         sensitive: true,
@@ -22,20 +23,35 @@ export const cloudKmsConfig = defineSettings(
     crypto: Type.Object({
       cloudKms: Type.Object({
         region: Type.String({ description: 'cloud-kms region; required when crypto.kind is cloud-kms.', default: '' }),
-        kekArn: Type.String({ description: 'cloud-kms: ARN of the KMS key (the KEK) that wraps every key-wrapping key; required when crypto.kind is cloud-kms.', default: '' }),
-        previousKekArns: Type.String({
-          description: 'Earlier KEK ARNs (comma-separated) that still unwrap until `rewrap` has moved every key to the current KEK (also when the current one is local or pkcs11).',
+        kekArn: Type.String({
+          description:
+            'cloud-kms: ARN of the KMS key (the KEK) that wraps every key-wrapping key; required when crypto.kind is cloud-kms.',
           default: '',
         }),
-        endpoint: outboundUrlSetting('cloud-kms endpoint override (an emulator, a VPC endpoint): https://, or http:// to a loopback host only; empty uses the region\'s.'),
-        timeoutMs: Type.Integer({ minimum: 0, description: 'Time limit of one KMS call; past it the operation answers 503 with Retry-After.', default: 5000 }),
+        previousKekArns: Type.String({
+          description:
+            'Earlier KEK ARNs (comma-separated) that still unwrap until `rewrap` has moved every key to the current KEK (also when the current one is local or pkcs11).',
+          default: '',
+        }),
+        endpoint: outboundUrlSetting(
+          "cloud-kms endpoint override (an emulator, a VPC endpoint): https://, or http:// to a loopback host only; empty uses the region's.",
+        ),
+        timeoutMs: Type.Integer({
+          minimum: 0,
+          description: 'Time limit of one KMS call; past it the operation answers 503 with Retry-After.',
+          default: 5000,
+        }),
       }),
     }),
   }),
 );
 
 /** A comma-separated setting as its entries, blanks dropped. */
-export const commaList = (text: string): string[] => text.split(',').map((a) => a.trim()).filter(Boolean);
+export const commaList = (text: string): string[] =>
+  text
+    .split(',')
+    .map((a) => a.trim())
+    .filter(Boolean);
 
 /** The previous cloud KMS KEKs another kind's root of trust unwraps with while moving off cloud-kms. */
 export interface CloudKmsPrevious {
@@ -46,6 +62,16 @@ export interface CloudKmsPrevious {
 }
 
 /** The cloud-kms settings as another kind's root of trust reads them: the region, endpoint and time limit of its previous KEKs. */
-export function cloudKmsPrevious(c: { region: string; endpoint: string; timeoutMs: number; previousKekArns: string }): CloudKmsPrevious {
-  return { region: c.region, endpoint: c.endpoint, timeoutMs: Math.max(100, c.timeoutMs), arns: commaList(c.previousKekArns) };
+export function cloudKmsPrevious(c: {
+  region: string;
+  endpoint: string;
+  timeoutMs: number;
+  previousKekArns: string;
+}): CloudKmsPrevious {
+  return {
+    region: c.region,
+    endpoint: c.endpoint,
+    timeoutMs: Math.max(100, c.timeoutMs),
+    arns: commaList(c.previousKekArns),
+  };
 }

@@ -1,6 +1,12 @@
 import { DecryptCommand, DescribeKeyCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { Counter, Histogram, type Registry } from 'prom-client';
-import { type Logger, type RootOfTrust, type RootOfTrustContext, SvcError, type WrappedKey } from '../../../kernel/index.ts';
+import {
+  type Logger,
+  type RootOfTrust,
+  type RootOfTrustContext,
+  SvcError,
+  type WrappedKey,
+} from '../../../kernel/index.ts';
 
 export interface CloudKmsSettings {
   region: string;
@@ -41,8 +47,19 @@ export class CloudKmsRootOfTrust implements RootOfTrust {
     private readonly logger: Logger,
     private readonly options: { probeAtStart?: boolean } = {},
   ) {
-    this.calls = new Counter({ name: 'svc_root_of_trust_kms_calls_total', help: 'Calls to the cloud KMS by the root of trust, by call and result (ok or the error name).', labelNames: ['call', 'result'], registers: [registry] });
-    this.latency = new Histogram({ name: 'svc_root_of_trust_kms_call_duration_seconds', help: 'Latency of cloud KMS calls.', labelNames: ['call'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers: [registry] });
+    this.calls = new Counter({
+      name: 'svc_root_of_trust_kms_calls_total',
+      help: 'Calls to the cloud KMS by the root of trust, by call and result (ok or the error name).',
+      labelNames: ['call', 'result'],
+      registers: [registry],
+    });
+    this.latency = new Histogram({
+      name: 'svc_root_of_trust_kms_call_duration_seconds',
+      help: 'Latency of cloud KMS calls.',
+      labelNames: ['call'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    });
   }
 
   async start(): Promise<void> {
@@ -59,7 +76,9 @@ export class CloudKmsRootOfTrust implements RootOfTrust {
       // node recovers without a restart. Anything else (a KEK that does not exist) fails the boot.
       const where = `the cloud KMS KEK ${this.settings.kekArn}${this.settings.endpoint ? ` at ${this.settings.endpoint}` : ''}`;
       if (err instanceof SvcError && err.code === 'ServiceUnavailable') {
-        this.logger.warn(`${where} cannot be used now; calls that need it answer 503 until it can`, { error: err.message });
+        this.logger.warn(`${where} cannot be used now; calls that need it answer 503 until it can`, {
+          error: err.message,
+        });
         return;
       }
       throw new Error(`${where} is not usable: ${err.message}`);
@@ -73,9 +92,14 @@ export class CloudKmsRootOfTrust implements RootOfTrust {
 
   /** Ready while KMS answers and the current KEK is enabled. */
   async probe(): Promise<void> {
-    const out = await this.call('DescribeKey', () => this.kms().send(new DescribeKeyCommand({ KeyId: this.settings.kekArn })));
+    const out = await this.call('DescribeKey', () =>
+      this.kms().send(new DescribeKeyCommand({ KeyId: this.settings.kekArn })),
+    );
     const state = out.KeyMetadata?.KeyState;
-    if (state !== 'Enabled') throw new SvcError('ServiceUnavailable', `the KEK is ${state ?? 'in an unknown state'} in KMS`, { retryAfterSeconds: 30 });
+    if (state !== 'Enabled')
+      throw new SvcError('ServiceUnavailable', `the KEK is ${state ?? 'in an unknown state'} in KMS`, {
+        retryAfterSeconds: 30,
+      });
   }
 
   currentKekId(): string {
@@ -88,16 +112,29 @@ export class CloudKmsRootOfTrust implements RootOfTrust {
 
   async wrap(kwk: Buffer, keyId: string, ctx?: RootOfTrustContext): Promise<WrappedKey> {
     const out = await this.call('Encrypt', () =>
-      this.kms().send(new EncryptCommand({ KeyId: this.settings.kekArn, Plaintext: kwk, EncryptionContext: { svcKeyId: keyId } }), { abortSignal: ctx?.signal }),
+      this.kms().send(
+        new EncryptCommand({ KeyId: this.settings.kekArn, Plaintext: kwk, EncryptionContext: { svcKeyId: keyId } }),
+        { abortSignal: ctx?.signal },
+      ),
     );
     if (!out.CiphertextBlob) throw new Error('KMS Encrypt returned no ciphertext');
     return { kekId: this.settings.kekArn, blob: Buffer.from(out.CiphertextBlob) };
   }
 
   async unwrap(wrapped: WrappedKey, keyId: string, ctx?: RootOfTrustContext): Promise<Buffer> {
-    if (!this.kekIds().includes(wrapped.kekId)) throw new Error(`the KEK ${wrapped.kekId} is not configured (list it in SVC_CRYPTO_CLOUD_KMS_PREVIOUS_KEK_ARNS until rewrap has moved every key off it)`);
+    if (!this.kekIds().includes(wrapped.kekId))
+      throw new Error(
+        `the KEK ${wrapped.kekId} is not configured (list it in SVC_CRYPTO_CLOUD_KMS_PREVIOUS_KEK_ARNS until rewrap has moved every key off it)`,
+      );
     const out = await this.call('Decrypt', () =>
-      this.kms().send(new DecryptCommand({ KeyId: wrapped.kekId, CiphertextBlob: wrapped.blob, EncryptionContext: { svcKeyId: keyId } }), { abortSignal: ctx?.signal }),
+      this.kms().send(
+        new DecryptCommand({
+          KeyId: wrapped.kekId,
+          CiphertextBlob: wrapped.blob,
+          EncryptionContext: { svcKeyId: keyId },
+        }),
+        { abortSignal: ctx?.signal },
+      ),
     );
     if (!out.Plaintext) throw new Error('KMS Decrypt returned no plaintext');
     return Buffer.from(out.Plaintext);
@@ -120,7 +157,10 @@ export class CloudKmsRootOfTrust implements RootOfTrust {
       const kind = e.name ?? 'Error';
       this.calls.inc({ call: name, result: kind });
       const known = UNAVAILABLE[kind];
-      if (known) throw new SvcError('ServiceUnavailable', `${known.why}; retry later`, { retryAfterSeconds: known.retryAfterSeconds });
+      if (known)
+        throw new SvcError('ServiceUnavailable', `${known.why}; retry later`, {
+          retryAfterSeconds: known.retryAfterSeconds,
+        });
       // No answer from KMS at all (refused, reset, timed out, no route): service errors carry $fault.
       if (e.$fault === undefined || /TimeoutError|RequestTimeout/i.test(kind)) {
         this.logger.warn('cloud KMS unreachable', { call: name, error: kind });

@@ -1,7 +1,14 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type Logger, narrowToOwner, openAesGcm, type RootOfTrust, sealAesGcm, type WrappedKey } from '../../../kernel/index.ts';
+import {
+  type Logger,
+  narrowToOwner,
+  openAesGcm,
+  type RootOfTrust,
+  sealAesGcm,
+  type WrappedKey,
+} from '../../../kernel/index.ts';
 
 export type KekSource =
   | { kind: 'configured'; kekBase64: string }
@@ -14,7 +21,8 @@ const LEGACY_FORMAT = 1;
 const KWK_FORMAT = 2;
 
 /** A KEK's public name: a keyed hash of the KEK, so it identifies the KEK without revealing anything of it. */
-export const localKekId = (kek: Buffer): string => `local:${createHmac('sha256', kek).update('svc-kms kek id').digest('hex').slice(0, 16)}`;
+export const localKekId = (kek: Buffer): string =>
+  `local:${createHmac('sha256', kek).update('svc-kms kek id').digest('hex').slice(0, 16)}`;
 
 /**
  * Real AES-256-GCM under key-encryption keys kept in process memory. Development-grade only in where the
@@ -81,7 +89,10 @@ export class LocalRootOfTrust implements RootOfTrust {
 
   async unwrap(wrapped: WrappedKey, keyId: string): Promise<Buffer> {
     const kek = this.keks.get(wrapped.kekId);
-    if (!kek) throw new Error(`the KEK ${wrapped.kekId} is not configured (list it as a previous KEK until rewrap has moved every key off it)`);
+    if (!kek)
+      throw new Error(
+        `the KEK ${wrapped.kekId} is not configured (list it as a previous KEK until rewrap has moved every key off it)`,
+      );
     return openAesGcm(kek, KWK_FORMAT, `kwk:${keyId}`, wrapped.blob);
   }
 
@@ -98,7 +109,10 @@ export class LocalRootOfTrust implements RootOfTrust {
 }
 
 /** Reads the KEK file (narrowed to 0600 first if found open to others), or creates it exclusively (0600) on first boot; never overwrites one. */
-async function loadOrCreateKekFile(file: string, logger: Pick<Logger, 'warn'>): Promise<{ kek: Buffer; made: boolean }> {
+async function loadOrCreateKekFile(
+  file: string,
+  logger: Pick<Logger, 'warn'>,
+): Promise<{ kek: Buffer; made: boolean }> {
   await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
   try {
     const handle = await open(file, 'wx', 0o600);
@@ -111,6 +125,11 @@ async function loadOrCreateKekFile(file: string, logger: Pick<Logger, 'warn'>): 
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
-  narrowToOwner(file, 'KEK file', logger, 'whoever could read it may hold the KEK: rotate it (a new KEK, the old one as previous, then rewrap)');
+  narrowToOwner(
+    file,
+    'KEK file',
+    logger,
+    'whoever could read it may hold the KEK: rotate it (a new KEK, the old one as previous, then rewrap)',
+  );
   return { kek: Buffer.from((await readFile(file, 'utf8')).trim(), 'base64'), made: false };
 }

@@ -24,17 +24,34 @@ export const ckr = (err: unknown): string | undefined => {
  * blob that fails its integrity check, so those are told apart by asking the token whether it is well.
  */
 export const TOKEN_GONE = new Set([
-  'CKR_SESSION_HANDLE_INVALID', 'CKR_SESSION_CLOSED', 'CKR_TOKEN_NOT_PRESENT', 'CKR_TOKEN_NOT_RECOGNIZED',
-  'CKR_DEVICE_REMOVED', 'CKR_DEVICE_ERROR', 'CKR_DEVICE_MEMORY', 'CKR_USER_NOT_LOGGED_IN', 'CKR_CRYPTOKI_NOT_INITIALIZED',
-  'CKR_SLOT_ID_INVALID', 'CKR_OBJECT_HANDLE_INVALID', 'CKR_KEY_HANDLE_INVALID', 'CKR_WRAPPING_KEY_HANDLE_INVALID',
-  'CKR_UNWRAPPING_KEY_HANDLE_INVALID', 'CKR_HOST_MEMORY',
+  'CKR_SESSION_HANDLE_INVALID',
+  'CKR_SESSION_CLOSED',
+  'CKR_TOKEN_NOT_PRESENT',
+  'CKR_TOKEN_NOT_RECOGNIZED',
+  'CKR_DEVICE_REMOVED',
+  'CKR_DEVICE_ERROR',
+  'CKR_DEVICE_MEMORY',
+  'CKR_USER_NOT_LOGGED_IN',
+  'CKR_CRYPTOKI_NOT_INITIALIZED',
+  'CKR_SLOT_ID_INVALID',
+  'CKR_OBJECT_HANDLE_INVALID',
+  'CKR_KEY_HANDLE_INVALID',
+  'CKR_WRAPPING_KEY_HANDLE_INVALID',
+  'CKR_UNWRAPPING_KEY_HANDLE_INVALID',
+  'CKR_HOST_MEMORY',
 ]);
 
 /** Return values that may be either a token in trouble or a bad input. */
 export const AMBIGUOUS = new Set(['CKR_GENERAL_ERROR', 'CKR_FUNCTION_FAILED']);
 
 /** Login refusals that a retry with the same PIN cannot cure (and that count towards locking the token). */
-export const PIN_REFUSED = new Set(['CKR_PIN_INCORRECT', 'CKR_PIN_INVALID', 'CKR_PIN_LEN_RANGE', 'CKR_PIN_LOCKED', 'CKR_PIN_EXPIRED']);
+export const PIN_REFUSED = new Set([
+  'CKR_PIN_INCORRECT',
+  'CKR_PIN_INVALID',
+  'CKR_PIN_LEN_RANGE',
+  'CKR_PIN_LOCKED',
+  'CKR_PIN_EXPIRED',
+]);
 
 export const tokenUnavailable = (why: string, retryAfterSeconds = 5): SvcError =>
   new SvcError('ServiceUnavailable', `the HSM token cannot be used now (${why}); retry later`, { retryAfterSeconds });

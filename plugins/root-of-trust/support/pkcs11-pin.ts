@@ -8,12 +8,20 @@ export async function readPinFile(file: string, logger: Pick<Logger, 'warn'>): P
   try {
     const mode = (await stat(file)).mode & 0o777;
     // Not narrowed here: the file is the operator's (often a read-only secret mount), but they should know.
-    if (mode & 0o077) logger.warn(`the PIN file ${file} is open to other users (mode 0${mode.toString(8)}): make it readable by this service's user only (0400)`);
+    if (mode & 0o077)
+      logger.warn(
+        `the PIN file ${file} is open to other users (mode 0${mode.toString(8)}): make it readable by this service's user only (0400)`,
+      );
     text = await readFile(file, 'utf8');
   } catch (err) {
-    throw new Pkcs11SetupError(`crypto.pkcs11.pinFile (SVC_CRYPTO_PKCS11_PIN_FILE): ${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new Pkcs11SetupError(
+      `crypto.pkcs11.pinFile (SVC_CRYPTO_PKCS11_PIN_FILE): ${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
   }
   const pin = text.replace(/\r?\n$/, '');
-  if (!pin || pin.includes('\n')) throw new Pkcs11SetupError(`crypto.pkcs11.pinFile (SVC_CRYPTO_PKCS11_PIN_FILE): ${file} must hold the PIN on one line`);
+  if (!pin || pin.includes('\n'))
+    throw new Pkcs11SetupError(
+      `crypto.pkcs11.pinFile (SVC_CRYPTO_PKCS11_PIN_FILE): ${file} must hold the PIN on one line`,
+    );
   return pin;
 }

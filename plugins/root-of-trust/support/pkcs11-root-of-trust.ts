@@ -14,7 +14,8 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
 /** The managed key a KWK belongs to, as 16 bytes sealed in with it (AES key wrap has no associated data). */
-const binding = (keyId: string) => createHash('sha256').update(`svc-kms kwk\0${keyId}`).digest().subarray(0, BINDING_BYTES);
+const binding = (keyId: string) =>
+  createHash('sha256').update(`svc-kms kwk\0${keyId}`).digest().subarray(0, BINDING_BYTES);
 const gcmAad = (keyId: string) => Buffer.from(`svc-kms kwk:${keyId}`);
 
 /**
@@ -46,9 +47,23 @@ export class Pkcs11RootOfTrust implements RootOfTrust {
   ) {
     const kekLabels = [...new Set([settings.kekLabel, ...settings.previousKekLabels])];
     for (const label of kekLabels) this.labelsById.set(pkcs11KekId(settings.tokenLabel, label), label);
-    this.token = new Pkcs11Token({ ...settings, kekLabels }, logger, { needsWrap: (options.role ?? 'current') === 'current', preferGcm: options.preferGcm });
-    this.calls = new Counter({ name: 'svc_root_of_trust_pkcs11_calls_total', help: 'Calls to the PKCS#11 token by the root of trust, by call and result (ok or the CKR_ return value).', labelNames: ['call', 'result'], registers: [registry] });
-    this.latency = new Histogram({ name: 'svc_root_of_trust_pkcs11_call_duration_seconds', help: 'Latency of PKCS#11 root-of-trust calls (wrap, unwrap, probe).', labelNames: ['call'], buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1], registers: [registry] });
+    this.token = new Pkcs11Token({ ...settings, kekLabels }, logger, {
+      needsWrap: (options.role ?? 'current') === 'current',
+      preferGcm: options.preferGcm,
+    });
+    this.calls = new Counter({
+      name: 'svc_root_of_trust_pkcs11_calls_total',
+      help: 'Calls to the PKCS#11 token by the root of trust, by call and result (ok or the CKR_ return value).',
+      labelNames: ['call', 'result'],
+      registers: [registry],
+    });
+    this.latency = new Histogram({
+      name: 'svc_root_of_trust_pkcs11_call_duration_seconds',
+      help: 'Latency of PKCS#11 root-of-trust calls (wrap, unwrap, probe).',
+      labelNames: ['call'],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+      registers: [registry],
+    });
   }
 
   async start(): Promise<void> {
@@ -75,23 +90,40 @@ export class Pkcs11RootOfTrust implements RootOfTrust {
   async wrap(kwk: Buffer, keyId: string): Promise<WrappedKey> {
     const kekId = this.currentKekId();
     const label = this.settings.kekLabel;
-    const blob = await this.measured('wrap', () => this.token.withSession('wrap', (lease) => (lease.mechanism === 'aes-gcm' ? wrapGcm(lease, label, kwk, keyId) : wrapKwp(lease, label, kwk, keyId))));
+    const blob = await this.measured('wrap', () =>
+      this.token.withSession('wrap', (lease) =>
+        lease.mechanism === 'aes-gcm' ? wrapGcm(lease, label, kwk, keyId) : wrapKwp(lease, label, kwk, keyId),
+      ),
+    );
     return { kekId, blob };
   }
 
   async unwrap(wrapped: WrappedKey, keyId: string): Promise<Buffer> {
     const label = this.labelsById.get(wrapped.kekId);
-    if (label === undefined) throw new Error(`the KEK ${wrapped.kekId} is not configured (list its label in SVC_CRYPTO_PKCS11_PREVIOUS_KEK_LABELS until rewrap has moved every key off it)`);
+    if (label === undefined)
+      throw new Error(
+        `the KEK ${wrapped.kekId} is not configured (list its label in SVC_CRYPTO_PKCS11_PREVIOUS_KEK_LABELS until rewrap has moved every key off it)`,
+      );
     const format = wrapped.blob[0];
-    if (format !== KWP_FORMAT && format !== GCM_FORMAT) throw new Error('not a key-wrapping key wrapped by the pkcs11 root of trust');
+    if (format !== KWP_FORMAT && format !== GCM_FORMAT)
+      throw new Error('not a key-wrapping key wrapped by the pkcs11 root of trust');
     return this.measured('unwrap', async () => {
       try {
-        return await this.token.withSession('unwrap', (lease) => (format === GCM_FORMAT ? unwrapGcm(lease, label, wrapped.blob, keyId) : unwrapKwp(lease, label, wrapped.blob, keyId)));
+        return await this.token.withSession('unwrap', (lease) =>
+          format === GCM_FORMAT
+            ? unwrapGcm(lease, label, wrapped.blob, keyId)
+            : unwrapKwp(lease, label, wrapped.blob, keyId),
+        );
       } catch (err) {
         // The token is well (an outage became SvcError ServiceUnavailable) and still refuses: the blob was changed, or is another key's.
         const code = ckr(err);
         if (!code) throw err;
-        throw Object.assign(new Error(`the token refused to unwrap the key-wrapping key of key ${keyId} (${code}): the blob is damaged or not this key's`), { code });
+        throw Object.assign(
+          new Error(
+            `the token refused to unwrap the key-wrapping key of key ${keyId} (${code}): the blob is damaged or not this key's`,
+          ),
+          { code },
+        );
       }
     });
   }
@@ -104,7 +136,13 @@ export class Pkcs11RootOfTrust implements RootOfTrust {
       this.calls.inc({ call, result: 'ok' });
       return out;
     } catch (err) {
-      this.calls.inc({ call, result: err instanceof SvcError ? err.code : ((err as { code?: unknown }).code as string | undefined) ?? ckr(err) ?? 'Error' });
+      this.calls.inc({
+        call,
+        result:
+          err instanceof SvcError
+            ? err.code
+            : (((err as { code?: unknown }).code as string | undefined) ?? ckr(err) ?? 'Error'),
+      });
       throw err;
     } finally {
       end();
@@ -115,8 +153,12 @@ export class Pkcs11RootOfTrust implements RootOfTrust {
 const sessionSecret = (lease: Pkcs11Lease, value?: Buffer) => {
   const { api } = lease;
   return [
-    { type: api.CKA_CLASS, value: api.CKO_SECRET_KEY }, { type: api.CKA_KEY_TYPE, value: api.CKK_GENERIC_SECRET }, { type: api.CKA_TOKEN, value: false },
-    { type: api.CKA_SENSITIVE, value: false }, { type: api.CKA_EXTRACTABLE, value: true }, ...(value ? [{ type: api.CKA_VALUE, value }] : []),
+    { type: api.CKA_CLASS, value: api.CKO_SECRET_KEY },
+    { type: api.CKA_KEY_TYPE, value: api.CKK_GENERIC_SECRET },
+    { type: api.CKA_TOKEN, value: false },
+    { type: api.CKA_SENSITIVE, value: false },
+    { type: api.CKA_EXTRACTABLE, value: true },
+    ...(value ? [{ type: api.CKA_VALUE, value }] : []),
   ];
 };
 
@@ -133,7 +175,13 @@ async function wrapKwp(lease: Pkcs11Lease, label: string, kwk: Buffer, keyId: st
   const object = lease.lib.C_CreateObject(lease.session, sessionSecret(lease, payload));
   payload.fill(0);
   try {
-    const wrapped = await lease.lib.C_WrapKeyAsync(lease.session, { mechanism: lease.api.CKM_AES_KEY_WRAP_PAD }, lease.kek(label), object, Buffer.alloc(NONCE_BYTES + BINDING_BYTES + kwk.length + 16));
+    const wrapped = await lease.lib.C_WrapKeyAsync(
+      lease.session,
+      { mechanism: lease.api.CKM_AES_KEY_WRAP_PAD },
+      lease.kek(label),
+      object,
+      Buffer.alloc(NONCE_BYTES + BINDING_BYTES + kwk.length + 16),
+    );
     return Buffer.concat([Buffer.from([KWP_FORMAT]), wrapped]);
   } finally {
     destroyQuietly(lease, object);
@@ -141,17 +189,28 @@ async function wrapKwp(lease: Pkcs11Lease, label: string, kwk: Buffer, keyId: st
 }
 
 async function unwrapKwp(lease: Pkcs11Lease, label: string, blob: Buffer, keyId: string): Promise<Buffer> {
-  if (blob.length < 1 + 16 + NONCE_BYTES + BINDING_BYTES) throw new Error('a wrapped key-wrapping key too short to be one');
-  const object = await lease.lib.C_UnwrapKeyAsync(lease.session, { mechanism: lease.api.CKM_AES_KEY_WRAP_PAD }, lease.kek(label), blob.subarray(1), sessionSecret(lease));
+  if (blob.length < 1 + 16 + NONCE_BYTES + BINDING_BYTES)
+    throw new Error('a wrapped key-wrapping key too short to be one');
+  const object = await lease.lib.C_UnwrapKeyAsync(
+    lease.session,
+    { mechanism: lease.api.CKM_AES_KEY_WRAP_PAD },
+    lease.kek(label),
+    blob.subarray(1),
+    sessionSecret(lease),
+  );
   let payload: Buffer | undefined;
   try {
-    payload = lease.lib.C_GetAttributeValue(lease.session, object, [{ type: lease.api.CKA_VALUE }])[0]?.value as Buffer | undefined;
+    payload = lease.lib.C_GetAttributeValue(lease.session, object, [{ type: lease.api.CKA_VALUE }])[0]?.value as
+      | Buffer
+      | undefined;
   } finally {
     destroyQuietly(lease, object);
   }
-  if (!payload || payload.length <= NONCE_BYTES + BINDING_BYTES) throw new Error('the token unwrapped something that is not a key-wrapping key');
+  if (!payload || payload.length <= NONCE_BYTES + BINDING_BYTES)
+    throw new Error('the token unwrapped something that is not a key-wrapping key');
   try {
-    if (!timingSafeEqual(payload.subarray(NONCE_BYTES, NONCE_BYTES + BINDING_BYTES), binding(keyId))) throw new Error(`the wrapped key-wrapping key is not key ${keyId}'s`);
+    if (!timingSafeEqual(payload.subarray(NONCE_BYTES, NONCE_BYTES + BINDING_BYTES), binding(keyId)))
+      throw new Error(`the wrapped key-wrapping key is not key ${keyId}'s`);
     return Buffer.from(payload.subarray(NONCE_BYTES + BINDING_BYTES));
   } finally {
     payload.fill(0);
@@ -160,7 +219,13 @@ async function unwrapKwp(lease: Pkcs11Lease, label: string, blob: Buffer, keyId:
 
 const gcm = (lease: Pkcs11Lease, iv: Buffer, keyId: string) => ({
   mechanism: lease.api.CKM_AES_GCM,
-  parameter: { type: lease.api.CK_PARAMS_AES_GCM, iv, ivBits: IV_BYTES * 8, aad: gcmAad(keyId), tagBits: TAG_BYTES * 8 },
+  parameter: {
+    type: lease.api.CK_PARAMS_AES_GCM,
+    iv,
+    ivBits: IV_BYTES * 8,
+    aad: gcmAad(keyId),
+    tagBits: TAG_BYTES * 8,
+  },
 });
 
 async function wrapGcm(lease: Pkcs11Lease, label: string, kwk: Buffer, keyId: string): Promise<Buffer> {

@@ -22,31 +22,66 @@ export function findSlot(lib: Pkcs11, settings: { module: string; tokenLabel: st
     if (label === settings.tokenLabel) return slot;
     if (label) labels.push(label);
   }
-  throw new Pkcs11SetupError(`crypto.pkcs11.tokenLabel (SVC_CRYPTO_PKCS11_TOKEN_LABEL): no token labelled "${settings.tokenLabel}" in ${settings.module} (tokens present: ${labels.map((l) => `"${l}"`).join(', ') || 'none'})`);
+  throw new Pkcs11SetupError(
+    `crypto.pkcs11.tokenLabel (SVC_CRYPTO_PKCS11_TOKEN_LABEL): no token labelled "${settings.tokenLabel}" in ${settings.module} (tokens present: ${labels.map((l) => `"${l}"`).join(', ') || 'none'})`,
+  );
 }
 
-export function findKek(lib: Pkcs11, api: Pkcs11Api, session: Buffer, label: string, current: boolean, settings: { tokenLabel: string; createKek: boolean }, logger: Pick<Logger, 'warn'>): Buffer {
-  lib.C_FindObjectsInit(session, [{ type: api.CKA_CLASS, value: api.CKO_SECRET_KEY }, { type: api.CKA_LABEL, value: label }]);
+export function findKek(
+  lib: Pkcs11,
+  api: Pkcs11Api,
+  session: Buffer,
+  label: string,
+  current: boolean,
+  settings: { tokenLabel: string; createKek: boolean },
+  logger: Pick<Logger, 'warn'>,
+): Buffer {
+  lib.C_FindObjectsInit(session, [
+    { type: api.CKA_CLASS, value: api.CKO_SECRET_KEY },
+    { type: api.CKA_LABEL, value: label },
+  ]);
   let found: Buffer[];
   try {
     found = lib.C_FindObjects(session, 2);
   } finally {
     lib.C_FindObjectsFinal(session);
   }
-  const setting = current ? 'crypto.pkcs11.kekLabel (SVC_CRYPTO_PKCS11_KEK_LABEL)' : 'crypto.pkcs11.previousKekLabels (SVC_CRYPTO_PKCS11_PREVIOUS_KEK_LABELS)';
-  if (found.length > 1) throw new Pkcs11SetupError(`${setting}: more than one key labelled "${label}" on the token "${settings.tokenLabel}"; a KEK's label must name one key`);
+  const setting = current
+    ? 'crypto.pkcs11.kekLabel (SVC_CRYPTO_PKCS11_KEK_LABEL)'
+    : 'crypto.pkcs11.previousKekLabels (SVC_CRYPTO_PKCS11_PREVIOUS_KEK_LABELS)';
+  if (found.length > 1)
+    throw new Pkcs11SetupError(
+      `${setting}: more than one key labelled "${label}" on the token "${settings.tokenLabel}"; a KEK's label must name one key`,
+    );
   if (found.length === 1) {
-    checkKek(lib, api, session, found[0]!, `${setting}: the key labelled "${label}" on the token "${settings.tokenLabel}"`);
+    checkKek(
+      lib,
+      api,
+      session,
+      found[0]!,
+      `${setting}: the key labelled "${label}" on the token "${settings.tokenLabel}"`,
+    );
     return found[0]!;
   }
   if (!current || !settings.createKek) {
-    throw new Pkcs11SetupError(`${setting}: no key labelled "${label}" on the token "${settings.tokenLabel}"${current ? ' (set SVC_CRYPTO_PKCS11_CREATE_KEK=true to create it at this boot)' : ''}`);
+    throw new Pkcs11SetupError(
+      `${setting}: no key labelled "${label}" on the token "${settings.tokenLabel}"${current ? ' (set SVC_CRYPTO_PKCS11_CREATE_KEK=true to create it at this boot)' : ''}`,
+    );
   }
   const kek = lib.C_GenerateKey(session, { mechanism: api.CKM_AES_KEY_GEN }, [
-    { type: api.CKA_CLASS, value: api.CKO_SECRET_KEY }, { type: api.CKA_KEY_TYPE, value: api.CKK_AES }, { type: api.CKA_VALUE_LEN, value: 32 },
-    { type: api.CKA_LABEL, value: label }, { type: api.CKA_ID, value: Buffer.from(label) },
-    { type: api.CKA_TOKEN, value: true }, { type: api.CKA_PRIVATE, value: true }, { type: api.CKA_SENSITIVE, value: true }, { type: api.CKA_EXTRACTABLE, value: false },
-    { type: api.CKA_WRAP, value: true }, { type: api.CKA_UNWRAP, value: true }, { type: api.CKA_ENCRYPT, value: true }, { type: api.CKA_DECRYPT, value: true },
+    { type: api.CKA_CLASS, value: api.CKO_SECRET_KEY },
+    { type: api.CKA_KEY_TYPE, value: api.CKK_AES },
+    { type: api.CKA_VALUE_LEN, value: 32 },
+    { type: api.CKA_LABEL, value: label },
+    { type: api.CKA_ID, value: Buffer.from(label) },
+    { type: api.CKA_TOKEN, value: true },
+    { type: api.CKA_PRIVATE, value: true },
+    { type: api.CKA_SENSITIVE, value: true },
+    { type: api.CKA_EXTRACTABLE, value: false },
+    { type: api.CKA_WRAP, value: true },
+    { type: api.CKA_UNWRAP, value: true },
+    { type: api.CKA_ENCRYPT, value: true },
+    { type: api.CKA_DECRYPT, value: true },
   ]);
   logger.warn(`created the KEK "${label}" on the token "${settings.tokenLabel}" (AES-256, sensitive, not extractable)`);
   return kek;
@@ -80,8 +115,13 @@ export function chooseMechanism(
   if (kwp && !(options.preferGcm && gcm)) {
     const refusal = keyWrapRefusal(lib, api, session, kek);
     if (!refusal) return 'aes-key-wrap-pad';
-    if (!gcm) throw new Pkcs11SetupError(`crypto.pkcs11.kekLabel (SVC_CRYPTO_PKCS11_KEK_LABEL): the token "${settings.tokenLabel}" lists AES key wrap with padding but refuses it with the KEK "${settings.kekLabel}" (${refusal}), and the KEK cannot do AES-GCM (CKA_ENCRYPT/CKA_DECRYPT)`);
-    logger.warn(`the token "${settings.tokenLabel}" refuses AES key wrap with padding of a session key (${refusal}); wrapping with AES-GCM instead`);
+    if (!gcm)
+      throw new Pkcs11SetupError(
+        `crypto.pkcs11.kekLabel (SVC_CRYPTO_PKCS11_KEK_LABEL): the token "${settings.tokenLabel}" lists AES key wrap with padding but refuses it with the KEK "${settings.kekLabel}" (${refusal}), and the KEK cannot do AES-GCM (CKA_ENCRYPT/CKA_DECRYPT)`,
+      );
+    logger.warn(
+      `the token "${settings.tokenLabel}" refuses AES key wrap with padding of a session key (${refusal}); wrapping with AES-GCM instead`,
+    );
     return 'aes-gcm';
   }
   if (gcm) return 'aes-gcm';
@@ -97,8 +137,11 @@ export function chooseMechanism(
  */
 function keyWrapRefusal(lib: Pkcs11, api: Pkcs11Api, session: Buffer, kek: Buffer): string | undefined {
   const template = [
-    { type: api.CKA_CLASS, value: api.CKO_SECRET_KEY }, { type: api.CKA_KEY_TYPE, value: api.CKK_GENERIC_SECRET }, { type: api.CKA_TOKEN, value: false },
-    { type: api.CKA_SENSITIVE, value: false }, { type: api.CKA_EXTRACTABLE, value: true },
+    { type: api.CKA_CLASS, value: api.CKO_SECRET_KEY },
+    { type: api.CKA_KEY_TYPE, value: api.CKK_GENERIC_SECRET },
+    { type: api.CKA_TOKEN, value: false },
+    { type: api.CKA_SENSITIVE, value: false },
+    { type: api.CKA_EXTRACTABLE, value: true },
   ];
   const made: Buffer[] = [];
   try {
@@ -126,7 +169,11 @@ function keyWrapRefusal(lib: Pkcs11, api: Pkcs11Api, session: Buffer, kek: Buffe
 
 /** Reads attributes as numbers (CK_ULONG and CK_BBOOL, little-endian as the binding gives them). */
 function attributes(lib: Pkcs11, session: Buffer, handle: Buffer, types: number[]): number[] {
-  const out = lib.C_GetAttributeValue(session, handle, types.map((type) => ({ type })));
+  const out = lib.C_GetAttributeValue(
+    session,
+    handle,
+    types.map((type) => ({ type })),
+  );
   return out.map((a) => {
     const v = a.value as Buffer | undefined;
     return v && v.length > 0 ? v.readUIntLE(0, Math.min(v.length, 6)) : 0;
@@ -135,7 +182,15 @@ function attributes(lib: Pkcs11, session: Buffer, handle: Buffer, types: number[
 
 /** A KEK must be an AES-256 key the token never lets out: sensitive and not extractable. */
 function checkKek(lib: Pkcs11, api: Pkcs11Api, session: Buffer, kek: Buffer, what: string): void {
-  const [keyType, length, sensitive, extractable] = attributes(lib, session, kek, [api.CKA_KEY_TYPE, api.CKA_VALUE_LEN, api.CKA_SENSITIVE, api.CKA_EXTRACTABLE]);
+  const [keyType, length, sensitive, extractable] = attributes(lib, session, kek, [
+    api.CKA_KEY_TYPE,
+    api.CKA_VALUE_LEN,
+    api.CKA_SENSITIVE,
+    api.CKA_EXTRACTABLE,
+  ]);
   if (keyType !== api.CKK_AES || length !== 32) throw new Pkcs11SetupError(`${what} is not an AES-256 key`);
-  if (sensitive !== 1 || extractable !== 0) throw new Pkcs11SetupError(`${what} can leave the token (CKA_SENSITIVE must be true and CKA_EXTRACTABLE false); create a KEK that cannot`);
+  if (sensitive !== 1 || extractable !== 0)
+    throw new Pkcs11SetupError(
+      `${what} can leave the token (CKA_SENSITIVE must be true and CKA_EXTRACTABLE false); create a KEK that cannot`,
+    );
 }

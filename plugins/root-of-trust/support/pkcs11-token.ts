@@ -84,14 +84,18 @@ export class Pkcs11Token {
     try {
       this.module = Pkcs11Module.acquire(s.module);
     } catch (err) {
-      throw new Pkcs11SetupError(`crypto.pkcs11.module (SVC_CRYPTO_PKCS11_MODULE): the PKCS#11 library ${s.module} cannot be loaded: ${(err as Error).message}`);
+      throw new Pkcs11SetupError(
+        `crypto.pkcs11.module (SVC_CRYPTO_PKCS11_MODULE): the PKCS#11 library ${s.module} cannot be loaded: ${(err as Error).message}`,
+      );
     }
     try {
       this.pin = s.pinFile ? await readPinFile(s.pinFile, this.logger) : s.pin;
       try {
         this.module.ensureInitialized();
       } catch (err) {
-        throw new Pkcs11SetupError(`crypto.pkcs11.module (SVC_CRYPTO_PKCS11_MODULE): the PKCS#11 library ${s.module} failed to initialise (${ckr(err) ?? (err as Error).message}); check the library's own configuration`);
+        throw new Pkcs11SetupError(
+          `crypto.pkcs11.module (SVC_CRYPTO_PKCS11_MODULE): the PKCS#11 library ${s.module} failed to initialise (${ckr(err) ?? (err as Error).message}); check the library's own configuration`,
+        );
       }
       this.conn = this.connect();
     } catch (err) {
@@ -101,7 +105,10 @@ export class Pkcs11Token {
         throw err;
       }
       this.failed(err as Error, this.module.generation);
-      this.logger.warn(`the HSM token "${s.tokenLabel}" cannot be used now; calls that need it answer 503 until it can`, { error: (err as Error).message });
+      this.logger.warn(
+        `the HSM token "${s.tokenLabel}" cannot be used now; calls that need it answer 503 until it can`,
+        { error: (err as Error).message },
+      );
     }
   }
 
@@ -118,7 +125,10 @@ export class Pkcs11Token {
     const session = await this.acquire(conn);
     const module = this.module!;
     const lease: Pkcs11Lease = {
-      lib: module.lib, api: module.api, session, mechanism: conn.mechanism,
+      lib: module.lib,
+      api: module.api,
+      session,
+      mechanism: conn.mechanism,
       kek: (label) => {
         const handle = conn.keks.get(label);
         if (!handle) throw new Error(`no KEK labelled "${label}" is configured`);
@@ -135,7 +145,10 @@ export class Pkcs11Token {
         this.closeQuietly(session);
         // Calls in flight on a connection already dropped fail too: only the first failure is news.
         if (this.conn === conn) {
-          this.logger.warn(`the HSM token "${this.settings.tokenLabel}" failed; its sessions are dropped and opened again on the next call`, { call, error: code });
+          this.logger.warn(
+            `the HSM token "${this.settings.tokenLabel}" failed; its sessions are dropped and opened again on the next call`,
+            { call, error: code },
+          );
           this.failed(err as Error, conn.generation);
           this.drop(conn, tokenUnavailable(code));
         }
@@ -156,12 +169,14 @@ export class Pkcs11Token {
   }
 
   private async connection(): Promise<Connection> {
-    if (this.pinRefused) throw tokenUnavailable('the token refused the PIN; the service must be restarted with the right one', 60);
+    if (this.pinRefused)
+      throw tokenUnavailable('the token refused the PIN; the service must be restarted with the right one', 60);
     if (this.conn) return this.conn;
     if (this.connecting) return this.connecting;
     if (!this.module) throw new Error('pkcs11 root of trust is not started');
     const wait = this.lastFailure ? this.lastFailure.at + this.lastFailure.waitMs - Date.now() : 0;
-    if (this.lastFailure && wait > 0) throw tokenUnavailable(ckr(this.lastFailure.error) ?? this.lastFailure.error.message, Math.ceil(wait / 1000));
+    if (this.lastFailure && wait > 0)
+      throw tokenUnavailable(ckr(this.lastFailure.error) ?? this.lastFailure.error.message, Math.ceil(wait / 1000));
     this.connecting = (async () => {
       const module = this.module!;
       try {
@@ -177,10 +192,14 @@ export class Pkcs11Token {
         this.failed(err as Error, module.generation);
         if (err instanceof Pkcs11SetupError && err.pinRefused) {
           this.pinRefused = true;
-          this.logger.error(`the HSM token "${this.settings.tokenLabel}" refused the PIN; not trying again, so as not to lock it: restart the service with the right PIN`);
+          this.logger.error(
+            `the HSM token "${this.settings.tokenLabel}" refused the PIN; not trying again, so as not to lock it: restart the service with the right PIN`,
+          );
         }
         // The caller learns the return value only; where the library and token are is for the log.
-        this.logger.warn(`the HSM token "${this.settings.tokenLabel}" is still not usable`, { error: (err as Error).message });
+        this.logger.warn(`the HSM token "${this.settings.tokenLabel}" is still not usable`, {
+          error: (err as Error).message,
+        });
         throw tokenUnavailable(ckr(err) ?? 'the token is not reachable');
       } finally {
         this.connecting = undefined;
@@ -190,7 +209,11 @@ export class Pkcs11Token {
   }
 
   private failed(error: Error, generation: number): void {
-    this.lastFailure = { at: Date.now(), error, waitMs: Math.min(RECONNECT_MAX_MS, RECONNECT_FIRST_MS * 2 ** this.failures) };
+    this.lastFailure = {
+      at: Date.now(),
+      error,
+      waitMs: Math.min(RECONNECT_MAX_MS, RECONNECT_FIRST_MS * 2 ** this.failures),
+    };
     this.failures++;
     this.failedGeneration = generation;
   }
@@ -210,12 +233,25 @@ export class Pkcs11Token {
         if (code === 'CKR_USER_ALREADY_LOGGED_IN') {
           // another root of trust in this process on the same token logged in (login state is per application)
         } else if (code && PIN_REFUSED.has(code)) {
-          throw new Pkcs11SetupError(`crypto.pkcs11.pin (SVC_CRYPTO_PKCS11_PIN or SVC_CRYPTO_PKCS11_PIN_FILE): the token "${s.tokenLabel}" refused the PIN (${code})`, true);
+          throw new Pkcs11SetupError(
+            `crypto.pkcs11.pin (SVC_CRYPTO_PKCS11_PIN or SVC_CRYPTO_PKCS11_PIN_FILE): the token "${s.tokenLabel}" refused the PIN (${code})`,
+            true,
+          );
         } else throw err;
       }
       const keks = new Map<string, Buffer>();
-      for (const [i, label] of s.kekLabels.entries()) keks.set(label, findKek(lib, api, session, label, i === 0, s, this.logger));
-      const mechanism = chooseMechanism(lib, api, slot, session, keks.get(s.kekLabels[0]!)!, { tokenLabel: s.tokenLabel, kekLabel: s.kekLabels[0]! }, this.options, this.logger);
+      for (const [i, label] of s.kekLabels.entries())
+        keks.set(label, findKek(lib, api, session, label, i === 0, s, this.logger));
+      const mechanism = chooseMechanism(
+        lib,
+        api,
+        slot,
+        session,
+        keks.get(s.kekLabels[0]!)!,
+        { tokenLabel: s.tokenLabel, kekLabel: s.kekLabels[0]! },
+        this.options,
+        this.logger,
+      );
       return { generation: module.generation, slot, keks, mechanism, idle: [session], open: 1 };
     } catch (err) {
       try {

@@ -29,17 +29,38 @@ export const FUZZ_ENV: Record<string, string> = {
 
 export type Algorithm = 'AES' | 'RSA' | 'EC' | 'EdDSA' | 'HMAC';
 /** `version`: the current version, once a rotation answered it (trim takes keys rotated at least once). */
-export interface KeyRef { id: string; algorithm: Algorithm; spec: Record<string, unknown>; owner: Role; version?: number }
+export interface KeyRef {
+  id: string;
+  algorithm: Algorithm;
+  spec: Record<string, unknown>;
+  owner: Role;
+  version?: number;
+}
 export type Role = 'admin' | 'keeper' | 'signer' | 'auditor' | 'mallory' | 'service';
-export interface AgentRef { agentId: string; jti: string; jwt: string; parent: Role; scopes: string[] }
+export interface AgentRef {
+  agentId: string;
+  jti: string;
+  jwt: string;
+  parent: Role;
+  scopes: string[];
+}
 
 /** Key specs of every algorithm and size; RSA is last so that the mix can make it rarer (key generation is slow). */
 export const SPECS: Array<Record<string, unknown> & { algorithm: Algorithm }> = [
-  { algorithm: 'AES', sizeBits: 128 }, { algorithm: 'AES', sizeBits: 192 }, { algorithm: 'AES', sizeBits: 256 },
-  { algorithm: 'EC', curve: 'P-256' }, { algorithm: 'EC', curve: 'P-384' }, { algorithm: 'EC', curve: 'P-521' }, { algorithm: 'EC', curve: 'secp256k1' },
-  { algorithm: 'EdDSA', curve: 'Ed25519' }, { algorithm: 'EdDSA', curve: 'Ed448' },
-  { algorithm: 'HMAC', sizeBits: 256 }, { algorithm: 'HMAC', sizeBits: 384 }, { algorithm: 'HMAC', sizeBits: 512 },
-  { algorithm: 'RSA', sizeBits: 2048 }, { algorithm: 'RSA', sizeBits: 3072 },
+  { algorithm: 'AES', sizeBits: 128 },
+  { algorithm: 'AES', sizeBits: 192 },
+  { algorithm: 'AES', sizeBits: 256 },
+  { algorithm: 'EC', curve: 'P-256' },
+  { algorithm: 'EC', curve: 'P-384' },
+  { algorithm: 'EC', curve: 'P-521' },
+  { algorithm: 'EC', curve: 'secp256k1' },
+  { algorithm: 'EdDSA', curve: 'Ed25519' },
+  { algorithm: 'EdDSA', curve: 'Ed448' },
+  { algorithm: 'HMAC', sizeBits: 256 },
+  { algorithm: 'HMAC', sizeBits: 384 },
+  { algorithm: 'HMAC', sizeBits: 512 },
+  { algorithm: 'RSA', sizeBits: 2048 },
+  { algorithm: 'RSA', sizeBits: 3072 },
 ];
 
 const GROUPS: Record<Role, { sub: string; groups: string[]; kind?: 'service'; tenant?: string }> = {
@@ -68,7 +89,14 @@ export class Cast {
   readonly retired: string[] = [];
   readonly agents: AgentRef[] = [];
   readonly retiredAgents: AgentRef[] = [];
-  readonly samples = new Map<string, { ciphertexts: Array<{ c: string; context?: Record<string, string> }>; wrapped: string[]; signatures: Array<{ m: string; s: string }> }>();
+  readonly samples = new Map<
+    string,
+    {
+      ciphertexts: Array<{ c: string; context?: Record<string, string> }>;
+      wrapped: string[];
+      signatures: Array<{ m: string; s: string }>;
+    }
+  >();
   /**
    * The event loop delay the service reported at each scrape of its /metrics during the run (ms; each
    * scrape resets its histogram, so each pair covers the time since the scrape before).
@@ -107,7 +135,8 @@ export class Cast {
       if (i < 0) continue;
       const [gone] = pool.splice(i, 1);
       this.retired.push(id);
-      if (pool !== this.scratch) this.forced.push(this.createRequest(gone!.owner, gone!.spec, pool === this.core ? this.core : this.agentKeys));
+      if (pool !== this.scratch)
+        this.forced.push(this.createRequest(gone!.owner, gone!.spec, pool === this.core ? this.core : this.agentKeys));
     }
   }
 
@@ -123,14 +152,24 @@ export class Cast {
   /** POST /v1/keys; the created key is activated by a forced request and then joins `pool`. */
   createRequest(owner: Role, spec: Record<string, unknown>, pool: KeyRef[] = this.scratch): FuzzRequest {
     return {
-      route: 'POST /v1/keys', kind: 'valid', method: 'POST', path: '/v1/keys', headers: this.auth(owner),
-      body: JSON.stringify({ spec: { name: `fuzz-${String(spec.algorithm).toLowerCase()}-${++this.keySeq}`, ...spec } }),
+      route: 'POST /v1/keys',
+      kind: 'valid',
+      method: 'POST',
+      path: '/v1/keys',
+      headers: this.auth(owner),
+      body: JSON.stringify({
+        spec: { name: `fuzz-${String(spec.algorithm).toLowerCase()}-${++this.keySeq}`, ...spec },
+      }),
       after: (a) => {
         if (a.status !== 201) return;
         const key: KeyRef = { id: a.json.id, algorithm: spec.algorithm as Algorithm, spec, owner };
         this.preActive.push(key);
         this.forced.push({
-          route: 'POST /v1/keys/:id/activate', kind: 'valid', method: 'POST', path: `/v1/keys/${key.id}/activate`, headers: this.auth(owner),
+          route: 'POST /v1/keys/:id/activate',
+          kind: 'valid',
+          method: 'POST',
+          path: `/v1/keys/${key.id}/activate`,
+          headers: this.auth(owner),
           after: (b) => {
             const at = this.preActive.indexOf(key);
             if (at >= 0) this.preActive.splice(at, 1);
@@ -144,10 +183,15 @@ export class Cast {
   /** POST /v1/agents/issue by `parent`; the agent joins the pool. */
   issueRequest(parent: Role, scopes: string[]): FuzzRequest {
     return {
-      route: 'POST /v1/agents/issue', kind: 'valid', method: 'POST', path: '/v1/agents/issue', headers: this.auth(parent),
+      route: 'POST /v1/agents/issue',
+      kind: 'valid',
+      method: 'POST',
+      path: '/v1/agents/issue',
+      headers: this.auth(parent),
       body: JSON.stringify({ label: `fuzz agent ${++this.agentSeq}`, scopes, ttlSeconds: 3600 }),
       after: (a) => {
-        if (a.status === 200 || a.status === 201) this.agents.push({ agentId: a.json.agentId, jti: a.json.jti, jwt: a.json.jwt, parent, scopes });
+        if (a.status === 200 || a.status === 201)
+          this.agents.push({ agentId: a.json.agentId, jti: a.json.jti, jwt: a.json.jwt, parent, scopes });
       },
     };
   }
@@ -156,7 +200,11 @@ export class Cast {
   async setUp(pool: Pool): Promise<void> {
     const now = Math.floor(Date.now() / 1000);
     for (const [role, who] of Object.entries(GROUPS) as Array<[Role, (typeof GROUPS)[Role]]>) {
-      const claims = { sub: who.sub, svc_groups: who.groups, ...(who.kind ? { svc_kind: who.kind, svc_tenant: who.tenant } : {}) };
+      const claims = {
+        sub: who.sub,
+        svc_groups: who.groups,
+        ...(who.kind ? { svc_kind: who.kind, svc_tenant: who.tenant } : {}),
+      };
       this.tokens[role] = await mintToken(claims, { ttlSeconds: 6 * 3600 });
     }
     const admin = { sub: 'alice', svc_groups: ['kms-admins'] };
@@ -167,10 +215,16 @@ export class Cast {
       ['not bearer', `Basic ${Buffer.from('alice:password').toString('base64')}`],
       ['garbage', 'Bearer not.a.jwt'],
       ['expired', `Bearer ${await mintToken(admin, { iat: now - 7200, ttlSeconds: 60 })}`],
-      ['wrong secret', `Bearer ${await mintToken(admin, { secret: 'another-secret-that-is-long-enough-for-hs256-xyz' })}`],
+      [
+        'wrong secret',
+        `Bearer ${await mintToken(admin, { secret: 'another-secret-that-is-long-enough-for-hs256-xyz' })}`,
+      ],
       ['alg none', `Bearer ${unsignedToken(admin)}`],
       ['tampered payload', `Bearer ${h}.${forgedPayload}.${sig}`],
-      ['unregistered agent', `Bearer ${await mintToken({ sub: 'agent-00000000-0000-4000-8000-00000000f022', svc_kind: 'agent', iss: 'svc-kms', aud: 'svc-kms', svc_parent: 'alice', svc_ops: ['Encrypt'], svc_groups: ['kms-admins'] })}`],
+      [
+        'unregistered agent',
+        `Bearer ${await mintToken({ sub: 'agent-00000000-0000-4000-8000-00000000f022', svc_kind: 'agent', iss: 'svc-kms', aud: 'svc-kms', svc_parent: 'alice', svc_ops: ['Encrypt'], svc_groups: ['kms-admins'] })}`,
+      ],
       ['NUL in subject', `Bearer ${await mintToken({ sub: 'ali\u0000ce', svc_groups: ['kms-admins'] })}`],
       ['svc-system subject', `Bearer ${await mintToken({ sub: 'svc-system', svc_groups: ['kms-admins'] })}`],
       ['unknown kind', `Bearer ${await mintToken({ ...admin, svc_kind: 'robot' })}`],
@@ -185,18 +239,46 @@ export class Cast {
     const setUpKeys = async (owner: Role, specs: Array<Record<string, unknown>>, into: KeyRef[]) => {
       for (const spec of specs) {
         const a = await run(this.createRequest(owner, spec, into));
-        if (a.status !== 201) throw new Error(`fuzz set-up: create ${JSON.stringify(spec)} answered ${a.status} ${a.text}`);
+        if (a.status !== 201)
+          throw new Error(`fuzz set-up: create ${JSON.stringify(spec)} answered ${a.status} ${a.text}`);
       }
     };
     await setUpKeys('admin', SPECS, this.core);
-    await setUpKeys('service', [{ algorithm: 'AES', sizeBits: 256 }, { algorithm: 'AES', sizeBits: 128 }], this.core);
-    await setUpKeys('admin', [{ algorithm: 'AES' }, { algorithm: 'AES' }, { algorithm: 'EdDSA' }, { algorithm: 'EC' }], this.agentKeys);
+    await setUpKeys(
+      'service',
+      [
+        { algorithm: 'AES', sizeBits: 256 },
+        { algorithm: 'AES', sizeBits: 128 },
+      ],
+      this.core,
+    );
+    await setUpKeys(
+      'admin',
+      [{ algorithm: 'AES' }, { algorithm: 'AES' }, { algorithm: 'EdDSA' }, { algorithm: 'EC' }],
+      this.agentKeys,
+    );
     // Exportable keys, for export: used for crypto like the others.
-    await setUpKeys('admin', [{ algorithm: 'AES', exportable: true }, { algorithm: 'EC', curve: 'P-256', exportable: true }, { algorithm: 'HMAC', exportable: true }, { algorithm: 'EdDSA', exportable: true }], this.core);
+    await setUpKeys(
+      'admin',
+      [
+        { algorithm: 'AES', exportable: true },
+        { algorithm: 'EC', curve: 'P-256', exportable: true },
+        { algorithm: 'HMAC', exportable: true },
+        { algorithm: 'EdDSA', exportable: true },
+      ],
+      this.core,
+    );
     await setUpKeys('service', [{ algorithm: 'AES', exportable: true }], this.core);
     await setUpKeys('admin', [{ algorithm: 'AES' }, { algorithm: 'EC' }, { algorithm: 'HMAC' }], this.scratch);
-    for (const scopes of [['Encrypt', 'Decrypt', 'Wrap', 'Unwrap', 'Get'], ['Encrypt', 'Decrypt'], ['Get'], ['Revoke', 'Destroy', 'Get']]) this.forced.push(this.issueRequest('admin', scopes));
-    for (const scopes of [['Sign', 'Verify'], ['Sign', 'Verify', 'Get'], []]) this.forced.push(this.issueRequest('signer', scopes));
+    for (const scopes of [
+      ['Encrypt', 'Decrypt', 'Wrap', 'Unwrap', 'Get'],
+      ['Encrypt', 'Decrypt'],
+      ['Get'],
+      ['Revoke', 'Destroy', 'Get'],
+    ])
+      this.forced.push(this.issueRequest('admin', scopes));
+    for (const scopes of [['Sign', 'Verify'], ['Sign', 'Verify', 'Get'], []])
+      this.forced.push(this.issueRequest('signer', scopes));
     while (this.forced.length) {
       const a = await run(this.forced.shift()!);
       if (a.status >= 300) throw new Error(`fuzz set-up: answered ${a.status} ${a.text}`);

@@ -23,7 +23,14 @@ export interface FuzzOptions {
 
 /** A request the run must report: a 5xx, a connection failure, or an error answer without {error, message}. */
 export interface Finding {
-  request: { route: string; kind: string; method: string; path: string; headers: Record<string, string>; body?: string };
+  request: {
+    route: string;
+    kind: string;
+    method: string;
+    path: string;
+    headers: Record<string, string>;
+    body?: string;
+  };
   status: number;
   answer: string;
 }
@@ -43,13 +50,30 @@ export interface FuzzResult {
   wallSeconds: number;
 }
 
-const cut = (s: string | undefined, n = 300) => (s === undefined ? undefined : s.length > n ? `${s.slice(0, n)}... (${s.length} characters)` : s);
+const cut = (s: string | undefined, n = 300) =>
+  s === undefined ? undefined : s.length > n ? `${s.slice(0, n)}... (${s.length} characters)` : s;
 
 /** What a finding shows of its request: no credential (a shape is enough), bodies cut short. */
 function describe(req: FuzzRequest, a: Answer): Finding {
-  const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, k.toLowerCase() === 'authorization' ? `${v.slice(0, 16)}...` : cut(v, 80)!]));
+  const headers = Object.fromEntries(
+    Object.entries(req.headers).map(([k, v]) => [
+      k,
+      k.toLowerCase() === 'authorization' ? `${v.slice(0, 16)}...` : cut(v, 80)!,
+    ]),
+  );
   const body = cut(req.body);
-  return { request: { route: req.route, kind: req.kind, method: req.method, path: cut(req.path, 200)!, headers, ...(body === undefined ? {} : { body }) }, status: a.status, answer: cut(a.text, 500)! };
+  return {
+    request: {
+      route: req.route,
+      kind: req.kind,
+      method: req.method,
+      path: cut(req.path, 200)!,
+      headers,
+      ...(body === undefined ? {} : { body }),
+    },
+    status: a.status,
+    answer: cut(a.text, 500)!,
+  };
 }
 
 /**
@@ -57,7 +81,11 @@ function describe(req: FuzzRequest, a: Answer): Finding {
  * keep-alive connections at once, drawing each from a seeded PRNG. Every answer's status and latency
  * is kept; 5xx answers, failed connections and error answers without {error, message} are reported.
  */
-export async function runFuzz(base: string, pool: Pool, opts: FuzzOptions): Promise<{ cast: Cast; result: FuzzResult }> {
+export async function runFuzz(
+  base: string,
+  pool: Pool,
+  opts: FuzzOptions,
+): Promise<{ cast: Cast; result: FuzzResult }> {
   const rnd = new Prng(opts.seed);
   const cast = new Cast(base);
   await cast.setUp(pool);
@@ -73,8 +101,16 @@ export async function runFuzz(base: string, pool: Pool, opts: FuzzOptions): Prom
 
   const n = opts.requests;
   const result: FuzzResult = {
-    routes: [], kinds: [], requestIds: [], errors: [], statuses: new Int16Array(n), latenciesMs: new Float64Array(n),
-    serverErrors: [], connectionFailures: [], badErrorBodies: [], wallSeconds: 0,
+    routes: [],
+    kinds: [],
+    requestIds: [],
+    errors: [],
+    statuses: new Int16Array(n),
+    latenciesMs: new Float64Array(n),
+    serverErrors: [],
+    connectionFailures: [],
+    badErrorBodies: [],
+    wallSeconds: 0,
   };
   let drawn = 0;
   let done = 0;
@@ -89,7 +125,8 @@ export async function runFuzz(base: string, pool: Pool, opts: FuzzOptions): Prom
     result.latenciesMs[i] = a.ms;
     if (a.status >= 500) result.serverErrors.push(describe(req, a));
     else if (a.status === 0) result.connectionFailures.push(describe(req, a));
-    else if (a.status >= 400 && (typeof a.json?.error !== 'string' || typeof a.json?.message !== 'string')) result.badErrorBodies.push(describe(req, a));
+    else if (a.status >= 400 && (typeof a.json?.error !== 'string' || typeof a.json?.message !== 'string'))
+      result.badErrorBodies.push(describe(req, a));
     req.after?.(a);
     if (opts.onProgress && done % 5000 === 0) opts.onProgress(done);
   };
@@ -100,10 +137,16 @@ export async function runFuzz(base: string, pool: Pool, opts: FuzzOptions): Prom
       answered(req, await send(pool, req));
     }
   };
-  if (opts.ratePerSecond) await openLoop(n, opts.ratePerSecond, () => {
-    const req = draw();
-    return send(pool, req).then((a) => ({ req, a }));
-  }, ({ req, a }, due) => answered(req, { ...a, ms: performance.now() - due }));
+  if (opts.ratePerSecond)
+    await openLoop(
+      n,
+      opts.ratePerSecond,
+      () => {
+        const req = draw();
+        return send(pool, req).then((a) => ({ req, a }));
+      },
+      ({ req, a }, due) => answered(req, { ...a, ms: performance.now() - due }),
+    );
   else await Promise.all(Array.from({ length: opts.connections }, worker));
   result.wallSeconds = (performance.now() - t0) / 1000;
   return { cast, result };

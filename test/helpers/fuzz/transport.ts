@@ -25,13 +25,20 @@ export interface Answer {
 
 /** Keep-alive connections to the service under test, shared by the fuzz run's workers. */
 export function connect(base: string, connections: number): Pool {
-  return new Pool(base, { connections, pipelining: 1, keepAliveTimeout: 4_000, headersTimeout: 60_000, bodyTimeout: 60_000 });
+  return new Pool(base, {
+    connections,
+    pipelining: 1,
+    keepAliveTimeout: 4_000,
+    headersTimeout: 60_000,
+    bodyTimeout: 60_000,
+  });
 }
 
 /** Sends one request and times it from the first byte written to the last byte read. */
 export async function send(pool: Pool, req: FuzzRequest): Promise<Answer> {
   const headers = { ...req.headers };
-  if (req.body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+  if (req.body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
+    headers['content-type'] = 'application/json';
   const t0 = performance.now();
   try {
     const res = await pool.request({ path: req.path, method: req.method as 'GET', headers, body: req.body });

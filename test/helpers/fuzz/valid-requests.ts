@@ -12,19 +12,44 @@ const SIGNING: Algorithm[] = ['RSA', 'EC', 'EdDSA', 'HMAC'];
 const ASYMMETRIC: Algorithm[] = ['RSA', 'EC', 'EdDSA'];
 const b64 = (b: Buffer) => b.toString('base64');
 
-interface Actor { headers: Record<string, string>; agent?: AgentRef }
+interface Actor {
+  headers: Record<string, string>;
+  agent?: AgentRef;
+}
 
-function request(route: string, method: string, path: string, actor: Actor, body?: unknown, after?: (a: Answer) => void): FuzzRequest {
-  return { route, kind: 'valid', method, path, headers: actor.headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }), ...(after ? { after } : {}) };
+function request(
+  route: string,
+  method: string,
+  path: string,
+  actor: Actor,
+  body?: unknown,
+  after?: (a: Answer) => void,
+): FuzzRequest {
+  return {
+    route,
+    kind: 'valid',
+    method,
+    path,
+    headers: actor.headers,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    ...(after ? { after } : {}),
+  };
 }
 
 /** Someone allowed `op` on a key of `algorithms`, and that key: a Human, the Service on its own keys, or an agent with the scope on its keys. */
-function keyUser(cast: Cast, rnd: Prng, op: string, algorithms: Algorithm[], has?: (k: KeyRef) => boolean): { actor: Actor; key: KeyRef } | undefined {
+function keyUser(
+  cast: Cast,
+  rnd: Prng,
+  op: string,
+  algorithms: Algorithm[],
+  has?: (k: KeyRef) => boolean,
+): { actor: Actor; key: KeyRef } | undefined {
   const fits = (k: KeyRef) => algorithms.includes(k.algorithm) && (!has || has(k));
   const choices: Array<() => { actor: Actor; key: KeyRef } | undefined> = [
     () => {
       const keys = cast.core.filter((k) => fits(k) && k.owner !== 'service');
-      const role: Role = ['Sign', 'Verify', 'Get'].includes(op) && rnd.chance(0.5) ? 'signer' : rnd.pick(['admin', 'keeper'] as Role[]);
+      const role: Role =
+        ['Sign', 'Verify', 'Get'].includes(op) && rnd.chance(0.5) ? 'signer' : rnd.pick(['admin', 'keeper'] as Role[]);
       return keys.length ? { actor: { headers: cast.auth(role) }, key: rnd.pick(keys) } : undefined;
     },
     () => {
@@ -62,46 +87,90 @@ function watch(cast: Cast, key: KeyRef, actor: Actor, onOk?: (a: Answer) => void
 }
 
 function context(rnd: Prng): Record<string, string> | undefined {
-  return rnd.chance(0.3) ? { tenant: rnd.pick(['billing', 'payroll', 'ünïcødé']), request: String(rnd.int(1, 1e6)) } : undefined;
+  return rnd.chance(0.3)
+    ? { tenant: rnd.pick(['billing', 'payroll', 'ünïcødé']), request: String(rnd.int(1, 1e6)) }
+    : undefined;
 }
 
 const encrypt: Maker = (cast, rnd) => {
   const u = keyUser(cast, rnd, 'Encrypt', ['AES']);
   if (!u) return health(cast, rnd);
   const ctx = context(rnd);
-  const body = { plaintextBase64: b64(rnd.bytes(rnd.pick([0, 16, 256, 1024, 4096]))), ...(ctx ? { context: ctx } : {}) };
-  return request('POST /v1/keys/:id/encrypt', 'POST', `/v1/keys/${u.key.id}/encrypt`, u.actor, body,
-    watch(cast, u.key, u.actor, (a) => cast.remember(cast.sampleOf(u.key.id).ciphertexts, { c: a.json.ciphertextBase64, ...(ctx ? { context: ctx } : {}) })));
+  const body = {
+    plaintextBase64: b64(rnd.bytes(rnd.pick([0, 16, 256, 1024, 4096]))),
+    ...(ctx ? { context: ctx } : {}),
+  };
+  return request(
+    'POST /v1/keys/:id/encrypt',
+    'POST',
+    `/v1/keys/${u.key.id}/encrypt`,
+    u.actor,
+    body,
+    watch(cast, u.key, u.actor, (a) =>
+      cast.remember(cast.sampleOf(u.key.id).ciphertexts, {
+        c: a.json.ciphertextBase64,
+        ...(ctx ? { context: ctx } : {}),
+      }),
+    ),
+  );
 };
 
 const decrypt: Maker = (cast, rnd) => {
   const u = keyUser(cast, rnd, 'Decrypt', ['AES'], (k) => cast.sampleOf(k.id).ciphertexts.length > 0);
   if (!u) return encrypt(cast, rnd);
   const s = rnd.pick(cast.sampleOf(u.key.id).ciphertexts);
-  return request('POST /v1/keys/:id/decrypt', 'POST', `/v1/keys/${u.key.id}/decrypt`, u.actor, { ciphertextBase64: s.c, ...(s.context ? { context: s.context } : {}) }, watch(cast, u.key, u.actor));
+  return request(
+    'POST /v1/keys/:id/decrypt',
+    'POST',
+    `/v1/keys/${u.key.id}/decrypt`,
+    u.actor,
+    { ciphertextBase64: s.c, ...(s.context ? { context: s.context } : {}) },
+    watch(cast, u.key, u.actor),
+  );
 };
 
 const wrap: Maker = (cast, rnd) => {
   const u = keyUser(cast, rnd, 'Wrap', ['AES']);
   if (!u) return health(cast, rnd);
   const field = rnd.chance(0.8) ? 'dekBase64' : 'plaintextBase64';
-  return request('POST /v1/keys/:id/wrap', 'POST', `/v1/keys/${u.key.id}/wrap`, u.actor, { [field]: b64(rnd.bytes(rnd.pick([16, 24, 32, 64]))) },
-    watch(cast, u.key, u.actor, (a) => cast.remember(cast.sampleOf(u.key.id).wrapped, a.json.wrappedDekBase64)));
+  return request(
+    'POST /v1/keys/:id/wrap',
+    'POST',
+    `/v1/keys/${u.key.id}/wrap`,
+    u.actor,
+    { [field]: b64(rnd.bytes(rnd.pick([16, 24, 32, 64]))) },
+    watch(cast, u.key, u.actor, (a) => cast.remember(cast.sampleOf(u.key.id).wrapped, a.json.wrappedDekBase64)),
+  );
 };
 
 const unwrap: Maker = (cast, rnd) => {
   const u = keyUser(cast, rnd, 'Unwrap', ['AES'], (k) => cast.sampleOf(k.id).wrapped.length > 0);
   if (!u) return wrap(cast, rnd);
   const field = rnd.chance(0.8) ? 'wrappedDekBase64' : 'wrappedKeyBase64';
-  return request('POST /v1/keys/:id/unwrap', 'POST', `/v1/keys/${u.key.id}/unwrap`, u.actor, { [field]: rnd.pick(cast.sampleOf(u.key.id).wrapped) }, watch(cast, u.key, u.actor));
+  return request(
+    'POST /v1/keys/:id/unwrap',
+    'POST',
+    `/v1/keys/${u.key.id}/unwrap`,
+    u.actor,
+    { [field]: rnd.pick(cast.sampleOf(u.key.id).wrapped) },
+    watch(cast, u.key, u.actor),
+  );
 };
 
 const sign: Maker = (cast, rnd) => {
   const u = keyUser(cast, rnd, 'Sign', SIGNING);
   if (!u) return health(cast, rnd);
   const m = b64(rnd.bytes(rnd.pick([1, 32, 64, 1000])));
-  return request('POST /v1/keys/:id/sign', 'POST', `/v1/keys/${u.key.id}/sign`, u.actor, { messageBase64: m },
-    watch(cast, u.key, u.actor, (a) => cast.remember(cast.sampleOf(u.key.id).signatures, { m, s: a.json.signatureBase64 })));
+  return request(
+    'POST /v1/keys/:id/sign',
+    'POST',
+    `/v1/keys/${u.key.id}/sign`,
+    u.actor,
+    { messageBase64: m },
+    watch(cast, u.key, u.actor, (a) =>
+      cast.remember(cast.sampleOf(u.key.id).signatures, { m, s: a.json.signatureBase64 }),
+    ),
+  );
 };
 
 const verify: Maker = (cast, rnd) => {
@@ -110,7 +179,14 @@ const verify: Maker = (cast, rnd) => {
   const s = rnd.pick(cast.sampleOf(u.key.id).signatures);
   // A fifth of them check a signature over another message: a valid request answered { valid: false }.
   const messageBase64 = rnd.chance(0.2) ? b64(Buffer.from('another message')) : s.m;
-  return request('POST /v1/keys/:id/verify', 'POST', `/v1/keys/${u.key.id}/verify`, u.actor, { messageBase64, signatureBase64: s.s }, watch(cast, u.key, u.actor));
+  return request(
+    'POST /v1/keys/:id/verify',
+    'POST',
+    `/v1/keys/${u.key.id}/verify`,
+    u.actor,
+    { messageBase64, signatureBase64: s.s },
+    watch(cast, u.key, u.actor),
+  );
 };
 
 const get: Maker = (cast, rnd) => {
@@ -124,15 +200,34 @@ const publicKey: Maker = (cast, rnd) => {
   if (!keys.length) return get(cast, rnd);
   const key = rnd.pick(keys);
   const actor = { headers: cast.auth(rnd.pick(['admin', 'signer'] as Role[])) };
-  return request('GET /v1/keys/:id/public-key', 'GET', `/v1/keys/${key.id}/public-key${rnd.chance(0.3) ? '?version=1' : ''}`, actor, undefined, watch(cast, key, actor));
+  return request(
+    'GET /v1/keys/:id/public-key',
+    'GET',
+    `/v1/keys/${key.id}/public-key${rnd.chance(0.3) ? '?version=1' : ''}`,
+    actor,
+    undefined,
+    watch(cast, key, actor),
+  );
 };
 
 const create: Maker = (cast, rnd) => {
   // RSA key generation takes tens to hundreds of milliseconds: one create in fifty is RSA.
   const cheap = SPECS.filter((s) => s.algorithm !== 'RSA');
-  const spec = rnd.chance(0.02) ? rnd.pick(SPECS.filter((s) => s.algorithm === 'RSA' && s.sizeBits === 2048)) : rnd.pick(cheap);
-  const owner: Role = spec.algorithm === 'AES' && rnd.chance(0.3) ? 'service' : SIGNING.includes(spec.algorithm) && rnd.chance(0.3) ? 'signer' : 'admin';
-  const owned = { ...spec, ...(rnd.chance(0.2) ? { objectType: spec.algorithm === 'AES' || spec.algorithm === 'HMAC' ? 'SymmetricKey' : 'PrivateKey' } : {}) };
+  const spec = rnd.chance(0.02)
+    ? rnd.pick(SPECS.filter((s) => s.algorithm === 'RSA' && s.sizeBits === 2048))
+    : rnd.pick(cheap);
+  const owner: Role =
+    spec.algorithm === 'AES' && rnd.chance(0.3)
+      ? 'service'
+      : SIGNING.includes(spec.algorithm) && rnd.chance(0.3)
+        ? 'signer'
+        : 'admin';
+  const owned = {
+    ...spec,
+    ...(rnd.chance(0.2)
+      ? { objectType: spec.algorithm === 'AES' || spec.algorithm === 'HMAC' ? 'SymmetricKey' : 'PrivateKey' }
+      : {}),
+  };
   return cast.createRequest(owner, owned);
 };
 
@@ -143,13 +238,23 @@ function lifecycle(op: 'rotate' | 'revoke' | 'compromise' | 'destroy'): Maker {
     const actor = { headers: cast.auth('admin') };
     if (op === 'rotate') {
       const key = rnd.pick(cast.scratch);
-      const body = rnd.chance(0.3) ? { policy: rnd.pick(['Manual', 'TimeBased:7days', 'OpCountBased:500000']), reason: 'scheduled' } : {};
-      return request('POST /v1/keys/:id/rotate', 'POST', `/v1/keys/${key.id}/rotate`, actor, body, watch(cast, key, actor, (a) => void (key.version = a.json.currentVersion)));
+      const body = rnd.chance(0.3)
+        ? { policy: rnd.pick(['Manual', 'TimeBased:7days', 'OpCountBased:500000']), reason: 'scheduled' }
+        : {};
+      return request(
+        'POST /v1/keys/:id/rotate',
+        'POST',
+        `/v1/keys/${key.id}/rotate`,
+        actor,
+        body,
+        watch(cast, key, actor, (a) => void (key.version = a.json.currentVersion)),
+      );
     }
     const key = cast.scratch.splice(rnd.int(0, cast.scratch.length - 1), 1)[0]!;
     cast.retired.push(key.id);
     if (op === 'destroy') return request('DELETE /v1/keys/:id', 'DELETE', `/v1/keys/${key.id}`, actor);
-    const body = op === 'compromise' ? { reason: 'fuzz: suspected leak' } : rnd.chance(0.5) ? { reason: 'no longer needed' } : {};
+    const body =
+      op === 'compromise' ? { reason: 'fuzz: suspected leak' } : rnd.chance(0.5) ? { reason: 'no longer needed' } : {};
     return request(`POST /v1/keys/:id/${op}`, 'POST', `/v1/keys/${key.id}/${op}`, actor, body);
   };
 }
@@ -160,9 +265,16 @@ const scheduleDestroy: Maker = (cast, rnd) => {
   const key = cast.scratch.splice(rnd.int(0, cast.scratch.length - 1), 1)[0]!;
   cast.retired.push(key.id);
   const actor = { headers: cast.auth('admin') };
-  return request('POST /v1/keys/:id/revoke', 'POST', `/v1/keys/${key.id}/revoke`, actor, { reason: 'to be destroyed' }, (a) => {
-    if (a.status === 200) cast.forced.push(destroyLater(cast, rnd, key, actor, rnd.pick([0, 1, 7, 30])));
-  });
+  return request(
+    'POST /v1/keys/:id/revoke',
+    'POST',
+    `/v1/keys/${key.id}/revoke`,
+    actor,
+    { reason: 'to be destroyed' },
+    (a) => {
+      if (a.status === 200) cast.forced.push(destroyLater(cast, rnd, key, actor, rnd.pick([0, 1, 7, 30])));
+    },
+  );
 };
 
 /** DELETE ?waitingDays=`days` by `actor`; a scheduled destruction is then cancelled by a Human half the time. */
@@ -171,7 +283,11 @@ function destroyLater(cast: Cast, rnd: Prng, key: KeyRef, actor: Actor, days: nu
     // An agent destroying keys is what the auto-responder watches for: one it cut off is replaced.
     if (actor.agent && a.status === 401 && a.json?.error === 'Unauthorized') cast.retireAgent(actor.agent.agentId);
     if (a.status === 202 && rnd.chance(0.5)) {
-      cast.forced.push(request('POST /v1/keys/:id/cancel-destroy', 'POST', `/v1/keys/${key.id}/cancel-destroy`, { headers: cast.auth(rnd.pick(['admin', 'keeper'] as Role[])) }));
+      cast.forced.push(
+        request('POST /v1/keys/:id/cancel-destroy', 'POST', `/v1/keys/${key.id}/cancel-destroy`, {
+          headers: cast.auth(rnd.pick(['admin', 'keeper'] as Role[])),
+        }),
+      );
     }
   });
 }
@@ -184,9 +300,16 @@ const agentDestroy: Maker = (cast, rnd) => {
   const key = cast.scratch.splice(rnd.int(0, cast.scratch.length - 1), 1)[0]!;
   cast.retired.push(key.id);
   const actor: Actor = { headers: { authorization: `Bearer ${agent.jwt}` }, agent };
-  return request('POST /v1/keys/:id/revoke', 'POST', `/v1/keys/${key.id}/revoke`, { headers: cast.auth('admin') }, {}, (a) => {
-    if (a.status === 200) cast.forced.push(destroyLater(cast, rnd, key, actor, rnd.pick([0, 7, 14])));
-  });
+  return request(
+    'POST /v1/keys/:id/revoke',
+    'POST',
+    `/v1/keys/${key.id}/revoke`,
+    { headers: cast.auth('admin') },
+    {},
+    (a) => {
+      if (a.status === 200) cast.forced.push(destroyLater(cast, rnd, key, actor, rnd.pick([0, 7, 14])));
+    },
+  );
 };
 
 /** Trim of a key the mix rotated: every version below minVersion erased (scratch keys: no samples under them). */
@@ -195,16 +318,38 @@ const trim: Maker = (cast, rnd) => {
   if (!rotated.length) return lifecycle('rotate')(cast, rnd);
   const key = rnd.pick(rotated);
   const actor = { headers: cast.auth(rnd.pick(['admin', 'keeper'] as Role[])) };
-  return request('POST /v1/keys/:id/trim', 'POST', `/v1/keys/${key.id}/trim`, actor, { minVersion: rnd.int(2, key.version!) }, watch(cast, key, actor));
+  return request(
+    'POST /v1/keys/:id/trim',
+    'POST',
+    `/v1/keys/${key.id}/trim`,
+    actor,
+    { minVersion: rnd.int(2, key.version!) },
+    watch(cast, key, actor),
+  );
 };
 
 const dataKey: Maker = (cast, rnd) => {
   const u = keyUser(cast, rnd, 'Encrypt', ['AES']);
   if (!u) return health(cast, rnd);
   const ctx = context(rnd);
-  const body = { ...(rnd.chance(0.5) ? { sizeBits: rnd.pick([128, 192, 256]) } : {}), ...(ctx ? { context: ctx } : {}), ...(rnd.chance(0.3) ? { plaintext: rnd.chance(0.5) } : {}) };
-  return request('POST /v1/keys/:id/data-key', 'POST', `/v1/keys/${u.key.id}/data-key`, u.actor, body,
-    watch(cast, u.key, u.actor, (a) => cast.remember(cast.sampleOf(u.key.id).ciphertexts, { c: a.json.ciphertextBase64, ...(ctx ? { context: ctx } : {}) })));
+  const body = {
+    ...(rnd.chance(0.5) ? { sizeBits: rnd.pick([128, 192, 256]) } : {}),
+    ...(ctx ? { context: ctx } : {}),
+    ...(rnd.chance(0.3) ? { plaintext: rnd.chance(0.5) } : {}),
+  };
+  return request(
+    'POST /v1/keys/:id/data-key',
+    'POST',
+    `/v1/keys/${u.key.id}/data-key`,
+    u.actor,
+    body,
+    watch(cast, u.key, u.actor, (a) =>
+      cast.remember(cast.sampleOf(u.key.id).ciphertexts, {
+        c: a.json.ciphertextBase64,
+        ...(ctx ? { context: ctx } : {}),
+      }),
+    ),
+  );
 };
 
 /** Re-encryption under the same key (its current version) or under another AES key of the same caller. */
@@ -212,14 +357,31 @@ const reencrypt: Maker = (cast, rnd) => {
   const u = keyUser(cast, rnd, 'Decrypt', ['AES'], (k) => cast.sampleOf(k.id).ciphertexts.length > 0);
   if (!u) return dataKey(cast, rnd);
   const s = rnd.pick(cast.sampleOf(u.key.id).ciphertexts);
-  const mine = (k: KeyRef) => k.algorithm === 'AES' && (u.actor.agent ? cast.agentKeys.includes(k) : cast.core.includes(k) && (k.owner === 'service') === (u.key.owner === 'service'));
+  const mine = (k: KeyRef) =>
+    k.algorithm === 'AES' &&
+    (u.actor.agent
+      ? cast.agentKeys.includes(k)
+      : cast.core.includes(k) && (k.owner === 'service') === (u.key.owner === 'service'));
   const others = [...cast.core, ...cast.agentKeys].filter((k) => k !== u.key && mine(k));
   const to = others.length && rnd.chance(0.5) ? rnd.pick(others) : u.key;
   const newContext = rnd.chance(0.2) ? { tenant: 'moved' } : undefined;
-  const body = { ciphertextBase64: s.c, ...(s.context ? { context: s.context } : {}), ...(to !== u.key ? { destinationKeyId: to.id } : {}), ...(newContext ? { destinationContext: newContext } : {}) };
+  const body = {
+    ciphertextBase64: s.c,
+    ...(s.context ? { context: s.context } : {}),
+    ...(to !== u.key ? { destinationKeyId: to.id } : {}),
+    ...(newContext ? { destinationContext: newContext } : {}),
+  };
   const ctx = newContext ?? s.context;
-  return request('POST /v1/keys/:id/reencrypt', 'POST', `/v1/keys/${u.key.id}/reencrypt`, u.actor, body,
-    watch(cast, u.key, u.actor, (a) => cast.remember(cast.sampleOf(to.id).ciphertexts, { c: a.json.ciphertextBase64, ...(ctx ? { context: ctx } : {}) })));
+  return request(
+    'POST /v1/keys/:id/reencrypt',
+    'POST',
+    `/v1/keys/${u.key.id}/reencrypt`,
+    u.actor,
+    body,
+    watch(cast, u.key, u.actor, (a) =>
+      cast.remember(cast.sampleOf(to.id).ciphertexts, { c: a.json.ciphertextBase64, ...(ctx ? { context: ctx } : {}) }),
+    ),
+  );
 };
 
 /**
@@ -234,12 +396,18 @@ const batch: Maker = (cast, rnd) => {
   let u: { actor: Actor; key: KeyRef } | undefined;
   if (op === 'encrypt') {
     u = keyUser(cast, rnd, 'Encrypt', ['AES']);
-    for (let i = 0; u && i < n; i++) items.push({ plaintextBase64: bad() ? '!!!!' : b64(rnd.bytes(rnd.pick([0, 16, 256]))), ...(rnd.chance(0.2) ? { context: { item: String(i) } } : {}) });
+    for (let i = 0; u && i < n; i++)
+      items.push({
+        plaintextBase64: bad() ? '!!!!' : b64(rnd.bytes(rnd.pick([0, 16, 256]))),
+        ...(rnd.chance(0.2) ? { context: { item: String(i) } } : {}),
+      });
   } else if (op === 'decrypt') {
     u = keyUser(cast, rnd, 'Decrypt', ['AES'], (k) => cast.sampleOf(k.id).ciphertexts.length > 0);
     for (let i = 0; u && i < n; i++) {
       const s = rnd.pick(cast.sampleOf(u.key.id).ciphertexts);
-      items.push(bad() ? { ciphertextBase64: 'AAAA' } : { ciphertextBase64: s.c, ...(s.context ? { context: s.context } : {}) });
+      items.push(
+        bad() ? { ciphertextBase64: 'AAAA' } : { ciphertextBase64: s.c, ...(s.context ? { context: s.context } : {}) },
+      );
     }
   } else if (op === 'sign') {
     // No RSA: a hundred RSA signatures are a noticeable part of a second of CPU.
@@ -249,11 +417,22 @@ const batch: Maker = (cast, rnd) => {
     u = keyUser(cast, rnd, 'Verify', SIGNING, (k) => cast.sampleOf(k.id).signatures.length > 0);
     for (let i = 0; u && i < n; i++) {
       const s = rnd.pick(cast.sampleOf(u.key.id).signatures);
-      items.push(bad() ? { messageBase64: s.m, signatureBase64: '====' } : { messageBase64: rnd.chance(0.2) ? b64(Buffer.from('another message')) : s.m, signatureBase64: s.s });
+      items.push(
+        bad()
+          ? { messageBase64: s.m, signatureBase64: '====' }
+          : { messageBase64: rnd.chance(0.2) ? b64(Buffer.from('another message')) : s.m, signatureBase64: s.s },
+      );
     }
   }
   if (!u) return encrypt(cast, rnd);
-  return request(`POST /v1/keys/:id/${op} {items}`, 'POST', `/v1/keys/${u.key.id}/${op}`, u.actor, { items }, watch(cast, u.key, u.actor));
+  return request(
+    `POST /v1/keys/:id/${op} {items}`,
+    'POST',
+    `/v1/keys/${u.key.id}/${op}`,
+    u.actor,
+    { items },
+    watch(cast, u.key, u.actor),
+  );
 };
 
 /** Export of an exportable key, by a Human or by the Service (its own). */
@@ -261,8 +440,17 @@ const exportKey: Maker = (cast, rnd) => {
   const keys = cast.core.filter((k) => k.spec.exportable === true);
   if (!keys.length) return get(cast, rnd);
   const key = rnd.pick(keys);
-  const actor = { headers: cast.auth(key.owner === 'service' ? 'service' : rnd.pick(['admin', 'keeper', 'signer'] as Role[])) };
-  return request('POST /v1/keys/:id/export', 'POST', `/v1/keys/${key.id}/export`, actor, rnd.chance(0.2) ? { version: 1 } : {}, watch(cast, key, actor));
+  const actor = {
+    headers: cast.auth(key.owner === 'service' ? 'service' : rnd.pick(['admin', 'keeper', 'signer'] as Role[])),
+  };
+  return request(
+    'POST /v1/keys/:id/export',
+    'POST',
+    `/v1/keys/${key.id}/export`,
+    actor,
+    rnd.chance(0.2) ? { version: 1 } : {},
+    watch(cast, key, actor),
+  );
 };
 
 /** The names the mix gives keys (fuzz-<algorithm>-<n>), owners and states, for Locate's filters. */
@@ -278,7 +466,13 @@ const locate: Maker = (cast, rnd) => {
     () => q.set('algorithm', rnd.pick(['AES', 'RSA', 'EC', 'EdDSA', 'HMAC'])),
     () => q.set('owner', rnd.pick(['alice', 'billing', 'carol', 'nobody'])),
     () => q.set('createdAfter', new Date(Date.now() - rnd.int(1, 120) * 1000).toISOString()),
-    () => q.set('createdBefore', rnd.chance(0.5) ? new Date().toISOString().slice(0, 10) : new Date(Date.now() - rnd.int(0, 60) * 1000).toISOString()),
+    () =>
+      q.set(
+        'createdBefore',
+        rnd.chance(0.5)
+          ? new Date().toISOString().slice(0, 10)
+          : new Date(Date.now() - rnd.int(0, 60) * 1000).toISOString(),
+      ),
   ];
   for (let i = rnd.int(0, 3); i > 0; i--) rnd.pick(filters)();
   if (rnd.chance(0.8)) q.set('limit', String(rnd.pick([1, 5, 20, 100, 1000])));
@@ -299,21 +493,42 @@ const locate: Maker = (cast, rnd) => {
 const importParameters: Maker = (cast, rnd) => {
   if (cast.importParameterCalls >= 3) return locate(cast, rnd);
   cast.importParameterCalls++;
-  const body = rnd.pick([{ algorithm: 'AES', sizeBits: 256 }, { algorithm: 'HMAC', sizeBits: 256 }, { algorithm: 'EC', curve: 'P-256' }, { algorithm: 'EdDSA', curve: 'Ed25519' }]);
-  return request('POST /v1/keys/import-parameters', 'POST', '/v1/keys/import-parameters', { headers: cast.auth('admin') }, body, (a) => {
-    if (a.status === 200) cast.importTokens.push(a.json.importToken);
-  });
+  const body = rnd.pick([
+    { algorithm: 'AES', sizeBits: 256 },
+    { algorithm: 'HMAC', sizeBits: 256 },
+    { algorithm: 'EC', curve: 'P-256' },
+    { algorithm: 'EdDSA', curve: 'Ed25519' },
+  ]);
+  return request(
+    'POST /v1/keys/import-parameters',
+    'POST',
+    '/v1/keys/import-parameters',
+    { headers: cast.auth('admin') },
+    body,
+    (a) => {
+      if (a.status === 200) cast.importTokens.push(a.json.importToken);
+    },
+  );
 };
 
 const issueAgent: Maker = (cast, rnd) => {
   if (cast.agents.length > 12) return revokeAgent(cast, rnd);
   return rnd.chance(0.5)
-    ? cast.issueRequest('admin', rnd.pick([['Encrypt', 'Decrypt'], ['Encrypt', 'Decrypt', 'Wrap', 'Unwrap', 'Get'], ['Get']]))
+    ? cast.issueRequest(
+        'admin',
+        rnd.pick([['Encrypt', 'Decrypt'], ['Encrypt', 'Decrypt', 'Wrap', 'Unwrap', 'Get'], ['Get']]),
+      )
     : cast.issueRequest('signer', rnd.pick([['Sign', 'Verify'], ['Sign'], ['Get', 'Verify']]));
 };
 
 const listAgents: Maker = (cast, rnd) => {
-  const [role, query] = rnd.pick([['admin', ''], ['signer', '?limit=5'], ['keeper', '?parent=carol'], ['keeper', '?limit=1000'], ['auditor', '?parent=alice&limit=20']] as Array<[Role, string]>);
+  const [role, query] = rnd.pick([
+    ['admin', ''],
+    ['signer', '?limit=5'],
+    ['keeper', '?parent=carol'],
+    ['keeper', '?limit=1000'],
+    ['auditor', '?parent=alice&limit=20'],
+  ] as Array<[Role, string]>);
   return request('GET /v1/agents', 'GET', `/v1/agents${query}`, { headers: cast.auth(role) });
 };
 
@@ -322,20 +537,29 @@ const revokeAgent: Maker = (cast, rnd) => {
   const agent = cast.agents[rnd.int(0, cast.agents.length - 1)]!;
   cast.retireAgent(agent.agentId);
   const by: Role = rnd.chance(0.5) ? 'keeper' : agent.parent;
-  return request('POST /v1/agents/:agentId/revoke', 'POST', `/v1/agents/${agent.agentId}/revoke`, { headers: cast.auth(by) });
+  return request('POST /v1/agents/:agentId/revoke', 'POST', `/v1/agents/${agent.agentId}/revoke`, {
+    headers: cast.auth(by),
+  });
 };
 
 const revokeToken: Maker = (cast, rnd) => {
   if (!cast.retiredAgents.length) return listAgents(cast, rnd);
   const agent = rnd.pick(cast.retiredAgents);
-  return request('POST /v1/tokens/revoke', 'POST', '/v1/tokens/revoke', { headers: cast.auth('keeper') }, { jti: agent.jti });
+  return request(
+    'POST /v1/tokens/revoke',
+    'POST',
+    '/v1/tokens/revoke',
+    { headers: cast.auth('keeper') },
+    { jti: agent.jti },
+  );
 };
 
 const auditQuery: Maker = (cast, rnd) => {
   const q = new URLSearchParams();
   const filter = rnd.int(0, 5);
   if (filter === 1 && cast.core.length) q.set('key', rnd.pick(cast.core).id);
-  if (filter === 2) q.set('actor', rnd.pick(['alice', 'bob', 'carol', 'billing', 'mallory', ...cast.agents.map((a) => a.agentId)]));
+  if (filter === 2)
+    q.set('actor', rnd.pick(['alice', 'bob', 'carol', 'billing', 'mallory', ...cast.agents.map((a) => a.agentId)]));
   if (filter === 3) q.set('op', rnd.pick(['Encrypt', 'Sign', 'Create', 'Destroy', 'Query']));
   if (filter === 4) q.set('since', new Date(Date.now() - rnd.int(1, 120) * 1000).toISOString());
   if (filter === 5) {
@@ -361,30 +585,68 @@ const auditQuery: Maker = (cast, rnd) => {
 const auditVerify: Maker = (cast, rnd) => {
   const roll = rnd.next();
   // Mostly incremental (what came after the last verification); sometimes a recent window; rarely all of it.
-  const query = roll < 0.03 ? '?full=true' : roll < 0.2 ? `?since=${encodeURIComponent(new Date(Date.now() - 60_000).toISOString())}` : '';
-  return request('GET /v1/audit/verify', 'GET', `/v1/audit/verify${query}`, { headers: cast.auth(rnd.pick(['auditor', 'keeper'] as Role[])) });
+  const query =
+    roll < 0.03
+      ? '?full=true'
+      : roll < 0.2
+        ? `?since=${encodeURIComponent(new Date(Date.now() - 60_000).toISOString())}`
+        : '';
+  return request('GET /v1/audit/verify', 'GET', `/v1/audit/verify${query}`, {
+    headers: cast.auth(rnd.pick(['auditor', 'keeper'] as Role[])),
+  });
 };
 
 const advisorScan: Maker = (cast, rnd) =>
-  request('GET /v1/advisor/scan', 'GET', `/v1/advisor/scan${rnd.chance(0.5) ? `?lookbackDays=${rnd.int(1, 30)}&top=${rnd.int(1, 20)}` : ''}`, { headers: cast.auth('auditor') });
+  request(
+    'GET /v1/advisor/scan',
+    'GET',
+    `/v1/advisor/scan${rnd.chance(0.5) ? `?lookbackDays=${rnd.int(1, 30)}&top=${rnd.int(1, 20)}` : ''}`,
+    { headers: cast.auth('auditor') },
+  );
 
 const advisorExplain: Maker = (cast, rnd) => {
   const agent = cast.agents.length ? rnd.pick([...cast.agents, ...cast.retiredAgents.slice(-4)]) : undefined;
   const id = agent?.agentId ?? 'agent-00000000-0000-4000-8000-000000000000';
-  return request('GET /v1/advisor/explain/:agentId', 'GET', `/v1/advisor/explain/${id}${rnd.chance(0.5) ? '?maxEvents=50&lookbackDays=1' : ''}`, { headers: cast.auth(rnd.pick(['auditor', 'keeper'] as Role[])) });
+  return request(
+    'GET /v1/advisor/explain/:agentId',
+    'GET',
+    `/v1/advisor/explain/${id}${rnd.chance(0.5) ? '?maxEvents=50&lookbackDays=1' : ''}`,
+    { headers: cast.auth(rnd.pick(['auditor', 'keeper'] as Role[])) },
+  );
 };
 
 const health: Maker = (cast, rnd) => {
-  const [route, path] = rnd.pick([['GET /readyz', '/readyz'], ['GET /readyz', '/readyz'], ['GET /healthz', '/healthz'], ['GET /metrics', '/metrics']]);
+  const [route, path] = rnd.pick([
+    ['GET /readyz', '/readyz'],
+    ['GET /readyz', '/readyz'],
+    ['GET /healthz', '/healthz'],
+    ['GET /metrics', '/metrics'],
+  ]);
   const headers = route === 'GET /readyz' && rnd.chance(0.5) ? cast.auth('admin') : {};
   const gauge = (text: string, name: string) => Number(new RegExp(`^${name} ([0-9.e+-]+)`, 'm').exec(text)?.[1]) * 1000;
-  return request(route!, 'GET', path!, { headers }, undefined, route === 'GET /metrics' ? (a) => {
-    if (a.status === 200) cast.loopDelays.push({ p99: gauge(a.text, 'nodejs_eventloop_lag_p99_seconds'), max: gauge(a.text, 'nodejs_eventloop_lag_max_seconds') });
-  } : undefined);
+  return request(
+    route!,
+    'GET',
+    path!,
+    { headers },
+    undefined,
+    route === 'GET /metrics'
+      ? (a) => {
+          if (a.status === 200)
+            cast.loopDelays.push({
+              p99: gauge(a.text, 'nodejs_eventloop_lag_p99_seconds'),
+              max: gauge(a.text, 'nodejs_eventloop_lag_max_seconds'),
+            });
+        }
+      : undefined,
+  );
 };
 
 const docs: Maker = (_cast, rnd) => {
-  const [route, path] = rnd.pick([['GET /docs/docs.yaml', '/docs/docs.yaml'], ['GET /docs/audit-event.schema.json', '/docs/audit-event.schema.json']]);
+  const [route, path] = rnd.pick([
+    ['GET /docs/docs.yaml', '/docs/docs.yaml'],
+    ['GET /docs/audit-event.schema.json', '/docs/audit-event.schema.json'],
+  ]);
   return request(route!, 'GET', path!, { headers: {} });
 };
 

@@ -11,29 +11,63 @@ const T = K.Tag;
 const ANSWER_BYTES = 8 * 1024 * 1024;
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
-t.test('a client that does not read its answers: the door runs no further request while an answer is still buffered for it', async (t) => {
-  const pki = makeTestPki();
-  let door: KmipDoor;
-  const bufferedWhenRun: number[] = [];
-  const serverSockets = () => [...(door as unknown as { sockets: Set<TLSSocket> }).sockets];
-  // Stands in for the pipeline: every Encrypt answers a large ciphertext, so each answer outgrows the socket's buffer.
-  const runner = {
-    run: async () => {
-      bufferedWhenRun.push(serverSockets().reduce((sum, s) => sum + s.writableLength, 0));
-      return { ciphertextBase64: Buffer.alloc(ANSWER_BYTES, 7).toString('base64'), ivBase64: Buffer.alloc(12).toString('base64'), tagBase64: Buffer.alloc(16).toString('base64') };
-    },
-    list: () => [],
-  } as unknown as OperationRunner;
-  door = new KmipDoor({ host: '127.0.0.1', port: 0, certFile: pki.serverCertFile, keyFile: pki.serverKeyFile, clientCaFile: pki.caFile, maxConnections: 10, handshakeTimeoutMs: 10_000, maxPendingHandshakes: 16 }, runner, silent, { now: () => new Date() });
-  await door.start();
-  t.teardown(() => door.stop());
-  const client = await RawKmipClient.connect(door.address()!.port, pki.read(pki.caFile), issueClientCertificate(pki, 'reader', '/CN=slow-reader'));
-  t.teardown(() => client.close());
+t.test(
+  'a client that does not read its answers: the door runs no further request while an answer is still buffered for it',
+  async (t) => {
+    const pki = makeTestPki();
+    let door: KmipDoor;
+    const bufferedWhenRun: number[] = [];
+    const serverSockets = () => [...(door as unknown as { sockets: Set<TLSSocket> }).sockets];
+    // Stands in for the pipeline: every Encrypt answers a large ciphertext, so each answer outgrows the socket's buffer.
+    const runner = {
+      run: async () => {
+        bufferedWhenRun.push(serverSockets().reduce((sum, s) => sum + s.writableLength, 0));
+        return {
+          ciphertextBase64: Buffer.alloc(ANSWER_BYTES, 7).toString('base64'),
+          ivBase64: Buffer.alloc(12).toString('base64'),
+          tagBase64: Buffer.alloc(16).toString('base64'),
+        };
+      },
+      list: () => [],
+    } as unknown as OperationRunner;
+    door = new KmipDoor(
+      {
+        host: '127.0.0.1',
+        port: 0,
+        certFile: pki.serverCertFile,
+        keyFile: pki.serverKeyFile,
+        clientCaFile: pki.caFile,
+        maxConnections: 10,
+        handshakeTimeoutMs: 10_000,
+        maxPendingHandshakes: 16,
+      },
+      runner,
+      silent,
+      { now: () => new Date() },
+    );
+    await door.start();
+    t.teardown(() => door.stop());
+    const client = await RawKmipClient.connect(
+      door.address()!.port,
+      pki.read(pki.caFile),
+      issueClientCertificate(pki, 'reader', '/CN=slow-reader'),
+    );
+    t.teardown(() => client.close());
 
-  const encrypt = kmipRequest([1, 2], [{ operation: K.Operation.Encrypt, payload: [text(T.UniqueIdentifier, '00000000-0000-4000-8000-000000000000'), bytes(T.Data, Buffer.from('x'))] }]);
-  for (let i = 0; i < 3; i++) client.send(encodeTtlv(encrypt));
-  for (let i = 0; i < 3; i++) t.match(responseItems(await client.next()), [{ status: K.ResultStatus.Success }], `answer ${i + 1}`);
+    const encrypt = kmipRequest(
+      [1, 2],
+      [
+        {
+          operation: K.Operation.Encrypt,
+          payload: [text(T.UniqueIdentifier, '00000000-0000-4000-8000-000000000000'), bytes(T.Data, Buffer.from('x'))],
+        },
+      ],
+    );
+    for (let i = 0; i < 3; i++) client.send(encodeTtlv(encrypt));
+    for (let i = 0; i < 3; i++)
+      t.match(responseItems(await client.next()), [{ status: K.ResultStatus.Success }], `answer ${i + 1}`);
 
-  t.equal(bufferedWhenRun.length, 3, 'every request ran');
-  t.same(bufferedWhenRun, [0, 0, 0], 'each ran only once the answer before it had left the door\'s memory');
-});
+    t.equal(bufferedWhenRun.length, 3, 'every request ran');
+    t.same(bufferedWhenRun, [0, 0, 0], "each ran only once the answer before it had left the door's memory");
+  },
+);
