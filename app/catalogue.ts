@@ -35,40 +35,45 @@ import revocationNone from '../plugins/revocation/none/index.ts';
 import revocationRedis from '../plugins/revocation/redis/index.ts';
 import riskScoring from '../plugins/risk/scoring/index.ts';
 import rootOfTrustCloudKms from '../plugins/root-of-trust/cloud-kms/index.ts';
+import rootOfTrustCloudKmsPrevious from '../plugins/root-of-trust/cloud-kms/previous.ts';
 import rootOfTrustLocal from '../plugins/root-of-trust/local/index.ts';
+import rootOfTrustLocalPrevious from '../plugins/root-of-trust/local/previous.ts';
 import rootOfTrustPkcs11 from '../plugins/root-of-trust/pkcs11/index.ts';
+import rootOfTrustPkcs11Previous from '../plugins/root-of-trust/pkcs11/previous.ts';
 import tokens from '../plugins/tokens/index.ts';
 
-/** A port whose implementation the configuration picks by kind (OpenBao's static kind -> factory map). */
-export interface Selectable {
-  configKey: string;
-  env: string;
-  plugins: AnyPlugin[];
-}
+/**
+ * The plugins that fill a port chosen by kind (journal.kind, crypto.kind, auth.kind, policy.kind,
+ * revocation.kind, audit.kind): each setting allows the kinds listed here for its port, and the kernel
+ * wires the one it names. A new kind is a folder under plugins/ and one line here.
+ */
+export const BY_KIND: AnyPlugin[] = [
+  journalMemory,
+  journalSqlite,
+  journalPostgres,
+  journalMysql,
+  rootOfTrustLocal,
+  rootOfTrustCloudKms,
+  rootOfTrustPkcs11,
+  authDev,
+  authHmac,
+  authOidc,
+  policyDev,
+  policyRoleBased,
+  revocationNone,
+  revocationMemory,
+  revocationRedis,
+  auditSinkStdout,
+  auditSinkSqlite,
+  auditSinkPostgres,
+  auditSinkMysql,
+];
 
-export const SELECTABLE: Selectable[] = [
-  {
-    configKey: 'journal.kind',
-    env: 'SVC_JOURNAL_KIND',
-    plugins: [journalMemory, journalSqlite, journalPostgres, journalMysql],
-  },
-  {
-    configKey: 'crypto.kind',
-    env: 'SVC_CRYPTO_KIND',
-    plugins: [rootOfTrustLocal, rootOfTrustCloudKms, rootOfTrustPkcs11],
-  },
-  { configKey: 'auth.kind', env: 'SVC_AUTH_KIND', plugins: [authDev, authHmac, authOidc] },
-  { configKey: 'policy.kind', env: 'SVC_POLICY_KIND', plugins: [policyDev, policyRoleBased] },
-  {
-    configKey: 'revocation.kind',
-    env: 'SVC_REVOCATION_KIND',
-    plugins: [revocationNone, revocationMemory, revocationRedis],
-  },
-  {
-    configKey: 'audit.kind',
-    env: 'SVC_AUDIT_KIND',
-    plugins: [auditSinkStdout, auditSinkSqlite, auditSinkPostgres, auditSinkMysql],
-  },
+/** Each kind's previous KEKs: wired when its settings list some and it is not the chosen kind (rewrap moves keys off it). */
+export const PREVIOUS_KEKS: AnyPlugin[] = [
+  rootOfTrustLocalPrevious,
+  rootOfTrustCloudKmsPrevious,
+  rootOfTrustPkcs11Previous,
 ];
 
 /** Feature plugins wired in every deployment. */
@@ -87,6 +92,9 @@ export const DETECTORS: AnyPlugin[] = [
 /** Secondary audit sinks: each wired once per sink its kind has in the configuration (possibly none). */
 export const SECONDARY_SINKS: AnyPlugin[] = [auditWebhook, auditLogStream, auditMessageStream];
 
+/** Plugins wired once per instance their settings give (possibly none). */
+export const BY_INSTANCES: AnyPlugin[] = [...SECONDARY_SINKS, ...PREVIOUS_KEKS];
+
 /** Wired unless risk.enabled is false. */
 export const RISK = riskScoring;
 
@@ -96,15 +104,7 @@ export const MCP = mcp;
 /** The KMIP door on its own port, wired when kmip.enabled is true. */
 export const KMIP = kmip;
 
-export const BUILTIN: AnyPlugin[] = [
-  ...SELECTABLE.flatMap((s) => s.plugins),
-  ...ALWAYS,
-  ...DETECTORS,
-  ...SECONDARY_SINKS,
-  RISK,
-  MCP,
-  KMIP,
-];
+export const BUILTIN: AnyPlugin[] = [...BY_KIND, ...ALWAYS, ...DETECTORS, ...BY_INSTANCES, RISK, MCP, KMIP];
 
 /** Ports a plugin from `plugins:` may provide. */
 export const EXTENSION_PORTS = new Set(['auditFanout', 'operations', 'door', 'risk', 'detector']);

@@ -1,8 +1,10 @@
 import type { AnyPlugin } from '../kernel/define-plugin.ts';
 import type { ThirdPartyPlugin } from '../kernel/plugin-loader.ts';
+import { baseSchema } from '../config/schema.ts';
+import { chooseByKind } from '../kernel/settings/choose-by-kind.ts';
 import { configuredInstances } from '../kernel/settings/configure.ts';
 import type { Deployment } from '../kernel/settings/deployment.ts';
-import { ALWAYS, DETECTORS, KMIP, MCP, RISK, SECONDARY_SINKS, SELECTABLE } from './catalogue.ts';
+import { ALWAYS, BY_INSTANCES, BY_KIND, DETECTORS, KMIP, MCP, RISK, SECONDARY_SINKS } from './catalogue.ts';
 
 const read = (config: Record<string, unknown>, dotted: string): unknown =>
   dotted.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], config);
@@ -15,15 +17,9 @@ export function selectPlugins(
 ): AnyPlugin[] {
   const problems: string[] = [];
   const chosen: AnyPlugin[] = [];
-  for (const s of SELECTABLE) {
-    const kind = String(read(config, s.configKey));
-    const plugin = s.plugins.find((p) => p.kind === kind);
-    if (plugin) chosen.push(plugin);
-    else
-      problems.push(
-        `${s.configKey} (env ${s.env}) is "${kind}", which this build has no plugin for; available: ${s.plugins.map((p) => p.kind).join(', ')}`,
-      );
-  }
+  const byKind = chooseByKind(baseSchema, config, BY_KIND);
+  problems.push(...byKind.problems);
+  chosen.push(...byKind.chosen);
   const enabled = String(read(config, 'detectors.enabled')).trim();
   const names =
     enabled === 'all'
@@ -51,7 +47,8 @@ export function selectPlugins(
       problems.push(`audit.sinks[${i}] repeats the name "${String(name)}"; each sink needs its own`);
     sinkNames.add(String(name));
   });
-  for (const sink of SECONDARY_SINKS) if (configuredInstances(sink, config, deployment).length > 0) chosen.push(sink);
+  for (const plugin of BY_INSTANCES)
+    if (configuredInstances(plugin, config, deployment).length > 0) chosen.push(plugin);
   if (problems.length)
     throw new Error(`configuration picks plugins that are not available:\n  - ${problems.join('\n  - ')}`);
   if (read(config, 'risk.enabled') === true) chosen.push(RISK);

@@ -1,6 +1,13 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { DEFAULT_STATE_BYTES } from '../kernel/detection/state-budget.ts';
 import { LOG_LEVELS } from '../kernel/logger.ts';
+import { auditSinkPort } from '../kernel/ports/audit-sink.ts';
+import { authenticatorPort } from '../kernel/ports/authenticator.ts';
+import { journalPort } from '../kernel/ports/journal.ts';
+import { policyPort } from '../kernel/ports/policy.ts';
+import { revocationPort } from '../kernel/ports/revocation.ts';
+import { rootOfTrustPort } from '../kernel/ports/root-of-trust.ts';
+import { kindSetting } from '../kernel/settings/choose-by-kind.ts';
 import { defineSettings } from '../kernel/settings/settings.ts';
 
 /**
@@ -77,10 +84,7 @@ export const baseSchema = defineSettings(
       }),
     }),
     auth: Type.Object({
-      kind: Type.Union([Type.Literal('dev'), Type.Literal('hmac'), Type.Literal('oidc')], {
-        description: 'How callers authenticate.',
-        default: 'dev',
-      }),
+      kind: kindSetting(authenticatorPort, 'How callers authenticate.', 'dev'),
       hmacSecret: Type.String({
         description: 'HS256 secret (at least 32 bytes); also signs issued agent tokens.',
         default: '',
@@ -88,33 +92,16 @@ export const baseSchema = defineSettings(
       }),
     }),
     journal: Type.Object({
-      kind: Type.Union(
-        [
-          Type.Literal('in-memory'),
-          Type.Literal('rdb-server-1'),
-          Type.Literal('rdb-server-2'),
-          Type.Literal('rdb-embedded'),
-        ],
-        { description: 'Where key state is journaled.', default: 'in-memory' },
-      ),
+      kind: kindSetting(journalPort, 'Where key state is journaled.', 'in-memory'),
     }),
     crypto: Type.Object({
-      kind: Type.Union([Type.Literal('in-memory'), Type.Literal('cloud-kms'), Type.Literal('pkcs11')], {
-        description: 'Root of trust holding the key-encryption key.',
-        default: 'in-memory',
-      }),
+      kind: kindSetting(rootOfTrustPort, 'Root of trust holding the key-encryption key.', 'in-memory'),
     }),
     revocation: Type.Object({
-      kind: Type.Union([Type.Literal('none'), Type.Literal('in-memory'), Type.Literal('kv-store')], {
-        description: 'Token revocation list backend.',
-        default: 'in-memory',
-      }),
+      kind: kindSetting(revocationPort, 'Token revocation list backend.', 'in-memory'),
     }),
     policy: Type.Object({
-      kind: Type.Union([Type.Literal('dev'), Type.Literal('role-based')], {
-        description: 'Authorization policy.',
-        default: 'dev',
-      }),
+      kind: kindSetting(policyPort, 'Authorization policy.', 'dev'),
     }),
     detectors: Type.Object({
       enabled: Type.String({
@@ -146,15 +133,7 @@ export const baseSchema = defineSettings(
       }),
     }),
     audit: Type.Object({
-      kind: Type.Union(
-        [
-          Type.Literal('stdout'),
-          Type.Literal('rdb-server-1'),
-          Type.Literal('rdb-server-2'),
-          Type.Literal('rdb-embedded'),
-        ],
-        { description: 'Primary audit sink.', default: 'stdout' },
-      ),
+      kind: kindSetting(auditSinkPort, 'Primary audit sink.', 'stdout'),
       fanoutThread: Type.Boolean({
         description:
           'Run the secondary audit sinks (webhook, log stream, message stream, third-party sinks) on a worker thread of each node instead of its request loop: their CPU then goes to another core. Worth it when the host has cores the workers do not use (server.workers below the core count).',

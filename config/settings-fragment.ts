@@ -1,4 +1,5 @@
 import { Kind, type TObject, type TSchema } from '@sinclair/typebox';
+import { selectedPort } from '../kernel/settings/choose-by-kind.ts';
 import { isSection, settingVariable } from '../kernel/settings/settings.ts';
 import type { ConfigFragment } from './stitch.ts';
 import { httpsUrl } from './urls.ts';
@@ -10,8 +11,13 @@ const FORMATS: Record<string, (value: unknown) => void> = {
   'whole-number-or-auto': wholeNumberOrAuto,
 };
 
-/** The loader's format of one setting: its type, an enum's values, or a named check. */
-function formatOf(path: string, setting: TSchema): unknown {
+/** The kinds of the plugins that provide a port, for the settings that choose one (kindSetting). */
+export type KindsOf = (port: string) => string[];
+
+/** The loader's format of one setting: its type, an enum's values, the kinds it chooses among, or a named check. */
+function formatOf(path: string, setting: TSchema, kindsOf: KindsOf): unknown {
+  const port = selectedPort(setting);
+  if (port) return kindsOf(port);
   const named = setting.format as string | undefined;
   if (named) {
     const check = FORMATS[named];
@@ -51,11 +57,11 @@ const leaves = new WeakMap<TSchema, Record<string, unknown>>();
  * One plugin's settings declaration (a TypeBox object, kernel/settings/settings.ts) as the loader's
  * schema fragment: its keys, variables, defaults, formats and sensitivity, from that one declaration.
  */
-export function settingsFragment(settings: TObject, prefix = ''): ConfigFragment {
+export function settingsFragment(settings: TObject, kindsOf: KindsOf = () => [], prefix = ''): ConfigFragment {
   return Object.fromEntries(
     Object.entries(settings.properties).map(([key, schema]) => {
       const path = prefix ? `${prefix}.${key}` : key;
-      if (isSection(schema)) return [key, settingsFragment(schema, path)];
+      if (isSection(schema)) return [key, settingsFragment(schema, kindsOf, path)];
       const known = leaves.get(schema);
       if (known) return [key, known];
       if (schema.description === undefined || !('default' in schema))
@@ -63,12 +69,13 @@ export function settingsFragment(settings: TObject, prefix = ''): ConfigFragment
       const env = settingVariable(path, schema);
       const leaf = {
         doc: schema.description,
-        format: formatOf(path, schema),
+        format: formatOf(path, schema, kindsOf),
         default: schema.default,
         ...(env ? { env } : {}),
         ...(schema.sensitive ? { sensitive: true } : {}),
       };
-      leaves.set(schema, leaf);
+      // A kind setting's values depend on the plugins at hand; it is the base's alone, never shared.
+      if (!selectedPort(schema)) leaves.set(schema, leaf);
       return [key, leaf];
     }),
   );

@@ -1,4 +1,5 @@
 import type { AnyPlugin } from '../kernel/define-plugin.ts';
+import { kindsOf } from '../kernel/settings/choose-by-kind.ts';
 import { baseSchema } from './schema.ts';
 import { settingsFragment } from './settings-fragment.ts';
 import { type ConfigFragment, stitchSchema } from './stitch.ts';
@@ -11,5 +12,9 @@ export function wholeSchema(plugins: AnyPlugin[]): ConfigFragment {
   const fragments = plugins.flatMap((p) =>
     p.settings ? [{ owner: p.id, fragment: settingsFragment(p.settings) }] : [],
   );
-  return stitchSchema(settingsFragment(baseSchema), fragments);
+  // The kind settings allow the kinds of the plugins at hand: listed by the plugins alone.
+  return stitchSchema(
+    settingsFragment(baseSchema, (port) => kindsOf(plugins, port)),
+    fragments,
+  );
 }

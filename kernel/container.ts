@@ -1,7 +1,9 @@
 import { asFunction, asValue, createContainer, InjectionMode, type AwilixContainer } from 'awilix';
 import { dependencyRefs, type AnyPlugin } from './define-plugin.ts';
 import type { Clock } from './ports/clock.ts';
+import { withPreviousKeks } from './crypto/root-of-trust-chain.ts';
 import type { Logger } from './ports/logger.ts';
+import { previousKeksPort, type RootOfTrust, rootOfTrustPort } from './ports/root-of-trust.ts';
 import { configuredInstances } from './settings/configure.ts';
 import type { Deployment } from './settings/deployment.ts';
 
@@ -58,6 +60,20 @@ export function buildContainer(
   for (const [port, list] of byPort) {
     if (multiplePorts.has(port)) continue;
     container.register(port, asFunction((cradle: Record<string, unknown>) => cradle[list[0]!.id]).singleton());
+  }
+  // The root of trust every plugin sees is the chosen one with the previous KEKs of other kinds behind it.
+  const previousKeks = (byPort.get(previousKeksPort.id) ?? []).flatMap((p) => names.get(p)!);
+  const chosenRoot = byPort.get(rootOfTrustPort.id)?.[0];
+  if (chosenRoot && previousKeks.length > 0) {
+    container.register(
+      rootOfTrustPort.id,
+      asFunction((cradle: Record<string, unknown>) =>
+        withPreviousKeks(
+          cradle[chosenRoot.id] as RootOfTrust,
+          previousKeks.map((name) => cradle[name] as RootOfTrust),
+        ),
+      ).singleton(),
+    );
   }
   for (const port of multiplePorts) {
     const list = (byPort.get(port) ?? []).flatMap((p) => names.get(p)!);

@@ -125,7 +125,13 @@ export { authenticate } from './auth/authenticate.ts';
 export { policyPort, type Policy, type PolicyDecision, type ResourceFacts } from './ports/policy.ts';
 export { revocationPort, type RevocationList } from './ports/revocation.ts';
 export { riskPort, type RiskAssessor, type RiskDecision, type RiskFactor, type RiskInput } from './ports/risk.ts';
-export { rootOfTrustPort, type RootOfTrust, type RootOfTrustContext, type WrappedKey } from './ports/root-of-trust.ts';
+export {
+  previousKeksPort,
+  rootOfTrustPort,
+  type RootOfTrust,
+  type RootOfTrustContext,
+  type WrappedKey,
+} from './ports/root-of-trust.ts';
 export { MAX_JSON_DEPTH, nestedDeeperThan } from './http/json-text.ts';
 export { TLS12_CIPHERS } from './http/tls.ts';
 export { isRequestId } from './http/errors-middleware.ts';

@@ -44,3 +44,11 @@ export interface RootOfTrust extends Lifecycle {
 }
 
 export const rootOfTrustPort = createPortRef<RootOfTrust>('rootOfTrust');
+
+/**
+ * KEKs of a root of trust of another kind than the chosen one, which still unwrap while an operator moves
+ * keys off that kind (`rewrap`): each kind offers its previous KEKs from its own settings, and the kernel
+ * puts them behind the chosen root of trust (kernel/crypto/root-of-trust-chain.ts), so that no root of
+ * trust knows another kind's implementation. New wraps always use the chosen root of trust.
+ */
+export const previousKeksPort = createPortRef<RootOfTrust>('previousKeks', { multiple: true });

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { b64 } from '../helpers/client.ts';
-import { Pkcs11Module } from '../../plugins/root-of-trust/support/pkcs11-module.ts';
+import { Pkcs11Module } from '../../plugins/root-of-trust/pkcs11/pkcs11-module.ts';
 import { spawnService } from '../helpers/process.ts';
 import { startTestService, tempDir } from '../helpers/service.ts';
 import { softHsm } from '../helpers/softhsm.ts';

@@ -21,7 +21,7 @@ import { DevPolicy } from '../../plugins/policy/dev/dev-policy.ts';
 import { RoleBasedPolicy } from '../../plugins/policy/role-based/role-policy.ts';
 import { MemoryRevocationList } from '../../plugins/revocation/memory/memory-revocation.ts';
 import { RiskScorer } from '../../plugins/risk/scoring/risk-scorer.ts';
-import { LocalRootOfTrust } from '../../plugins/root-of-trust/support/local-root-of-trust.ts';
+import { LocalRootOfTrust } from '../../plugins/root-of-trust/local/local-root-of-trust.ts';
 import { sqliteKnexSettings } from '../../plugins/sql-support/sqlite-connection.ts';
 import { tempDir } from '../helpers/service.ts';
 import { mintToken, TEST_SECRET, unsignedToken } from '../helpers/tokens.ts';

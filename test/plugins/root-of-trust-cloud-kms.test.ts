@@ -2,7 +2,7 @@ import { Registry } from 'prom-client';
 import t from 'tap';
 import { rootOfTrustContract } from '../../contracts/root-of-trust.ts';
 import { createStderrLogger } from '../../kernel/logger.ts';
-import { CloudKmsRootOfTrust } from '../../plugins/root-of-trust/support/cloud-kms-root-of-trust.ts';
+import { CloudKmsRootOfTrust } from '../../plugins/root-of-trust/cloud-kms/cloud-kms-root-of-trust.ts';
 import { b64 } from '../helpers/client.ts';
 import { startKmsFaultProxy } from '../helpers/kms-fault-proxy.ts';
 import { moto, MOTO_REGION } from '../helpers/moto.ts';

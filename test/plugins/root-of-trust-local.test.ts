@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import plugin from '../../plugins/root-of-trust/local/index.ts';
-import { LocalRootOfTrust } from '../../plugins/root-of-trust/support/local-root-of-trust.ts';
+import { LocalRootOfTrust } from '../../plugins/root-of-trust/local/local-root-of-trust.ts';
 import { tempDir } from '../helpers/service.ts';
 import type { Deployment } from '../../kernel/index.ts';
 
@@ -10,8 +10,6 @@ const settings = (localKek = '') => ({
   crypto: {
     localKek,
     previousKeks: '',
-    cloudKms: { region: '', endpoint: '', timeoutMs: 5000, previousKekArns: '', kekArn: '' },
-    pkcs11: { module: '', tokenLabel: '', pin: '', pinFile: '', kekLabel: '', createKek: false, previousKekLabels: '' },
   },
   rdbEmbedded: { jdbcUrl: 'jdbc:sqlite:/var/lib/svc/journal.db' },
 });
@@ -40,16 +38,8 @@ t.test('a server journal without SVC_CRYPTO_LOCAL_KEK fails preflight saying why
 });
 
 t.test('the KEK source follows the journal kind', async (t) => {
-  t.same(config('in-memory'), {
-    source: { kind: 'ephemeral' },
-    previous: [],
-    cloudPrevious: { region: '', endpoint: '', timeoutMs: 5000, arns: [] },
-  });
-  t.same(config('rdb-embedded'), {
-    source: { kind: 'file', file: '/var/lib/svc/kek.key' },
-    previous: [],
-    cloudPrevious: { region: '', endpoint: '', timeoutMs: 5000, arns: [] },
-  });
+  t.same(config('in-memory'), { source: { kind: 'ephemeral' }, previous: [] });
+  t.same(config('rdb-embedded'), { source: { kind: 'file', file: '/var/lib/svc/kek.key' }, previous: [] });
   t.equal(config('rdb-server-1', Buffer.alloc(32).toString('base64')).source.kind, 'configured');
   const short = plugin.preflight!(config('in-memory', Buffer.alloc(16).toString('base64')), { exposed: false });
   t.equal(short.find((n) => n.name === 'crypto.localKek')?.status, 'fail');

@@ -2,8 +2,8 @@ import { Registry } from 'prom-client';
 import t from 'tap';
 import { rootOfTrustContract } from '../../contracts/root-of-trust.ts';
 import { createStderrLogger } from '../../kernel/logger.ts';
-import { Pkcs11Module } from '../../plugins/root-of-trust/support/pkcs11-module.ts';
-import { Pkcs11RootOfTrust } from '../../plugins/root-of-trust/support/pkcs11-root-of-trust.ts';
+import { Pkcs11Module } from '../../plugins/root-of-trust/pkcs11/pkcs11-module.ts';
+import { Pkcs11RootOfTrust } from '../../plugins/root-of-trust/pkcs11/pkcs11-root-of-trust.ts';
 import { softHsm } from '../helpers/softhsm.ts';
 
 const hsm = softHsm(t);

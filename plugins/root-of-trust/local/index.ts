@@ -4,36 +4,20 @@ import {
   definePlugin,
   devGradeFinding,
   KERNEL_API_VERSION,
-  metricsPort,
   type PreflightNode,
-  type RootOfTrust,
   rootOfTrustPort,
   type SettingsOf,
 } from '../../../kernel/index.ts';
 import { sqlitePath } from '../../sql-support/connection-url.ts';
-import { localKekSettings } from './config.ts';
-import { RootOfTrustChain } from '../support/chain.ts';
-import { type CloudKmsPrevious, cloudKmsPrevious, commaList } from '../support/cloud-kms-config.ts';
-import { CloudKmsRootOfTrust } from '../support/cloud-kms-root-of-trust.ts';
-import { LocalRootOfTrust, type KekSource } from '../support/local-root-of-trust.ts';
-import { pkcs11PreviousSettings, pkcs11SettingProblems, type Pkcs11Settings } from '../support/pkcs11-config.ts';
-import { Pkcs11RootOfTrust } from '../support/pkcs11-root-of-trust.ts';
+import { commaList } from '../support/comma-list.ts';
+import { badPreviousKeks, localKekSettings } from './config.ts';
+import { type KekSource, LocalRootOfTrust } from './local-root-of-trust.ts';
 
-type Slice = {
-  source: KekSource | { kind: 'refused'; journalKind: string };
-  previous: string[];
-  cloudPrevious: CloudKmsPrevious;
-  pkcs11Previous?: Pkcs11Settings;
-};
+type Slice = { source: KekSource | { kind: 'refused'; journalKind: string }; previous: string[] };
 
 /** Where the KEK comes from: configured, a file beside journal.db, or per process. */
 function kekSource({ crypto, rdbEmbedded }: SettingsOf<typeof localKekSettings>, deployment: Deployment): Slice {
-  const slice = (source: Slice['source']): Slice => ({
-    source,
-    previous: commaList(crypto.previousKeks),
-    cloudPrevious: cloudKmsPrevious(crypto.cloudKms),
-    pkcs11Previous: pkcs11PreviousSettings(crypto.pkcs11),
-  });
+  const slice = (source: Slice['source']): Slice => ({ source, previous: commaList(crypto.previousKeks) });
   if (crypto.localKek) return slice({ kind: 'configured', kekBase64: crypto.localKek });
   const journalKind = deployment.kinds.journal ?? '';
   if (journalKind === 'rdb-embedded')
@@ -50,8 +34,7 @@ export default definePlugin({
   description: 'AES-256-GCM under a KEK held in process memory',
   settings: localKekSettings,
   configure: kekSource,
-  dependsOn: { metrics: metricsPort },
-  preflight: ({ source, previous, cloudPrevious, pkcs11Previous }, env) => {
+  preflight: ({ source, previous }, env) => {
     const nodes: PreflightNode[] = [
       devGradeFinding(
         'crypto.kind',
@@ -76,43 +59,10 @@ export default definePlugin({
         advice: 'openssl rand -base64 32',
       });
     }
-    if (cloudPrevious.arns.length > 0 && !cloudPrevious.region) {
-      nodes.push({
-        name: 'crypto.cloudKms.region',
-        status: 'fail',
-        message: 'SVC_CRYPTO_CLOUD_KMS_PREVIOUS_KEK_ARNS is set but SVC_CRYPTO_CLOUD_KMS_REGION is empty',
-        advice: 'set the region of the previous KEKs so their keys can be unwrapped and re-wrapped',
-      });
-    }
-    if (pkcs11Previous)
-      nodes.push(...pkcs11SettingProblems(pkcs11Previous, 'previous').map((p) => ({ ...p, status: 'fail' as const })));
-    if (previous.some((k) => Buffer.from(k, 'base64').length !== 32)) {
-      nodes.push({
-        name: 'crypto.previousKeks',
-        status: 'fail',
-        message: 'every entry of SVC_CRYPTO_LOCAL_PREVIOUS_KEKS must be base64 of exactly 32 bytes',
-        advice: 'list the earlier SVC_CRYPTO_LOCAL_KEK values, comma-separated',
-      });
-    }
-    return nodes;
+    return [...nodes, ...badPreviousKeks(previous)];
   },
-  create: ({ config, deps, logger }) => {
+  create: ({ config, logger }) => {
     if (config.source.kind === 'refused') throw new Error('no KEK configured for a persistent journal');
-    const local = new LocalRootOfTrust(config.source, config.previous, logger);
-    const { arns, region, endpoint, timeoutMs } = config.cloudPrevious;
-    const others: RootOfTrust[] = [];
-    // Moving back from cloud-kms or pkcs11: their KEKs still unwrap until rewrap has moved every key here.
-    if (arns.length > 0)
-      others.push(
-        new CloudKmsRootOfTrust(
-          { region, endpoint, timeoutMs, kekArn: arns[0]!, previousKekArns: arns.slice(1) },
-          deps.metrics.registry,
-          logger,
-          { probeAtStart: false },
-        ),
-      );
-    if (config.pkcs11Previous)
-      others.push(new Pkcs11RootOfTrust(config.pkcs11Previous, deps.metrics.registry, logger, { role: 'previous' }));
-    return others.length === 0 ? local : new RootOfTrustChain(local, others);
+    return new LocalRootOfTrust(config.source, config.previous, logger);
   },
 });

@@ -1,24 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { defineSettings } from '../../../kernel/index.ts';
 import { outboundUrlSetting } from '../../net-support/safe-url.ts';
+import { commaList } from '../support/comma-list.ts';
 
-/** Earlier local KEKs: read by the local root of trust, and by cloud-kms and pkcs11 while moving off the local one. */
-export const localPreviousKeks = defineSettings(
-  Type.Object({
-    crypto: Type.Object({
-      previousKeks: Type.String({
-        description:
-          'Earlier local KEKs (comma-separated base64) that still unwrap until `rewrap` has moved every key to the current KEK (also when the current one is in cloud-kms or pkcs11).',
-        default: '',
-        env: 'SVC_CRYPTO_LOCAL_PREVIOUS_KEKS',
-        sensitive: true,
-      }),
-    }),
-  }),
-);
-
-/** The cloud KMS settings: the cloud-kms root of trust's, and the other kinds' while moving off cloud-kms. */
-export const cloudKmsConfig = defineSettings(
+/** The cloud KMS settings: the current KEK when crypto.kind is cloud-kms, and the previous ARNs that still unwrap. */
+export const cloudKmsSettings = defineSettings(
   Type.Object({
     crypto: Type.Object({
       cloudKms: Type.Object({
@@ -46,14 +32,7 @@ export const cloudKmsConfig = defineSettings(
   }),
 );
 
-/** A comma-separated setting as its entries, blanks dropped. */
-export const commaList = (text: string): string[] =>
-  text
-    .split(',')
-    .map((a) => a.trim())
-    .filter(Boolean);
-
-/** The previous cloud KMS KEKs another kind's root of trust unwraps with while moving off cloud-kms. */
+/** The previous cloud KMS KEKs that still unwrap while keys move off cloud-kms to another kind. */
 export interface CloudKmsPrevious {
   region: string;
   endpoint: string;
@@ -61,7 +40,7 @@ export interface CloudKmsPrevious {
   arns: string[];
 }
 
-/** The cloud-kms settings as another kind's root of trust reads them: the region, endpoint and time limit of its previous KEKs. */
+/** The region, endpoint and time limit of the previous KEKs, and their ARNs. */
 export function cloudKmsPrevious(c: {
   region: string;
   endpoint: string;

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { defineSettings } from '../../../kernel/index.ts';
+import { commaList } from '../support/comma-list.ts';
 
-/** The PKCS#11 token settings: the pkcs11 root of trust's, and the other kinds' while moving off pkcs11. */
+/** The PKCS#11 token settings: the current KEK when crypto.kind is pkcs11, and the previous labels that still unwrap. */
 export const pkcs11Config = defineSettings(
   Type.Object({
     crypto: Type.Object({
@@ -56,12 +57,6 @@ export interface Pkcs11Settings {
   previousKekLabels: string[];
 }
 
-const list = (text: string) =>
-  text
-    .split(',')
-    .map((a) => a.trim())
-    .filter(Boolean);
-
 /** The pkcs11 settings as the pkcs11 root of trust reads them. */
 export function pkcs11Settings(c: {
   module: string;
@@ -79,16 +74,16 @@ export function pkcs11Settings(c: {
     pinFile: c.pinFile,
     kekLabel: c.kekLabel,
     createKek: c.createKek,
-    previousKekLabels: list(c.previousKekLabels),
+    previousKekLabels: commaList(c.previousKekLabels),
   };
 }
 
 /**
- * The previous pkcs11 KEKs another kind's root of trust reads while moving off pkcs11 (undefined when
+ * The previous pkcs11 KEKs that still unwrap while keys move off pkcs11 to another kind (undefined when
  * none are listed): the first listed label stands as the instance's own, none is created.
  */
 export function pkcs11PreviousSettings(c: Parameters<typeof pkcs11Settings>[0]): Pkcs11Settings | undefined {
-  const labels = list(c.previousKekLabels);
+  const labels = commaList(c.previousKekLabels);
   if (labels.length === 0) return undefined;
   return { ...pkcs11Settings(c), kekLabel: labels[0]!, previousKekLabels: labels.slice(1), createKek: false };
 }

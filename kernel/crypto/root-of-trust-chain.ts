@@ -1,9 +1,11 @@
-import type { RootOfTrust, RootOfTrustContext, WrappedKey } from '../../../kernel/index.ts';
+import type { RootOfTrust, RootOfTrustContext, WrappedKey } from '../ports/root-of-trust.ts';
 
 /**
- * The configured root of trust, plus the previous KEKs of another kind (moving from the local root of
- * trust to cloud-kms, or back): new wraps use the current one; a key wrapped under a KEK of the other
- * kind is unwrapped by it until `rewrap` has moved every key to the current KEK.
+ * The root of trust the plugins see: the chosen one, with the previous KEKs of other kinds behind it
+ * (moving from the local root of trust to cloud-kms, or to pkcs11, or back). New wraps use the chosen one;
+ * a key wrapped under a KEK of another kind is unwrapped by that kind's instance until `rewrap` has moved
+ * every key to the current KEK. Each instance is a plugin of its own, started, stopped and probed by the
+ * plugin lifecycle; the chain only routes calls.
  */
 export class RootOfTrustChain implements RootOfTrust {
   readonly name: string;
@@ -13,19 +15,6 @@ export class RootOfTrustChain implements RootOfTrust {
     private readonly previous: RootOfTrust[],
   ) {
     this.name = current.name;
-  }
-
-  async start(): Promise<void> {
-    await this.current.start?.();
-    for (const p of this.previous) await p.start?.();
-  }
-
-  async stop(): Promise<void> {
-    for (const p of [this.current, ...this.previous]) await p.stop?.();
-  }
-
-  async probe(): Promise<void> {
-    await this.current.probe?.();
   }
 
   currentKekId(): string {
@@ -51,10 +40,16 @@ export class RootOfTrustChain implements RootOfTrust {
 
   unwrapLegacy(blob: Buffer, aad: string): Promise<Buffer> {
     const local = [this.current, ...this.previous].find((r) => r.unwrapLegacy);
-    if (!local)
+    if (!local?.unwrapLegacy) {
       return Promise.reject(
         new Error('0.1 material needs the local KEK it was written under (list it in SVC_CRYPTO_LOCAL_PREVIOUS_KEKS)'),
       );
-    return local.unwrapLegacy!(blob, aad);
+    }
+    return local.unwrapLegacy(blob, aad);
   }
+}
+
+/** The chosen root of trust alone, or behind it the previous KEKs of other kinds. */
+export function withPreviousKeks(current: RootOfTrust, previous: RootOfTrust[]): RootOfTrust {
+  return previous.length === 0 ? current : new RootOfTrustChain(current, previous);
 }

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { type Logger, type RootOfTrust, SvcError, type WrappedKey } from '../../../kernel/index.ts';
-import { pkcs11KekId, type Pkcs11Settings } from './pkcs11-config.ts';
+import { pkcs11KekId, type Pkcs11Settings } from './config.ts';
 import { ckr } from './pkcs11-errors.ts';
 import { type Pkcs11Lease, Pkcs11Token } from './pkcs11-token.ts';
 

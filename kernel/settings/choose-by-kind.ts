@@ -1,0 +1,48 @@
+import { Type, type TObject, type TString } from '@sinclair/typebox';
+import type { AnyPlugin } from '../define-plugin.ts';
+import type { PortRef } from '../ports/port-ref.ts';
+import { settingLeaves, settingVariable } from './settings.ts';
+
+/**
+ * A setting that chooses which plugin fills a port, by the plugins' `kind`: its allowed values are the
+ * kinds of the plugins that provide the port (listed nowhere else), and the kernel wires the one named.
+ */
+export function kindSetting(port: PortRef<unknown>, description: string, defaultKind: string): TString {
+  return Type.String({ description, default: defaultKind, selects: port.id });
+}
+
+/** The port a setting chooses a provider for, when it is a kindSetting. */
+export const selectedPort = (setting: unknown): string | undefined => (setting as { selects?: string }).selects;
+
+/** The kinds of the plugins that provide `port`, in the order given. */
+export const kindsOf = (plugins: AnyPlugin[], port: string): string[] =>
+  plugins.flatMap((p) => (p.provides.id === port && p.kind !== undefined ? [p.kind] : []));
+
+export interface Choice {
+  /** The plugin each kind setting names, one per chosen port. */
+  chosen: AnyPlugin[];
+  /** The chosen kind by the setting's section: `{journal: 'rdb-embedded', crypto: 'in-memory', ...}`. */
+  kinds: Record<string, string>;
+  /** One sentence per setting that names a kind no plugin has. */
+  problems: string[];
+}
+
+/** The plugins the kind settings of `settings` choose among `plugins`, from the validated configuration. */
+export function chooseByKind(settings: TObject, values: Record<string, unknown>, plugins: AnyPlugin[]): Choice {
+  const choice: Choice = { chosen: [], kinds: {}, problems: [] };
+  for (const [path, setting] of settingLeaves(settings)) {
+    const port = selectedPort(setting);
+    if (!port) continue;
+    const kind = String(
+      path.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown>)?.[key], values),
+    );
+    choice.kinds[path.split('.').slice(0, -1).join('.')] = kind;
+    const plugin = plugins.find((p) => p.provides.id === port && p.kind === kind);
+    if (plugin) choice.chosen.push(plugin);
+    else
+      choice.problems.push(
+        `${path} (env ${settingVariable(path, setting)}) is "${kind}", which this build has no plugin for; available: ${kindsOf(plugins, port).join(', ')}`,
+      );
+  }
+  return choice;
+}
