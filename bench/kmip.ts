@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { connect, type TLSSocket } from 'node:tls';
-import { bytes, child, decodeTtlv, encodeTtlv, Framer, K, text } from '../plugins/kmip/ttlv/index.ts';
+import { bytes, child, decodeTtlv, encodeTtlv, Framer, K, text } from '../plugins/doors/kmip/ttlv/index.ts';
 import { freePort } from '../test/helpers/test-server.ts';
 import { kmipRequest } from '../test/helpers/kmip.ts';
 import { issueClientCertificate, makeTestPki } from '../test/helpers/tls-certs.ts';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startService } from '../app/start.ts';
 import type { AnyOperation } from '../kernel/operations/operation.ts';
-import { ToolCatalogue, type ToolEntry } from '../plugins/mcp/tools.ts';
+import { ToolCatalogue, type ToolEntry } from '../plugins/doors/mcp/tools.ts';
 
 /**
  * The tool list of docs/mcp.md, generated from the operations registry of a service booted with the

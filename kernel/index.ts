@@ -63,6 +63,7 @@ export { packageRoot, packageVersion } from './files/package-root.ts';
 export { SVC_TOKEN_ISSUER, type SvcClaims } from './model/token-claims.ts';
 export { outboundUrlProblem } from './net/outbound-url.ts';
 export { redactUrl } from './net/redact-url.ts';
+export { ListenerConnections } from './net/listener-connections.ts';
 export { metricsPort, type KmsMetrics } from './observability/metrics.ts';
 export { oneAtATime, OneAtATime } from './operations/one-at-a-time.ts';
 export { ActorTable } from './detection/actor-table.ts';

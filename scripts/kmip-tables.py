@@ -1,7 +1,7 @@
 #!/usr/bin/python3
-"""Writes plugins/kmip/ttlv/tables.ts: KMIP tag and enumeration numbers, from PyKMIP's kmip/core/enums.py
+"""Writes plugins/doors/kmip/ttlv/tables.ts: KMIP tag and enumeration numbers, from PyKMIP's kmip/core/enums.py
 (the reference client the door is tested against), so that no number is typed by hand.
-Run: /usr/bin/python3 scripts/kmip-tables.py > plugins/kmip/ttlv/tables.ts"""
+Run: /usr/bin/python3 scripts/kmip-tables.py > plugins/doors/kmip/ttlv/tables.ts"""
 import re
 from kmip.core import enums
 

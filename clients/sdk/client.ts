@@ -14,7 +14,7 @@ import {
   type VerifyItem,
 } from './batch-types.ts';
 import { fetchWithTls, type ClientTls } from './tls-fetch.ts';
-import { wrapKeyMaterial } from './key-wrapping.ts';
+import { wrapKeyMaterial } from '../../schemas/key-wrapping.ts';
 
 export interface SvcClientOptions {
   /** Base URL of the service, for example http://127.0.0.1:8080. */

@@ -5,6 +5,7 @@ import { createInterface } from 'node:readline';
 import {
   authenticate,
   isSvcError,
+  ListenerConnections,
   type Authenticator,
   type Door,
   type Logger,
@@ -22,9 +23,8 @@ const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
 export class JsonlSocketDoor implements Door {
   readonly name = 'jsonl-socket';
   private server: Server | undefined;
-  private readonly sockets = new Set<Socket>();
-  /** Answers being worked out: stop waits for them, so a call in flight at shutdown is answered and audited. */
-  private readonly inFlight = new Set<Promise<unknown>>();
+  /** The open connections and the answers being worked out: stop waits for these, so a call in flight at shutdown is answered and audited. */
+  private readonly connections = new ListenerConnections();
 
   constructor(
     private readonly path: string,
@@ -46,24 +46,18 @@ export class JsonlSocketDoor implements Door {
     const server = this.server;
     this.server = undefined;
     if (!server) return;
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    while (this.inFlight.size) await Promise.all(this.inFlight);
-    for (const socket of this.sockets) socket.end();
-    await closed;
+    await this.connections.close(server);
   }
 
   private serve(socket: Socket): void {
-    this.sockets.add(socket);
-    socket.on('close', () => this.sockets.delete(socket));
-    socket.on('error', () => socket.destroy());
+    this.connections.track(socket);
     createInterface({ input: socket, crlfDelay: Infinity }).on('line', (line) => {
       if (!this.server)
         return void socket.write(
           `${JSON.stringify({ error: 'ServiceUnavailable', message: 'the door is stopping' })}\n`,
         );
       const reply = this.answer(line).then((r) => socket.writable && socket.write(`${JSON.stringify(r)}\n`));
-      this.inFlight.add(reply);
-      void reply.finally(() => this.inFlight.delete(reply));
+      this.connections.answering(reply);
     });
   }
 

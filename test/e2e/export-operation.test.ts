@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { child, K, text } from '../../plugins/kmip/ttlv/index.ts';
+import { child, K, text } from '../../plugins/doors/kmip/ttlv/index.ts';
 import { ApiClient, b64 } from '../helpers/client.ts';
 import { kmipRequest, RawKmipClient, responseItems, startKmipService } from '../helpers/kmip.ts';
 import { startTestService } from '../helpers/service.ts';

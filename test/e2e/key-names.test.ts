@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { K, text, structure, enumeration, type TtlvItem } from '../../plugins/kmip/ttlv/index.ts';
+import { K, text, structure, enumeration, type TtlvItem } from '../../plugins/doors/kmip/ttlv/index.ts';
 import { Database } from '../../plugins/sql-support/sqlite-driver.ts';
 import { importBody, importParameters, secret } from '../helpers/byok.ts';
 import { ApiClient, b64 } from '../helpers/client.ts';

@@ -3,7 +3,7 @@ import t from 'tap';
 import { startTestService, tempDir } from '../helpers/service.ts';
 import { readFileSync } from 'node:fs';
 import { kmipRequest, RawKmipClient, responseItems, startKmipService } from '../helpers/kmip.ts';
-import { enumeration, K } from '../../plugins/kmip/ttlv/index.ts';
+import { enumeration, K } from '../../plugins/doors/kmip/ttlv/index.ts';
 import { makeTestPki } from '../helpers/tls-certs.ts';
 
 t.test('kmip.enabled needs its certificate, key and client CA: the boot fails naming the setting', async (t) => {

@@ -9,7 +9,7 @@ import {
   structure,
   text,
   type TtlvItem,
-} from '../../plugins/kmip/ttlv/index.ts';
+} from '../../plugins/doors/kmip/ttlv/index.ts';
 import { kmipRequest, RawKmipClient, responseItems, startKmipService } from '../helpers/kmip.ts';
 
 const T = K.Tag;

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { DOOR_CONTRACT_PLUGINS, doorContract } from '../../contracts/door.ts';
-import type { KmipAdapter } from '../../plugins/kmip/operations/adapter.ts';
+import type { KmipAdapter } from '../../plugins/doors/kmip/operations/adapter.ts';
 import { startKmipService } from '../helpers/kmip.ts';
 import { HOLD_OPERATION, holdAdapter, kmipDoorClient } from '../helpers/kmip-door-client.ts';
 import { tempDir } from '../helpers/service.ts';

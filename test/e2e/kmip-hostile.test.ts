@@ -10,7 +10,7 @@ import {
   structure,
   text,
   type TtlvItem,
-} from '../../plugins/kmip/ttlv/index.ts';
+} from '../../plugins/doors/kmip/ttlv/index.ts';
 import {
   kmipRequest,
   pykmip,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import t, { type Test } from 'tap';
-import { bytes, enumeration, integer, K, structure, text, type TtlvItem } from '../../plugins/kmip/ttlv/index.ts';
+import { bytes, enumeration, integer, K, structure, text, type TtlvItem } from '../../plugins/doors/kmip/ttlv/index.ts';
 import type { ApiResponse } from '../helpers/client.ts';
 import {
   kmipRequest,

@@ -9,7 +9,7 @@ import {
   type DoorClient,
 } from '../../contracts/door.ts';
 import type { AnyOperation } from '../../kernel/index.ts';
-import { ToolCatalogue } from '../../plugins/mcp/tools.ts';
+import { ToolCatalogue } from '../../plugins/doors/mcp/tools.ts';
 import { mcpPost, toolsCall } from '../helpers/mcp-client.ts';
 import { startTestService, tempDir } from '../helpers/service.ts';
 

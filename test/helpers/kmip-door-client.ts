@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { DoorAnswer, DoorClient } from '../../contracts/door.ts';
 import { MALFORMED } from '../../contracts/door.ts';
-import type { KmipAdapter } from '../../plugins/kmip/operations/adapter.ts';
+import type { KmipAdapter } from '../../plugins/doors/kmip/operations/adapter.ts';
 import {
   bytes,
   child,
@@ -11,7 +11,7 @@ import {
   structure,
   text,
   type TtlvItem,
-} from '../../plugins/kmip/ttlv/index.ts';
+} from '../../plugins/doors/kmip/ttlv/index.ts';
 import { kmipRequest, RawKmipClient, responseItems, type KmipIdentity, type KmipService } from './kmip.ts';
 
 const T = K.Tag;

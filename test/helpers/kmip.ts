@@ -11,7 +11,7 @@ import {
   K,
   structure,
   type TtlvItem,
-} from '../../plugins/kmip/ttlv/index.ts';
+} from '../../plugins/doors/kmip/ttlv/index.ts';
 import { startTestService, type TestService } from './service.ts';
 import { freePort } from './test-server.ts';
 import { issueClientCertificate, makeTestPki, type TestPki } from './tls-certs.ts';

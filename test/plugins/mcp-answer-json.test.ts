@@ -1,6 +1,6 @@
 import t from 'tap';
 import { CallToolResultSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { answerJson, answersJson, toolAnswer } from '../../plugins/mcp/answer-json.ts';
+import { answerJson, answersJson, toolAnswer } from '../../plugins/doors/mcp/answer-json.ts';
 
 // A tool answer is written from its body's JSON made once; the text must be exactly what JSON.stringify
 // writes for the same answer, so a client sees the same bytes either way.

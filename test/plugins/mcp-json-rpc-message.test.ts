@@ -1,6 +1,6 @@
 import t from 'tap';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
-import { isJsonRpcMessage } from '../../plugins/mcp/json-rpc-message.ts';
+import { isJsonRpcMessage } from '../../plugins/doors/mcp/json-rpc-message.ts';
 
 // The door's own check of a JSON-RPC message must accept exactly what the SDK's schema accepts: every
 // combination of the members a message may have (and one it may not), each good and bad in several ways.

@@ -8,8 +8,8 @@ import {
   type OperationRunner,
   type Principal,
 } from '../../kernel/index.ts';
-import { callTool, type CallOrigin } from '../../plugins/mcp/tool-call.ts';
-import { ToolCatalogue } from '../../plugins/mcp/tools.ts';
+import { callTool, type CallOrigin } from '../../plugins/doors/mcp/tool-call.ts';
+import { ToolCatalogue } from '../../plugins/doors/mcp/tools.ts';
 
 const encrypt: AnyOperation = defineOperation({
   id: 'Encrypt',

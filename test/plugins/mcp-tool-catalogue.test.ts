@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import t from 'tap';
 import { defineOperation, type AnyOperation } from '../../kernel/index.ts';
-import { clientOfSession, clientSessionId } from '../../plugins/mcp/client-session.ts';
-import { toolNameOf } from '../../plugins/mcp/tool-names.ts';
-import { ToolCatalogue } from '../../plugins/mcp/tools.ts';
+import { clientOfSession, clientSessionId } from '../../plugins/doors/mcp/client-session.ts';
+import { toolNameOf } from '../../plugins/doors/mcp/tool-names.ts';
+import { ToolCatalogue } from '../../plugins/doors/mcp/tools.ts';
 
 const op = (
   id: string,

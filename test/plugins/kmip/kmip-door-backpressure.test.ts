@@ -1,8 +1,8 @@
 import type { TLSSocket } from 'node:tls';
 import t from 'tap';
 import type { OperationRunner } from '../../../kernel/index.ts';
-import { KmipDoor } from '../../../plugins/kmip/kmip-door.ts';
-import { bytes, encodeTtlv, K, text } from '../../../plugins/kmip/ttlv/index.ts';
+import { KmipDoor } from '../../../plugins/doors/kmip/kmip-door.ts';
+import { bytes, encodeTtlv, K, text } from '../../../plugins/doors/kmip/ttlv/index.ts';
 import { kmipRequest, RawKmipClient, responseItems } from '../../helpers/kmip.ts';
 import { issueClientCertificate, makeTestPki } from '../../helpers/tls-certs.ts';
 
@@ -17,7 +17,9 @@ t.test(
     const pki = makeTestPki();
     let door: KmipDoor;
     const bufferedWhenRun: number[] = [];
-    const serverSockets = () => [...(door as unknown as { sockets: Set<TLSSocket> }).sockets];
+    const serverSockets = () => [
+      ...(door as unknown as { connections: { sockets: Set<TLSSocket> } }).connections.sockets,
+    ];
     // Stands in for the pipeline: every Encrypt answers a large ciphertext, so each answer outgrows the socket's buffer.
     const runner = {
       run: async () => {

@@ -1,9 +1,9 @@
 import { Socket } from 'node:net';
 import t, { type Test } from 'tap';
 import type { OperationRunner } from '../../../kernel/index.ts';
-import type { KmipSettings } from '../../../plugins/kmip/config.ts';
-import { KmipDoor } from '../../../plugins/kmip/kmip-door.ts';
-import { encodeTtlv, K } from '../../../plugins/kmip/ttlv/index.ts';
+import type { KmipSettings } from '../../../plugins/doors/kmip/config.ts';
+import { KmipDoor } from '../../../plugins/doors/kmip/kmip-door.ts';
+import { encodeTtlv, K } from '../../../plugins/doors/kmip/ttlv/index.ts';
 import { kmipRequest, RawKmipClient, responseItems } from '../../helpers/kmip.ts';
 import { issueClientCertificate, makeTestPki } from '../../helpers/tls-certs.ts';
 import { until } from '../../helpers/until.ts';

@@ -1,7 +1,7 @@
 import t from 'tap';
-import { locate } from '../../../plugins/kmip/operations/objects.ts';
-import type { KmipCall } from '../../../plugins/kmip/operations/adapter.ts';
-import { integer, K, structure } from '../../../plugins/kmip/ttlv/index.ts';
+import { locate } from '../../../plugins/doors/kmip/operations/objects.ts';
+import type { KmipCall } from '../../../plugins/doors/kmip/operations/adapter.ts';
+import { integer, K, structure } from '../../../plugins/doors/kmip/ttlv/index.ts';
 
 const T = K.Tag;
 const PAGE = 1000;

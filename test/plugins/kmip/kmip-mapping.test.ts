@@ -1,11 +1,19 @@
 import t from 'tap';
 import { SvcError } from '../../../kernel/index.ts';
-import { clientPrincipal } from '../../../plugins/kmip/client-principal.ts';
-import { requestedSpec } from '../../../plugins/kmip/key-attributes.ts';
-import { encodeResponse, parseRequest } from '../../../plugins/kmip/messages.ts';
-import { signatureAlgorithm } from '../../../plugins/kmip/operations/crypto.ts';
-import { failureOf, KmipRejection } from '../../../plugins/kmip/result-reasons.ts';
-import { decodeTtlv, encodeTtlv, enumeration, integer, K, structure, text } from '../../../plugins/kmip/ttlv/index.ts';
+import { clientPrincipal } from '../../../plugins/doors/kmip/client-principal.ts';
+import { requestedSpec } from '../../../plugins/doors/kmip/key-attributes.ts';
+import { encodeResponse, parseRequest } from '../../../plugins/doors/kmip/messages.ts';
+import { signatureAlgorithm } from '../../../plugins/doors/kmip/operations/crypto.ts';
+import { failureOf, KmipRejection } from '../../../plugins/doors/kmip/result-reasons.ts';
+import {
+  decodeTtlv,
+  encodeTtlv,
+  enumeration,
+  integer,
+  K,
+  structure,
+  text,
+} from '../../../plugins/doors/kmip/ttlv/index.ts';
 import { kmipRequest } from '../../helpers/kmip.ts';
 
 const T = K.Tag;

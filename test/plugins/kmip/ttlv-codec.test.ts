@@ -6,7 +6,7 @@ import {
   frameLength,
   TtlvError,
   type TtlvItem,
-} from '../../../plugins/kmip/ttlv/index.ts';
+} from '../../../plugins/doors/kmip/ttlv/index.ts';
 
 const hex = (s: string) => Buffer.from(s.replace(/[\s|]/g, ''), 'hex');
 

@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { Test } from 'tap';
-import { decodeTtlv, encodeTtlv, Framer, TtlvError, type TtlvItem } from '../../../plugins/kmip/ttlv/index.ts';
+import { decodeTtlv, encodeTtlv, Framer, TtlvError, type TtlvItem } from '../../../plugins/doors/kmip/ttlv/index.ts';
 import { Prng } from '../../helpers/fuzz/prng.ts';
 
 const TYPES = [

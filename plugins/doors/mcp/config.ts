@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { defineSettings } from '../../kernel/index.ts';
+import { defineSettings } from '../../../kernel/index.ts';
 
 export const mcpSettings = defineSettings(
   Type.Object({

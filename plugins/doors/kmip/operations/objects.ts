@@ -1,5 +1,5 @@
 import { createPublicKey } from 'node:crypto';
-import { SvcError, type ManagedKey } from '../../../kernel/index.ts';
+import { SvcError, type ManagedKey } from '../../../../kernel/index.ts';
 import {
   encodeAttributeNames,
   encodeAttributes,

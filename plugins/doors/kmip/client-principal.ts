@@ -1,5 +1,5 @@
 import type { PeerCertificate } from 'node:tls';
-import { CALLER_TEXT_RULE, isCallerText, type Principal, reservedSubjectProblem } from '../../kernel/index.ts';
+import { CALLER_TEXT_RULE, isCallerText, type Principal, reservedSubjectProblem } from '../../../kernel/index.ts';
 
 const usable = (text: string) => [...text].length <= 256 && isCallerText(text);
 

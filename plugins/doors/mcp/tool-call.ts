@@ -6,7 +6,7 @@ import {
   promptContext,
   type OperationRunner,
   type Principal,
-} from '../../kernel/index.ts';
+} from '../../../kernel/index.ts';
 import { toolAnswer as answer, type ToolAnswer } from './answer-json.ts';
 import type { ToolEntry } from './tools.ts';
 

@@ -1,4 +1,4 @@
-import { SvcError, type ManagedKey } from '../../../kernel/index.ts';
+import { SvcError, type ManagedKey } from '../../../../kernel/index.ts';
 import { objectRef } from '../key-attributes.ts';
 import type { ProtocolVersion } from '../messages.ts';
 import { child, K, text, type TtlvItem } from '../ttlv/index.ts';

@@ -1,4 +1,4 @@
-import { SvcError } from '../../../kernel/index.ts';
+import { SvcError } from '../../../../kernel/index.ts';
 import { numberValue } from '../attributes.ts';
 import type { ProtocolVersion } from '../messages.ts';
 import { bytes, child, K, type TtlvItem } from '../ttlv/index.ts';

@@ -1,5 +1,5 @@
 import type { TLSSocket } from 'node:tls';
-import type { DoorHttpRequest } from '../../kernel/index.ts';
+import type { DoorHttpRequest } from '../../../kernel/index.ts';
 
 /** Where OAuth protected-resource metadata lives (RFC 9728), below the service's origin. */
 export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';

@@ -5,7 +5,7 @@ import {
   KERNEL_API_VERSION,
   operationRunnerPort,
   packageVersion,
-} from '../../kernel/index.ts';
+} from '../../../kernel/index.ts';
 import { mcpSettings } from './config.ts';
 import { McpDoor, type McpDoorSettings } from './mcp-door.ts';
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
-import type { PreflightNode } from '../../kernel/index.ts';
+import type { PreflightNode } from '../../../kernel/index.ts';
 import type { KmipSettings } from './config.ts';
 
 const SETTINGS: Array<[keyof KmipSettings, string, string]> = [

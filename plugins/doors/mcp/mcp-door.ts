@@ -1,4 +1,4 @@
-import type { Door, DoorHttpRequest, DoorMount, OperationRunner } from '../../kernel/index.ts';
+import type { Door, DoorHttpRequest, DoorMount, OperationRunner } from '../../../kernel/index.ts';
 import { McpEndpoint } from './mcp-endpoint.ts';
 import { bearerChallenge, RESOURCE_METADATA_PATH, resourceMetadata } from './protected-resource.ts';
 import { ToolCatalogue } from './tools.ts';

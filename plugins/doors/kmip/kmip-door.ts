@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer, type Server, type TLSSocket } from 'node:tls';
 import {
   isRequestId,
+  ListenerConnections,
   SvcError,
   TLS12_CIPHERS,
   type Clock,
@@ -11,7 +12,7 @@ import {
   type Logger,
   type OperationRunner,
   type Principal,
-} from '../../kernel/index.ts';
+} from '../../../kernel/index.ts';
 import { clientPrincipal } from './client-principal.ts';
 import type { KmipSettings } from './config.ts';
 import { ConnectionGate } from './connection-gate.ts';
@@ -38,8 +39,6 @@ const MAX_QUEUED = 4;
  * message (up to 1 MiB held per connection) cannot keep that memory for the idle timeout over and over.
  */
 const MESSAGE_MS = 30_000;
-/** At shutdown, how long a connection may take to close after its last answer was sent. */
-const CLOSE_GRACE_MS = 2_000;
 
 /** Resolves once the socket has handed everything it buffered to the network, or has closed. */
 function sent(socket: TLSSocket): Promise<void> {
@@ -61,8 +60,7 @@ function sent(socket: TLSSocket): Promise<void> {
 export class KmipDoor implements Door {
   readonly name = 'kmip';
   private server: Server | undefined;
-  private readonly sockets = new Set<TLSSocket>();
-  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly connections = new ListenerConnections();
   private readonly operations = kmipOperations('svc-kms');
   private readonly gate: ConnectionGate;
 
@@ -117,22 +115,14 @@ export class KmipDoor implements Door {
     const server = this.server;
     this.server = undefined;
     if (!server) return;
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    const closing = this.connections.close(server);
     // Connections still in their handshake have asked nothing: they need not hold the close until their deadline.
     this.gate.closePending();
-    while (this.inFlight.size) await Promise.all(this.inFlight);
-    for (const socket of this.sockets) {
-      socket.end();
-      // A client that never closes its side would hold the listener's close open: it has had its answers.
-      setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
-    }
-    await closed;
+    await closing;
   }
 
   private serve(socket: TLSSocket): void {
-    this.sockets.add(socket);
-    socket.on('close', () => this.sockets.delete(socket));
-    socket.on('error', () => socket.destroy());
+    this.connections.track(socket);
     socket.setTimeout(IDLE_MS, () => socket.destroy());
     const principal = clientPrincipal(socket.getPeerCertificate());
     const framer = new Framer();
@@ -144,8 +134,7 @@ export class KmipDoor implements Door {
       busy = true;
       while (queue.length && !socket.destroyed) {
         const reply = this.answer(queue.shift()!, principal, socket.remoteAddress);
-        this.inFlight.add(reply);
-        void reply.finally(() => this.inFlight.delete(reply));
+        this.connections.answering(reply);
         const bytes = await reply;
         // A client that does not read its answers must not make the door hold them: the next request runs
         // once this answer has left for the network (or the connection is gone).

@@ -1,4 +1,4 @@
-import { SvcError, type ManagedKey } from '../../kernel/index.ts';
+import { SvcError, type ManagedKey } from '../../../kernel/index.ts';
 import type { AttributeList } from './attributes.ts';
 import { boolean, dateTime, enumeration, integer, K, structure, text } from './ttlv/index.ts';
 

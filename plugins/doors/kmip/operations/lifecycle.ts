@@ -1,4 +1,4 @@
-import { SvcError, type ManagedKey } from '../../../kernel/index.ts';
+import { SvcError, type ManagedKey } from '../../../../kernel/index.ts';
 import { nameValue, numberValue, readAttributes } from '../attributes.ts';
 import { objectRef, PUBLIC_SUFFIX, requestedSpec, type RequestedSpec } from '../key-attributes.ts';
 import { child, enumeration, K, text, type TtlvItem } from '../ttlv/index.ts';

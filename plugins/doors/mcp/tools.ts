@@ -1,4 +1,4 @@
-import type { AnyOperation } from '../../kernel/index.ts';
+import type { AnyOperation } from '../../../kernel/index.ts';
 import { toolNameOf } from './tool-names.ts';
 
 /** A JSON Schema object as MCP carries it (tool input and output schemas must be `type: object`). */

@@ -1,4 +1,4 @@
-import { promptField } from '../../kernel/index.ts';
+import { promptField } from '../../../kernel/index.ts';
 
 /**
  * The MCP client's name and version, across stateless requests. A client names itself only in its

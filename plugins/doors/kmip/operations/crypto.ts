@@ -1,4 +1,4 @@
-import { SvcError } from '../../../kernel/index.ts';
+import { SvcError } from '../../../../kernel/index.ts';
 import { numberValue } from '../attributes.ts';
 import { bytes, child, enumeration, K, type TtlvItem } from '../ttlv/index.ts';
 import { bytesOf, dataOf, keyed, uidItem, type KmipAdapter } from './adapter.ts';

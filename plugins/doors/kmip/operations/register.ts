@@ -1,6 +1,6 @@
 import { createPrivateKey } from 'node:crypto';
-import { SvcError, type ManagedKey } from '../../../kernel/index.ts';
-import { wrapKeyMaterial } from '../../../clients/sdk/key-wrapping.ts';
+import { SvcError, type ManagedKey } from '../../../../kernel/index.ts';
+import { wrapKeyMaterial } from '../../../../schemas/key-wrapping.ts';
 import { nameValue, numberValue, readAttributes } from '../attributes.ts';
 import { requestedSpec } from '../key-attributes.ts';
 import { child, K, type TtlvItem } from '../ttlv/index.ts';

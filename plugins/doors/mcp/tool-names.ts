@@ -1,4 +1,4 @@
-import type { AnyOperation } from '../../kernel/index.ts';
+import type { AnyOperation } from '../../../kernel/index.ts';
 
 /**
  * The tool an operation is offered as: its declared `toolName` when it has one, otherwise its id in

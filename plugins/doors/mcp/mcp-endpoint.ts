@@ -8,7 +8,7 @@ import {
   type JSONRPCMessage,
   type JSONRPCRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import { isSvcError, type DoorHttpRequest, type OperationRunner, type Principal } from '../../kernel/index.ts';
+import { isSvcError, type DoorHttpRequest, type OperationRunner, type Principal } from '../../../kernel/index.ts';
 import { clientOfSession, clientSessionId, SESSION_HEADER } from './client-session.ts';
 import { ExchangeTransport } from './exchange-transport.ts';
 import { BodyError, readJsonBody } from './request-body.ts';

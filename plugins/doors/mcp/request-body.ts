@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../kernel/index.ts';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../../kernel/index.ts';
 
 /** Why a body could not be read: too large (413) or not JSON (400). */
 export class BodyError extends Error {

@@ -5,7 +5,7 @@ import {
   KERNEL_API_VERSION,
   loggerPort,
   operationRunnerPort,
-} from '../../kernel/index.ts';
+} from '../../../kernel/index.ts';
 import { kmipSettings, type KmipSettings } from './config.ts';
 import { KmipDoor } from './kmip-door.ts';
 import { kmipTlsPreflight } from './tls-preflight.ts';

@@ -1,4 +1,4 @@
-import { asSvcError, SvcError, type ErrorCode } from '../../kernel/index.ts';
+import { asSvcError, SvcError, type ErrorCode } from '../../../kernel/index.ts';
 import { K } from './ttlv/index.ts';
 
 const R = K.ResultReason;
