@@ -1,4 +1,4 @@
-import knexFactory, { type Knex } from 'knex';
+import type { Knex } from 'knex';
 import type { KnexSettings } from './knex-settings.ts';
 import type { Migration } from './migration-source.ts';
 import { migrationSource } from './migration-source.ts';
@@ -39,6 +39,8 @@ export function isConcurrentMigration(err: unknown): boolean {
  */
 export async function connectAndMigrate(settings: KnexSettings, migrations: Migration[], table: string): Promise<Knex> {
   await settings.prepare?.();
+  // Loaded here, not with the module: a deployment without a SQL store never pays for knex (and lodash).
+  const { default: knexFactory } = await import('knex');
   const db = knexFactory(settings.config);
   const deadline = Date.now() + settings.bootTimeoutMs;
   let timer: NodeJS.Timeout | undefined;

@@ -1,4 +1,4 @@
-import { Kafka, logLevel, type Producer } from 'kafkajs';
+import type { Producer } from 'kafkajs';
 import {
   type AuditEvent,
   type AuditFanoutSink,
@@ -62,6 +62,8 @@ export class LogStreamSink implements AuditFanoutSink {
   private connect(): Promise<Producer> {
     if (this.producer) return Promise.resolve(this.producer);
     this.connecting ??= (async () => {
+      // Loaded on the first connect: only a deployment with a log-stream sink pays for kafkajs.
+      const { Kafka, logLevel } = await import('kafkajs');
       const kafka = new Kafka({
         clientId: this.settings.clientId,
         brokers: this.settings.brokers,

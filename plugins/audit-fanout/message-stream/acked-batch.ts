@@ -1,11 +1,7 @@
-import {
-  createInbox,
-  headers as natsHeaders,
-  type Msg,
-  type NatsConnection,
-  type Status,
-  type Subscription,
-} from 'nats';
+import type { Msg, NatsConnection, Status, Subscription } from 'nats';
+
+/** What the publisher uses of the nats module, which the sink loads on its first connect. */
+export type NatsHelpers = Pick<typeof import('nats'), 'createInbox' | 'headers'>;
 
 interface PendingBatch {
   subject: string;
@@ -25,13 +21,17 @@ interface PendingBatch {
  * and the stream's duplicate window (`Nats-Msg-Id`) keeps what was stored the first time from being stored twice.
  */
 export class AckedBatchPublisher {
-  private readonly inbox = createInbox();
+  private readonly inbox: string;
   private readonly subscription: Subscription;
   private readonly pending = new Map<string, PendingBatch>();
   private nextBatch = 0;
   private readonly statuses: AsyncIterable<Status> & { stop?: () => void };
 
-  constructor(private readonly nc: NatsConnection) {
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly nats: NatsHelpers,
+  ) {
+    this.inbox = nats.createInbox();
     this.subscription = nc.subscribe(`${this.inbox}.*`, {
       callback: (err, msg) => (err ? this.failAll(err.message) : this.acknowledged(msg)),
     });
@@ -67,7 +67,7 @@ export class AckedBatchPublisher {
       try {
         // Back to back on one connection, so the stream stores them in this order.
         for (const m of messages) {
-          const h = natsHeaders();
+          const h = this.nats.headers();
           h.set('Nats-Msg-Id', m.id);
           this.nc.publish(subject, m.data, { reply, headers: h });
         }

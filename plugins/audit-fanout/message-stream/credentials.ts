@@ -1,5 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { credsAuthenticator, type Authenticator } from 'nats';
+import { createRequire } from 'node:module';
+import type { Authenticator } from 'nats';
+
+// nats is loaded when a credentials file is checked or used, not with the module: only a deployment with
+// a message-stream sink pays for it.
+const credsAuthenticator: typeof import('nats')['credsAuthenticator'] = (creds) =>
+  (createRequire(import.meta.url)('nats') as typeof import('nats')).credsAuthenticator(creds);
 
 /**
  * The NATS authenticator for a credentials file (user JWT and NKey seed, as `nsc` writes it). The file is

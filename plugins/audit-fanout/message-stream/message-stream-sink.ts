@@ -1,4 +1,4 @@
-import { connect, type NatsConnection } from 'nats';
+import type { NatsConnection } from 'nats';
 import {
   type AuditEvent,
   type AuditFanoutSink,
@@ -84,7 +84,9 @@ export class MessageStreamSink implements AuditFanoutSink {
     this.connection ??= (async () => {
       const { servers, credentialsFile } = this.settings;
       const authenticator = credentialsFile ? credentialsAuthenticator(credentialsFile) : undefined;
-      const nc = await connect({
+      // Loaded on the first connect: only a deployment with a message-stream sink pays for nats.
+      const nats = await import('nats');
+      const nc = await nats.connect({
         servers,
         authenticator,
         name: 'svc-kms audit',
@@ -93,7 +95,7 @@ export class MessageStreamSink implements AuditFanoutSink {
         timeout: 3_000,
       });
       this.logger.info('audit message-stream connected', { sink: this.name, subject: this.settings.subject });
-      return { nc, publisher: new AckedBatchPublisher(nc) };
+      return { nc, publisher: new AckedBatchPublisher(nc, nats) };
     })().catch((err) => {
       this.connection = undefined;
       throw new Error(connectFailure(err, this.settings.servers, this.settings.credentialsFile));

@@ -1,4 +1,5 @@
-import { Pool, type Dispatcher } from 'undici';
+import { createRequire } from 'node:module';
+import type { Dispatcher, Pool } from 'undici';
 
 /**
  * POSTs on a pool of kept-alive connections to the receiver, several on one connection before their
@@ -15,6 +16,8 @@ export class KeepAlivePoster {
   /** `inFlight` POSTs at most, `pipelining` of them on one connection (so inFlight / pipelining connections). */
   constructor(url: URL, inFlight: number, pipelining: number) {
     const connections = Math.ceil(Math.max(1, inFlight) / pipelining);
+    // undici is loaded when a webhook sink is made, not with the module: other deployments never pay for it.
+    const { Pool } = createRequire(import.meta.url)('undici') as typeof import('undici');
     this.pool = new Pool(url.origin, { connections, pipelining, keepAliveTimeout: 30_000 });
     this.path = `${url.pathname}${url.search}`;
   }

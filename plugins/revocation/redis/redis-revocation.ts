@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import {
   type Clock,
   type Logger,
@@ -24,6 +24,7 @@ export class RedisRevocationList implements RevocationList {
   ) {}
 
   async start(): Promise<void> {
+    const { Redis } = await import('ioredis');
     this.redis = new Redis(this.uri, {
       lazyConnect: true,
       enableOfflineQueue: false,

@@ -1,4 +1,4 @@
-import { DecryptCommand, DescribeKeyCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
+import type { KMSClient } from '@aws-sdk/client-kms';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import {
   type Logger,
@@ -38,6 +38,7 @@ const UNAVAILABLE: Record<string, { retryAfterSeconds: number; why: string }> = 
 export class CloudKmsRootOfTrust implements RootOfTrust {
   readonly name = 'cloud-kms';
   private client: KMSClient | undefined;
+  private sdk: typeof import('@aws-sdk/client-kms') | undefined;
   private readonly calls: Counter<'call' | 'result'>;
   private readonly latency: Histogram<'call'>;
 
@@ -63,7 +64,9 @@ export class CloudKmsRootOfTrust implements RootOfTrust {
   }
 
   async start(): Promise<void> {
-    this.client = new KMSClient({
+    // Loaded at start, not with the module: only a deployment that uses a cloud KMS pays for the AWS SDK.
+    this.sdk = await import('@aws-sdk/client-kms');
+    this.client = new this.sdk.KMSClient({
       region: this.settings.region,
       ...(this.settings.endpoint ? { endpoint: this.settings.endpoint } : {}),
       maxAttempts: 2,
@@ -93,7 +96,7 @@ export class CloudKmsRootOfTrust implements RootOfTrust {
   /** Ready while KMS answers and the current KEK is enabled. */
   async probe(): Promise<void> {
     const out = await this.call('DescribeKey', () =>
-      this.kms().send(new DescribeKeyCommand({ KeyId: this.settings.kekArn })),
+      this.kms().send(new (this.commands().DescribeKeyCommand)({ KeyId: this.settings.kekArn })),
     );
     const state = out.KeyMetadata?.KeyState;
     if (state !== 'Enabled')
@@ -113,7 +116,11 @@ export class CloudKmsRootOfTrust implements RootOfTrust {
   async wrap(kwk: Buffer, keyId: string, ctx?: RootOfTrustContext): Promise<WrappedKey> {
     const out = await this.call('Encrypt', () =>
       this.kms().send(
-        new EncryptCommand({ KeyId: this.settings.kekArn, Plaintext: kwk, EncryptionContext: { svcKeyId: keyId } }),
+        new (this.commands().EncryptCommand)({
+          KeyId: this.settings.kekArn,
+          Plaintext: kwk,
+          EncryptionContext: { svcKeyId: keyId },
+        }),
         { abortSignal: ctx?.signal },
       ),
     );
@@ -128,7 +135,7 @@ export class CloudKmsRootOfTrust implements RootOfTrust {
       );
     const out = await this.call('Decrypt', () =>
       this.kms().send(
-        new DecryptCommand({
+        new (this.commands().DecryptCommand)({
           KeyId: wrapped.kekId,
           CiphertextBlob: wrapped.blob,
           EncryptionContext: { svcKeyId: keyId },
@@ -143,6 +150,10 @@ export class CloudKmsRootOfTrust implements RootOfTrust {
   private kms(): KMSClient {
     if (!this.client) throw new Error('cloud-kms root of trust is not started');
     return this.client;
+  }
+  private commands(): typeof import('@aws-sdk/client-kms') {
+    if (!this.sdk) throw new Error('cloud-kms root of trust is not started');
+    return this.sdk;
   }
 
   /** One KMS call, measured, with its failures mapped: unavailability to 503, the rest thrown as they are. */
