@@ -2,7 +2,7 @@ import type { Test } from 'tap';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { AuditEvent, AuditFanoutSink } from '../kernel/index.ts';
-import { AuditEventSchema } from '../schemas/audit-event.ts';
+import { AuditEventSchema } from '../kernel/index.ts';
 
 export interface FanoutHarness {
   sink: AuditFanoutSink;

@@ -40,6 +40,7 @@ export { CALLER_TEXT_RULE, isCallerText } from './model/caller-text.ts';
 export { requireCallerText, reservedSubjectProblem, subjectSkeleton } from './text/caller-text.ts';
 export { keyResource, namedResource, boundText, boundRecord, isUuid, AUDIT_BOUNDS } from './audit/bounds.ts';
 export { chainHash, eventJson, GENESIS_HASH, type AuditEvent } from './audit/canonical-event.ts';
+export { AUDIT_EVENT_SCHEMA_VERSION, AuditEventSchema } from './audit/audit-event-schema.ts';
 export { GroupCommit } from './audit/group-commit.ts';
 export { DEFAULT_DELIVERY } from './audit/secondary-delivery.ts';
 export { PermanentDeliveryError } from './audit/fanout.ts';

@@ -1,6 +1,6 @@
 import { SignJWT } from 'jose';
 import { call, type Answer } from './client.ts';
-import type { Sim } from './boundary-attacks.ts';
+import type { Sim } from './sim.ts';
 
 /** Runs attacks like boundaryAttacks' `untilStopped`: attempts until `stopped(answer)`, simulated ms apart. */
 export type UntilStopped = (

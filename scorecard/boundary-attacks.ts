@@ -1,15 +1,7 @@
 import { SignJWT } from 'jose';
 import { authorityAttacks } from './authority-attacks.ts';
 import { call, type Answer } from './client.ts';
-
-export interface Sim {
-  base: string;
-  secret: string;
-  clock: { t: number };
-  /** A Human token (with a jti) for `sub` in `groups`. */
-  human(sub: string, groups: string[]): Promise<string>;
-  adminCall(method: string, path: string, body?: unknown): Promise<Answer>;
-}
+import type { Sim } from './sim.ts';
 
 interface Outcome {
   name: string;

@@ -9,7 +9,7 @@ shopt -s globstar nullglob
 echo "== type check"
 npx tsc --noEmit -p tsconfig.json
 
-echo "== lint and format (npm run format writes the formatting; biome.json says which rules and why)"
+echo "== lint and format (npm run format writes the formatting; biome.jsonc says which rules and why)"
 npx biome ci --error-on-warnings .
 
 state=$(mktemp -d /tmp/svc-test-services.XXXXXX)

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { AuditEvent } from '../../schemas/audit-event.ts';
+import type { AuditEvent } from './audit-event-schema.ts';
 import type { AuditRecord } from '../model/index.ts';
 
 export type { AuditEvent };

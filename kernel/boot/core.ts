@@ -2,7 +2,7 @@ import type { AwilixContainer } from 'awilix';
 import { ThreadedFanout } from '../audit/fanout-thread.ts';
 import { OutboxRelay } from '../audit/outbox-relay.ts';
 import { AuditPipeline } from '../audit/pipeline.ts';
-import type { BootOptions } from '../boot.ts';
+import type { BootOptions } from './options.ts';
 import { buildContainer } from '../container.ts';
 import type { AnyPlugin } from '../define-plugin.ts';
 import { ActorStateBudget, actorStatePort, DEFAULT_STATE_BYTES } from '../detection/state-budget.ts';

@@ -1,4 +1,4 @@
-import type { BootOptions } from '../boot.ts';
+import type { BootOptions } from './options.ts';
 import { jsonBodyReader } from '../http/body.ts';
 import { mountProblems } from '../http/door-mounts.ts';
 import { HttpHost } from '../http/host.ts';

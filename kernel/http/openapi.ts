@@ -1,7 +1,7 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import { stringify } from 'yaml';
 import { ERROR_CATALOGUE, type ErrorCode } from '../errors.ts';
-import { ErrorBody } from '../../schemas/error.ts';
+import { ErrorBody } from './error-body.ts';
 import type { AnyOperation } from '../operations/operation.ts';
 import { MODEL_HEADER, PROMPT_FIELD_MAX_CHARS, PROMPT_ID_HEADER } from '../operations/prompt-context.ts';
 import { SchemaComponents } from './openapi-components.ts';

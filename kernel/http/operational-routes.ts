@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Context } from 'koa';
-import { AuditEventSchema } from '../../schemas/audit-event.ts';
+import { AuditEventSchema } from '../audit/audit-event-schema.ts';
 import { authenticate } from '../auth/authenticate.ts';
 import type { KmsMetrics } from '../observability/metrics.ts';
 import type { Authenticator } from '../ports/authenticator.ts';

@@ -61,7 +61,7 @@ export interface DeliverySettings {
 }
 
 /**
- * A secondary (fan-out) sink: it receives the canonical audit event (schemas/audit-event.ts) after the
+ * A secondary (fan-out) sink: it receives the canonical audit event (kernel/audit/audit-event-schema.ts) after the
  * primary write, from a bounded queue the kernel drains in the background (kernel/audit/fanout.ts).
  * `deliver` resolves once the destination has the event and throws otherwise: a plain Error is retried
  * with backoff, a PermanentDeliveryError goes to the dead-letter file at once. It never reaches a request.

@@ -1,16 +1,7 @@
-import type { ServerConnection } from './connection-url.ts';
 import type { KnexSettings } from './knex-settings.ts';
-import { serverKnexSettings, type PoolOptions } from './server-connection.ts';
+import type { KnexRecipe } from './recipe.ts';
+import { serverKnexSettings } from './server-connection.ts';
 import { sqliteReaderSettings } from './sqlite-connection.ts';
-
-/**
- * How a set of knex settings was made, as plain data: KnexSettings hold functions (a driver class, pool
- * hooks), which cannot be sent to a worker thread; the recipe can, and the worker rebuilds its own
- * settings from it. The password travels with it only within the process.
- */
-export type KnexRecipe =
-  | { kind: 'sqlite'; file: string }
-  | { kind: 'postgresql' | 'mysql'; connection: ServerConnection; pool: PoolOptions };
 
 /** How long a read may wait for one of its reader's connections (knex's own default, as for SQLite's reader). */
 const READER_QUEUE_MS = 60_000;

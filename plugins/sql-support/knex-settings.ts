@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { KnexRecipe } from './knex-recipe.ts';
+import type { KnexRecipe } from './recipe.ts';
 
 /** How to reach one SQL database: knex's config plus what must happen before the first connection. */
 export interface KnexSettings {
@@ -16,7 +16,7 @@ export interface KnexSettings {
   shared: boolean;
   /** Bound on reaching the database at start. */
   bootTimeoutMs: number;
-  /** The same settings as plain data, for a worker thread that opens its own connection (knex-recipe.ts). */
+  /** The same settings as plain data, for a worker thread that opens its own connection (recipe.ts, knex-recipe.ts). */
   recipe?: KnexRecipe;
   /** Background work on the database that lives as long as the pool: started once it is migrated, stopped before it closes. */
   companion?: () => { stop(): Promise<void> };

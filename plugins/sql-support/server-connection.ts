@@ -3,14 +3,7 @@ import { describeConnection, serverConnection, type ServerConnection } from './c
 import type { SettingsOf } from '../../kernel/index.ts';
 import type { mysqlServer, postgresServer, serverPool } from './config.ts';
 import type { KnexSettings } from './knex-settings.ts';
-
-export interface PoolOptions {
-  /** Pool size per node. */
-  max: number;
-  /** How long a request waits for a connection before it fails (503) instead of hanging. */
-  acquireTimeoutMs: number;
-  bootTimeoutMs: number;
-}
+import type { PoolOptions } from './recipe.ts';
 
 /**
  * PostgreSQL: a transaction-scoped advisory lock on a connection of its own, held while the migration

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import t, { type Test } from 'tap';
-import { AuditEventSchema } from '../../schemas/audit-event.ts';
+import { AuditEventSchema } from '../../kernel/audit/audit-event-schema.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { until } from '../helpers/until.ts';
 import { webhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';

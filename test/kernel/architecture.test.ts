@@ -104,10 +104,17 @@ t.test(
   },
 );
 
-t.test('the arrows point one way: kernel imports neither config/ nor app/, config/ imports no app/', async (t) => {
-  t.same(importsInto(['kernel'], ['config', 'app']), []);
-  t.same(importsInto(['config'], ['app']), []);
-});
+t.test(
+  'the arrows point one way: kernel imports none of config/, app/, schemas/; config/ imports no app/',
+  async (t) => {
+    t.same(
+      importsInto(['kernel'], ['config', 'app', 'schemas']),
+      [],
+      'the wire schemas the kernel needs (error body, audit event) are its own',
+    );
+    t.same(importsInto(['config'], ['app']), []);
+  },
+);
 
 t.test('the plugin definition API has no any', async (t) => {
   const files = ['kernel/define-plugin.ts', ...sourceFiles('kernel/settings').map((f) => path.relative(ROOT, f))];

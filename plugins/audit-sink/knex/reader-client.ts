@@ -1,6 +1,6 @@
 import type { Worker } from 'node:worker_threads';
 import { type ErrorCode, type Logger, siblingModule, startModuleWorker, SvcError } from '../../../kernel/index.ts';
-import type { KnexRecipe } from '../../sql-support/knex-recipe.ts';
+import type { KnexRecipe } from '../../sql-support/recipe.ts';
 import type { ReaderAnswer, ReaderArgs, ReaderKind, ReaderMessage, ReaderReply } from './reader-handlers.ts';
 
 // From source the worker is reader-worker.ts; in the built server (dist/server) this file and it are .js.

@@ -1,7 +1,8 @@
 import knexFactory from 'knex';
 import { parentPort, workerData } from 'node:worker_threads';
 import { SvcError } from '../../../kernel/index.ts';
-import { readerSettings, type KnexRecipe } from '../../sql-support/knex-recipe.ts';
+import { readerSettings } from '../../sql-support/knex-recipe.ts';
+import type { KnexRecipe } from '../../sql-support/recipe.ts';
 import { unlessUnavailable } from '../../sql-support/unavailable.ts';
 import { readerHandlers, type ReaderMessage, type ReaderReply } from './reader-handlers.ts';
 import { lowerThisThreadsPriority } from './reader-priority.ts';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { ScrubOutcome } from './storage-scrub.ts';
+import type { ScrubOutcome } from './scrub-outcome.ts';
 
 /**
  * How long a rebuild of the KWK table may wait for its lock. A rebuild needs an exclusive lock, and

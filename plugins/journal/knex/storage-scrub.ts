@@ -1,11 +1,6 @@
 import type { Knex } from 'knex';
 import { rebuildPostgres } from './postgres-rebuild.ts';
-
-/** Whether one scrub removed every deleted row from the database's own files, and if not, why not. */
-export interface ScrubOutcome {
-  complete: boolean;
-  reason?: string;
-}
+import type { ScrubOutcome } from './scrub-outcome.ts';
 
 /**
  * One attempt to leave no copy of deleted KWK and material rows in the database's own files. Deleted

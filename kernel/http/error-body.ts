@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { ERROR_CATALOGUE } from '../kernel/errors.ts';
+import { ERROR_CATALOGUE } from '../errors.ts';
 
 export const ErrorBody = Type.Object(
   {
