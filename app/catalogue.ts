@@ -69,7 +69,10 @@ export const BY_KIND: AnyPlugin[] = [
   auditSinkMysql,
 ];
 
-/** Each kind's previous KEKs: wired when its settings list some and it is not the chosen kind (rewrap moves keys off it). */
+/**
+ * Each kind's previous KEKs: wired when its settings list some and it is not the chosen kind (rewrap moves keys off
+ * it).
+ */
 export const PREVIOUS_KEKS: AnyPlugin[] = [
   rootOfTrustLocalPrevious,
   rootOfTrustCloudKmsPrevious,

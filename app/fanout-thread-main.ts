@@ -13,7 +13,10 @@ import { selectPlugins } from './compose.ts';
 export interface FanoutThreadData {
   config: LoadedValues;
   deployment: Deployment;
-  /** The config file's `plugins` entries that are secondary sinks, and the folder they are relative to: the thread loads them itself. */
+  /**
+   * The config file's `plugins` entries that are secondary sinks, and the folder they are relative to: the thread loads
+   * them itself.
+   */
   plugins: string[];
   baseDir: string;
   /** This node's id, and its worker's name when it is one of several. */

@@ -10,7 +10,10 @@ import { runClusterPrimary } from './cluster/primary.ts';
 import { joinCluster } from './cluster/worker.ts';
 import { resolveConfiguration, startService, VERSION } from './start.ts';
 
-/** The process entry point: `npm start -- [--config FILE] [--print-config | --version | --help] [rewrap | replay-dead-letters [--sink NAME]]`. */
+/**
+ * The process entry point: `npm start -- [--config FILE] [--print-config | --version | --help] [rewrap |
+ * replay-dead-letters [--sink NAME]]`.
+ */
 async function main(): Promise<void> {
   // Everything the service writes (SQLite files and their WAL, the KEK file, dead letters, sockets) is
   // for its own user only: files 0600, directories 0700.

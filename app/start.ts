@@ -43,7 +43,10 @@ export interface StartOptions {
   /** The server command being run (rewrap ...): it writes under a node id of its own, `commandNodeId`. */
   command?: string;
   print?: (text: string) => void;
-  /** Set in a worker of a node with several (app/cluster/worker.ts): its slot names its node id, and /metrics and /readyz speak for the node. */
+  /**
+   * Set in a worker of a node with several (app/cluster/worker.ts): its slot names its node id, and /metrics and
+   * /readyz speak for the node.
+   */
   worker?: { slot: number; workers: NodeWorkers };
 }
 
@@ -98,7 +101,8 @@ export async function startService(opts: StartOptions): Promise<RunningKernel> {
     version: VERSION,
     print,
     workers: opts.worker?.workers,
-    // The server's own commands (listen: false) keep the sinks on their one thread: they run briefly, and a replay reports per sink.
+    // The server's own commands (listen: false) keep the sinks on their one thread: they run briefly, and a replay
+    // reports per sink.
     fanoutThread:
       values.audit.fanoutThread && opts.listen !== false
         ? {

@@ -46,7 +46,8 @@ const threaded = await start(
   { ...common, ...sinks, SVC_AUDIT_FANOUT_THREAD: 'true' },
   path.join(work, 'threaded.jsonl'),
 );
-// The fan-out thread logs its thread id; pinned runs give it core 1 (with the load generator and the receivers), the request loop keeps core 0.
+// The fan-out thread logs its thread id; pinned runs give it core 1 (with the load generator and the receivers), the
+// request loop keeps core 0.
 const tid = /"msg":"audit fan-out thread started".*?"tid":(\d+)/.exec(threaded.logged)?.[1];
 if (PINNED && tid) execFileSync('taskset', ['-p', '-c', '1', tid], { stdio: 'ignore' });
 try {
@@ -75,7 +76,8 @@ try {
         metrics[service]!,
       )?.[1] ?? 0,
     );
-  // What the receivers hold, against what the two nodes with sinks wrote to their primary sinks (one JSON line per event).
+  // What the receivers hold, against what the two nodes with sinks wrote to their primary sinks (one JSON line per
+  // event).
   const lines = (file: string) => countLines(path.join(work, file));
   const written = { on: lines('on.jsonl'), threaded: lines('threaded.jsonl') };
   const webhook = JSON.parse(await (await fetch(webhookUrl)).text()) as { posts: number; distinct: number };
@@ -94,7 +96,8 @@ try {
   };
   const SINKS = ['webhook', 'log-stream', 'message-stream'] as const;
   const SERVICES = ['on', 'threaded'] as const;
-  // Per sink: each service's events were delivered or dead-lettered, none lost; the receiver holds every delivered one, once.
+  // Per sink: each service's events were delivered or dead-lettered, none lost; the receiver holds every delivered one,
+  // once.
   const delivered = (sink: string) => count('on', sink, 'delivered') + count('threaded', sink, 'delivered');
   const noneLost = (sink: string) =>
     SERVICES.every((v) => count(v, sink, 'delivered') + count(v, sink, 'dead_lettered') === written[v]);
@@ -115,7 +118,9 @@ try {
   const med = (rounds: Round[], f: (r: Round['encrypt']) => number, what: 'encrypt' | 'sign') =>
     median(rounds.map((r) => f(r[what]))).toFixed(3);
   const table = (rounds: Round[]) => [
-    '| round | encrypt off | encrypt on | req/s ratio | per-CPU ratio | request-loop per-CPU ratio | sign off | sign on | req/s ratio | per-CPU ratio | request-loop per-CPU ratio |',
+    '| round | encrypt off | encrypt on | req/s ratio | per-CPU ratio | ' +
+      'request-loop per-CPU ratio | sign off | sign on | req/s ratio | ' +
+      'per-CPU ratio | request-loop per-CPU ratio |',
     '|---|---|---|---|---|---|---|---|---|---|---|',
     ...rounds.map((r, i) => `| ${i + 1} | ${cells(r.encrypt)} | ${cells(r.sign)} |`),
     '',
@@ -128,12 +133,15 @@ try {
     '<!-- Written by `npm run bench:audit-sinks`. -->',
     '',
     `Run on ${machine()}, ${cpus().length} cores; autocannon ${CONNECTIONS} connections, ${SECONDS} s per run, ${ROUNDS} rounds.`,
-    'Three services run the full chain with the stdout primary sink. "On" adds all three secondary sinks with their default',
+    'Three services run the full chain with the stdout primary sink. "On" ' +
+      'adds all three secondary sinks with their default',
     "settings: a webhook to a local receiver, a log stream to librdkafka's mock Kafka broker, a NATS JetStream stream",
-    '(nats-server, file storage); once on the request loop (the default), once on the fan-out thread (audit.fanoutThread).',
-    'Each round runs off, on, on, off per scenario; ratios are on/off, per request, per CPU second of the server process',
+    '(nats-server, file storage); once on the request loop (the default), ' +
+      'once on the fan-out thread (audit.fanoutThread).',
+    'Each round runs off, on, on, off per scenario; ratios are on/off, per ' +
+      'request, per CPU second of the server process',
     "(its sinks' work included; the receivers are other processes) and per CPU second of its main thread alone (the",
-    `request loop).${PINNED ? ' The servers run on core 0; the fan-out thread is moved to core 1, which it shares with autocannon and the receivers.' : ''}`,
+    `request loop).${PINNED ? ' The servers run on core 0; the fan-out thread is moved to core 1, ' + 'which it shares with autocannon and the receivers.' : ''}`,
     '',
     '## Sinks on the request loop (the default)',
     '',
@@ -146,10 +154,14 @@ try {
     'Goal: encrypt with the sinks on at least 0.85 of sinks off.',
     '',
     `What the sinks did with the events of the two "on" services (${written.on} on the request loop, ${written.threaded} on the fan-out thread),`,
-    'from their /metrics after the queues drained, and what each receiver holds (webhook POSTs and their distinct event ids, the',
+    'from their /metrics after the queues drained, and what each receiver ' +
+      'holds (webhook POSTs and their distinct event ids, the',
     "topic's messages, the stream's messages):",
     '',
-    '| sink | on the request loop: delivered / retried / dead-lettered | on the fan-out thread: delivered / retried / dead-lettered | at the receiver | none lost (delivered + dead-lettered = written, per service) | each delivered event at the receiver once |',
+    '| sink | on the request loop: delivered / retried / dead-lettered | on ' +
+      'the fan-out thread: delivered / retried / dead-lettered | at the ' +
+      'receiver | none lost (delivered + dead-lettered = written, per ' +
+      'service) | each delivered event at the receiver once |',
     '|---|---|---|---|---|---|',
     ...sinkRows,
     '',
@@ -157,12 +169,15 @@ try {
     '',
     '## Where the time goes',
     '',
-    'Every event costs CPU in each sink. [benchmarks-sink-cost.md](benchmarks-sink-cost.md) measures it per event and sink',
+    'Every event costs CPU in each sink. ' +
+      '[benchmarks-sink-cost.md](benchmarks-sink-cost.md) measures it per ' +
+      'event and sink',
     '(`npm run bench:sink-cost`): at 10,000 events a second about 31 us for the webhook (one signed POST each, four',
     'pipelined on a connection), 31 us for the log stream (kafkajs, batches) and 14 us for the message stream (batches',
     'acknowledged as a whole), some 77 us together, against some 80 us for an encrypt call itself.',
     '',
-    '- On the request loop that CPU comes out of the requests: on one core on/off is bound to about 80 / (80 + 77), near',
+    '- On the request loop that CPU comes out of the requests: on one core ' +
+      'on/off is bound to about 80 / (80 + 77), near',
     '  0.5, as the first table shows.',
     '- On the fan-out thread the request loop only serialises each event and posts the texts in batches: the',
     '  request-loop per-CPU ratio of the second table is what a node reaches when the thread has a core of its own.',
@@ -172,7 +187,7 @@ try {
     '  generator and the receivers do not use: a machine with at least four cores.',
     ...SERVICES.map(
       (v) =>
-        `- ${v === 'on' ? 'On the request loop' : 'On the fan-out thread'} the sinks ${keptUp(v) ? 'kept up: no event dead-lettered.' : 'did not keep up: some events were dead-lettered (the table above; `replay-dead-letters` delivers them later).'}`,
+        `- ${v === 'on' ? 'On the request loop' : 'On the fan-out thread'} the sinks ${keptUp(v) ? 'kept up: no event dead-lettered.' : 'did not keep up: some events were dead-lettered (the table above; ' + '`replay-dead-letters` delivers them later).'}`,
     ),
   ].join('\n');
   writeFileSync(path.join(ROOT, 'docs/benchmarks-audit-sinks.md'), doc);

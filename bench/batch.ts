@@ -101,7 +101,9 @@ const generated = [
   `Single: \`POST /v1/keys/{id}/encrypt\` with one plaintext of 1 KiB. Batch: the same URL with \`{"items": [...]}\` of ${BATCH_ITEMS} such plaintexts.`,
   'Every answer is checked: one ciphertext per item and no item error; a failed check counts as an error.',
   '',
-  '| round | single items/s | batch items/s | single items per CPU s | batch items per CPU s | batch / single, per CPU s | single p50 / p99 ms | batch p50 / p99 ms (per call) |',
+  '| round | single items/s | batch items/s | single items per CPU s | ' +
+    'batch items per CPU s | batch / single, per CPU s | single p50 / p99 ' +
+    'ms | batch p50 / p99 ms (per call) |',
   '|---|---|---|---|---|---|---|---|',
   ...rounds.map(
     (r, i) =>

@@ -101,7 +101,8 @@ try {
     '',
     `Run on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} cores (${cpus()[0]?.model.trim()}), Node ${process.version}; ${refLabel} against`,
     `${todayLabel}. Each version runs from its own checkout (a git worktree of the ref, with its own dependencies when its`,
-    'lockfile differs) under the same harness, settings and Node flags: dev authentication and policy, in-memory journal,',
+    'lockfile differs) under the same harness, settings and Node flags: dev ' +
+      'authentication and policy, in-memory journal,',
     `stdout audit redirected to a file. autocannon, ${CONNECTIONS} connections per server, ${SECONDS} s per load, ${ROUNDS} rounds.`,
     PINNED
       ? 'Servers pinned to core 0, the load generator to core 1 (taskset).'

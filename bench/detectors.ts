@@ -42,10 +42,12 @@ try {
     '<!-- Written by `npm run bench:detectors`. -->',
     '',
     `Run on ${machine()}, ${cpus().length} cores; autocannon ${CONNECTIONS} connections, ${SECONDS} s per run, ${ROUNDS} rounds.`,
-    'Both services run the full chain (dev auth, policy, validation, stdout audit before the answer, metrics). "On" adds',
+    'Both services run the full chain (dev auth, policy, validation, stdout ' +
+      'audit before the answer, metrics). "On" adds',
     'all six detectors and the auto-responder on every audit record and the risk score on every request (the default);',
     '"off" is `SVC_DETECTORS_ENABLED=none SVC_RISK_ENABLED=false`. The agents here are Humans, so nothing is gated.',
-    'Each round runs off, on, on, off for each scenario; the table gives the mean of the two runs of each side (req/s).',
+    'Each round runs off, on, on, off for each scenario; the table gives ' +
+      'the mean of the two runs of each side (req/s).',
     '',
     '| round | encrypt off | encrypt on | ratio | sign off | sign on | ratio |',
     '|---|---|---|---|---|---|---|',

@@ -171,7 +171,10 @@ function freshSqlite(): Record<string, string> {
   };
 }
 
-/** The saturated run, then (OPEN_LOOP_SHARE > 0) the open-loop one at that share of its rate, each on a fresh service and database. */
+/**
+ * The saturated run, then (OPEN_LOOP_SHARE > 0) the open-loop one at that share of its rate, each on a fresh service
+ * and database.
+ */
 async function measureBoth(
   backend: string,
   env: () => Promise<Record<string, string>> | Record<string, string>,
@@ -279,7 +282,8 @@ for (const run of runs) {
   const ops = serverHistogram(run.metrics, 'svc_keys_op_duration_seconds');
   const audit = serverHistogram(run.metrics, 'svc_audit_write_duration_seconds');
   lines.push(
-    "The service's own view (its /metrics at the end, set-up included; histogram buckets, so the p99 is a bucket bound):",
+    "The service's own view (its /metrics at the end, set-up included; " +
+      'histogram buckets, so the p99 is a bucket bound):',
     `HTTP requests p99 under ${f(http.pBoundMs)} ms, ${http.over100} of ${http.count} at or over 100 ms; operations (authentication to audit write) p99 under ${f(ops.pBoundMs)} ms,`,
     `${ops.over100} at or over 100 ms; primary audit writes p99 under ${f(audit.pBoundMs)} ms. Time the client waits beyond what the service measures was spent before`,
     'its first middleware ran (for a core, or behind other requests on the event loop).',
@@ -314,26 +318,33 @@ const intro = [
   '# Benchmark: 100,000 mixed requests',
   '',
   'The service runs as in production: hmac bearer tokens, the role-based policy (admins, signers, auditors, agent',
-  'admins, and a Service bound to its own keys), risk scoring, the six detectors and the auto-responder on, journal and',
-  'audit on SQLite (and PostgreSQL). The rate limiter is on with limits the run does not reach. Before the run it sets up',
+  'admins, and a Service bound to its own keys), risk scoring, the six ' +
+    'detectors and the auto-responder on, journal and',
+  'audit on SQLite (and PostgreSQL). The rate limiter is on with limits ' +
+    'the run does not reach. Before the run it sets up',
   'Humans, a Service, scoped agents and keys of every algorithm and size (AES, HMAC, EC, EdDSA, RSA), some of them',
   'exportable. Three requests in four are valid calls of every route: create, get, public key, activate, encrypt,',
   'decrypt, wrap, unwrap, sign, verify, data keys, re-encryption (under the same key or another), batches of encrypt,',
-  'decrypt, sign and verify (1 to 100 items, about one in ten broken), export of exportable keys, rotate, trim of rotated',
+  'decrypt, sign and verify (1 to 100 items, about one in ten broken), ' +
+    'export of exportable keys, rotate, trim of rotated',
   'keys, revoke, compromise, destroy, destruction scheduled with `waitingDays` by a Human or by an agent and often',
   'cancelled by a Human, import parameters (at most three a run: each makes an RSA-3072 key); `GET /v1/keys` (Locate)',
   'with filters and globs, following `nextCursor`; agent issue, list and revoke, token revoke; `GET /v1/audit` with',
   'filters and paging (offset and cursor); `GET /v1/audit/verify` (incremental, a recent window, or in full); advisor',
-  'scan and explain; /readyz, /healthz, /metrics and the docs. The others are hostile: wrong types, unknown and prototype',
+  'scan and explain; /readyz, /healthz, /metrics and the docs. The others ' +
+    'are hostile: wrong types, unknown and prototype',
   'field names, control characters and NULs, bad base64, values up to 900 KB or 300,000 levels deep, malformed JSON,',
   'wrong content types, bodies over the limit, long targets and big headers, bad ids and prototype names in paths and',
   'queries, missing, expired, forged, unsigned, tampered and unregistered credentials, agents outside their scopes,',
   'Humans outside their roles, keys of the wrong type, retired keys, bad query values and forged cursors (of the audit',
   "and of Locate), Locate's bad limits, dates, filters and globs, batches of 0 or 1,001 items or of items of the wrong",
   "shape, bad data-key sizes, re-encryption to a key of the wrong type or not the caller's, export of keys not",
-  'exportable or by agents, bad `waitingDays`, cancels by agents and Services, bad trims, imports with made-up or spent',
-  'tokens and material that is no wrapping, unknown routes. The mix reacts to the answers as clients would: created keys',
-  'are activated, a key the auto-responder revoked and an agent whose token it revoked are replaced, a page with more is',
+  'exportable or by agents, bad `waitingDays`, cancels by agents and ' +
+    'Services, bad trims, imports with made-up or spent',
+  'tokens and material that is no wrapping, unknown routes. The mix ' +
+    'reacts to the answers as clients would: created keys',
+  'are activated, a key the auto-responder revoked and an agent whose ' +
+    'token it revoked are replaced, a page with more is',
   'followed. The generator is in `test/helpers/fuzz/`; `test/e2e/fuzz-mixed-requests.test.ts` runs 3,000 of the same',
   'requests (1,500 on PostgreSQL) in `npm test` and asserts no 5xx, every error answer {error, message}, one audit',
   'record per call saying what its answer said (read back by X-Request-Id; a batch is one call), still ready, audit',

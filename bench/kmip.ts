@@ -168,10 +168,15 @@ const generated = [
   `Last run: ${machine()}, ${cpus().length} cores (${cpus()[0]?.model.trim()}), load average ${startLoad.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end.`,
   `${CONNECTIONS} connections on each side, ${SECONDS} s per run, ${ROUNDS} rounds of REST, KMIP, KMIP, REST on one service (dev auth, in-memory journal,`,
   `stdout audit to a file, the full chain). ${PINNED ? 'The service is pinned to core 0 (taskset), the load generators to core 1.' : 'Service and load generators share the cores (taskset was not available).'}`,
-  'REST: autocannon, plain HTTP, `POST /v1/keys/:id/encrypt` with 1 KiB. KMIP: 1.4 Encrypt requests of the same 1 KiB over mutual TLS (TLS 1.3, one connection per',
-  "client, the next request sent when the answer arrives), from a load generator on the door's own TTLV codec. Every answer of both is checked for a ciphertext.",
+  'REST: autocannon, plain HTTP, `POST /v1/keys/:id/encrypt` with 1 KiB. ' +
+    'KMIP: 1.4 Encrypt requests of the same 1 KiB over mutual TLS (TLS 1.3, ' +
+    'one connection per',
+  'client, the next request sent when the answer arrives), from a load ' +
+    "generator on the door's own TTLV codec. Every answer of both is " +
+    'checked for a ciphertext.',
   '',
-  '| round | REST req/s | KMIP req/s | REST req per CPU s | KMIP req per CPU s | KMIP / REST per CPU s | KMIP p50 / p99 ms | REST p50 / p99 ms |',
+  '| round | REST req/s | KMIP req/s | REST req per CPU s | KMIP req per ' +
+    'CPU s | KMIP / REST per CPU s | KMIP p50 / p99 ms | REST p50 / p99 ms |',
   '|---|---|---|---|---|---|---|---|',
   ...rounds.map(
     (r, i) =>

@@ -247,16 +247,21 @@ try {
     '<!-- Written by `npm run bench:locate`. -->',
     '',
     `Run on ${machine()}, ${cpus().length} cores${PINNED ? ' (the service pinned to core 0, this client on core 1)' : ''}; load average at the end ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
-    '(other work shared the machine). PostgreSQL 15 on the same machine with fsync on, started by scripts/test-services.sh.',
+    '(other work shared the machine). PostgreSQL 15 on the same machine ' +
+      'with fsync on, started by scripts/test-services.sh.',
     '',
     `${indexed.toLocaleString('en')} keys (200 owners, 1,000 name groups, a quarter HMAC, PreActive, Active and Deactivated in turn) were`,
     `written with SQL in ${fillSeconds.toFixed(1)} s, with the service running: their journal events and their key index rows,`,
-    'as appends write them. Dev authentication with the role-based policy: `ops` in a group granted Get and Locate on every key,',
+    'as appends write them. Dev authentication with the role-based policy: ' +
+      '`ops` in a group granted Get and Locate on every key,',
     '`user-7` in a group granted them on `owner:self` (500 keys). Each query was sent sequentially through HTTP, ' +
       `${WARM} warm-up requests then ${MEASURED} measured, timed at the client (each answer a full page of 100 keys, each key`,
-    'as GET /v1/keys/{id} shows it, its audit record written to PostgreSQL before the answer). Goal: a filtered page under 50 ms.',
-    'The warm-up also brings the page\'s keys into the key cache, where a start would have put them. "server mean" is the',
-    "service's own time for the measured calls (svc_keys_op_duration_seconds, authentication to audit write); the first row is",
+    'as GET /v1/keys/{id} shows it, its audit record written to PostgreSQL ' +
+      'before the answer). Goal: a filtered page under 50 ms.',
+    "The warm-up also brings the page's keys into the key cache, where a " +
+      'start would have put them. "server mean" is the',
+    "service's own time for the measured calls " +
+      '(svc_keys_op_duration_seconds, authentication to audit write); the first row is',
     'one key read by id through the same chain in the same run, for what the machine gave any call at the time.',
     '',
     '| query | GET /v1/keys? | p50 ms | p99 ms | max ms | server mean ms |',
@@ -264,8 +269,10 @@ try {
     ...rows,
     '',
     'The name glob and the algorithm are not served by an index: they are matched over windows of 2,000 rows read in',
-    'creation order (at most three per call), so a call never reads the whole index; a rare match ends a page early with a',
-    'cursor rather than scanning further. The owner, state, exact name, the creation window and an `owner:self` scope are',
+    'creation order (at most three per call), so a call never reads the ' +
+      'whole index; a rare match ends a page early with a',
+    'cursor rather than scanning further. The owner, state, exact name, the ' +
+      'creation window and an `owner:self` scope are',
     'in the query, on the indexes below.',
     '',
     `Building the key index from the events of the ${indexed.toLocaleString('en')} keys, as the first start after the upgrade does, took ${rebuildSeconds.toFixed(1)} s.`,

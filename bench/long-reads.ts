@@ -179,7 +179,8 @@ for (const r of results) {
     '',
   );
   lines.push(
-    '| round | alone req/s | alone p99 ms | loaded req/s | loaded p99 ms | ratio | verifies done (median ms) | scans done (median ms) | 429s | failures |',
+    '| round | alone req/s | alone p99 ms | loaded req/s | loaded p99 ms | ' +
+      'ratio | verifies done (median ms) | scans done (median ms) | 429s | failures |',
     '|---|---|---|---|---|---|---|---|---|---|',
   );
   const ratios: number[] = [];
@@ -209,7 +210,7 @@ const generated = [
   '<!-- generated:start (by `npm run bench:long-reads`; the text outside these markers is kept) -->',
   `Last run: ${machine()}, ${cpus().length} cores (${cpus()[0]?.model.trim()}). autocannon ${CONNECTIONS} connections on encrypt 1 KiB,`,
   `${SECONDS} s per run, ${ROUNDS} rounds of ABBA (alone, loaded, loaded, alone); a round's ratio is its loaded mean over its alone mean, its`,
-  `p99 the worse of its two runs. ${PINNED ? 'The service is pinned to core 0 (taskset), worker threads included; the load generator, the two looping Humans and PostgreSQL run on core 1.' : 'Service and load generator share the cores (taskset was not available).'}`,
+  `p99 the worse of its two runs. ${PINNED ? 'The service is pinned to core 0 (taskset), worker threads included; ' + 'the load generator, the two looping Humans and PostgreSQL run on core 1.' : 'Service and load generator share the cores (taskset was not available).'}`,
   `Verify loop: \`GET ${VERIFY}\`; scan loop: \`GET ${SCAN}\` (default 90-day window, so it reads its 50,000-row cap).`,
   '',
   ...lines,

@@ -116,9 +116,11 @@ const generated = [
   `stdout audit to a file, the full chain). ${PINNED ? 'The service is pinned to core 0 (taskset), the load generator to core 1.' : 'Service and load generator share the cores (taskset was not available).'}`,
   `The MCP request is \`POST /mcp\` with \`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"encrypt","arguments":{"keyId":…,"plaintextBase64":…}}}\`,`,
   `\`Accept: application/json, text/event-stream\` and \`MCP-Protocol-Version: ${LATEST_PROTOCOL_VERSION}\` (stateless: no session, no initialize before it).`,
-  'Every answer of both is checked for a ciphertext (an MCP tool error is HTTP 200 with `isError`); a failed check counts as an error.',
+  'Every answer of both is checked for a ciphertext (an MCP tool error is ' +
+    'HTTP 200 with `isError`); a failed check counts as an error.',
   '',
-  '| round | REST req/s | MCP req/s | REST req per CPU s | MCP req per CPU s | CPU per call, MCP / REST | MCP p50 / p99 ms | REST p50 / p99 ms |',
+  '| round | REST req/s | MCP req/s | REST req per CPU s | MCP req per ' +
+    'CPU s | CPU per call, MCP / REST | MCP p50 / p99 ms | REST p50 / p99 ms |',
   '|---|---|---|---|---|---|---|---|',
   ...rounds.map(
     (r, i) =>

@@ -189,10 +189,13 @@ const doc = [
   `warm-up, a closed-loop load (autocannon, 50 connections, ${CLOSED_SECONDS} s) measures what encrypt 1 KiB sustains (the control: bare`,
   `Koa echoing the same body); the same server then gets requests started on a schedule at ${f(SHARE * 100, 0)}% of that rate for ${SECONDS} s,`,
   `whatever the answers (open loop, as independent clients arrive), over ${CLIENT_CONNECTIONS} keep-alive connections opened beforehand, each request timed`,
-  'from when it was due. Goals: p99 under 50 ms, the requests in flight in the last 10 s no more than in the first 10 s (they',
+  'from when it was due. Goals: p99 under 50 ms, the requests in flight ' +
+    'in the last 10 s no more than in the first 10 s (they',
   "grow when the server falls behind), CPU per request within 10% of the closed loop's, no errors.",
   '',
-  '| server | closed loop req/s | open-loop rate | answered | errors | p50 ms | p99 ms | max ms | in flight, first / last 10 s | CPU ms a request, open / closed | generator cores | goals |',
+  '| server | closed loop req/s | open-loop rate | answered | errors | ' +
+    'p50 ms | p99 ms | max ms | in flight, first / last 10 s | CPU ms a ' +
+    'request, open / closed | generator cores | goals |',
   '|---|---|---|---|---|---|---|---|---|---|---|---|',
   ...results.map(
     (r) =>
@@ -202,13 +205,16 @@ const doc = [
   ...(control
     ? [
         `Reading it: the control pays ${f(cpuRatio(control), 2)}x its closed-loop CPU per request under the open loop, with nothing of the`,
-        'service in it: a server that is idle between requests wakes for each one (a system call and cold caches per request instead',
-        "of many requests per wake-up), which no code of the service adds or can remove. The service's own part is its ratio over the",
+        'service in it: a server that is idle between requests wakes for each ' +
+          'one (a system call and cold caches per request instead',
+        'of many requests per wake-up), which no code of the service adds or ' +
+          "can remove. The service's own part is its ratio over the",
         `control's: ${results
           .filter((r) => r !== control)
           .map((r) => `${r.storage} ${f(cpuRatio(r) / cpuRatio(control), 2)}x`)
           .join(', ')}.`,
-        'A "generator cores" value near 1 means the load generator (one Node thread) lagged behind its schedule, and the latency',
+        'A "generator cores" value near 1 means the load generator (one Node ' +
+          'thread) lagged behind its schedule, and the latency',
         'columns then measure it as much as the server.',
         '',
       ]

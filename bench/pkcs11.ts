@@ -122,7 +122,7 @@ try {
     '<!-- Written by `npm run bench:pkcs11`; numbers from the run described below. -->',
     '',
     `Run on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} cores (${cpus()[0]?.model.trim()}), Node ${process.version}; ${PINNED ? 'servers pinned to core 0, autocannon to core 1' : 'cores shared'};`,
-    `load average ${load1.toFixed(1)} at the start, ${load2.toFixed(1)} at the end${Math.max(load1, load2) > cpus().length ? ': the machine was busy with other work, so take the ratios, not the absolute numbers, and re-run on a quiet machine' : ''}.`,
+    `load average ${load1.toFixed(1)} at the start, ${load2.toFixed(1)} at the end${Math.max(load1, load2) > cpus().length ? ': the machine was busy with other work, so take the ratios, not the ' + 'absolute numbers, and re-run on a quiet machine' : ''}.`,
     "pkcs11 talks to SoftHSM2 (a software token: the library runs in the service's process, so a token call costs",
     'CPU there; a network HSM adds a round trip to the cold-cache numbers instead). Both services: full chain,',
     'in-memory journal, stdout audit to a file.',

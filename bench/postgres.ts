@@ -90,7 +90,8 @@ try {
     '',
     `Run on ${machine()}, ${cpus().length} cores. PostgreSQL 15 on the same machine with fsync on (the durable setting),`,
     `started by scripts/test-services.sh; autocannon ${CONNECTIONS} connections, ${SECONDS} s per run, ${ROUNDS} rounds alternating`,
-    'the two configurations. Both run the full chain (dev auth and policy, validation, audit before the answer, metrics).',
+    'the two configurations. Both run the full chain (dev auth and policy, ' +
+      'validation, audit before the answer, metrics).',
     "With PostgreSQL every encrypt also re-checks the key's last journal sequence number (one index lookup) and its",
     'audit record is committed before the answer; concurrent records share one multi-row INSERT (group commit).',
     '',

@@ -36,12 +36,15 @@ try {
     '<!-- Written by `npm run bench:rate-limit`. -->',
     '',
     `Run on ${machine()}, ${cpus().length} cores; autocannon ${CONNECTIONS} connections, ${SECONDS} s per run, ${ROUNDS} rounds.`,
-    'Both services run the full chain (dev auth, policy, risk, detectors, validation, stdout audit before the answer, metrics).',
+    'Both services run the full chain (dev auth, policy, risk, detectors, ' +
+      'validation, stdout audit before the answer, metrics).',
     '"On" is the default per-principal token bucket with limits this load never reaches (so every call is checked and',
-    'served); "off" is `SVC_RATE_LIMIT_ENABLED=false`. Each round runs off, on, on, off per scenario; the table gives the',
+    'served); "off" is `SVC_RATE_LIMIT_ENABLED=false`. Each round runs off, ' +
+      'on, on, off per scenario; the table gives the',
     'mean of each side (req/s) and the on/off ratios per request and per CPU second of the server process.',
     '',
-    '| round | encrypt off | encrypt on | req/s ratio | per-CPU ratio | sign off | sign on | req/s ratio | per-CPU ratio |',
+    '| round | encrypt off | encrypt on | req/s ratio | per-CPU ratio | ' +
+      'sign off | sign on | req/s ratio | per-CPU ratio |',
     '|---|---|---|---|---|---|---|---|---|',
     ...rows,
     '',

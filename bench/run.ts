@@ -120,12 +120,14 @@ try {
     '',
     `Run on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} cores (${cpus()[0]?.model.trim()}), Node ${process.version}. autocannon,`,
     `${CONNECTIONS} connections per server, ${SECONDS} s per load, load generator on the same machine as the servers.`,
-    'Both servers run with the same Node flags as `npm start` (`--max-semi-space-size=64`) and get a warm-up load first.',
+    'Both servers run with the same Node flags as `npm start` ' +
+      '(`--max-semi-space-size=64`) and get a warm-up load first.',
     PINNED
       ? 'Both servers run pinned to core 0 and the load generator to core 1 (taskset).'
       : 'Servers and load generator share the cores (taskset was not available).',
     'The service runs the full chain: request id, dev authentication, JSON body parsing, then the operation pipeline',
-    '(dev policy, risk score, schema validation, the handler, one audit record written to stdout, redirected to a file,',
+    '(dev policy, risk score, schema validation, the handler, one audit ' +
+      'record written to stdout, redirected to a file,',
     'before the answer, metrics, the span), with the six detectors and the auto-responder watching every record.',
     'Journal in-memory. The baseline is a bare Koa + @koa/router + koa-body endpoint parsing the same',
     '1 KiB JSON body and echoing it back as JSON.',
@@ -143,33 +145,44 @@ try {
     "50 connections at the same time) and per CPU second (requests answered per second of the server process's own",
     'CPU time, user + system from /proc/PID/stat), the one the goals use: it does not depend on how the scheduler',
     'shared the core between the two. "per-CPU ratio alone" divides the service alone by the bare endpoint alone (the',
-    'two loads one after the other, the old method): side by side, the service answers fewer and the bare endpoint more',
+    'two loads one after the other, the old method): side by side, the ' +
+      'service answers fewer and the bare endpoint more',
     'requests per CPU second than each does alone, so the side-by-side ratio is the lower of the two.',
     '',
-    '| Scenario | req/s alone | req per CPU s alone | p50 ms alone | p99 ms alone | per-CPU ratio alone | req/s ratio per round | median | per-CPU ratio per round | median | errors |',
+    '| Scenario | req/s alone | req per CPU s alone | p50 ms alone | p99 ms ' +
+      'alone | per-CPU ratio alone | req/s ratio per round | median | per-CPU ' +
+      'ratio per round | median | errors |',
     '|---|---|---|---|---|---|---|---|---|---|---|',
     ...table,
     '',
     'Goals: encrypt 1 KiB at least 0.55 and Ed25519 sign at least 0.41 of bare Koa per CPU second, side by side, and',
-    'p99 under 10 ms at 50 connections alone. PostgreSQL numbers are in [benchmarks-postgres.md](benchmarks-postgres.md).',
+    'p99 under 10 ms at 50 connections alone. PostgreSQL numbers are in ' +
+      '[benchmarks-postgres.md](benchmarks-postgres.md).',
     '',
     'The cloud-kms root of trust against the local one (warm cache within 10%, cold-cache latency) is in',
     '[benchmarks-cloud-kms.md](benchmarks-cloud-kms.md); what the operation pipeline costs, and 0.1.0 measured',
-    "with the same harness, is in [benchmarks-pipeline.md](benchmarks-pipeline.md); the rate limiter's cost (on, with limits",
+    'with the same harness, is in ' +
+      "[benchmarks-pipeline.md](benchmarks-pipeline.md); the rate limiter's " +
+      'cost (on, with limits',
     'this load never reaches, against off) is in [benchmarks-rate-limit.md](benchmarks-rate-limit.md); encrypt while',
-    'a Human loops audit verification and advisor scans over 100,000 audit rows is in [benchmarks-long-reads.md](benchmarks-long-reads.md);',
+    'a Human loops audit verification and advisor scans over 100,000 audit ' +
+      'rows is in [benchmarks-long-reads.md](benchmarks-long-reads.md);',
     'an encrypt through the MCP door against the same encrypt over REST is in [benchmarks-mcp.md](benchmarks-mcp.md).',
     'KMIP Encrypt through the KMIP door against REST encrypt, per server CPU second in the same run, is in',
     '[benchmarks-kmip.md](benchmarks-kmip.md). The pkcs11',
-    'root of trust on SoftHSM2 against the local one (warm and cold cache) is in [benchmarks-pkcs11.md](benchmarks-pkcs11.md).',
+    'root of trust on SoftHSM2 against the local one (warm and cold cache) ' +
+      'is in [benchmarks-pkcs11.md](benchmarks-pkcs11.md).',
     'Batch encrypt of 100 items of 1 KiB against single encrypts, in items per server CPU second, is in',
     '[benchmarks-batch.md](benchmarks-batch.md). Finding keys (`GET /v1/keys`) over 100,000 keys on PostgreSQL is in',
     '[benchmarks-locate.md](benchmarks-locate.md). Encrypt with 1, 2, ... N workers on one node is in',
     '[benchmarks-scale.md](benchmarks-scale.md); encrypt with the three secondary audit sinks on against off, and what',
     "each receiver got, is in [benchmarks-audit-sinks.md](benchmarks-audit-sinks.md); each sink's CPU per event is in",
-    '[benchmarks-sink-cost.md](benchmarks-sink-cost.md). Encrypt under open-loop traffic (requests on a schedule at 80% of',
-    'the closed-loop rate, with bare Koa under the same loads as the control) is in [benchmarks-open-loop.md](benchmarks-open-loop.md);',
-    'this tree against the last release (`npm run bench:compare`) is below and in [benchmarks-compare.md](benchmarks-compare.md).',
+    '[benchmarks-sink-cost.md](benchmarks-sink-cost.md). Encrypt under ' +
+      'open-loop traffic (requests on a schedule at 80% of',
+    'the closed-loop rate, with bare Koa under the same loads as the ' +
+      'control) is in [benchmarks-open-loop.md](benchmarks-open-loop.md);',
+    'this tree against the last release (`npm run bench:compare`) is below ' +
+      'and in [benchmarks-compare.md](benchmarks-compare.md).',
     '',
   ].join('\n');
   // The comparison with the last release (bench:compare) is kept as it was written.

@@ -12,7 +12,8 @@ import { whenListening } from './lib/listening.ts';
  * (fsync off: the bench measures the node's CPU, not the disk's flushes), then on SQLite in WAL mode, where
  * every audit group commit waits for an fsync (BENCH_SCALE_STORE=postgresql or sqlite runs one). Each row
  * quotes the server's CPU per request, which a second worker must not raise by more than 15% even on a
- * machine with too few cores to show the throughput grow. The load generator (autocannon, this process, one thread) runs on the same machine and
+ * machine with too few cores to show the throughput grow. The load generator (autocannon, this process, one thread)
+ * runs on the same machine and
  * its own CPU is measured beside the server's (the primary and every worker), so the table says when the
  * generator, not the node, is the limit. Writes docs/benchmarks-scale.md.
  */
@@ -215,11 +216,16 @@ const doc = [
   `Run on ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${CORES} usable cores; load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after`,
   `(others' work on the machine counts against both server and generator). Encrypt 1 KiB with one AES key, autocannon ${CONNECTIONS}`,
   `connections for ${SECONDS} s after a 3 s warm-up, journal and audit on a private PostgreSQL (fsync off) or on SQLite (WAL, synchronous FULL)`,
-  'shared by the workers; server CPU per request is the goal that a 2-core machine can show (a second worker must not raise it by more than 15%). The generator runs in the',
-  'bench process on the same machine, unpinned; "cores" are CPU seconds per second of the server (primary and workers), of',
+  'shared by the workers; server CPU per request is the goal that a ' +
+    '2-core machine can show (a second worker must not raise it by more ' +
+    'than 15%). The generator runs in the',
+  'bench process on the same machine, unpinned; "cores" are CPU seconds ' +
+    'per second of the server (primary and workers), of',
   "the generator, and of the whole machine (/proc/stat: everyone's, so other processes show as the difference).",
   '',
-  '| store | workers | req/s | vs 1 worker | added per worker (x one worker) | server CPU µs a request | vs 1 worker | p50 ms | p99 ms | errors | server cores | generator cores | machine cores busy | limit |',
+  '| store | workers | req/s | vs 1 worker | added per worker (x one ' +
+    'worker) | server CPU µs a request | vs 1 worker | p50 ms | p99 ms | ' +
+    'errors | server cores | generator cores | machine cores busy | limit |',
   '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ...rows.map(
     (r) =>
@@ -229,13 +235,16 @@ const doc = [
   'Reading the table: a worker is one Node process with its own event loop, so while the node is the limit each added',
   "worker should add close to one worker's throughput (the goal is at least 0.8 of it per added core). Where the",
   '"limit" column names the generator or the machine, the row measures those instead: on a machine with as many cores',
-  'as workers, the generator takes a core the workers need. Run the generator on another machine (or on more cores than',
+  'as workers, the generator takes a core the workers need. Run the ' +
+    'generator on another machine (or on more cores than',
   'the node uses) to measure the node alone.',
   '',
   ...(rows.some((r) => r.machineCores - r.serverCores - r.generatorCores >= 0.25)
     ? [
-        '**This run measured a shared machine, not the node**: other processes kept the cores busy (the "machine cores busy"',
-        'column against server plus generator), so the server got a fraction of a core whatever its worker count, and the',
+        '**This run measured a shared machine, not the node**: other processes ' +
+          'kept the cores busy (the "machine cores busy"',
+        'column against server plus generator), so the server got a fraction of ' +
+          'a core whatever its worker count, and the',
         'rows say nothing about how the node scales. Re-run it on a quiet machine with more cores than workers.',
         '',
       ]

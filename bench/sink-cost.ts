@@ -141,17 +141,22 @@ writeFileSync(
     '',
     `Run on ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} cores; load average ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after.`,
     `Each sink alone in one process pinned to core 0, fed ${RATE.toLocaleString('en-US')} events a second for ${SECONDS} s (an encrypt call's`,
-    "audit event, about 400 bytes) through the kernel's delivery queue with the kind's default settings; its receiver runs on",
-    "core 1 (a Node HTTP server answering 200, librdkafka's mock Kafka broker, nats-server with JetStream on file storage).",
-    "CPU is the sending process's user + system time from the first event offered until the last was acknowledged, over",
+    "audit event, about 400 bytes) through the kernel's delivery queue with " +
+      "the kind's default settings; its receiver runs on",
+    "core 1 (a Node HTTP server answering 200, librdkafka's mock Kafka " +
+      'broker, nats-server with JetStream on file storage).',
+    "CPU is the sending process's user + system time from the first event " +
+      'offered until the last was acknowledged, over',
     "the events: what the sink takes from a node's request loop per audit event.",
     '',
     '| sink | CPU us per event | user | system | seconds to deliver all | delivered | retried | dead-lettered |',
     '|---|---|---|---|---|---|---|---|',
     ...rows,
     '',
-    'The full chain costs about 80-90 us of CPU per encrypt call on this machine ([benchmarks.md](benchmarks.md)), so the',
-    "sinks' sum is what a node with all three on adds to each call; [benchmarks-audit-sinks.md](benchmarks-audit-sinks.md)",
+    'The full chain costs about 80-90 us of CPU per encrypt call on this ' +
+      'machine ([benchmarks.md](benchmarks.md)), so the',
+    "sinks' sum is what a node with all three on adds to each call; " +
+      '[benchmarks-audit-sinks.md](benchmarks-audit-sinks.md)',
     'measures that on the running service.',
     '',
   ].join('\n'),

@@ -61,12 +61,14 @@ export const baseSchema = defineSettings(
         keyFile: Type.String({ description: "PEM private key of the listener's certificate.", default: '' }),
         clientCaFile: Type.String({
           description:
-            'PEM CA certificate(s): when set, every connection must present a client certificate signed by one of them (mutual TLS).',
+            'PEM CA certificate(s): when set, every connection must present a ' +
+            'client certificate signed by one of them (mutual TLS).',
           default: '',
         }),
         terminatedUpstream: Type.Boolean({
           description:
-            'TLS ends at a proxy or load balancer in front of the service: plain HTTP on an exposed bind is then no preflight finding.',
+            'TLS ends at a proxy or load balancer in front of the service: plain ' +
+            'HTTP on an exposed bind is then no preflight finding.',
           default: false,
         }),
       }),
@@ -111,7 +113,8 @@ export const baseSchema = defineSettings(
       maxStateBytes: Type.Integer({
         minimum: 0,
         description:
-          'Bytes of per-actor state all detectors together may keep; the least recently seen actors are dropped beyond it.',
+          'Bytes of per-actor state all detectors together may keep; the least ' +
+          'recently seen actors are dropped beyond it.',
         default: DEFAULT_STATE_BYTES,
       }),
     }),
@@ -136,7 +139,10 @@ export const baseSchema = defineSettings(
       kind: kindSetting(auditSinkPort, 'Primary audit sink.', 'stdout'),
       fanoutThread: Type.Boolean({
         description:
-          'Run the secondary audit sinks (webhook, log stream, message stream, third-party sinks) on a worker thread of each node instead of its request loop: their CPU then goes to another core. Worth it when the host has cores the workers do not use (server.workers below the core count).',
+          'Run the secondary audit sinks (webhook, log stream, message stream, ' +
+          'third-party sinks) on a worker thread of each node instead of its ' +
+          'request loop: their CPU then goes to another core. Worth it when the ' +
+          'host has cores the workers do not use (server.workers below the core count).',
         default: false,
       }),
     }),
@@ -156,7 +162,10 @@ export const baseSchema = defineSettings(
       workers: Type.String({
         format: 'whole-number-or-auto',
         description:
-          'Worker processes serving the one listener (node:cluster), each a node of its own (node id <node.id>-w<N>); auto: one per usable core. Above 1 the journal and audit store must be shared (rdb-server-1, rdb-server-2 or rdb-embedded) and revocation.kind kv-store or none.',
+          'Worker processes serving the one listener (node:cluster), each a node ' +
+          'of its own (node id <node.id>-w<N>); auto: one per usable core. Above ' +
+          '1 the journal and audit store must be shared (rdb-server-1, ' +
+          'rdb-server-2 or rdb-embedded) and revocation.kind kv-store or none.',
         default: '1',
         env: 'SVC_WORKERS',
       }),

@@ -1,4 +1,7 @@
-/** The loader's (convict's) schema: nested objects of `{doc, format, default, env?, sensitive?}` leaves, made from settings declarations by settings-fragment.ts. */
+/**
+ * The loader's (convict's) schema: nested objects of `{doc, format, default, env?, sensitive?}` leaves, made from
+ * settings declarations by settings-fragment.ts.
+ */
 export type ConfigFragment = Record<string, unknown>;
 
 const isLeaf = (node: unknown): boolean =>

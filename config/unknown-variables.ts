@@ -71,7 +71,9 @@ export function refuseUnknownVariables(unknown: UnknownVariable[], env: NodeJS.P
   );
 }
 
-/** The candidate nearest to `name`, if it is within a third of the name's length in edits (a typo, not another word). */
+/**
+ * The candidate nearest to `name`, if it is within a third of the name's length in edits (a typo, not another word).
+ */
 function nearest(name: string, candidates: string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = Infinity;
@@ -105,7 +107,9 @@ export function warnUnknownVariables(unknown: UnknownVariable[], logger: Pick<Lo
     logger.warn(describeUnknownVariable(v), { variable: v.name, ...(v.closest ? { closest: v.closest } : {}) });
 }
 
-/** A failed validation's message, with the unknown variables after it: a typo in a name is often why a value is missing. */
+/**
+ * A failed validation's message, with the unknown variables after it: a typo in a name is often why a value is missing.
+ */
 export function withUnknownVariables<T>(load: () => T, unknown: UnknownVariable[]): T {
   try {
     return load();

@@ -42,7 +42,10 @@ export interface DoorService {
   stop(): Promise<void>;
 }
 
-/** The modules the service under test must load under `plugins:` besides the door: a held operation and a collecting secondary sink. */
+/**
+ * The modules the service under test must load under `plugins:` besides the door: a held operation and a collecting
+ * secondary sink.
+ */
 export const DOOR_CONTRACT_PLUGINS = [
   fileURLToPath(new URL('./door-harness/hold-operation.ts', import.meta.url)),
   fileURLToPath(new URL('./door-harness/collecting-sink.ts', import.meta.url)),

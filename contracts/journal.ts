@@ -87,7 +87,8 @@ export function journalContract(t: Test, open: () => Promise<KeyJournal>, reopen
   });
 
   t.test(
-    'key names are unique among keys that are not Destroyed: a taken name is NameTaken, writes nothing, and is freed by Destroyed',
+    'key names are unique among keys that are not Destroyed: a taken name ' +
+      'is NameTaken, writes nothing, and is freed by Destroyed',
     async (t) => {
       const j = await open();
       const name = `unique-${randomUUID()}`;

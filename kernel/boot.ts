@@ -28,7 +28,9 @@ const KERNEL_PORTS = new Set([
   actorStatePort.id,
 ]);
 
-/** register -> preflight -> create -> start (dependency order) -> listen. Nothing is acquired before preflight passes. */
+/**
+ * register -> preflight -> create -> start (dependency order) -> listen. Nothing is acquired before preflight passes.
+ */
 export async function bootKernel(opts: BootOptions): Promise<RunningKernel> {
   const ordered = new PluginRegistry();
   for (const p of opts.plugins) ordered.add(p);
@@ -62,7 +64,10 @@ export async function bootKernel(opts: BootOptions): Promise<RunningKernel> {
   };
 }
 
-/** Runs every check over configuration alone (TLS, the deployment's, each plugin instance's); throws PreflightRefused when the verdict is to stop. */
+/**
+ * Runs every check over configuration alone (TLS, the deployment's, each plugin instance's); throws PreflightRefused
+ * when the verdict is to stop.
+ */
 function passPreflight(plugins: AnyPlugin[], opts: BootOptions): void {
   const env: PreflightEnv = { exposed: !isLoopback(opts.http.host) };
   const tree: PreflightNode[] = [

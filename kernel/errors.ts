@@ -5,7 +5,9 @@
 export const ERROR_CATALOGUE = {
   BadRequest: {
     status: 400,
-    when: 'malformed JSON, a body nested deeper than 64 levels, or a body failing its schema (missing field, wrong type)',
+    when:
+      'malformed JSON, a body nested deeper than 64 levels, or a body failing ' +
+      'its schema (missing field, wrong type)',
   },
   InvalidField: {
     status: 400,
@@ -31,7 +33,12 @@ export const ERROR_CATALOGUE = {
   UnsupportedMediaType: { status: 415, when: 'a body-carrying route called without Content-Type: application/json' },
   TooManyRequests: {
     status: 429,
-    when: 'the caller is over its rate limit (rateLimit.*; never for the kill switch and token revocation), or a long read that runs one at a time per node (an advisor scan, an audit verification) is already running there, or a caller holding 100 unspent import tokens asks for more; Retry-After says when to try again',
+    when:
+      'the caller is over its rate limit (rateLimit.*; never for the kill ' +
+      'switch and token revocation), or a long read that runs one at a time ' +
+      'per node (an advisor scan, an audit verification) is already running ' +
+      'there, or a caller holding 100 unspent import tokens asks for more; ' +
+      'Retry-After says when to try again',
   },
   HeadersTooLarge: { status: 431, when: 'the request headers are larger than the HTTP parser accepts (16 KiB)' },
   InternalError: { status: 500, when: 'unexpected failure, including a failed write to the primary audit sink' },

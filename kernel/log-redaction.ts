@@ -54,7 +54,10 @@ export const REDACTED_LOG_PATHS: string[] = SECRET_FIELDS.flatMap((name) => {
 const JWT = /\beyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g;
 const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9_\-.~+/=]+/gi;
 
-/** A text with every credential it carries cut out: JWTs, bearer and basic credentials, URL passwords and token parameters. */
+/**
+ * A text with every credential it carries cut out: JWTs, bearer and basic credentials, URL passwords and token
+ * parameters.
+ */
 export function redactLogText(text: string): string {
   return redactUrl(text.replace(BEARER, '$1 [Redacted]').replace(JWT, '[Redacted JWT]'));
 }

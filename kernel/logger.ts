@@ -11,7 +11,10 @@ export interface ServiceLogger extends Logger {
   trace(msg: string, fields?: Record<string, unknown>): void;
   debug(msg: string, fields?: Record<string, unknown>): void;
   fatal(msg: string, fields?: Record<string, unknown>): void;
-  /** The configured level, and the node id and worker every later line names (the config is read after the logger exists). */
+  /**
+   * The configured level, and the node id and worker every later line names (the config is read after the logger
+   * exists).
+   */
   configure(settings: { level?: LogLevel; node?: string; worker?: string }): void;
   readonly level: LogLevel;
 }

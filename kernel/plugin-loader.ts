@@ -2,7 +2,9 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isValidPluginId, KERNEL_API_VERSION, type AnyPlugin } from './define-plugin.ts';
 
-/** The built server (dist/server, plain node) has no TypeScript loader; from source (tsx) a plugin may be TypeScript. */
+/**
+ * The built server (dist/server, plain node) has no TypeScript loader; from source (tsx) a plugin may be TypeScript.
+ */
 const RUNNING_BUILT_JAVASCRIPT = !import.meta.url.endsWith('.ts');
 
 export interface ThirdPartyPlugin {

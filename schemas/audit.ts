@@ -33,7 +33,9 @@ export const AuditQueryParams = Type.Object({
     Type.String({
       maxLength: 100,
       description:
-        'the `next` of the previous page: this page starts right after its last record (a seek, so reading far back costs no more per page; offset then counts from there)',
+        'the `next` of the previous page: this page starts right after its last ' +
+        'record (a seek, so reading far back costs no more per page; offset ' +
+        'then counts from there)',
     }),
   ),
 });
@@ -60,7 +62,9 @@ export const AuditVerifyParams = Type.Object({
   full: Type.Optional(
     StringEnum(['true', 'false'], {
       description:
-        "true: check every row again. Default: only rows after where this node's last verification of each chain ended (that row must still be as it was); a window (since, until) is always checked in full",
+        'true: check every row again. Default: only rows after where this ' +
+        "node's last verification of each chain ended (that row must still be " +
+        'as it was); a window (since, until) is always checked in full',
     }),
   ),
 });
@@ -70,7 +74,8 @@ export const AuditVerificationSchema = Type.Object(
     valid: Type.Boolean(),
     checked: Type.Integer({
       description:
-        'chained rows recomputed by this verification (without full, only those after the last verified row of each chain)',
+        'chained rows recomputed by this verification (without full, only those ' +
+        'after the last verified row of each chain)',
     }),
     nodes: Type.Array(Type.String()),
     firstBroken: Type.Optional(Type.Object({ id: Type.String(), node: Type.String(), reason: Type.String() })),

@@ -51,7 +51,8 @@ export const ReencryptBody = Type.Object(
     destinationContext: Type.Optional(
       Type.Record(Type.String(), Type.String(), {
         description:
-          'the context bound to the new ciphertext; default the source context, so the new ciphertext decrypts as the old one did',
+          'the context bound to the new ciphertext; default the source context, ' +
+          'so the new ciphertext decrypts as the old one did',
       }),
     ),
   },

@@ -52,12 +52,14 @@ export const ImportParametersResponse = Type.Object(
   {
     importToken: Type.String({
       description:
-        'single use, valid until expiresAt, only for the caller that asked and only for this algorithm and size or curve',
+        'single use, valid until expiresAt, only for the caller that asked and ' +
+        'only for this algorithm and size or curve',
     }),
     wrappingPublicKeyPem: Type.String({ description: 'RSA-3072 public key (SPKI PEM) to wrap the material with' }),
     wrappingAlgorithm: Type.Literal('RSA_AES_KEY_WRAP_SHA_256', {
       description:
-        'RSA-OAEP (SHA-256, MGF1 SHA-256) of a fresh AES-256 key, then AES key wrap with padding (RFC 5649) of the material under it, concatenated',
+        'RSA-OAEP (SHA-256, MGF1 SHA-256) of a fresh AES-256 key, then AES key ' +
+        'wrap with padding (RFC 5649) of the material under it, concatenated',
     }),
     expiresAt: Type.String({ description: 'when the token stops being accepted (ISO 8601 UTC, 24 hours after issue)' }),
   },
@@ -71,7 +73,8 @@ export const ImportKeyBody = Type.Object(
     wrappedMaterialBase64: Type.String({
       maxLength: 16384,
       description:
-        'RSA_AES_KEY_WRAP_SHA_256 of the material: raw bytes for AES and HMAC, unencrypted PKCS#8 DER for RSA, EC and EdDSA (standard base64)',
+        'RSA_AES_KEY_WRAP_SHA_256 of the material: raw bytes for AES and HMAC, ' +
+        'unencrypted PKCS#8 DER for RSA, EC and EdDSA (standard base64)',
     }),
   },
   { additionalProperties: false, title: 'ImportKeyRequest' },

@@ -41,7 +41,8 @@ export const KeySpecRequest = strict(
     exportable: Type.Optional(
       Type.Boolean({
         description:
-          'whether Humans and Services may export the material (POST /v1/keys/{id}/export); default false, fixed at creation',
+          'whether Humans and Services may export the material (POST ' +
+          '/v1/keys/{id}/export); default false, fixed at creation',
       }),
     ),
   },
@@ -122,7 +123,11 @@ export const DestroyResponse = Type.Object({
   destroyedAt: Timestamp('destruction time'),
   erasure: StringEnum(['complete', 'pending'] as const, {
     description:
-      "complete: the key's key-wrapping key and material are deleted and erased from the journal database's files. pending: deleted, and the erase of the files is retried in the background until done (a reader of SQLite's WAL or a lock on PostgreSQL prevents it now); see svc_erasure_pending and the erasure check of /readyz",
+      "complete: the key's key-wrapping key and material are deleted and " +
+      "erased from the journal database's files. pending: deleted, and the " +
+      'erase of the files is retried in the background until done (a reader ' +
+      "of SQLite's WAL or a lock on PostgreSQL prevents it now); see " +
+      'svc_erasure_pending and the erasure check of /readyz',
   }),
 });
 export const RotateBody = strict(
@@ -262,7 +267,9 @@ export const DestroyQuery = Type.Object({
       minimum: 0,
       maximum: 30,
       description:
-        "days before the key is destroyed (0: at once); default the deployment's keys.destroyWaitingDays; an Agent's DELETE waits at least keys.agentDestroyWaitingDays",
+        'days before the key is destroyed (0: at once); default the ' +
+        "deployment's keys.destroyWaitingDays; an Agent's DELETE waits at least " +
+        'keys.agentDestroyWaitingDays',
     }),
   ),
 });
@@ -275,7 +282,10 @@ export const DestroyScheduledResponse = Type.Object(
   },
   { title: 'DestroyScheduledResponse' },
 );
-/** DELETE's answer, either shape in one object (a tool's answer must be one): 200 destroyed, or 202 scheduled with destroyAt. */
+/**
+ * DELETE's answer, either shape in one object (a tool's answer must be one): 200 destroyed, or 202 scheduled with
+ * destroyAt.
+ */
 export const DestroyResult = Type.Object({
   id: Type.String(),
   state: StringEnum(KEY_STATES, { description: 'Destroyed, or (scheduled) the state the key keeps until then' }),
@@ -301,7 +311,8 @@ export const TrimBody = strict(
       minimum: 2,
       maximum: 999999999,
       description:
-        "the lowest version to keep: every version below it is erased for good (2..currentVersion, above the key's present minVersion)",
+        'the lowest version to keep: every version below it is erased for good ' +
+        "(2..currentVersion, above the key's present minVersion)",
     }),
   },
   'TrimRequest',

@@ -20,7 +20,9 @@ export const RawEncryptResponse = Type.Object(
   {
     ciphertextBase64: B64('the AES-GCM ciphertext alone, as long as the plaintext'),
     ivBase64: B64(
-      'the 12-byte IV the service drew for it (callers never choose IVs: a repeated IV would let anyone allowed to encrypt read and forge ciphertexts of the key)',
+      'the 12-byte IV the service drew for it (callers never choose IVs: a ' +
+        'repeated IV would let anyone allowed to encrypt read and forge ' +
+        'ciphertexts of the key)',
     ),
     tagBase64: B64('the 16-byte GCM authentication tag'),
     keyVersion: Type.Integer({ description: 'the key version that encrypted' }),

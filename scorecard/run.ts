@@ -244,8 +244,10 @@ const benignGated = (
 const table = [
   '<!-- scorecard:start -->',
   `Scorecard (\`npm run scorecard\`, ${new Date().toISOString().slice(0, 10)}): four agents with steady habits (own key, own address, two`,
-  'operations, 09:00-17:00 UTC, 10 requests an hour each; one token each for the whole simulated week, as the service checks',
-  'token expiry against real time) for a simulated week, then six attacks. Role-based policy (admins reach every key, team',
+  'operations, 09:00-17:00 UTC, 10 requests an hour each; one token each ' +
+    'for the whole simulated week, as the service checks',
+  'token expiry against real time) for a simulated week, then six ' +
+    'attacks. Role-based policy (admins reach every key, team',
   'members their own: `owner:self`, readers may Get and Verify any key), shipped weights and',
   `rules plus one line (\`${RULES.at(-1)}\`); detection is an auto-response row about the attacker or a StepUp/Deny on its request.`,
   '',
@@ -256,8 +258,10 @@ const table = [
   `False positives on benign traffic after the first (learning) day: ${benignAlarms} auto-response rows and ${benignGated} refused requests`,
   `out of ${benignRequests} benign requests (${(((benignAlarms + benignGated) / benignRequests) * 100).toFixed(2)}%).`,
   '',
-  "Attacks on the agents' own boundaries (simulated time, after the attacks above): stopped means the attacking credential",
-  'is refused with 401, or, for an attack whose first refusal ends it (authority the agent never had), with 403. A bystander',
+  "Attacks on the agents' own boundaries (simulated time, after the " +
+    'attacks above): stopped means the attacking credential',
+  'is refused with 401, or, for an attack whose first refusal ends it ' +
+    '(authority the agent never had), with 403. A bystander',
   'agent signs with its own key throughout, and the attacked keys are innocent ones.',
   '',
   '| attack | stopped | time to stop | how |',

@@ -3,7 +3,10 @@ import type { ReadinessChecks } from '../../kernel/http/readiness.ts';
 /** The variable the primary sets on each worker it forks: the worker's slot, 1 to server.workers. */
 export { WORKER_SLOT_ENV } from '../../config/workers.ts';
 
-/** Messages between the primary and its workers on the cluster's IPC channel (tagged `svc`, so prom-client's own pass by). */
+/**
+ * Messages between the primary and its workers on the cluster's IPC channel (tagged `svc`, so prom-client's own pass
+ * by).
+ */
 export type WorkerMessage =
   | { svc: 'serving'; protocol: 'http' | 'https'; host: string; port: number }
   | { svc: 'node-metrics'; id: number }

@@ -70,7 +70,10 @@ export class WorkerSupervisor {
     return first;
   }
 
-  /** Asks every worker to stop (SIGTERM: each drains as a single node would) and waits until all have exited; true when all exited cleanly. */
+  /**
+   * Asks every worker to stop (SIGTERM: each drains as a single node would) and waits until all have exited; true when
+   * all exited cleanly.
+   */
   async drain(signal: NodeJS.Signals, killAfterMs: number): Promise<boolean> {
     this.draining = true;
     let clean = true;
@@ -186,7 +189,10 @@ export class WorkerSupervisor {
     }
   }
 
-  /** Every slot's checks, named `w<N>:<check>`, and `worker:w<N>` for each slot: ok only while its worker serves and answered. */
+  /**
+   * Every slot's checks, named `w<N>:<check>`, and `worker:w<N>` for each slot: ok only while its worker serves and
+   * answered.
+   */
   private async readiness(): Promise<ReadinessChecks> {
     const id = this.nextProbe++;
     const live = this.slots.filter((s) => s.worker?.isConnected() && s.servingSince);

@@ -14,7 +14,9 @@ export class TokenRefused extends Error {}
 
 const OTHER_KINDS: Record<string, string> = {
   dev: 'in dev mode callers name themselves with the X-Svc-User header and no token is needed',
-  oidc: 'in oidc mode Human tokens come from the identity provider (SVC_AUTH_OIDC_ISSUER_URI); the service signs only agent tokens',
+  oidc:
+    'in oidc mode Human tokens come from the identity provider ' +
+    '(SVC_AUTH_OIDC_ISSUER_URI); the service signs only agent tokens',
 };
 
 /**

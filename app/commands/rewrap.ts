@@ -7,7 +7,8 @@ import { startService } from '../start.ts';
  * `npm start -- rewrap`: with the service's own configuration, starts every plugin without opening HTTP,
  * re-wraps every key-wrapping key under the current KEK (the RewrapKeys operation, audited as svc-system),
  * prints how many it re-wrapped and stops. It may run beside serving nodes: it writes its audit rows under
- * a node id of its own (`commandNodeId`), so their chains keep one writer each. Moving from the local root of trust to cloud-kms is: configure
+ * a node id of its own (`commandNodeId`), so their chains keep one writer each. Moving from the local root of trust to
+ * cloud-kms is: configure
  * cloud-kms, list the local KEK as previous, run this.
  */
 export async function rewrap(

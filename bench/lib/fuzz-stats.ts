@@ -27,7 +27,10 @@ export function latency(ms: number[] | Float64Array): Latency {
   };
 }
 
-/** The run cut into figures: overall, by status, by route (where the time goes), by slice of the run (does it grow with the audit?). */
+/**
+ * The run cut into figures: overall, by status, by route (where the time goes), by slice of the run (does it grow with
+ * the audit?).
+ */
 export function summarize(r: FuzzResult, slices = 10) {
   const n = r.statuses.length;
   const statuses = new Map<number, number>();

@@ -24,7 +24,10 @@ export interface Row {
 
 const TICKS_PER_SECOND = 100; // getconf CLK_TCK on Linux
 
-/** CPU seconds (user + system) a process has used so far, from /proc/PID/stat; with `thread`, that thread's alone (its main thread's id is the pid). */
+/**
+ * CPU seconds (user + system) a process has used so far, from /proc/PID/stat; with `thread`, that thread's alone (its
+ * main thread's id is the pid).
+ */
 export function cpuSeconds(pid: number, thread?: number): number {
   const stat = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

@@ -1,7 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
 
 /**
- * Resolves with the service's URL, and what it logged until then, once the child logs that it listens (its stderr must be piped); rejects
+ * Resolves with the service's URL, and what it logged until then, once the child logs that it listens (its stderr must
+ * be piped); rejects
  * with what it wrote if it exits first. Free of side effects, unlike harness.ts (which pins the bench to a core
  * when imported), so a bench that must not be pinned can use it.
  */

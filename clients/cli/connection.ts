@@ -63,7 +63,8 @@ export function clientFor(
   const timeoutMs = flags.timeout === undefined ? undefined : Number(flags.timeout) * 1000;
   if (timeoutMs !== undefined && !(timeoutMs > 0))
     throw new UsageError(`--timeout must be a number of seconds above 0, not "${flags.timeout}"`);
-  // The model and prompt every call of this run acts for: sent as X-Svc-Model / X-Svc-Prompt-Id, audited with each call.
+  // The model and prompt every call of this run acts for: sent as X-Svc-Model / X-Svc-Prompt-Id, audited with each
+  // call.
   const model = flags.model ?? env.SVC_MODEL ?? undefined;
   const promptId = flags.promptId ?? env.SVC_PROMPT_ID ?? undefined;
   return new SvcClient({
@@ -97,7 +98,10 @@ export function clientTls(flags: GlobalOptions, env: NodeJS.ProcessEnv = process
   return { ca: read('--ca-file', files.ca), cert: read('--cert-file', files.cert), key: read('--key-file', files.key) };
 }
 
-/** The token's sub claim, read without verifying it: only to filter the caller's own records; the service decides who the caller is. */
+/**
+ * The token's sub claim, read without verifying it: only to filter the caller's own records; the service decides who
+ * the caller is.
+ */
 function subjectOf(token: string): string | undefined {
   try {
     return decodeJwt(token).sub;

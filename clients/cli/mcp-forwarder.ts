@@ -1,7 +1,10 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 
-/** JSON-RPC error codes `svc mcp` answers with itself, when the service gave no MCP answer (implementation-defined range). */
+/**
+ * JSON-RPC error codes `svc mcp` answers with itself, when the service gave no MCP answer (implementation-defined
+ * range).
+ */
 export const FORWARDER_ERRORS = {
   /** The service could not be reached (connection refused, DNS, TLS, reset). */
   unreachable: -32010,

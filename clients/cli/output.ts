@@ -1,6 +1,9 @@
 import { UsageError } from './exit-codes.ts';
 
-/** `-o FORMAT`: json (the API's field names, as --json), table (aligned columns under a header), value (bare values, one a line). */
+/**
+ * `-o FORMAT`: json (the API's field names, as --json), table (aligned columns under a header), value (bare values, one
+ * a line).
+ */
 export const OUTPUT_FORMATS = ['json', 'table', 'value'] as const;
 export type OutputFormat = 'text' | (typeof OUTPUT_FORMATS)[number];
 

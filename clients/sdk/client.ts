@@ -22,13 +22,19 @@ export interface SvcClientOptions {
   credentials?: Credentials;
   /** Per-attempt timeout; default 10 000 ms. */
   timeoutMs?: number;
-  /** Retries of calls that are safe to repeat, on 503 and on network errors only; default 3 retries from 100 ms up to 2 s. */
+  /**
+   * Retries of calls that are safe to repeat, on 503 and on network errors only; default 3 retries from 100 ms up to 2
+   * s.
+   */
   retry?: Partial<RetryOptions>;
   /** A fetch to use instead of the global one (a proxy agent, a test). */
   fetch?: typeof fetch;
   /** A private CA and, for mutual TLS, a client certificate and key (ignored when fetch is given). */
   tls?: ClientTls;
-  /** The model and prompt every call acts for (X-Svc-Model, X-Svc-Prompt-Id), audited with each call; a call's options override them. */
+  /**
+   * The model and prompt every call acts for (X-Svc-Model, X-Svc-Prompt-Id), audited with each call; a call's options
+   * override them.
+   */
   model?: string;
   promptId?: string;
 }
@@ -215,7 +221,9 @@ export class SvcClient {
 
   // Export and import (bring your own key): Humans and Services only
 
-  /** The material of an exportable key's version (default the current one): raw for AES and HMAC, PKCS#8 DER otherwise. */
+  /**
+   * The material of an exportable key's version (default the current one): raw for AES and HMAC, PKCS#8 DER otherwise.
+   */
   async exportKey(id: string, options: { version?: number } = {}, opts?: CallOptions): Promise<T.ExportKeyResult> {
     const r = await this.http.send<{
       id: string;
@@ -242,7 +250,10 @@ export class SvcClient {
     );
   }
 
-  /** Creates a key (PreActive, origin imported) from material already wrapped under `importToken`'s parameters (wrapKeyMaterial). */
+  /**
+   * Creates a key (PreActive, origin imported) from material already wrapped under `importToken`'s parameters
+   * (wrapKeyMaterial).
+   */
   importWrappedKey(
     spec: T.KeySpecRequest,
     importToken: string,
@@ -284,7 +295,10 @@ export class SvcClient {
 
   // Data keys, re-encryption and batches
 
-  /** A fresh data key for envelope encryption and its ciphertext under the key; decrypt(ciphertext, context) gives it back. */
+  /**
+   * A fresh data key for envelope encryption and its ciphertext under the key; decrypt(ciphertext, context) gives it
+   * back.
+   */
   async generateDataKey(id: string, options: DataKeyOptions = {}, opts?: CallOptions): Promise<DataKeyResult> {
     const r = await this.http.send<{
       ciphertextBase64: string;
@@ -319,7 +333,9 @@ export class SvcClient {
     return { ciphertext: bytes(r.ciphertextBase64), keyVersion: r.keyVersion, sourceKeyVersion: r.sourceKeyVersion };
   }
 
-  /** Up to 1000 items in one call; each result is the item's answer or its BatchItemError (isBatchItemError), in order. */
+  /**
+   * Up to 1000 items in one call; each result is the item's answer or its BatchItemError (isBatchItemError), in order.
+   */
   async encryptBatch(
     id: string,
     items: EncryptItem[],

@@ -28,7 +28,10 @@ export interface CallOptions {
   timeoutMs?: number;
   /** Aborts the call, including a retry that is waiting. */
   signal?: AbortSignal;
-  /** The X-Request-Id to send (printable ASCII, at most 128 characters); a new UUID by default. It becomes the audit record's correlationId. */
+  /**
+   * The X-Request-Id to send (printable ASCII, at most 128 characters); a new UUID by default. It becomes the audit
+   * record's correlationId.
+   */
   requestId?: string;
   /**
    * The model and the prompt this call acts for (X-Svc-Model, X-Svc-Prompt-Id: at most 128 characters, no

@@ -10,7 +10,8 @@ export default definePlugin({
   provides: auditFanoutPort,
   description: 'copies every audit record to a JSONL file (example third-party plugin)',
   settings: jsonlSinkSettings,
-  // Receives this plugin's own settings only, validated and typed from the declaration; what it returns is `create`'s config.
+  // Receives this plugin's own settings only, validated and typed from the declaration; what it returns is `create`'s
+  // config.
   configure: ({ exampleJsonl }) => ({ file: path.resolve(exampleJsonl.file) }),
   create: ({ config }) => new JsonlFileSink(config.file),
 });

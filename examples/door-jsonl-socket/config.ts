@@ -2,7 +2,9 @@ import { Type } from '@sinclair/typebox';
 // A published plugin would import these from the svc-kms package; the example sits in the repository.
 import { defineSettings } from '../../kernel/index.ts';
 
-/** The door's one setting, `exampleDoor.socket`, read from `SVC_EXAMPLE_DOOR_SOCKET` too (its key in upper snake case). */
+/**
+ * The door's one setting, `exampleDoor.socket`, read from `SVC_EXAMPLE_DOOR_SOCKET` too (its key in upper snake case).
+ */
 export const socketDoorSettings = defineSettings(
   Type.Object({
     exampleDoor: Type.Object({

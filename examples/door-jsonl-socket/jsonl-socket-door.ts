@@ -23,7 +23,10 @@ const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
 export class JsonlSocketDoor implements Door {
   readonly name = 'jsonl-socket';
   private server: Server | undefined;
-  /** The open connections and the answers being worked out: stop waits for these, so a call in flight at shutdown is answered and audited. */
+  /**
+   * The open connections and the answers being worked out: stop waits for these, so a call in flight at shutdown is
+   * answered and audited.
+   */
   private readonly connections = new ListenerConnections();
 
   constructor(

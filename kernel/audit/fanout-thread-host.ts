@@ -25,7 +25,10 @@ export interface FanoutThreadSetup {
   taken: BigInt64Array;
 }
 
-/** The kernel services a sink may depend on in the fan-out thread: the thread has no journal, policy or audit of its own. */
+/**
+ * The kernel services a sink may depend on in the fan-out thread: the thread has no journal, policy or audit of its
+ * own.
+ */
 const THREAD_PORTS = new Set([loggerPort.id, clockPort.id]);
 
 /**

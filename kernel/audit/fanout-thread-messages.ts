@@ -13,7 +13,10 @@ export type ToFanoutThread =
 export type FromFanoutThread =
   | { t: 'ready'; sinks: ThreadSink[] }
   | { t: 'failed'; error: string }
-  /** Sent at most every REPORT_INTERVAL_MS while something changed: counts since the last report, depths and queue health now. */
+  /**
+   * Sent at most every REPORT_INTERVAL_MS while something changed: counts since the last report, depths and queue
+   * health now.
+   */
   | {
       t: 'report';
       counts: Array<[sink: string, result: DeliveryResult, events: number]>;

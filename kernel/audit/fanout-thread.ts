@@ -33,7 +33,8 @@ type Answer = Extract<FromFanoutThread, { id: number }>;
  * the same queues, retries and dead-letter files as the request loop would, and reports counts, depths,
  * health and how many batches it has taken into its queues.
  *
- * Until the thread has taken a batch into its queues (TAKEN_COUNTER), the batch stays here: at most as many events as the largest
+ * Until the thread has taken a batch into its queues (TAKEN_COUNTER), the batch stays here: at most as many events as
+ * the largest
  * sink queue holds (beyond that an event is dead-lettered here, "queue full", as a full queue does), so a
  * thread that falls behind cannot grow the process's memory without bound. If the thread dies, what it had
  * taken is lost (as a crash of the process loses its queues; the log says how much was queued), the node
@@ -81,7 +82,10 @@ export class ThreadedFanout implements SecondaryDelivery {
     this.deadLetters = new MainThreadDeadLetters(sinks, logger, observer);
   }
 
-  /** Starts the thread on `entry` (which calls serveFanoutThread) and waits until its sinks started; throws the thread's reason otherwise. */
+  /**
+   * Starts the thread on `entry` (which calls serveFanoutThread) and waits until its sinks started; throws the thread's
+   * reason otherwise.
+   */
   static async start(
     entry: URL,
     data: Record<string, unknown>,
@@ -103,9 +107,11 @@ export class ThreadedFanout implements SecondaryDelivery {
       this.deadLetters.add(JSON.stringify(event), 'offered after shutdown began');
       return;
     }
-    // eventJson's text, without its cache: no sink on this thread reads it again, and the cache's WeakMap costs the loop more than it saves.
+    // eventJson's text, without its cache: no sink on this thread reads it again, and the cache's WeakMap costs the
+    // loop more than it saves.
     const text = JSON.stringify(event);
-    if (this.untakenEvents + this.pending.length >= this.capacity) this.forgetTaken(); // the shared counter is read only near the bound
+    // the shared counter is read only near the bound
+    if (this.untakenEvents + this.pending.length >= this.capacity) this.forgetTaken();
     if (this.untakenEvents + this.pending.length >= this.capacity) {
       this.deadLetters.add(text, 'queue full: the audit fan-out thread is behind');
       return;

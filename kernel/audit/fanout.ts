@@ -16,7 +16,10 @@ export interface FanoutObserver {
   counted(sink: string, result: DeliveryResult, events: number): void;
 }
 
-/** One line of a dead-letter file, from the event's text as the sinks send it (eventJson): `{event, sink, error, attempts, failedAt}`. */
+/**
+ * One line of a dead-letter file, from the event's text as the sinks send it (eventJson): `{event, sink, error,
+ * attempts, failedAt}`.
+ */
 export function deadLetterLine(
   eventText: string,
   sink: string,
@@ -52,7 +55,9 @@ export class FanoutQueue {
   private stopped = false;
   private readonly abandon = new AbortController();
   private failure: { attempts: number; error: string } | undefined;
-  /** Dead-letter files found writable by other users at start and moved aside unread (see `setAsideIfOthersCouldWrite`). */
+  /**
+   * Dead-letter files found writable by other users at start and moved aside unread (see `setAsideIfOthersCouldWrite`).
+   */
   readonly setAside: string[] = [];
 
   constructor(
@@ -61,7 +66,8 @@ export class FanoutQueue {
     private readonly logger: Logger,
     private readonly observer: FanoutObserver = { counted: () => {} },
   ) {
-    // Appending keeps an existing file's mode: one pre-created 0666 would take (and offer for replay) lines from anyone.
+    // Appending keeps an existing file's mode: one pre-created 0666 would take (and offer for replay) lines from
+    // anyone.
     warnIfFolderOpen(path.dirname(settings.deadLetterFile), logger);
     const aside = setAsideIfOthersCouldWrite(settings.deadLetterFile, 'audit dead-letter file', logger);
     if (aside) this.setAside.push(aside);

@@ -48,7 +48,9 @@ export class AuditPipeline {
   private acks: string[] = [];
   private ackTimer: NodeJS.Timeout | undefined;
 
-  /** `fanout`: the secondary sinks, queued on this thread, or a delivery that runs them elsewhere (a fan-out thread). */
+  /**
+   * `fanout`: the secondary sinks, queued on this thread, or a delivery that runs them elsewhere (a fan-out thread).
+   */
   constructor(
     private readonly primary: AuditSink,
     fanout: AuditFanoutSink[] | SecondaryDelivery,

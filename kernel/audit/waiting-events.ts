@@ -52,7 +52,8 @@ export class WaitingEvents {
       }
     }
     if (taken.length === 0) return taken;
-    // The skipped events move up to just before the first unscanned one, in their order; the front advances past the taken.
+    // The skipped events move up to just before the first unscanned one, in their order; the front advances past the
+    // taken.
     const kept = skipped?.length ?? 0;
     for (let i = 0; i < kept; i++) this.events[end - kept + i] = skipped![i]!;
     this.advanceTo(end - kept);

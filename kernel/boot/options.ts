@@ -59,6 +59,9 @@ export interface RunningKernel {
   protocol: 'http' | 'https';
   /** Re-reads the TLS files for new connections (SIGHUP); false when the service speaks plain HTTP. */
   reloadTls(): boolean;
-  /** Stops doors first, then background work and the audit pipeline, then plugins in reverse start order, metrics last; idempotent, so a second signal changes nothing. */
+  /**
+   * Stops doors first, then background work and the audit pipeline, then plugins in reverse start order, metrics last;
+   * idempotent, so a second signal changes nothing.
+   */
   stop(): Promise<void>;
 }

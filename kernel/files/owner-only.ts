@@ -39,7 +39,10 @@ export function narrowToOwner(file: string, what: string, logger: Pick<Logger, '
   );
 }
 
-/** Whether someone other than the service's user could have written the file: group or other write bits, or another owner. */
+/**
+ * Whether someone other than the service's user could have written the file: group or other write bits, or another
+ * owner.
+ */
 export function othersCouldWrite(stat: Stats): boolean {
   return (stat.mode & 0o022) !== 0 || ownedByAnother(stat);
 }

@@ -12,7 +12,9 @@ const SWAGGER_DIST = path.dirname(require.resolve('swagger-ui-dist/package.json'
  * out. The policy header makes the browser refuse anything else.
  */
 export const DOCS_CONTENT_SECURITY_POLICY =
-  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; frame-ancestors 'none'";
+  "default-src 'self'; script-src 'self'; style-src 'self' " +
+  "'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src " +
+  "'self'; frame-ancestors 'none'";
 
 const PAGE = `<!DOCTYPE html>
 <html lang="en">

@@ -7,7 +7,9 @@ import type { Logger } from '../ports/logger.ts';
 
 const MOUNT_PATH = /^\/[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*$/;
 
-/** Problems with the doors' mount paths (malformed, taken twice, or shadowing the kernel's routes), one sentence each. */
+/**
+ * Problems with the doors' mount paths (malformed, taken twice, or shadowing the kernel's routes), one sentence each.
+ */
 export function mountProblems(mounts: Array<{ door: string; mount: DoorMount }>, kernelPaths: string[]): string[] {
   const problems: string[] = [];
   const seen = new Map<string, string>();

@@ -5,7 +5,10 @@ import type { Logger } from '../ports/logger.ts';
 
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
 
-/** Whether a caller's correlation id is kept as the call's request id (1..128 visible ASCII): X-Request-Id, KMIP's Client Correlation Value. */
+/**
+ * Whether a caller's correlation id is kept as the call's request id (1..128 visible ASCII): X-Request-Id, KMIP's
+ * Client Correlation Value.
+ */
 export const isRequestId = (text: string): boolean => REQUEST_ID.test(text);
 /** Longest request target answered; longer ones are 414 before any routing. */
 export const MAX_URL_LENGTH = 8192;
@@ -24,7 +27,8 @@ export function toSvcError(err: unknown): SvcError {
 }
 
 /**
- * The outermost middleware: keeps or makes the request id (X-Request-Id, echoed on the answer and audited) and turns every
+ * The outermost middleware: keeps or makes the request id (X-Request-Id, echoed on the answer and audited) and turns
+ * every
  * error into `{error, message}` with the catalogue's status.
  */
 export function requestIdAndErrors(logger: Logger): Middleware {

@@ -15,7 +15,10 @@ const PROTO_KEY =
 
 const notJson = () => new SvcError('BadRequest', 'request body is not valid JSON');
 
-/** True when the text holds more than `max` of `{` and `[` in all: a bound on its depth, found with the engine's own search. */
+/**
+ * True when the text holds more than `max` of `{` and `[` in all: a bound on its depth, found with the engine's own
+ * search.
+ */
 function opensMoreThan(text: string, max: number): boolean {
   let opened = 0;
   for (let i = text.indexOf('{'); i !== -1; i = text.indexOf('{', i + 1)) if (++opened > max) return true;
@@ -23,7 +26,10 @@ function opensMoreThan(text: string, max: number): boolean {
   return false;
 }
 
-/** True as soon as the text opens more than `max` objects or arrays inside each other (outside strings); one pass, no allocation. */
+/**
+ * True as soon as the text opens more than `max` objects or arrays inside each other (outside strings); one pass, no
+ * allocation.
+ */
 export function nestedDeeperThan(text: string, max: number): boolean {
   // Nesting can never be deeper than the number of brackets that open: a body with few of them (every
   // single call's) is answered by a native search instead of a scan of each character.

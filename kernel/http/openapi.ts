@@ -215,7 +215,8 @@ export function buildOpenApi(
       title: 'svc-kms',
       version: info.version,
       description:
-        'Key management service: keys, lifecycle, cryptographic operations and audit. Every error answers `{error, message}` (the Error schema).',
+        'Key management service: keys, lifecycle, cryptographic operations and ' +
+        'audit. Every error answers `{error, message}` (the Error schema).',
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
     servers: [{ url: '/' }],

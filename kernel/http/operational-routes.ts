@@ -82,7 +82,9 @@ export function operationalRoutes(deps: OperationalDeps): PublicRoute[] {
       operationId: 'GetReadiness',
       tag: 'Operational',
       summary:
-        "Readiness of every probed plugin (503 when one fails): each check's name and state; why a check fails is logged, and shown to an authenticated Human only",
+        "Readiness of every probed plugin (503 when one fails): each check's " +
+        'name and state; why a check fails is logged, and shown to an ' +
+        'authenticated Human only',
       produces: 'application/json',
       response: ReadinessSchema,
       unavailable: 'At least one check failed: take the node out of rotation',
@@ -129,7 +131,8 @@ export function operationalRoutes(deps: OperationalDeps): PublicRoute[] {
       handle: async (ctx) => serveDocsPage(ctx),
     },
     {
-      // Registered after /docs/, which the router would otherwise also match here; the UI's relative links need the slash.
+      // Registered after /docs/, which the router would otherwise also match here; the UI's relative links need the
+      // slash.
       method: 'GET',
       path: '/docs',
       operationId: 'GetDocumentationRedirect',

@@ -83,7 +83,8 @@ export function tlsPreflight(tls: TlsSettings | undefined, exposed: boolean): Pr
       devGrade: true,
       message: 'plain HTTP: plaintext, keys and tokens cross the network unencrypted',
       advice:
-        'set SVC_HTTP_TLS_CERT_FILE and SVC_HTTP_TLS_KEY_FILE, or SVC_HTTP_TLS_TERMINATED_UPSTREAM=true when a proxy in front ends TLS',
+        'set SVC_HTTP_TLS_CERT_FILE and SVC_HTTP_TLS_KEY_FILE, or ' +
+        'SVC_HTTP_TLS_TERMINATED_UPSTREAM=true when a proxy in front ends TLS',
     };
   }
   if (!tls.certFile || !tls.keyFile)

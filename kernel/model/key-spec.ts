@@ -32,7 +32,10 @@ export interface KeySpec {
   sizeBits: number;
   curve?: Curve;
   objectType: ObjectType;
-  /** Whether the material may leave the service through export; fixed at creation (false for keys made before it existed). */
+  /**
+   * Whether the material may leave the service through export; fixed at creation (false for keys made before it
+   * existed).
+   */
   exportable: boolean;
 }
 

@@ -114,7 +114,9 @@ export class KmsMetrics {
   trackErasurePending(pending: () => number): void {
     new Gauge({
       name: 'svc_erasure_pending',
-      help: "Destroyed keys whose KWK and material are deleted but not yet erased from the journal database's files (retried until done).",
+      help:
+        'Destroyed keys whose KWK and material are deleted but not yet erased ' +
+        "from the journal database's files (retried until done).",
       registers: [this.registry],
       collect() {
         this.set(pending());

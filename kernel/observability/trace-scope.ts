@@ -22,7 +22,8 @@ export interface OperationTrace extends TraceScope {
 export const NO_SPAN: OperationTrace = { recording: false, child: (_name, work) => work(), end: () => {} };
 
 /**
- * The span of one operation (kms.<operation>, with svc.operation, svc.principal.*, svc.key.id, svc.outcome). When the tracer does not record (no exporter, or not
+ * The span of one operation (kms.<operation>, with svc.operation, svc.principal.*, svc.key.id, svc.outcome). When the
+ * tracer does not record (no exporter, or not
  * sampled) `child` calls straight through, so an untraced request pays nothing for its child spans.
  */
 export class OperationSpan implements OperationTrace {

@@ -47,7 +47,9 @@ export function nulCharacterError(input: unknown): SvcError | undefined {
 
 const SHALLOW = 64;
 
-/** False when no string or field name in the value holds a NUL; true when one does, or the value is deeper than SHALLOW. */
+/**
+ * False when no string or field name in the value holds a NUL; true when one does, or the value is deeper than SHALLOW.
+ */
 function mayHoldNul(value: unknown, depth: number): boolean {
   if (typeof value === 'string') return value.includes('\u0000');
   if (typeof value !== 'object' || value === null) return false;

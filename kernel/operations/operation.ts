@@ -95,7 +95,10 @@ export interface OperationAttributes {
   alsoNeeds?: Operation[];
 }
 
-/** How the HTTP door exposes an operation. Path parameters and the body (or the query, for GET and DELETE) form the input. */
+/**
+ * How the HTTP door exposes an operation. Path parameters and the body (or the query, for GET and DELETE) form the
+ * input.
+ */
 export interface HttpBinding {
   method: 'GET' | 'POST' | 'DELETE';
   /** Koa-style path; `:name` segments become input fields of that name. */
@@ -106,7 +109,8 @@ export interface HttpBinding {
    * body schema when `when(result)` is true, `status` otherwise. The operation's output schema must
    * admit both answers (one object: a tool's answer is one schema).
    */
-  // biome-ignore lint/suspicious/noExplicitAny: the operation's output, which its declaration types; the binding is declared beside it.
+  // `result` is the operation's output, which its declaration types; the binding is declared beside it.
+  // biome-ignore lint/suspicious/noExplicitAny: typed by the declaration it belongs to.
   accepted?: { when(result: any): boolean; output: TSchema };
 }
 
@@ -155,7 +159,8 @@ export interface OperationDef<I extends TSchema = TSchema, O extends TSchema = T
 }
 
 /** Declarations of any schemas in one list (the registry's): each was typed where it was declared. */
-// biome-ignore lint/suspicious/noExplicitAny: a handler's input is contravariant, so no other type holds every declaration.
+// A handler's input is contravariant, so no other type holds every declaration.
+// biome-ignore lint/suspicious/noExplicitAny: a list of declarations of any schemas.
 export type AnyOperation = OperationDef<any, any>;
 
 /** Identity helper that types a declaration's handler by its schemas. */

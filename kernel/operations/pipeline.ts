@@ -190,7 +190,10 @@ export class OperationPipeline {
     });
   }
 
-  /** Runs operation `id`. `rejected` is an input error a door found before the pipeline (malformed JSON): it is audited like any failure. */
+  /**
+   * Runs operation `id`. `rejected` is an input error a door found before the pipeline (malformed JSON): it is audited
+   * like any failure.
+   */
   async run(id: string, input: unknown, caller: Caller, rejected?: SvcError): Promise<unknown> {
     const op = this.byId.get(id);
     if (!op) throw new SvcError('NotFound', 'no such operation');

@@ -14,7 +14,8 @@ export const PROMPT_ID_HEADER = 'X-Svc-Prompt-Id';
 
 /**
  * A caller-named value (model or prompt id) as the audit stores it: absent or empty is none; longer than
- * 128 characters or holding a character no caller-chosen text may hold (kernel/text) is InvalidField naming where it came from (`field`:
+ * 128 characters or holding a character no caller-chosen text may hold (kernel/text) is InvalidField naming where it
+ * came from (`field`:
  * the header or `_meta` field), so the caller sees which of its values was refused.
  */
 export function promptField(value: string | undefined, field: string): string | undefined {

@@ -14,7 +14,9 @@ export interface AuditVerifyQuery {
   node?: string;
   since?: string;
   until?: string;
-  /** Check every row again; without it (and without a window) a sink may check only rows after the last verified ones. */
+  /**
+   * Check every row again; without it (and without a window) a sink may check only rows after the last verified ones.
+   */
   full?: boolean;
 }
 
@@ -56,7 +58,10 @@ export interface DeliverySettings {
   deadLetterFile: string;
   /** Events handed to `deliverBatch` at once (sinks without it get one at a time). */
   batchSize: number;
-  /** Deliveries in flight at once; above 1 events of different correlation ids may arrive out of order (one correlation's stay in order). */
+  /**
+   * Deliveries in flight at once; above 1 events of different correlation ids may arrive out of order (one
+   * correlation's stay in order).
+   */
   concurrency: number;
 }
 
@@ -74,7 +79,8 @@ export interface AuditFanoutSink extends Lifecycle {
   deliver(event: AuditEvent): Promise<void>;
   /**
    * Several events in one round trip, in order, all or nothing (a throw retries the whole batch, so the
-   * destination should deduplicate on the event id). Optional; when present, the kernel delivers through it alone, `delivery.batchSize` events at most.
+   * destination should deduplicate on the event id). Optional; when present, the kernel delivers through it alone,
+   * `delivery.batchSize` events at most.
    */
   deliverBatch?(events: AuditEvent[]): Promise<void>;
 }

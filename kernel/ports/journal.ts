@@ -139,7 +139,10 @@ export interface KeyJournal extends Lifecycle {
    * last row it read, and the caller goes on from there; without `scannedTo`, nothing more matches.
    */
   locate(filter: LocateFilter, after: LocatePosition | undefined, limit: number): Promise<LocatedRows>;
-  /** The key that is not Destroyed and holds `name`, or undefined: a cheap look before making material (append still decides). */
+  /**
+   * The key that is not Destroyed and holds `name`, or undefined: a cheap look before making material (append still
+   * decides).
+   */
   nameHolder(name: string): Promise<string | undefined>;
   /** Up to `limit` names held by more than one key that is not Destroyed (written before names were unique). */
   duplicateNames(limit: number): Promise<Array<{ name: string; keyIds: string[] }>>;

@@ -32,7 +32,10 @@ export interface PrunedAuditRow {
 export interface RegisteredNode {
   node: string;
   registeredAt: string;
-  /** `boot`: the node registered itself when it started; `upgrade`: found in the audit trail when the registry was first filled. */
+  /**
+   * `boot`: the node registered itself when it started; `upgrade`: found in the audit trail when the registry was first
+   * filled.
+   */
   origin: 'boot' | 'upgrade';
   head?: RecordedAuditHead;
   pruned?: PrunedAuditRow;

@@ -10,7 +10,8 @@ export const advisorSettings = defineSettings(
           [Type.Literal('none'), Type.Literal('openai'), Type.Literal('anthropic'), Type.Literal('ollama')],
           {
             description:
-              'Who narrates advisor explanations: none (nothing is sent anywhere), openai (any OpenAI-compatible chat-completions API), anthropic, ollama.',
+              'Who narrates advisor explanations: none (nothing is sent anywhere), ' +
+              'openai (any OpenAI-compatible chat-completions API), anthropic, ollama.',
             default: 'none',
           },
         ),

@@ -38,7 +38,8 @@ function queryable(sink: AuditSink): void {
   if (!sink.query)
     throw new SvcError(
       'FeatureNotSupported',
-      'the advisor reads the audit trail, and the primary audit sink (audit.kind stdout) cannot be queried; use rdb-embedded or a database sink',
+      'the advisor reads the audit trail, and the primary audit sink ' +
+        '(audit.kind stdout) cannot be queried; use rdb-embedded or a database sink',
     );
 }
 
@@ -62,7 +63,11 @@ export default definePlugin({
         id: 'AdvisorScan',
         operation: 'Query',
         description:
-          'Scan the audit trail and keys for what needs attention: idle keys, agents with broad scopes, active anomalies, and the riskiest agents, over a look-back window. Use it for a periodic review or to pick an agent to explain. Changes nothing (one scan per node at a time). Human callers only; FeatureNotSupported when the audit store cannot be queried.',
+          'Scan the audit trail and keys for what needs attention: idle keys, ' +
+          'agents with broad scopes, active anomalies, and the riskiest agents, ' +
+          'over a look-back window. Use it for a periodic review or to pick an ' +
+          'agent to explain. Changes nothing (one scan per node at a time). Human ' +
+          'callers only; FeatureNotSupported when the audit store cannot be queried.',
         group: 'Advisor',
         summary: 'Idle keys, broad-scope agents, active anomalies and the riskiest agents (Human only)',
         errors: ['FeatureNotSupported'],
@@ -107,7 +112,12 @@ export default definePlugin({
         id: 'AdvisorExplain',
         operation: 'Query',
         description:
-          "Explain one agent by its agent id: its timeline of calls with risk stamps, the detectors' findings and the service's responses, a summary, and an optional narration by the configured model. Use it to understand what an agent did before revoking or trusting it. Changes nothing. Human callers only; FeatureNotSupported when the audit store cannot be queried.",
+          'Explain one agent by its agent id: its timeline of calls with risk ' +
+          "stamps, the detectors' findings and the service's responses, a " +
+          'summary, and an optional narration by the configured model. Use it to ' +
+          'understand what an agent did before revoking or trusting it. Changes ' +
+          'nothing. Human callers only; FeatureNotSupported when the audit store ' +
+          'cannot be queried.',
         group: 'Advisor',
         summary: "One agent's timeline with risk stamps, findings, a summary and an optional narration (Human only)",
         errors: ['FeatureNotSupported'],
@@ -125,7 +135,8 @@ export default definePlugin({
           };
           const maxEvents = input.maxEvents ?? 200;
           // The reads go to the sink's low-priority reader, as a scan's do; the narration (the model's own
-          // time, bounded by its timeout) runs outside the gate, so a slow model does not refuse every other explanation.
+          // time, bounded by its timeout) runs outside the gate, so a slow model does not refuse every other
+          // explanation.
           const { own, system, agent } = await explanationGate(deps.sink).run(async () => {
             const [ownPage, agent] = await Promise.all([
               deps.sink.query!({

@@ -33,7 +33,12 @@ export default definePlugin({
         id: 'QueryAudit',
         operation: 'Query',
         description:
-          'Read the audit trail, newest first: who did what to which key, when, with what outcome and context (risk stamps, door, model and prompt). Filter by actor, key, operation, promptId and time; page with limit and the next cursor. Use it to see what an agent or a key has been doing. Changes nothing. Human callers only (PermissionDenied otherwise); FeatureNotSupported when the audit store cannot be queried.',
+          'Read the audit trail, newest first: who did what to which key, when, ' +
+          'with what outcome and context (risk stamps, door, model and prompt). ' +
+          'Filter by actor, key, operation, promptId and time; page with limit ' +
+          'and the next cursor. Use it to see what an agent or a key has been ' +
+          'doing. Changes nothing. Human callers only (PermissionDenied ' +
+          'otherwise); FeatureNotSupported when the audit store cannot be queried.',
         group: 'Audit',
         summary: 'Read the audit trail, newest first (Human only)',
         errors: ['FeatureNotSupported'],
@@ -65,7 +70,11 @@ export default definePlugin({
         id: 'VerifyAudit',
         operation: 'Query',
         description:
-          "Recompute the audit trail's per-node hash chains and check them against the node registry: reports whether the trail is intact and, if not, where a row was changed, removed or added. Changes nothing but reads the whole trail (one verification per node at a time). Human callers only; FeatureNotSupported when the audit store keeps no hash chain.",
+          "Recompute the audit trail's per-node hash chains and check them " +
+          'against the node registry: reports whether the trail is intact and, if ' +
+          'not, where a row was changed, removed or added. Changes nothing but ' +
+          'reads the whole trail (one verification per node at a time). Human ' +
+          'callers only; FeatureNotSupported when the audit store keeps no hash chain.',
         group: 'Audit',
         summary: "Recompute the audit trail's per-node hash chains (Human only)",
         errors: ['FeatureNotSupported'],

@@ -21,7 +21,8 @@ const MAX_COOLDOWNS = 50_000;
  * every action of its line: Alert (a row only), RevokeAgent (the offending agent's token
  * killed), Revoke and Deactivate (revoke the key in details.resource), Freeze (intent recorded). The
  * response hits the offender, not its target: a key is revoked only when the offender used that key's
- * secret material with success (Sign, Encrypt, Decrypt, Wrap, Unwrap, an HMAC Verify, an export) within the finding's window
+ * secret material with success (Sign, Encrypt, Decrypt, Wrap, Unwrap, an HMAC Verify, an export) within the finding's
+ * window
  * (details.windowSeconds up to the record that made it; without a window, that record itself). Reads
  * (Get, Locate, the public key) and refused or failed calls still feed the detectors, but their findings
  * act on the actor alone, so an agent cannot make the service disable a key it cannot use. One action per (actor,

@@ -1,6 +1,9 @@
 import { type ActorStateBudget, ActorTable, type AuditRecord, type PrincipalKind } from '../../kernel/index.ts';
 
-/** The operations that can use a key's secret material; Get, Locate and the public key read only metadata or public material. */
+/**
+ * The operations that can use a key's secret material; Get, Locate and the public key read only metadata or public
+ * material.
+ */
 const MATERIAL_OPERATIONS: ReadonlySet<string> = new Set(['Sign', 'Verify', 'Encrypt', 'Decrypt', 'Wrap', 'Unwrap']);
 const MAX_ACTORS = 10_000;
 /** Keys remembered per actor; past it the least recently used key is forgotten first. */

@@ -15,7 +15,8 @@ export interface Rule {
 
 /**
  * The shipped rules: a High finding about an agent revokes the agent (and the key, when the agent used
- * its material with success within the finding's window); other revoke kinds (autoResponse.revokeKinds) get the key revoked; everything else
+ * its material with success within the finding's window); other revoke kinds (autoResponse.revokeKinds) get the key
+ * revoked; everything else
  * High or Medium is an Alert; Low does nothing.
  */
 export function defaultRules(revokeKinds: string[]): string[] {

@@ -15,7 +15,9 @@ export const keyServiceSettings = defineSettings(
       destroyWaitingDays: Type.Integer({
         minimum: 0,
         description:
-          'Days a DELETE of a key waits before the key is destroyed when the request names no waitingDays (0..30; 0: at once). Meanwhile the key serves no call and a Human may cancel.',
+          'Days a DELETE of a key waits before the key is destroyed when the ' +
+          'request names no waitingDays (0..30; 0: at once). Meanwhile the key ' +
+          'serves no call and a Human may cancel.',
         default: 0,
       }),
       agentDestroyWaitingDays: Type.Integer({
@@ -44,7 +46,10 @@ export const keyServiceSettings = defineSettings(
   }),
 );
 
-/** Waiting periods beyond MAX_WAITING_DAYS are refused at boot (a DELETE could never ask for them); nothing to say otherwise. */
+/**
+ * Waiting periods beyond MAX_WAITING_DAYS are refused at boot (a DELETE could never ask for them); nothing to say
+ * otherwise.
+ */
 export function waitingDaysFindings(destruction: {
   destroyWaitingDays: number;
   agentDestroyWaitingDays: number;

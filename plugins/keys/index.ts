@@ -24,9 +24,13 @@ export default definePlugin({
   dependsOn: { service: keyServicePort, rootOfTrust: rootOfTrustPort },
   create: ({ deps }): OperationContribution => ({
     groups: {
-      Keys: 'Create keys and run their lifecycle: activate, rotate, revoke, mark compromised, destroy; read a key and its public key.',
+      Keys:
+        'Create keys and run their lifecycle: activate, rotate, revoke, mark ' +
+        'compromised, destroy; read a key and its public key.',
       Crypto:
-        'Sign, verify, encrypt, decrypt, wrap and unwrap under a managed key, one item or a batch; data keys for envelope encryption; re-encryption inside the service.',
+        'Sign, verify, encrypt, decrypt, wrap and unwrap under a managed key, ' +
+        'one item or a batch; data keys for envelope encryption; re-encryption ' +
+        'inside the service.',
     },
     operations: [
       ...withBatches(

@@ -28,7 +28,10 @@ function checkDek(dek: Buffer): void {
   }
 }
 
-/** The key for a call that makes new output, if its state allows (key-state.ts); rotated first when its policy says it is due. */
+/**
+ * The key for a call that makes new output, if its state allows (key-state.ts); rotated first when its policy says it
+ * is due.
+ */
 export async function producingKey(
   store: KeyStore,
   rotation: RotationHooks,
@@ -53,7 +56,10 @@ export async function consumingKey(
   return key;
 }
 
-/** Sign, verify, encrypt, decrypt, wrap and unwrap under a key, allowed only in the states that permit it (see key-state.ts). */
+/**
+ * Sign, verify, encrypt, decrypt, wrap and unwrap under a key, allowed only in the states that permit it (see
+ * key-state.ts).
+ */
 export class KeyCrypto {
   constructor(
     private readonly store: KeyStore,

@@ -25,7 +25,8 @@ export const MAX_LIVE_IMPORT_TOKENS = 100;
 /** The format byte of a wrapping private key sealed under its token's sealing key. */
 const SEALED_FORMAT = 1;
 const BAD_TOKEN =
-  'importToken is unknown, expired, already used or was issued to another caller; get new import parameters (POST /v1/keys/import-parameters)';
+  'importToken is unknown, expired, already used or was issued to another ' +
+  'caller; get new import parameters (POST /v1/keys/import-parameters)';
 
 const capReached = (issuedTo: string) =>
   new SvcError(

@@ -63,7 +63,8 @@ export class KeyLifecycle {
     let previousVersion = 0;
     // Material is made once: if another writer wins the race, the same material becomes the next version.
     let materialId: string | undefined;
-    // ... unless a trim won the race: it gave the key a new KWK, and material sealed under the old one would never open.
+    // ... unless a trim won the race: it gave the key a new KWK, and material sealed under the old one would never
+    // open.
     let sealedUnder: number | undefined;
     const key = await this.store.mutate(id, scope, async (k) => {
       requireTransition(k, 'Rotated');

@@ -113,12 +113,14 @@ export class KeyService implements Lifecycle {
     const shared = await this.journal.duplicateNames(SHARED_NAMES_REPORTED);
     if (shared.length === 0) return;
     this.logger.warn(
-      'finding keys.uniqueNames: some key names are held by more than one key that is not Destroyed (created before names were unique)',
+      'finding keys.uniqueNames: some key names are held by more than one key ' +
+        'that is not Destroyed (created before names were unique)',
       {
         finding: 'keys.uniqueNames',
         names: shared.map(({ name, keyIds }) => ({ name, keyIds })),
         advice:
-          'they keep working and GET /v1/keys?name= finds each; no other key may take such a name while one of them lives. Destroy the ones no longer needed',
+          'they keep working and GET /v1/keys?name= finds each; no other key may ' +
+          'take such a name while one of them lives. Destroy the ones no longer needed',
       },
     );
   }

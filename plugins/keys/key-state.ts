@@ -99,7 +99,10 @@ export function requireUsable(key: ManagedKey, use: 'produce' | 'consume', opera
   requireNotScheduled(key, operation);
 }
 
-/** A key waiting for its scheduled destruction serves no cryptographic call (nor its public key): whoever still depends on it finds out while it can be cancelled. */
+/**
+ * A key waiting for its scheduled destruction serves no cryptographic call (nor its public key): whoever still depends
+ * on it finds out while it can be cancelled.
+ */
 export function requireNotScheduled(key: ManagedKey, operation: string): void {
   if (key.destroyAt)
     throw new SvcError(

@@ -278,7 +278,9 @@ export class KeyStore {
     this.wrapping.forget(key.id);
   }
 
-  /** Deletes what a destroy left stored (an older version's destroy that stopped part-way) and records its erasure task. */
+  /**
+   * Deletes what a destroy left stored (an older version's destroy that stopped part-way) and records its erasure task.
+   */
   async scheduleErasure(key: ManagedKey, trace: TraceScope): Promise<void> {
     this.forgetMaterial(key);
     await trace.child('journal.scheduleErasure', () => this.journal.scheduleErasure(key.id));

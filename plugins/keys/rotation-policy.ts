@@ -25,7 +25,9 @@ export type RotationPolicy =
 // Policies are checked on every cryptographic call; there are few distinct texts, so parse each once.
 const parsed = new Map<string, RotationPolicy>();
 
-/** Parses a key's RotationPolicy text: Manual, TimeBased:<duration> (7days, 12h, 90m, 3600s) or OpCountBased:<count>. */
+/**
+ * Parses a key's RotationPolicy text: Manual, TimeBased:<duration> (7days, 12h, 90m, 3600s) or OpCountBased:<count>.
+ */
 export function parseRotationPolicy(text: string): RotationPolicy {
   let policy = parsed.get(text);
   if (!policy) {

@@ -51,7 +51,10 @@ function eddsa(req: KeySpecRequest): BaseSpec {
   return { algorithm: 'EdDSA', sizeBits: ED_SIZE[curve]!, curve, objectType: 'PrivateKey' };
 }
 
-/** Checks a requested KeySpec against the key types the service supports and fills in the defaults (curve, sizeBits, objectType). */
+/**
+ * Checks a requested KeySpec against the key types the service supports and fills in the defaults (curve, sizeBits,
+ * objectType).
+ */
 export function normaliseSpec(req: KeySpecRequest): NewKeySpec {
   if (req.name !== undefined) {
     if (req.name.length < 1 || [...req.name].length > 256) throw invalid('spec.name must be 1..256 characters');

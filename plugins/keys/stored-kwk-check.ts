@@ -34,7 +34,12 @@ export async function checkStoredKwksOpen(
       const note = rootOfTrust.kekNote?.();
       throw new Error(
         `${note ? `${note} The` : 'the'} configured KEK (${current}) cannot unwrap the stored key-wrapping keys: key ${stored.keyId}'s is under KEK ${kekId}, which is neither the configured KEK nor a listed previous one. ` +
-          'Configure the KEK these keys were written with (its kek.key, SVC_CRYPTO_LOCAL_KEK, SVC_CRYPTO_CLOUD_KMS_KEK_ARN or SVC_CRYPTO_PKCS11_KEK_LABEL), or list it as a previous KEK (SVC_CRYPTO_LOCAL_PREVIOUS_KEKS, SVC_CRYPTO_CLOUD_KMS_PREVIOUS_KEK_ARNS, SVC_CRYPTO_PKCS11_PREVIOUS_KEK_LABELS) and run rewrap',
+          ('Configure the KEK these keys were written with (its kek.key, ' +
+            'SVC_CRYPTO_LOCAL_KEK, SVC_CRYPTO_CLOUD_KMS_KEK_ARN or ' +
+            'SVC_CRYPTO_PKCS11_KEK_LABEL), or list it as a previous KEK ' +
+            '(SVC_CRYPTO_LOCAL_PREVIOUS_KEKS, ' +
+            'SVC_CRYPTO_CLOUD_KMS_PREVIOUS_KEK_ARNS, ' +
+            'SVC_CRYPTO_PKCS11_PREVIOUS_KEK_LABELS) and run rewrap'),
       );
     }
     if (!samples.has(kekId)) samples.set(kekId, stored);

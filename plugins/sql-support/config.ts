@@ -45,7 +45,9 @@ export const serverPool = defineSettings(
       acquireTimeoutMs: Type.Integer({
         minimum: 0,
         description:
-          'How long a request waits for a database connection before it answers 503 (audit reads queue for their own reader connections up to 60 s; reaching the database keeps this bound).',
+          'How long a request waits for a database connection before it answers ' +
+          '503 (audit reads queue for their own reader connections up to 60 s; ' +
+          'reaching the database keeps this bound).',
         default: 3000,
         env: 'SVC_DB_ACQUIRE_TIMEOUT_MS',
       }),

@@ -74,7 +74,10 @@ export async function connectAndMigrate(settings: KnexSettings, migrations: Migr
   }
 }
 
-/** Starts the settings' companion (sqlite-connection.ts: the background checkpoint) and stops it when the pool is destroyed. */
+/**
+ * Starts the settings' companion (sqlite-connection.ts: the background checkpoint) and stops it when the pool is
+ * destroyed.
+ */
 function withCompanion(db: Knex, settings: KnexSettings): Knex {
   const companion = settings.companion?.();
   if (!companion) return db;

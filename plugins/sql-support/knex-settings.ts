@@ -18,7 +18,10 @@ export interface KnexSettings {
   bootTimeoutMs: number;
   /** The same settings as plain data, for a worker thread that opens its own connection (recipe.ts, knex-recipe.ts). */
   recipe?: KnexRecipe;
-  /** Background work on the database that lives as long as the pool: started once it is migrated, stopped before it closes. */
+  /**
+   * Background work on the database that lives as long as the pool: started once it is migrated, stopped before it
+   * closes.
+   */
   companion?: () => { stop(): Promise<void> };
   /**
    * Where the database can tell without a query that nothing was committed since some moment (SQLite's

@@ -37,7 +37,10 @@ export function agentOperations(registry: AgentRegistry, clock: Clock): AnyOpera
       id: 'ListAgents',
       operation: 'Query',
       description:
-        'List agent tokens, newest first: id, parent, label, scopes, expiry and whether revoked. A caller sees its own agents; one allowed Query on agent:* sees every agent and may filter by parent. Use it to find an agent to inspect or revoke. Changes nothing. Human callers only.',
+        'List agent tokens, newest first: id, parent, label, scopes, expiry and ' +
+        'whether revoked. A caller sees its own agents; one allowed Query on ' +
+        'agent:* sees every agent and may filter by parent. Use it to find an ' +
+        'agent to inspect or revoke. Changes nothing. Human callers only.',
       group: 'Agents',
       summary: "List agent tokens: the caller's own, or every agent for a caller allowed Query on agent:* (Human only)",
       input: ListAgentsQuery,
@@ -66,7 +69,11 @@ export function agentOperations(registry: AgentRegistry, clock: Clock): AnyOpera
       id: 'RevokeAgent',
       operation: 'Revoke',
       description:
-        "The kill switch: revoke an agent token by its agent id, so the agent's very next call is refused (401), on every node and after restarts. Its parent may always revoke it; anyone else needs Revoke on agent:<id>. Cannot be undone; revoking twice keeps the first time. NotFound for an unknown agent. Human callers only.",
+        "The kill switch: revoke an agent token by its agent id, so the agent's " +
+        'very next call is refused (401), on every node and after restarts. Its ' +
+        'parent may always revoke it; anyone else needs Revoke on agent:<id>. ' +
+        'Cannot be undone; revoking twice keeps the first time. NotFound for an ' +
+        'unknown agent. Human callers only.',
       group: 'Agents',
       summary: 'Revoke an agent token: its next call is 401 (its parent, or a Human allowed Revoke on agent:ID)',
       errors: ['NotFound'],

@@ -36,7 +36,10 @@ export default definePlugin({
           id: 'IssueAgentToken',
           operation: 'Create',
           description:
-            'Issue a short-lived agent token scoped to some operations (never more than its issuer may do) for an AI agent acting for the caller; returns the token once, with its agent id, jti and expiry. Human callers only; FeatureNotSupported without an HMAC signing secret.',
+            'Issue a short-lived agent token scoped to some operations (never more ' +
+            'than its issuer may do) for an AI agent acting for the caller; returns ' +
+            'the token once, with its agent id, jti and expiry. Human callers only; ' +
+            'FeatureNotSupported without an HMAC signing secret.',
           group: 'Agents',
           summary: 'Issue a short-lived, scoped agent token (Human only)',
           errors: ['FeatureNotSupported'],
@@ -70,7 +73,12 @@ export default definePlugin({
           id: 'RevokeToken',
           operation: 'Revoke',
           description:
-            "Refuse a token by its jti from now on: an agent's token is stopped in the agent registry (its parent, or a caller allowed Revoke on agent:<id>), any other token goes on the revocation list and the agents issued under it stop too. Cannot be undone. Human callers only; FeatureNotSupported for a token that is no agent's when no revocation list is configured.",
+            "Refuse a token by its jti from now on: an agent's token is stopped in " +
+            'the agent registry (its parent, or a caller allowed Revoke on ' +
+            'agent:<id>), any other token goes on the revocation list and the ' +
+            'agents issued under it stop too. Cannot be undone. Human callers only; ' +
+            "FeatureNotSupported for a token that is no agent's when no revocation " +
+            'list is configured.',
           group: 'Agents',
           summary: 'Refuse a token by its jti from now on (Human only)',
           errors: ['FeatureNotSupported'],

@@ -16,7 +16,8 @@ const files = tempDir('svc-cli-material-');
 const json = svcJson(env);
 
 t.test(
-  'keys import reads raw material from a file, wraps it locally and imports it; keys export writes it back to a 0600 file',
+  'keys import reads raw material from a file, wraps it locally and ' +
+    'imports it; keys export writes it back to a 0600 file',
   async (t) => {
     const material = randomBytes(32);
     const file = path.join(files, 'hmac.key');

@@ -71,7 +71,8 @@ type ToolAnswer = {
 };
 
 t.test(
-  'a Human over svc mcp: initialize, list, create, encrypt and decrypt, audited as door mcp with model, prompt and client',
+  'a Human over svc mcp: initialize, list, create, encrypt and decrypt, ' +
+    'audited as door mcp with model, prompt and client',
   async (t) => {
     const { client, stderr, transportErrors } = await connected(t, { SVC_SERVER: service.url, SVC_TOKEN: aliceToken }, [
       '--model',

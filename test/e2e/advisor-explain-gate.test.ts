@@ -27,7 +27,8 @@ for (const kind of ['sqlite', 'postgresql'] as const) {
       const auditor = service.client('auditor');
       const explain = () => auditor.get('/v1/advisor/explain/agent-1?maxEvents=1000');
 
-      // Two at once, again until one arrives while the other runs (on a busy machine the second may arrive after the first is done).
+      // Two at once, again until one arrives while the other runs (on a busy machine the second may arrive after the
+      // first is done).
       const answers: Array<Awaited<ReturnType<typeof explain>>> = [];
       await until(
         async () => {

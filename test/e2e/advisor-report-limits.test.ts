@@ -162,7 +162,8 @@ t.test(
 );
 
 t.test(
-  'explain: every finding about the agent since its issue, whether or not its calls were cut at maxEvents; none about others',
+  'explain: every finding about the agent since its issue, whether or not ' +
+    'its calls were cut at maxEvents; none about others',
   async (t) => {
     const clock = new ManualClock(new Date(Date.now() - 3_600_000));
     const svc = await startTestService(auth, { clock });

@@ -56,7 +56,8 @@ async function reMint(jwt: string, claims: Record<string, unknown>): Promise<str
 }
 
 t.test(
-  'a re-minted token with every operation and the admins group acts only with the scopes and groups the registry recorded',
+  'a re-minted token with every operation and the admins group acts only ' +
+    'with the scopes and groups the registry recorded',
   async (t) => {
     const alice = await human('alice', ['readers'], 'alice-jti-1');
     const key = await alice.key({ name: 'alice-data', algorithm: 'AES' });

@@ -21,7 +21,8 @@ for (const kind of KINDS) {
     const all = rows();
     t.match(await verify(at.service, '?full=true'), { valid: true, checked: all }, 'full=true checks every row');
 
-    // The row the last verification ended on (the newest but one: the newest is that verification's own record) must still be as it was.
+    // The row the last verification ended on (the newest but one: the newest is that verification's own record) must
+    // still be as it was.
     const ended = at
       .sql(`select event_id from svc_audit where node = '${NODE}' order by id desc limit 1 offset 1`)
       .trim();

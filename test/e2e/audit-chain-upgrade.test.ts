@@ -92,7 +92,8 @@ for (const kind of ['sqlite', 'postgresql'] as const) {
       const at = await unstarted(t, kind);
       if (!at) return;
       const { db, dir } = at;
-      // A trail as 0.2 left it: rows from before the chain (0.1: no node, no hash), then two nodes' chains, written without a registry.
+      // A trail as 0.2 left it: rows from before the chain (0.1: no node, no hash), then two nodes' chains, written
+      // without a registry.
       for (const node of ['kms-a', 'kms-b']) {
         const old = at.sink(node);
         await old.start();

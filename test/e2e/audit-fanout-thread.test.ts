@@ -56,7 +56,8 @@ const metric = (text: string, name: string, labels: string): number => {
 };
 
 t.test(
-  'with the fan-out thread, every event reaches the webhook once, in order, signed over the bytes the request loop wrote',
+  'with the fan-out thread, every event reaches the webhook once, in ' +
+    'order, signed over the bytes the request loop wrote',
   async (t) => {
     const { svc, rx } = await threaded(t);
     const api = svc.client();
@@ -179,7 +180,8 @@ t.test('stop delivers what was queued a moment before', async (t) => {
 });
 
 t.test(
-  'third-party sinks run in the thread; a sink that kills the thread leaves requests served, and a new thread delivers what came meanwhile',
+  'third-party sinks run in the thread; a sink that kills the thread ' +
+    'leaves requests served, and a new thread delivers what came meanwhile',
   async (t) => {
     const dir = tempDir();
     const file = path.join(dir, 'svc.yaml');

@@ -50,7 +50,8 @@ t.test(
 );
 
 t.test(
-  'refused credentials and a user without publish rights show on /readyz; rotated credentials take effect at the next reconnect, nothing lost',
+  'refused credentials and a user without publish rights show on /readyz; ' +
+    'rotated credentials take effect at the next reconnect, nothing lost',
   async (t) => {
     const nats = await natsServer(t, { auth: true });
     if (!nats) return;
@@ -106,7 +107,8 @@ t.test(
 );
 
 t.test(
-  'a credentials file that cannot be read or is not NATS credentials fails the boot by name, never printing its contents',
+  'a credentials file that cannot be read or is not NATS credentials ' +
+    'fails the boot by name, never printing its contents',
   async (t) => {
     const dir = tempDir();
     const missing = path.join(dir, 'missing.creds');

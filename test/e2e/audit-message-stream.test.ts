@@ -70,7 +70,9 @@ t.test(
     const file = path.join(dir, 'svc.yaml');
     writeFileSync(
       file,
-      'audit:\n  sinks:\n    - {kind: webhook, name: siem, url: "https://siem.example/in", secret: s3cr3t}\n    - {kind: message-stream, name: bus, servers: "http://nats:4222"}\n',
+      'audit:\n  sinks:\n    - {kind: webhook, name: siem, url: ' +
+        '"https://siem.example/in", secret: s3cr3t}\n    - {kind: ' +
+        'message-stream, name: bus, servers: "http://nats:4222"}\n',
     );
     await t.rejects(
       startTestService({}, { argv: ['--config', file] }),

@@ -7,7 +7,10 @@ import { b64 } from '../helpers/client.ts';
 import { startTestService } from '../helpers/service.ts';
 import { until } from '../helpers/until.ts';
 
-/** A webhook receiver on 127.0.0.1 with `handle`, and a service whose webhook sink points at it, both stopped at the end. */
+/**
+ * A webhook receiver on 127.0.0.1 with `handle`, and a service whose webhook sink points at it, both stopped at the
+ * end.
+ */
 async function serviceWithReceiver(t: Test, handle: RequestListener, env: Record<string, string> = {}) {
   const receiver = createServer(handle);
   receiver.keepAliveTimeout = 60_000;
@@ -27,7 +30,8 @@ async function serviceWithReceiver(t: Test, handle: RequestListener, env: Record
 t.test(
   'a burst of events: several POSTs in flight on kept-alive connections, each event delivered once, none dead-lettered',
   async (t) => {
-    // A healthy receiver that takes some milliseconds per event, as a real one does (long enough that POSTs overlap on any machine).
+    // A healthy receiver that takes some milliseconds per event, as a real one does (long enough that POSTs overlap on
+    // any machine).
     const ids: string[] = [];
     const ports = new Set<number>();
     let inFlight = 0;
@@ -69,7 +73,8 @@ t.test(
 );
 
 t.test(
-  'pipelined POSTs: a receiver that drops connections with POSTs in flight loses no event (some arrive twice, as after any retry)',
+  'pipelined POSTs: a receiver that drops connections with POSTs in ' +
+    'flight loses no event (some arrive twice, as after any retry)',
   async (t) => {
     const ids: string[] = [];
     let seen = 0;

@@ -96,7 +96,8 @@ t.test(
 );
 
 t.test(
-  'honey key: an agent is caught at the first touch; the key is revoked only when the agent used its material; a human is not reported',
+  'honey key: an agent is caught at the first touch; the key is revoked ' +
+    'only when the agent used its material; a human is not reported',
   async (t) => {
     const dir = tempDir();
     const first = await startTestService(base, { dir });
@@ -159,7 +160,8 @@ t.test(
 );
 
 t.test(
-  "a read-only agent's 90 GETs of another user's key: the agent is cut off, the key stays Active and its owner keeps signing",
+  "a read-only agent's 90 GETs of another user's key: the agent is cut " +
+    'off, the key stays Active and its owner keeps signing',
   async (t) => {
     const svc = await startTestService(base);
     t.teardown(() => svc.stop());
@@ -195,7 +197,9 @@ t.test(
 );
 
 t.test(
-  "an agent verifying fast with another user's public signing key is cut off; the key stays Active; verifying with an HMAC key (its secret) still revokes it",
+  "an agent verifying fast with another user's public signing key is cut " +
+    'off; the key stays Active; verifying with an HMAC key (its secret) ' +
+    'still revokes it',
   async (t) => {
     const svc = await startTestService(base);
     t.teardown(() => svc.stop());
@@ -253,7 +257,8 @@ t.test(
 );
 
 t.test(
-  "a read-only user's agent sending wrong MACs to another user's HMAC key is cut off; only a valid answer uses the key, so the key stays Active",
+  "a read-only user's agent sending wrong MACs to another user's HMAC key " +
+    'is cut off; only a valid answer uses the key, so the key stays Active',
   async (t) => {
     const svc = await startTestService(base);
     t.teardown(() => svc.stop());
@@ -309,7 +314,8 @@ t.test(
 );
 
 t.test(
-  'an agent that encrypted with a key, then trips a detector by reading it, gets the key revoked: the use was in the window',
+  'an agent that encrypted with a key, then trips a detector by reading ' +
+    'it, gets the key revoked: the use was in the window',
   async (t) => {
     const svc = await startTestService(base);
     t.teardown(() => svc.stop());

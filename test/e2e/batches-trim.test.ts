@@ -14,7 +14,9 @@ import { startTestService, type TestService } from '../helpers/service.ts';
  */
 
 const batchesOf = (svc: TestService) => svc.kernel.container.resolve<KeyService>(keyServicePort.id).batches;
-/** What an item answered: `decrypted`, the refusal's code, or `unexpected …` for anything that is no refusal (a 500). */
+/**
+ * What an item answered: `decrypted`, the refusal's code, or `unexpected …` for anything that is no refusal (a 500).
+ */
 const outcome = (work: Promise<unknown>) =>
   work.then(
     () => 'decrypted',

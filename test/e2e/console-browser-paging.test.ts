@@ -4,7 +4,10 @@ import { launchBrowser, type TestBrowser } from '../helpers/browser.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { serverMissing } from '../helpers/test-server.ts';
 
-/** A browser on the console, signed in as alice with the dev header, showing the key list; undefined (the test failed or skipped) without chromium. */
+/**
+ * A browser on the console, signed in as alice with the dev header, showing the key list; undefined (the test failed or
+ * skipped) without chromium.
+ */
 async function signedInAsAlice(t: Test, svc: TestService): Promise<TestBrowser | undefined> {
   const browser = await launchBrowser([svc.url]);
   if (!browser) return serverMissing(t, 'chromium (Debian package) is not installed and could not be');

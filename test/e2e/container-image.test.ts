@@ -45,7 +45,8 @@ function bash(script: string, dir: string): Promise<{ code: number; stdout: stri
 }
 
 t.test(
-  'the image builds on a BASE_IMAGE, holds no dev dependencies or tests, runs as non-root, and serves the README walk-through',
+  'the image builds on a BASE_IMAGE, holds no dev dependencies or tests, ' +
+    'runs as non-root, and serves the README walk-through',
   async (t) => {
     for (const [command, debianPackage] of [
       ['podman', 'podman'],

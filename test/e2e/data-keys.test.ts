@@ -96,7 +96,8 @@ t.test(
 );
 
 t.test(
-  'data-key refusals: bad size, unknown field, wrong algorithm, wrong state, no Encrypt right, an agent without Encrypt',
+  'data-key refusals: bad size, unknown field, wrong algorithm, wrong ' +
+    'state, no Encrypt right, an agent without Encrypt',
   async (t) => {
     const key = await bob.key({ name: 'envelope-2', algorithm: 'AES' });
     for (const body of [{ sizeBits: 512 }, { sizeBits: '256' }, { plaintext: 'yes' }, { dekBase64: b64('x') }]) {

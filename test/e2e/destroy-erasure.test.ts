@@ -37,7 +37,9 @@ const readyz = async (svc: TestService) => {
 };
 const erasureCheck = async (svc: TestService) => (await readyz(svc)).body.checks.erasure!;
 
-/** What every observer sees while an erase is pending: the gauge, a ready node with a pending check, and the audit row. */
+/**
+ * What every observer sees while an erase is pending: the gauge, a ready node with a pending check, and the audit row.
+ */
 async function assertPending(t: Test, svc: TestService, api: ApiClient, keyId: string) {
   t.equal(await pendingGauge(svc), 1, 'svc_erasure_pending counts the key');
   const ready = await readyz(svc);
@@ -67,7 +69,8 @@ async function awaitComplete(t: Test, svc: TestService, api: ApiClient, keyId: s
 }
 
 t.test(
-  'SQLite: a reader holding the WAL makes the erase pending, not skipped; it completes once the reader goes, across a restart',
+  'SQLite: a reader holding the WAL makes the erase pending, not skipped; ' +
+    'it completes once the reader goes, across a restart',
   async (t) => {
     const dir = tempDir();
     const env = { SVC_JOURNAL_KIND: 'rdb-embedded' };
@@ -163,7 +166,8 @@ async function postgresSetup(t: Test, prepare?: (admin: Knex, db: TestDatabase) 
 }
 
 t.test(
-  'PostgreSQL: a session holding a lock on the KWK table delays the erase; DELETE, creates and encrypts are answered meanwhile; a restart resumes it',
+  'PostgreSQL: a session holding a lock on the KWK table delays the ' +
+    'erase; DELETE, creates and encrypts are answered meanwhile; a restart resumes it',
   async (t) => {
     const s = await postgresSetup(t);
     if (!s) return;
@@ -208,12 +212,14 @@ t.test(
 );
 
 t.test(
-  'PostgreSQL: a client repeating DELETE on a key whose erase is pending cannot keep the KWK table locked for everyone else',
+  'PostgreSQL: a client repeating DELETE on a key whose erase is pending ' +
+    'cannot keep the KWK table locked for everyone else',
   async (t) => {
     const s = await postgresSetup(t);
     if (!s) return;
     t.teardown(() => s.svc.stop());
-    // Every rebuild then queues for its exclusive lock until lock_timeout, and every create or uncached encrypt queues behind it meanwhile.
+    // Every rebuild then queues for its exclusive lock until lock_timeout, and every create or uncached encrypt queues
+    // behind it meanwhile.
     const holder = await s.admin.transaction();
     t.teardown(() => holder.rollback().catch(() => {}));
     await holder.raw('lock table svc_key_kwk in access share mode');
@@ -232,7 +238,8 @@ t.test(
       let last = Date.now();
       while (Date.now() < end) {
         const waiting = await s.admin.raw(
-          "select count(*)::int as n from pg_locks where relation = 'svc_key_kwk'::regclass and mode = 'AccessExclusiveLock' and not granted",
+          'select count(*)::int as n from pg_locks where relation = ' +
+            "'svc_key_kwk'::regclass and mode = 'AccessExclusiveLock' and not granted",
         );
         const now = Date.now();
         sampledMs += now - last;
@@ -242,7 +249,8 @@ t.test(
       }
       sampling = false;
     })();
-    // Eight clients repeat DELETE on the pending key, each as soon as the last one was answered, while the samples are taken.
+    // Eight clients repeat DELETE on the pending key, each as soon as the last one was answered, while the samples are
+    // taken.
     const statuses = new Set<number>();
     let deletes = 0;
     await Promise.all(
@@ -267,7 +275,8 @@ t.test(
 );
 
 t.test(
-  'PostgreSQL: a snapshot older than the destroy keeps the deleted row through VACUUM FULL; the erase is pending until it ends',
+  'PostgreSQL: a snapshot older than the destroy keeps the deleted row ' +
+    'through VACUUM FULL; the erase is pending until it ends',
   async (t) => {
     const s = await postgresSetup(t);
     if (!s) return;
@@ -294,7 +303,8 @@ t.test(
 );
 
 t.test(
-  'PostgreSQL whose messages are in German (lc_messages de_DE.UTF-8): a DELETE erases, and a snapshot older than the destroy still makes it pending',
+  'PostgreSQL whose messages are in German (lc_messages de_DE.UTF-8): a ' +
+    'DELETE erases, and a snapshot older than the destroy still makes it pending',
   async (t) => {
     const s = await postgresSetup(t, async (admin, db) => {
       // PostgreSQL refuses a locale it cannot load, so this needs de_DE.UTF-8 where the test server runs.
@@ -309,7 +319,9 @@ t.test(
     if (!s) return;
     t.teardown(() => s.svc.stop());
     const settings = await s.admin.raw(
-      'select s.setconfig from pg_db_role_setting s join pg_roles r on r.oid = s.setrole join pg_database d on d.oid = s.setdatabase where r.rolname = ? and d.datname = current_database()',
+      'select s.setconfig from pg_db_role_setting s join pg_roles r on r.oid ' +
+        '= s.setrole join pg_database d on d.oid = s.setdatabase where ' +
+        'r.rolname = ? and d.datname = current_database()',
       [process.env.SVC_TEST_PG_USER!],
     );
     t.same(settings.rows, [{ setconfig: ['lc_messages=de_DE.UTF-8'] }], "the service's sessions get German messages");
@@ -350,7 +362,9 @@ t.test(
 );
 
 t.test(
-  'PostgreSQL upgrade: a KWK that an older version deleted but never got out of the heap (a cancelled VACUUM FULL) is erased at the first start of this version',
+  'PostgreSQL upgrade: a KWK that an older version deleted but never got ' +
+    'out of the heap (a cancelled VACUUM FULL) is erased at the first start ' +
+    'of this version',
   async (t) => {
     const s = await postgresSetup(t);
     if (!s) return;

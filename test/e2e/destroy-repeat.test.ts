@@ -5,7 +5,10 @@ import { journalPort, type KeyJournal } from '../../kernel/ports/journal.ts';
 import { startTestService, tempDir } from '../helpers/service.ts';
 import { until } from '../helpers/until.ts';
 
-/** Appends Destroyed to a key's journal as a destroy would, leaving its KWK and material in place (a crash between the two). */
+/**
+ * Appends Destroyed to a key's journal as a destroy would, leaving its KWK and material in place (a crash between the
+ * two).
+ */
 function destroyedButNotErased(journalFile: string, keyId: string): void {
   const db = new Database(journalFile);
   const seq =
@@ -26,7 +29,8 @@ const stored = (journalFile: string, keyId: string) => {
   const n = (
     db
       .prepare(
-        'select (select count(*) from svc_key_material where key_id = ?) + (select count(*) from svc_key_kwk where key_id = ?) as n',
+        'select (select count(*) from svc_key_material where key_id = ?) + ' +
+          '(select count(*) from svc_key_kwk where key_id = ?) as n',
       )
       .get(keyId, keyId) as { n: number }
   ).n;

@@ -34,7 +34,8 @@ async function node(
 }
 
 t.test(
-  'PostgreSQL: destructions that fell due while the service was down are carried out after the restart, exactly once by two nodes',
+  'PostgreSQL: destructions that fell due while the service was down are ' +
+    'carried out after the restart, exactly once by two nodes',
   async (t) => {
     const db = await freshDatabase(t, 'postgresql');
     if (!db) return;

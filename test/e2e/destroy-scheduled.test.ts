@@ -32,7 +32,10 @@ const POLICY = {
 };
 const as = (svc: TestService, token: string) => new ApiClient(svc.url, { Authorization: `Bearer ${token}` });
 
-/** A service whose clock the test moves, and its callers: a Human, a Service and an agent of the Human, all allowed Destroy. */
+/**
+ * A service whose clock the test moves, and its callers: a Human, a Service and an agent of the Human, all allowed
+ * Destroy.
+ */
 async function setUp(t: Test, env: Record<string, string> = {}) {
   const clock = new ManualClock(new Date());
   const svc = await startTestService({ ...POLICY, ...env }, { clock });

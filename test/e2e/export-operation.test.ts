@@ -48,7 +48,8 @@ const sealed = (await payments.post(`/v1/keys/${key}/encrypt`, { plaintextBase64
   .ciphertextBase64;
 
 t.test(
-  "a read-only user and an auditor are refused the export of another team's exportable key, and it is audited as Export",
+  'a read-only user and an auditor are refused the export of another ' +
+    "team's exportable key, and it is audited as Export",
   async (t) => {
     for (const [who, groups] of [
       ['reader', ['readers']],

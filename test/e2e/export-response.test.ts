@@ -18,7 +18,8 @@ const as = async (claims: Record<string, unknown>) =>
 const alice = await as({ sub: 'alice' });
 
 t.test(
-  'export is a use of the material: a Service that trips a detector by exporting gets the key revoked; one only reading it does not',
+  'export is a use of the material: a Service that trips a detector by ' +
+    'exporting gets the key revoked; one only reading it does not',
   async (t) => {
     const exported = await alice.key({ algorithm: 'AES', exportable: true });
     const read = await alice.key({ algorithm: 'AES', exportable: true });

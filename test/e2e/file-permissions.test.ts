@@ -38,7 +38,8 @@ t.test('the data directory is 0700 and every file the service writes in it 0600'
 });
 
 t.test(
-  'files restored open to others (kek.key 0644, journal.db 0666) are narrowed to 0600 at boot, with a warning naming each',
+  'files restored open to others (kek.key 0644, journal.db 0666) are ' +
+    'narrowed to 0600 at boot, with a warning naming each',
   async (t) => {
     const data = path.join(tempDir(), 'data');
     const env = {
@@ -210,7 +211,8 @@ t.test(
         'audit:',
         '  sinks:',
         '    - {kind: webhook, name: siem-a, url: "https://siem-a.example/in?source=svc&access_token=leak-a1"}',
-        '    - {kind: webhook, name: siem-b, url: "https://ops:leak-b1@siem-b.example/in?X-Amz-Signature=leak-b2&apikey=leak-b3"}',
+        '    - {kind: webhook, name: siem-b, url: ' +
+          '"https://ops:leak-b1@siem-b.example/in?X-Amz-Signature=leak-b2&apikey=leak-b3"}',
         '',
       ].join('\n'),
     );

@@ -37,7 +37,8 @@ t.test("owner:self: import parameters, import and export of the caller's own key
 });
 
 t.test(
-  'import parameters need Create on a key the caller would own: a binding limited to names is not enough; tokens are not transferable',
+  'import parameters need Create on a key the caller would own: a binding ' +
+    'limited to names is not enough; tokens are not transferable',
   async (t) => {
     const dana = await as('dana', ['team']);
     t.equal(

@@ -13,7 +13,8 @@ const AES = { algorithm: 'AES', sizeBits: 256 };
 const modulusOf = (pem: string) => Buffer.from(createPublicKey(pem).export({ format: 'jwk' }).n!, 'base64url');
 
 t.test(
-  'SQLite: an import token survives a restart, is spent once across restarts, and the data directory holds neither it nor the wrapping private key',
+  'SQLite: an import token survives a restart, is spent once across ' +
+    'restarts, and the data directory holds neither it nor the wrapping private key',
   async (t) => {
     const dir = tempDir();
     const env = { SVC_JOURNAL_KIND: 'rdb-embedded' };

@@ -172,7 +172,8 @@ t.test(
 );
 
 t.test(
-  'keys that shared a name before names were unique keep it; the start reports them and the name stays taken while one lives',
+  'keys that shared a name before names were unique keep it; the start ' +
+    'reports them and the name stays taken while one lives',
   async (t) => {
     const dir = tempDir();
     const env = { SVC_JOURNAL_KIND: 'rdb-embedded' };

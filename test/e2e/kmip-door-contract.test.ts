@@ -12,7 +12,8 @@ doorContract(t, 'kmip', async () => {
   writeFileSync(config, `plugins:\n${DOOR_CONTRACT_PLUGINS.map((p) => `  - ${p}\n`).join('')}`);
   const kmip = await startKmipService({ SVC_CONFIG_FILE: config });
   const door = kmip.svc.kernel.doors.find((d) => d.name === 'kmip');
-  // The suite's held operation, reachable over KMIP only as a vendor operation of the door's table (see HOLD_OPERATION).
+  // The suite's held operation, reachable over KMIP only as a vendor operation of the door's table (see
+  // HOLD_OPERATION).
   (door as unknown as { operations: Map<number, KmipAdapter> }).operations.set(HOLD_OPERATION, holdAdapter);
   return { restUrl: kmip.svc.url, doors: kmip.svc.kernel.doors, door: kmipDoorClient(kmip), stop: () => kmip.stop() };
 });

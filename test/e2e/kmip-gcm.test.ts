@@ -40,8 +40,10 @@ t.test("AES-GCM over KMIP with PyKMIP: IV, tag and additional data in KMIP's own
 
   for (const version of ['1.2', '1.4', '2.0']) {
     t.test(`KMIP ${version}`, async (t) => {
-      const fields = version !== '1.2'; // KMIP 1.4 gave the tag and additional data fields; 1.2 carries the tag at the end of Data
-      const any = { aead_fields_any_version: !fields }; // PyKMIP writes Additional Data only from 1.4; the door reads it in any version
+      // KMIP 1.4 gave the tag and additional data fields; 1.2 carries the tag at the end of Data
+      const fields = version !== '1.2';
+      // PyKMIP writes Additional Data only from 1.4; the door reads it in any version
+      const any = { aead_fields_any_version: !fields };
       const [enc] = await pykmip(kmip, billing, [{ op: 'gcm_encrypt', uid: id, data: plain, aad, ...any }], version);
       const e = ok(enc);
       t.equal(Buffer.from(e.iv, 'hex').length, 12, 'the IV the server drew is answered');
@@ -213,7 +215,8 @@ t.test("AES-GCM over KMIP with PyKMIP: IV, tag and additional data in KMIP's own
         { op: 'gcm_decrypt', uid: key, data: h(raw.ciphertextBase64), iv: h(raw.ivBase64), tag: h(raw.tagBase64), aad },
         { op: 'decrypt', uid: key, data: h(envelope) },
         { op: 'gcm_decrypt', uid: key, data: h(bound), aad },
-        // The envelope's IV and tag as raw fields: its AAD binds the service's key id, version and context, which no KMIP field carries.
+        // The envelope's IV and tag as raw fields: its AAD binds the service's key id, version and context, which no
+        // KMIP field carries.
         {
           op: 'gcm_decrypt',
           uid: key,

@@ -392,7 +392,8 @@ t.test('the KMIP door against hostile and broken clients', async (t) => {
     if (!(await pykmipAvailable()))
       return serverMissing(t, 'python3-pykmip is not installed and could not be installed');
     const stalled = await open();
-    stalled.send(Buffer.concat([Buffer.from('42007801000003e8', 'hex'), Buffer.alloc(100)])); // half a message, then nothing
+    // half a message, then nothing
+    stalled.send(Buffer.concat([Buffer.from('42007801000003e8', 'hex'), Buffer.alloc(100)]));
     let hostileConnections = 0;
     let hostileRunning = true;
     const hostile = (async () => {

@@ -432,7 +432,8 @@ t.test("KMIP interoperability with PyKMIP's client", async (t) => {
   });
 
   t.test("KMIP 1.4 and 1.0: answered in the request's version", async (t) => {
-    // 1.4 carries GCM's tag in a field of its own (PyKMIP's payloads); 1.0 at the end of Data, which PyKMIP's encrypt and decrypt pass through.
+    // 1.4 carries GCM's tag in a field of its own (PyKMIP's payloads); 1.0 at the end of Data, which PyKMIP's encrypt
+    // and decrypt pass through.
     const steps = {
       '1.4': [
         { op: 'gcm_encrypt', uid: '$0', data: hex('versioned') },

@@ -47,7 +47,9 @@ async function one(
 
 type Case = [kind: string, reason: number, kmip: () => Promise<KmipItemAnswer>, rest: () => Promise<ApiResponse>];
 
-/** Each case refused over KMIP and over REST by the same subject: the Result Message is the REST message, never blank. */
+/**
+ * Each case refused over KMIP and over REST by the same subject: the Result Message is the REST message, never blank.
+ */
 async function check(t: Test, cases: Case[]): Promise<void> {
   for (const [kind, reason, viaKmip, viaRest] of cases) {
     const item = await viaKmip();

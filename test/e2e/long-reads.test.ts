@@ -20,7 +20,10 @@ import { startTestService, tempDir, type TestService } from '../helpers/service.
 t.setTimeout(300_000);
 const ROWS = 100_000;
 const NODE = 'kms-long';
-/** Encrypt calls that must complete while the verify is in flight: 0 (SQLite) and 45 (PostgreSQL) did when it ran on the event loop, some 300 do now. */
+/**
+ * Encrypt calls that must complete while the verify is in flight: 0 (SQLite) and 45 (PostgreSQL) did when it ran on the
+ * event loop, some 300 do now.
+ */
 const WHILE_VERIFYING = 100;
 
 async function seededService(t: Test, kind: 'sqlite' | 'postgresql'): Promise<TestService | undefined> {
@@ -61,7 +64,8 @@ for (const kind of ['sqlite', 'postgresql'] as const) {
       if (!service) return;
       const api = service.client('alice');
       const key = await api.key({ algorithm: 'AES' });
-      // The audit reader is started by its first request: start it now, so only the reads themselves are timed by the order below.
+      // The audit reader is started by its first request: start it now, so only the reads themselves are timed by the
+      // order below.
       t.equal((await api.get('/v1/audit?limit=1')).status, 200);
 
       let verified = false;

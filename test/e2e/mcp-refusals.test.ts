@@ -50,7 +50,8 @@ const comparable = (r: any) => ({
 });
 
 t.test(
-  'an agent sees only its scopes; a call outside them is the REST refusal, as a tool error, audited alike with door mcp',
+  'an agent sees only its scopes; a call outside them is the REST ' +
+    'refusal, as a tool error, audited alike with door mcp',
   async (t) => {
     const svc = await startTestService({ ...hmac, SVC_RISK_ENABLED: 'false' });
     t.teardown(() => svc.stop());

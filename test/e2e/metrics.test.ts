@@ -14,7 +14,8 @@ function sample(text: string, series: string): number | undefined {
 }
 
 t.test(
-  'metrics count HTTP requests by route and status, detector findings, auto-responses, audit writes and the journal pool, and pass promtool',
+  'metrics count HTTP requests by route and status, detector findings, ' +
+    'auto-responses, audit writes and the journal pool, and pass promtool',
   async (t) => {
     const svc = await startTestService({
       SVC_AUTH_KIND: 'hmac',

@@ -36,7 +36,8 @@ t.test('client-credentials tokens signed RS256 and ES256 are accepted as Service
 });
 
 t.test(
-  'wrong iss, wrong aud, expired, not yet valid, issued in the future, alg none, HS256 with the public key, unknown key: all 401',
+  'wrong iss, wrong aud, expired, not yet valid, issued in the future, ' +
+    'alg none, HS256 with the public key, unknown key: all 401',
   async (t) => {
     const now = Math.floor(Date.now() / 1000);
     const stranger = await issuerKey('stranger', 'RS256');
@@ -107,7 +108,8 @@ t.test('the agent secret signs agents only; the issuer cannot mint agents', asyn
 });
 
 t.test(
-  'the agent secret cannot mint an agent the registry never issued, nor give an issued one another parent; an agent expires with its parent',
+  'the agent secret cannot mint an agent the registry never issued, nor ' +
+    'give an issued one another parent; an agent expires with its parent',
   async (t) => {
     const now = Math.floor(Date.now() / 1000);
     const agentToken = (claims: { sub: string; jti: string; svc_parent: string }) =>

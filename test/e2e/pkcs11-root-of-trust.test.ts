@@ -31,7 +31,8 @@ if (hsm) {
     );
 
   t.test(
-    'the first boot creates the KEK on the token; keys encrypt, sign and survive a restart; the token is in metrics and /readyz',
+    'the first boot creates the KEK on the token; keys encrypt, sign and ' +
+      'survive a restart; the token is in metrics and /readyz',
     async (t) => {
       const dir = tempDir();
       const first = await startTestService(pkcs11({ SVC_CRYPTO_PKCS11_CREATE_KEK: 'true' }), { dir });
@@ -108,7 +109,8 @@ if (hsm) {
   );
 
   t.test(
-    'a wrong PIN, a missing KEK, an unknown token or missing settings stop the boot with a sentence naming the setting, never the PIN',
+    'a wrong PIN, a missing KEK, an unknown token or missing settings stop ' +
+      'the boot with a sentence naming the setting, never the PIN',
     async (t) => {
       const wrong = await refusal(pkcs11({ SVC_CRYPTO_PKCS11_PIN: 'not-the-pin-0815' }));
       t.match(
@@ -178,7 +180,8 @@ if (hsm) {
   });
 
   t.test(
-    'the token disappears mid-run: 503 with Retry-After and /readyz not ok; it comes back and the same node works again, no restart',
+    'the token disappears mid-run: 503 with Retry-After and /readyz not ok; ' +
+      'it comes back and the same node works again, no restart',
     async (t) => {
       // One cached KWK at most, so that using a key asks the token as soon as another key was used.
       const svc = await startTestService(pkcs11({ SVC_CRYPTO_CACHE_MAX_ENTRIES: '1' }));

@@ -44,7 +44,8 @@ for (const kind of ['postgresql', 'mysql'] as ServerKind[]) {
           plaintextBase64: b64(`secret ${i}`),
           context: { 'tenant\u0001': 'x'.repeat(5000) },
         });
-        // A reason is caller-chosen text: control characters in it are refused (test/e2e/caller-text.test.ts); a context value's are cleaned.
+        // A reason is caller-chosen text: control characters in it are refused (test/e2e/caller-text.test.ts); a
+        // context value's are cleaned.
         const compromised = await raw(`/v1/keys/${id}/compromise`, { reason: `drill ${i} ${'r'.repeat(1000)}` });
         return {
           ok: activated.status === 200 && enc.status === 200 && compromised.status === 200,

@@ -11,7 +11,8 @@ import { mintToken, TEST_SECRET } from '../helpers/tokens.ts';
 const kms = moto(t);
 if (kms) {
   t.test(
-    'a production-shaped configuration (HTTPS, hmac, role-based, cloud-kms, SQL journal, Redis revocation) boots under enforce on 0.0.0.0 with no finding',
+    'a production-shaped configuration (HTTPS, hmac, role-based, cloud-kms, ' +
+      'SQL journal, Redis revocation) boots under enforce on 0.0.0.0 with no finding',
     async (t) => {
       const redis = await privateRedis(t);
       if (!redis) return;

@@ -132,7 +132,8 @@ for (const kind of ['sqlite', 'postgresql'] as const) {
 }
 
 t.test(
-  'a model or prompt id over 128 characters, or with a control character, is 400 InvalidField naming the header, audited as a failure',
+  'a model or prompt id over 128 characters, or with a control character, ' +
+    'is 400 InvalidField naming the header, audited as a failure',
   async (t) => {
     const svc = await startTestService(auth);
     t.teardown(() => svc.stop());

@@ -76,7 +76,8 @@ t.test('a signature algorithm named like a prototype member is refused as an unk
 });
 
 t.test(
-  'every path and query field of every route, given a prototype name, answers without a server error, refusals as {error, message}',
+  'every path and query field of every route, given a prototype name, ' +
+    'answers without a server error, refusals as {error, message}',
   async (t) => {
     const doc = (await import('yaml')).parse((await anonymous.get('/docs/docs.yaml')).body);
     for (const [path, methods] of Object.entries<Record<string, { parameters?: Array<{ in: string; name: string }> }>>(

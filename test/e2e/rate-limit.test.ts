@@ -63,7 +63,8 @@ t.test('rateLimit.enabled=false: no limit at all', async (t) => {
 t.test(
   "an agent's calls count against its parent's limit too: a user's agents share its rate, they do not multiply it",
   async (t) => {
-    // One token a second and a burst of 4: alice spends 3 on her key and two agents, so about one is left for all of them.
+    // One token a second and a burst of 4: alice spends 3 on her key and two agents, so about one is left for all of
+    // them.
     const svc = await startTestService({
       SVC_AUTH_KIND: 'hmac',
       SVC_AUTH_HMAC_SECRET: TEST_SECRET,

@@ -6,7 +6,8 @@ import { startTestService } from '../helpers/service.ts';
 import { until } from '../helpers/until.ts';
 
 t.test(
-  'PostgreSQL down: anonymous /readyz names the checks and "unavailable" only; the log and an authenticated Human have why',
+  'PostgreSQL down: anonymous /readyz names the checks and "unavailable" ' +
+    'only; the log and an authenticated Human have why',
   async (t) => {
     const pg = privatePostgres(t);
     if (!pg) return;

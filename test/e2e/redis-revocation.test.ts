@@ -115,7 +115,8 @@ if (redis) {
   );
 
   t.test(
-    'preflight: the in-memory list with bearer tokens on a reachable bind is a finding that advises Redis; kv-store is not',
+    'preflight: the in-memory list with bearer tokens on a reachable bind ' +
+      'is a finding that advises Redis; kv-store is not',
     async (t) => {
       const tokens = {
         SVC_HTTP_HOST: '0.0.0.0',

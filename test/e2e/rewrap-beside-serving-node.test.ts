@@ -31,7 +31,8 @@ t.test(
     const first = await before.client('ops').key({ algorithm: 'AES' });
     await before.stop();
 
-    // The operator rotates the KEK: the node serves with the new KEK and the old one as previous, and rewrap runs beside it.
+    // The operator rotates the KEK: the node serves with the new KEK and the old one as previous, and rewrap runs
+    // beside it.
     const svc = await startTestService(
       { ...base, SVC_CRYPTO_LOCAL_KEK: randomBytes(32).toString('base64'), SVC_CRYPTO_LOCAL_PREVIOUS_KEKS: oldKek },
       { dir },
@@ -48,7 +49,8 @@ t.test(
     const verified = await svc.client('auditor').get('/v1/audit/verify?full=true');
     t.equal(verified.status, 200);
     t.equal(verified.body.valid, true, `the chains are intact: ${JSON.stringify(verified.body)}`);
-    // verify reports a chain under a node id the journal never registered, so valid: true also says the command registered.
+    // verify reports a chain under a node id the journal never registered, so valid: true also says the command
+    // registered.
     t.match(
       verified.body.nodes,
       ['node-a', /^node-a\/rewrap-\d{8}T\d{9}Z-\d+$/],

@@ -5,7 +5,8 @@ import t from 'tap';
 const root = path.resolve(import.meta.dirname, '../..');
 
 t.test(
-  'the detection scorecard meets its goals: boundary attacks stopped within 1 s, no legitimate key down, no false positive',
+  'the detection scorecard meets its goals: boundary attacks stopped ' +
+    'within 1 s, no legitimate key down, no false positive',
   async (t) => {
     const run = spawnSync(process.execPath, ['--import', 'tsx', 'scorecard/run.ts'], {
       cwd: root,

@@ -21,7 +21,8 @@ const logLines = (stderr: string) =>
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 t.test(
-  'at trace level, a served and refused token, the hmac secret and the KEK never appear on stderr; every line names the node',
+  'at trace level, a served and refused token, the hmac secret and the ' +
+    'KEK never appear on stderr; every line names the node',
   async (t) => {
     const svc = spawnService({ ...HMAC, SVC_HTTP_PORT: '0', SVC_LOG_LEVEL: 'trace', SVC_NODE_ID: 'kms-logs-1' });
     const port = await svc.listening;

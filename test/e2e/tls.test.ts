@@ -242,7 +242,10 @@ t.test(
   },
 );
 
-/** A TLS 1.2 handshake by the openssl command line offering the one suite `cipher`; the suite agreed on, or null when refused. */
+/**
+ * A TLS 1.2 handshake by the openssl command line offering the one suite `cipher`; the suite agreed on, or null when
+ * refused.
+ */
 async function tls12Handshake(port: number, cipher: string): Promise<string | null> {
   const { execFile } = await import('node:child_process');
   return new Promise((resolve) => {

@@ -35,7 +35,8 @@ function materialIds(payloads: string[]): string[] {
 }
 
 t.test(
-  'SQLite: after a trim, and after a scheduled destruction, no byte of the data directory gives the erased material back',
+  'SQLite: after a trim, and after a scheduled destruction, no byte of ' +
+    'the data directory gives the erased material back',
   async (t) => {
     const clock = new ManualClock(new Date());
     const svc = await startTestService(

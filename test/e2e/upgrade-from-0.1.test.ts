@@ -10,7 +10,8 @@ import { startTestService } from '../helpers/service.ts';
 const KEK = Buffer.alloc(32, 0x5a);
 
 t.test(
-  'a key written by 0.1 (material under the KEK, no KWK) keeps working, moves under a KWK on first use, and destroys for good',
+  'a key written by 0.1 (material under the KEK, no KWK) keeps working, ' +
+    'moves under a KWK on first use, and destroys for good',
   async (t) => {
     const env = { SVC_JOURNAL_KIND: 'rdb-embedded', SVC_CRYPTO_LOCAL_KEK: KEK.toString('base64') };
     const boot = await startTestService(env);

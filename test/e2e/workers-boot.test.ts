@@ -16,7 +16,8 @@ const childrenOf = (pid: number): string[] => {
 };
 
 t.test('more than one worker with settings one process holds: the boot is refused, naming each setting', async (t) => {
-  const svc = spawnService({ ...LOOPBACK, SVC_WORKERS: '2' }); // the defaults: in-memory journal, stdout audit, in-memory revocation
+  // the defaults: in-memory journal, stdout audit, in-memory revocation
+  const svc = spawnService({ ...LOOPBACK, SVC_WORKERS: '2' });
   t.equal(await svc.exited, 1);
   const err = svc.stderr();
   t.match(err, /configuration cannot run 2 workers/);

@@ -57,7 +57,8 @@ t.test(
 );
 
 t.test(
-  'a node of two workers with the fan-out thread: each worker runs its own, named in its logs, and every event arrives once',
+  'a node of two workers with the fan-out thread: each worker runs its ' +
+    'own, named in its logs, and every event arrives once',
   async (t) => {
     const rx = await webhookReceiver();
     t.teardown(() => rx.close());

@@ -228,7 +228,8 @@ for (const backend of ['postgresql', 'sqlite'] as const) {
           const killed = node.workerPids().get('w1')!;
           process.kill(killed, 'SIGKILL');
           await until(() => replacedLines() > before, `replacement ${kill} of w1`, 90_000);
-          // The primary says "replaced" when the new worker serves, which may be before the worker's own line with its pid.
+          // The primary says "replaced" when the new worker serves, which may be before the worker's own line with its
+          // pid.
           await until(() => node.workerPids().get('w1') !== killed, `the pid of replacement ${kill} of w1`);
         }
         const pauses = [

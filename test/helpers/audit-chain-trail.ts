@@ -28,7 +28,10 @@ export interface Trail {
   restart(): Promise<TestService>;
 }
 
-/** A service whose journal keeps its node registry on disk (or in the server database), over a folder that survives a restart. */
+/**
+ * A service whose journal keeps its node registry on disk (or in the server database), over a folder that survives a
+ * restart.
+ */
 export async function trail(t: Test, kind: Kind, env: Record<string, string> = {}): Promise<Trail | undefined> {
   const db = kind === 'sqlite' ? undefined : await freshDatabase(t, kind);
   if (kind !== 'sqlite' && !db) return undefined;
@@ -55,7 +58,9 @@ export async function trail(t: Test, kind: Kind, env: Record<string, string> = {
   return self;
 }
 
-/** A database (none on SQLite) and a service folder, before any service has started: write a trail with `sink` first. */
+/**
+ * A database (none on SQLite) and a service folder, before any service has started: write a trail with `sink` first.
+ */
 export interface Unstarted {
   db: TestDatabase | undefined;
   dir: string;
@@ -99,7 +104,10 @@ export async function someCalls(service: TestService, encrypts: number): Promise
   }
 }
 
-/** The verification report; any answer but 200 (an intact or a broken trail alike) fails the test with its status and body. */
+/**
+ * The verification report; any answer but 200 (an intact or a broken trail alike) fails the test with its status and
+ * body.
+ */
 export async function verify(service: TestService, query = ''): Promise<Record<string, unknown>> {
   const res = await service.client('auditor').get(`/v1/audit/verify${query}`);
   if (res.status !== 200)

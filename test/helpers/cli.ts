@@ -19,7 +19,9 @@ export function cliEnv(configHome: string, extra: Record<string, string> = {}): 
   return { ...env, ...extra };
 }
 
-/** A runner of `svc ... --json` in `env` that gives the parsed answer, and throws with stderr when it exits non-zero. */
+/**
+ * A runner of `svc ... --json` in `env` that gives the parsed answer, and throws with stderr when it exits non-zero.
+ */
 export function svcJson(env: NodeJS.ProcessEnv): (args: string[], input?: Buffer | string) => Promise<any> {
   return async (args, input) => {
     const r = await svc([...args, '--json'], env, input);

@@ -39,7 +39,10 @@ export class ApiClient {
     return this.call<T>('POST', path, body);
   }
 
-  /** Creates a key (named test-key-<uuid> unless the spec names it: names are unique) and, unless told otherwise, activates it; returns its id. */
+  /**
+   * Creates a key (named test-key-<uuid> unless the spec names it: names are unique) and, unless told otherwise,
+   * activates it; returns its id.
+   */
   async key(spec: Record<string, unknown>, activate = true): Promise<string> {
     const created = await this.post('/v1/keys', { spec: { name: `test-key-${randomUUID()}`, ...spec } });
     if (created.status !== 201) throw new Error(`create failed: ${created.status} ${JSON.stringify(created.body)}`);

@@ -1,7 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** 503: answer ServiceUnavailable; drop: cut the connection; stall: never answer; stall-body: send the headers and a first byte, then nothing. */
+/**
+ * 503: answer ServiceUnavailable; drop: cut the connection; stall: never answer; stall-body: send the headers and a
+ * first byte, then nothing.
+ */
 export type Fault = '503' | 'drop' | 'stall' | 'stall-body';
 
 export interface FaultProxy {

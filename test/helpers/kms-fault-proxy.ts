@@ -1,7 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** pass: forward; disabled: the KEK reads Disabled (as KMS answers for a disabled key); throttle; down: cut every connection. */
+/**
+ * pass: forward; disabled: the KEK reads Disabled (as KMS answers for a disabled key); throttle; down: cut every
+ * connection.
+ */
 export type KmsMode = 'pass' | 'disabled' | 'throttle' | 'down';
 
 export interface KmsFaultProxy {

@@ -24,7 +24,10 @@ export async function podman(args: string[], timeoutMs = 15 * 60_000): Promise<{
   return run('podman', [...PODMAN_GLOBAL, ...args], { cwd: ROOT, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
 }
 
-/** The Debian-built stand-in for node:24-bookworm-slim (deploy/container/build-base-image.sh); built once, then cached by tag. */
+/**
+ * The Debian-built stand-in for node:24-bookworm-slim (deploy/container/build-base-image.sh); built once, then cached
+ * by tag.
+ */
 export const BASE_TAG = 'localhost/svc-kms-base:bookworm-slim-node24';
 
 export async function ensureBaseImage(): Promise<{ built: boolean }> {
@@ -35,7 +38,10 @@ export async function ensureBaseImage(): Promise<{ built: boolean }> {
   return { built: !/cached/.test(stdout) };
 }
 
-/** The Dockerfile built on the base above (deploy/container/build-test-image.sh; npm test runs it before the suites, so here it is cached). */
+/**
+ * The Dockerfile built on the base above (deploy/container/build-test-image.sh; npm test runs it before the suites, so
+ * here it is cached).
+ */
 export async function buildTestImage(tag: string): Promise<void> {
   await run('bash', [path.join(ROOT, 'deploy/container/build-test-image.sh'), tag], {
     cwd: ROOT,

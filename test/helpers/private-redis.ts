@@ -22,7 +22,9 @@ async function answers(url: string): Promise<boolean> {
   }
 }
 
-/** A redis-server of this test's own on 127.0.0.1 (installed by scripts/test-services.sh), which it may stop and start. */
+/**
+ * A redis-server of this test's own on 127.0.0.1 (installed by scripts/test-services.sh), which it may stop and start.
+ */
 export async function privateRedis(t: Test): Promise<PrivateRedis | undefined> {
   const bin = process.env.SVC_TEST_REDIS_SERVER;
   if (!bin) {

@@ -14,7 +14,10 @@ export interface ServiceProcess {
   exited: Promise<number | null>;
 }
 
-/** Runs the server as its own process (serverEntry: the build, or the sources when they changed since), the way `npm start` does, with exactly the given environment. */
+/**
+ * Runs the server as its own process (serverEntry: the build, or the sources when they changed since), the way `npm
+ * start` does, with exactly the given environment.
+ */
 export function spawnService(env: Record<string, string>, args: string[] = []): ServiceProcess {
   const child = spawn(process.execPath, [...serverEntry(), ...args], {
     cwd: ROOT,

@@ -13,7 +13,9 @@ export interface TestPki {
   /** A client certificate from a CA the service does not trust. */
   strangerCertFile: string;
   strangerKeyFile: string;
-  /** A server certificate with an RSA key (for 127.0.0.1), so RSA key exchange suites could be negotiated if offered. */
+  /**
+   * A server certificate with an RSA key (for 127.0.0.1), so RSA key exchange suites could be negotiated if offered.
+   */
   rsaServerCertFile: string;
   rsaServerKeyFile: string;
   read(file: string): Buffer;
@@ -71,7 +73,10 @@ function issued(cwd: string, ca: string, name: string, extensions: string, keyTy
   );
 }
 
-/** A throwaway PKI made with the openssl command line: a CA, a server certificate for 127.0.0.1 and localhost, client certificates. */
+/**
+ * A throwaway PKI made with the openssl command line: a CA, a server certificate for 127.0.0.1 and localhost, client
+ * certificates.
+ */
 export function makeTestPki(): TestPki {
   const dir = mkdtempSync(path.join(tmpdir(), 'svc-pki-'));
   authority(dir, 'ca');

@@ -10,7 +10,10 @@ import { until } from './until.ts';
 export interface WorkerNode {
   proc: ServiceProcess;
   url: string;
-  /** The worker (node id suffix, w1 or w2 ...) that served the request with this X-Request-Id, read from the audit trail. */
+  /**
+   * The worker (node id suffix, w1 or w2 ...) that served the request with this X-Request-Id, read from the audit
+   * trail.
+   */
   servedBy(requestId: string): Promise<string>;
   /** Pids of the workers by name, from their "worker listening" lines (a replacement's line comes later and wins). */
   workerPids(): Map<string, number>;

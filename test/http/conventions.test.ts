@@ -38,7 +38,9 @@ t.test('a body over the limit is 413, a non-JSON content type 415, malformed JSO
 });
 
 t.test(
-  'a gzip or deflate body is read like a plain one; an encoding the service cannot read is 415, and a compressed body is held to the limit once inflated',
+  'a gzip or deflate body is read like a plain one; an encoding the ' +
+    'service cannot read is 415, and a compressed body is held to the limit ' +
+    'once inflated',
   async (t) => {
     const id = await api.key({ algorithm: 'AES' });
     const body = JSON.stringify({ plaintextBase64: Buffer.from('zipped').toString('base64') });

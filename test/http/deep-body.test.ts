@@ -9,7 +9,8 @@ const json = { 'Content-Type': 'application/json' };
 const nested = (depth: number, open = '[', close = ']') => `${open.repeat(depth)}1${close.repeat(depth)}`;
 
 t.test(
-  'a body nested 100,000 or 300,000 levels deep (600 KB, within the size limit) is 400 before it is parsed, and creates nothing',
+  'a body nested 100,000 or 300,000 levels deep (600 KB, within the size ' +
+    'limit) is 400 before it is parsed, and creates nothing',
   async (t) => {
     for (const deep of [nested(300_000), nested(100_000, '{"a":', '}')]) {
       const res = await api.call('POST', '/v1/keys', `{"spec":{"name":"deep","algorithm":"AES"},"deep":${deep}}`, json);

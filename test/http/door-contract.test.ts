@@ -6,7 +6,9 @@ import type { AnyOperation } from '../../kernel/index.ts';
 import { pathFields } from '../../kernel/http/operation-route.ts';
 import { startTestService, tempDir } from '../helpers/service.ts';
 
-/** The REST API as a door client: the operation's HTTP binding, path fields from the input, the rest as body or query. */
+/**
+ * The REST API as a door client: the operation's HTTP binding, path fields from the input, the rest as body or query.
+ */
 function restClient(url: string, operations: AnyOperation[]): DoorClient {
   return {
     async call(operationId, input, credential, requestId) {

@@ -38,7 +38,8 @@ t.test(
 );
 
 t.test(
-  'outbox acknowledgements of records stored one after another share one delete; a full batch goes at once; stop sends the rest',
+  'outbox acknowledgements of records stored one after another share one ' +
+    'delete; a full batch goes at once; stop sends the rest',
   async (t) => {
     const deletes: string[][] = [];
     const counting: AuditOutbox = { pendingAudit: async () => [], ackAudit: async (ids) => void deletes.push(ids) };

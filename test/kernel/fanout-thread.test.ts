@@ -33,7 +33,8 @@ const lines = (file: string): Array<{ event: AuditEvent; sink: string; error: st
     : [];
 
 t.test(
-  'a thread that takes nothing holds at most a queue of events on the request loop; the rest, and at shutdown all, go to the dead letter once each',
+  'a thread that takes nothing holds at most a queue of events on the ' +
+    'request loop; the rest, and at shutdown all, go to the dead letter once each',
   async (t) => {
     const deadLetterFile = path.join(tempDir(), 'dlq', 'stalled.jsonl');
     const counts: Record<string, number> = {};
@@ -78,7 +79,8 @@ t.test('a thread that does not start its sinks fails the start with its reason',
 });
 
 t.test(
-  'a thread that dies with events it had not taken: stopping before the restart starts no thread and dead-letters them once',
+  'a thread that dies with events it had not taken: stopping before the ' +
+    'restart starts no thread and dead-letters them once',
   async (t) => {
     const deadLetterFile = path.join(tempDir(), 'dlq', 'crashing.jsonl');
     const logged: string[] = [];

@@ -44,7 +44,8 @@ t.test('timestampField: undefined for nothing, ISO in UTC, else InvalidField nam
     () => timestampField(' 10', 'until'),
     new SvcError(
       'InvalidField',
-      'until must be an RFC 3339 date-time such as 2026-01-31T12:00:00Z (or a date, 2026-01-31, read as midnight UTC), not " 10"',
+      'until must be an RFC 3339 date-time such as 2026-01-31T12:00:00Z (or a ' +
+        'date, 2026-01-31, read as midnight UTC), not " 10"',
     ),
   );
 });

@@ -23,7 +23,8 @@ t.test(
 );
 
 t.test(
-  "findings are looked for from the agent's first call in the window (five minutes of clock slack), when the window holds all its calls",
+  "findings are looked for from the agent's first call in the window " +
+    '(five minutes of clock slack), when the window holds all its calls',
   async (t) => {
     const own = [call('2026-11-25T12:00:00.000Z'), call('2026-11-25T11:00:00.000Z')]; // newest first
     t.equal(findingsSince(windowSince, own, 200, undefined), minutesBefore('2026-11-25T11:00:00.000Z', 5));

@@ -28,7 +28,8 @@ const record = (occurredAt: Date, subject: string): AuditRecord => ({
  * broken although nobody had touched it.
  */
 t.test(
-  'a late record older than the retention period is pruned with the rows before it, never out of the middle of its chain',
+  'a late record older than the retention period is pruned with the rows ' +
+    'before it, never out of the middle of its chain',
   async (t) => {
     const clock = new ManualClock(new Date('2026-06-01T00:00:00.000Z'));
     const registry = new MemoryNodeRegistry();

@@ -20,7 +20,9 @@ function threadNiceness(): Map<number, number> {
 const startedSince = (before: Map<number, number>) => [...threadNiceness()].filter(([tid]) => !before.has(tid));
 
 t.test(
-  'long reads yield the core: verification and advisor pages run on a low-priority reader thread; pages callers wait on and the request path keep theirs',
+  'long reads yield the core: verification and advisor pages run on a ' +
+    'low-priority reader thread; pages callers wait on and the request path ' +
+    'keep theirs',
   async (t) => {
     const sink = new KnexAuditSink(
       sqliteKnexSettings(path.join(tempDir(), 'audit.db')),

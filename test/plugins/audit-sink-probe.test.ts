@@ -18,7 +18,8 @@ const record = (id: string, at: string) => ({
 });
 
 t.test(
-  'readiness probes of the SQL audit sink: a caller looping /readyz makes at most one write a second; a recent stored record answers instead',
+  'readiness probes of the SQL audit sink: a caller looping /readyz makes ' +
+    'at most one write a second; a recent stored record answers instead',
   async (t) => {
     const file = path.join(tempDir(), 'audit.db');
     const clock = new ManualClock(new Date('2026-06-01T00:00:00.000Z'));

@@ -64,7 +64,8 @@ t.test(
     tasks.add('slow');
     const slow = worker.afterDestroy('slow');
     await until(async () => attempts.length === 1, 'the attempt to start');
-    // The attempt holds the table for longer than the whole budget (250 ms): real time, which is what the budget counts.
+    // The attempt holds the table for longer than the whole budget (250 ms): real time, which is what the budget
+    // counts.
     await new Promise((resolve) => setTimeout(resolve, 300));
     attempts[0]!();
     t.equal(await slow, 'complete');

@@ -8,7 +8,10 @@ import { ManualClock } from '../helpers/service.ts';
 
 const AES = { algorithm: 'AES', sizeBits: 256 };
 
-/** KeyImport over a memory journal where `caller` already holds `held` live tokens; `steps` lists the traced steps taken. */
+/**
+ * KeyImport over a memory journal where `caller` already holds `held` live tokens; `steps` lists the traced steps
+ * taken.
+ */
 async function importer(caller: string, held: number) {
   const clock = new ManualClock();
   const journal = new MemoryJournal();
@@ -47,7 +50,8 @@ t.test(
 );
 
 t.test(
-  'of concurrent requests for the last free place, the journal stores one: the other is refused after its key generation',
+  'of concurrent requests for the last free place, the journal stores ' +
+    'one: the other is refused after its key generation',
   async (t) => {
     const { keyImport, journal, trace } = await importer('mallory', MAX_LIVE_IMPORT_TOKENS - 1);
     const results = await Promise.allSettled([

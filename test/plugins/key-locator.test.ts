@@ -84,7 +84,8 @@ t.test(
     t.same(
       decodeCursor(few.nextCursor),
       { createdAt: rows[11]!.createdAt, id: 'ffffffff-ffff-ffff-ffff-ffffffffffff' },
-      'where the last window stopped, by its time only: the key read last is one the caller may not see, and the cursor does not name it',
+      'where the last window stopped, by its time only: the key read last is ' +
+        'one the caller may not see, and the cursor does not name it',
     );
     const rest: string[] = [];
     for (let cursor = few.nextCursor; cursor; ) {

@@ -48,7 +48,8 @@ function fakeRunner(
 }
 
 t.test(
-  'a call: keyId is the input id, door mcp, _meta wins over headers, the client is named; the answer is structured and text',
+  'a call: keyId is the input id, door mcp, _meta wins over headers, the ' +
+    'client is named; the answer is structured and text',
   async (t) => {
     const runner = fakeRunner(() => ({ ciphertextBase64: 'c' }));
     const answer = await callTool(

@@ -71,7 +71,8 @@ if (kms) {
   );
 
   t.test(
-    'KEK disabled, KMS throttling or unreachable: 503 with Retry-After, /readyz unready, and recovery without a restart',
+    'KEK disabled, KMS throttling or unreachable: 503 with Retry-After, ' +
+      '/readyz unready, and recovery without a restart',
     async (t) => {
       const proxy = await startKmsFaultProxy(kms.endpoint);
       t.teardown(() => proxy.close());

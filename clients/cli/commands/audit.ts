@@ -76,7 +76,8 @@ export function registerAuditCommands(program: Command): void {
       .option('--op <operation>', 'only this operation, for example Sign')
       .option(
         '--prompt <id>',
-        "only the calls that named this prompt id (their X-Svc-Prompt-Id; the global --prompt-id names the prompt of this run's own calls)",
+        'only the calls that named this prompt id (their X-Svc-Prompt-Id; the ' +
+          "global --prompt-id names the prompt of this run's own calls)",
       )
       .option('--since <iso>', 'start here instead of at the latest --lines records')
       .option('-f, --follow', 'poll for new records until interrupted (Ctrl-C)')
@@ -134,7 +135,9 @@ export function registerAuditCommands(program: Command): void {
     audit
       .command('verify')
       .description(
-        'Recompute the per-node hash chains of the audit trail; exit 0 when intact, 3 when a row was edited, removed or inserted, or a chain is unknown or cut short',
+        'Recompute the per-node hash chains of the audit trail; exit 0 when ' +
+          'intact, 3 when a row was edited, removed or inserted, or a chain is ' +
+          'unknown or cut short',
       )
       .option('--node <id>', "only this node's chain")
       .option('--since <iso>', 'start here (the first row checked anchors the chain)')

@@ -193,7 +193,8 @@ export function registerKeyLifecycle(keys: Command): void {
       .argument('<id>', 'key id')
       .option(
         '--waiting-days <n>',
-        "days before the key is destroyed, 0..30 (default: the deployment's; an agent always waits its minimum); a Human may cancel meanwhile",
+        "days before the key is destroyed, 0..30 (default: the deployment's; an " +
+          'agent always waits its minimum); a Human may cancel meanwhile',
         wholeNumber('--waiting-days'),
       )
       .action(async (id: string, opts: { waitingDays?: number }, cmd: Command) => {

@@ -71,7 +71,8 @@ export function registerKeyTransfer(keys: Command): void {
     keys
       .command('import')
       .description(
-        'Create a key from material in a file: fetches import parameters, wraps the material here, imports it (PreActive)',
+        'Create a key from material in a file: fetches import parameters, wraps ' +
+          'the material here, imports it (PreActive)',
       )
       .requiredOption('--name <name>', 'a label for people; need not be unique')
       .requiredOption('--algorithm <algorithm>', 'AES, HMAC, RSA, EC or EdDSA')

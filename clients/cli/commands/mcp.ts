@@ -54,7 +54,9 @@ async function serve(flags: GlobalOptions): Promise<void> {
   await forwarder.close();
 }
 
-/** --model / --prompt-id (SVC_MODEL / SVC_PROMPT_ID): the service refuses control characters and over 128 characters. */
+/**
+ * --model / --prompt-id (SVC_MODEL / SVC_PROMPT_ID): the service refuses control characters and over 128 characters.
+ */
 function accountabilityHeaders(flags: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const out: Record<string, string> = {};
   const add = (header: string, flag: string, value: string | undefined) => {

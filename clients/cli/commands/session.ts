@@ -25,7 +25,9 @@ export function registerSessionCommands(program: Command): void {
       .description(`Remember a server and who you are there, in ${configPath()} (mode 0600)`)
       .addHelpText(
         'after',
-        '\nUses the global --server and one of --user (dev mode, with --groups) or --token; checks that the server answers first.\nLater commands use it unless flags or SVC_SERVER / SVC_USER / SVC_TOKEN say otherwise.',
+        '\nUses the global --server and one of --user (dev mode, with --groups) ' +
+          'or --token; checks that the server answers first.\nLater commands use ' +
+          'it unless flags or SVC_SERVER / SVC_USER / SVC_TOKEN say otherwise.',
       )
       .action(async (_opts, cmd: Command) => {
         const g = cmd.optsWithGlobals<GlobalOptions>();

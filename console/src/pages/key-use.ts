@@ -43,7 +43,10 @@ function contextField(label: string, hint: string): { el: HTMLElement; input: HT
   return { el: field(label, input, hint), input };
 }
 
-/** Encrypt some text and decrypt an envelope, as an application would with this key: each only when the key's state allows it. */
+/**
+ * Encrypt some text and decrypt an envelope, as an application would with this key: each only when the key's state
+ * allows it.
+ */
 function encryptCards(id: string, produce: boolean, consume: boolean): HTMLElement[] {
   const cards: HTMLElement[] = [];
   if (produce) {

@@ -40,7 +40,9 @@ export function renderSignIn(root: HTMLElement, message: string | undefined, don
     h(
       'p',
       {},
-      'Paste a token from your identity provider, or one the service minted for you. It is kept in this tab only (sessionStorage) and sent in the Authorization header.',
+      'Paste a token from your identity provider, or one the service minted ' +
+        'for you. It is kept in this tab only (sessionStorage) and sent in the ' +
+        'Authorization header.',
     ),
     field('Token', token),
     h('button', { type: 'submit' }, 'Sign in with token'),

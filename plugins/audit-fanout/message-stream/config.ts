@@ -4,7 +4,9 @@ import { auditSinks, deliverySettings, inEntries } from '../support/config.ts';
 
 const DEFAULTS = { batchSize: 256, concurrency: 1 };
 
-/** The sink of the SVC_AUDIT_MSGSTREAM_* variables; an `audit.sinks` entry of kind message-stream has the same settings. */
+/**
+ * The sink of the SVC_AUDIT_MSGSTREAM_* variables; an `audit.sinks` entry of kind message-stream has the same settings.
+ */
 export const messageStreamSection = Type.Object({
   enabled: Type.Boolean({
     description: 'Publish every audit event to a NATS JetStream stream (one sink named "message-stream").',

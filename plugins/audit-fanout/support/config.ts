@@ -11,7 +11,9 @@ import { DEFAULT_DELIVERY, type DeliverySettings } from '../../../kernel/index.t
  */
 export const auditSinks = Type.Array(Type.Unknown(), {
   description:
-    'Secondary audit sinks, each {kind: webhook | log-stream | message-stream, name, enabled (default true; false: not started), ...settings of that kind} (config file only).',
+    'Secondary audit sinks, each {kind: webhook | log-stream | ' +
+    'message-stream, name, enabled (default true; false: not started), ' +
+    '...settings of that kind} (config file only).',
   default: [],
   env: false,
 });
@@ -30,7 +32,10 @@ export function inEntries<T extends TSchema>(rule: SinkEntryRule, setting: T): T
   return { ...setting, [SINK_ENTRY]: rule };
 }
 
-/** The retry, queue and dead-letter settings of one kind's section; `envPrefix` when its variables are not named after the section. */
+/**
+ * The retry, queue and dead-letter settings of one kind's section; `envPrefix` when its variables are not named after
+ * the section.
+ */
 export function deliverySettings(defaults: { batchSize: number; concurrency: number }, envPrefix?: string) {
   const env = (name: string) => (envPrefix ? { env: `${envPrefix}_${name}` } : {});
   const atLeastOne = { minimum: 1 };
@@ -87,7 +92,8 @@ export function deliverySettings(defaults: { batchSize: number; concurrency: num
       Type.Integer({
         minimum: 0,
         description:
-          "Deliveries in flight at once (above 1, events of different requests may arrive out of order; one request's events stay in order).",
+          'Deliveries in flight at once (above 1, events of different requests ' +
+          "may arrive out of order; one request's events stay in order).",
         default: defaults.concurrency,
         ...env('CONCURRENCY'),
       }),
@@ -103,7 +109,10 @@ export type SinkSection = TObject<TProperties & { enabled: TBoolean }>;
 /** A sink's settings as its kind's `build` receives them: the section's, without `enabled`, and its name. */
 export type SinkEntry<S extends SinkSection> = Omit<Static<S>, 'enabled'> & { name: string };
 
-/** Keywords of a setting that are the configuration loader's (variable, redaction, docs, its own formats), not an entry's check. */
+/**
+ * Keywords of a setting that are the configuration loader's (variable, redaction, docs, its own formats), not an
+ * entry's check.
+ */
 const LOADER_KEYWORDS = ['description', 'env', 'sensitive', 'format'];
 
 /** One setting of a section as an entry checks it: its JSON Schema type and default, narrowed by its SinkEntryRule. */

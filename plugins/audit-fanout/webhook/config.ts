@@ -41,7 +41,9 @@ export const webhookSection = Type.Object({
     Type.Integer({
       minimum: 0,
       description:
-        'POSTs sent on one connection before their answers come (HTTP/1.1 pipelining; the receiver answers them in order, as HTTP/1.1 requires); 1: one at a time.',
+        'POSTs sent on one connection before their answers come (HTTP/1.1 ' +
+        'pipelining; the receiver answers them in order, as HTTP/1.1 requires); ' +
+        '1: one at a time.',
       default: PIPELINING,
     }),
   ),

@@ -22,7 +22,9 @@ export class KeepAlivePoster {
     this.path = `${url.pathname}${url.search}`;
   }
 
-  /** Resolves with the receiver's status code; rejects on a transport error or when no answer came within `timeoutMs`. */
+  /**
+   * Resolves with the receiver's status code; rejects on a transport error or when no answer came within `timeoutMs`.
+   */
   post(body: string, headers: Record<string, string>, timeoutMs: number): Promise<number> {
     return new Promise((resolve, reject) => {
       // idempotent and not blocking, or undici would not pipeline a POST: a delivery may be sent twice

@@ -14,7 +14,10 @@ export interface AuditRow {
   outcome: string;
   context: string;
   correlation_id: string;
-  /** The context's `agent.promptId`, copied into an indexed column so GET /v1/audit?promptId= seeks; null before migration 005. */
+  /**
+   * The context's `agent.promptId`, copied into an indexed column so GET /v1/audit?promptId= seeks; null before
+   * migration 005.
+   */
   prompt_id?: string | null;
   prev_hash?: string | null;
   hash?: string | null;

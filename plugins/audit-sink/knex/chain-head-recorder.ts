@@ -77,7 +77,8 @@ export class ChainHeadRecorder {
     if (head && !(await holds(db, this.node, head, pruneBefore))) {
       this.held = true;
       this.logger.error(
-        'the audit chain of this node no longer holds the head it recorded; verification reports it, and no new head is recorded until an operator clears it',
+        'the audit chain of this node no longer holds the head it recorded; ' +
+          'verification reports it, and no new head is recorded until an operator clears it',
         { node: this.node, rowId: head.rowId, recordedAt: head.recordedAt },
       );
       return;
@@ -90,7 +91,9 @@ export class ChainHeadRecorder {
     if (head.closed && newest && !endsAtHead) {
       this.held = true;
       this.logger.error(
-        'rows were added to the audit chain of this node while it was stopped; verification reports them, and no new head is recorded until an operator clears it',
+        'rows were added to the audit chain of this node while it was stopped; ' +
+          'verification reports them, and no new head is recorded until an ' +
+          'operator clears it',
         { node: this.node, rowId: head.rowId, recordedAt: head.recordedAt, newestRowId: Number(newest.id) },
       );
       return;
@@ -114,7 +117,10 @@ export class ChainHeadRecorder {
     if (this.unrecorded >= RECORD_EVERY || this.stopping) this.record(db);
   }
 
-  /** Records the newest row as the closed head (no row may follow it until the next start); waits for recordings under way. */
+  /**
+   * Records the newest row as the closed head (no row may follow it until the next start); waits for recordings under
+   * way.
+   */
   async stop(db: Knex): Promise<void> {
     this.stopping = true;
     this.record(db);

@@ -15,7 +15,10 @@ export interface VerifiedHead {
   occurredAt: string;
 }
 
-/** What a node remembers between verifications: each chain's last verified row, and how far rows without a node were looked for. */
+/**
+ * What a node remembers between verifications: each chain's last verified row, and how far rows without a node were
+ * looked for.
+ */
 export interface VerifiedState {
   heads: Record<string, VerifiedHead>;
   scannedTo: number;
@@ -116,7 +119,8 @@ export async function verifyChains(db: Knex, q: ChainVerifyArgs): Promise<ChainV
     }
   }
 
-  // Every row of a window comes at or after the window's first row: each chain's walk starts there, not at its first row.
+  // Every row of a window comes at or after the window's first row: each chain's walk starts there, not at its first
+  // row.
   const windowStart = q.since
     ? Number(
         (await db('svc_audit').where('occurred_at', '>=', q.since).min({ first: 'id' }).first())?.first ?? top + 1,

@@ -68,7 +68,10 @@ export class KnexAuditSink implements AuditSink {
     private readonly logger: Logger,
     /** This node's id: its rows form their own chain. */
     private readonly node = 'node',
-    /** The journal's node registry; without it (a sink tested alone) verification cannot see unknown nodes or a cut chain end. */
+    /**
+     * The journal's node registry; without it (a sink tested alone) verification cannot see unknown nodes or a cut
+     * chain end.
+     */
     nodes?: NodeRegistry,
   ) {
     this.recorder = nodes && new ChainHeadRecorder(nodes, node, clock, logger);
@@ -167,7 +170,10 @@ export class KnexAuditSink implements AuditSink {
     return insert;
   }
 
-  /** Waits until no batch is being written, including one that records handed over just now start (a few rounds at most). */
+  /**
+   * Waits until no batch is being written, including one that records handed over just now start (a few rounds at
+   * most).
+   */
   private async writesSettled(): Promise<void> {
     // Bounded: a batch stuck on an unreachable database must not hold up the stop (it fails anyway).
     const deadline = Date.now() + SETTLE_MS;

@@ -38,7 +38,8 @@ export class AuditReader {
       );
     const worker = this.running();
     const id = ++this.nextId;
-    // Referenced while it owes an answer, so a process waiting for one does not exit; idle, it never keeps the process alive.
+    // Referenced while it owes an answer, so a process waiting for one does not exit; idle, it never keeps the process
+    // alive.
     worker.ref();
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });

@@ -7,7 +7,8 @@ export const oidcSettings = defineSettings(
     auth: Type.Object({
       oidc: Type.Object({
         issuerUri: outboundUrlSetting(
-          "OIDC issuer; required when auth.kind is oidc. https://, or http:// to a loopback host only (its discovery document's jwks_uri likewise).",
+          'OIDC issuer; required when auth.kind is oidc. https://, or http:// to ' +
+            "a loopback host only (its discovery document's jwks_uri likewise).",
         ),
         audience: Type.String({ description: 'Expected aud claim (set one in production).', default: '' }),
         jwksCacheTtlSeconds: Type.Integer({ minimum: 0, description: 'Key-set cache lifetime.', default: 3600 }),

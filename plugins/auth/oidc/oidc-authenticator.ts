@@ -25,7 +25,9 @@ export interface OidcOptions {
   agentSecret: string;
 }
 
-/** Asymmetric algorithms only: alg none and HS* (for example HS256 forged with the issuer's public key) never verify. */
+/**
+ * Asymmetric algorithms only: alg none and HS* (for example HS256 forged with the issuer's public key) never verify.
+ */
 const ISSUER_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512'];
 
 /**

@@ -8,7 +8,10 @@ import {
 
 const MAX_ACTORS = 10_000;
 
-/** Index of the first time after `since` in ascending `times` (binary search: a sustained burst keeps 3x threshold of them). */
+/**
+ * Index of the first time after `since` in ascending `times` (binary search: a sustained burst keeps 3x threshold of
+ * them).
+ */
 function firstAfter(times: number[], since: number): number {
   let lo = 0;
   let hi = times.length;

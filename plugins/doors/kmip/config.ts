@@ -6,7 +6,10 @@ export const kmipSettings = defineSettings(
     kmip: Type.Object({
       enabled: Type.Boolean({
         description:
-          "Serve KMIP (binary TTLV over mutual TLS, protocol 1.0-1.4 and 2.0) on its own port: each client certificate's subject CN is a Service principal, its O the tenant; every operation runs through the REST API's policy, risk, rate limits and audit.",
+          'Serve KMIP (binary TTLV over mutual TLS, protocol 1.0-1.4 and 2.0) on ' +
+          "its own port: each client certificate's subject CN is a Service " +
+          'principal, its O the tenant; every operation runs through the REST ' +
+          "API's policy, risk, rate limits and audit.",
         default: false,
       }),
       host: Type.String({
@@ -22,19 +25,29 @@ export const kmipSettings = defineSettings(
       maxConnections: Type.Integer({
         minimum: 0,
         description:
-          'Certified connections (TLS handshake finished) the KMIP listener holds at once; a client past it is closed after its handshake until one ends. Connections still in their handshake never count here (see kmip.maxPendingHandshakes). KMIP clients are few (databases, arrays, hypervisors) and each may hold a few MiB of messages in flight, so this is far below http.maxConnections.',
+          'Certified connections (TLS handshake finished) the KMIP listener holds ' +
+          'at once; a client past it is closed after its handshake until one ' +
+          'ends. Connections still in their handshake never count here (see ' +
+          'kmip.maxPendingHandshakes). KMIP clients are few (databases, arrays, ' +
+          'hypervisors) and each may hold a few MiB of messages in flight, so ' +
+          'this is far below http.maxConnections.',
         default: 256,
       }),
       handshakeTimeoutMs: Type.Integer({
         minimum: 0,
         description:
-          'A connection whose TLS handshake has not finished this long after it was accepted is closed, however slowly it keeps sending (an absolute deadline, not an idle timer).',
+          'A connection whose TLS handshake has not finished this long after it ' +
+          'was accepted is closed, however slowly it keeps sending (an absolute ' +
+          'deadline, not an idle timer).',
         default: 10000,
       }),
       maxPendingHandshakes: Type.Integer({
         minimum: 0,
         description:
-          'Connections the KMIP listener holds in their TLS handshake at once, apart from kmip.maxConnections; one more closes the oldest of them, so TCP connections that never present a certificate cannot shut certified clients out. Each costs a few KiB.',
+          'Connections the KMIP listener holds in their TLS handshake at once, ' +
+          'apart from kmip.maxConnections; one more closes the oldest of them, so ' +
+          'TCP connections that never present a certificate cannot shut certified ' +
+          'clients out. Each costs a few KiB.',
         default: 1024,
       }),
       tls: Type.Object({
@@ -48,7 +61,8 @@ export const kmipSettings = defineSettings(
         }),
         clientCaFile: Type.String({
           description:
-            "PEM CA certificate(s) that sign the KMIP clients' certificates (required when kmip.enabled): a client without one is refused in the handshake.",
+            "PEM CA certificate(s) that sign the KMIP clients' certificates " +
+            '(required when kmip.enabled): a client without one is refused in the handshake.',
           default: '',
         }),
       }),

@@ -15,7 +15,8 @@ export default definePlugin({
   apiVersion: KERNEL_API_VERSION,
   provides: doorPort,
   description:
-    'KMIP (binary TTLV over mutual TLS) on its own port: client certificates as Service principals, every operation through the one pipeline',
+    'KMIP (binary TTLV over mutual TLS) on its own port: client ' +
+    'certificates as Service principals, every operation through the one pipeline',
   dependsOn: { runner: operationRunnerPort, logger: loggerPort, clock: clockPort },
   settings: kmipSettings,
   configure: ({ kmip }, deployment): KmipSettings => ({

@@ -98,7 +98,8 @@ export class KmipDoor implements Door {
         else socket.destroy();
       },
     );
-    // No server.maxConnections: it counts TCP connections before their handshake too, so idle ones shut certified clients out.
+    // No server.maxConnections: it counts TCP connections before their handshake too, so idle ones shut certified
+    // clients out.
     server.on('connection', (raw) => this.gate.accepted(raw));
     // A refused handshake (no or foreign client certificate, or its deadline passed) concerns that client only.
     server.on('tlsClientError', () => undefined);

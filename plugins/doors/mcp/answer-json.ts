@@ -31,7 +31,10 @@ class MadeToolAnswer implements ToolAnswer {
     this.#body = body;
   }
 
-  /** The body's JSON, while the answer is still as it was made: the same body, one text that is that JSON, nothing added. */
+  /**
+   * The body's JSON, while the answer is still as it was made: the same body, one text that is that JSON, nothing
+   * added.
+   */
   static untouchedJson(value: unknown): string | undefined {
     if (!(value instanceof MadeToolAnswer)) return undefined;
     const json = value.#json;

@@ -18,7 +18,8 @@ interface Pending<C> {
 const isAnswer = (m: JSONRPCMessage): m is JSONRPCMessage & { id: RequestId } => !('method' in m) && 'id' in m;
 
 /**
- * A transport that lets ONE long-lived SDK server answer every request the door hands it (all but tools/call). Building a server
+ * A transport that lets ONE long-lived SDK server answer every request the door hands it (all but tools/call). Building
+ * a server
  * and the SDK's HTTP transport per request (as its stateless mode does) cost more CPU than the operation
  * itself: web Request/Response conversion, streams, abort signals and their garbage on every call.
  *
@@ -65,7 +66,8 @@ export class ExchangeTransport<C> implements Transport {
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
-    // Stateless: a notification or request of the server's own has no stream to go on (the SDK's JSON mode drops them too).
+    // Stateless: a notification or request of the server's own has no stream to go on (the SDK's JSON mode drops them
+    // too).
     if (!isAnswer(message) || typeof message.id !== 'number') return;
     const entry = this.pending.get(message.id);
     if (!entry) return;

@@ -23,7 +23,8 @@ export default definePlugin({
     maxBodyBytes: deployment.http.maxBodyBytes,
     version: VERSION,
   }),
-  // The issuer whose tokens the deployment's authenticator accepts (an OIDC one), if any: the 401s then point a client at it.
+  // The issuer whose tokens the deployment's authenticator accepts (an OIDC one), if any: the 401s then point a client
+  // at it.
   create: ({ config, deps }) => {
     const issuer = deps.authenticator.issuer;
     return new McpDoor(deps.runner, { ...config, ...(issuer ? { oidcIssuer: issuer } : {}) });

@@ -145,7 +145,8 @@ export class McpEndpoint {
       this.deps.toolCallsBy === 'sdk'
         ? await this.transport.dispatch(requests, origin)
         : await this.answer(requests, origin);
-    if (res.destroyed || res.writableEnded) return; // the client went away; the calls ran to their end (and their audit)
+    // the client went away; the calls ran to their end (and their audit)
+    if (res.destroyed || res.writableEnded) return;
     res.writeHead(200, { 'Content-Type': 'application/json' });
     res.end(answersJson(answers));
   }
@@ -188,7 +189,10 @@ function isDoorToolCall(request: JSONRPCRequest): boolean {
   return request.method === 'tools/call' && (request.params as { task?: unknown } | undefined)?.task === undefined;
 }
 
-/** A handler's failure as the SDK server's Protocol answers it: its code when an integer (else -32603), its message, its data. */
+/**
+ * A handler's failure as the SDK server's Protocol answers it: its code when an integer (else -32603), its message, its
+ * data.
+ */
 function errorAnswer(id: JSONRPCRequest['id'], error: unknown): JSONRPCMessage {
   const e = error as { code?: unknown; message?: string; data?: unknown };
   return {
@@ -202,7 +206,10 @@ function errorAnswer(id: JSONRPCRequest['id'], error: unknown): JSONRPCMessage {
   };
 }
 
-/** A tools/call's answer, the same code for the door's path and the SDK server's: the params checked, the tool found, the call run. */
+/**
+ * A tools/call's answer, the same code for the door's path and the SDK server's: the params checked, the tool found,
+ * the call run.
+ */
 async function answerToolCall(deps: McpEndpointDeps, rawParams: unknown, origin: CallOrigin): Promise<ToolAnswer> {
   const params = toolCallParams(rawParams);
   const tool = deps.catalogue.get(params.name);

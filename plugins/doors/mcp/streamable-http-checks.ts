@@ -25,7 +25,10 @@ const refuse = (status: number, code: number, message: string): { refusal: HttpR
 export const isInitialize = (m: unknown): m is InitializeRequest =>
   (m as { method?: unknown } | null)?.method === 'initialize' && isInitializeRequest(m);
 
-/** A message that passed isJsonRpcMessage (JSONRPCMessageSchema's rules) is a request when it has both a method and an id (the other three shapes lack one). */
+/**
+ * A message that passed isJsonRpcMessage (JSONRPCMessageSchema's rules) is a request when it has both a method and an
+ * id (the other three shapes lack one).
+ */
 export const isCheckedRequest = (m: JSONRPCMessage): m is JSONRPCRequest => 'method' in m && 'id' in m;
 
 const header = (headers: IncomingHttpHeaders, name: string): string | undefined => {

@@ -405,14 +405,18 @@ interface ErasureTaskRow {
 async function deleteForErasure(trx: Knex.Transaction, keyId: string): Promise<void> {
   await trx('svc_key_material').where({ key_id: keyId }).delete();
   await trx('svc_key_kwk').where({ key_id: keyId }).delete();
-  // Recorded again when there is one already: the task then names this delete (its time, and on PostgreSQL its transaction).
+  // Recorded again when there is one already: the task then names this delete (its time, and on PostgreSQL its
+  // transaction).
   await trx('svc_erasure_tasks')
     .insert({ key_id: keyId, recorded_at: new Date().toISOString() })
     .onConflict('key_id')
     .merge(['recorded_at']);
 }
 
-/** The key's row in svc_destroy_schedule follows its events: written by DestroyScheduled, removed by DestroyCancelled or Destroyed. */
+/**
+ * The key's row in svc_destroy_schedule follows its events: written by DestroyScheduled, removed by DestroyCancelled or
+ * Destroyed.
+ */
 async function keepDestroySchedule(trx: Knex.Transaction, keyId: string, events: KeyEvent[]): Promise<void> {
   for (const event of events) {
     if (event.type === 'DestroyScheduled')

@@ -114,7 +114,8 @@ const MIGRATIONS: Migration[] = [
         t.string('recorded_at', 32).notNullable();
       });
       await knex.raw(
-        "insert into svc_erasure_tasks (key_id, recorded_at) select key_id, max(occurred_at) from svc_key_events where type = 'Destroyed' group by key_id",
+        'insert into svc_erasure_tasks (key_id, recorded_at) select key_id, ' +
+          "max(occurred_at) from svc_key_events where type = 'Destroyed' group by key_id",
       );
     },
   },

@@ -69,7 +69,8 @@ export async function rebuildPostgres(knex: Knex, conn: unknown, deletedBy: stri
     return {
       complete: false,
       reason:
-        'VACUUM FULL had to keep deleted rows of svc_key_kwk that an older snapshot can still see (a long transaction or a backup); retried',
+        'VACUUM FULL had to keep deleted rows of svc_key_kwk that an older ' +
+        'snapshot can still see (a long transaction or a backup); retried',
     };
   return { complete: true };
 }

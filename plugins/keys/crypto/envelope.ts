@@ -26,7 +26,10 @@ export function envelopeVersion(envelope: Buffer): number | undefined {
   return envelope.length >= HEADER && envelope[0] === FORMAT ? envelope.readUInt32BE(1) : undefined;
 }
 
-/** AES-GCM: format byte, key version (uint32 BE), 96-bit IV, 128-bit tag, ciphertext. AAD binds key id, version and context. */
+/**
+ * AES-GCM: format byte, key version (uint32 BE), 96-bit IV, 128-bit tag, ciphertext. AAD binds key id, version and
+ * context.
+ */
 export function seal(
   secret: Buffer,
   keyId: string,

@@ -82,7 +82,9 @@ function parsePrivateKey(material: Buffer): KeyObject {
     throw refuse(
       isPublic
         ? 'it is a public key (SPKI); import needs the private key as unencrypted PKCS#8 DER'
-        : 'it is not an unencrypted PKCS#8 DER private key (PEM, PKCS#1, SEC1 and encrypted PKCS#8 are not accepted: convert with `openssl pkcs8 -topk8 -nocrypt -outform DER`)',
+        : 'it is not an unencrypted PKCS#8 DER private key (PEM, PKCS#1, SEC1 and ' +
+            'encrypted PKCS#8 are not accepted: convert with `openssl pkcs8 -topk8 ' +
+            '-nocrypt -outform DER`)',
     );
   }
 }
@@ -98,6 +100,7 @@ function selfTest(spec: Omit<KeySpec, 'name'>, key: KeyObject): void {
   }
   if (!ok)
     throw refuse(
-      'it fails the pairwise consistency test (a signature made with it does not verify with its own public key): its parts disagree',
+      'it fails the pairwise consistency test (a signature made with it does ' +
+        'not verify with its own public key): its parts disagree',
     );
 }

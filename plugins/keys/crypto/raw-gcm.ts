@@ -1,7 +1,9 @@
 import { createCipheriv, createDecipheriv } from 'node:crypto';
 import { IvPool } from './iv-pool.ts';
 
-/** AES-GCM's 96-bit IV: the only length the service takes (other lengths are hashed into a counter by GCM, a footgun). */
+/**
+ * AES-GCM's 96-bit IV: the only length the service takes (other lengths are hashed into a counter by GCM, a footgun).
+ */
 export const RAW_IV_BYTES = 12;
 /** The full 128-bit tag: shorter tags weaken GCM's forgery bound, so none is offered. */
 export const RAW_TAG_BYTES = 16;

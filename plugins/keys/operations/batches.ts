@@ -4,7 +4,8 @@ import * as B from '../../../schemas/batch.ts';
 import { decodeBase64 } from '../base64.ts';
 import type { KeyBatchCrypto } from '../key-batch-crypto.ts';
 
-// biome-ignore lint/suspicious/noExplicitAny: an item of any batched operation, checked against that operation's own input schema first.
+// An item of any batched operation, checked against that operation's own input schema first.
+// biome-ignore lint/suspicious/noExplicitAny: the operation's schema types it.
 type Item = Record<string, any>;
 type ItemError = { error: string; message: string };
 /** What a batch handler returns: each item's answer in order, and audit context of the whole batch. */

@@ -17,9 +17,21 @@ const contextKeys = (context: Record<string, string> | undefined) =>
 
 export const DATA_KEY_DESCRIPTIONS = {
   GenerateDataKey:
-    "Make a fresh random data key (128, 192 or 256 bits) for envelope encryption: encrypt large data locally with it and store its ciphertext beside the data. Returns the data key (base64; left out with plaintext:false) and the same key encrypted under an Active AES key's current version; decrypt gives the data key back from that ciphertext with the same context. IllegalOperation when the key is not Active, InvalidField when it is not AES.",
+    'Make a fresh random data key (128, 192 or 256 bits) for envelope ' +
+    'encryption: encrypt large data locally with it and store its ' +
+    'ciphertext beside the data. Returns the data key (base64; left out ' +
+    'with plaintext:false) and the same key encrypted under an Active AES ' +
+    "key's current version; decrypt gives the data key back from that " +
+    'ciphertext with the same context. IllegalOperation when the key is not ' +
+    'Active, InvalidField when it is not AES.',
   Reencrypt:
-    "Move a ciphertext to another key, or to this key's current version after a rotation, without the plaintext leaving the service: decrypts with this key and the context, encrypts under the destination key (default this one) and the destination context (default the same context). Needs Decrypt on this key and Encrypt on the destination. Returns the new ciphertext, the destination version and the version that decrypted. DecryptionFailed when the ciphertext or context does not match.",
+    "Move a ciphertext to another key, or to this key's current version " +
+    'after a rotation, without the plaintext leaving the service: decrypts ' +
+    'with this key and the context, encrypts under the destination key ' +
+    '(default this one) and the destination context (default the same ' +
+    'context). Needs Decrypt on this key and Encrypt on the destination. ' +
+    'Returns the new ciphertext, the destination version and the version ' +
+    'that decrypted. DecryptionFailed when the ciphertext or context does not match.',
 } as const;
 
 /** Data keys and re-encryption: a data key's plaintext is made in the service; a re-encryption's never leaves it. */

@@ -21,7 +21,13 @@ export function locateOperation(locator: KeyLocator): AnyOperation {
     group: 'Keys',
     summary: 'Find keys by name, state, algorithm, owner and creation time, newest first',
     description:
-      'Find keys, newest first: filter by name (exact, or a glob such as payments-*), state, algorithm, owner and creation time (createdAfter, createdBefore). Answers only keys the caller may read, each as GetKey shows it, limit per page (default 100, at most 1000), and nextCursor while there may be more: pass it as cursor to continue. Use it to find a key id by name. Changes nothing. InvalidField for an unknown filter, a bad date, limit or cursor.',
+      'Find keys, newest first: filter by name (exact, or a glob such as ' +
+      'payments-*), state, algorithm, owner and creation time (createdAfter, ' +
+      'createdBefore). Answers only keys the caller may read, each as GetKey ' +
+      'shows it, limit per page (default 100, at most 1000), and nextCursor ' +
+      'while there may be more: pass it as cursor to continue. Use it to find ' +
+      'a key id by name. Changes nothing. InvalidField for an unknown filter, ' +
+      'a bad date, limit or cursor.',
     input: LocateKeysQuery,
     output: KeyPage,
     http: { method: 'GET', path: '/v1/keys' },

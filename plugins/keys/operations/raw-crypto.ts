@@ -11,9 +11,20 @@ const optional = (text: string | undefined, field: string) =>
 
 export const RAW_CRYPTO_DESCRIPTIONS = {
   RawEncrypt:
-    "Encrypt plaintext (base64, at most 64 KiB) with an Active AES key's current version as plain AES-GCM, answered in parts: the ciphertext, the 12-byte IV the service drew (callers never choose IVs) and the 16-byte tag, with the caller's additional data bound as it is. For clients that carry GCM's parts themselves (KMIP, PKCS#11-style code); encrypt's envelope is the safer default. IllegalOperation when the key is not Active, InvalidField when it is not AES.",
+    "Encrypt plaintext (base64, at most 64 KiB) with an Active AES key's " +
+    'current version as plain AES-GCM, answered in parts: the ciphertext, ' +
+    'the 12-byte IV the service drew (callers never choose IVs) and the ' +
+    "16-byte tag, with the caller's additional data bound as it is. For " +
+    "clients that carry GCM's parts themselves (KMIP, PKCS#11-style code); " +
+    "encrypt's envelope is the safer default. IllegalOperation when the key " +
+    'is not Active, InvalidField when it is not AES.',
   RawDecrypt:
-    "Decrypt AES-GCM parts (ciphertext, 12-byte IV, 16-byte tag, additional data) made by raw-encrypt or by any GCM implementation under this key's material. Without keyVersion each version still held is tried, newest first. Works on Active and Deactivated keys. Returns the plaintext and the version. DecryptionFailed when the parts, key or additional data do not match.",
+    'Decrypt AES-GCM parts (ciphertext, 12-byte IV, 16-byte tag, additional ' +
+    'data) made by raw-encrypt or by any GCM implementation under this ' +
+    "key's material. Without keyVersion each version still held is tried, " +
+    'newest first. Works on Active and Deactivated keys. Returns the ' +
+    'plaintext and the version. DecryptionFailed when the parts, key or ' +
+    'additional data do not match.',
 } as const;
 
 /**

@@ -54,7 +54,8 @@ export function transferOperations(exporter: KeyExport, importer: KeyImport): An
       http: { method: 'POST', path: '/v1/keys/:id/export' },
       resource: (input) => keyResource(input?.id),
       attributes: { agentsRefused: MATERIAL_REASON, toolName: false },
-      // Marked on every record of the call that got past validation, refused ones included: detectors tell a material read from a metadata read.
+      // Marked on every record of the call that got past validation, refused ones included: detectors tell a material
+      // read from a metadata read.
       inputFacts: (): Record<string, string> => ({ export: 'true' }),
       handle: async (input, call) => {
         const result = await exporter.export(input.id, input.version, call.trace);

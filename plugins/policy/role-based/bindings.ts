@@ -32,7 +32,9 @@ const AGENT_ID = /^agent-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** `owner:self`, `name:GLOB` (`*` matches any run of characters) or `id:UUID`; a string saying what is wrong otherwise. */
+/**
+ * `owner:self`, `name:GLOB` (`*` matches any run of characters) or `id:UUID`; a string saying what is wrong otherwise.
+ */
 function compilePattern(pattern: string): KeyPattern | string {
   if (pattern === 'owner:self')
     return (facts, self) => facts.owner === self.subject || (self.tenant !== undefined && facts.tenant === self.tenant);

@@ -6,7 +6,10 @@ export const roleBindingsSettings = defineSettings(
     policy: Type.Object({
       roleBindings: Type.Record(Type.String(), Type.Unknown(), {
         description:
-          'role-based: group -> list of Operation names, or {operations, keys: [owner:self | name:GLOB | id:UUID], agents: ["*" | agent id]} with keys, agents or both (JSON in env); listing every agent and revoking others\' agents need agents.',
+          'role-based: group -> list of Operation names, or {operations, keys: ' +
+          '[owner:self | name:GLOB | id:UUID], agents: ["*" | agent id]} with ' +
+          'keys, agents or both (JSON in env); listing every agent and revoking ' +
+          "others' agents need agents.",
         default: {},
       }),
       subjectBindings: Type.Record(Type.String(), Type.Unknown(), {

@@ -26,7 +26,8 @@ export function bindingProblems(roleBindings: Bindings, subjectBindings: Binding
   const problems: string[] = [];
   if (Object.keys(roleBindings).length === 0 && Object.keys(subjectBindings).length === 0) {
     problems.push(
-      'policy.kind is role-based but both policy.roleBindings and policy.subjectBindings are empty: nobody could do anything',
+      'policy.kind is role-based but both policy.roleBindings and ' +
+        'policy.subjectBindings are empty: nobody could do anything',
     );
   }
   compileAll('roleBindings', roleBindings, problems);

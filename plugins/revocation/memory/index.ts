@@ -18,9 +18,11 @@ export default definePlugin({
             name: 'revocation.kind',
             status: 'warn',
             message:
-              'revocation.kind is in-memory: a revoked token is accepted again after a restart, and on every other node, until it expires',
+              'revocation.kind is in-memory: a revoked token is accepted again after ' +
+              'a restart, and on every other node, until it expires',
             advice:
-              'set SVC_REVOCATION_KIND=kv-store with SVC_REVOCATION_KV_URI (Redis), shared by every node and kept across restarts; or keep tokens short-lived',
+              'set SVC_REVOCATION_KIND=kv-store with SVC_REVOCATION_KV_URI (Redis), ' +
+              'shared by every node and kept across restarts; or keep tokens short-lived',
           },
         ]
       : [

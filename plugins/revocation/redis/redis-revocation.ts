@@ -9,7 +9,8 @@ import {
 
 /**
  * Revocation list in Redis: durable and shared by every node; each entry expires with
- * its token (24 h after the revocation when its expiry is unknown). Lookups fail open: with Redis unreachable a token counts as not revoked and a warning is
+ * its token (24 h after the revocation when its expiry is unknown). Lookups fail open: with Redis unreachable a token
+ * counts as not revoked and a warning is
  * logged (an outage of the list must not take the KMS down). Revoking fails closed: 503, so an operator
  * never believes a token is revoked when it is not.
  */

@@ -11,16 +11,20 @@ export const cloudKmsSettings = defineSettings(
         region: Type.String({ description: 'cloud-kms region; required when crypto.kind is cloud-kms.', default: '' }),
         kekArn: Type.String({
           description:
-            'cloud-kms: ARN of the KMS key (the KEK) that wraps every key-wrapping key; required when crypto.kind is cloud-kms.',
+            'cloud-kms: ARN of the KMS key (the KEK) that wraps every key-wrapping ' +
+            'key; required when crypto.kind is cloud-kms.',
           default: '',
         }),
         previousKekArns: Type.String({
           description:
-            'Earlier KEK ARNs (comma-separated) that still unwrap until `rewrap` has moved every key to the current KEK (also when the current one is local or pkcs11).',
+            'Earlier KEK ARNs (comma-separated) that still unwrap until `rewrap` ' +
+            'has moved every key to the current KEK (also when the current one is ' +
+            'local or pkcs11).',
           default: '',
         }),
         endpoint: outboundUrlSetting(
-          "cloud-kms endpoint override (an emulator, a VPC endpoint): https://, or http:// to a loopback host only; empty uses the region's.",
+          'cloud-kms endpoint override (an emulator, a VPC endpoint): https://, ' +
+            "or http:// to a loopback host only; empty uses the region's.",
         ),
         timeoutMs: Type.Integer({
           minimum: 0,

@@ -2,21 +2,27 @@ import { Type } from '@sinclair/typebox';
 import { defineSettings } from '../../../kernel/index.ts';
 import { sqliteFile } from '../../sql-support/config.ts';
 
-/** The local KEK, the earlier ones that still unwrap, and the journal file beside which it is kept when none is configured. */
+/**
+ * The local KEK, the earlier ones that still unwrap, and the journal file beside which it is kept when none is
+ * configured.
+ */
 export const localKekSettings = defineSettings(
   Type.Object({
     ...sqliteFile.properties,
     crypto: Type.Object({
       previousKeks: Type.String({
         description:
-          'Earlier local KEKs (comma-separated base64) that still unwrap until `rewrap` has moved every key to the current KEK (also when the current one is in cloud-kms or pkcs11).',
+          'Earlier local KEKs (comma-separated base64) that still unwrap until ' +
+          '`rewrap` has moved every key to the current KEK (also when the current ' +
+          'one is in cloud-kms or pkcs11).',
         default: '',
         env: 'SVC_CRYPTO_LOCAL_PREVIOUS_KEKS',
         sensitive: true,
       }),
       localKek: Type.String({
         description:
-          'in-memory root of trust: base64 of the 32-byte KEK. Without it: a file beside journal.db (rdb-embedded) or random per process (in-memory journal).',
+          'in-memory root of trust: base64 of the 32-byte KEK. Without it: a file ' +
+          'beside journal.db (rdb-embedded) or random per process (in-memory journal).',
         default: '',
         env: 'SVC_CRYPTO_LOCAL_KEK',
         sensitive: true,

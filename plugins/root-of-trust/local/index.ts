@@ -49,7 +49,8 @@ export default definePlugin({
         status: 'fail',
         message: `journal.kind ${source.journalKind} keeps keys across restarts, but no SVC_CRYPTO_LOCAL_KEK is set: keys would be unreadable after a restart`,
         advice:
-          'set SVC_CRYPTO_LOCAL_KEK to base64 of 32 random bytes (openssl rand -base64 32), or use crypto.kind cloud-kms',
+          'set SVC_CRYPTO_LOCAL_KEK to base64 of 32 random bytes (openssl rand ' +
+          '-base64 32), or use crypto.kind cloud-kms',
       });
     } else if (source.kind === 'configured' && Buffer.from(source.kekBase64, 'base64').length !== 32) {
       nodes.push({

@@ -108,7 +108,10 @@ export class LocalRootOfTrust implements RootOfTrust {
   }
 }
 
-/** Reads the KEK file (narrowed to 0600 first if found open to others), or creates it exclusively (0600) on first boot; never overwrites one. */
+/**
+ * Reads the KEK file (narrowed to 0600 first if found open to others), or creates it exclusively (0600) on first boot;
+ * never overwrites one.
+ */
 async function loadOrCreateKekFile(
   file: string,
   logger: Pick<Logger, 'warn'>,

@@ -2,14 +2,17 @@ import { Type } from '@sinclair/typebox';
 import { defineSettings } from '../../../kernel/index.ts';
 import { commaList } from '../support/comma-list.ts';
 
-/** The PKCS#11 token settings: the current KEK when crypto.kind is pkcs11, and the previous labels that still unwrap. */
+/**
+ * The PKCS#11 token settings: the current KEK when crypto.kind is pkcs11, and the previous labels that still unwrap.
+ */
 export const pkcs11Config = defineSettings(
   Type.Object({
     crypto: Type.Object({
       pkcs11: Type.Object({
         module: Type.String({
           description:
-            "pkcs11: path of the HSM vendor's PKCS#11 library (SoftHSM2: /usr/lib/softhsm/libsofthsm2.so); required when crypto.kind is pkcs11.",
+            "pkcs11: path of the HSM vendor's PKCS#11 library (SoftHSM2: " +
+            '/usr/lib/softhsm/libsofthsm2.so); required when crypto.kind is pkcs11.',
           default: '',
         }),
         tokenLabel: Type.String({
@@ -28,17 +31,25 @@ export const pkcs11Config = defineSettings(
         }),
         kekLabel: Type.String({
           description:
-            'pkcs11: label of the AES-256 KEK on the token (sensitive, never extractable) that wraps every key-wrapping key; required when crypto.kind is pkcs11.',
+            'pkcs11: label of the AES-256 KEK on the token (sensitive, never ' +
+            'extractable) that wraps every key-wrapping key; required when ' +
+            'crypto.kind is pkcs11.',
           default: '',
         }),
         createKek: Type.Boolean({
           description:
-            "pkcs11: create the KEK on the token at boot when no key has its label (sensitive, never extractable). Off by default, so a mistyped label fails the boot instead of making a new KEK; set it for one node's first boot only (two nodes creating at once make two keys with the label, which stops every boot).",
+            'pkcs11: create the KEK on the token at boot when no key has its label ' +
+            '(sensitive, never extractable). Off by default, so a mistyped label ' +
+            "fails the boot instead of making a new KEK; set it for one node's " +
+            'first boot only (two nodes creating at once make two keys with the ' +
+            'label, which stops every boot).',
           default: false,
         }),
         previousKekLabels: Type.String({
           description:
-            'Earlier KEK labels on the same token (comma-separated) that still unwrap until `rewrap` has moved every key to the current KEK (also when the current one is local or in cloud-kms).',
+            'Earlier KEK labels on the same token (comma-separated) that still ' +
+            'unwrap until `rewrap` has moved every key to the current KEK (also ' +
+            'when the current one is local or in cloud-kms).',
           default: '',
         }),
       }),
@@ -118,7 +129,8 @@ export function pkcs11SettingProblems(
       name: 'crypto.pkcs11.pin',
       message: `${why} but neither SVC_CRYPTO_PKCS11_PIN nor SVC_CRYPTO_PKCS11_PIN_FILE is set`,
       advice:
-        "give the token's user PIN in SVC_CRYPTO_PKCS11_PIN_FILE (a file readable by this service only) or SVC_CRYPTO_PKCS11_PIN",
+        "give the token's user PIN in SVC_CRYPTO_PKCS11_PIN_FILE (a file " +
+        'readable by this service only) or SVC_CRYPTO_PKCS11_PIN',
     });
   if (s.pin && s.pinFile)
     problems.push({
@@ -131,7 +143,8 @@ export function pkcs11SettingProblems(
       name: 'crypto.pkcs11.kekLabel',
       message: `${why} but SVC_CRYPTO_PKCS11_KEK_LABEL is empty`,
       advice:
-        'set the label of the AES-256 KEK on the token (with SVC_CRYPTO_PKCS11_CREATE_KEK=true on the first boot to create it)',
+        'set the label of the AES-256 KEK on the token (with ' +
+        'SVC_CRYPTO_PKCS11_CREATE_KEK=true on the first boot to create it)',
     });
   return problems;
 }

@@ -71,7 +71,9 @@ export class Pkcs11Module {
     this.ensureInitialized();
   }
 
-  /** The last user gone, the library is finalised (it stays loaded: unloading some vendors' libraries crashes at exit). */
+  /**
+   * The last user gone, the library is finalised (it stays loaded: unloading some vendors' libraries crashes at exit).
+   */
   release(): void {
     if (--this.users > 0 || !this.initialized) return;
     this.initialized = false;

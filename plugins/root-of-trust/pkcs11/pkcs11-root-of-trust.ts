@@ -5,7 +5,10 @@ import { pkcs11KekId, type Pkcs11Settings } from './config.ts';
 import { ckr } from './pkcs11-errors.ts';
 import { type Pkcs11Lease, Pkcs11Token } from './pkcs11-token.ts';
 
-/** Blob formats: the first byte says how the rest was made, so a KEK's blobs stay readable if the preferred mechanism changes. */
+/**
+ * Blob formats: the first byte says how the rest was made, so a KEK's blobs stay readable if the preferred mechanism
+ * changes.
+ */
 const KWP_FORMAT = 0x11;
 const GCM_FORMAT = 0x12;
 const NONCE_BYTES = 16;
@@ -115,7 +118,8 @@ export class Pkcs11RootOfTrust implements RootOfTrust {
             : unwrapKwp(lease, label, wrapped.blob, keyId),
         );
       } catch (err) {
-        // The token is well (an outage became SvcError ServiceUnavailable) and still refuses: the blob was changed, or is another key's.
+        // The token is well (an outage became SvcError ServiceUnavailable) and still refuses: the blob was changed, or
+        // is another key's.
         const code = ckr(err);
         if (!code) throw err;
         throw Object.assign(

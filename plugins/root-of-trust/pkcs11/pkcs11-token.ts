@@ -52,7 +52,8 @@ const RECONNECT_MAX_MS = 30_000;
  * call whose token went away (a return value of TOKEN_GONE, or an ambiguous one while the token does not
  * answer a health check) drops every session and answers 503; the next call after a pause (1 s, growing
  * to 30 s while the token stays away) initialises the library again, finds the token by its label, logs
- * in and finds the KEKs, so a token that comes back is used again without a restart. A PIN the token refuses is never tried again (that
+ * in and finds the KEKs, so a token that comes back is used again without a restart. A PIN the token refuses is never
+ * tried again (that
  * would count towards locking the token) until the service is restarted with the right one.
  */
 export class Pkcs11Token {

@@ -590,7 +590,8 @@ const locateBad: Maker = (cast, rnd) => {
   const iso = new Date(Date.now() - 60_000).toISOString();
   const q = (query: string, kind = 'locate') => post(kind, 'GET /v1/keys', `/v1/keys?${query}`, h, undefined, 'GET');
   return rnd.pick([
-    // Forged cursors: not base64url, padded, another version, a bad date or id, too long; and one well formed that this service never gave out.
+    // Forged cursors: not base64url, padded, another version, a bad date or id, too long; and one well formed that this
+    // service never gave out.
     () =>
       q(
         `cursor=${rnd.pick(['garbage!', `${cursor(`1|${iso}|${uuid}`)}=`, cursor(`2|${iso}|${uuid}`), cursor(`1|${iso}|not-a-uuid`), cursor(`1|2026-13-45T99:00:00.000Z|${uuid}`), cursor(`1|${iso}|${uuid}|more`), cursor('1||'), 'x'.repeat(201), '%00', cursor(`1|${iso}|${uuid.toUpperCase()}`), '__proto__'])}`,

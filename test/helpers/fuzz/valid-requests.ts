@@ -36,7 +36,10 @@ function request(
   };
 }
 
-/** Someone allowed `op` on a key of `algorithms`, and that key: a Human, the Service on its own keys, or an agent with the scope on its keys. */
+/**
+ * Someone allowed `op` on a key of `algorithms`, and that key: a Human, the Service on its own keys, or an agent with
+ * the scope on its keys.
+ */
 function keyUser(
   cast: Cast,
   rnd: Prng,
@@ -259,7 +262,10 @@ function lifecycle(op: 'rotate' | 'revoke' | 'compromise' | 'destroy'): Maker {
   };
 }
 
-/** A Human's scheduled destruction of a key the mix made: revoke, DELETE ?waitingDays (0: at once), and often a Human's cancel. */
+/**
+ * A Human's scheduled destruction of a key the mix made: revoke, DELETE ?waitingDays (0: at once), and often a Human's
+ * cancel.
+ */
 const scheduleDestroy: Maker = (cast, rnd) => {
   if (cast.scratch.length < 3) return create(cast, rnd);
   const key = cast.scratch.splice(rnd.int(0, cast.scratch.length - 1), 1)[0]!;
@@ -292,7 +298,10 @@ function destroyLater(cast: Cast, rnd: Prng, key: KeyRef, actor: Actor, days: nu
   });
 }
 
-/** An agent with the Destroy scope destroys a revoked key: the service schedules it (agents always wait), and a Human may cancel. */
+/**
+ * An agent with the Destroy scope destroys a revoked key: the service schedules it (agents always wait), and a Human
+ * may cancel.
+ */
 const agentDestroy: Maker = (cast, rnd) => {
   const agents = cast.agents.filter((a) => a.scopes.includes('Destroy'));
   if (!agents.length || cast.scratch.length < 3) return scheduleDestroy(cast, rnd);

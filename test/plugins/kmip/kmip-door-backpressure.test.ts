@@ -20,7 +20,8 @@ t.test(
     const serverSockets = () => [
       ...(door as unknown as { connections: { sockets: Set<TLSSocket> } }).connections.sockets,
     ];
-    // Stands in for the pipeline: every Encrypt answers a large ciphertext, so each answer outgrows the socket's buffer.
+    // Stands in for the pipeline: every Encrypt answers a large ciphertext, so each answer outgrows the socket's
+    // buffer.
     const runner = {
       run: async () => {
         bufferedWhenRun.push(serverSockets().reduce((sum, s) => sum + s.writableLength, 0));

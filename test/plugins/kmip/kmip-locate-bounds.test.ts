@@ -6,7 +6,10 @@ import { integer, K, structure } from '../../../plugins/doors/kmip/ttlv/index.ts
 const T = K.Tag;
 const PAGE = 1000;
 
-/** A pipeline stand-in whose LocateKeys finds `total` RSA keys (each a private and a public KMIP object), a page at a time. */
+/**
+ * A pipeline stand-in whose LocateKeys finds `total` RSA keys (each a private and a public KMIP object), a page at a
+ * time.
+ */
 function callFinding(total: number): KmipCall & { pagesRead: number } {
   const call = {
     version: { major: 1, minor: 4 },
@@ -27,7 +30,8 @@ function callFinding(total: number): KmipCall & { pagesRead: number } {
 }
 
 t.test(
-  'Locate answers at most 1,000 identifiers whatever Maximum Items asks: a batch of Locates cannot build a response of hundreds of megabytes',
+  'Locate answers at most 1,000 identifiers whatever Maximum Items asks: ' +
+    'a batch of Locates cannot build a response of hundreds of megabytes',
   async (t) => {
     const call = callFinding(20_000);
     const answer = await locate(structure(T.RequestPayload, [integer(T.MaximumItems, 0x7fffffff)]), call);

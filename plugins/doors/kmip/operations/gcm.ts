@@ -9,7 +9,10 @@ const T = K.Tag;
 const IV_BITS = 96;
 const TAG_BYTES = 16;
 
-/** Additional data used to be bound to encrypt's envelope as this context entry; Decrypt without an IV still reads it so. */
+/**
+ * Additional data used to be bound to encrypt's envelope as this context entry; Decrypt without an IV still reads it
+ * so.
+ */
 export const AAD_CONTEXT_KEY = 'kmip.aad';
 
 /**
@@ -22,7 +25,10 @@ export const tagHasField = (v: ProtocolVersion) => v.major > 1 || v.minor >= 4;
 const b64 = (buf: Buffer) => buf.toString('base64');
 const fromB64 = (text: string) => Buffer.from(text, 'base64');
 
-/** The Cryptographic Parameters the service honours (AES, GCM, 96-bit IV, 16-byte tag); anything else is refused, worded for a KMIP caller. */
+/**
+ * The Cryptographic Parameters the service honours (AES, GCM, 96-bit IV, 16-byte tag); anything else is refused, worded
+ * for a KMIP caller.
+ */
 function checkParameters(params: TtlvItem | undefined, ivGiven: boolean): void {
   const mode = numberValue(child(params, T.BlockCipherMode));
   if (mode !== undefined && mode !== K.BlockCipherMode.Gcm)
@@ -44,7 +50,8 @@ function checkParameters(params: TtlvItem | undefined, ivGiven: boolean): void {
   if (ivGiven)
     throw new SvcError(
       'InvalidField',
-      'the service draws every AES-GCM IV: send Encrypt without IV/Counter/Nonce (Random IV) and keep the IV it answers',
+      'the service draws every AES-GCM IV: send Encrypt without ' +
+        'IV/Counter/Nonce (Random IV) and keep the IV it answers',
     );
 }
 
@@ -76,7 +83,10 @@ export const encrypt: KmipAdapter = async (payload, call) => {
   return { payload: answer, uid };
 };
 
-/** The ciphertext and tag of a Decrypt: the Authenticated Encryption Tag when given (any version), else the last 16 bytes of Data. */
+/**
+ * The ciphertext and tag of a Decrypt: the Authenticated Encryption Tag when given (any version), else the last 16
+ * bytes of Data.
+ */
 function ciphertextAndTag(payload: TtlvItem): { ciphertext: Buffer; tag: Buffer } {
   const data = dataOf(payload);
   const tag = bytesOf(payload, T.AuthenticatedEncryptionTag);

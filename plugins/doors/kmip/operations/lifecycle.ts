@@ -116,7 +116,8 @@ export const revoke: KmipAdapter = async (payload, call) => {
   const code = numberValue(child(reason, T.RevocationReasonCode));
   const message = child(reason, T.RevocationMessage);
   const text = message?.type === 'TextString' && message.value ? message.value : undefined;
-  // Key Compromise is the service's Compromise (one-way; every cryptographic call refused after); any other reason is Revoke.
+  // Key Compromise is the service's Compromise (one-way; every cryptographic call refused after); any other reason is
+  // Revoke.
   const uid =
     code === K.RevocationReasonCode.KeyCompromise
       ? await lifecycle(call, payload, 'CompromiseKey', { reason: text ?? 'KMIP Revoke: key compromise' })

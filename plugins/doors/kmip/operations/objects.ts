@@ -74,7 +74,8 @@ export const get: KmipAdapter = async (payload, call) => {
   const rejected = child(payload, T.KeyWrappingSpecification)
     ? new SvcError(
         'InvalidField',
-        'Key Wrapping Specification is not supported: Get answers key material unwrapped, over the mutual-TLS connection',
+        'Key Wrapping Specification is not supported: Get answers key material ' +
+          'unwrapped, over the mutual-TLS connection',
       )
     : format instanceof KmipRejection
       ? format
@@ -168,7 +169,9 @@ const ALGORITHMS_BY_CODE: Record<number, string> = {
   [K.CryptographicAlgorithm.Ed448]: 'EdDSA',
 };
 
-/** The KMIP objects of one key that pass the Object Type filter: the key itself, and an asymmetric key's public half. */
+/**
+ * The KMIP objects of one key that pass the Object Type filter: the key itself, and an asymmetric key's public half.
+ */
 function objectsOf(key: ManagedKey, objectType: number | undefined): string[] {
   const own = key.spec.objectType === 'SymmetricKey' ? K.ObjectType.SymmetricKey : K.ObjectType.PrivateKey;
   const out: string[] = [];
