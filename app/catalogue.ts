@@ -45,13 +45,14 @@ import tokens from '../plugins/tokens/index.ts';
 /**
  * The plugins that fill a port chosen by kind (journal.kind, crypto.kind, auth.kind, policy.kind,
  * revocation.kind, audit.kind): each setting allows the kinds listed here for its port, and the kernel
- * wires the one it names. A new kind is a folder under plugins/ and one line here.
+ * wires the one it names, and lists them in this order in messages and docs. A new kind is a folder
+ * under plugins/ and one line here.
  */
 export const BY_KIND: AnyPlugin[] = [
   journalMemory,
-  journalSqlite,
   journalPostgres,
   journalMysql,
+  journalSqlite,
   rootOfTrustLocal,
   rootOfTrustCloudKms,
   rootOfTrustPkcs11,
@@ -64,9 +65,9 @@ export const BY_KIND: AnyPlugin[] = [
   revocationMemory,
   revocationRedis,
   auditSinkStdout,
-  auditSinkSqlite,
   auditSinkPostgres,
   auditSinkMysql,
+  auditSinkSqlite,
 ];
 
 /**
