@@ -27,12 +27,22 @@ export interface Choice {
   problems: string[];
 }
 
-/** The plugins the kind settings of `settings` choose among `plugins`, from the validated configuration. */
+/**
+ * The plugins the kind settings of `settings` choose among `plugins`, from the validated configuration,
+ * in the order of the list (the catalogue's: journal first), which the boot tree shows.
+ */
 export function chooseByKind(settings: TObject, values: Record<string, unknown>, plugins: AnyPlugin[]): Choice {
   const choice: Choice = { chosen: [], kinds: {}, problems: [] };
-  for (const [path, setting] of settingLeaves(settings)) {
+  const kindSettings = settingLeaves(settings).flatMap(([path, setting]) => {
     const port = selectedPort(setting);
-    if (!port) continue;
+    return port ? [{ path, setting, port }] : [];
+  });
+  const listed = (port: string) => {
+    const at = plugins.findIndex((p) => p.provides.id === port);
+    return at < 0 ? plugins.length : at;
+  };
+  kindSettings.sort((a, b) => listed(a.port) - listed(b.port));
+  for (const { path, setting, port } of kindSettings) {
     const kind = String(
       path.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown>)?.[key], values),
     );
