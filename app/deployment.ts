@@ -1,7 +1,7 @@
 import { nodeIdOf } from '../config/node.ts';
 import { baseSchema, type LoadedValues } from '../config/schema.ts';
 import { configuredWorkers } from '../config/workers.ts';
-import { chooseByKind } from '../kernel/settings/choose-by-kind.ts';
+import { chosenKinds } from '../kernel/settings/choose-by-kind.ts';
 import type { Deployment } from '../kernel/settings/deployment.ts';
 
 /** The facts of this deployment every plugin's `configure` may read, from the validated base settings. */
@@ -11,7 +11,7 @@ export function deploymentOf(values: LoadedValues): Deployment {
     dataDir: String(values.node.dataDir),
     workers: configuredWorkers(values),
     http: Object.freeze({ host: String(values.http.host), maxBodyBytes: Number(values.http.maxBodyBytes) }),
-    kinds: Object.freeze(chooseByKind(baseSchema, values, []).kinds),
+    kinds: Object.freeze(chosenKinds(baseSchema, values)),
     hmacSecret: String(values.auth.hmacSecret),
   });
 }

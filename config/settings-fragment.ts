@@ -5,7 +5,7 @@ import type { ConfigFragment } from './stitch.ts';
 import { httpsUrl } from './urls.ts';
 import { wholeNumberOrAuto } from './workers.ts';
 
-/** The loader's checks of the formats a setting may name (kernel/settings/settings.ts SETTING_FORMATS). */
+/** The loader's checks of the formats a setting may name (defineSettings in kernel/settings/settings.ts). */
 const FORMATS: Record<string, (value: unknown) => void> = {
   'outbound-url': httpsUrl,
   'whole-number-or-auto': wholeNumberOrAuto,

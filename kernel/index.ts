@@ -9,7 +9,7 @@ export {
   type PluginContext,
   type PreflightEnv,
 } from './define-plugin.ts';
-export { defineSettings, type SettingsOf, type SettingOptions } from './settings/settings.ts';
+export { defineSettings, type SettingsOf } from './settings/settings.ts';
 export type { Deployment } from './settings/deployment.ts';
 export { SvcError, isSvcError, asSvcError, INTERNAL_ERROR_MESSAGE, ERROR_CATALOGUE, type ErrorCode } from './errors.ts';
 export * from './model/index.ts';

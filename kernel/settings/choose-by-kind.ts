@@ -18,11 +18,22 @@ export const selectedPort = (setting: unknown): string | undefined => (setting a
 export const kindsOf = (plugins: AnyPlugin[], port: string): string[] =>
   plugins.flatMap((p) => (p.provides.id === port && p.kind !== undefined ? [p.kind] : []));
 
+const kindAt = (path: string, values: Record<string, unknown>): string =>
+  String(path.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown>)?.[key], values));
+const sectionOf = (path: string): string => path.split('.').slice(0, -1).join('.');
+
+/** The kind each kind setting of `settings` names, by the setting's section: `{journal: 'rdb-embedded', ...}`. */
+export function chosenKinds(settings: TObject, values: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(
+    settingLeaves(settings).flatMap(([path, setting]) =>
+      selectedPort(setting) ? [[sectionOf(path), kindAt(path, values)]] : [],
+    ),
+  );
+}
+
 export interface Choice {
   /** The plugin each kind setting names, one per chosen port. */
   chosen: AnyPlugin[];
-  /** The chosen kind by the setting's section: `{journal: 'rdb-embedded', crypto: 'in-memory', ...}`. */
-  kinds: Record<string, string>;
   /** One sentence per setting that names a kind no plugin has. */
   problems: string[];
 }
@@ -32,7 +43,7 @@ export interface Choice {
  * in the order of the list (the catalogue's: journal first), which the boot tree shows.
  */
 export function chooseByKind(settings: TObject, values: Record<string, unknown>, plugins: AnyPlugin[]): Choice {
-  const choice: Choice = { chosen: [], kinds: {}, problems: [] };
+  const choice: Choice = { chosen: [], problems: [] };
   const kindSettings = settingLeaves(settings).flatMap(([path, setting]) => {
     const port = selectedPort(setting);
     return port ? [{ path, setting, port }] : [];
@@ -43,10 +54,7 @@ export function chooseByKind(settings: TObject, values: Record<string, unknown>,
   };
   kindSettings.sort((a, b) => listed(a.port) - listed(b.port));
   for (const { path, setting, port } of kindSettings) {
-    const kind = String(
-      path.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown>)?.[key], values),
-    );
-    choice.kinds[path.split('.').slice(0, -1).join('.')] = kind;
+    const kind = kindAt(path, values);
     const plugin = plugins.find((p) => p.provides.id === port && p.kind === kind);
     if (plugin) choice.chosen.push(plugin);
     else

@@ -1,38 +1,22 @@
 import { Kind, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
 
-/**
- * A plugin's settings: one TypeBox object rooted at the configuration's top, whose nested objects are
- * its sections (`{audit: {webhook: {url, secret, ...}}}` is the section `audit.webhook`). From this one
- * declaration come the config-file keys, the `SVC_*` variables, docs/config.md, `--print-config`'s
- * redaction and the typed values the plugin receives. A setting's schema may carry, beside JSON
- * Schema's `description` and `default`:
- * - `env`: its variable's name when it is not `SVC_` + the upper snake case of its path
- *   (`rateLimit.requestsPerSecond` reads `SVC_RATE_LIMIT_RPS`), or `false` for a file-only setting;
- * - `sensitive: true`: never printed (`--print-config`, docs defaults, error messages);
- * - `format`: one of SETTING_FORMATS, checked at boot with the setting's key and variable.
- * Two plugins may declare the very same setting object (the SQL connection a journal and an audit store
- * share), never two different settings of one key.
- */
-export type SettingsSchema = TObject;
-
 /** The values of a settings declaration as the plugin receives them (validated, defaults applied, frozen). */
 export type SettingsOf<S extends TSchema> = Readonly<Static<S>>;
 
-/** Extra keywords a setting may carry (see SettingsSchema). */
-export interface SettingOptions {
-  description: string;
-  env?: string | false;
-  sensitive?: boolean;
-}
-
 /**
- * Formats the configuration loader checks beyond JSON Schema types: `outbound-url` is empty or a URL
- * that carries keys, tokens or audit data safely (https://, or http:// only to a loopback host);
- * `whole-number-or-auto` is a positive whole number or `auto`.
+ * Declares a plugin's settings: one TypeBox object rooted at the configuration's top, whose nested objects
+ * are its sections (`{audit: {webhook: {url, secret, ...}}}` is the section `audit.webhook`). From this one
+ * declaration come the config-file keys, the `SVC_*` variables, docs/config.md, `--print-config`'s
+ * redaction and the typed values the plugin receives. A setting's schema carries JSON Schema's
+ * `description` and `default` (both required), and may carry:
+ * - `env`: its variable's name when it is not `SVC_` + the upper snake case of its path
+ *   (`rateLimit.requestsPerSecond` reads `SVC_RATE_LIMIT_RPS`), or `false` for a file-only setting;
+ * - `sensitive: true`: never printed (`--print-config`, docs defaults, error messages);
+ * - `format`: `outbound-url` (empty, or a URL that may carry keys, tokens or audit data: https://, or
+ *   http:// only to a loopback host) or `whole-number-or-auto`, checked at boot with the setting's key.
+ * Two plugins may declare the very same setting object (the SQL connection a journal and an audit store
+ * share), never two different settings of one key. This identity helper keeps the declaration's literal types.
  */
-export const SETTING_FORMATS = ['outbound-url', 'whole-number-or-auto'] as const;
-
-/** Identity helper that keeps the literal types of a settings declaration. */
 export function defineSettings<P extends TProperties>(settings: TObject<P>): TObject<P> {
   return settings;
 }
