@@ -28,6 +28,7 @@ import keys from '../plugins/keys/index.ts';
 import keyService from '../plugins/keys/service.ts';
 import mcp from '../plugins/doors/mcp/index.ts';
 import kmip from '../plugins/doors/kmip/index.ts';
+import policyApi from '../plugins/policy/api/index.ts';
 import policyDev from '../plugins/policy/dev/index.ts';
 import policyRoleBased from '../plugins/policy/role-based/index.ts';
 import revocationMemory from '../plugins/revocation/memory/index.ts';
@@ -81,7 +82,7 @@ export const PREVIOUS_KEKS: AnyPlugin[] = [
 ];
 
 /** Feature plugins wired in every deployment. */
-export const ALWAYS: AnyPlugin[] = [keyService, keys, auditApi, advisor, tokens, autoResponder];
+export const ALWAYS: AnyPlugin[] = [keyService, keys, auditApi, advisor, tokens, autoResponder, policyApi];
 
 /** Anomaly detectors, chosen by detectors.enabled (their kind is the detector name). */
 export const DETECTORS: AnyPlugin[] = [

@@ -5,6 +5,7 @@ import { locateContract } from './journal-locate.ts';
 import { agentRegistryContract } from './agent-registry.ts';
 import { importTokenContract } from './import-tokens.ts';
 import { nodeRegistryContract } from './node-registry.ts';
+import { policyStoreContract } from './policy-store.ts';
 
 const AES_SPEC = {
   name: 'contract',
@@ -36,6 +37,7 @@ const record = (id: string, occurredAt: string, resource: string): AuditRecord =
 export function journalContract(t: Test, open: () => Promise<KeyJournal>, reopen?: () => Promise<KeyJournal>): void {
   agentRegistryContract(t, open, reopen);
   nodeRegistryContract(t, open, reopen);
+  policyStoreContract(t, open, reopen);
   importTokenContract(t, open, reopen);
   locateContract(t, open, reopen);
   t.test('appends and loads events in sequence order; lastSeq follows', async (t) => {

@@ -27,8 +27,20 @@ export const ERROR_CATALOGUE = {
     status: 408,
     when: 'the request headers or body did not arrive within http.headersTimeoutMs / http.requestTimeoutMs',
   },
-  IllegalOperation: { status: 409, when: "the operation is not allowed in the key's state" },
-  PayloadTooLarge: { status: 413, when: 'request body over http.maxBodyBytes' },
+  IllegalOperation: {
+    status: 409,
+    when: "the operation is not allowed in the key's state, or /v1/policy under policy.kind dev (it needs role-based)",
+  },
+  PreconditionFailed: {
+    status: 412,
+    when:
+      'a conditional change (PUT /v1/policy) whose If-Match is missing or names a version that is no ' +
+      'longer the latest',
+  },
+  PayloadTooLarge: {
+    status: 413,
+    when: 'request body over http.maxBodyBytes, or a policy document over 1 MiB',
+  },
   URITooLong: { status: 414, when: 'the request target is longer than 8192 characters' },
   UnsupportedMediaType: { status: 415, when: 'a body-carrying route called without Content-Type: application/json' },
   TooManyRequests: {

@@ -99,6 +99,9 @@ export {
 export type { MaterialRekey } from './ports/journal.ts';
 export type { StoredImportToken } from './ports/import-token.ts';
 export type { AgentRegistry } from './ports/agent-registry.ts';
+export { agentKeyPatternProblem, MAX_AGENT_KEY_PATTERNS } from './auth/agent-keys.ts';
+export type { NewPolicyVersion, PolicyDocument, PolicyStore, PolicyVersion } from './ports/policy-store.ts';
+export { ALIAS_PATTERN, AliasTaken, isAlias, type KeyAlias, type KeyAliases } from './ports/key-aliases.ts';
 export {
   indexedKeyOf,
   isAfter,
@@ -106,6 +109,7 @@ export {
   nameGlob,
   NO_KEYS,
   stateAfter,
+  tagsAfter,
   type IndexedKey,
   type KeyScope,
   type LocatedRows,

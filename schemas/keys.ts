@@ -15,6 +15,12 @@ const Timestamp = (description: string) => Type.String({ description: `${descrip
 const strict = <T extends Record<string, TSchema>>(props: T, title: string) =>
   Type.Object(props, { additionalProperties: false, title });
 
+/** Tags as a caller sends and reads them: tag key -> value. */
+export const Tags = (description: string) =>
+  Type.Record(Type.String(), Type.String(), {
+    description: `${description}: at most 50, key 1..128 and value 0..256 characters`,
+  });
+
 export const KeySpecRequest = strict(
   {
     name: Type.Optional(
@@ -45,6 +51,7 @@ export const KeySpecRequest = strict(
           '/v1/keys/{id}/export); default false, fixed at creation',
       }),
     ),
+    tags: Type.Optional(Tags('the tags the key starts with')),
   },
   'KeySpecRequest',
 );
@@ -59,6 +66,7 @@ export const KeySpec = Type.Object(
     curve: Type.Optional(StringEnum([...EC_CURVES, ...ED_CURVES])),
     objectType: StringEnum(OBJECT_TYPES),
     exportable: Type.Boolean({ description: 'whether the material may be exported; fixed at creation' }),
+    tags: Type.Optional(Tags("the tags given at creation (the current ones are the key's `tags`)")),
   },
   { title: 'KeySpec' },
 );
@@ -90,6 +98,15 @@ export const ManagedKey = Type.Object(
         minimum: 2,
         description: 'the lowest version whose material exists; the versions below it were trimmed (erased for good)',
       }),
+    ),
+    enabled: Type.Boolean({
+      description: 'false while the key is disabled: it keeps its state but serves no cryptographic call or export',
+    }),
+    disabledAt: Type.Optional(Timestamp('when the key was disabled (present while it is)')),
+    disabledReason: Type.Optional(Type.String({ description: 'why, when the caller that disabled it said' })),
+    tags: Tags("the key's tags"),
+    aliases: Type.Optional(
+      Type.Array(Type.String(), { description: 'the aliases (alias/NAME) that name this key, by name' }),
     ),
   },
   { title: 'ManagedKey' },
@@ -226,8 +243,8 @@ export const PublicKeyResponse = Type.Object({
   publicKeyPem: Type.String({ description: 'SPKI PEM' }),
 });
 
-/** A key id as it arrives from a door: any text; one that is not a UUID is answered 404 KeyNotFound. */
-export const KeyId = Type.String({ description: 'key id (UUID)' });
+/** A key id as it arrives from a door: any text; one that is not a UUID (nor an alias) is answered 404 KeyNotFound. */
+export const KeyId = Type.String({ description: 'key id (UUID), or an alias naming the key (alias/NAME)' });
 const withKeyId = <T extends Record<string, TSchema>>(props: T, title: string) =>
   strict({ id: KeyId, ...props }, title);
 
@@ -327,4 +344,32 @@ export const TrimResponse = Type.Object(
     erasure: DestroyResponse.properties.erasure,
   },
   { title: 'TrimResponse' },
+);
+
+export const DisableInput = withKeyId(ReasonBody.properties, 'DisableInput');
+export const EnabledResponse = Type.Object(
+  {
+    id: Type.String(),
+    state: StringEnum(KEY_STATES),
+    enabled: Type.Boolean(),
+    disabledAt: Type.Optional(Timestamp('when the key was disabled')),
+    disabledReason: Type.Optional(Type.String()),
+  },
+  { title: 'EnabledResponse' },
+);
+export const TagBody = strict({ tags: Tags("tags to set, merged over the key's") }, 'TagRequest');
+export const TagInput = withKeyId(TagBody.properties, 'TagInput');
+export const UntagInput = withKeyId(
+  {
+    keys: Type.String({
+      minLength: 1,
+      maxLength: 8192,
+      description: 'the tag keys to remove, comma-separated (a key the key does not carry is ignored)',
+    }),
+  },
+  'UntagInput',
+);
+export const TagsResponse = Type.Object(
+  { id: Type.String(), tags: Tags("the key's tags now") },
+  { title: 'TagsResponse' },
 );

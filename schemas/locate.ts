@@ -22,6 +22,11 @@ export const LocateKeysQuery = Type.Object(
     createdBefore: Type.Optional(
       Type.String({ maxLength: 64, description: 'RFC 3339 date-time (or a date: midnight UTC), exclusive' }),
     ),
+    tag: Type.Optional(
+      Type.Union([Type.String({ maxLength: 400 }), Type.Array(Type.String({ maxLength: 400 }), { maxItems: 50 })], {
+        description: 'KEY:VALUE, repeatable (tag=team:payments&tag=env:prod): keys carrying every one of them',
+      }),
+    ),
     limit: Type.Optional(
       Type.Integer({ minimum: 1, maximum: 1000, description: 'keys per page, 1..1000; default 100' }),
     ),

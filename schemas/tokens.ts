@@ -9,6 +9,14 @@ export const IssueAgentBody = Type.Object(
       description: 'Operation names the agent may perform (never more than the caller may)',
       maxItems: OPERATIONS.length,
     }),
+    keys: Type.Optional(
+      Type.Array(Type.String({ maxLength: 300 }), {
+        maxItems: 50,
+        description:
+          'key patterns the agent is limited to (id:UUID, name:GLOB, owner:self, alias:NAME), on top of its ' +
+          "scopes and its parent's rights; absent: any key those allow",
+      }),
+    ),
     ttlSeconds: Type.Integer({ description: '1..86400' }),
     parent: Type.Optional(Type.String({ description: 'must equal the caller when given' })),
   },
@@ -47,6 +55,7 @@ export const AgentView = Type.Object(
     parent: Type.String({ description: 'the Human that issued it' }),
     purpose: Type.String(),
     scopes: Type.Array(Type.String(), { description: 'Operation names the token carries' }),
+    keys: Type.Optional(Type.Array(Type.String(), { description: 'the key patterns it is limited to' })),
     issuedAt: Type.String({ description: 'ISO 8601 UTC' }),
     expiresAt: Type.String({ description: 'ISO 8601 UTC' }),
     revoked: Type.Boolean(),

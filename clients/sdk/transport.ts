@@ -44,7 +44,8 @@ export interface CallOptions {
 export interface Call {
   method: 'GET' | 'POST' | 'DELETE';
   path: string;
-  query?: Record<string, string | number | undefined>;
+  /** A list value repeats the parameter (tag=a:1&tag=b:2). */
+  query?: Record<string, string | number | string[] | undefined>;
   body?: unknown;
   /**
    * Safe to send again: the call changes no key state and counts toward no rotation, so a retry
@@ -94,7 +95,10 @@ export class Transport {
    */
   private async once(call: Call, requestId: string, opts: CallOptions): Promise<Answer> {
     const url = new URL(call.path, this.options.baseUrl);
-    for (const [k, v] of Object.entries(call.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    for (const [k, v] of Object.entries(call.query ?? {})) {
+      if (Array.isArray(v)) for (const each of v) url.searchParams.append(k, each);
+      else if (v !== undefined) url.searchParams.set(k, String(v));
+    }
     const headers: Record<string, string> = {
       Accept: 'application/json',
       'X-Request-Id': requestId,

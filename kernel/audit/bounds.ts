@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AuditRecord } from '../model/index.ts';
+import { isAlias } from '../ports/key-aliases.ts';
 
 /** Field bounds of every audit record, in characters, so an oversized field is cut rather than the record refused. */
 export const AUDIT_BOUNDS = {
@@ -42,6 +43,8 @@ const LOWER_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 export function keyResource(rawId: unknown): string {
   if (typeof rawId === 'string' && LOWER_UUID.test(rawId)) return rawId;
   if (isUuid(rawId)) return rawId.toLowerCase();
+  // An alias that named no key when the call resolved it: its name is the resource (250 ASCII characters at most).
+  if (isAlias(rawId)) return rawId;
   return `invalid:${createHash('sha256')
     .update(String(rawId ?? ''))
     .digest('hex')

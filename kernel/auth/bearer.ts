@@ -108,6 +108,7 @@ async function registeredAgent(
     parentGroups: [...agent.parentGroups],
     purpose: agent.purpose,
     allowedOperations: agent.scopes.filter(isOperation),
+    ...(agent.keys ? { keys: [...agent.keys] } : {}),
     credential: {
       jti,
       issuedAt: Date.parse(agent.issuedAt) / 1000,

@@ -104,6 +104,7 @@ export async function startCore(plugins: AnyPlugin[], opts: BootOptions): Promis
         clock: opts.clock,
         tracer: opts.tracer,
         rateLimiter: opts.rateLimit && new RateLimiter(opts.rateLimit),
+        aliases: journal?.aliases,
       },
     );
     // Doors come last and go first: a call that arrives through one finds every plugin, the audit

@@ -17,7 +17,16 @@ export const MAX_URL_LENGTH = 8192;
 export function toSvcError(err: unknown): SvcError {
   if (isSvcError(err)) return err;
   const status = (err as { status?: number }).status;
-  if (status === 413) return new SvcError('PayloadTooLarge', 'request body is larger than the configured limit');
+  if (status === 413) {
+    // raw-body (under co-body) says which limit the body ran over: the caller learns how large a body may be.
+    const limit = (err as { limit?: unknown }).limit;
+    return new SvcError(
+      'PayloadTooLarge',
+      typeof limit === 'number'
+        ? `request body is larger than the configured limit (http.maxBodyBytes: ${limit} bytes)`
+        : 'request body is larger than the configured limit',
+    );
+  }
   if (status === 415)
     return new SvcError('UnsupportedMediaType', 'request body must be sent as Content-Type: application/json');
   if (status === 405)

@@ -79,9 +79,12 @@ const shapeName = (shape: TSchema, fallback: string, from: string, to: string) =
 function operationEntry(def: AnyOperation, components: SchemaComponents): [string, string, Record<string, unknown>] {
   const http = def.http!;
   const fromPath = pathFields(http.path);
+  const fromHeaders = Object.entries(http.requestHeaders ?? {});
+  // Fields the path or a header carries are not in the body (or the query).
+  const elsewhere = [...fromPath, ...fromHeaders.map(([field]) => field)];
   const shapes = inputShapes(def.input);
   const input = shapes[0]!;
-  const rest = Type.Omit(input, fromPath);
+  const rest = Type.Omit(input, elsewhere);
   const restProps = Object.keys(rest.properties ?? {});
   const parameters: unknown[] = fromPath.map((name) => ({
     name,
@@ -89,6 +92,16 @@ function operationEntry(def: AnyOperation, components: SchemaComponents): [strin
     required: true,
     schema: components.use(input.properties[name] ?? Type.String()),
   }));
+  for (const [field, header] of fromHeaders) {
+    const { description, ...schema } = (input.properties[field] ?? Type.String()) as TSchema;
+    parameters.push({
+      name: header,
+      in: 'header',
+      required: (input.required ?? []).includes(field),
+      ...(description ? { description } : {}),
+      schema: components.use(schema),
+    });
+  }
   const op: Record<string, unknown> = {
     operationId: operationId(def.id),
     summary: def.summary,
@@ -97,8 +110,8 @@ function operationEntry(def: AnyOperation, components: SchemaComponents): [strin
   };
   if (def.attributes?.humanOnly) op['x-svc-human-only'] = true;
   if (def.attributes?.agentsRefused) op['x-svc-agents-refused'] = true;
-  const hasBody = http.method === 'POST' && restProps.length > 0;
-  if (http.method !== 'POST') {
+  const hasBody = (http.method === 'POST' || http.method === 'PUT') && restProps.length > 0;
+  if (http.method !== 'POST' && http.method !== 'PUT') {
     for (const name of restProps)
       parameters.push({
         name,
@@ -108,7 +121,7 @@ function operationEntry(def: AnyOperation, components: SchemaComponents): [strin
       });
   } else if (hasBody) {
     const bodies = shapes.map((shape, i) => {
-      const { title: _, ...body } = JSON.parse(JSON.stringify(i === 0 ? rest : Type.Omit(shape, fromPath))) as Record<
+      const { title: _, ...body } = JSON.parse(JSON.stringify(i === 0 ? rest : Type.Omit(shape, elsewhere))) as Record<
         string,
         unknown
       >;
@@ -120,7 +133,7 @@ function operationEntry(def: AnyOperation, components: SchemaComponents): [strin
     // Rotate's and revoke's bodies may be left out (every field optional); the others are required.
     const schema = bodies.length === 1 ? bodies[0] : { oneOf: bodies };
     op.requestBody = {
-      required: shapes.some((shape) => (Type.Omit(shape, fromPath).required ?? []).length > 0),
+      required: shapes.some((shape) => (Type.Omit(shape, elsewhere).required ?? []).length > 0),
       content: { 'application/json': { schema } },
     };
   }
@@ -132,6 +145,16 @@ function operationEntry(def: AnyOperation, components: SchemaComponents): [strin
   op.responses = {
     [String(http.status ?? 200)]: {
       description: 'Success',
+      ...(http.responseHeaders
+        ? {
+            headers: Object.fromEntries(
+              Object.entries(http.responseHeaders).map(([name, h]) => [
+                name,
+                { description: h.description, schema: { type: 'string' } },
+              ]),
+            ),
+          }
+        : {}),
       content: { 'application/json': { schema: answers.length === 1 ? answers[0] : { oneOf: answers } } },
     },
     ...(http.accepted

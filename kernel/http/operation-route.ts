@@ -74,8 +74,10 @@ export function operationRoute(def: AnyOperation, deps: HttpDoorDeps): Middlewar
   const http = def.http!;
   const fields = pathFields(http.path);
   // GET and DELETE take their options from the query (a DELETE body has no defined meaning in HTTP).
-  const readsBody = http.method === 'POST';
+  const readsBody = http.method === 'POST' || http.method === 'PUT';
   const integers = integerFields(def);
+  const requestHeaders = Object.entries(http.requestHeaders ?? {});
+  const responseHeaders = Object.entries(http.responseHeaders ?? {});
   return async (ctx) => {
     let principal: Principal;
     try {
@@ -114,6 +116,12 @@ export function operationRoute(def: AnyOperation, deps: HttpDoorDeps): Middlewar
     // refuses the call after authorizing it, before anything reads the rest of the input.
     const named = (isObject ? input : {}) as Record<string, unknown>;
     for (const f of fields) named[f] = ctx.params[f];
+    // A header's field comes from the header alone: the same name in a body or query is not it.
+    for (const [field, header] of requestHeaders) {
+      const value = ctx.get(header);
+      if (value === '') delete named[field];
+      else named[field] = value;
+    }
     const result = await deps.pipeline.run(
       def.id,
       named,
@@ -127,6 +135,10 @@ export function operationRoute(def: AnyOperation, deps: HttpDoorDeps): Middlewar
       rejected,
     );
     ctx.status = http.accepted?.when(result) ? 202 : (http.status ?? 200);
+    for (const [name, header] of responseHeaders) {
+      const value = header.value(result);
+      if (value !== undefined) ctx.set(name, value);
+    }
     if (result === undefined) return;
     // Serialised and encoded once here: an object body makes Koa stringify it, then scan the string
     // again for its byte length, then encode it on write (a batch answer is some 140 KB).

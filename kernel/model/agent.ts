@@ -13,6 +13,8 @@ export interface AgentRecord {
   parentGroups: string[];
   purpose: string;
   scopes: string[];
+  /** The key patterns it may touch (id:, name:, owner:self, alias:); absent: not limited to keys. */
+  keys?: string[];
   issuedAt: string;
   expiresAt: string;
   /** Set once, by the first revocation. */

@@ -28,7 +28,13 @@ export type KeyEvent =
   | { type: 'DestroyScheduled'; at: string; by: string; destroyAt: string }
   | { type: 'DestroyCancelled'; at: string; by: string }
   // Every version below minVersion is erased for good (its material deleted with this event).
-  | { type: 'VersionsTrimmed'; at: string; by: string; minVersion: number };
+  | { type: 'VersionsTrimmed'; at: string; by: string; minVersion: number }
+  // A reversible pause beside the lifecycle state: a disabled key serves no cryptographic call or export
+  // until a Human enables it again; its state, versions and schedule are untouched.
+  | { type: 'KeyDisabled'; at: string; by: string; reason?: string }
+  | { type: 'KeyEnabled'; at: string; by: string }
+  // Tags set (merged over the current ones) and tag keys removed, in one change.
+  | { type: 'TagsChanged'; at: string; by: string; set?: Record<string, string>; removed?: string[] };
 
 export interface StoredEvent {
   keyId: string;

@@ -37,6 +37,8 @@ export interface KeySpec {
    * existed).
    */
   exportable: boolean;
+  /** Tags given at creation (the key's current tags are ManagedKey.tags; this keeps what creation said). */
+  tags?: Record<string, string>;
 }
 
 export function isSymmetric(spec: KeySpec): boolean {

@@ -16,14 +16,26 @@ export const TRANSITION_SOURCES: Readonly<Record<KeyTransition, readonly KeyStat
   DestroyScheduled: ['PreActive', 'Deactivated', 'Compromised'],
   DestroyCancelled: ['PreActive', 'Deactivated', 'Compromised'],
   VersionsTrimmed: ['PreActive', 'Active', 'Deactivated', 'Compromised'],
+  KeyDisabled: ['PreActive', 'Active', 'Deactivated', 'Compromised'],
+  KeyEnabled: ['PreActive', 'Active', 'Deactivated', 'Compromised'],
+  TagsChanged: ['PreActive', 'Active', 'Deactivated', 'Compromised'],
 };
 
 /**
  * What a key scheduled for destruction may still go through: being marked compromised (it only narrows
- * what the key may do), the cancel, and the destruction itself. Anything else would let the key serve
+ * what the key may do), the cancel, the destruction itself, and the flag and tag changes that never
+ * make it serve. Anything else would let the key serve
  * again, or erase part of it, before the waiting period is over.
  */
-export const WHILE_SCHEDULED: readonly KeyTransition[] = ['Compromised', 'DestroyCancelled', 'Destroyed'];
+export const WHILE_SCHEDULED: readonly KeyTransition[] = [
+  'Compromised',
+  'DestroyCancelled',
+  'Destroyed',
+  // None of these lets the key serve: a scheduled key serves nothing whether enabled or not.
+  'KeyDisabled',
+  'KeyEnabled',
+  'TagsChanged',
+];
 
 /**
  * The states in which a key produces new output (encrypt, sign, wrap) and consumes earlier output

@@ -29,6 +29,13 @@ export interface ManagedKey {
   minVersion?: number;
   /** Each version's creation time and material; TimeBased rotation measures from the current one. */
   versions: Record<number, { createdAt: string; materialId: string }>;
+  /** False while the key is disabled (a reversible pause: no cryptographic call, no export). */
+  enabled: boolean;
+  /** When the key was last disabled, while it is; and why, when the caller said. */
+  disabledAt?: string;
+  disabledReason?: string;
+  /** The key's tags (at most 50; key 1..128, value 0..256 characters). */
+  tags: Record<string, string>;
   /** The sequence number of the last event folded in; the next append expects seq + 1. */
   seq: number;
 }

@@ -18,6 +18,9 @@ export const OPERATIONS = [
   'GetAttributes',
   'AddAttribute',
   'Export',
+  'Disable',
+  'Enable',
+  'Administer',
 ] as const;
 
 export type Operation = (typeof OPERATIONS)[number];

@@ -14,6 +14,11 @@ export type Principal =
       parentGroups: string[];
       purpose: string;
       allowedOperations: Operation[];
+      /**
+       * The key patterns it was issued with (`id:`, `name:`, `owner:self`, `alias:`): it may touch only
+       * matching keys. Undefined: any key its scopes and its parent allow.
+       */
+      keys?: string[];
       credential?: Credential;
     };
 

@@ -100,7 +100,7 @@ export interface OperationAttributes {
  * input.
  */
 export interface HttpBinding {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Koa-style path; `:name` segments become input fields of that name. */
   path: string;
   status?: number;
@@ -112,6 +112,17 @@ export interface HttpBinding {
   // `result` is the operation's output, which its declaration types; the binding is declared beside it.
   // biome-ignore lint/suspicious/noExplicitAny: typed by the declaration it belongs to.
   accepted?: { when(result: any): boolean; output: TSchema };
+  /**
+   * Input fields HTTP carries in request headers, field -> header name (`{ifMatch: 'If-Match'}`): what
+   * HTTP defines as a header (a conditional request's precondition) stays one. Such a field is read from
+   * its header only, never from the body or the query; an absent or empty header leaves it out.
+   */
+  requestHeaders?: Record<string, string>;
+  /**
+   * Response headers of a successful answer, header name -> what it says (the API docs) and its value
+   * from the operation's output (`ETag`); a value of undefined sets no header.
+   */
+  responseHeaders?: Record<string, { description: string; value(result: unknown): string | undefined }>;
 }
 
 /**
@@ -139,6 +150,12 @@ export interface OperationDef<I extends TSchema = TSchema, O extends TSchema = T
    * value and read only the fields that name the target (`keyResource(input.id)` for key operations).
    */
   resource(input: Partial<Static<I>> | undefined): string;
+  /**
+   * Input fields that name a key (`id`, `destinationKeyId`): where a caller may write `alias/NAME`, which
+   * the pipeline resolves to the key it names before anything else reads the input, and audits as
+   * context `alias` (for `id`) or `<field>.alias`. Each call resolves once, so it uses one key throughout.
+   */
+  keyRefs?: readonly string[];
   /**
    * The target key's facts for policies that scope bindings to keys (owner, name). Runs before the
    * input is validated, like `resource`; undefined when the input names no existing key.

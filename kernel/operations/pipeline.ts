@@ -11,6 +11,9 @@ import type { KeyScope } from '../ports/key-locate.ts';
 import type { Policy, ResourceFacts } from '../ports/policy.ts';
 import type { RiskAssessor, RiskDecision } from '../ports/risk.ts';
 import { compileValidator, type Validator } from '../validation.ts';
+import { isAlias } from '../ports/key-aliases.ts';
+import { isUuid } from '../audit/bounds.ts';
+import { agentMayTouch, aliasesOfPatterns, outsideAgentKeys } from '../auth/agent-keys.ts';
 import { nulCharacterError } from './nul-characters.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import type { AnyOperation, AuditFacts, OperationCall } from './operation.ts';
@@ -63,6 +66,13 @@ export interface PipelineDeps {
   tracer?: Tracer;
   /** Per-principal rate limits; absent when rateLimit.enabled is false. */
   rateLimiter?: RateLimiter;
+  /** Resolves `alias/NAME` in an operation's key fields (OperationDef.keyRefs); absent: aliases stay as written. */
+  aliases?: AliasResolver;
+}
+
+/** What the pipeline needs of the deployment's aliases. */
+export interface AliasResolver {
+  resolve(name: string): Promise<string | undefined>;
 }
 
 interface Compiled {
@@ -79,6 +89,8 @@ interface Compiled {
 class PipelineCall implements OperationCall {
   /** The record that committed with the call's state change, if any. */
   committed: AuditRecord | undefined;
+  /** For an agent with `alias:` key patterns: the keys those aliases name at this call. */
+  aliasKeys: ReadonlySet<string> | undefined;
   readonly principal: Principal;
   readonly requestId: string;
 
@@ -104,9 +116,9 @@ class PipelineCall implements OperationCall {
   }
 
   permits(operation: Operation, resource: string, facts?: ResourceFacts): boolean {
-    return (
-      this.principal === SYSTEM_PRINCIPAL || this.policy.authorize(this.principal, operation, resource, facts).allowed
-    );
+    if (this.principal === SYSTEM_PRINCIPAL) return true;
+    if (!this.policy.authorize(this.principal, operation, resource, facts).allowed) return false;
+    return !isKeyResource(resource) || agentMayTouch(this.principal, facts, this.aliasKeys);
   }
 
   keyScope(operation: Operation): KeyScope | undefined {
@@ -167,6 +179,14 @@ export class OperationPipeline {
     }
   }
 
+  /** The keys an agent's `alias:` patterns name now (undefined when it has none). */
+  private async aliasKeysOf(patterns: readonly string[]): Promise<ReadonlySet<string> | undefined> {
+    const names = aliasesOfPatterns(patterns);
+    if (names.length === 0 || !this.deps.aliases) return undefined;
+    const ids = await Promise.all(names.map((name) => this.deps.aliases!.resolve(name)));
+    return new Set(ids.filter((id): id is string => id !== undefined));
+  }
+
   list(): AnyOperation[] {
     return [...this.byId.values()].map((c) => c.def);
   }
@@ -206,6 +226,7 @@ export class OperationPipeline {
     const started = performance.now();
     const span = this.deps.tracer ? new OperationSpan(this.deps.tracer, def.operation) : NO_SPAN;
     const context = callContext(caller);
+    if (def.keyRefs && this.deps.aliases && !nul) await resolveAliases(def.keyRefs, input, this.deps.aliases, context);
     const derived = def.resource(input as never);
     const resource = caller.decorate?.resource ? caller.decorate.resource(derived) : derived;
     if (caller.decorate?.context) Object.assign(context, caller.decorate.context);
@@ -231,13 +252,18 @@ export class OperationPipeline {
           );
         }
         if (nul) throw nul;
+        // A key-scoped agent is bounded by its key patterns on every key it touches, whatever the policy.
+        const scopedAgent = principal.kind === 'Agent' && principal.keys !== undefined;
+        if (scopedAgent) call.aliasKeys = await this.aliasKeysOf(principal.keys!);
         if (!def.attributes?.authorizesItself) {
           const facts =
-            this.deps.policy.usesResourceFacts && def.resourceFacts
+            (this.deps.policy.usesResourceFacts || scopedAgent) && def.resourceFacts
               ? await def.resourceFacts(input as never, principal)
               : undefined;
           const decision = this.deps.policy.authorize(principal, def.operation, resource, facts);
           if (!decision.allowed) throw new SvcError('PermissionDenied', decision.reason);
+          if (scopedAgent && def.resourceFacts && !agentMayTouch(principal, facts, call.aliasKeys))
+            throw outsideAgentKeys(principal, def.operation);
         }
         if (this.deps.risk && op.gated)
           gateOnRisk(
@@ -319,6 +345,31 @@ export class OperationPipeline {
     return handled!.result;
   }
 }
+
+/**
+ * Replaces `alias/NAME` in the input's key fields by the id of the key it names now, and notes the alias
+ * in the call's audit context. An alias that names no key stays as written: the call then fails as on an
+ * unknown key id (KeyNotFound, or the policy's refusal), audited under the alias.
+ */
+async function resolveAliases(
+  fields: readonly string[],
+  input: unknown,
+  aliases: AliasResolver,
+  context: Record<string, string>,
+): Promise<void> {
+  if (typeof input !== 'object' || input === null) return;
+  const named = input as Record<string, unknown>;
+  for (const field of fields) {
+    const value = named[field];
+    if (typeof value !== 'string' || !isAlias(value)) continue;
+    context[field === 'id' ? 'alias' : `${field}.alias`] = value;
+    const keyId = await aliases.resolve(value);
+    if (keyId !== undefined) named[field] = keyId;
+  }
+}
+
+/** A resource that names a key (a key id, an unresolved alias, an id that is not a UUID): what key patterns bound. */
+const isKeyResource = (resource: string) => resource.startsWith('invalid:') || isUuid(resource) || isAlias(resource);
 
 /** How many context entries a door may add to a call's record (the record holds at most 64 in all). */
 export const DOOR_CONTEXT_MAX = 8;

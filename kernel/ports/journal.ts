@@ -1,8 +1,10 @@
 import type { AuditRecord, KeyEvent, StoredEvent } from '../model/index.ts';
 import type { AgentRegistry } from './agent-registry.ts';
+import type { KeyAliases } from './key-aliases.ts';
 import type { LocatedRows, LocateFilter, LocatePosition } from './key-locate.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import type { NodeRegistry } from './node-registry.ts';
+import type { PolicyStore } from './policy-store.ts';
 import type { WrappedKey } from './root-of-trust.ts';
 import type { StoredImportToken } from './import-token.ts';
 
@@ -67,6 +69,10 @@ export interface KeyJournal extends Lifecycle {
   readonly agents: AgentRegistry;
   /** The deployment's nodes and their recorded audit chain heads (node-registry.ts), in the same storage. */
   readonly nodes: NodeRegistry;
+  /** The versions of the role-based policy's bindings (policy-store.ts), in the same storage. */
+  readonly policies: PolicyStore;
+  /** The deployment's aliases (key-aliases.ts), in the same storage: a Destroyed append removes its key's. */
+  readonly aliases: KeyAliases;
   /** The highest sequence number written for a key (0 for none); cheap, one index lookup. */
   lastSeq(keyId: string): Promise<number>;
   /**

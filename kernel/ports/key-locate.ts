@@ -22,6 +22,8 @@ export interface LocateFilter {
   createdAfter?: string;
   /** ISO 8601 UTC, exclusive. */
   createdBefore?: string;
+  /** Tags the key must carry, each with exactly this value (all must match). */
+  tags?: Array<[key: string, value: string]>;
   /** Absent or 'every': no restriction. */
   scope?: KeyScope;
 }
@@ -50,6 +52,8 @@ export interface IndexedKey {
   owner: string;
   tenant?: string;
   createdAt: string;
+  /** Its tags, for journals that match tag filters on the row itself (others keep them in a table of their own). */
+  tags?: Record<string, string>;
 }
 
 /** The state a key is in after `event`, for the events that change it (undefined for the others). */
@@ -70,6 +74,16 @@ export function stateAfter(event: KeyEvent): KeyState | undefined {
   }
 }
 
+/** A key's tags after a TagsChanged event (merged, then the removed ones dropped). */
+export function tagsAfter(
+  tags: Record<string, string> | undefined,
+  event: Extract<KeyEvent, { type: 'TagsChanged' }>,
+): Record<string, string> {
+  const next = { ...tags, ...event.set };
+  for (const removed of event.removed ?? []) delete next[removed];
+  return next;
+}
+
 /** The index row a KeyCreated event makes (a 0.1 event has no owner: its creator is it). */
 export function indexedKeyOf(keyId: string, event: Extract<KeyEvent, { type: 'KeyCreated' }>): IndexedKey {
   return {
@@ -80,6 +94,7 @@ export function indexedKeyOf(keyId: string, event: Extract<KeyEvent, { type: 'Ke
     owner: event.owner ?? event.by,
     ...(event.tenant ? { tenant: event.tenant } : {}),
     createdAt: event.at,
+    ...(event.spec.tags ? { tags: { ...event.spec.tags } } : {}),
   };
 }
 
@@ -119,6 +134,8 @@ export function matchesLocate(key: IndexedKey, filter: LocateFilter): boolean {
   if (filter.owner !== undefined && key.owner !== filter.owner) return false;
   if (filter.createdAfter !== undefined && !(key.createdAt > filter.createdAfter)) return false;
   if (filter.createdBefore !== undefined && !(key.createdAt < filter.createdBefore)) return false;
+  if (filter.tags?.some(([name, value]) => !key.tags || !Object.hasOwn(key.tags, name) || key.tags[name] !== value))
+    return false;
   const scope = filter.scope;
   if (scope === undefined || scope === 'every') return true;
   return (

@@ -15,6 +15,8 @@ import { lifecycleOperations, rewrapOperation } from './operations/lifecycle.ts'
 import { destructionOperations } from './operations/destruction.ts';
 import { transferOperations } from './operations/transfer.ts';
 import { locateOperation } from './operations/locate.ts';
+import { attributeOperations } from './operations/attributes.ts';
+import { aliasOperations } from './operations/aliases.ts';
 
 export default definePlugin({
   id: 'keys',
@@ -31,12 +33,16 @@ export default definePlugin({
         'Sign, verify, encrypt, decrypt, wrap and unwrap under a managed key, ' +
         'one item or a batch; data keys for envelope encryption; re-encryption ' +
         'inside the service.',
+      Aliases:
+        'Name keys by alias (alias/NAME), unique per deployment, accepted ' +
+        'wherever a key id is; move an alias to another key to switch every ' +
+        'caller at once.',
     },
     operations: [
       ...withBatches(
         withKeyFacts(
           [
-            ...lifecycleOperations(deps.service.lifecycle, deps.service.destruction),
+            ...lifecycleOperations(deps.service.lifecycle, deps.service.destruction, deps.service.aliasing),
             ...cryptoOperations(deps.service.crypto),
           ],
           deps.service.facts,
@@ -49,7 +55,9 @@ export default definePlugin({
       rewrapOperation(deps.service.wrapping, () => deps.rootOfTrust.currentKekId()),
       // Export reads the key's facts like any operation on :id; import's are the key it would create.
       ...withKeyFacts(transferOperations(deps.service.exporter, deps.service.importer), deps.service.facts),
-      locateOperation(deps.service.locator),
+      locateOperation(deps.service.locator, deps.service.aliasing),
+      ...withKeyFacts(attributeOperations(deps.service.attributes), deps.service.facts),
+      ...aliasOperations(deps.service.aliasing, deps.service.facts),
     ],
   }),
 });

@@ -1,4 +1,5 @@
 import { SvcError, type TraceScope } from '../../kernel/index.ts';
+import { requireEnabled } from './key-state.ts';
 import type { KeyStore } from './key-store.ts';
 
 /** Fields other parts of the key service may add to a key (scheduled destruction, version trim). */
@@ -19,6 +20,7 @@ export class KeyExport {
         'IllegalOperation',
         `key ${id} is not exportable: spec.exportable was false at its creation and cannot change`,
       );
+    requireEnabled(key, 'export');
     if (key.state !== 'Active' && key.state !== 'Deactivated')
       throw new SvcError(
         'IllegalOperation',

@@ -1,14 +1,14 @@
 import { type Clock, type ManagedKey, type ResourceFacts, SvcError, type TraceScope } from '../../kernel/index.ts';
 import type { ErasureState, ErasureWorker } from './erasure-worker.ts';
 import type { ChangeScope, KeyStore } from './key-store.ts';
-import { requireNotScheduled, requireTransition } from './key-state.ts';
+import { requireEnabled, requireNotScheduled, requireTransition } from './key-state.ts';
 import { parseRotationPolicy } from './rotation-policy.ts';
 import { normaliseSpec, type KeySpecRequest } from './spec.ts';
 
-/** ManagedKey as clients see it: journal bookkeeping left out. */
-export function keyView(key: ManagedKey) {
+/** ManagedKey as clients see it: journal bookkeeping left out, the aliases naming it added (a new key has none). */
+export function keyView(key: ManagedKey, aliases?: ReadonlyMap<string, string[]>) {
   const { seq: _seq, versions: _versions, ...view } = key;
-  return view;
+  return { ...view, aliases: aliases?.get(key.id) ?? [] };
 }
 
 /**
@@ -167,6 +167,7 @@ export class KeyLifecycle {
     if (key.spec.objectType !== 'PrivateKey')
       throw new SvcError('IllegalOperation', `key ${id} is a ${key.spec.algorithm} key and has no public key`);
     if (key.state === 'Destroyed') throw new SvcError('IllegalOperation', `key ${id} is Destroyed`);
+    requireEnabled(key, 'public-key');
     requireNotScheduled(key, 'public-key');
     const keyVersion = version ?? key.currentVersion;
     const material = await this.store.materialOf(key, keyVersion, trace);

@@ -6,6 +6,7 @@ import {
   type ManagedKey,
   matchesLocate,
   type OperationCall,
+  SvcError,
   timestampField,
 } from '../../kernel/index.ts';
 import type { KeyStore } from './key-store.ts';
@@ -25,6 +26,8 @@ export interface LocateQuery {
   owner?: string;
   createdAfter?: string;
   createdBefore?: string;
+  /** `k:v` (one, or a list: all must match). */
+  tag?: string | string[];
   limit?: number;
   cursor?: string;
 }
@@ -58,8 +61,11 @@ export class KeyLocator {
       ...(query.owner ? { owner: query.owner } : {}),
       ...(query.createdAfter ? { createdAfter: timestampField(query.createdAfter, 'createdAfter') } : {}),
       ...(query.createdBefore ? { createdBefore: timestampField(query.createdBefore, 'createdBefore') } : {}),
+      ...(query.tag !== undefined ? { tags: tagFilters(query.tag) } : {}),
       ...(scope ? { scope } : {}),
     };
+    // Index rows may not carry tags (the SQL journals match them in the query): the keys read are checked below.
+    const rowFilter = filter.tags ? { ...filter, tags: undefined } : filter;
     const from = decodeCursor(query.cursor);
     let after = from;
     const found: IndexedKey[] = [];
@@ -77,7 +83,7 @@ export class KeyLocator {
         checked++;
         after = position(row);
         if (
-          !matchesLocate(row, filter) ||
+          !matchesLocate(row, rowFilter) ||
           !call.permits('Get', row.id, {
             id: row.id,
             name: row.name,
@@ -101,7 +107,8 @@ export class KeyLocator {
         break;
       }
     }
-    const keys = await Promise.all(found.map((row) => this.store.get(row.id, call.trace)));
+    const read = await Promise.all(found.map((row) => this.store.get(row.id, call.trace)));
+    const keys = filter.tags ? read.filter((key) => hasTags(key, filter.tags!)) : read;
     return {
       keys,
       ...(more && after ? { nextCursor: encodeCursor(shownPosition(after, found.at(-1), from)) } : {}),
@@ -109,6 +116,25 @@ export class KeyLocator {
     };
   }
 }
+
+/** Most tag filters one Locate takes. */
+const MAX_TAG_FILTERS = 50;
+
+/** `tag=k:v` query values as pairs (the value after the first colon; it may hold more colons, or none). */
+function tagFilters(tag: string | string[]): Array<[string, string]> {
+  const values = Array.isArray(tag) ? tag : [tag];
+  if (values.length > MAX_TAG_FILTERS)
+    throw new SvcError('InvalidField', `tag: at most ${MAX_TAG_FILTERS} tag filters in one Locate`);
+  return values.map((value) => {
+    const colon = value.indexOf(':');
+    if (colon < 1)
+      throw new SvcError('InvalidField', 'tag must be KEY:VALUE (repeat tag= for several, all must match)');
+    return [value.slice(0, colon), value.slice(colon + 1)];
+  });
+}
+
+const hasTags = (key: ManagedKey, tags: Array<[string, string]>) =>
+  tags.every(([name, value]) => Object.hasOwn(key.tags, name) && key.tags[name] === value);
 
 const position = (row: IndexedKey): LocatePosition => ({ createdAt: row.createdAt, id: row.id });
 

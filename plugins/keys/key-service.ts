@@ -14,6 +14,8 @@ import { KeyCrypto } from './key-crypto.ts';
 import { KeyBatchCrypto } from './key-batch-crypto.ts';
 import { KeyLifecycle } from './key-lifecycle.ts';
 import { KeyLocator } from './key-locator.ts';
+import { KeyAttributes } from './key-attributes.ts';
+import { KeyAliasing } from './key-aliasing.ts';
 import { KeyStore } from './key-store.ts';
 import { KeyWrapping, type KwkCacheSettings } from './key-wrapping.ts';
 import { ErasureWorker } from './erasure-worker.ts';
@@ -37,6 +39,10 @@ export class KeyService implements Lifecycle {
   readonly importer: KeyImport;
   /** Finding keys (Locate) through the journal's key index. */
   readonly locator: KeyLocator;
+  /** The reversible disable and tags. */
+  readonly attributes: KeyAttributes;
+  /** Aliases (alias/NAME) and the aliases shown with each key. */
+  readonly aliasing: KeyAliasing;
   private readonly scheduler: RotationScheduler;
   /** Destroy with a waiting period, its cancel and execution, and version trim. */
   readonly destruction: KeyDestruction;
@@ -86,6 +92,8 @@ export class KeyService implements Lifecycle {
     this.exporter = new KeyExport(store);
     this.importer = new KeyImport(store, journal, rootOfTrust, clock);
     this.locator = new KeyLocator(journal, store);
+    this.attributes = new KeyAttributes(store, clock);
+    this.aliasing = new KeyAliasing(store, journal.aliases, clock, this.facts);
   }
 
   /**

@@ -3,6 +3,7 @@ import {
   type ManagedKey,
   type StoredEvent,
   SvcError,
+  tagsAfter,
   TRANSITION_SOURCES,
   USABLE_STATES,
   WHILE_SCHEDULED,
@@ -15,6 +16,8 @@ export function applyEvent(key: ManagedKey | undefined, stored: StoredEvent): Ma
     // Keys created before export existed have no `exportable` in their spec: they are not exportable.
     const spec = e.spec.exportable === undefined ? { ...e.spec, exportable: false } : e.spec;
     return {
+      enabled: true,
+      tags: e.spec.tags ? { ...e.spec.tags } : {},
       id: stored.keyId,
       spec,
       owner: e.owner ?? e.by,
@@ -53,6 +56,18 @@ export function applyEvent(key: ManagedKey | undefined, stored: StoredEvent): Ma
       return withoutSchedule(next);
     case 'VersionsTrimmed':
       return { ...next, minVersion: e.minVersion };
+    case 'KeyDisabled': {
+      const disabled = { ...next, enabled: false, disabledAt: e.at };
+      if (e.reason) disabled.disabledReason = e.reason;
+      else delete disabled.disabledReason;
+      return disabled;
+    }
+    case 'KeyEnabled': {
+      const { disabledAt: _at, disabledReason: _reason, ...enabled } = next;
+      return { ...enabled, enabled: true };
+    }
+    case 'TagsChanged':
+      return { ...next, tags: tagsAfter(key.tags, e) };
   }
 }
 
@@ -74,6 +89,9 @@ const VERB: Record<KeyTransition, string> = {
   DestroyScheduled: 'scheduled for destruction',
   DestroyCancelled: 'spared its destruction',
   VersionsTrimmed: 'trimmed',
+  KeyDisabled: 'disabled',
+  KeyEnabled: 'enabled',
+  TagsChanged: 'tagged',
 };
 
 export function requireTransition(key: ManagedKey, transition: KeyTransition): void {
@@ -93,6 +111,7 @@ export function requireTransition(key: ManagedKey, transition: KeyTransition): v
 
 /** What each state permits: producing output needs Active; reading old output also allows Deactivated. */
 export function requireUsable(key: ManagedKey, use: 'produce' | 'consume', operation: string): void {
+  requireEnabled(key, operation);
   const ok = USABLE_STATES[use].includes(key.state);
   if (!ok)
     throw new SvcError('IllegalOperation', `key ${key.id} is ${key.state}; ${operation} is not allowed in that state`);
@@ -108,6 +127,18 @@ export function requireNotScheduled(key: ManagedKey, operation: string): void {
     throw new SvcError(
       'IllegalOperation',
       `key ${key.id} is scheduled for destruction at ${key.destroyAt}; ${operation} is refused until a Human cancels the destruction`,
+    );
+}
+
+/**
+ * A disabled key serves no cryptographic call, public key or export until a Human enables it: the pause an
+ * incident responder (or the auto-responder) takes when not yet sure the key is lost.
+ */
+export function requireEnabled(key: ManagedKey, operation: string): void {
+  if (!key.enabled)
+    throw new SvcError(
+      'IllegalOperation',
+      `key ${key.id} is disabled${key.disabledAt ? ` since ${key.disabledAt}` : ''}; ${operation} is refused until a Human enables it (POST /v1/keys/${key.id}/enable)`,
     );
 }
 

@@ -1,4 +1,5 @@
 import { type Curve, EC_CURVES, ED_CURVES, type KeySpec, requireCallerText, SvcError } from '../../kernel/index.ts';
+import { checkTags } from './tags.ts';
 
 export interface KeySpecRequest {
   /** Absent: the key is named by its id (doors whose protocols create unnamed keys: KMIP without a Name). */
@@ -8,6 +9,8 @@ export interface KeySpecRequest {
   curve?: string;
   objectType?: string;
   exportable?: boolean;
+  /** Tags the key starts with (at most 50; key 1..128, value 0..256 characters). */
+  tags?: Record<string, string>;
 }
 
 /** A spec before its name and `exportable` flag are filled in (the same for every algorithm). */
@@ -84,5 +87,11 @@ export function normaliseSpec(req: KeySpecRequest): NewKeySpec {
   if (req.objectType !== undefined && req.objectType !== spec.objectType) {
     throw invalid(`spec.objectType must be ${spec.objectType} for ${spec.algorithm}`);
   }
-  return { ...(req.name !== undefined ? { name: req.name } : {}), ...spec, exportable: req.exportable ?? false };
+  const tags = req.tags === undefined ? undefined : checkTags(req.tags, 'spec.tags');
+  return {
+    ...(req.name !== undefined ? { name: req.name } : {}),
+    ...spec,
+    exportable: req.exportable ?? false,
+    ...(tags && Object.keys(tags).length ? { tags } : {}),
+  };
 }

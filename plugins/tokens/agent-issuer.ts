@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import {
   type AgentRegistry,
+  agentKeyPatternProblem,
   type Clock,
+  MAX_AGENT_KEY_PATTERNS,
   isOperation,
   MAX_AGENT_TTL_SECONDS,
   type Operation,
@@ -19,6 +21,8 @@ const MAX_PARENT_LENGTH = 512;
 export interface IssueRequest {
   label: string;
   scopes: string[];
+  /** Key patterns (id:, name:, owner:self, alias:): the agent may touch only matching keys. */
+  keys?: string[];
   ttlSeconds: number;
   parent?: string;
 }
@@ -59,6 +63,16 @@ export class AgentIssuer {
         'InvalidField',
         'parent must be the caller itself; tokens cannot be issued for another principal',
       );
+    const keys = req.keys === undefined ? undefined : [...new Set(req.keys)];
+    if (keys !== undefined) {
+      if (keys.length === 0 || keys.length > MAX_AGENT_KEY_PATTERNS)
+        throw new SvcError(
+          'InvalidField',
+          `keys must hold 1..${MAX_AGENT_KEY_PATTERNS} key patterns (omit it for no limit)`,
+        );
+      const problems = keys.map(agentKeyPatternProblem).filter((p) => p !== undefined);
+      if (problems.length) throw new SvcError('InvalidField', `keys: ${problems.join('; ')}`);
+    }
     const scopes = [...new Set(req.scopes)] as Operation[];
     const beyond = scopes.filter((op) => !this.policy.authorize(caller, op, 'agent:new').allowed);
     if (beyond.length)
@@ -102,9 +116,10 @@ export class AgentIssuer {
       parentGroups: [...caller.groups],
       purpose: req.label,
       scopes,
+      ...(keys ? { keys } : {}),
       issuedAt: this.clock.now().toISOString(),
       expiresAt,
     });
-    return { agentId, jwt, jti, expiresAt, scopes };
+    return { agentId, jwt, jti, expiresAt, scopes, ...(keys ? { keys } : {}) };
   }
 }

@@ -17,6 +17,7 @@ const view = (a: AgentRecord) => ({
   parent: a.parent,
   purpose: a.purpose,
   scopes: a.scopes,
+  ...(a.keys ? { keys: a.keys } : {}),
   issuedAt: a.issuedAt,
   expiresAt: a.expiresAt,
   revoked: a.revokedAt !== undefined,

@@ -61,6 +61,7 @@ export default definePlugin({
               jti: issued.jti,
               ttlSeconds: String(input.ttlSeconds),
               scopes: issued.scopes.join(','),
+              ...(issued.keys ? { keys: issued.keys.join(',') } : {}),
               purpose: input.label,
             };
             return {

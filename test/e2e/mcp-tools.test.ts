@@ -29,6 +29,13 @@ const TOOLS = [
   'generate_data_key',
   'reencrypt',
   'locate_keys',
+  'disable_key',
+  'enable_key',
+  'tag_key',
+  'untag_key',
+  'put_alias',
+  'delete_alias',
+  'list_aliases',
 ];
 const READ_ONLY = [
   'get_key',
@@ -39,6 +46,7 @@ const READ_ONLY = [
   'list_agents',
   'advisor_scan',
   'advisor_explain',
+  'list_aliases',
 ];
 const DESTRUCTIVE = ['rotate_key', 'revoke_key', 'compromise_key', 'destroy_key', 'trim_key', 'revoke_agent'];
 
@@ -99,6 +107,17 @@ t.test('a Human lists every tool, with schemas and annotations, and calls each o
   const aes = (await ok('create_key', { spec: { name: 'mcp-aes', algorithm: 'AES' } })).id;
   await ok('activate_key', { keyId: aes });
   await ok('get_key', { keyId: aes });
+  t.same((await ok('tag_key', { keyId: aes, tags: { team: 'mcp', env: 'test' } })).tags, { team: 'mcp', env: 'test' });
+  t.same((await ok('untag_key', { keyId: aes, keys: 'env' })).tags, { team: 'mcp' });
+  t.match(await ok('put_alias', { name: 'alias/mcp-aes', keyId: aes }), { name: 'alias/mcp-aes', keyId: aes });
+  t.same(
+    (await ok('list_aliases', { keyId: 'alias/mcp-aes' })).aliases.map((a: any) => a.name),
+    ['alias/mcp-aes'],
+  );
+  t.equal((await ok('get_key', { keyId: 'alias/mcp-aes' })).id, aes, 'a key id argument takes an alias');
+  t.same(await ok('delete_alias', { name: 'alias/mcp-aes' }), { name: 'alias/mcp-aes', keyId: aes });
+  t.equal((await ok('disable_key', { keyId: aes, reason: 'pause' })).enabled, false);
+  t.equal((await ok('enable_key', { keyId: aes })).enabled, true);
   const secretText = b64('the plaintext nobody may log');
   const { ciphertextBase64 } = await ok('encrypt', {
     keyId: aes,

@@ -11,6 +11,7 @@ interface AgentRow {
   parent_groups: string | null;
   purpose: string;
   scopes: string;
+  key_patterns: string | null;
   issued_at: string;
   expires_at: string;
   revoked_at: string | null;
@@ -27,6 +28,7 @@ const toRecord = (r: AgentRow): AgentRecord => ({
   parentGroups: r.parent_groups ? (JSON.parse(r.parent_groups) as string[]) : [],
   purpose: r.purpose,
   scopes: JSON.parse(r.scopes) as string[],
+  ...(r.key_patterns ? { keys: JSON.parse(r.key_patterns) as string[] } : {}),
   issuedAt: r.issued_at,
   expiresAt: r.expires_at,
   ...(r.revoked_at ? { revokedAt: r.revoked_at } : {}),
@@ -67,6 +69,7 @@ export class KnexAgentRegistry implements AgentRegistry {
         parent_groups: JSON.stringify(a.parentGroups),
         purpose: a.purpose,
         scopes: JSON.stringify(a.scopes),
+        key_patterns: a.keys ? JSON.stringify(a.keys) : null,
         issued_at: a.issuedAt,
         expires_at: a.expiresAt,
         revoked_at: a.revokedAt ?? null,

@@ -20,9 +20,12 @@ import type { ChangeStamp, KnexSettings } from '../../sql-support/knex-settings.
 import { isUniqueViolation } from '../../sql-support/unique-violation.ts';
 import { unlessUnavailable } from '../../sql-support/unavailable.ts';
 import { KnexAgentRegistry } from './knex-agent-registry.ts';
+import { dropKeyAliases, KnexKeyAliases } from './knex-key-aliases.ts';
+import { keepKeyTags } from './knex-key-tags.ts';
 import { indexAppended, locateKeys, reconcileKeyIndex, sha256Hex } from './knex-key-index.ts';
 import { duplicateNames, keepKeyNames, nameHolder, reconcileKeyNames } from './knex-key-names.ts';
 import { KnexNodeRegistry } from './knex-node-registry.ts';
+import { KnexPolicyStore } from './knex-policy-store.ts';
 import { journalMigrations } from './migrations.ts';
 import { scrubStorage } from './storage-scrub.ts';
 
@@ -35,6 +38,8 @@ export class KnexJournal implements KeyJournal {
   readonly shared: boolean;
   readonly nodes = new KnexNodeRegistry((work) => this.run(() => work(this.knex())));
   readonly agents: KnexAgentRegistry;
+  readonly policies = new KnexPolicyStore((work) => this.run(() => work(this.knex())));
+  readonly aliases = new KnexKeyAliases((work) => this.run(() => work(this.knex())));
   private db: Knex | undefined;
   private readonly lastSeqs = new BatchedLookup<number>(async (keyIds) => {
     const rows = await this.run(() =>
@@ -106,13 +111,17 @@ export class KnexJournal implements KeyJournal {
           await trx('svc_key_events').insert(rows);
           await indexAppended(trx, keyId, events);
           await keepKeyNames(trx, keyId, events);
+          await keepKeyTags(trx, keyId, events);
           if (audit)
             await trx('svc_audit_outbox').insert({
               id: audit.id,
               occurred_at: audit.occurredAt,
               record: JSON.stringify(audit),
             });
-          if (events.some((e) => e.type === 'Destroyed')) await deleteForErasure(trx, keyId);
+          if (events.some((e) => e.type === 'Destroyed')) {
+            await deleteForErasure(trx, keyId);
+            await dropKeyAliases(trx, keyId);
+          }
           await keepDestroySchedule(trx, keyId, events);
           if (rekey) await rekeyForErasure(trx, keyId, rekey);
         }),

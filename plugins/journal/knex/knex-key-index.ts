@@ -11,6 +11,7 @@ import {
   matchesLocate,
   stateAfter,
 } from '../../../kernel/index.ts';
+import { whereTagged } from './knex-key-tags.ts';
 
 /**
  * svc_key_index: one row per key with what Locate filters and orders on, written in the same
@@ -190,6 +191,8 @@ export async function locateKeys(
   const query = limit > 0 ? locateQuery(knex, filter, after, limit, window) : undefined;
   if (!query) return { keys: [] };
   const rows = ((await query) as IndexRow[]).map(keyOf);
+  // Tags are matched by the query (svc_key_tags); the rows carry none to match them again.
+  if (filter.tags) filter = { ...filter, tags: undefined };
   if (!needsWindow(filter)) return { keys: rows.filter((k) => matchesLocate(k, filter)).slice(0, limit) };
   const keys: IndexedKey[] = [];
   for (const row of rows) {
@@ -224,6 +227,7 @@ export function locateQuery(
   if (filter.owner !== undefined) q.where('owner_hash', sha256Hex(filter.owner));
   if (filter.createdAfter !== undefined) q.where('created_at', '>', filter.createdAfter);
   if (filter.createdBefore !== undefined) q.where('created_at', '<', filter.createdBefore);
+  if (filter.tags?.length) whereTagged(q, knex, filter.tags, TABLE);
   const scope = filter.scope;
   if (scope !== undefined && scope !== 'every') {
     const { owners, tenants, names, ids } = scope;

@@ -1,6 +1,8 @@
 import type { Migration } from '../../sql-support/migration-source.ts';
 import { createKeyIndex, sha256Hex } from './knex-key-index.ts';
+import { createKeyAliases } from './knex-key-aliases.ts';
 import { createKeyNames } from './knex-key-names.ts';
+import { createKeyTags } from './knex-key-tags.ts';
 
 /** Versioned journal schema; see migrationSource for how versions are applied. */
 const MIGRATIONS: Migration[] = [
@@ -252,6 +254,40 @@ const MIGRATIONS: Migration[] = [
     async up(knex) {
       await knex.schema.alterTable('svc_agents', (t) => {
         t.text('parent_groups').nullable();
+      });
+    },
+  },
+  {
+    // Aliases (unique per deployment) and the tag rows Locate filters on.
+    name: '017_key_aliases_and_tags',
+    async up(knex) {
+      await createKeyAliases(knex);
+      await createKeyTags(knex);
+    },
+  },
+  {
+    // The key patterns an agent was issued with (`keys` at issue); rows from before have none: any key
+    // its scopes and its parent allow.
+    name: '018_agent_key_patterns',
+    async up(knex) {
+      await knex.schema.alterTable('svc_agents', (t) => {
+        t.text('key_patterns').nullable();
+      });
+    },
+  },
+  {
+    // The versions of the role-based policy's bindings (PUT /v1/policy), one row each, numbered without a
+    // gap: the primary key on version lets one of two nodes writing the same next version commit. The
+    // document is JSON text, MEDIUMTEXT on MySQL (plain TEXT stops at 64 KB), utf8mb4 for any subject.
+    name: '019_policy_versions',
+    async up(knex) {
+      const mysql = knex.client.config.client === 'mysql2';
+      await knex.schema.createTable('svc_policy_versions', (t) => {
+        if (mysql) t.charset('utf8mb4');
+        t.integer('version').notNullable().primary();
+        t.text('document', 'mediumtext').notNullable();
+        t.string('created_at', 24).notNullable();
+        t.text('created_by').notNullable();
       });
     },
   },

@@ -13,16 +13,20 @@ import {
   type WrappedKey,
 } from '../../../kernel/index.ts';
 import { MemoryAgentRegistry } from './memory-agent-registry.ts';
+import { MemoryKeyAliases } from './memory-key-aliases.ts';
 import { MemoryKeyIndex } from './memory-key-index.ts';
 import { MemoryNodeRegistry } from './memory-node-registry.ts';
+import { MemoryPolicyStore } from './memory-policy-store.ts';
 
 /** Process-local journal: everything is lost on restart. Same contract as the SQL journals. */
 export class MemoryJournal implements KeyJournal {
   readonly agents = new MemoryAgentRegistry();
   readonly nodes = new MemoryNodeRegistry();
+  readonly policies = new MemoryPolicyStore((record) => this.outbox.set(record.id, record));
   private readonly events = new Map<string, StoredEvent[]>();
   private readonly material = new Map<string, Map<string, Buffer>>();
   private readonly outbox = new Map<string, AuditRecord>();
+  readonly aliases = new MemoryKeyAliases((record) => this.outbox.set(record.id, record));
   private readonly kwks = new Map<string, WrappedKey>();
   private readonly destroySchedule = new Map<string, string>();
   private readonly importTokens = new Map<string, StoredImportToken>();
@@ -43,7 +47,10 @@ export class MemoryJournal implements KeyJournal {
     this.index.apply(keyId, events);
     // The pipeline never changes a record once it is journaled, so the outbox keeps it as it is.
     if (audit) this.outbox.set(audit.id, audit);
-    if (events.some((e) => e.type === 'Destroyed')) this.erase(keyId);
+    if (events.some((e) => e.type === 'Destroyed')) {
+      this.erase(keyId);
+      this.aliases.dropKey(keyId);
+    }
     for (const event of events) {
       if (event.type === 'DestroyScheduled') this.destroySchedule.set(keyId, event.destroyAt);
       else if (event.type === 'DestroyCancelled' || event.type === 'Destroyed') this.destroySchedule.delete(keyId);

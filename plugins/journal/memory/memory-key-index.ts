@@ -8,6 +8,7 @@ import {
   matchesLocate,
   NameTaken,
   stateAfter,
+  tagsAfter,
 } from '../../../kernel/index.ts';
 
 /**
@@ -32,8 +33,12 @@ export class MemoryKeyIndex {
         this.names.set(event.spec.name, keyId);
         continue;
       }
-      const state = stateAfter(event);
       const row = this.rows.get(keyId);
+      if (event.type === 'TagsChanged' && row) {
+        this.rows.set(keyId, { ...row, tags: tagsAfter(row.tags, event) });
+        continue;
+      }
+      const state = stateAfter(event);
       if (state && row) this.rows.set(keyId, { ...row, state });
       if (state === 'Destroyed' && row && this.names.get(row.name) === keyId) this.names.delete(row.name);
     }
@@ -53,6 +58,6 @@ export class MemoryKeyIndex {
       .filter((key) => isAfter(key, after) && matchesLocate(key, filter))
       .sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1))
       .slice(0, Math.max(0, limit))
-      .map((key) => ({ ...key }));
+      .map((key) => ({ ...key, ...(key.tags ? { tags: { ...key.tags } } : {}) }));
   }
 }

@@ -20,6 +20,8 @@ export function withKeyFacts(operations: AnyOperation[], factsOf: FactsOf): AnyO
     }
     const properties = (op.input as { properties?: Record<string, unknown> }).properties ?? {};
     if (!('id' in properties)) return op;
-    return { ...op, resourceFacts: (input: { id?: unknown } | undefined) => factsOf(input?.id) };
+    // Where a key id goes, an alias may go too (the pipeline resolves it).
+    const keyRefs = 'destinationKeyId' in properties ? ['id', 'destinationKeyId'] : ['id'];
+    return { ...op, keyRefs, resourceFacts: (input: { id?: unknown } | undefined) => factsOf(input?.id) };
   });
 }

@@ -13,6 +13,7 @@ import { keyView, type KeyLifecycle } from '../key-lifecycle.ts';
 import type { ChangeScope } from '../key-store.ts';
 import type { KeyWrapping } from '../key-wrapping.ts';
 import type { KeyDestruction } from '../key-destruction.ts';
+import type { KeyAliasing } from '../key-aliasing.ts';
 
 /** The change scope of a call: its principal, its trace, and the record to journal with the change. */
 export const changeScope = (call: OperationCall): ChangeScope => ({
@@ -26,7 +27,11 @@ const byKey = (input: { id?: unknown } | undefined) => keyResource(input?.id);
 const STATE_ERRORS = ['KeyNotFound', 'IllegalOperation'] as const;
 
 /** Create, read and the state changes of a key, plus revoke and public-key. */
-export function lifecycleOperations(lifecycle: KeyLifecycle, destruction: KeyDestruction): AnyOperation[] {
+export function lifecycleOperations(
+  lifecycle: KeyLifecycle,
+  destruction: KeyDestruction,
+  aliasing: KeyAliasing,
+): AnyOperation[] {
   return [
     defineOperation({
       id: 'CreateKey',
@@ -53,7 +58,10 @@ export function lifecycleOperations(lifecycle: KeyLifecycle, destruction: KeyDes
       http: { method: 'GET', path: '/v1/keys/:id' },
       resource: byKey,
       attributes: { readOnly: true },
-      handle: async (input, call) => ({ result: keyView(await lifecycle.get(input.id, call.trace)) }),
+      handle: async (input, call) => {
+        const key = await lifecycle.get(input.id, call.trace);
+        return { result: keyView(key, await aliasing.aliasesOf([key.id])) };
+      },
     }),
     defineOperation({
       id: 'ActivateKey',

@@ -17,6 +17,15 @@ export const roleBindingsSettings = defineSettings(
           'role-based: subject -> list of Operation names, or {operations, keys: [...], agents: [...]} (JSON in env).',
         default: {},
       }),
+      refreshMs: Type.Integer({
+        minimum: 50,
+        maximum: 60_000,
+        description:
+          'role-based: how often each node reads the journal for a newer policy version (PUT /v1/policy); a ' +
+          'new version is applied on every node within this plus one read. The bindings above seed the ' +
+          'journal only when it holds no version.',
+        default: 1000,
+      }),
     }),
   }),
 );

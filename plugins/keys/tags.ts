@@ -1,0 +1,30 @@
+import { requireCallerText, SvcError } from '../../kernel/index.ts';
+
+/** A key's tag limits, as AWS KMS has them. */
+export const MAX_TAGS = 50;
+export const MAX_TAG_KEY = 128;
+export const MAX_TAG_VALUE = 256;
+
+const codePoints = (text: string) => [...text].length;
+
+/** Checks tags a caller sent (400 InvalidField naming the first bad one); `field` names where they came from. */
+export function checkTags(tags: Record<string, unknown>, field: string): Record<string, string> {
+  const checked: Record<string, string> = {};
+  for (const [name, value] of Object.entries(tags)) {
+    const length = codePoints(name);
+    if (length < 1 || length > MAX_TAG_KEY)
+      throw new SvcError(
+        'InvalidField',
+        `${field}: a tag key must be 1..${MAX_TAG_KEY} characters (one has ${length})`,
+      );
+    requireCallerText(name, `${field} key`);
+    if (typeof value !== 'string') throw new SvcError('InvalidField', `${field}.${name} must be a string`);
+    if (codePoints(value) > MAX_TAG_VALUE)
+      throw new SvcError('InvalidField', `${field}.${name}: a tag value must be at most ${MAX_TAG_VALUE} characters`);
+    requireCallerText(value, `${field}.${name}`);
+    Object.defineProperty(checked, name, { value, enumerable: true, writable: true, configurable: true });
+  }
+  if (Object.keys(checked).length > MAX_TAGS)
+    throw new SvcError('InvalidField', `${field}: a key has at most ${MAX_TAGS} tags`);
+  return checked;
+}
