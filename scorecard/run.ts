@@ -60,6 +60,8 @@ const ALL = [
   'Rotate',
   'Compromise',
   'Query',
+  'Disable',
+  'Enable',
 ];
 const BINDINGS = {
   admins: ALL,
@@ -168,6 +170,15 @@ for (let i = 0; i < 100; i++) {
 at(11);
 attacks.push({ name: 'honey-key touch', actor: encryptor.token.id, started: clock.t });
 await call(base, 'GET', `/v1/keys/${honey}`, { token: encryptor.token.jwt, from: encryptor.ip });
+// A new agent encrypting under the honey key uses its material: the key is paused, not deactivated.
+clock.t += 30 * 60_000;
+const honeyUser = await agentToken('honey-user', SCOPES);
+attacks.push({ name: 'honey-key use (a new agent encrypts under it)', actor: honeyUser.id, started: clock.t });
+await call(base, 'POST', pathFor('Encrypt', honey), {
+  token: honeyUser.jwt,
+  from: '127.0.2.1',
+  body: bodyFor('Encrypt'),
+});
 at(12);
 attacks.push({ name: 'new source address', actor: third.token.id, started: clock.t });
 await call(base, 'POST', pathFor('Encrypt', third.key), {
@@ -230,6 +241,24 @@ for (const [i, attack] of attacks.entries()) {
     `| ${attack.name} | ${times.length ? 'yes' : '**no**'} | ${times.length ? `${((times[0]! - attack.started) / 1000).toFixed(1)} s` : '-'} | ${how || '-'} |`,
   );
 }
+// The keys the auto-responder acted on: paused (Active and disabled), never deactivated, and a Human's
+// Enable restores each. An auto-response row names its key as key:<id> and its action last in its rule.
+const pausedKeys = [
+  ...new Set(
+    responses
+      .filter((r) => /:(Disable|Revoke|Deactivate)$/.test(r.context['auto.response.rule'] ?? ''))
+      .map((r) => String(r.resource).replace(/^key:/, '')),
+  ),
+];
+let keysPaused = pausedKeys.length > 0;
+let keysRestored = pausedKeys.length > 0;
+for (const id of pausedKeys) {
+  const before = (await adminCall('GET', `/v1/keys/${id}`)).body;
+  keysPaused &&= before.state === 'Active' && before.enabled === false;
+  const enabled = await adminCall('POST', `/v1/keys/${id}/enable`);
+  const after = (await adminCall('GET', `/v1/keys/${id}`)).body;
+  keysRestored &&= enabled.status === 200 && after.state === 'Active' && after.enabled === true;
+}
 // False positives: responses or StepUp/Deny about benign agents after the learning day, before the attacks.
 const attacksStart = Math.min(...attacks.map((a) => a.started));
 const benignAlarms = responses.filter(
@@ -255,6 +284,8 @@ const table = [
   '|---|---|---|---|',
   ...results,
   '',
+  `Keys the auto-responder acted on: ${pausedKeys.length}; ${keysPaused ? 'each left Active and disabled (a reversible pause), none deactivated' : '**a key was deactivated or left enabled**'}; ${keysRestored ? 'an Enable by a Human (an admin) restored each' : '**an Enable did not restore a key**'}.`,
+  '',
   `False positives on benign traffic after the first (learning) day: ${benignAlarms} auto-response rows and ${benignGated} refused requests`,
   `out of ${benignRequests} benign requests (${(((benignAlarms + benignGated) / benignRequests) * 100).toFixed(2)}%).`,
   '',
@@ -271,8 +302,11 @@ const table = [
   `Legitimate keys after these attacks: ${boundary.legitimateKeysUp ? 'all Active, and the bystander still signs' : '**a legitimate key went down or the bystander was refused**'}.`,
   '<!-- scorecard:end -->',
 ].join('\n');
-// The goals: every boundary attack stopped within 1 s of simulated time, no legitimate key down, no false positive.
+// The goals: keys paused and restored, every boundary attack stopped within 1 s of simulated time, no legitimate
+// key down, no false positive.
 const goalsMet =
+  keysPaused &&
+  keysRestored &&
   boundary.stopped.every((ms) => ms !== undefined && ms <= 1000) &&
   boundary.legitimateKeysUp &&
   benignAlarms + benignGated === 0;

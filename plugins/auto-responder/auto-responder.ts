@@ -19,7 +19,8 @@ const MAX_COOLDOWNS = 50_000;
 /**
  * Runs every detector on every audit record and acts on findings by the first matching rule,
  * every action of its line: Alert (a row only), RevokeAgent (the offending agent's token
- * killed), Revoke and Deactivate (revoke the key in details.resource), Freeze (intent recorded). The
+ * killed), Disable (the key in details.resource paused until a Human enables it), Revoke and
+ * Deactivate (revoke that key for good), Freeze (intent recorded). The
  * response hits the offender, not its target: a key is revoked only when the offender used that key's
  * secret material with success (Sign, Encrypt, Decrypt, Wrap, Unwrap, an HMAC Verify, an export) within the finding's
  * window
@@ -88,7 +89,7 @@ export class AutoResponder {
     if (!rule) return;
     const keyMaterialUsed = this.usedKeyMaterial(finding, record);
     for (const action of rule.actions) {
-      if ((action === 'Revoke' || action === 'Deactivate') && !keyMaterialUsed) continue;
+      if ((action === 'Revoke' || action === 'Deactivate' || action === 'Disable') && !keyMaterialUsed) continue;
       const cooldownKey = `${finding.actor.kind}:${finding.actor.subject}|${action}`;
       const now = this.clock.now().getTime();
       if (now - (this.lastAction.get(cooldownKey) ?? -Infinity) < this.cooldownMs) continue;
@@ -143,11 +144,12 @@ export class AutoResponder {
           () => false,
         ); // the failure is on the row the pipeline wrote
     }
-    if (action === 'Revoke' || action === 'Deactivate') {
+    if (action === 'Revoke' || action === 'Deactivate' || action === 'Disable') {
       const reason = `auto-response to ${detector} (${finding.severity}) by ${finding.actor.subject}`;
+      const disable = action === 'Disable';
       return this.operations
         .run(
-          'RevokeKey',
+          disable ? 'DisableKey' : 'RevokeKey',
           { id: keyId, reason },
           {
             principal: SYSTEM_PRINCIPAL,
@@ -157,7 +159,9 @@ export class AutoResponder {
               context,
               resource: () => `key:${keyId}`,
               outcome: (o, message) =>
-                o === 'Success' ? `${alert} Success key revoked` : `${alert} Failed ${o}: ${message ?? ''}`,
+                o === 'Success'
+                  ? `${alert} Success key ${disable ? 'disabled' : 'revoked'}`
+                  : `${alert} Failed ${o}: ${message ?? ''}`,
             },
           },
         )

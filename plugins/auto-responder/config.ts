@@ -14,7 +14,7 @@ export const autoResponseSettings = defineSettings(
         default: 60,
       }),
       revokeKinds: Type.String({
-        description: 'Principal kinds whose High findings revoke the key (others get Alert).',
+        description: 'Principal kinds whose High findings disable the key they used (others get Alert).',
         default: 'Agent',
       }),
       rules: Type.Array(Type.Unknown(), {

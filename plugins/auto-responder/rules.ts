@@ -1,6 +1,6 @@
 import { type PrincipalKind, SEVERITIES, type Severity } from '../../kernel/index.ts';
 
-export const ACTIONS = ['Alert', 'Revoke', 'Deactivate', 'Freeze', 'RevokeAgent'] as const;
+export const ACTIONS = ['Alert', 'Disable', 'Revoke', 'Deactivate', 'Freeze', 'RevokeAgent'] as const;
 export type Action = (typeof ACTIONS)[number];
 const KINDS: PrincipalKind[] = ['Human', 'Service', 'Agent'];
 
@@ -14,18 +14,20 @@ export interface Rule {
 }
 
 /**
- * The shipped rules: a High finding about an agent revokes the agent (and the key, when the agent used
- * its material with success within the finding's window); other revoke kinds (autoResponse.revokeKinds) get the key
- * revoked; everything else
- * High or Medium is an Alert; Low does nothing.
+ * The shipped rules: a High finding about an agent revokes the agent and disables the key (when the agent
+ * used its material with success within the finding's window); for the other kinds named in
+ * autoResponse.revokeKinds the key is disabled; everything else High or Medium is an Alert; Low does
+ * nothing. Disable, not Revoke: the pause is reversible, so the key's owner does not pay for good for an
+ * agent's misbehaviour, and a Human decides (POST /v1/keys/{id}/enable, or revoke it). `Revoke` stays
+ * available in configured rules.
  */
 export function defaultRules(revokeKinds: string[]): string[] {
   const others = revokeKinds.filter((k) => k !== 'Agent');
   return [
     ...(revokeKinds.includes('Agent')
-      ? ['HoneyKey:High -> RevokeAgent, Revoke for Agent', '*:High -> RevokeAgent, Revoke for Agent']
+      ? ['HoneyKey:High -> RevokeAgent, Disable for Agent', '*:High -> RevokeAgent, Disable for Agent']
       : []),
-    ...(others.length ? [`*:High -> Revoke for ${others.join(',')}`] : []),
+    ...(others.length ? [`*:High -> Disable for ${others.join(',')}`] : []),
     '*:High -> Alert',
     '*:Medium -> Alert',
   ];

@@ -56,16 +56,16 @@ t.test('an agent whose every decrypt fails, batch or not, is revoked; the key it
   });
   t.ok(used.answers.has('200 decrypted,DecryptionFailed'), 'batches: one item decrypted, one failed');
   await until(
-    async () => (await owner.get(`/v1/keys/${used.key}`)).body.state === 'Deactivated',
-    'the key whose material the agent used to be revoked',
+    async () => (await owner.get(`/v1/keys/${used.key}`)).body.enabled === false,
+    'the key whose material the agent used to be disabled',
   );
 
-  const revoked = (await owner.get('/v1/audit?actor=svc-system&limit=100')).body.records.filter(
-    (r: any) => r.operation === 'Revoke' && r.resource.startsWith('key:'),
+  const paused = (await owner.get('/v1/audit?actor=svc-system&limit=100')).body.records.filter(
+    (r: any) => r.operation === 'Disable' && r.resource.startsWith('key:'),
   );
   t.same(
-    revoked.map((r: any) => r.resource),
+    paused.map((r: any) => r.resource),
     [`key:${used.key}`],
-    'only that key was revoked; no revocation of the others was even attempted',
+    'only that key was disabled; disabling the others was not even attempted',
   );
 });

@@ -8,7 +8,7 @@ const base = { SVC_AUTH_KIND: 'hmac', SVC_AUTH_HMAC_SECRET: TEST_SECRET, SVC_JOU
 const human = (url: string, token: string) => new ApiClient(url, { Authorization: `Bearer ${token}` });
 
 t.test(
-  'rate spike: 95 signs by an agent it was allowed to make revoke the agent and the key once, as svc-system',
+  'rate spike: 95 signs by an agent it was allowed to make revoke the agent and disable the key once, as svc-system; a Human enables it again',
   async (t) => {
     const svc = await startTestService(base);
     t.teardown(() => svc.stop());
@@ -17,7 +17,7 @@ t.test(
     const issued = await alice.post('/v1/agents/issue', { label: 'signer', scopes: ['Sign', 'Get'], ttlSeconds: 600 });
     const agent = new ApiClient(svc.url, { Authorization: `Bearer ${issued.body.jwt}` });
     for (let i = 0; i < 95; i++) await agent.post(`/v1/keys/${key}/sign`, { messageBase64: b64(`m${i}`) });
-    await until(async () => (await alice.get(`/v1/keys/${key}`)).body.state === 'Deactivated', 'the key to be revoked');
+    await until(async () => (await alice.get(`/v1/keys/${key}`)).body.enabled === false, 'the key to be disabled');
     const next = await agent.post(`/v1/keys/${key}/sign`, { messageBase64: b64('again') });
     t.equal(next.status, 401, 'the agent itself is revoked');
     t.match((await alice.get('/v1/agents')).body.agents[0], { agentId: issued.body.agentId, revoked: true });
@@ -33,13 +33,13 @@ t.test(
     );
 
     const rows = (await alice.get(`/v1/audit?key=key:${key}&limit=100`)).body.records;
-    const revokes = rows.filter((r: any) => r.context['auto.response.rule'] === 'RateSpike:High:Revoke');
+    const revokes = rows.filter((r: any) => r.context['auto.response.rule'] === 'RateSpike:High:Disable');
     t.equal(revokes.length, 1);
     t.match(revokes[0], {
       principal: { subject: 'svc-system', kind: 'Service' },
-      operation: 'Revoke',
+      operation: 'Disable',
       resource: `key:${key}`,
-      outcome: /^AnomalyAlert\(detector=RateSpike, severity=High, rec=[0-9a-f-]{36}, action=Revoke\) Success/,
+      outcome: /^AnomalyAlert\(detector=RateSpike, severity=High, rec=[0-9a-f-]{36}, action=Disable\) Success/,
       context: {
         'auto.response.actor': issued.body.agentId,
         'auto.response.detectorMsg': /requests in 60 s/,
@@ -55,6 +55,13 @@ t.test(
       rows.filter((r: any) => r.principal.subject !== 'svc-system').every((r: any) => r.context.door === 'http'),
       "the agent's own calls came through REST",
     );
+    const paused = (await alice.get(`/v1/keys/${key}`)).body;
+    t.match(paused, { state: 'Active', enabled: false }, 'the key keeps its state: disabled, not deactivated');
+    t.match(paused.disabledReason, /auto-response to RateSpike \(High\)/, 'and says why');
+    t.equal((await alice.post(`/v1/keys/${key}/sign`, { messageBase64: b64('owner') })).status, 409);
+    t.equal((await alice.post(`/v1/keys/${key}/enable`)).status, 200, 'the owner, a Human, enables it');
+    const signed = await alice.post(`/v1/keys/${key}/sign`, { messageBase64: b64('owner') });
+    t.equal(signed.status, 200, 'and the key serves its owner again; the agent stays revoked');
   },
 );
 
@@ -84,7 +91,7 @@ t.test(
     );
     const rows = (await owner.get('/v1/audit?actor=svc-system&limit=100')).body.records;
     t.same(
-      rows.filter((r: any) => r.operation === 'Revoke' && r.resource === `key:${victim}`),
+      rows.filter((r: any) => r.operation === 'Disable' && r.resource === `key:${victim}`),
       [],
       'no key revocation was even attempted',
     );
@@ -96,7 +103,7 @@ t.test(
 );
 
 t.test(
-  'honey key: an agent is caught at the first touch; the key is revoked ' +
+  'honey key: an agent is caught at the first touch; the key is disabled ' +
     'only when the agent used its material; a human is not reported',
   async (t) => {
     const dir = tempDir();
@@ -131,7 +138,7 @@ t.test(
       { principal: { subject: 'svc-system' }, outcome: /Success agent revoked$/ },
     );
     t.same(
-      (await responses()).filter((r: any) => r.operation === 'Revoke'),
+      (await responses()).filter((r: any) => r.operation === 'Disable'),
       [],
       'a read of the honey key does not revoke it',
     );
@@ -141,14 +148,14 @@ t.test(
     const userClient = new ApiClient(svc.url, { Authorization: `Bearer ${user.jwt}` });
     t.equal((await userClient.post(`/v1/keys/${honey}/encrypt`, { plaintextBase64: b64('taken') })).status, 200);
     await until(
-      async () => (await alice.get(`/v1/keys/${honey}`)).body.state === 'Deactivated',
-      'the honey key to be revoked',
+      async () => (await alice.get(`/v1/keys/${honey}`)).body.enabled === false,
+      'the honey key to be disabled',
     );
     t.match(
-      (await responses()).find((r: any) => r.context['auto.response.rule'] === 'HoneyKey:High:Revoke'),
+      (await responses()).find((r: any) => r.context['auto.response.rule'] === 'HoneyKey:High:Disable'),
       {
         principal: { subject: 'svc-system' },
-        outcome: /^AnomalyAlert\(detector=HoneyKey, severity=High, .*action=Revoke\) Success/,
+        outcome: /^AnomalyAlert\(detector=HoneyKey, severity=High, .*action=Disable\) Success/,
         context: { 'auto.response.actor': user.agentId },
       },
     );
@@ -183,7 +190,7 @@ t.test(
       'the agent is revoked for its rate spike',
     );
     t.same(
-      rows.filter((r: any) => r.operation === 'Revoke' && r.resource === `key:${victim}`),
+      rows.filter((r: any) => r.operation === 'Disable' && r.resource === `key:${victim}`),
       [],
       'no key revocation was even attempted',
     );
@@ -236,7 +243,7 @@ t.test(
     await burst(signing);
     const rows = (await owner.get('/v1/audit?actor=svc-system&limit=100')).body.records;
     t.same(
-      rows.filter((r: any) => r.operation === 'Revoke' && r.resource === `key:${signing}`),
+      rows.filter((r: any) => r.operation === 'Disable' && r.resource === `key:${signing}`),
       [],
       "no revocation of the public key's key was even attempted",
     );
@@ -250,8 +257,8 @@ t.test(
     const mac = await owner.key({ algorithm: 'HMAC' });
     await burst(mac);
     await until(
-      async () => (await owner.get(`/v1/keys/${mac}`)).body.state === 'Deactivated',
-      'the HMAC key, whose secret each verification used, to be revoked',
+      async () => (await owner.get(`/v1/keys/${mac}`)).body.enabled === false,
+      'the HMAC key, whose secret each verification used, to be disabled',
     );
   },
 );
@@ -294,7 +301,7 @@ t.test(
     }
     const rows = (await owner.get('/v1/audit?actor=svc-system&limit=100')).body.records;
     t.same(
-      rows.filter((r: any) => r.operation === 'Revoke' && r.resource === `key:${mac}`),
+      rows.filter((r: any) => r.operation === 'Disable' && r.resource === `key:${mac}`),
       [],
       'no revocation of the HMAC key was attempted',
     );
@@ -315,7 +322,7 @@ t.test(
 
 t.test(
   'an agent that encrypted with a key, then trips a detector by reading ' +
-    'it, gets the key revoked: the use was in the window',
+    'it, gets the key disabled: the use was in the window',
   async (t) => {
     const svc = await startTestService(base);
     t.teardown(() => svc.stop());
@@ -325,10 +332,10 @@ t.test(
     const agent = new ApiClient(svc.url, { Authorization: `Bearer ${issued.body.jwt}` });
     t.equal((await agent.post(`/v1/keys/${key}/encrypt`, { plaintextBase64: b64('used') })).status, 200);
     for (let i = 0; i < 89; i++) await agent.get(`/v1/keys/${key}`);
-    await until(async () => (await alice.get(`/v1/keys/${key}`)).body.state === 'Deactivated', 'the key to be revoked');
+    await until(async () => (await alice.get(`/v1/keys/${key}`)).body.enabled === false, 'the key to be disabled');
     const rows = (await alice.get(`/v1/audit?key=key:${key}&limit=100`)).body.records;
     t.equal(
-      rows.filter((r: any) => r.context['auto.response.rule'] === 'RateSpike:High:Revoke').length,
+      rows.filter((r: any) => r.context['auto.response.rule'] === 'RateSpike:High:Disable').length,
       1,
       'one key revocation, by the rate-spike rule',
     );

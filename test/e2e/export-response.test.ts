@@ -19,7 +19,7 @@ const alice = await as({ sub: 'alice' });
 
 t.test(
   'export is a use of the material: a Service that trips a detector by ' +
-    'exporting gets the key revoked; one only reading it does not',
+    'exporting gets the key disabled; one only reading it does not',
   async (t) => {
     const exported = await alice.key({ algorithm: 'AES', exportable: true });
     const read = await alice.key({ algorithm: 'AES', exportable: true });
@@ -28,15 +28,15 @@ t.test(
     for (let i = 0; i < 15; i++) {
       t.equal((await reader.get(`/v1/keys/${read}`)).status, 200);
       const r = await exporter.post(`/v1/keys/${exported}/export`, {});
-      if (r.status !== 200) break; // revoked keys still export (Deactivated); a refusal would end the loop
+      if (r.status !== 200) break; // a disabled key refuses export: the loop ends at the pause
     }
     await until(
-      async () => (await alice.get(`/v1/keys/${exported}`)).body.state === 'Deactivated',
-      'the exported key to be revoked',
+      async () => (await alice.get(`/v1/keys/${exported}`)).body.enabled === false,
+      'the exported key to be disabled',
     );
     const rows = (await alice.get(`/v1/audit?key=key:${exported}&limit=100`)).body.records;
     t.match(
-      rows.find((r: any) => r.context['auto.response.rule'] === 'RateSpike:High:Revoke'),
+      rows.find((r: any) => r.context['auto.response.rule'] === 'RateSpike:High:Disable'),
       { principal: { subject: 'svc-system' }, context: { 'auto.response.actor': 'svc-exporter' } },
     );
     const readerRows = (await alice.get('/v1/audit?actor=svc-system&limit=100')).body.records.filter(
@@ -44,8 +44,8 @@ t.test(
     );
     t.ok(readerRows.length > 0, 'the reader tripped the detector as well');
     t.notOk(
-      readerRows.some((r: any) => r.operation === 'Revoke'),
-      "but reading a key's metadata revokes nothing",
+      readerRows.some((r: any) => r.operation === 'Disable'),
+      "but reading a key's metadata disables nothing",
     );
     t.equal((await alice.get(`/v1/keys/${read}`)).body.state, 'Active', 'the read key stays Active');
   },

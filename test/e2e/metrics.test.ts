@@ -27,13 +27,13 @@ t.test(
     const key = await alice.key({ algorithm: 'EdDSA' });
     t.equal((await alice.get('/v1/keys/00000000-0000-4000-8000-000000000000')).status, 404);
     t.equal((await alice.get('/no/such/route')).status, 404);
-    // An agent signing far above its baseline: RateSpike findings, and the auto-responder revokes it and the key.
+    // An agent signing far above its baseline: RateSpike findings, and the auto-responder revokes it and disables the key.
     const issued = await alice.post('/v1/agents/issue', { label: 'signer', scopes: ['Sign'], ttlSeconds: 600 });
     const agent = new ApiClient(svc.url, { Authorization: `Bearer ${issued.body.jwt}` });
     for (let i = 0; i < 95; i++) await agent.post(`/v1/keys/${key}/sign`, { messageBase64: b64(`m${i}`) });
     await until(
-      async () => (await alice.get(`/v1/keys/${key}`)).body.state === 'Deactivated',
-      'the auto-responder to revoke the key',
+      async () => (await alice.get(`/v1/keys/${key}`)).body.enabled === false,
+      'the auto-responder to disable the key',
     );
 
     const text = await (await fetch(`${svc.url}/metrics`)).text();
@@ -65,9 +65,9 @@ t.test(
       'the RateSpike finding',
     );
     t.equal(
-      sample(text, 'svc_auto_response_actions_total{action="Revoke",result="success"}'),
+      sample(text, 'svc_auto_response_actions_total{action="Disable",result="success"}'),
       1,
-      'the key revoked once',
+      'the key disabled once',
     );
     t.equal(
       sample(text, 'svc_auto_response_actions_total{action="RevokeAgent",result="success"}'),
