@@ -1,5 +1,6 @@
 import {
   type IndexedKey,
+  isAlias,
   type KeyJournal,
   type LocateFilter,
   type LocatePosition,
@@ -52,6 +53,14 @@ export class KeyLocator {
   ) {}
 
   async locate(query: LocateQuery, call: OperationCall): Promise<LocatedPage> {
+    // A name that is an alias finds the key it names (KMIP clients locate by Name): by that key's name and id.
+    let onlyId: string | undefined;
+    if (isAlias(query.name)) {
+      onlyId = await this.journal.aliases.resolve(query.name);
+      const facts = onlyId === undefined ? undefined : await this.store.facts(onlyId);
+      if (!facts) return { keys: [], checked: 0 };
+      query = { ...query, name: facts.name };
+    }
     const limit = query.limit ?? LOCATE_DEFAULT_LIMIT;
     const scope = call.keyScope('Get');
     const filter: LocateFilter = {
@@ -83,6 +92,7 @@ export class KeyLocator {
         checked++;
         after = position(row);
         if (
+          (onlyId !== undefined && row.id !== onlyId) ||
           !matchesLocate(row, rowFilter) ||
           !call.permits('Get', row.id, {
             id: row.id,

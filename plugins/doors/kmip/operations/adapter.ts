@@ -1,4 +1,4 @@
-import { SvcError, type ManagedKey } from '../../../../kernel/index.ts';
+import { isAlias, SvcError, type ManagedKey } from '../../../../kernel/index.ts';
 import { objectRef } from '../key-attributes.ts';
 import type { ProtocolVersion } from '../messages.ts';
 import { child, K, text, type TtlvItem } from '../ttlv/index.ts';
@@ -75,8 +75,9 @@ export async function keyed<R>(
     rejected ??= err instanceof SvcError ? err : new SvcError('InvalidField', String(err));
   }
   const id = uid === undefined ? undefined : objectRef(uid).keyId;
-  return {
-    uid: uid ?? '',
-    result: await call.run<R>(operationId, { ...input, ...(id !== undefined ? { id } : {}) }, rejected),
-  };
+  const args = { ...input, ...(id !== undefined ? { id } : {}) };
+  const result = await call.run<R>(operationId, args, rejected);
+  // An alias answers as the id of the key it named at this call: the pipeline resolved it in the input.
+  const answered = isAlias(uid) && typeof args.id === 'string' ? args.id : uid;
+  return { uid: answered ?? '', result };
 }
