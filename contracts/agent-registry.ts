@@ -31,13 +31,15 @@ export function agentRegistryContract(
     const parent = `owner-${n}`;
     const older = agent(parent, '2026-01-01T00:00:00.000Z', { parentJti: 'parent-jti-1' });
     const groupless = agent(parent, '2026-01-01T00:00:00.000Z', { parentGroups: [] });
-    const newer = agent(parent, '2026-01-02T00:00:00.000Z');
+    const newer = agent(parent, '2026-01-02T00:00:00.000Z', {
+      keys: ['id:00000000-0000-4000-8000-000000000001', 'alias:app'],
+    });
     const other = agent(`${parent}-other`, '2026-01-03T00:00:00.000Z');
     for (const a of [older, newer, other, groupless]) await j.agents.register(a);
     t.same(await j.agents.get(older.agentId), older, 'every field, parentJti and parentGroups included');
     t.same(await j.agents.get(groupless.agentId), groupless, 'a parent without groups');
     t.equal(await j.agents.get('agent-unknown'), undefined);
-    t.same(await j.agents.findByJti(newer.jti), newer, 'found by its jti');
+    t.same(await j.agents.findByJti(newer.jti), newer, 'found by its jti, its key patterns included');
     t.equal(await j.agents.findByJti('jti-unknown'), undefined);
     t.same(
       (await j.agents.list({ parent, limit: 10 })).map((a) => a.agentId),

@@ -193,4 +193,51 @@ export function locateContract(t: Test, open: () => Promise<KeyJournal>, reopen?
     );
     await again.stop?.();
   });
+
+  t.test('locate: tags set at creation and by TagsChanged, every tag filter must match exactly', async (t) => {
+    const j = await open();
+    const team = `team-${randomUUID().slice(0, 8)}`;
+    const tagged = (name: string, tags: Record<string, string>): KeyEvent => {
+      const event = created(name, '2026-03-01T00:00:00.000Z', 'tagger') as Extract<KeyEvent, { type: 'KeyCreated' }>;
+      return { ...event, spec: { ...event.spec, tags } };
+    };
+    const [prod, dev, other] = [randomUUID(), randomUUID(), randomUUID()];
+    await j.append(prod, 0, [tagged(`${team}-prod`, { team, env: 'prod' })]);
+    await j.append(dev, 0, [tagged(`${team}-dev`, { team, env: 'dev' })]);
+    await j.append(other, 0, [tagged(`${team}-other`, { team: `${team}x`, Env: 'prod' })]);
+    const ids = async (tags: Array<[string, string]>) =>
+      (await locateAll(t, j, { tags }, undefined, 100)).map((k) => k.id).sort();
+    t.same(await ids([['team', team]]), [prod, dev].sort(), 'one tag');
+    t.same(
+      await ids([
+        ['team', team],
+        ['env', 'prod'],
+      ]),
+      [prod],
+      'two tags: both must match',
+    );
+    t.same(await ids([['env', 'PROD']]), [], 'values compare exactly (case included)');
+    await j.append(dev, 1, [
+      { type: 'TagsChanged', at: '2026-03-02T00:00:00.000Z', by: 'tagger', set: { env: 'prod' } },
+    ]);
+    t.same(
+      await ids([
+        ['team', team],
+        ['env', 'prod'],
+      ]),
+      [prod, dev].sort(),
+      'a changed value is found by its new value',
+    );
+    await j.append(prod, 1, [{ type: 'TagsChanged', at: '2026-03-02T00:00:00.000Z', by: 'tagger', removed: ['env'] }]);
+    t.same(
+      await ids([
+        ['team', team],
+        ['env', 'prod'],
+      ]),
+      [dev],
+      'a removed tag no longer matches',
+    );
+    t.same(await ids([['team', team]]), [prod, dev].sort(), 'and the other tags stay');
+    await j.stop?.();
+  });
 }

@@ -6,6 +6,7 @@ import { agentRegistryContract } from './agent-registry.ts';
 import { importTokenContract } from './import-tokens.ts';
 import { nodeRegistryContract } from './node-registry.ts';
 import { policyStoreContract } from './policy-store.ts';
+import { keyAliasesContract } from './key-aliases.ts';
 
 const AES_SPEC = {
   name: 'contract',
@@ -38,6 +39,7 @@ export function journalContract(t: Test, open: () => Promise<KeyJournal>, reopen
   agentRegistryContract(t, open, reopen);
   nodeRegistryContract(t, open, reopen);
   policyStoreContract(t, open, reopen);
+  keyAliasesContract(t, open, reopen);
   importTokenContract(t, open, reopen);
   locateContract(t, open, reopen);
   t.test('appends and loads events in sequence order; lastSeq follows', async (t) => {
