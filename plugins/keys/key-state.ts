@@ -16,8 +16,6 @@ export function applyEvent(key: ManagedKey | undefined, stored: StoredEvent): Ma
     // Keys created before export existed have no `exportable` in their spec: they are not exportable.
     const spec = e.spec.exportable === undefined ? { ...e.spec, exportable: false } : e.spec;
     return {
-      enabled: true,
-      tags: e.spec.tags ? { ...e.spec.tags } : {},
       id: stored.keyId,
       spec,
       owner: e.owner ?? e.by,
@@ -28,6 +26,8 @@ export function applyEvent(key: ManagedKey | undefined, stored: StoredEvent): Ma
       createdAt: e.at,
       rotationPolicy: 'Manual',
       versions: { 1: { createdAt: e.at, materialId: e.materialId } },
+      enabled: true,
+      tags: e.spec.tags ? { ...e.spec.tags } : {},
       seq: stored.seq,
     };
   }
