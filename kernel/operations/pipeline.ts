@@ -226,7 +226,9 @@ export class OperationPipeline {
     const started = performance.now();
     const span = this.deps.tracer ? new OperationSpan(this.deps.tracer, def.operation) : NO_SPAN;
     const context = callContext(caller);
-    if (def.keyRefs && this.deps.aliases && !nul) await resolveAliases(def.keyRefs, input, this.deps.aliases, context);
+    // Checked before any await: a call by key id (nearly every call) makes no promise for it.
+    if (def.keyRefs && this.deps.aliases && !nul && namesAlias(def.keyRefs, input))
+      await resolveAliases(def.keyRefs, input, this.deps.aliases, context);
     const derived = def.resource(input as never);
     const resource = caller.decorate?.resource ? caller.decorate.resource(derived) : derived;
     if (caller.decorate?.context) Object.assign(context, caller.decorate.context);
@@ -344,6 +346,16 @@ export class OperationPipeline {
     if (failure) throw failure;
     return handled!.result;
   }
+}
+
+/** Whether one of the input's key fields holds an alias (text starting with `alias/`). */
+function namesAlias(fields: readonly string[], input: unknown): boolean {
+  if (typeof input !== 'object' || input === null) return false;
+  for (const field of fields) {
+    const value = (input as Record<string, unknown>)[field];
+    if (typeof value === 'string' && value.startsWith('alias/')) return true;
+  }
+  return false;
 }
 
 /**
