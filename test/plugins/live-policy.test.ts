@@ -118,6 +118,8 @@ t.test('versions only move forward; one with bad bindings is not applied and say
   t.equal(policy.apply({ document: bad, createdAt: '', createdBy: 'x', version: 2 }), false);
   t.equal(policy.version.version, 1, 'the applied version stays');
   t.match(logger.lines.join('\n'), /error policy: a stored version has bad bindings.*unknown operation \\"Fly\\"/);
+  t.equal(policy.apply({ document: bad, createdAt: '', createdBy: 'x', version: 2 }), false);
+  t.equal(logger.lines.filter((l) => l.startsWith('error')).length, 1, 'a refused version is logged once');
   const newer: PolicyDocument = { roleBindings: { admins: ['Sign', 'Administer'] }, subjectBindings: {} };
   policy.apply({ document: newer, createdAt: '', createdBy: 'x', version: 3 });
   t.equal(policy.apply({ document: SEED, createdAt: '', createdBy: 'x', version: 2 }), true);
@@ -153,7 +155,12 @@ t.test(
     await until(() => logger.lines.some((l) => l.startsWith('info policy: refresh works again')), 'recovery');
     await policy.stop();
     const stopped = reads;
-    await new Promise((r) => setTimeout(r, 200));
+    // A running twin with the same period measures the time in which the stopped one would have read four times.
+    let twinReads = 0;
+    const twin = live({ ...store, latestVersion: async () => ++twinReads }, SEED, 50);
+    await twin.start();
+    await until(() => twinReads >= 4, 'four refreshes of a running policy');
+    await twin.stop();
     t.equal(reads, stopped, 'no read after stop');
   },
 );

@@ -26,6 +26,7 @@ t.test('read-only and destructive attributes', async (t) => {
     'AdvisorExplain',
     'AdvisorScan',
     'GetKey',
+    'GetPolicy',
     'GetPublicKey',
     'ListAgents',
     'LocateKeys',

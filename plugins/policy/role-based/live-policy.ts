@@ -55,6 +55,8 @@ export class LiveRoleBasedPolicy implements Policy, Lifecycle {
   private stopped = false;
   /** A refresh failed and has not succeeded since: logged once per streak, not once per second. */
   private failing = false;
+  /** The newest version refused for bad bindings: not compiled, nor logged, again at every refresh. */
+  private refused = 0;
 
   constructor(private readonly options: LivePolicyOptions) {
     // Until start() reads the store: the configuration (no call is served before the plugins start).
@@ -99,7 +101,9 @@ export class LiveRoleBasedPolicy implements Policy, Lifecycle {
     }
     if (!latest) throw new Error('policy: the journal holds no policy version right after seeding it');
     // At start the stored latest applies whatever this process held: it may be older (a restored journal).
-    if (!this.replace(latest)) throw new Error(`policy: version ${latest.version} in the journal cannot be applied`);
+    // Failing closed: a node never decides with bindings other than the journal's latest (the log says why).
+    if (!this.replace(latest))
+      throw new Error(`policy: version ${latest.version} in the journal has bad bindings (logged); not starting`);
     // An operator who edits the configured bindings of a seeded deployment is told where they live now.
     const ignored = bindingChanges(latest.document, this.options.seed);
     if (ignored.length)
@@ -126,6 +130,7 @@ export class LiveRoleBasedPolicy implements Policy, Lifecycle {
    */
   apply(version: PolicyVersion): boolean {
     if (version.version <= this.applied.version.version) return true;
+    if (version.version === this.refused) return false;
     return this.replace(version);
   }
 
@@ -140,6 +145,7 @@ export class LiveRoleBasedPolicy implements Policy, Lifecycle {
     const { roleBindings, subjectBindings } = version.document;
     const problems = bindingProblems(roleBindings as Bindings, subjectBindings as Bindings);
     if (problems.length) {
+      this.refused = version.version;
       this.options.logger.error('policy: a stored version has bad bindings and is not applied', {
         version: version.version,
         applied: this.applied.version.version,
