@@ -38,7 +38,15 @@ export {
 } from './operations/prompt-context.ts';
 export { CALLER_TEXT_RULE, isCallerText } from './model/caller-text.ts';
 export { requireCallerText, reservedSubjectProblem, subjectSkeleton } from './text/caller-text.ts';
-export { keyResource, namedResource, boundText, boundRecord, isUuid, AUDIT_BOUNDS } from './audit/bounds.ts';
+export {
+  keyResource,
+  namedResource,
+  boundText,
+  boundRecord,
+  isKeyResource,
+  isUuid,
+  AUDIT_BOUNDS,
+} from './audit/bounds.ts';
 export { chainHash, eventJson, GENESIS_HASH, type AuditEvent } from './audit/canonical-event.ts';
 export { AUDIT_EVENT_SCHEMA_VERSION, AuditEventSchema } from './audit/audit-event-schema.ts';
 export { GroupCommit } from './audit/group-commit.ts';

@@ -50,13 +50,18 @@ export const ListAliasesQuery = Type.Object(
     keyId: Type.Optional(
       Type.String({ maxLength: 300, description: "only this key's aliases (a key id or an alias)" }),
     ),
-    after: Type.Optional(Type.String({ maxLength: 256, description: 'the last name of the previous page' })),
+    after: Type.Optional(Type.String({ maxLength: 256, description: 'the nextAfter of the previous page' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: '1..1000; default 100' })),
   },
   { additionalProperties: false, title: 'ListAliasesQuery' },
 );
 
 export const AliasList = Type.Object(
-  { aliases: Type.Array(Alias, { description: 'by name; only aliases of keys the caller may read (Get)' }) },
+  {
+    aliases: Type.Array(Alias, { description: 'by name; only aliases of keys the caller may read (Get)' }),
+    nextAfter: Type.Optional(
+      Type.String({ description: 'present when there may be more: pass it as after for the next page' }),
+    ),
+  },
   { title: 'AliasList' },
 );

@@ -116,3 +116,11 @@ export function boundRecord(r: AuditRecord): AuditRecord {
     correlationId: boundText(r.correlationId, AUDIT_BOUNDS.correlationId),
   };
 }
+
+/**
+ * A resource that names a key: a key id, an alias (one that named no key when the call resolved it), or
+ * an id that is not a UUID (`invalid:<hash>`). Refusals word themselves alike for all three, so they never
+ * tell whether such a key exists.
+ */
+export const isKeyResource = (resource: string): boolean =>
+  resource.startsWith('invalid:') || isUuid(resource) || isAlias(resource);

@@ -1,7 +1,7 @@
 import { SvcError } from '../errors.ts';
 import type { Principal } from '../model/index.ts';
 import { ALIAS_PATTERN } from '../ports/key-aliases.ts';
-import { nameGlob } from '../ports/key-locate.ts';
+import { type KeyScope, nameGlob } from '../ports/key-locate.ts';
 import type { ResourceFacts } from '../ports/policy.ts';
 
 /** Most key patterns one agent carries. */
@@ -50,3 +50,22 @@ export const outsideAgentKeys = (principal: Principal, operation: string) =>
     'PermissionDenied',
     `agent ${principal.subject} is limited to keys matching its key patterns; ${operation} on this key is outside them`,
   );
+
+/**
+ * The keys a key-scoped agent's patterns match, as a key index scope: Locate reads only those rows, so its
+ * page sizes and cursors say nothing of keys outside them (each row is still checked with the policy).
+ */
+export function agentKeyScope(
+  patterns: readonly string[],
+  parent: string,
+  aliasKeys: ReadonlySet<string> | undefined,
+): KeyScope {
+  const names = patterns.filter((p) => p.startsWith('name:')).map((p) => p.slice('name:'.length));
+  const ids = patterns.filter((p) => p.startsWith('id:')).map((p) => p.slice('id:'.length).toLowerCase());
+  return {
+    owners: patterns.includes('owner:self') ? [parent] : [],
+    tenants: [],
+    names,
+    ids: [...ids, ...(aliasKeys ?? [])],
+  };
+}

@@ -7,13 +7,13 @@ import type { KmsMetrics } from '../observability/metrics.ts';
 import { NO_SPAN, OperationSpan, type OperationTrace } from '../observability/trace-scope.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Logger } from '../ports/logger.ts';
-import type { KeyScope } from '../ports/key-locate.ts';
+import { type KeyScope, NO_KEYS } from '../ports/key-locate.ts';
 import type { Policy, ResourceFacts } from '../ports/policy.ts';
 import type { RiskAssessor, RiskDecision } from '../ports/risk.ts';
 import { compileValidator, type Validator } from '../validation.ts';
 import { isAlias } from '../ports/key-aliases.ts';
-import { isUuid } from '../audit/bounds.ts';
-import { agentMayTouch, aliasesOfPatterns, outsideAgentKeys } from '../auth/agent-keys.ts';
+import { isKeyResource } from '../audit/bounds.ts';
+import { agentKeyScope, agentMayTouch, aliasesOfPatterns, outsideAgentKeys } from '../auth/agent-keys.ts';
 import { nulCharacterError } from './nul-characters.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import type { AnyOperation, AuditFacts, OperationCall } from './operation.ts';
@@ -122,7 +122,13 @@ class PipelineCall implements OperationCall {
   }
 
   keyScope(operation: Operation): KeyScope | undefined {
-    return this.principal === SYSTEM_PRINCIPAL ? 'every' : this.policy.keyScope?.(this.principal, operation);
+    if (this.principal === SYSTEM_PRINCIPAL) return 'every';
+    const scope = this.policy.keyScope?.(this.principal, operation);
+    const principal = this.principal;
+    if (principal.kind !== 'Agent' || principal.keys === undefined || scope === NO_KEYS) return scope;
+    // Two unions of patterns do not intersect as one: the agent's own (the narrower, as a rule) bounds the
+    // read, and every row is still checked against the policy and the patterns with `permits`.
+    return agentKeyScope(principal.keys, principal.parent, this.aliasKeys);
   }
 
   /** The call's audit record: bounded, with the facts of its outcome and the caller's decoration. */
@@ -264,7 +270,9 @@ export class OperationPipeline {
               : undefined;
           const decision = this.deps.policy.authorize(principal, def.operation, resource, facts);
           if (!decision.allowed) throw new SvcError('PermissionDenied', decision.reason);
-          if (scopedAgent && def.resourceFacts && !agentMayTouch(principal, facts, call.aliasKeys))
+          // A call on no key (a listing: its handler checks each key with `permits`) has neither facts nor a key resource.
+          const onKey = facts !== undefined || isKeyResource(resource);
+          if (scopedAgent && def.resourceFacts && onKey && !agentMayTouch(principal, facts, call.aliasKeys))
             throw outsideAgentKeys(principal, def.operation);
         }
         if (this.deps.risk && op.gated)
@@ -379,9 +387,6 @@ async function resolveAliases(
     if (keyId !== undefined) named[field] = keyId;
   }
 }
-
-/** A resource that names a key (a key id, an unresolved alias, an id that is not a UUID): what key patterns bound. */
-const isKeyResource = (resource: string) => resource.startsWith('invalid:') || isUuid(resource) || isAlias(resource);
 
 /** How many context entries a door may add to a call's record (the record holds at most 64 in all). */
 export const DOOR_CONTEXT_MAX = 8;

@@ -11,6 +11,9 @@ import {
 } from '../../kernel/index.ts';
 import type { KeyStore } from './key-store.ts';
 
+/** Reads of the alias table one listing makes at most (each of at most the page size plus one). */
+const LIST_READS_PER_CALL = 5;
+
 /** How often a create or move that lost a race to another writer reads the alias again. */
 const MAX_ATTEMPTS = 3;
 
@@ -80,7 +83,15 @@ export class KeyAliasing {
     }
   }
 
-  /** Deletes `name`; the caller needs AddAttribute on the key it names (authorizesItself). */
+  /** The key an alias names now; undefined for text that is no alias, or an alias naming nothing. */
+  async keyOf(name: unknown): Promise<string | undefined> {
+    return typeof name === 'string' && ALIAS_PATTERN.test(name) ? this.aliases.resolve(name) : undefined;
+  }
+
+  /**
+   * Deletes `name`. The pipeline authorized AddAttribute on the key it named then; the check is made again
+   * on the key it names at the delete, which a move may have changed meanwhile.
+   */
   async remove(name: string, call: OperationCall): Promise<{ name: string; keyId: string }> {
     requireAliasName(name);
     for (let attempt = 1; ; attempt++) {
@@ -96,13 +107,28 @@ export class KeyAliasing {
     }
   }
 
-  /** Aliases of keys the caller may read (Get), by name; `keyId` narrows to one key's. */
-  async list(call: OperationCall, filter: { keyId?: string; after?: string; limit: number }): Promise<KeyAlias[]> {
-    const found = await this.aliases.list(filter);
+  /**
+   * Aliases of keys the caller may read (Get), by name; `keyId` narrows to one key's. Reads on past aliases
+   * it may not see until the page is full, a bounded number of reads per call: `nextAfter` then says where
+   * to go on, so aliases of other owners never hide the caller's.
+   */
+  async list(
+    call: OperationCall,
+    filter: { keyId?: string; after?: string; limit: number },
+  ): Promise<{ aliases: KeyAlias[]; nextAfter?: string }> {
     const visible: KeyAlias[] = [];
-    for (const alias of found)
-      if (call.permits('Get', alias.keyId, await this.factsOf(alias.keyId))) visible.push(alias);
-    return visible;
+    let after = filter.after;
+    for (let reads = 0; reads < LIST_READS_PER_CALL; reads++) {
+      const want = filter.limit - visible.length;
+      const found = await this.aliases.list({ ...filter, ...(after !== undefined ? { after } : {}), limit: want + 1 });
+      for (const alias of found.slice(0, want)) {
+        after = alias.name;
+        if (call.permits('Get', alias.keyId, await this.factsOf(alias.keyId))) visible.push(alias);
+      }
+      if (found.length <= want) return { aliases: visible };
+      if (visible.length === filter.limit) break;
+    }
+    return { aliases: visible, ...(after !== undefined ? { nextAfter: after } : {}) };
   }
 
   /** The aliases of each key (for ManagedKey.aliases). */
@@ -114,7 +140,7 @@ export class KeyAliasing {
     if (!call.permits('AddAttribute', keyId, await this.factsOf(keyId)))
       throw new SvcError(
         'PermissionDenied',
-        `${call.principal.subject} may not change ${name}: it names key ${keyId}, on which AddAttribute is not granted`,
+        `${call.principal.subject} may not change ${name}: AddAttribute is not granted on the key it names`,
       );
   }
 

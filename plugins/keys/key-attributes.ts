@@ -48,7 +48,7 @@ export class KeyAttributes {
         throw new SvcError('InvalidField', `key ${id} would have ${count} tags; a key has at most ${MAX_TAGS}`);
       return {
         event: { type: 'TagsChanged', at: this.now(), by: scope.by, set },
-        facts: { context: { tagKeys: Object.keys(set).sort().join(',') } },
+        facts: { context: { tagKeys: JSON.stringify(Object.keys(set).sort()) } },
       };
     });
   }
@@ -61,7 +61,7 @@ export class KeyAttributes {
       const removed = names.filter((name) => Object.hasOwn(k.tags, name));
       return {
         event: { type: 'TagsChanged', at: this.now(), by: scope.by, removed },
-        facts: { context: { tagKeys: removed.sort().join(',') } },
+        facts: { context: { tagKeys: JSON.stringify(removed.sort()) } },
       };
     });
   }

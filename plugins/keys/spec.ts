@@ -62,6 +62,9 @@ export function normaliseSpec(req: KeySpecRequest): NewKeySpec {
   if (req.name !== undefined) {
     if (req.name.length < 1 || [...req.name].length > 256) throw invalid('spec.name must be 1..256 characters');
     requireCallerText(req.name, 'spec.name');
+    // Wherever a key is named, alias/NAME means an alias (Locate by name, a KMIP Name): no key takes such a name.
+    if (req.name.startsWith('alias/'))
+      throw invalid('spec.name must not start with alias/: that names an alias (PUT /v1/aliases/{name} makes one)');
   }
   let spec: BaseSpec;
   switch (req.algorithm) {

@@ -80,7 +80,7 @@ t.test("an agent is bounded by its parent's keys", async (t) => {
   t.equal((await sign(agent, bobs)).status, 200, "the agent signs with its parent's key");
   const refused = await sign(agent, carols);
   t.equal(refused.status, 403, "but not with anyone else's");
-  t.match(refused.body.message, /its parent bob is not allowed to on this key/);
+  t.match(refused.body.message, /its parent bob is not allowed to Sign on this key/);
   const made = await agent.post('/v1/keys', { spec: { name: 'by-agent', algorithm: 'EdDSA' } });
   t.equal(made.body.owner, 'bob', "a key an agent creates belongs to the agent's parent");
   const [created] = await admin.auditOf(made.body.id);

@@ -1,4 +1,4 @@
-import { SvcError, type ManagedKey } from '../../../kernel/index.ts';
+import { isUuid, SvcError, type ManagedKey } from '../../../kernel/index.ts';
 import type { AttributeList } from './attributes.ts';
 import { boolean, dateTime, enumeration, integer, K, structure, text } from './ttlv/index.ts';
 
@@ -16,7 +16,8 @@ export interface ObjectRef {
 }
 
 export function objectRef(uid: string): ObjectRef {
-  return uid.endsWith(PUBLIC_SUFFIX)
+  // Only a key id names a public half: an alias ending in -public is an alias (of whatever key it names).
+  return uid.endsWith(PUBLIC_SUFFIX) && isUuid(uid.slice(0, -PUBLIC_SUFFIX.length))
     ? { keyId: uid.slice(0, -PUBLIC_SUFFIX.length), publicHalf: true }
     : { keyId: uid, publicHalf: false };
 }

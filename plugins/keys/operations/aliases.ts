@@ -54,7 +54,8 @@ export function aliasOperations(
       output: A.DeleteAliasResponse,
       http: { method: 'DELETE', path: '/v1/aliases/:name' },
       resource: (input) => namedResource('', input?.name),
-      attributes: { authorizesItself: true },
+      // The key the alias names now: authorized like any change of that key (an unknown alias names none).
+      resourceFacts: async (input) => factsOf(await aliasing.keyOf(input?.name)),
       handle: async (input, call) => ({ result: await aliasing.remove(input.name, call) }),
     }),
     defineOperation({
@@ -64,22 +65,22 @@ export function aliasOperations(
       summary: 'List aliases, by name',
       description:
         'List aliases by name, those of one key with keyId, a page at a time ' +
-        '(after: the last name of the previous page). Only aliases of keys the ' +
-        'caller may read. Changes nothing.',
+        '(after: the nextAfter of the previous page, present while there may ' +
+        'be more). Only aliases of keys the caller may read. Changes nothing.',
       input: A.ListAliasesQuery,
       output: A.AliasList,
       http: { method: 'GET', path: '/v1/aliases' },
       keyRefs: ['keyId'],
-      resource: (input) => (input?.keyId === undefined ? 'alias:*' : keyResource(input.keyId)),
-      attributes: { readOnly: true, authorizesItself: true },
+      // Without keyId, like Locate: any grant of Get on some key lists; each alias is then checked on its key.
+      resource: (input) => (input?.keyId === undefined ? 'pattern:alias' : keyResource(input.keyId)),
+      resourceFacts: (input) => (input?.keyId === undefined ? Promise.resolve(undefined) : factsOf(input.keyId)),
+      attributes: { readOnly: true },
       handle: async (input, call) => ({
-        result: {
-          aliases: await aliasing.list(call, {
-            ...(input.keyId !== undefined ? { keyId: input.keyId } : {}),
-            ...(input.after !== undefined ? { after: input.after } : {}),
-            limit: input.limit ?? 100,
-          }),
-        },
+        result: await aliasing.list(call, {
+          ...(input.keyId !== undefined ? { keyId: input.keyId } : {}),
+          ...(input.after !== undefined ? { after: input.after } : {}),
+          limit: input.limit ?? 100,
+        }),
       }),
     }),
   ];

@@ -101,7 +101,8 @@ export function dataKeyOperations(
         if (!call.permits('Encrypt', resource, await factsOf(destination))) {
           throw new SvcError(
             'PermissionDenied',
-            `${call.principal.subject} is not allowed to Encrypt on the destination key ${resource}`,
+            // The key as the caller named it is in its request: the message never names the key an alias led to.
+            `${call.principal.subject} is not allowed to Encrypt under the destination key (destinationKeyId)`,
           );
         }
         const source = await crypto.decrypt(

@@ -1,6 +1,6 @@
 import { AUDIT_BOUNDS, type PolicyDocument } from '../../../kernel/index.ts';
 
-/** A binding's name as the summary shows it: a long one cut, so that one name cannot fill the summary. */
+/** A binding name longer than this is cut in the summary, so that one name cannot fill it. */
 const NAME_MAX = 64;
 
 /** JSON with object keys sorted: two bindings that differ only in key order are the same binding. */
@@ -14,7 +14,15 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-const shown = (name: string) => (name.length > NAME_MAX ? `${name.slice(0, NAME_MAX)}…` : name);
+/**
+ * A binding's name as the summary shows it: cut when long, and percent-encoded (as in a URL) when it holds
+ * anything but letters, digits and `_ . @ : / -`: entries are separated by spaces, so a name with a space
+ * and a sign in it would otherwise read as entries of its own.
+ */
+const shown = (name: string) => {
+  const safe = /^[A-Za-z0-9_.@:/-]+$/.test(name) ? name : encodeURIComponent(name);
+  return safe.length > NAME_MAX ? `${safe.slice(0, NAME_MAX)}…` : safe;
+};
 
 /** One entry per binding added (+), changed (~) or removed (-), in that order, for both maps. */
 export function bindingChanges(before: PolicyDocument | undefined, after: PolicyDocument): string[] {

@@ -1,4 +1,5 @@
 import {
+  isKeyResource,
   type KeyScope,
   NO_KEYS,
   type Operation,
@@ -11,6 +12,9 @@ import { compileBinding, type Bindings, type Grant, type Self } from './bindings
 import { keyScopeOf } from './key-scope.ts';
 
 export type { Bindings } from './bindings.ts';
+
+/** Worded from the resource alone, never from whether its key was found: a refusal is no existence oracle. */
+const onKey = (resource: string) => (isKeyResource(resource) ? ' on this key' : '');
 
 function compileAll(kind: string, bindings: Bindings, problems: string[]): Map<string, Grant> {
   return new Map(
@@ -77,7 +81,7 @@ export class RoleBasedPolicy implements Policy {
       ) {
         return {
           allowed: false,
-          reason: `agent ${principal.subject} may not ${operation}: its parent ${principal.parent} is not allowed to${facts ? ' on this key' : ''}`,
+          reason: `agent ${principal.subject} may not ${operation}: its parent ${principal.parent} is not allowed to ${operation}${onKey(resource)}`,
         };
       }
       return { allowed: true };
@@ -89,7 +93,7 @@ export class RoleBasedPolicy implements Policy {
     if (this.grants(principal.subject, principal.groups, operation, resource, facts, self)) return { allowed: true };
     return {
       allowed: false,
-      reason: `${principal.subject} is not allowed to ${operation}${facts ? ' on this key' : ''} (no role or subject binding grants it)`,
+      reason: `${principal.subject} is not allowed to ${operation}${onKey(resource)} (no role or subject binding grants it)`,
     };
   }
 
