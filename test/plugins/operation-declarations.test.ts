@@ -29,6 +29,7 @@ t.test('read-only and destructive attributes', async (t) => {
     'GetPolicy',
     'GetPublicKey',
     'ListAgents',
+    'ListAliases',
     'LocateKeys',
     'QueryAudit',
     'Verify',
