@@ -11,8 +11,8 @@ import {
 } from '../../kernel/index.ts';
 import type { KeyStore } from './key-store.ts';
 
-/** Reads of the alias table one listing makes at most (each of at most the page size plus one). */
-const LIST_READS_PER_CALL = 5;
+/** Rows of the alias table one read of a listing asks for (at least the page size plus one). */
+const LIST_READ_ROWS = 500;
 
 /** How often a create or move that lost a race to another writer reads the alias again. */
 const MAX_ATTEMPTS = 3;
@@ -109,8 +109,9 @@ export class KeyAliasing {
 
   /**
    * Aliases of keys the caller may read (Get), by name; `keyId` narrows to one key's. Reads on past aliases
-   * it may not see until the page is full, a bounded number of reads per call: `nextAfter` then says where
-   * to go on, so aliases of other owners never hide the caller's.
+   * the caller may not see until the page is full or the table ends, so aliases of other owners never hide
+   * the caller's; `nextAfter` is the last alias shown, so no answer names an alias the caller may not see.
+   * A caller that sees few of very many aliases pays for reading past the others (pages of LIST_READ_ROWS).
    */
   async list(
     call: OperationCall,
@@ -118,17 +119,18 @@ export class KeyAliasing {
   ): Promise<{ aliases: KeyAlias[]; nextAfter?: string }> {
     const visible: KeyAlias[] = [];
     let after = filter.after;
-    for (let reads = 0; reads < LIST_READS_PER_CALL; reads++) {
-      const want = filter.limit - visible.length;
-      const found = await this.aliases.list({ ...filter, ...(after !== undefined ? { after } : {}), limit: want + 1 });
-      for (const alias of found.slice(0, want)) {
+    for (;;) {
+      const rows = Math.max(filter.limit + 1, LIST_READ_ROWS);
+      const found = await this.aliases.list({ ...filter, ...(after !== undefined ? { after } : {}), limit: rows });
+      for (const alias of found) {
         after = alias.name;
-        if (call.permits('Get', alias.keyId, await this.factsOf(alias.keyId))) visible.push(alias);
+        if (!call.permits('Get', alias.keyId, await this.factsOf(alias.keyId))) continue;
+        // One more visible alias than the page holds: there is a next page, which starts after the last shown.
+        if (visible.length === filter.limit) return { aliases: visible, nextAfter: visible.at(-1)!.name };
+        visible.push(alias);
       }
-      if (found.length <= want) return { aliases: visible };
-      if (visible.length === filter.limit) break;
+      if (found.length < rows) return { aliases: visible };
     }
-    return { aliases: visible, ...(after !== undefined ? { nextAfter: after } : {}) };
   }
 
   /** The aliases of each key (for ManagedKey.aliases). */
