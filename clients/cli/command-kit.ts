@@ -59,3 +59,17 @@ export function list(value: string, previous: string[] = []): string[] {
       .filter(Boolean),
   ];
 }
+
+/** `--tag k=v` (repeatable) into a map, as `--context` does; the last value of a key given twice wins. */
+export function pairs(flag: string) {
+  return (value: string, previous: Record<string, string> = {}): Record<string, string> => {
+    const at = value.indexOf('=');
+    if (at < 1) throw new InvalidArgumentError(`${flag} takes key=value.`);
+    return { ...previous, [value.slice(0, at)]: value.slice(at + 1) };
+  };
+}
+
+/** A repeatable flag whose values may hold commas (tag values, key name globs): never split. */
+export function repeatable(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}

@@ -8,6 +8,9 @@ export interface KeyRow {
   currentVersion: number;
   owner: string;
   createdAt: string;
+  /** false while the key is disabled (keys disable): it keeps its state but serves nothing. */
+  enabled: boolean;
+  tags: Record<string, string>;
 }
 
 const PAGE = 1000;
@@ -35,6 +38,8 @@ export async function* listKeys(
         currentVersion: k.currentVersion,
         owner: k.owner,
         createdAt: k.createdAt,
+        enabled: k.enabled,
+        tags: k.tags,
       };
     }
     if (max !== undefined && given >= max) return;

@@ -13,6 +13,7 @@ import {
   type SignItem,
   type VerifyItem,
 } from './batch-types.ts';
+import { KeyModelCalls } from './key-model-calls.ts';
 import { fetchWithTls, type ClientTls } from './tls-fetch.ts';
 import { wrapKeyMaterial } from '../../schemas/key-wrapping.ts';
 
@@ -47,20 +48,21 @@ const key = (id: string, rest = '') => `/v1/keys/${encodeURIComponent(id)}${rest
  * A typed client of the svc-kms REST API: one method per endpoint. Errors are thrown as SvcApiError.
  * Only reads, verify, decrypt and unwrap are retried (on 503 and network errors): the other calls change
  * key state or count toward OpCountBased rotation, so the caller decides whether to send them again.
+ * Aliases, tags, disable and enable, and the policy are the methods of KeyModelCalls (key-model-calls.ts).
  */
-export class SvcClient {
-  private readonly http: Transport;
-
+export class SvcClient extends KeyModelCalls {
   constructor(options: SvcClientOptions) {
-    this.http = new Transport({
-      baseUrl: options.server,
-      credentials: options.credentials,
-      timeoutMs: options.timeoutMs ?? 10_000,
-      retry: { retries: 3, initialBackoffMs: 100, maxBackoffMs: 2_000, ...options.retry },
-      fetch: options.fetch ?? (options.tls ? fetchWithTls(options.tls) : globalThis.fetch),
-      model: options.model,
-      promptId: options.promptId,
-    });
+    super(
+      new Transport({
+        baseUrl: options.server,
+        credentials: options.credentials,
+        timeoutMs: options.timeoutMs ?? 10_000,
+        retry: { retries: 3, initialBackoffMs: 100, maxBackoffMs: 2_000, ...options.retry },
+        fetch: options.fetch ?? (options.tls ? fetchWithTls(options.tls) : globalThis.fetch),
+        model: options.model,
+        promptId: options.promptId,
+      }),
+    );
   }
 
   // Key lifecycle
@@ -73,7 +75,10 @@ export class SvcClient {
     return this.http.send({ method: 'GET', path: key(id), idempotent: true }, opts);
   }
 
-  /** One page of the keys the caller may read, newest first; pass `nextCursor` as `cursor` for the next. */
+  /**
+   * One page of the keys the caller may read, newest first; pass `nextCursor` as `cursor` for the next.
+   * `tag: ['team:payments', 'env:prod']` finds the keys carrying every one of those tags.
+   */
   listKeys(query: T.KeyQuery = {}, opts?: CallOptions): Promise<T.KeyPage> {
     return this.http.send({ method: 'GET', path: '/v1/keys', query: { ...query }, idempotent: true }, opts);
   }
@@ -413,6 +418,7 @@ export class SvcClient {
 
   // Agents and tokens
 
+  /** `keys: ['alias:payments', 'name:billing-*']` limits the agent to those keys, on top of its scopes. */
   issueAgent(request: T.IssueAgentRequest, opts?: CallOptions): Promise<T.IssuedAgent> {
     return this.http.send({ method: 'POST', path: '/v1/agents/issue', body: request, idempotent: false }, opts);
   }

@@ -42,8 +42,10 @@ export interface CallOptions {
 }
 
 export interface Call {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
+  /** Headers of this call alone (If-Match); spread first, so they never replace the credentials or request id. */
+  headers?: Record<string, string>;
   /** A list value repeats the parameter (tag=a:1&tag=b:2). */
   query?: Record<string, string | number | string[] | undefined>;
   body?: unknown;
@@ -100,6 +102,7 @@ export class Transport {
       else if (v !== undefined) url.searchParams.set(k, String(v));
     }
     const headers: Record<string, string> = {
+      ...call.headers,
       Accept: 'application/json',
       'X-Request-Id': requestId,
       ...credentialHeaders(this.options.credentials),

@@ -1,9 +1,11 @@
 import type { Static } from '@sinclair/typebox';
 import type * as A from '../../schemas/advisor.ts';
+import type * as Al from '../../schemas/aliases.ts';
 import type * as Au from '../../schemas/audit.ts';
 import type * as K from '../../schemas/keys.ts';
 import type * as KT from '../../schemas/key-transfer.ts';
 import type * as L from '../../schemas/locate.ts';
+import type * as P from '../../schemas/policy.ts';
 import type * as T from '../../schemas/tokens.ts';
 
 // Every shape here is derived from the service's own TypeBox schemas (schemas/), the same ones that
@@ -62,3 +64,21 @@ export type AdvisorExplanation = Static<typeof A.AdvisorExplanation> & Record<st
 export type KeyPage = Static<typeof L.KeyPage>;
 /** The filters of listKeys (GET /v1/keys); limit is keys per page, cursor a page's nextCursor. */
 export type KeyQuery = Static<typeof L.LocateKeysQuery>;
+
+// Aliases, tags, the reversible disable and the role-based policy (key-model-calls.ts).
+
+export type Alias = Static<typeof Al.Alias>;
+export type AliasList = Static<typeof Al.AliasList>;
+/** For a move, `previousKeyId` names the key the alias named before. */
+export type PutAliasResult = Static<typeof Al.PutAliasResponse>;
+export type DeleteAliasResult = Static<typeof Al.DeleteAliasResponse>;
+/** The filters of listAliases; `after` is the last name of the previous page. */
+export type AliasQuery = Static<typeof Al.ListAliasesQuery>;
+/** Tag key -> value. */
+export type Tags = Static<typeof K.TagBody>['tags'];
+export type TagsResult = Static<typeof K.TagsResponse>;
+export type EnabledResult = Static<typeof K.EnabledResponse>;
+/** What PUT /v1/policy replaces: both maps, whole. */
+export type PolicyDocument = Omit<Static<typeof P.PutPolicyBody>, 'ifMatch'>;
+/** The stored version as GET and PUT /v1/policy answer it; `etag` is what putPolicy takes. */
+export type Policy = Static<typeof P.PolicyAnswer>;

@@ -36,7 +36,14 @@ function url(path: string, query: Query = {}): string {
  */
 export async function call<T>(
   route: Route,
-  opts: { params?: Record<string, string>; query?: Query; body?: unknown; credential?: Credential } = {},
+  opts: {
+    params?: Record<string, string>;
+    query?: Query;
+    body?: unknown;
+    credential?: Credential;
+    /** Headers of this call alone (If-Match); set first, so they never replace the credential's. */
+    headers?: Record<string, string>;
+  } = {},
 ): Promise<{ status: number; body: T }> {
   const { method } = route;
   const path = pathOf(route, opts.params);
@@ -46,7 +53,11 @@ export async function call<T>(
     onUnauthorized(error);
     throw error;
   }
-  const headers: Record<string, string> = { Accept: 'application/json', ...credentialHeaders(credential) };
+  const headers: Record<string, string> = {
+    ...opts.headers,
+    Accept: 'application/json',
+    ...credentialHeaders(credential),
+  };
   if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
   let res: Response;
   try {

@@ -10,15 +10,22 @@ export type KeyAction =
   | 'cancelDestroy'
   | 'produce'
   | 'consume'
-  | 'publicKey';
+  | 'publicKey'
+  | 'disable'
+  | 'enable'
+  | 'tag'
+  | 'alias';
 
-const TRANSITION: Record<Exclude<KeyAction, 'produce' | 'consume' | 'publicKey'>, KeyTransition> = {
+const TRANSITION: Record<Exclude<KeyAction, 'produce' | 'consume' | 'publicKey' | 'alias'>, KeyTransition> = {
   activate: 'KeyActivated',
   rotate: 'Rotated',
   revoke: 'Revoked',
   compromise: 'Compromised',
   destroy: 'Destroyed',
   cancelDestroy: 'DestroyCancelled',
+  disable: 'KeyDisabled',
+  enable: 'KeyEnabled',
+  tag: 'TagsChanged',
 };
 
 /**
@@ -28,9 +35,11 @@ const TRANSITION: Record<Exclude<KeyAction, 'produce' | 'consume' | 'publicKey'>
  * Deactivated and Compromised; encrypt and sign on an Active key, decrypt and verify on an Active or
  * Deactivated one; nothing but reading on a Destroyed key. A key waiting for its scheduled destruction
  * may only be compromised, destroyed at once, or spared (cancel), and serves no cryptographic call.
+ * Beside the state: a key that is not Destroyed may be tagged, named by aliases and disabled (when
+ * enabled) or enabled (when disabled); a disabled key serves no cryptographic call and no public key.
  * The policy may still refuse what the state allows: the page shows that refusal as the API words it.
  */
-export function allowedActions(key: Pick<ManagedKey, 'state' | 'destroyAt' | 'spec'>): Set<KeyAction> {
+export function allowedActions(key: Pick<ManagedKey, 'state' | 'destroyAt' | 'spec' | 'enabled'>): Set<KeyAction> {
   const scheduled = key.destroyAt !== undefined;
   const allowed = new Set<KeyAction>();
   for (const [action, transition] of Object.entries(TRANSITION) as Array<[KeyAction, KeyTransition]>) {
@@ -38,6 +47,11 @@ export function allowedActions(key: Pick<ManagedKey, 'state' | 'destroyAt' | 'sp
     if (scheduled ? !WHILE_SCHEDULED.includes(transition) : transition === 'DestroyCancelled') continue;
     allowed.add(action);
   }
+  // Disabling a disabled key (or enabling an enabled one) changes nothing: only the toggle's other side.
+  allowed.delete(key.enabled ? 'enable' : 'disable');
+  // A Destroyed key takes no alias and loses its own.
+  if (key.state !== 'Destroyed') allowed.add('alias');
+  if (!key.enabled) return allowed;
   if (!scheduled) {
     if (USABLE_STATES.produce.includes(key.state)) allowed.add('produce');
     if (USABLE_STATES.consume.includes(key.state)) allowed.add('consume');

@@ -5,17 +5,19 @@ import { renderAgents } from './pages/agents.ts';
 import { renderAudit } from './pages/audit.ts';
 import { renderKey } from './pages/key.ts';
 import { renderKeys } from './pages/keys.ts';
+import { renderPolicy } from './pages/policy.ts';
 import { renderSignIn } from './pages/sign-in.ts';
 import { currentCredential, describe, signOut } from './session.ts';
 
 /**
- * The shell: hash routes (#/keys, #/keys/<id>, #/agents, #/audit, #/advisor, #/sign-in), so the server
+ * The shell: hash routes (#/keys, #/keys/<id>, #/agents, #/policy, #/audit, #/advisor, #/sign-in), so the server
  * serves one page and a URL never carries anything but where the user is.
  */
 type Page = (root: HTMLElement, arg: string | undefined) => void | Promise<void>;
 const PAGES = new Map<string, Page>([
   ['keys', (root, id) => (id ? renderKey(root, id) : renderKeys(root))],
   ['agents', renderAgents],
+  ['policy', renderPolicy],
   ['audit', renderAudit],
   ['advisor', renderAdvisor],
 ]);

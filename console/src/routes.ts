@@ -6,12 +6,13 @@
  *
  * `part` is the part of the console a call belongs to, which is also who uses it in a deployment that
  * separates duties: finding and reading keys (everyone who works with keys), managing them (admins),
- * using them (applications' people), agents, audit and advisor (admins and auditors).
+ * using them (applications' people), agents, audit and advisor (admins and auditors), and the policy
+ * (whoever administers who may do what: reading it is Query on `policy`, replacing it Administer).
  */
-export type ConsolePart = 'find-keys' | 'manage-keys' | 'use-keys' | 'agents' | 'audit' | 'advisor';
+export type ConsolePart = 'find-keys' | 'manage-keys' | 'use-keys' | 'agents' | 'audit' | 'advisor' | 'policy';
 
 export interface Route {
-  readonly method: 'GET' | 'POST' | 'DELETE';
+  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   readonly path: string;
   readonly part: ConsolePart;
 }
@@ -29,6 +30,12 @@ export const ROUTES = {
   compromiseKey: route('POST', '/v1/keys/:id/compromise', 'manage-keys'),
   destroyKey: route('DELETE', '/v1/keys/:id', 'manage-keys'),
   cancelDestroy: route('POST', '/v1/keys/:id/cancel-destroy', 'manage-keys'),
+  disableKey: route('POST', '/v1/keys/:id/disable', 'manage-keys'),
+  enableKey: route('POST', '/v1/keys/:id/enable', 'manage-keys'),
+  tagKey: route('PUT', '/v1/keys/:id/tags', 'manage-keys'),
+  untagKey: route('DELETE', '/v1/keys/:id/tags', 'manage-keys'),
+  putAlias: route('PUT', '/v1/aliases/:name', 'manage-keys'),
+  deleteAlias: route('DELETE', '/v1/aliases/:name', 'manage-keys'),
   encrypt: route('POST', '/v1/keys/:id/encrypt', 'use-keys'),
   decrypt: route('POST', '/v1/keys/:id/decrypt', 'use-keys'),
   sign: route('POST', '/v1/keys/:id/sign', 'use-keys'),
@@ -40,6 +47,8 @@ export const ROUTES = {
   verifyAudit: route('GET', '/v1/audit/verify', 'audit'),
   advisorScan: route('GET', '/v1/advisor/scan', 'advisor'),
   advisorExplain: route('GET', '/v1/advisor/explain/:agentId', 'advisor'),
+  getPolicy: route('GET', '/v1/policy', 'policy'),
+  putPolicy: route('PUT', '/v1/policy', 'policy'),
 } as const satisfies Record<string, Route>;
 
 /** The path of a route with its `:name` segments filled in (percent-encoded). */

@@ -37,16 +37,32 @@ export function credentialHeaders(credential: Credential): Record<string, string
     : { 'X-Svc-User': credential.user };
 }
 
+/** A token's payload, read without verifying it (the server verifies): {} when it is not a JWT we can read. */
+function claimsOf(token: string): { sub?: unknown; svc_kind?: unknown } {
+  try {
+    const payload: unknown = JSON.parse(atob(token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/')));
+    return typeof payload === 'object' && payload !== null ? payload : {};
+  } catch {
+    return {};
+  }
+}
+
 /** Who the console says is signed in; a token's subject is read from its payload for display only. */
 export function describe(credential: Credential): string {
   if (credential.kind === 'dev') return `${credential.user} (development header)`;
-  try {
-    const payload = JSON.parse(atob(credential.token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/'))) as {
-      sub?: unknown;
-    };
-    if (typeof payload.sub === 'string') return `${payload.sub} (bearer token)`;
-  } catch {
-    // Not a JWT we can read: the server decides anyway.
-  }
-  return 'bearer token';
+  const { sub } = claimsOf(credential.token);
+  return typeof sub === 'string' ? `${sub} (bearer token)` : 'bearer token';
+}
+
+/**
+ * The kind of principal the credential names, as the service reads it: the development header names a
+ * Human, and a token its svc_kind claim (human when absent). Only to leave out what the service would
+ * refuse anyway (enabling a key is a Human's act); the service decides.
+ */
+export function principalKind(credential: Credential): 'Human' | 'Service' | 'Agent' {
+  if (credential.kind === 'dev') return 'Human';
+  const kind = claimsOf(credential.token).svc_kind;
+  if (kind === 'service') return 'Service';
+  if (kind === 'agent') return 'Agent';
+  return 'Human';
 }

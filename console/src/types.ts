@@ -3,6 +3,7 @@ import type * as A from '../../schemas/advisor.ts';
 import type * as Au from '../../schemas/audit.ts';
 import type * as K from '../../schemas/keys.ts';
 import type * as L from '../../schemas/locate.ts';
+import type * as P from '../../schemas/policy.ts';
 import type * as T from '../../schemas/tokens.ts';
 
 // The answers' shapes, from the service's own schemas: type-only imports, so the bundle carries no
@@ -23,6 +24,7 @@ export type AuditPage = Static<typeof Au.AuditPageSchema>;
 export type AuditVerification = Static<typeof Au.AuditVerificationSchema>;
 export type AdvisorScanReport = Static<typeof A.AdvisorScanReport>;
 export type AdvisorExplanation = Static<typeof A.AdvisorExplanation>;
+export type PolicyAnswer = Static<typeof P.PolicyAnswer>;
 
 // Pure constant modules: the bundle takes these arrays and nothing else from the kernel.
 export { OPERATIONS } from '../../kernel/model/operation.ts';

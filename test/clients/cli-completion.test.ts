@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { symlinkSync } from 'node:fs';
 import path from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { SVC_BIN, svc, cliEnv } from '../helpers/cli.ts';
 import { debianTool } from '../helpers/debian-tool.ts';
 import { tempDir } from '../helpers/service.ts';
@@ -23,19 +23,22 @@ function run(shell: string, script: string): Promise<{ code: number; stdout: str
 
 const lines = (text: string) => text.split('\n').filter(Boolean);
 
+/** What bash offers for `svc WORDS...` (the last word being typed), through the script svc prints. */
+async function bashComplete(t: Test, words: string[]): Promise<string[]> {
+  const r = await run(
+    'bash',
+    `source <(svc completion bash)
+COMP_WORDS=(svc ${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length}
+_svc_complete; printf '%s\\n' "\${COMPREPLY[@]}"`,
+  );
+  t.equal(r.code, 0, r.stderr);
+  return lines(r.stdout);
+}
+
 t.test(
   'bash: commands, subcommands, flags and fixed flag values complete; a file argument falls back to file names',
   async (t) => {
-    const complete = async (...words: string[]) => {
-      const r = await run(
-        'bash',
-        `source <(svc completion bash)
-COMP_WORDS=(svc ${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length}
-_svc_complete; printf '%s\\n' "\${COMPREPLY[@]}"`,
-      );
-      t.equal(r.code, 0, r.stderr);
-      return lines(r.stdout);
-    };
+    const complete = (...words: string[]) => bashComplete(t, words);
     t.same(await complete('ke'), ['keys']);
     t.same(await complete('keys', 'cr'), ['create']);
     t.same(await complete('keys', 'create', '--na'), ['--name']);
@@ -57,6 +60,19 @@ _svc_complete; printf '%s\\n' "\${COMPREPLY[@]}"`,
     t.match(registered.stdout, /complete -o default -F _svc_complete svc/);
   },
 );
+
+t.test('the key-model commands complete like the others: groups, subcommands, their flags', async (t) => {
+  const complete = (...words: string[]) => bashComplete(t, words);
+  t.same(await complete('keys', 'al'), ['alias']);
+  t.same(await complete('keys', 'alias', ''), ['create', 'move', 'delete', 'list']);
+  t.same(await complete('keys', 'tag', ''), ['set', 'remove']);
+  t.same(await complete('keys', 'di'), ['disable']);
+  t.same(await complete('keys', 'list', '--ta'), ['--tag']);
+  t.same(await complete('po'), ['policy']);
+  t.same(await complete('policy', 'put', 'FILE', '--i'), ['--if-match']);
+  t.same(await complete('policy', 'put', ''), [], 'the file argument: file names');
+  t.same(await complete('agents', 'issue', '--ke'), ['--keys', '--key-file'], 'through the agents alias of agent');
+});
 
 t.test('fish: completions with their descriptions, as `complete -C` lists them', async (t) => {
   if (!debianTool('fish', 'fish')) return serverMissing(t, 'fish is not installed and cannot be installed here');

@@ -36,6 +36,14 @@ t.test('svc --help lists every command, each with an example in its own help', a
     'keys reencrypt',
     'keys revoke',
     'keys public-key',
+    'keys tag set',
+    'keys tag remove',
+    'keys disable',
+    'keys enable',
+    'keys alias create',
+    'keys alias move',
+    'keys alias delete',
+    'keys alias list',
     'agent issue',
     'agent list',
     'agent revoke',
@@ -44,12 +52,20 @@ t.test('svc --help lists every command, each with an example in its own help', a
     'audit verify',
     'advisor scan',
     'advisor explain',
+    'policy get',
+    'policy put',
   ];
   for (const c of leaves) t.match(r.out, new RegExp(`svc ${c}\\s`), `lists ${c}`);
-  for (const c of [...leaves, 'keys', 'agent', 'tokens', 'audit', 'advisor']) {
-    const help = await svc([...c.split(' '), '--help'], env);
-    t.equal(help.code, 0);
-    t.match(help.out, /Examples?:\n\s+\$ .*svc /, `${c} --help has an example`);
+  // A few at a time: one run of svc costs about a second on a loaded machine, and there are some fifty.
+  const groups = ['keys', 'keys tag', 'keys alias', 'agent', 'agents', 'tokens', 'audit', 'advisor', 'policy'];
+  const all = [...leaves, ...groups];
+  for (let at = 0; at < all.length; at += 4) {
+    const batch = all.slice(at, at + 4);
+    const helps = await Promise.all(batch.map((c) => svc([...c.split(' '), '--help'], env)));
+    for (const [i, help] of helps.entries()) {
+      t.equal(help.code, 0);
+      t.match(help.out, /Examples?:\n\s+\$ .*svc /, `${batch[i]} --help has an example`);
+    }
   }
   const version = await json(['version']);
   t.equal(

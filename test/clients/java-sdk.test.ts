@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import t from 'tap';
+import { OPERATIONS } from '../../kernel/model/operation.ts';
 import { ApiClient } from '../helpers/client.ts';
 import { startFaultProxy } from '../helpers/fault-proxy.ts';
 import { startTestService } from '../helpers/service.ts';
@@ -18,6 +19,16 @@ t.test('the Java SDK passes its JUnit 5 suite against a real service', async (t)
   t.teardown(() => secured.stop());
   const dev = await startTestService();
   t.teardown(() => dev.stop());
+  // KeyModelTest and PolicyTest: role-based policy (GET and PUT /v1/policy serve only it), with a Human and
+  // a Service bound to every operation; the risk gate off, as the agent's calls there are about key patterns.
+  const model = await startTestService({
+    SVC_AUTH_KIND: 'hmac',
+    SVC_AUTH_HMAC_SECRET: TEST_SECRET,
+    SVC_RISK_ENABLED: 'false',
+    SVC_POLICY_KIND: 'role-based',
+    SVC_POLICY_ROLE_BINDINGS: JSON.stringify({ admins: [...OPERATIONS] }),
+  });
+  t.teardown(() => model.stop());
   // StalledAnswerTest reads two keys through a proxy whose answers stall after the first byte: once for
   // one key (the retry succeeds), on every attempt for the other (the client gives up with Timeout).
   const proxy = await startFaultProxy(secured.url);
@@ -35,6 +46,12 @@ t.test('the Java SDK passes its JUnit 5 suite against a real service', async (t)
     SVC_TEST_FAULT_URL: proxy.url,
     SVC_TEST_STALLED_ONCE_KEY: stalledOnce,
     SVC_TEST_STALLED_KEY: stalled,
+    SVC_TEST_MODEL_URL: model.url,
+    SVC_TEST_MODEL_TOKEN: await mintToken({ sub: 'alice', svc_groups: ['admins'] }, { ttlSeconds: 3600 }),
+    SVC_TEST_MODEL_SERVICE_TOKEN: await mintToken(
+      { sub: 'deployer', svc_kind: 'service', svc_groups: ['admins'] },
+      { ttlSeconds: 3600 },
+    ),
   };
   const run = await new Promise<{ code: number; out: string }>((resolve) => {
     execFile(
@@ -50,7 +67,7 @@ t.test('the Java SDK passes its JUnit 5 suite against a real service', async (t)
   const succeeded = Number(/\[\s*(\d+) tests successful\s*\]/.exec(run.out)?.[1] ?? 0);
   const failed = Number(/\[\s*(\d+) tests failed\s*\]/.exec(run.out)?.[1] ?? -1);
   t.equal(failed, 0, 'no JUnit test failed');
-  t.ok(succeeded >= 10, `every JUnit test ran and passed (${succeeded})`);
+  t.ok(succeeded >= 15, `every JUnit test ran and passed (${succeeded})`);
   t.equal(proxy.seen.filter((l) => l === `GET /v1/keys/${stalledOnce}`).length, 2, 'the stalled read was retried once');
   t.equal(
     proxy.seen.filter((l) => l === `GET /v1/keys/${stalled}`).length,

@@ -92,6 +92,7 @@ const PARTS_OF: Record<string, ConsolePart[]> = {
   'kms-admins': ['find-keys', 'manage-keys', 'agents', 'audit', 'advisor'],
   'crypto-users': ['find-keys', 'use-keys'],
   auditors: ['audit', 'advisor'],
+  'policy-admins': ['policy'],
 };
 
 t.test('every call the web console makes is granted to the compose group that uses that part of it', async (t) => {

@@ -1,12 +1,13 @@
 import type { Command } from 'commander';
-import { examples, invocation, list, positiveInt } from '../command-kit.ts';
+import { examples, invocation, list, positiveInt, repeatable } from '../command-kit.ts';
 import type { Agent as AgentInfo } from '../../sdk/index.ts';
 import { listPrinter, print } from '../output.ts';
 
 /** agent issue / list / revoke, tokens revoke. */
 export function registerAgentCommands(program: Command): void {
+  // `agents` too: the API's path is /v1/agents, and a plural is what many type.
   const agent = examples(
-    program.command('agent').description('Short-lived, scoped tokens for AI agents'),
+    program.command('agent').alias('agents').description('Short-lived, scoped tokens for AI agents'),
     'svc agent issue --label bot --scope Sign --ttl 600',
   );
   examples(
@@ -21,15 +22,29 @@ export function registerAgentCommands(program: Command): void {
       )
       .requiredOption('--ttl <seconds>', 'lifetime in seconds, 1..86400', positiveInt('--ttl'))
       .option('--parent <subject>', 'must be you; the agent is bounded by your permissions either way')
-      .action(async (opts: { label: string; scope: string[]; ttl: number; parent?: string }, cmd: Command) => {
-        const { client, globals } = invocation(cmd);
-        print(
-          await client.issueAgent({ label: opts.label, scopes: opts.scope, ttlSeconds: opts.ttl, parent: opts.parent }),
-          globals,
-          ['jwt'],
-        );
-      }),
+      .option(
+        '--keys <pattern>',
+        'limit the agent to these keys: id:UUID, name:GLOB, owner:self or alias:NAME (repeatable; default: any key)',
+        repeatable,
+      )
+      .action(
+        async (
+          opts: { label: string; scope: string[]; ttl: number; parent?: string; keys?: string[] },
+          cmd: Command,
+        ) => {
+          const { client, globals } = invocation(cmd);
+          const request = {
+            label: opts.label,
+            scopes: opts.scope,
+            ttlSeconds: opts.ttl,
+            parent: opts.parent,
+            ...(opts.keys ? { keys: opts.keys } : {}),
+          };
+          print(await client.issueAgent(request), globals, ['jwt']);
+        },
+      ),
     'svc agent issue --label invoice-bot --scope Sign --scope Get --ttl 900',
+    "svc agent issue --label billing-bot --scope Encrypt --ttl 600 --keys alias:billing --keys 'name:invoices-*'",
     'export SVC_TOKEN=$(svc agent issue --label bot --scope Sign,Get --ttl 600 --json | jq -r .jwt)',
   );
 

@@ -1,11 +1,20 @@
-import type { Command } from 'commander';
-import { examples, invocation, positiveInt, wholeNumber } from '../command-kit.ts';
+import { type Command, InvalidArgumentError } from 'commander';
+import { examples, invocation, pairs, positiveInt, repeatable, wholeNumber } from '../command-kit.ts';
 import { listKeys, type KeyRow } from '../keys-list.ts';
 import { listPrinter, outputFormat, print } from '../output.ts';
 import type { Curve, KeyAlgorithm, ManagedKey } from '../../sdk/index.ts';
 import { UsageError } from '../exit-codes.ts';
 
 type KeyState = ManagedKey['state'];
+
+/** `--tag key:value` of keys list, as the API's tag=KEY:VALUE (keys create takes key=value, as tags are set). */
+function tagFilter(value: string, previous: string[] = []): string[] {
+  if (value.indexOf(':') < 1) throw new InvalidArgumentError('--tag takes key:value (keys create takes key=value).');
+  return repeatable(value, previous);
+}
+
+/** A disabled key keeps its state but serves nothing: a list shows both. */
+const stateOf = (row: KeyRow) => (row.enabled ? row.state : `${row.state} (disabled)`);
 
 /** keys create / get / list / activate / rotate / revoke / compromise / destroy / public-key. */
 export function registerKeyLifecycle(keys: Command): void {
@@ -18,9 +27,17 @@ export function registerKeyLifecycle(keys: Command): void {
       .option('--size-bits <bits>', 'AES 128|192|256, HMAC 256|384|512, RSA 2048|3072|4096', positiveInt('--size-bits'))
       .option('--curve <curve>', 'EC: P-256|P-384|P-521|secp256k1; EdDSA: Ed25519|Ed448')
       .option('--exportable', 'allow Humans and Services to export the material (fixed at creation)')
+      .option('--tag <key=value>', 'a tag the key starts with (repeatable)', pairs('--tag'))
       .action(
         async (
-          opts: { name: string; algorithm: string; sizeBits?: number; curve?: string; exportable?: boolean },
+          opts: {
+            name: string;
+            algorithm: string;
+            sizeBits?: number;
+            curve?: string;
+            exportable?: boolean;
+            tag?: Record<string, string>;
+          },
           cmd: Command,
         ) => {
           const { client, globals } = invocation(cmd);
@@ -32,6 +49,7 @@ export function registerKeyLifecycle(keys: Command): void {
               sizeBits: opts.sizeBits,
               curve: opts.curve as Curve | undefined,
               ...(opts.exportable ? { exportable: true } : {}),
+              ...(opts.tag ? { tags: opts.tag } : {}),
             }),
             globals,
             ['id'],
@@ -40,6 +58,7 @@ export function registerKeyLifecycle(keys: Command): void {
       ),
     'svc keys create --name payments --algorithm AES --size-bits 256',
     'svc keys create --name signer --algorithm EC --curve P-256 --json',
+    'svc keys create --name billing --algorithm AES --tag team=payments --tag env=prod',
   );
 
   examples(
@@ -68,6 +87,7 @@ export function registerKeyLifecycle(keys: Command): void {
       .option('--mine', 'only keys you own (--user, or the sub of your token)')
       .option('--created-after <time>', 'RFC 3339 date-time or a date (midnight UTC), exclusive')
       .option('--created-before <time>', 'RFC 3339 date-time or a date (midnight UTC), exclusive')
+      .option('--tag <key:value>', 'only keys carrying this tag (repeatable: every one must match)', tagFilter)
       .option('--limit <n>', 'at most this many keys (default: all)', positiveInt('--limit'))
       .addHelpText(
         'after',
@@ -87,6 +107,7 @@ export function registerKeyLifecycle(keys: Command): void {
             mine?: boolean;
             createdAfter?: string;
             createdBefore?: string;
+            tag?: string[];
             limit?: number;
           },
           cmd: Command,
@@ -104,11 +125,12 @@ export function registerKeyLifecycle(keys: Command): void {
             owner,
             createdAfter: opts.createdAfter,
             createdBefore: opts.createdBefore,
+            tag: opts.tag,
           };
           const out = listPrinter<KeyRow>(globals, {
             columns: [
               ['ID', (r) => r.id],
-              ['STATE', (r) => r.state],
+              ['STATE', stateOf],
               ['ALGORITHM', (r) => r.algorithm],
               ['VERSION', (r) => r.currentVersion],
               ['CREATED', (r) => r.createdAt],
@@ -118,7 +140,7 @@ export function registerKeyLifecycle(keys: Command): void {
             text: (row) =>
               [
                 row.id,
-                row.state.padEnd(11),
+                stateOf(row).padEnd(11),
                 row.algorithm.padEnd(7),
                 `v${row.currentVersion}`,
                 row.createdAt,
@@ -132,6 +154,7 @@ export function registerKeyLifecycle(keys: Command): void {
     'svc keys list',
     "svc keys list --name 'payments-*' --state Active",
     'svc keys list --mine --limit 20 --json',
+    'svc keys list --tag team:payments --tag env:prod -o value',
   );
 
   examples(

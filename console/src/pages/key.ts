@@ -2,8 +2,10 @@ import { call } from '../api.ts';
 import { button, facts, field, h, input, time } from '../dom.ts';
 import { allowedActions, type KeyAction } from '../key-actions.ts';
 import { ROUTES } from '../routes.ts';
-import { act, statusLine } from '../status.ts';
+import { currentCredential, principalKind } from '../session.ts';
+import { act, type StatusLine, statusLine } from '../status.ts';
 import type { DestroyAnswer, ManagedKey, PublicKey } from '../types.ts';
+import { aliasControls, pauseControls, tagControls } from './key-attributes.ts';
 import { useCards } from './key-use.ts';
 
 function keyFacts(key: ManagedKey): HTMLElement {
@@ -19,6 +21,7 @@ function keyFacts(key: ManagedKey): HTMLElement {
     ['Tenant', key.tenant],
     ['Origin', key.origin],
     ['Exportable', key.spec.exportable ? 'yes' : 'no'],
+    ['Enabled', key.enabled ? 'yes' : 'no: disabled'],
     ['Rotation policy', key.rotationPolicy],
     ['Created', time(key.createdAt)],
     ['Activated', time(key.activatedAt)],
@@ -31,7 +34,24 @@ function keyFacts(key: ManagedKey): HTMLElement {
   ]);
 }
 
-type Run = (label: string, action: () => Promise<string>) => (event: Event) => void;
+/** An action's click handler: runs it with its button disabled, then reloads the key and reports on the card. */
+export type Run = (label: string, action: () => Promise<string>) => (event: Event) => void;
+
+/** A card of the key page: its heading, its controls (drawn again at each reload) and its status line. */
+function card(
+  id: string,
+  title: string,
+): { el: HTMLElement; heading: HTMLElement; body: HTMLElement; status: StatusLine } {
+  const heading = h('h2', { id, tabindex: -1 }, title);
+  const body = h('div');
+  const status = statusLine();
+  return {
+    el: h('section', { class: 'card', 'aria-labelledby': id }, heading, body, status.el),
+    heading,
+    body,
+    status,
+  };
+}
 
 /** The lifecycle controls the key's state allows; the others are not shown at all. */
 function lifecycleControls(key: ManagedKey, allowed: Set<KeyAction>, run: Run): HTMLElement[] {
@@ -158,16 +178,11 @@ export async function renderKey(root: HTMLElement, id: string): Promise<void> {
   const heading = h('h1', {}, 'Key');
   root.append(h('p', {}, h('a', { href: '#/keys' }, 'All keys')), heading, status.el, details);
 
-  const lifecycle = statusLine();
-  const controls = h('div');
-  const lifecycleHeading = h('h2', { id: 'lifecycle-heading', tabindex: -1 }, 'Lifecycle');
-  const lifecycleCard = h(
-    'section',
-    { class: 'card', 'aria-labelledby': 'lifecycle-heading' },
-    lifecycleHeading,
-    controls,
-    lifecycle.el,
-  );
+  const lifecycleCard = card('lifecycle-heading', 'Lifecycle');
+  const pauseCard = card('pause-heading', 'Pause');
+  const namesCard = card('names-heading', 'Aliases and tags');
+  const credential = currentCredential();
+  const human = credential !== undefined && principalKind(credential) === 'Human';
   const pem = h('pre', { class: 'output', tabindex: 0, 'aria-label': 'Public key (PEM)' });
   const publicStatus = statusLine();
   const publicCard = h(
@@ -191,22 +206,30 @@ export async function renderKey(root: HTMLElement, id: string): Promise<void> {
   // The use cards are built again only when what the state allows changes, so typed text survives a rotation.
   let uses = '';
 
-  const run: Run = (label, action) => (event) =>
-    void act(event.currentTarget as HTMLButtonElement, lifecycle, async () => {
-      lifecycle.busy(`${label}...`);
-      const done = await action();
-      await reload();
-      lifecycle.ok(done);
-      // The clicked button may be gone (an Activate once the key is Active): keep the keyboard in the card.
-      if (!document.activeElement || document.activeElement === document.body) lifecycleHeading.focus();
-    });
+  const runIn =
+    ({ status, heading }: ReturnType<typeof card>): Run =>
+    (label, action) =>
+    (event) =>
+      void act(event.currentTarget as HTMLButtonElement, status, async () => {
+        status.busy(`${label}...`);
+        const done = await action();
+        await reload();
+        status.ok(done);
+        // The clicked button may be gone (an Activate once the key is Active): keep the keyboard in the card.
+        if (!document.activeElement || document.activeElement === document.body) heading.focus();
+      });
+  const [run, pauseRun, namesRun] = [runIn(lifecycleCard), runIn(pauseCard), runIn(namesCard)];
 
   async function reload(): Promise<ManagedKey> {
     const { body: key } = await call<ManagedKey>(ROUTES.getKey, { params: { id } });
     heading.textContent = `Key ${key.spec.name}`;
     details.replaceChildren(keyFacts(key));
     const allowed = allowedActions(key);
-    controls.replaceChildren(...lifecycleControls(key, allowed, run));
+    lifecycleCard.body.replaceChildren(...lifecycleControls(key, allowed, run));
+    pauseCard.body.replaceChildren(...pauseControls(key, allowed, human, pauseRun));
+    namesCard.body.replaceChildren(...aliasControls(key, allowed, namesRun), ...tagControls(key, allowed, namesRun));
+    // A Destroyed key has nothing to pause, and neither names nor tags to change.
+    pauseCard.el.hidden = key.state === 'Destroyed';
     publicCard.hidden = !allowed.has('publicKey');
     if (publicCard.hidden) pem.hidden = true;
     const now = `${allowed.has('produce')}/${allowed.has('consume')}`;
@@ -226,5 +249,5 @@ export async function renderKey(root: HTMLElement, id: string): Promise<void> {
   }
   // The user may have moved on while the key was read: leave the page that is there alone.
   if (!heading.isConnected) return;
-  root.append(lifecycleCard, publicCard, use);
+  root.append(lifecycleCard.el, pauseCard.el, namesCard.el, publicCard, use);
 }

@@ -11,6 +11,7 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.StringJoiner;
 import java.util.UUID;
@@ -53,9 +54,18 @@ final class HttpTransport {
     }
 
     /** Sends the call; {@code idempotent} calls change no key state, so a retry cannot do anything twice. */
-    <T> T send(String method, String path, Map<String, String> query, Object body, boolean idempotent, Class<T> type) {
+    <T> T send(String method, String path, Map<String, ?> query, Object body, boolean idempotent, Class<T> type) {
+        return send(method, path, query, body, Map.of(), idempotent, type);
+    }
+
+    /**
+     * The same with headers of this call alone (If-Match); they are set before the credentials, which win.
+     * A query value that is a list repeats its parameter ({@code tag=a:1&tag=b:2}).
+     */
+    <T> T send(String method, String path, Map<String, ?> query, Object body, Map<String, String> headers,
+            boolean idempotent, Class<T> type) {
         String requestId = UUID.randomUUID().toString();
-        HttpRequest request = request(method, path, query, body, requestId);
+        HttpRequest request = request(method, path, query, body, headers, requestId);
         int attempts = idempotent ? RETRIES + 1 : 1;
         for (int attempt = 1; ; attempt++) {
             HttpResponse<byte[]> response;
@@ -102,11 +112,13 @@ final class HttpTransport {
         }
     }
 
-    private HttpRequest request(String method, String path, Map<String, String> query, Object body, String requestId) {
+    private HttpRequest request(String method, String path, Map<String, ?> query, Object body,
+            Map<String, String> headers, String requestId) {
         HttpRequest.Builder builder = HttpRequest.newBuilder(baseUrl.resolve((path.startsWith("/") ? path.substring(1) : path) + queryString(query)))
                 .timeout(timeout)
                 .header("Accept", "application/json")
                 .header("X-Request-Id", requestId);
+        headers.forEach(builder::header);
         credentialHeaders.forEach(builder::header);
         if (body == null) return builder.method(method, HttpRequest.BodyPublishers.noBody()).build();
         try {
@@ -118,10 +130,15 @@ final class HttpTransport {
         }
     }
 
-    private static String queryString(Map<String, String> query) {
+    private static String queryString(Map<String, ?> query) {
         if (query == null || query.isEmpty()) return "";
         StringJoiner joined = new StringJoiner("&", "?", "");
-        query.forEach((k, v) -> joined.add(URLEncoder.encode(k, StandardCharsets.UTF_8) + "=" + URLEncoder.encode(v, StandardCharsets.UTF_8)));
+        query.forEach((k, v) -> {
+            for (Object each : v instanceof Iterable<?> values ? values : List.of(v)) {
+                String value = URLEncoder.encode(String.valueOf(each), StandardCharsets.UTF_8);
+                joined.add(URLEncoder.encode(k, StandardCharsets.UTF_8) + "=" + value);
+            }
+        });
         return joined.toString();
     }
 

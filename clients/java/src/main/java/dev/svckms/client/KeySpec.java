@@ -2,6 +2,7 @@ package dev.svckms.client;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.Map;
 
 /**
  * What a key is: its name, algorithm and size or curve. Build one with the factories; the service
@@ -9,16 +10,28 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonIgnoreProperties(ignoreUnknown = true)
-public record KeySpec(String name, String algorithm, Integer sizeBits, String curve, String objectType, Boolean exportable) {
+public record KeySpec(String name, String algorithm, Integer sizeBits, String curve, String objectType,
+        Boolean exportable, Map<String, String> tags) {
 
     /** A spec the service fills in as not exportable. */
     public KeySpec(String name, String algorithm, Integer sizeBits, String curve, String objectType) {
-        this(name, algorithm, sizeBits, curve, objectType, null);
+        this(name, algorithm, sizeBits, curve, objectType, null, null);
+    }
+
+    /** A spec without tags, as before keys had them. */
+    public KeySpec(String name, String algorithm, Integer sizeBits, String curve, String objectType,
+            Boolean exportable) {
+        this(name, algorithm, sizeBits, curve, objectType, exportable, null);
     }
 
     /** The same spec, exportable by Humans and Services (fixed at creation; see SvcClient.exportKey). */
     public KeySpec asExportable() {
-        return new KeySpec(name, algorithm, sizeBits, curve, objectType, Boolean.TRUE);
+        return new KeySpec(name, algorithm, sizeBits, curve, objectType, Boolean.TRUE, tags);
+    }
+
+    /** The same spec with the tags the key starts with (at most 50; SvcClient.tagKey changes them later). */
+    public KeySpec withTags(Map<String, String> value) {
+        return new KeySpec(name, algorithm, sizeBits, curve, objectType, exportable, value);
     }
 
     /** AES-GCM for encrypt/decrypt and AES key wrap: 128, 192 or 256 bits. */

@@ -27,16 +27,15 @@ import javax.net.ssl.SSLContext;
  * byte[] back = kms.decrypt(key.id(), sealed.ciphertextBase64(), Map.of("tenant", "acme"));
  * }</pre>
  *
- * Every failure is an unchecked {@link SvcApiException}.
+ * Every failure is an unchecked {@link SvcApiException}. Aliases, tags, disable and enable, key-scoped
+ * agents and the policy are the methods of {@link KeyModelCalls}, which this class extends.
  */
-public final class SvcClient {
+public final class SvcClient extends KeyModelCalls {
     private static final Base64.Encoder B64 = Base64.getEncoder();
     private static final Base64.Decoder UNB64 = Base64.getDecoder();
 
-    private final HttpTransport http;
-
     private SvcClient(HttpTransport http) {
-        this.http = http;
+        super(http);
     }
 
     public static Builder builder() {
