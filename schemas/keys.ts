@@ -245,7 +245,7 @@ export const PublicKeyResponse = Type.Object({
 
 /** A key id as it arrives from a door: any text; one that is not a UUID (nor an alias) is answered 404 KeyNotFound. */
 export const KeyId = Type.String({ description: 'key id (UUID), or an alias naming the key (alias/NAME)' });
-const withKeyId = <T extends Record<string, TSchema>>(props: T, title: string) =>
+export const withKeyId = <T extends Record<string, TSchema>>(props: T, title: string) =>
   strict({ id: KeyId, ...props }, title);
 
 export const KeyRef = withKeyId({}, 'KeyRef');
@@ -344,32 +344,4 @@ export const TrimResponse = Type.Object(
     erasure: DestroyResponse.properties.erasure,
   },
   { title: 'TrimResponse' },
-);
-
-export const DisableInput = withKeyId(ReasonBody.properties, 'DisableInput');
-export const EnabledResponse = Type.Object(
-  {
-    id: Type.String(),
-    state: StringEnum(KEY_STATES),
-    enabled: Type.Boolean(),
-    disabledAt: Type.Optional(Timestamp('when the key was disabled')),
-    disabledReason: Type.Optional(Type.String()),
-  },
-  { title: 'EnabledResponse' },
-);
-export const TagBody = strict({ tags: Tags("tags to set, merged over the key's") }, 'TagRequest');
-export const TagInput = withKeyId(TagBody.properties, 'TagInput');
-export const UntagInput = withKeyId(
-  {
-    keys: Type.String({
-      minLength: 1,
-      maxLength: 8192,
-      description: 'the tag keys to remove, comma-separated (a key the key does not carry is ignored)',
-    }),
-  },
-  'UntagInput',
-);
-export const TagsResponse = Type.Object(
-  { id: Type.String(), tags: Tags("the key's tags now") },
-  { title: 'TagsResponse' },
 );

@@ -3,6 +3,7 @@ import type * as A from '../../schemas/advisor.ts';
 import type * as Al from '../../schemas/aliases.ts';
 import type * as Au from '../../schemas/audit.ts';
 import type * as K from '../../schemas/keys.ts';
+import type * as KA from '../../schemas/key-attributes.ts';
 import type * as KT from '../../schemas/key-transfer.ts';
 import type * as L from '../../schemas/locate.ts';
 import type * as P from '../../schemas/policy.ts';
@@ -72,12 +73,12 @@ export type AliasList = Static<typeof Al.AliasList>;
 /** For a move, `previousKeyId` names the key the alias named before. */
 export type PutAliasResult = Static<typeof Al.PutAliasResponse>;
 export type DeleteAliasResult = Static<typeof Al.DeleteAliasResponse>;
-/** The filters of listAliases; `after` is the last name of the previous page. */
+/** The filters of listAliases; `after` is the nextAfter of the previous page. */
 export type AliasQuery = Static<typeof Al.ListAliasesQuery>;
 /** Tag key -> value. */
-export type Tags = Static<typeof K.TagBody>['tags'];
-export type TagsResult = Static<typeof K.TagsResponse>;
-export type EnabledResult = Static<typeof K.EnabledResponse>;
+export type Tags = Static<typeof KA.TagBody>['tags'];
+export type TagsResult = Static<typeof KA.TagsResponse>;
+export type EnabledResult = Static<typeof KA.EnabledResponse>;
 /** What PUT /v1/policy replaces: both maps, whole. */
 export type PolicyDocument = Omit<Static<typeof P.PutPolicyBody>, 'ifMatch'>;
 /** The stored version as GET and PUT /v1/policy answer it; `etag` is what putPolicy takes. */

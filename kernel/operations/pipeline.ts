@@ -11,9 +11,9 @@ import { type KeyScope, NO_KEYS } from '../ports/key-locate.ts';
 import type { Policy, ResourceFacts } from '../ports/policy.ts';
 import type { RiskAssessor, RiskDecision } from '../ports/risk.ts';
 import { compileValidator, type Validator } from '../validation.ts';
-import { isAlias } from '../ports/key-aliases.ts';
 import { isKeyResource } from '../audit/bounds.ts';
 import { agentKeyScope, agentMayTouch, aliasesOfPatterns, outsideAgentKeys } from '../auth/agent-keys.ts';
+import { type AliasResolver, namesAlias, resolveAliases } from './key-fields.ts';
 import { nulCharacterError } from './nul-characters.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import type { AnyOperation, AuditFacts, OperationCall } from './operation.ts';
@@ -68,11 +68,6 @@ export interface PipelineDeps {
   rateLimiter?: RateLimiter;
   /** Resolves `alias/NAME` in an operation's key fields (OperationDef.keyRefs); absent: aliases stay as written. */
   aliases?: AliasResolver;
-}
-
-/** What the pipeline needs of the deployment's aliases. */
-export interface AliasResolver {
-  resolve(name: string): Promise<string | undefined>;
 }
 
 interface Compiled {
@@ -353,38 +348,6 @@ export class OperationPipeline {
     );
     if (failure) throw failure;
     return handled!.result;
-  }
-}
-
-/** Whether one of the input's key fields holds an alias (text starting with `alias/`). */
-function namesAlias(fields: readonly string[], input: unknown): boolean {
-  if (typeof input !== 'object' || input === null) return false;
-  for (const field of fields) {
-    const value = (input as Record<string, unknown>)[field];
-    if (typeof value === 'string' && value.startsWith('alias/')) return true;
-  }
-  return false;
-}
-
-/**
- * Replaces `alias/NAME` in the input's key fields by the id of the key it names now, and notes the alias
- * in the call's audit context. An alias that names no key stays as written: the call then fails as on an
- * unknown key id (KeyNotFound, or the policy's refusal), audited under the alias.
- */
-async function resolveAliases(
-  fields: readonly string[],
-  input: unknown,
-  aliases: AliasResolver,
-  context: Record<string, string>,
-): Promise<void> {
-  if (typeof input !== 'object' || input === null) return;
-  const named = input as Record<string, unknown>;
-  for (const field of fields) {
-    const value = named[field];
-    if (typeof value !== 'string' || !isAlias(value)) continue;
-    context[field === 'id' ? 'alias' : `${field}.alias`] = value;
-    const keyId = await aliases.resolve(value);
-    if (keyId !== undefined) named[field] = keyId;
   }
 }
 

@@ -1,5 +1,6 @@
 import { type AnyOperation, defineOperation, keyResource, type ManagedKey } from '../../../kernel/index.ts';
 import * as S from '../../../schemas/keys.ts';
+import * as A from '../../../schemas/key-attributes.ts';
 import type { KeyAttributes } from '../key-attributes.ts';
 import { changeScope } from './lifecycle.ts';
 
@@ -30,8 +31,8 @@ export function attributeOperations(attributes: KeyAttributes): AnyOperation[] {
         'lost. Disabling a disabled key changes nothing. Agents may be ' +
         'scoped for it; only Humans enable.',
       errors: [...STATE_ERRORS],
-      input: S.DisableInput,
-      output: S.EnabledResponse,
+      input: A.DisableInput,
+      output: A.EnabledResponse,
       http: { method: 'POST', path: '/v1/keys/:id/disable' },
       resource: byKey,
       inputFacts: (input): Record<string, string> => (input.reason ? { reason: input.reason } : {}),
@@ -50,7 +51,7 @@ export function attributeOperations(attributes: KeyAttributes): AnyOperation[] {
         'lift its own pause. Enabling an enabled key changes nothing.',
       errors: [...STATE_ERRORS],
       input: S.KeyRef,
-      output: S.EnabledResponse,
+      output: A.EnabledResponse,
       http: { method: 'POST', path: '/v1/keys/:id/enable' },
       resource: byKey,
       attributes: { humanOnly: true },
@@ -67,8 +68,8 @@ export function attributeOperations(attributes: KeyAttributes): AnyOperation[] {
         'characters. Locate finds keys by tag (tag=KEY:VALUE). Answers the ' +
         "key's tags now.",
       errors: [...STATE_ERRORS],
-      input: S.TagInput,
-      output: S.TagsResponse,
+      input: A.TagInput,
+      output: A.TagsResponse,
       http: { method: 'PUT', path: '/v1/keys/:id/tags' },
       resource: byKey,
       handle: async (input, call) => {
@@ -85,8 +86,8 @@ export function attributeOperations(attributes: KeyAttributes): AnyOperation[] {
         'Remove the named tags from a key (keys=a,b; names the key does not ' +
         "carry are ignored). Answers the key's tags now.",
       errors: [...STATE_ERRORS],
-      input: S.UntagInput,
-      output: S.TagsResponse,
+      input: A.UntagInput,
+      output: A.TagsResponse,
       http: { method: 'DELETE', path: '/v1/keys/:id/tags' },
       resource: byKey,
       handle: async (input, call) => {
