@@ -1,13 +1,12 @@
 import {
-  ALIAS_PATTERN,
   AliasTaken,
+  isAlias,
   type Clock,
   type KeyAlias,
   type KeyAliases,
   type OperationCall,
   type ResourceFacts,
   SvcError,
-  type TraceScope,
 } from '../../kernel/index.ts';
 import type { KeyStore } from './key-store.ts';
 
@@ -17,8 +16,8 @@ const LIST_READ_ROWS = 500;
 /** How often a create or move that lost a race to another writer reads the alias again. */
 const MAX_ATTEMPTS = 3;
 
-export function requireAliasName(name: string): void {
-  if (!ALIAS_PATTERN.test(name))
+function requireAliasName(name: string): void {
+  if (!isAlias(name))
     throw new SvcError(
       'InvalidField',
       'an alias is alias/NAME, NAME 1..250 of A-Za-z0-9/_- and not starting with aws/ (AWS reserves alias/aws/)',
@@ -85,7 +84,7 @@ export class KeyAliasing {
 
   /** The key an alias names now; undefined for text that is no alias, or an alias naming nothing. */
   async keyOf(name: unknown): Promise<string | undefined> {
-    return typeof name === 'string' && ALIAS_PATTERN.test(name) ? this.aliases.resolve(name) : undefined;
+    return isAlias(name) ? this.aliases.resolve(name) : undefined;
   }
 
   /**
@@ -134,7 +133,7 @@ export class KeyAliasing {
   }
 
   /** The aliases of each key (for ManagedKey.aliases). */
-  aliasesOf(keyIds: string[], _trace?: TraceScope): Promise<Map<string, string[]>> {
+  aliasesOf(keyIds: string[]): Promise<Map<string, string[]>> {
     return this.aliases.ofKeys(keyIds);
   }
 

@@ -11,7 +11,6 @@ import {
   matchesLocate,
   stateAfter,
 } from '../../../kernel/index.ts';
-import { whereTagged } from './knex-key-tags.ts';
 
 /**
  * svc_key_index: one row per key with what Locate filters and orders on, written in the same
@@ -22,6 +21,9 @@ import { whereTagged } from './knex-key-tags.ts';
 const TABLE = 'svc_key_index';
 
 export const sha256Hex = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+/** A tag's row key in svc_key_tags: NUL never occurs in a tag (every door refuses it), so it separates key from value. */
+export const tagPairHash = (name: string, value: string) => sha256Hex(`${name}\u0000${value}`);
 
 interface IndexRow {
   key_id: string;
@@ -251,4 +253,15 @@ export function locateQuery(
       { column: 'key_id', order: 'desc' },
     ])
     .limit(Math.max(0, needsWindow(filter) ? window : limit));
+}
+
+/** Narrows a key index query to keys carrying every one of these tags (svc_key_tags, knex-key-tags.ts). */
+export function whereTagged(q: Knex.QueryBuilder, knex: Knex, tags: Array<[string, string]>, index: string): void {
+  for (const [name, value] of tags)
+    q.whereExists(
+      knex('svc_key_tags as t')
+        .select(knex.raw('1'))
+        .whereRaw(`t.key_id = ${index}.key_id`)
+        .andWhere('t.pair_hash', tagPairHash(name, value)),
+    );
 }

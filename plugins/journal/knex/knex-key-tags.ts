@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { type KeyEvent, tagsAfter } from '../../../kernel/index.ts';
+import { sha256Hex, tagPairHash } from './knex-key-index.ts';
 
 /**
  * svc_key_tags: one row per tag of a key, for Locate's `tag=k:v` filters (the key's tags themselves are
@@ -9,11 +9,6 @@ import { type KeyEvent, tagsAfter } from '../../../kernel/index.ts';
  * ignore trailing spaces where tags compare exactly.
  */
 const TABLE = 'svc_key_tags';
-
-const sha256Hex = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
-
-/** NUL never occurs in a tag (every door refuses it), so it separates key from value unambiguously. */
-export const tagPairHash = (name: string, value: string) => sha256Hex(`${name}\u0000${value}`);
 
 export async function createKeyTags(knex: Knex): Promise<void> {
   await knex.schema.createTable(TABLE, (t) => {
@@ -44,15 +39,4 @@ async function insertTags(trx: Knex.Transaction, keyId: string, tags: Record<str
     pair_hash: tagPairHash(name, value),
   }));
   if (rows.length) await trx(TABLE).insert(rows);
-}
-
-/** Narrows a key index query to keys carrying every one of these tags with exactly that value. */
-export function whereTagged(q: Knex.QueryBuilder, knex: Knex, tags: Array<[string, string]>, index: string): void {
-  for (const [name, value] of tags)
-    q.whereExists(
-      knex(`${TABLE} as t`)
-        .select(knex.raw('1'))
-        .whereRaw(`t.key_id = ${index}.key_id`)
-        .andWhere('t.pair_hash', tagPairHash(name, value)),
-    );
 }

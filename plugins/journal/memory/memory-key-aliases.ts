@@ -1,6 +1,6 @@
 import { type AuditRecord, AliasTaken, type KeyAlias, type KeyAliases } from '../../../kernel/index.ts';
 
-/** The memory journal's aliases; `journal` is where a change's audit record goes (the journal's outbox). */
+/** The memory journal's aliases; `outbox` takes a change's audit record (the journal's outbox). */
 export class MemoryKeyAliases implements KeyAliases {
   private readonly byName = new Map<string, KeyAlias>();
 
