@@ -302,40 +302,65 @@ t.test(
   },
 );
 
-t.test(
-  'PostgreSQL whose messages are in German (lc_messages de_DE.UTF-8): a ' +
-    'DELETE erases, and a snapshot older than the destroy still makes it pending',
-  async (t) => {
-    const s = await postgresSetup(t, async (admin, db) => {
-      // PostgreSQL refuses a locale it cannot load, so this needs de_DE.UTF-8 where the test server runs.
-      await admin
-        .raw(`alter role ?? in database ?? set lc_messages = 'de_DE.UTF-8'`, [db.user, db.url.split('/').pop()!])
-        .catch((err: Error) => {
-          throw new Error(
-            `${err.message}: install the de_DE.UTF-8 locale where the PostgreSQL test server runs (localedef --no-archive -i de_DE -f UTF-8 de_DE.UTF-8, as root) and run again`,
-          );
-        });
-    });
-    if (!s) return;
-    t.teardown(() => s.svc.stop());
-    const settings = await s.admin.raw(
-      'select s.setconfig from pg_db_role_setting s join pg_roles r on r.oid ' +
-        '= s.setrole join pg_database d on d.oid = s.setdatabase where ' +
-        'r.rolname = ? and d.datname = current_database()',
-      [process.env.SVC_TEST_PG_USER!],
-    );
-    t.same(settings.rows, [{ setconfig: ['lc_messages=de_DE.UTF-8'] }], "the service's sessions get German messages");
-    const german = await s.admin
-      .transaction(async (trx) => {
-        await trx.raw("set local lc_messages = 'de_DE.UTF-8'");
-        return trx.raw('select 1/0').then(
-          () => '',
-          (err: Error) => err.message,
+/** A service on PostgreSQL whose sessions get German messages, checked to be so. */
+async function germanSetup(t: Test) {
+  const s = await postgresSetup(t, async (admin, db) => {
+    // PostgreSQL refuses a locale it cannot load, so this needs de_DE.UTF-8 where the test server runs.
+    await admin
+      .raw(`alter role ?? in database ?? set lc_messages = 'de_DE.UTF-8'`, [db.user, db.url.split('/').pop()!])
+      .catch((err: Error) => {
+        throw new Error(
+          `${err.message}: install the de_DE.UTF-8 locale where the PostgreSQL test server runs (localedef --no-archive -i de_DE -f UTF-8 de_DE.UTF-8, as root) and run again`,
         );
-      })
-      .catch((err: Error) => err.message);
-    t.match(german, /Division durch Null/, 'and PostgreSQL speaks German here');
+      });
+  });
+  if (!s) return undefined;
+  t.teardown(() => s.svc.stop());
+  const settings = await s.admin.raw(
+    'select s.setconfig from pg_db_role_setting s join pg_roles r on r.oid ' +
+      '= s.setrole join pg_database d on d.oid = s.setdatabase where ' +
+      'r.rolname = ? and d.datname = current_database()',
+    [process.env.SVC_TEST_PG_USER!],
+  );
+  t.same(settings.rows, [{ setconfig: ['lc_messages=de_DE.UTF-8'] }], "the service's sessions get German messages");
+  const german = await s.admin
+    .transaction(async (trx) => {
+      await trx.raw("set local lc_messages = 'de_DE.UTF-8'");
+      return trx.raw('select 1/0').then(
+        () => '',
+        (err: Error) => err.message,
+      );
+    })
+    .catch((err: Error) => err.message);
+  t.match(german, /Division durch Null/, 'and PostgreSQL speaks German here');
+  return s;
+}
 
+/*
+ * Each case below starts its own service: a node spends at most a tenth of its time on erase attempts,
+ * so a DELETE right after earlier attempts (the retries while a snapshot held the row) may rightly
+ * answer `pending` without trying; a fresh node tries at once.
+ */
+t.test(
+  'PostgreSQL whose messages are in German (lc_messages de_DE.UTF-8): a DELETE with nothing in the way erases',
+  async (t) => {
+    const s = await germanSetup(t);
+    if (!s) return;
+    t.match(
+      (await answered('DELETE', s.api.call('DELETE', `/v1/keys/${s.id}`))).body,
+      { id: s.id, state: 'Destroyed', erasure: 'complete' },
+      'with nothing in the way, the DELETE answers complete',
+    );
+    t.equal(await pendingGauge(s.svc), 0);
+    t.same(await s.recovered(), [], 'the rebuild left no copy');
+  },
+);
+
+t.test(
+  'PostgreSQL whose messages are in German (lc_messages de_DE.UTF-8): a snapshot older than the destroy still makes the erase pending',
+  async (t) => {
+    const s = await germanSetup(t);
+    if (!s) return;
     const snapshot = await s.admin.transaction({ isolationLevel: 'repeatable read' });
     t.teardown(() => snapshot.rollback().catch(() => {}));
     await snapshot('svc_key_events').count({ n: '*' });
@@ -349,15 +374,6 @@ t.test(
     await snapshot.commit();
     await awaitComplete(t, s.svc, s.api, s.id);
     t.same(await s.recovered(), [], 'once the snapshot ended, the rebuild left no copy');
-
-    const another = await s.api.key({ algorithm: 'AES' });
-    t.equal((await s.api.post(`/v1/keys/${another}/compromise`, { reason: 'lost laptop' })).status, 200);
-    t.match(
-      (await answered('DELETE', s.api.call('DELETE', `/v1/keys/${another}`))).body,
-      { id: another, state: 'Destroyed', erasure: 'complete' },
-      'with nothing in the way, the DELETE answers complete',
-    );
-    t.equal(await pendingGauge(s.svc), 0);
   },
 );
 
