@@ -1,4 +1,6 @@
 import type { AnyPlugin } from '../kernel/define-plugin.ts';
+import accessKeyCredentials from '../plugins/access-keys/credentials.ts';
+import accessKeys from '../plugins/access-keys/index.ts';
 import advisor from '../plugins/advisor/index.ts';
 import auditApi from '../plugins/audit-api/index.ts';
 import auditLogStream from '../plugins/audit-fanout/log-stream/index.ts';
@@ -28,6 +30,7 @@ import keys from '../plugins/keys/index.ts';
 import keyService from '../plugins/keys/service.ts';
 import mcp from '../plugins/doors/mcp/index.ts';
 import kmip from '../plugins/doors/kmip/index.ts';
+import awsKms from '../plugins/doors/aws-kms/index.ts';
 import policyApi from '../plugins/policy/api/index.ts';
 import policyDev from '../plugins/policy/dev/index.ts';
 import policyRoleBased from '../plugins/policy/role-based/index.ts';
@@ -82,7 +85,17 @@ export const PREVIOUS_KEKS: AnyPlugin[] = [
 ];
 
 /** Feature plugins wired in every deployment. */
-export const ALWAYS: AnyPlugin[] = [keyService, keys, auditApi, advisor, tokens, autoResponder, policyApi];
+export const ALWAYS: AnyPlugin[] = [
+  keyService,
+  keys,
+  auditApi,
+  advisor,
+  tokens,
+  autoResponder,
+  policyApi,
+  accessKeys,
+  accessKeyCredentials,
+];
 
 /** Anomaly detectors, chosen by detectors.enabled (their kind is the detector name). */
 export const DETECTORS: AnyPlugin[] = [
@@ -109,7 +122,10 @@ export const MCP = mcp;
 /** The KMIP door on its own port, wired when kmip.enabled is true. */
 export const KMIP = kmip;
 
-export const BUILTIN: AnyPlugin[] = [...BY_KIND, ...ALWAYS, ...DETECTORS, ...BY_INSTANCES, RISK, MCP, KMIP];
+/** The AWS KMS door at /aws/kms, wired unless aws.enabled is false. */
+export const AWS = awsKms;
+
+export const BUILTIN: AnyPlugin[] = [...BY_KIND, ...ALWAYS, ...DETECTORS, ...BY_INSTANCES, RISK, MCP, KMIP, AWS];
 
 /** Ports a plugin from `plugins:` may provide. */
 export const EXTENSION_PORTS = new Set(['auditFanout', 'operations', 'door', 'risk', 'detector']);

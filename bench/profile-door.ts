@@ -2,11 +2,12 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import { benchAccessKey, signedAwsHeaders } from './lib/aws-request.ts';
 import { activeKey, load, start } from './lib/harness.ts';
 import { PLAINTEXT } from './lib/paired.ts';
 
 /**
- * `tsx bench/profile-door.ts rest|mcp [seconds] [dir]`: the service of bench/mcp.ts under ONE door's encrypt
+ * `tsx bench/profile-door.ts rest|mcp|aws [seconds] [dir]`: the service of bench/mcp.ts under ONE door's encrypt
  * load alone (3 s of warm-up, then `seconds`), started with `node --cpu-prof` so that its CPU profile lands
  * in `dir` when it exits (open it in Chrome DevTools or speedscope; the biggest file is the main thread's).
  * Prints the load's requests per second and per CPU second. BENCH_PROFILE_FLAGS replaces the node flags
@@ -14,7 +15,8 @@ import { PLAINTEXT } from './lib/paired.ts';
  */
 const [door = 'mcp', secondsText = '15', outDir = mkdtempSync(path.join(tmpdir(), 'svc-profile-'))] =
   process.argv.slice(2);
-if (door !== 'rest' && door !== 'mcp') throw new Error('usage: tsx bench/profile-door.ts rest|mcp [seconds] [dir]');
+if (door !== 'rest' && door !== 'mcp' && door !== 'aws')
+  throw new Error('usage: tsx bench/profile-door.ts rest|mcp|aws [seconds] [dir]');
 const seconds = Number(secondsText);
 const work = mkdtempSync(path.join(tmpdir(), 'svc-profile-work-'));
 const stdoutFile = path.join(work, 'stdout.log');
@@ -36,10 +38,17 @@ try {
     method: 'tools/call',
     params: { name: 'encrypt', arguments: { keyId, ...PLAINTEXT } },
   };
-  const run = (s: number) =>
+  const awsUrl = new URL(`${svc.url}/aws/kms`);
+  const awsBody = { KeyId: keyId, Plaintext: PLAINTEXT.plaintextBase64 };
+  const credentials = door === 'aws' ? await benchAccessKey(svc.url) : undefined;
+  const run = async (s: number) =>
     door === 'rest'
       ? load('encrypt 1 KiB, REST', `${svc.url}/v1/keys/${keyId}/encrypt`, PLAINTEXT, s, pid)
-      : load('encrypt 1 KiB, MCP tools/call', `${svc.url}/mcp`, toolCall, s, pid, { headers: mcpHeaders });
+      : door === 'aws'
+        ? load('encrypt 1 KiB, AWS Encrypt', awsUrl.href, awsBody, s, pid, {
+            headers: await signedAwsHeaders(awsUrl, 'Encrypt', awsBody, credentials!),
+          })
+        : load('encrypt 1 KiB, MCP tools/call', `${svc.url}/mcp`, toolCall, s, pid, { headers: mcpHeaders });
   await run(3);
   const row = await run(seconds);
   process.stdout.write(

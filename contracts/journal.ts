@@ -7,6 +7,7 @@ import { importTokenContract } from './import-tokens.ts';
 import { nodeRegistryContract } from './node-registry.ts';
 import { policyStoreContract } from './policy-store.ts';
 import { keyAliasesContract } from './key-aliases.ts';
+import { accessKeyStoreContract } from './access-key-store.ts';
 
 const AES_SPEC = {
   name: 'contract',
@@ -40,6 +41,7 @@ export function journalContract(t: Test, open: () => Promise<KeyJournal>, reopen
   nodeRegistryContract(t, open, reopen);
   policyStoreContract(t, open, reopen);
   keyAliasesContract(t, open, reopen);
+  accessKeyStoreContract(t, open, reopen);
   importTokenContract(t, open, reopen);
   locateContract(t, open, reopen);
   t.test('appends and loads events in sequence order; lastSeq follows', async (t) => {

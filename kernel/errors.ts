@@ -21,7 +21,7 @@ export const ERROR_CATALOGUE = {
     when: 'policy refusal, risk Deny (message prefix "risk: "), non-human on a human-only endpoint',
   },
   KeyNotFound: { status: 404, when: 'unknown key id (any id that is not a UUID included)' },
-  NotFound: { status: 404, when: 'unknown route' },
+  NotFound: { status: 404, when: 'unknown route, or an unknown agent, alias or access key' },
   MethodNotAllowed: { status: 405, when: 'the route exists but not for this method' },
   RequestTimeout: {
     status: 408,
@@ -29,7 +29,9 @@ export const ERROR_CATALOGUE = {
   },
   IllegalOperation: {
     status: 409,
-    when: "the operation is not allowed in the key's state, or /v1/policy under policy.kind dev (it needs role-based)",
+    when:
+      "the operation is not allowed in the key's state, or /v1/policy under policy.kind dev (it needs " +
+      'role-based), or a new access key for a principal already holding 10',
   },
   PreconditionFailed: {
     status: 412,

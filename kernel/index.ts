@@ -67,6 +67,7 @@ export {
   tokenRejection,
 } from './auth/bearer.ts';
 export { openAesGcm, sealAesGcm } from './crypto/aes-gcm.ts';
+export { ciphertextKeyId, envelopeFor, nameCiphertext } from './crypto/key-naming-ciphertext.ts';
 export { narrowToOwner, warnIfFolderOpen } from './files/owner-only.ts';
 export { packageRoot, packageVersion } from './files/package-root.ts';
 export { SVC_TOKEN_ISSUER, type SvcClaims } from './model/token-claims.ts';
@@ -110,6 +111,16 @@ export type { AgentRegistry } from './ports/agent-registry.ts';
 export { agentKeyPatternProblem, MAX_AGENT_KEY_PATTERNS } from './auth/agent-keys.ts';
 export type { NewPolicyVersion, PolicyDocument, PolicyStore, PolicyVersion } from './ports/policy-store.ts';
 export { ALIAS_PATTERN, AliasTaken, isAlias, type KeyAlias, type KeyAliases } from './ports/key-aliases.ts';
+export {
+  ACCESS_KEY_ID_PATTERN,
+  AccessKeyIdTaken,
+  AccessKeyLimitReached,
+  accessKeyCredentialsPort,
+  isAccessKeyId,
+  type AccessKeyCredentials,
+  type AccessKeyRecord,
+  type AccessKeyStore,
+} from './ports/access-keys.ts';
 export {
   indexedKeyOf,
   isAfter,

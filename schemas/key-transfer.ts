@@ -79,3 +79,19 @@ export const ImportKeyBody = Type.Object(
   },
   { additionalProperties: false, title: 'ImportKeyRequest' },
 );
+
+/** Import into a key made to await its material (POST /v1/keys with awaitMaterial). */
+export const ImportMaterialBody = Type.Object(
+  {
+    importToken: ImportKeyBody.properties.importToken,
+    wrappedMaterialBase64: ImportKeyBody.properties.wrappedMaterialBase64,
+    activate: Type.Optional(
+      Type.Boolean({ description: 'true: the key becomes Active with its material, in one step (needs Activate too)' }),
+    ),
+  },
+  { additionalProperties: false, title: 'ImportMaterialRequest' },
+);
+export const ImportMaterialInput = Type.Object(
+  { id: KeyId, ...ImportMaterialBody.properties },
+  { additionalProperties: false, title: 'ImportMaterialInput' },
+);

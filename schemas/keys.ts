@@ -56,7 +56,25 @@ export const KeySpecRequest = strict(
   'KeySpecRequest',
 );
 
-export const CreateKeyBody = strict({ spec: KeySpecRequest }, 'CreateKeyRequest');
+export const CreateKeyBody = strict(
+  {
+    spec: KeySpecRequest,
+    activate: Type.Optional(
+      Type.Boolean({
+        description:
+          'true: the key is created Active, in one step (the caller needs Activate as well as Create); default false: PreActive',
+      }),
+    ),
+    awaitMaterial: Type.Optional(
+      Type.Boolean({
+        description:
+          'true: the key is made without material, to receive imported material later (POST ' +
+          '/v1/keys/{id}/import); it cannot be activated before. Not with activate',
+      }),
+    ),
+  },
+  'CreateKeyRequest',
+);
 
 export const KeySpec = Type.Object(
   {
@@ -77,6 +95,9 @@ export const ManagedKey = Type.Object(
     spec: KeySpec,
     owner: Type.String({ description: "the creating principal's subject (an agent's parent for agents)" }),
     tenant: Type.Optional(Type.String({ description: 'the tenant of the Service that created it' })),
+    awaitingMaterial: Type.Optional(
+      Type.Boolean({ description: 'true while the key waits for its imported material (made with awaitMaterial)' }),
+    ),
     origin: StringEnum(['generated', 'imported'] as const, {
       description: 'generated: the service made the material; imported: a caller brought it (POST /v1/keys/import)',
     }),
@@ -166,8 +187,18 @@ export const RotateResponse = Type.Object({
 const SigAlgorithm = StringEnum(SIGNATURE_ALGORITHMS, {
   description: "one of the key family's algorithms; defaults to the key's own",
 });
+// Exactly one of the two is given (checked by the handler: a schema's oneOf would reach callers as an unreadable error).
+const MessageBase64 = B64('the message; exactly one of messageBase64 and digestBase64');
+const DigestBase64 = B64(
+  'instead of the message, its hash as the algorithm hashes it (32, 48 or 64 bytes for SHA-256, ' +
+    '-384, -512); RSA and ECDSA only. The signature is the one the message would get, and verifies as one',
+);
 export const SignBody = strict(
-  { messageBase64: B64('message'), algorithm: Type.Optional(SigAlgorithm) },
+  {
+    messageBase64: Type.Optional(MessageBase64),
+    digestBase64: Type.Optional(DigestBase64),
+    algorithm: Type.Optional(SigAlgorithm),
+  },
   'SignRequest',
 );
 export const SignResponse = Type.Object({
@@ -177,7 +208,8 @@ export const SignResponse = Type.Object({
 });
 export const VerifyBody = strict(
   {
-    messageBase64: B64('message'),
+    messageBase64: Type.Optional(MessageBase64),
+    digestBase64: Type.Optional(DigestBase64),
     signatureBase64: B64('signature'),
     algorithm: Type.Optional(SigAlgorithm),
     keyVersion: Type.Optional(Type.Integer({ minimum: 1 })),

@@ -35,6 +35,10 @@ ensure_packages() {
   command -v chromium >/dev/null 2>&1 || missing+=(chromium)
   # The KMIP door's interoperability tests drive PyKMIP's client with Debian's python3.
   /usr/bin/python3 -c 'import kmip.pie.client' >/dev/null 2>&1 || missing+=(python3-pykmip)
+  # The AWS KMS door's interoperability tests drive Debian's AWS CLI and boto3 (by their Debian paths:
+  # pyenv's aws and python3 may come first on PATH).
+  [ -x /usr/bin/aws ] || missing+=(awscli)
+  /usr/bin/python3 -c 'import boto3' >/dev/null 2>&1 || missing+=(python3-boto3)
   # The pkcs11 root of trust's tests run against SoftHSM2 (each test initialises tokens of its own).
   command -v softhsm2-util >/dev/null 2>&1 || missing+=(softhsm2)
   # Backup and restore tests: the databases' own dump tools.

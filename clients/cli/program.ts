@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { registerAccessKeyCommands } from './commands/access-keys.ts';
 import { registerAdvisorCommands } from './commands/advisor.ts';
 import { registerAgentCommands } from './commands/agents.ts';
 import { registerAuditCommands } from './commands/audit.ts';
@@ -72,6 +73,7 @@ export function buildProgram(): Command {
   registerAgentCommands(program);
   registerAuditCommands(program);
   registerPolicyCommands(program);
+  registerAccessKeyCommands(program);
   registerAdvisorCommands(program);
   registerMcpCommand(program);
   registerCompletionCommands(program);

@@ -34,9 +34,10 @@ export type ReencryptResult = Omit<Static<typeof D.ReencryptResponse>, 'cipherte
 export type BatchItemError = Static<typeof B.BatchItemError>;
 export type EncryptItem = { plaintext: Uint8Array; context?: EncryptionContext };
 export type DecryptItem = { ciphertext: Uint8Array; context?: EncryptionContext };
-export type SignItem = { message: Uint8Array; algorithm?: SignatureAlgorithm };
-export type VerifyItem = {
-  message: Uint8Array;
+/** The message, or (RSA and ECDSA) its hash as the algorithm hashes it: the signature is the same. */
+type Signed = { message: Uint8Array; digest?: undefined } | { digest: Uint8Array; message?: undefined };
+export type SignItem = Signed & { algorithm?: SignatureAlgorithm };
+export type VerifyItem = Signed & {
   signature: Uint8Array;
   algorithm?: SignatureAlgorithm;
   keyVersion?: number;

@@ -13,7 +13,7 @@ import {
   type SignItem,
   type VerifyItem,
 } from './batch-types.ts';
-import { KeyModelCalls } from './key-model-calls.ts';
+import { AccessKeyCalls } from './access-key-calls.ts';
 import { fetchWithTls, type ClientTls } from './tls-fetch.ts';
 import { wrapKeyMaterial } from '../../schemas/key-wrapping.ts';
 
@@ -43,14 +43,18 @@ export interface SvcClientOptions {
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
 const bytes = (text: string): Uint8Array => Buffer.from(text, 'base64');
 const key = (id: string, rest = '') => `/v1/keys/${encodeURIComponent(id)}${rest}`;
+/** A batch item's message, or its digest. */
+const signedOf = (item: SignItem) =>
+  item.digest !== undefined ? { digestBase64: b64(item.digest) } : { messageBase64: b64(item.message) };
 
 /**
  * A typed client of the svc-kms REST API: one method per endpoint. Errors are thrown as SvcApiError.
  * Only reads, verify, decrypt and unwrap are retried (on 503 and network errors): the other calls change
  * key state or count toward OpCountBased rotation, so the caller decides whether to send them again.
- * Aliases, tags, disable and enable, and the policy are the methods of KeyModelCalls (key-model-calls.ts).
+ * Aliases, tags, disable and enable, and the policy are the methods of KeyModelCalls (key-model-calls.ts),
+ * access keys those of AccessKeyCalls (access-key-calls.ts).
  */
-export class SvcClient extends KeyModelCalls {
+export class SvcClient extends AccessKeyCalls {
   constructor(options: SvcClientOptions) {
     super(
       new Transport({
@@ -138,19 +142,31 @@ export class SvcClient extends KeyModelCalls {
 
   // Cryptographic operations
 
-  async sign(
+  sign(
     id: string,
     message: Uint8Array,
     options: { algorithm?: T.SignatureAlgorithm } = {},
     opts?: CallOptions,
   ): Promise<T.SignResult> {
+    return this.signBody(id, { messageBase64: b64(message), algorithm: options.algorithm }, opts);
+  }
+
+  /**
+   * Signs the hash of a message computed here (RSA and ECDSA; as long as the algorithm's hash): the
+   * answer is the signature the message itself would get, and verify accepts it either way.
+   */
+  signDigest(
+    id: string,
+    digest: Uint8Array,
+    options: { algorithm?: T.SignatureAlgorithm } = {},
+    opts?: CallOptions,
+  ): Promise<T.SignResult> {
+    return this.signBody(id, { digestBase64: b64(digest), algorithm: options.algorithm }, opts);
+  }
+
+  private async signBody(id: string, body: object, opts?: CallOptions): Promise<T.SignResult> {
     const r = await this.http.send<{ signatureBase64: string; algorithm: string; keyVersion: number }>(
-      {
-        method: 'POST',
-        path: key(id, '/sign'),
-        body: { messageBase64: b64(message), algorithm: options.algorithm },
-        idempotent: false,
-      },
+      { method: 'POST', path: key(id, '/sign'), body, idempotent: false },
       opts,
     );
     return { signature: bytes(r.signatureBase64), algorithm: r.algorithm, keyVersion: r.keyVersion };
@@ -165,6 +181,23 @@ export class SvcClient extends KeyModelCalls {
   ): Promise<T.VerifyResult> {
     const body = {
       messageBase64: b64(message),
+      signatureBase64: b64(signature),
+      algorithm: options.algorithm,
+      keyVersion: options.keyVersion,
+    };
+    return this.http.send({ method: 'POST', path: key(id, '/verify'), body, idempotent: true }, opts);
+  }
+
+  /** Checks a signature against the hash of the message (RSA and ECDSA), as signDigest sends it. */
+  verifyDigest(
+    id: string,
+    digest: Uint8Array,
+    signature: Uint8Array,
+    options: { algorithm?: T.SignatureAlgorithm; keyVersion?: number } = {},
+    opts?: CallOptions,
+  ): Promise<T.VerifyResult> {
+    const body = {
+      digestBase64: b64(digest),
       signatureBase64: b64(signature),
       algorithm: options.algorithm,
       keyVersion: options.keyVersion,
@@ -381,7 +414,7 @@ export class SvcClient extends KeyModelCalls {
     const results = await this.batch<{ signatureBase64: string; algorithm: string; keyVersion: number }>(
       id,
       '/sign',
-      items.map((i) => ({ messageBase64: b64(i.message), algorithm: i.algorithm })),
+      items.map((i) => ({ ...signedOf(i), algorithm: i.algorithm })),
       false,
       opts,
     );
@@ -394,7 +427,7 @@ export class SvcClient extends KeyModelCalls {
 
   verifyBatch(id: string, items: VerifyItem[], opts?: CallOptions): Promise<Array<T.VerifyResult | BatchItemError>> {
     const body = items.map((i) => ({
-      messageBase64: b64(i.message),
+      ...signedOf(i),
       signatureBase64: b64(i.signature),
       algorithm: i.algorithm,
       keyVersion: i.keyVersion,

@@ -1,4 +1,5 @@
 import type { Static } from '@sinclair/typebox';
+import type * as AK from '../../schemas/access-keys.ts';
 import type * as A from '../../schemas/advisor.ts';
 import type * as Al from '../../schemas/aliases.ts';
 import type * as Au from '../../schemas/audit.ts';
@@ -83,3 +84,13 @@ export type EnabledResult = Static<typeof KA.EnabledResponse>;
 export type PolicyDocument = Omit<Static<typeof P.PutPolicyBody>, 'ifMatch'>;
 /** The stored version as GET and PUT /v1/policy answer it; `etag` is what putPolicy takes. */
 export type Policy = Static<typeof P.PolicyAnswer>;
+
+// Access keys (access-key-calls.ts).
+
+/** The answer to createAccessKey: `secretAccessKey` is shown this once. */
+export type CreatedAccessKey = Static<typeof AK.CreateAccessKeyResponse>;
+export type AccessKey = Static<typeof AK.AccessKeyView>;
+export type AccessKeyList = Static<typeof AK.AccessKeyList>;
+/** The filters of listAccessKeys; `after` is the nextAfter of the previous page. */
+export type AccessKeyQuery = Static<typeof AK.ListAccessKeysQuery>;
+export type DeletedAccessKey = Static<typeof AK.DeleteAccessKeyResponse>;

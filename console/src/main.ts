@@ -1,5 +1,6 @@
 import { whenUnauthorized } from './api.ts';
 import { clear } from './dom.ts';
+import { renderAccessKeys } from './pages/access-keys.ts';
 import { renderAdvisor } from './pages/advisor.ts';
 import { renderAgents } from './pages/agents.ts';
 import { renderAudit } from './pages/audit.ts';
@@ -10,13 +11,14 @@ import { renderSignIn } from './pages/sign-in.ts';
 import { currentCredential, describe, signOut } from './session.ts';
 
 /**
- * The shell: hash routes (#/keys, #/keys/<id>, #/agents, #/policy, #/audit, #/advisor, #/sign-in), so the server
- * serves one page and a URL never carries anything but where the user is.
+ * The shell: hash routes (#/keys, #/keys/<id>, #/agents, #/access-keys, #/policy, #/audit, #/advisor,
+ * #/sign-in), so the server serves one page and a URL never carries anything but where the user is.
  */
 type Page = (root: HTMLElement, arg: string | undefined) => void | Promise<void>;
 const PAGES = new Map<string, Page>([
   ['keys', (root, id) => (id ? renderKey(root, id) : renderKeys(root))],
   ['agents', renderAgents],
+  ['access-keys', renderAccessKeys],
   ['policy', renderPolicy],
   ['audit', renderAudit],
   ['advisor', renderAdvisor],

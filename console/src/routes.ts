@@ -6,10 +6,19 @@
  *
  * `part` is the part of the console a call belongs to, which is also who uses it in a deployment that
  * separates duties: finding and reading keys (everyone who works with keys), managing them (admins),
- * using them (applications' people), agents, audit and advisor (admins and auditors), and the policy
- * (whoever administers who may do what: reading it is Query on `policy`, replacing it Administer).
+ * using them (applications' people), agents, access keys (admins: Create, Query and Revoke on
+ * `access-key:*`), audit and advisor (admins and auditors), and the policy (whoever administers who may
+ * do what: reading it is Query on `policy`, replacing it Administer).
  */
-export type ConsolePart = 'find-keys' | 'manage-keys' | 'use-keys' | 'agents' | 'audit' | 'advisor' | 'policy';
+export type ConsolePart =
+  | 'find-keys'
+  | 'manage-keys'
+  | 'use-keys'
+  | 'agents'
+  | 'access-keys'
+  | 'audit'
+  | 'advisor'
+  | 'policy';
 
 export interface Route {
   readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -43,6 +52,9 @@ export const ROUTES = {
   listAgents: route('GET', '/v1/agents', 'agents'),
   issueAgent: route('POST', '/v1/agents/issue', 'agents'),
   revokeAgent: route('POST', '/v1/agents/:agentId/revoke', 'agents'),
+  listAccessKeys: route('GET', '/v1/access-keys', 'access-keys'),
+  createAccessKey: route('POST', '/v1/access-keys', 'access-keys'),
+  deleteAccessKey: route('DELETE', '/v1/access-keys/:accessKeyId', 'access-keys'),
   queryAudit: route('GET', '/v1/audit', 'audit'),
   verifyAudit: route('GET', '/v1/audit/verify', 'audit'),
   advisorScan: route('GET', '/v1/advisor/scan', 'advisor'),

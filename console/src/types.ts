@@ -1,4 +1,5 @@
 import type { Static } from '@sinclair/typebox';
+import type * as AK from '../../schemas/access-keys.ts';
 import type * as A from '../../schemas/advisor.ts';
 import type * as Au from '../../schemas/audit.ts';
 import type * as K from '../../schemas/keys.ts';
@@ -25,6 +26,9 @@ export type AuditVerification = Static<typeof Au.AuditVerificationSchema>;
 export type AdvisorScanReport = Static<typeof A.AdvisorScanReport>;
 export type AdvisorExplanation = Static<typeof A.AdvisorExplanation>;
 export type PolicyAnswer = Static<typeof P.PolicyAnswer>;
+export type AccessKey = Static<typeof AK.AccessKeyView>;
+export type AccessKeyList = Static<typeof AK.AccessKeyList>;
+export type CreatedAccessKey = Static<typeof AK.CreateAccessKeyResponse>;
 
 // Pure constant modules: the bundle takes these arrays and nothing else from the kernel.
 export { OPERATIONS } from '../../kernel/model/operation.ts';

@@ -17,8 +17,13 @@ export type KeyEvent =
       owner?: string;
       tenant?: string;
       origin?: 'imported';
+      // A key made to receive imported material later: it has no material (materialId '') until
+      // MaterialImported, and cannot be activated before.
+      awaitingMaterial?: true;
     }
   | { type: 'KeyActivated'; at: string; by: string }
+  // The material a caller imported into a key that awaited it: it becomes version 1.
+  | { type: 'MaterialImported'; at: string; by: string; materialId: string }
   | { type: 'Rotated'; at: string; by: string; newVersion: number; materialId: string; policy: string; reason?: string }
   | { type: 'Revoked'; at: string; by: string; reason?: string }
   | { type: 'Compromised'; at: string; by: string; reason: string }

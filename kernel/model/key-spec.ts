@@ -14,6 +14,8 @@ export const SIGNATURE_ALGORITHMS = [
   'RsaPssSha384',
   'RsaPssSha512',
   'RsaPkcs1Sha256',
+  'RsaPkcs1Sha384',
+  'RsaPkcs1Sha512',
   'EcdsaSha256',
   'EcdsaSha384',
   'EcdsaSha512',

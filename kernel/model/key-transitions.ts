@@ -9,6 +9,7 @@ export type KeyTransition = Exclude<KeyEvent['type'], 'KeyCreated'>;
 /** Source states of each transition. */
 export const TRANSITION_SOURCES: Readonly<Record<KeyTransition, readonly KeyState[]>> = {
   KeyActivated: ['PreActive'],
+  MaterialImported: ['PreActive'],
   Rotated: ['Active'],
   Revoked: ['Active'],
   Compromised: ['PreActive', 'Active', 'Deactivated'],

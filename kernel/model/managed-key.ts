@@ -13,6 +13,8 @@ export interface ManagedKey {
   tenant?: string;
   /** Where the first version's material came from: the service's generator, or a caller's import. */
   origin: 'generated' | 'imported';
+  /** True while the key waits for a caller to import its material (made to receive it); absent otherwise. */
+  awaitingMaterial?: boolean;
   state: KeyState;
   currentVersion: number;
   createdAt: string;

@@ -1,4 +1,5 @@
 import type { AuditRecord, KeyEvent, StoredEvent } from '../model/index.ts';
+import type { AccessKeyStore } from './access-keys.ts';
 import type { AgentRegistry } from './agent-registry.ts';
 import type { KeyAliases } from './key-aliases.ts';
 import type { LocatedRows, LocateFilter, LocatePosition } from './key-locate.ts';
@@ -73,6 +74,8 @@ export interface KeyJournal extends Lifecycle {
   readonly policies: PolicyStore;
   /** The deployment's aliases (key-aliases.ts), in the same storage: a Destroyed append removes its key's. */
   readonly aliases: KeyAliases;
+  /** The access keys that sign AWS-style requests (access-keys.ts), in the same storage, their secrets sealed. */
+  readonly accessKeys: AccessKeyStore;
   /** The highest sequence number written for a key (0 for none); cheap, one index lookup. */
   lastSeq(keyId: string): Promise<number>;
   /**

@@ -16,6 +16,7 @@ import { destructionOperations } from './operations/destruction.ts';
 import { transferOperations } from './operations/transfer.ts';
 import { locateOperation } from './operations/locate.ts';
 import { attributeOperations } from './operations/attributes.ts';
+import { randomOperation } from './operations/random.ts';
 import { aliasOperations } from './operations/aliases.ts';
 
 export default definePlugin({
@@ -58,6 +59,7 @@ export default definePlugin({
       locateOperation(deps.service.locator, deps.service.aliasing),
       ...withKeyFacts(attributeOperations(deps.service.attributes), deps.service.facts),
       ...aliasOperations(deps.service.aliasing, deps.service.facts),
+      randomOperation,
     ],
   }),
 });

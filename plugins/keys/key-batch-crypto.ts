@@ -1,7 +1,8 @@
-import { type ManagedKey, SvcError, type TraceScope } from '../../kernel/index.ts';
+import { envelopeFor, type ManagedKey, SvcError, type TraceScope } from '../../kernel/index.ts';
 import { envelopeVersion, open, seal } from './crypto/envelope.ts';
 import type { ParsedMaterial } from './crypto/material.ts';
-import { resolveSigAlgorithm, signMessage, verifySignature } from './crypto/signatures.ts';
+import { requireDigestFits, type SignedData, signData, verifyData } from './crypto/digest-signatures.ts';
+import { resolveSigAlgorithm } from './crypto/signatures.ts';
 import {
   consumingKey,
   DECRYPTION_FAILED,
@@ -95,11 +96,12 @@ export class BatchDecryptor {
 
   async decrypt(ciphertext: Buffer, context: Record<string, string>) {
     const key = this.material.key;
-    const version = envelopeVersion(ciphertext);
+    const envelope = envelopeFor(key.id, ciphertext);
+    const version = envelope && envelopeVersion(envelope);
     if (version === undefined || !key.versions[version]) throw new SvcError('DecryptionFailed', DECRYPTION_FAILED);
     const { secret } = await this.material.of(version);
     try {
-      return { plaintext: open(secret!, key.id, version, context, ciphertext), keyVersion: version };
+      return { plaintext: open(secret!, key.id, version, context, envelope!), keyVersion: version };
     } catch {
       throw new SvcError('DecryptionFailed', DECRYPTION_FAILED);
     }
@@ -115,10 +117,11 @@ export class BatchSigner {
     private readonly rotation: RotationHooks,
   ) {}
 
-  sign(message: Buffer, requested: string | undefined) {
+  sign(data: SignedData, requested: string | undefined) {
     const algorithm = resolveSigAlgorithm(this.key.spec, requested);
+    if (data.kind === 'digest') requireDigestFits(algorithm, data.bytes);
     requireVersionKept(this.store, this.key);
-    const signature = signMessage(algorithm, this.material, message);
+    const signature = signData(algorithm, this.material, data);
     this.rotation.afterProduce(this.key);
     return { signature, algorithm, keyVersion: this.key.currentVersion };
   }
@@ -128,9 +131,10 @@ export class BatchSigner {
 export class BatchVerifier {
   constructor(private readonly material: VersionMaterial) {}
 
-  async verify(message: Buffer, signature: Buffer, requested: string | undefined, version: number | undefined) {
+  async verify(data: SignedData, signature: Buffer, requested: string | undefined, version: number | undefined) {
     const key = this.material.key;
     const algorithm = resolveSigAlgorithm(key.spec, requested);
+    if (data.kind === 'digest') requireDigestFits(algorithm, data.bytes);
     if (version !== undefined && !key.versions[version])
       throw new SvcError('InvalidField', `keyVersion must be between 1 and ${key.currentVersion}`);
     // Without a version: every version still held (trimmed ones are gone), newest first, as the single call.
@@ -139,7 +143,7 @@ export class BatchVerifier {
         ? [version]
         : Array.from({ length: key.currentVersion - (key.minVersion ?? 1) + 1 }, (_, i) => key.currentVersion - i);
     for (const v of candidates) {
-      if (verifySignature(algorithm, await this.material.of(v), message, signature))
+      if (verifyData(algorithm, await this.material.of(v), data, signature))
         return { valid: true, algorithm, keyVersion: v };
     }
     return { valid: false, algorithm };

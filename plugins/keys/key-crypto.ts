@@ -1,8 +1,9 @@
-import { type ManagedKey, SvcError, type TraceScope, UNTRACED } from '../../kernel/index.ts';
+import { envelopeFor, type ManagedKey, SvcError, type TraceScope, UNTRACED } from '../../kernel/index.ts';
 import { envelopeVersion, open, seal } from './crypto/envelope.ts';
 import { openRaw, RAW_IV_BYTES, RAW_TAG_BYTES, sealRaw } from './crypto/raw-gcm.ts';
 import { unwrapKey, wrapKey, wrappedVersion } from './crypto/key-wrap.ts';
-import { resolveSigAlgorithm, signMessage, verifySignature } from './crypto/signatures.ts';
+import { requireDigestFits, type SignedData, signData, verifyData } from './crypto/digest-signatures.ts';
+import { resolveSigAlgorithm } from './crypto/signatures.ts';
 import { requireUsable } from './key-state.ts';
 import type { KeyStore } from './key-store.ts';
 
@@ -74,10 +75,12 @@ export class KeyCrypto {
     return consumingKey(this.store, id, operation, trace);
   }
 
-  async sign(id: string, message: Buffer, requested: string | undefined, trace: TraceScope = UNTRACED) {
+  /** Signs the message, or (RSA and ECDSA) the hash of one as the algorithm would have hashed it. */
+  async sign(id: string, data: SignedData, requested: string | undefined, trace: TraceScope = UNTRACED) {
     const key = await this.producing(id, 'Sign', trace);
     const algorithm = resolveSigAlgorithm(key.spec, requested);
-    const signature = signMessage(algorithm, await this.store.materialOf(key, key.currentVersion, trace), message);
+    if (data.kind === 'digest') requireDigestFits(algorithm, data.bytes);
+    const signature = signData(algorithm, await this.store.materialOf(key, key.currentVersion, trace), data);
     this.rotation.afterProduce(key);
     return { signature, algorithm, keyVersion: key.currentVersion };
   }
@@ -85,7 +88,7 @@ export class KeyCrypto {
   /** Checks the given version, or every version newest first; valid:false is an answer, not an error. */
   async verify(
     id: string,
-    message: Buffer,
+    data: SignedData,
     signature: Buffer,
     requested: string | undefined,
     version: number | undefined,
@@ -93,6 +96,7 @@ export class KeyCrypto {
   ) {
     const key = await this.consuming(id, 'Verify', trace);
     const algorithm = resolveSigAlgorithm(key.spec, requested);
+    if (data.kind === 'digest') requireDigestFits(algorithm, data.bytes);
     if (version !== undefined && !key.versions[version])
       throw new SvcError('InvalidField', `keyVersion must be between 1 and ${key.currentVersion}`);
     // Without a version: every version still held (trimmed ones are gone), newest first.
@@ -101,7 +105,7 @@ export class KeyCrypto {
         ? [version]
         : Array.from({ length: key.currentVersion - (key.minVersion ?? 1) + 1 }, (_, i) => key.currentVersion - i);
     for (const v of candidates) {
-      if (verifySignature(algorithm, await this.store.materialOf(key, v, trace), message, signature))
+      if (verifyData(algorithm, await this.store.materialOf(key, v, trace), data, signature))
         return { valid: true, algorithm, keyVersion: v };
     }
     return { valid: false, algorithm };
@@ -124,11 +128,12 @@ export class KeyCrypto {
   async decrypt(id: string, ciphertext: Buffer, context: Record<string, string>, trace: TraceScope = UNTRACED) {
     const key = await this.consuming(id, 'Decrypt', trace);
     requireAes(key, 'Decrypt');
-    const version = envelopeVersion(ciphertext);
+    const envelope = envelopeFor(key.id, ciphertext);
+    const version = envelope && envelopeVersion(envelope);
     if (version === undefined || !key.versions[version]) throw new SvcError('DecryptionFailed', DECRYPTION_FAILED);
     const { secret } = await this.store.materialOf(key, version, trace);
     try {
-      return { plaintext: open(secret!, key.id, version, context, ciphertext), keyVersion: version };
+      return { plaintext: open(secret!, key.id, version, context, envelope!), keyVersion: version };
     } catch {
       throw new SvcError('DecryptionFailed', DECRYPTION_FAILED);
     }

@@ -12,6 +12,7 @@ import {
 import { checkImportedMaterial } from './crypto/imported-material.ts';
 import { newWrappingKeyPair, unwrapImportedMaterial, WRAPPING_ALGORITHM } from './crypto/import-wrapping.ts';
 import type { ChangeScope, KeyStore } from './key-store.ts';
+import { requireTransition } from './key-state.ts';
 import { normaliseSpec, type KeySpecRequest } from './spec.ts';
 
 /** How long an import token may be spent. */
@@ -132,11 +133,58 @@ export class KeyImport {
         owner: scope.owner ?? scope.by,
         ...(scope.tenant ? { tenant: scope.tenant } : {}),
       };
-      return await this.store.create(spec, scope, now, (id) => ({ resource: id, context }), checked);
+      return await this.store.create(spec, scope, now, (id) => ({ resource: id, context }), { imported: checked });
     } finally {
       material.fill(0);
       checked?.fill(0);
     }
+  }
+
+  /**
+   * Imports material into a key made to await it (AWS's CreateKey with Origin EXTERNAL, then
+   * ImportKeyMaterial): the token must have been issued for the key's type. The material becomes version
+   * 1 (and, with `activate`, the key Active in the same append). The token is spent by any attempt.
+   */
+  async importInto(id: string, importToken: string, wrappedMaterial: Buffer, scope: ChangeScope, activate: boolean) {
+    const key = await this.store.get(id, scope.trace);
+    if (!key.awaitingMaterial)
+      throw new SvcError(
+        'IllegalOperation',
+        `key ${id} has its material; only a key made with awaitMaterial takes an import`,
+      );
+    const now = this.clock.now().toISOString();
+    const token = await scope.trace.child('journal.takeImportToken', () =>
+      this.journal.takeImportToken(hashOf(importToken), scope.by, now),
+    );
+    if (!token) throw new SvcError('InvalidField', BAD_TOKEN);
+    if (token.keyType !== keyTypeOf(key.spec))
+      throw new SvcError(
+        'InvalidField',
+        `importToken was issued for ${token.keyType} material; key ${id} is ${keyTypeOf(key.spec)} (the token is spent: get new import parameters)`,
+      );
+    const material = unwrapImportedMaterial(await this.wrappingKeyOf(token), wrappedMaterial);
+    let checked: Buffer | undefined;
+    try {
+      checked = checkImportedMaterial(key.spec, material);
+      const materialId = await this.store.storeMaterial(id, checked, scope.trace);
+      return await this.store.mutate(id, scope, async (k) => {
+        requireTransition(k, 'MaterialImported');
+        if (!k.awaitingMaterial) throw new SvcError('IllegalOperation', `key ${id} received its material meanwhile`);
+        return {
+          event: { type: 'MaterialImported', at: now, by: scope.by, materialId },
+          ...(activate ? { followedBy: { type: 'KeyActivated', at: now, by: scope.by } } : {}),
+          facts: { context: { origin: 'imported', ...(activate ? { activated: 'true' } : {}) } },
+        };
+      });
+    } finally {
+      material.fill(0);
+      checked?.fill(0);
+    }
+  }
+
+  /** The key's facts for key-scoped policy (owner, name), undefined for an unknown key. */
+  factsOf(id: string) {
+    return this.store.facts(id);
   }
 
   /** The token's RSA private key, opened through the root of trust. */

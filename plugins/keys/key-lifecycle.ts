@@ -35,7 +35,13 @@ export class KeyLifecycle {
     return this.store.facts(id);
   }
 
-  async create(request: KeySpecRequest, scope: ChangeScope): Promise<ManagedKey> {
+  /** `activate`: created Active in the same append (the operation checked that the caller may activate). */
+  async create(
+    request: KeySpecRequest,
+    scope: ChangeScope,
+    options: { activate?: boolean; awaitMaterial?: boolean } = {},
+  ): Promise<ManagedKey> {
+    const { activate = false, awaitMaterial = false } = options;
     const spec = normaliseSpec(request);
     // The owner is audited with the creation: an agent's row names the agent as actor and its parent as owner.
     const context = {
@@ -45,13 +51,17 @@ export class KeyLifecycle {
       ...(spec.exportable ? { exportable: 'true' } : {}),
       owner: scope.owner ?? scope.by,
       ...(scope.tenant ? { tenant: scope.tenant } : {}),
+      ...(activate ? { activated: 'true' } : {}),
+      ...(awaitMaterial ? { origin: 'imported', awaitingMaterial: 'true' } : {}),
     };
-    return this.store.create(spec, scope, this.now(), (id) => ({ resource: id, context }));
+    return this.store.create(spec, scope, this.now(), (id) => ({ resource: id, context }), { activate, awaitMaterial });
   }
 
   async activate(id: string, scope: ChangeScope) {
     const key = await this.store.mutate(id, scope, async (k) => {
       requireTransition(k, 'KeyActivated');
+      if (k.awaitingMaterial)
+        throw new SvcError('IllegalOperation', `key ${id} awaits its imported material; import it before activating`);
       return { event: { type: 'KeyActivated', at: this.now(), by: scope.by } };
     });
     return { id, state: key.state, activatedAt: key.activatedAt! };

@@ -21,6 +21,7 @@ export function applyEvent(key: ManagedKey | undefined, stored: StoredEvent): Ma
       owner: e.owner ?? e.by,
       ...(e.tenant ? { tenant: e.tenant } : {}),
       origin: e.origin ?? 'generated',
+      ...(e.awaitingMaterial ? { awaitingMaterial: true } : {}),
       state: 'PreActive',
       currentVersion: 1,
       createdAt: e.at,
@@ -36,6 +37,10 @@ export function applyEvent(key: ManagedKey | undefined, stored: StoredEvent): Ma
   switch (e.type) {
     case 'KeyActivated':
       return { ...next, state: 'Active', activatedAt: e.at };
+    case 'MaterialImported': {
+      const { awaitingMaterial: _, ...imported } = next;
+      return { ...imported, versions: { ...key.versions, 1: { ...key.versions[1]!, materialId: e.materialId } } };
+    }
     case 'Rotated':
       return {
         ...next,
@@ -82,6 +87,7 @@ export function foldEvents(events: StoredEvent[]): ManagedKey | undefined {
 
 const VERB: Record<KeyTransition, string> = {
   KeyActivated: 'activated',
+  MaterialImported: 'given its imported material',
   Rotated: 'rotated',
   Revoked: 'revoked',
   Compromised: 'compromised',

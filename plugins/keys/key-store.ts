@@ -125,17 +125,21 @@ export class KeyStore {
     scope: ChangeScope,
     at: string,
     facts: (id: string) => AuditFacts,
-    imported?: Buffer,
+    options: { imported?: Buffer; activate?: boolean; awaitMaterial?: boolean } = {},
   ): Promise<ManagedKey> {
+    const { imported, awaitMaterial } = options;
     const id = randomUUID();
     const spec: KeySpec = { ...newSpec, name: newSpec.name ?? id };
     // A taken name is refused before any material is made (an RSA key takes seconds); the append decides races.
     if (newSpec.name !== undefined) await this.requireNameFree(newSpec.name, scope.trace);
     await this.wrapping.createKwk(id, scope.trace);
-    // Imported material (already checked against the spec) becomes version 1 in place of generated material.
-    const materialId = imported
-      ? await this.storeMaterial(id, imported, scope.trace)
-      : await this.storeNewMaterial(id, spec, scope.trace);
+    // Imported material (already checked against the spec) becomes version 1 in place of generated material;
+    // a key made to receive material later has none until MaterialImported.
+    const materialId = awaitMaterial
+      ? ''
+      : imported
+        ? await this.storeMaterial(id, imported, scope.trace)
+        : await this.storeNewMaterial(id, spec, scope.trace);
     const event: KeyEvent = {
       type: 'KeyCreated',
       at,
@@ -144,11 +148,14 @@ export class KeyStore {
       materialId,
       owner: scope.owner ?? scope.by,
       ...(scope.tenant ? { tenant: scope.tenant } : {}),
-      ...(imported ? { origin: 'imported' as const } : {}),
+      ...(imported || awaitMaterial ? { origin: 'imported' as const } : {}),
+      ...(awaitMaterial ? { awaitingMaterial: true as const } : {}),
     };
+    // Created Active: both events in one append, so no reader ever sees the key PreActive.
+    const events: KeyEvent[] = options.activate ? [event, { type: 'KeyActivated', at, by: scope.by }] : [event];
     const record = scope.audit?.successRecord(facts(id));
     try {
-      await scope.trace.child('journal.append', () => this.journal.append(id, 0, [event], record));
+      await scope.trace.child('journal.append', () => this.journal.append(id, 0, events, record));
     } catch (err) {
       if (!(err instanceof NameTaken)) throw err;
       // Another create took the name between the look and the append: this key's KWK and material
@@ -157,7 +164,8 @@ export class KeyStore {
       throw nameTaken(spec.name);
     }
     if (record) scope.audit!.journaled(record);
-    const key = applyEvent(undefined, { keyId: id, seq: 1, event });
+    let key = applyEvent(undefined, { keyId: id, seq: 1, event });
+    if (events.length > 1) key = applyEvent(key, { keyId: id, seq: 2, event: events[1]! });
     this.keys.set(id, key);
     return key;
   }
@@ -178,7 +186,7 @@ export class KeyStore {
   }
 
   /** Seals given material under the key's KWK and stores it; returns its new material id. The caller zeroes `raw`. */
-  private async storeMaterial(keyId: string, raw: Buffer, trace: TraceScope): Promise<string> {
+  async storeMaterial(keyId: string, raw: Buffer, trace: TraceScope): Promise<string> {
     const materialId = randomUUID();
     const wrapped = this.wrapping.seal(await this.wrapping.kwkOf(keyId, trace), keyId, materialId, raw);
     await trace.child('journal.putMaterial', () => this.journal.putMaterial(keyId, materialId, wrapped));
@@ -192,15 +200,19 @@ export class KeyStore {
   async mutate(
     id: string,
     scope: ChangeScope,
-    decide: (key: ManagedKey) => Promise<{ event: KeyEvent; facts?: AuditFacts; rekey?: MaterialRekey }>,
+    // `followedBy`: a second event in the same append (an import that also activates the key).
+    decide: (
+      key: ManagedKey,
+    ) => Promise<{ event: KeyEvent; followedBy?: KeyEvent; facts?: AuditFacts; rekey?: MaterialRekey }>,
   ): Promise<ManagedKey> {
     return this.serialised(id, async () => {
       for (let attempt = 0; ; attempt++) {
         const key = await this.get(id, scope.trace);
-        const { event, facts, rekey } = await decide(key);
+        const { event, followedBy, facts, rekey } = await decide(key);
+        const events = followedBy ? [event, followedBy] : [event];
         try {
           const record = scope.audit?.successRecord(facts ?? {});
-          await scope.trace.child('journal.append', () => this.journal.append(id, key.seq, [event], record, rekey));
+          await scope.trace.child('journal.append', () => this.journal.append(id, key.seq, events, record, rekey));
           if (record) scope.audit!.journaled(record);
         } catch (err) {
           if (!(err instanceof JournalConflict)) throw err;
@@ -213,7 +225,8 @@ export class KeyStore {
           await pause(attempt);
           continue;
         }
-        const next = applyEvent(key, { keyId: id, seq: key.seq + 1, event });
+        let next = applyEvent(key, { keyId: id, seq: key.seq + 1, event });
+        if (followedBy) next = applyEvent(next, { keyId: id, seq: key.seq + 2, event: followedBy });
         this.keys.set(id, next);
         return next;
       }
@@ -222,6 +235,7 @@ export class KeyStore {
 
   /** The parsed material of one version; throws IllegalOperation for a version the key does not have. */
   async materialOf(key: ManagedKey, version: number, trace: TraceScope = UNTRACED): Promise<ParsedMaterial> {
+    requireMaterial(key);
     const v = key.versions[version];
     if (!v) throw new SvcError('IllegalOperation', `key ${key.id} has no version ${version}`);
     requireNotTrimmed(key, version);
@@ -251,6 +265,7 @@ export class KeyStore {
    * never cached: export hands out exactly what was stored. The caller zeroes the buffer.
    */
   async storedMaterialOf(key: ManagedKey, version: number, trace: TraceScope = UNTRACED): Promise<Buffer> {
+    requireMaterial(key);
     const v = key.versions[version];
     if (!v) throw new SvcError('IllegalOperation', `key ${key.id} has no version ${version}`);
     const wrapped = await trace.child('journal.getMaterial', () => this.journal.getMaterial(key.id, v.materialId));
@@ -308,3 +323,12 @@ const nameTaken = (name: string) =>
     'IllegalOperation',
     `the key name ${JSON.stringify(name)} is taken: names are unique among keys that are not Destroyed`,
   );
+
+/** A key made to receive imported material has none to use or export until the import. */
+function requireMaterial(key: ManagedKey): void {
+  if (key.awaitingMaterial)
+    throw new SvcError(
+      'IllegalOperation',
+      `key ${key.id} awaits its imported material (POST /v1/keys/${key.id}/import); it has none to use yet`,
+    );
+}

@@ -54,10 +54,24 @@ t.test('svc --help lists every command, each with an example in its own help', a
     'advisor explain',
     'policy get',
     'policy put',
+    'access-keys create',
+    'access-keys list',
+    'access-keys delete',
   ];
   for (const c of leaves) t.match(r.out, new RegExp(`svc ${c}\\s`), `lists ${c}`);
   // A few at a time: one run of svc costs about a second on a loaded machine, and there are some fifty.
-  const groups = ['keys', 'keys tag', 'keys alias', 'agent', 'agents', 'tokens', 'audit', 'advisor', 'policy'];
+  const groups = [
+    'keys',
+    'keys tag',
+    'keys alias',
+    'agent',
+    'agents',
+    'tokens',
+    'audit',
+    'advisor',
+    'policy',
+    'access-keys',
+  ];
   const all = [...leaves, ...groups];
   for (let at = 0; at < all.length; at += 4) {
     const batch = all.slice(at, at + 4);

@@ -89,7 +89,7 @@ t.test('compose.yaml is valid, asks for every secret, and only svc-kms publishes
 
 /** Which of compose's groups uses which part of the console (routes.ts): duties apart, as the file's comment says. */
 const PARTS_OF: Record<string, ConsolePart[]> = {
-  'kms-admins': ['find-keys', 'manage-keys', 'agents', 'audit', 'advisor'],
+  'kms-admins': ['find-keys', 'manage-keys', 'agents', 'access-keys', 'audit', 'advisor'],
   'crypto-users': ['find-keys', 'use-keys'],
   auditors: ['audit', 'advisor'],
   'policy-admins': ['policy'],

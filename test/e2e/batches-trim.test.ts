@@ -97,18 +97,18 @@ t.test('a trim committed while a batch verify runs', async (t) => {
 
   const verifier = await batchesOf(svc).verifier(id, UNTRACED);
   t.match(
-    await verifier.verify(message, signature, undefined, 1),
+    await verifier.verify({ kind: 'message', bytes: message }, signature, undefined, 1),
     { valid: true, keyVersion: 1 },
     'before the trim, version 1 verifies',
   );
   t.equal((await api.post(`/v1/keys/${id}/trim`, { minVersion: 2 })).status, 200, 'the trim answered');
   await t.rejects(
-    verifier.verify(message, signature, undefined, 1),
+    verifier.verify({ kind: 'message', bytes: message }, signature, undefined, 1),
     { code: 'IllegalOperation', message: /version 1 .* was trimmed/ },
     'an item naming version 1 is refused',
   );
   t.match(
-    await verifier.verify(message, signature, undefined, undefined),
+    await verifier.verify({ kind: 'message', bytes: message }, signature, undefined, undefined),
     { valid: false },
     'an item naming no version tries only the versions kept',
   );
@@ -123,7 +123,11 @@ t.test('a trim of the version a running encrypt or sign batch began with', async
   const encryptor = await batchesOf(svc).encryptor(aes, UNTRACED);
   const signer = await batchesOf(svc).signer(hmac, UNTRACED);
   t.equal(encryptor.encrypt(Buffer.from('before'), {}).keyVersion, 1, 'the encrypt batch seals under version 1');
-  t.equal(signer.sign(Buffer.from('before'), undefined).keyVersion, 1, 'the sign batch signs with version 1');
+  t.equal(
+    signer.sign({ kind: 'message', bytes: Buffer.from('before') }, undefined).keyVersion,
+    1,
+    'the sign batch signs with version 1',
+  );
   for (const id of [aes, hmac]) {
     await api.post(`/v1/keys/${id}/rotate`, {});
     await api.post(`/v1/keys/${id}/rotate`, {});
@@ -139,7 +143,7 @@ t.test('a trim of the version a running encrypt or sign batch began with', async
     'no ciphertext under the trimmed version, which nothing could decrypt',
   );
   t.throws(
-    () => signer.sign(Buffer.from('after'), undefined),
+    () => signer.sign({ kind: 'message', bytes: Buffer.from('after') }, undefined),
     { code: 'IllegalOperation', message: /version 1 .* was trimmed/ },
     'no signature with the trimmed version, which nothing could verify',
   );

@@ -61,6 +61,7 @@ t.test('signed in and used by keyboard alone; every control labelled on every pa
     ['#/keys', 'Keys'],
     [`#/keys/${keyId}`, 'Key keyboard-key'],
     ['#/agents', 'Agents'],
+    ['#/access-keys', 'Access keys'],
     ['#/policy', 'Policy'],
     ['#/audit', 'Audit'],
     ['#/advisor', 'Advisor'],

@@ -10,7 +10,10 @@ t.teardown(() => svc.stop());
 const api = svc.client();
 
 const SIGNING: Array<[Record<string, unknown>, string[]]> = [
-  [{ algorithm: 'RSA', sizeBits: 2048 }, ['RsaPssSha256', 'RsaPssSha384', 'RsaPssSha512', 'RsaPkcs1Sha256']],
+  [
+    { algorithm: 'RSA', sizeBits: 2048 },
+    ['RsaPssSha256', 'RsaPssSha384', 'RsaPssSha512', 'RsaPkcs1Sha256', 'RsaPkcs1Sha384', 'RsaPkcs1Sha512'],
+  ],
   [{ algorithm: 'RSA', sizeBits: 3072 }, ['RsaPssSha256']],
   [{ algorithm: 'RSA', sizeBits: 4096 }, ['RsaPssSha256']],
   [{ algorithm: 'EC', curve: 'P-256' }, ['EcdsaSha256', 'EcdsaSha384']],
@@ -62,6 +65,8 @@ t.test('signatures verify with OpenSSL against the published public key', async 
       'RsaPssSha256',
       ['dgst', '-sha256', '-sigopt', 'rsa_padding_mode:pss', '-sigopt', 'rsa_pss_saltlen:32'],
     ],
+    [{ algorithm: 'RSA', sizeBits: 2048 }, 'RsaPkcs1Sha384', ['dgst', '-sha384']],
+    [{ algorithm: 'RSA', sizeBits: 3072 }, 'RsaPkcs1Sha512', ['dgst', '-sha512']],
     [{ algorithm: 'EdDSA' }, 'Ed25519', ['pkeyutl', '-rawin']],
   ];
   for (const [spec, algorithm, args] of cases) {

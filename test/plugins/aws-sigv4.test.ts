@@ -1,32 +1,10 @@
-import { createHash, createHmac } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { SourceData } from '@smithy/types';
 import t, { type Test } from 'tap';
 import { type ArrivedRequest, SigV4Refusal, verifySigV4 } from '../../plugins/doors/aws-kms/sigv4.ts';
+import { Sha256 } from '../helpers/aws-kms.ts';
 
 // The AWS KMS door's signature check, held against the AWS SDK's own signer (@smithy/signature-v4, what
 // @aws-sdk/client-kms signs with), including a signature over fewer headers, as the AWS CLI makes them.
-
-/** node:crypto behind the signer's hash interface (the SDK ships this for browsers and Node separately). */
-const bytes = (data: SourceData): string | Buffer =>
-  typeof data === 'string'
-    ? data
-    : ArrayBuffer.isView(data)
-      ? Buffer.from(data.buffer, data.byteOffset, data.byteLength)
-      : Buffer.from(data);
-
-class Sha256 {
-  private readonly hash: ReturnType<typeof createHash> | ReturnType<typeof createHmac>;
-  constructor(secret?: SourceData) {
-    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(secret));
-  }
-  update(data: SourceData): void {
-    this.hash.update(bytes(data));
-  }
-  async digest(): Promise<Uint8Array> {
-    return this.hash.digest();
-  }
-}
 
 const ACCESS_KEY = 'SVCKMSTESTKEY00001';
 const SECRET = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';

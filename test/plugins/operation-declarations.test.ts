@@ -25,9 +25,11 @@ t.test('read-only and destructive attributes', async (t) => {
   t.same(ids('readOnly'), [
     'AdvisorExplain',
     'AdvisorScan',
+    'GenerateRandom',
     'GetKey',
     'GetPolicy',
     'GetPublicKey',
+    'ListAccessKeys',
     'ListAgents',
     'ListAliases',
     'LocateKeys',
@@ -37,6 +39,7 @@ t.test('read-only and destructive attributes', async (t) => {
   ]);
   t.same(ids('destructive'), [
     'CompromiseKey',
+    'DeleteAccessKey',
     'DestroyKey',
     'DestroyScheduledKey',
     'RevokeAgent',

@@ -60,13 +60,18 @@ const decoded = (text: string) => {
   }
 };
 
-/** The request's header lines by lower-case name, repeated ones joined with commas, values trimmed. */
+/**
+ * The request's header lines by lower-case name, repeated ones joined with commas, values trimmed and
+ * inner runs of spaces folded (as SigV4 canonicalises them; most values have none, so no regex runs).
+ */
 function headersOf(rawHeaders: readonly string[]): Map<string, string> {
   const headers = new Map<string, string>();
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
     const name = rawHeaders[i]!.toLowerCase();
-    const value = rawHeaders[i + 1]!.trim().replace(/\s+/g, ' ');
-    headers.set(name, headers.has(name) ? `${headers.get(name)},${value}` : value);
+    let value = rawHeaders[i + 1]!.trim();
+    if (value.includes('  ') || value.includes('\t')) value = value.replace(/\s+/g, ' ');
+    const earlier = headers.get(name);
+    headers.set(name, earlier === undefined ? value : `${earlier},${value}`);
   }
   return headers;
 }
@@ -102,6 +107,24 @@ function canonicalRequest(request: ArrivedRequest, headers: Map<string, string>,
     signed.join(';'),
     sha256Hex(request.body),
   ].join('\n');
+}
+
+/**
+ * Signing keys derived for a secret and a day's scope: four HMACs that every request of a client repeats
+ * until the date changes, kept (bounded) so each request pays one HMAC of its own.
+ */
+const signingKeys = new Map<string, Buffer>();
+const MAX_SIGNING_KEYS = 1000;
+
+function signingKey(secret: string, date: string, region: string, service: string): Buffer {
+  const id = `${date}/${region}/${service}/${secret}`;
+  let key = signingKeys.get(id);
+  if (key) return key;
+  key = hmac(`AWS4${secret}`, date);
+  for (const part of [region, service, 'aws4_request']) key = hmac(key, part);
+  if (signingKeys.size >= MAX_SIGNING_KEYS) signingKeys.clear();
+  signingKeys.set(id, key);
+  return key;
 }
 
 /**
@@ -162,8 +185,7 @@ export async function verifySigV4(
     throw new SigV4Refusal('UnrecognizedClientException', 'The security token included in the request is invalid.');
   const scope = `${scopeDate}/${region}/${service}/aws4_request`;
   const stringToSign = [ALGORITHM, amzDate, scope, sha256Hex(canonicalRequest(request, headers, signed))].join('\n');
-  let key = hmac(`AWS4${secret}`, scopeDate!);
-  for (const part of [region!, service!, 'aws4_request']) key = hmac(key, part);
+  const key = signingKey(secret, scopeDate!, region!, service!);
   const expected = createHmac('sha256', key).update(stringToSign, 'utf8').digest();
   if (!timingSafeEqual(expected, Buffer.from(signature!, 'hex')))
     throw new SigV4Refusal(

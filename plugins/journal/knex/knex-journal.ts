@@ -19,6 +19,7 @@ import { connectAndMigrate } from '../../sql-support/connect.ts';
 import type { ChangeStamp, KnexSettings } from '../../sql-support/knex-settings.ts';
 import { isUniqueViolation } from '../../sql-support/unique-violation.ts';
 import { unlessUnavailable } from '../../sql-support/unavailable.ts';
+import { KnexAccessKeys } from './knex-access-keys.ts';
 import { KnexAgentRegistry } from './knex-agent-registry.ts';
 import { dropKeyAliases, KnexKeyAliases } from './knex-key-aliases.ts';
 import { keepKeyTags } from './knex-key-tags.ts';
@@ -40,6 +41,7 @@ export class KnexJournal implements KeyJournal {
   readonly agents: KnexAgentRegistry;
   readonly policies = new KnexPolicyStore((work) => this.run(() => work(this.knex())));
   readonly aliases = new KnexKeyAliases((work) => this.run(() => work(this.knex())));
+  readonly accessKeys = new KnexAccessKeys((work) => this.run(() => work(this.knex())));
   private db: Knex | undefined;
   private readonly lastSeqs = new BatchedLookup<number>(async (keyIds) => {
     const rows = await this.run(() =>

@@ -1,4 +1,5 @@
 import type { Migration } from '../../sql-support/migration-source.ts';
+import { createAccessKeys } from './knex-access-keys.ts';
 import { createKeyIndex, sha256Hex } from './knex-key-index.ts';
 import { createKeyAliases } from './knex-key-aliases.ts';
 import { createKeyNames } from './knex-key-names.ts';
@@ -289,6 +290,14 @@ const MIGRATIONS: Migration[] = [
         t.string('created_at', 24).notNullable();
         t.text('created_by').notNullable();
       });
+    },
+  },
+  {
+    // Access keys (POST /v1/access-keys), their secrets sealed under the root of trust, and one row per
+    // principal holding some, which a create locks so that the per-principal limit holds across nodes.
+    name: '020_access_keys',
+    async up(knex) {
+      await createAccessKeys(knex);
     },
   },
 ];

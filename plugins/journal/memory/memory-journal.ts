@@ -12,6 +12,7 @@ import {
   type StoredImportToken,
   type WrappedKey,
 } from '../../../kernel/index.ts';
+import { MemoryAccessKeys } from './memory-access-keys.ts';
 import { MemoryAgentRegistry } from './memory-agent-registry.ts';
 import { MemoryKeyAliases } from './memory-key-aliases.ts';
 import { MemoryKeyIndex } from './memory-key-index.ts';
@@ -27,6 +28,7 @@ export class MemoryJournal implements KeyJournal {
   private readonly material = new Map<string, Map<string, Buffer>>();
   private readonly outbox = new Map<string, AuditRecord>();
   readonly aliases = new MemoryKeyAliases((record) => this.outbox.set(record.id, record));
+  readonly accessKeys = new MemoryAccessKeys((record) => this.outbox.set(record.id, record));
   private readonly kwks = new Map<string, WrappedKey>();
   private readonly destroySchedule = new Map<string, string>();
   private readonly importTokens = new Map<string, StoredImportToken>();

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import * as B from '../../../schemas/batch.ts';
 import { decodeBase64 } from '../base64.ts';
 import type { KeyBatchCrypto } from '../key-batch-crypto.ts';
+import { signedDataOf } from './signed-input.ts';
 
 // An item of any batched operation, checked against that operation's own input schema first.
 // biome-ignore lint/suspicious/noExplicitAny: the operation's schema types it.
@@ -69,6 +70,13 @@ async function eachItem(
   return { results, failed };
 }
 
+/**
+ * `input` of a sign or verify batch in which some item was a digest (`digest`, or `message,digest` when
+ * both were): as the single call, a batch of messages only reads as before.
+ */
+const inputsContext = (inputs: Set<string>): Record<string, string> =>
+  inputs.has('digest') ? { input: inputs.has('message') ? 'message,digest' : 'digest' } : {};
+
 const batchContext = (items: number, failed: number, extra: Record<string, string>) => ({
   ...extra,
   'batch.items': String(items),
@@ -134,11 +142,14 @@ const HANDLERS: Record<
     handle: async (batch, id, items, call) => {
       const signer = await batch.signer(id, call.trace);
       const algorithms: string[] = [];
+      const inputs = new Set<string>();
       const { results, failed } = await eachItem(
         items,
         (item, at) => {
-          const r = signer.sign(decodeBase64(item.messageBase64, `${at}.messageBase64`), item.algorithm);
+          const data = signedDataOf(item, at);
+          const r = signer.sign(data, item.algorithm);
           algorithms.push(r.algorithm);
+          inputs.add(data.kind);
           return { signatureBase64: b64(r.signature), algorithm: r.algorithm, keyVersion: r.keyVersion };
         },
         () => batch.stillUsable(id, 'produce', 'Sign', call.trace),
@@ -148,6 +159,7 @@ const HANDLERS: Record<
         context: batchContext(items.length, failed, {
           keyVersion: String(signer.key.currentVersion),
           alg: distinct(algorithms),
+          ...inputsContext(inputs),
         }),
       };
     },
@@ -159,14 +171,16 @@ const HANDLERS: Record<
       const verifier = await batch.verifier(id, call.trace);
       const algorithms: string[] = [];
       const versions: number[] = [];
+      const inputs = new Set<string>();
       let invalid = 0;
       const { results, failed } = await eachItem(
         items,
         async (item, at) => {
-          const message = decodeBase64(item.messageBase64, `${at}.messageBase64`);
+          const data = signedDataOf(item, at);
           const signature = decodeBase64(item.signatureBase64, `${at}.signatureBase64`);
-          const r = await verifier.verify(message, signature, item.algorithm, item.keyVersion);
+          const r = await verifier.verify(data, signature, item.algorithm, item.keyVersion);
           algorithms.push(r.algorithm);
+          inputs.add(data.kind);
           if (r.keyVersion !== undefined) versions.push(r.keyVersion);
           if (!r.valid) invalid++;
           return r;
@@ -179,6 +193,7 @@ const HANDLERS: Record<
           alg: distinct(algorithms),
           keyVersion: distinct(versions),
           'batch.invalid': String(invalid),
+          ...inputsContext(inputs),
         }),
       };
     },

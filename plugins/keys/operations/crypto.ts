@@ -3,6 +3,7 @@ import * as S from '../../../schemas/keys.ts';
 import { KEY_DESCRIPTIONS } from './descriptions.ts';
 import { decodeBase64 } from '../base64.ts';
 import type { KeyCrypto } from '../key-crypto.ts';
+import { inputContext, signedDataOf } from './signed-input.ts';
 
 const byKey = (input: { id?: unknown } | undefined) => keyResource(input?.id);
 const b64 = (buf: Buffer) => buf.toString('base64');
@@ -20,22 +21,18 @@ export function cryptoOperations(crypto: KeyCrypto): AnyOperation[] {
       description: KEY_DESCRIPTIONS.Sign,
       operation: 'Sign',
       group: 'Crypto',
-      summary: 'Sign a message with the current version',
+      summary: 'Sign a message, or the digest of one, with the current version',
       errors: [...STATE_ERRORS],
       input: S.SignInput,
       output: S.SignResponse,
       http: { method: 'POST', path: '/v1/keys/:id/sign' },
       resource: byKey,
       handle: async (input, call) => {
-        const r = await crypto.sign(
-          input.id,
-          decodeBase64(input.messageBase64, 'messageBase64'),
-          input.algorithm,
-          call.trace,
-        );
+        const data = signedDataOf(input);
+        const r = await crypto.sign(input.id, data, input.algorithm, call.trace);
         return {
           result: { signatureBase64: b64(r.signature), algorithm: r.algorithm, keyVersion: r.keyVersion },
-          audit: { context: { keyVersion: String(r.keyVersion), alg: r.algorithm } },
+          audit: { context: { keyVersion: String(r.keyVersion), alg: r.algorithm, ...inputContext(data) } },
         };
       },
     }),
@@ -52,12 +49,12 @@ export function cryptoOperations(crypto: KeyCrypto): AnyOperation[] {
       resource: byKey,
       attributes: { readOnly: true },
       handle: async (input, call) => {
-        const message = decodeBase64(input.messageBase64, 'messageBase64');
+        const data = signedDataOf(input);
         const signature = decodeBase64(input.signatureBase64, 'signatureBase64');
-        const r = await crypto.verify(input.id, message, signature, input.algorithm, input.keyVersion, call.trace);
+        const r = await crypto.verify(input.id, data, signature, input.algorithm, input.keyVersion, call.trace);
         const context: Record<string, string> = r.keyVersion
-          ? { alg: r.algorithm, keyVersion: String(r.keyVersion) }
-          : { alg: r.algorithm };
+          ? { alg: r.algorithm, keyVersion: String(r.keyVersion), ...inputContext(data) }
+          : { alg: r.algorithm, ...inputContext(data) };
         return { result: r, audit: { context, ...(r.valid ? {} : { outcome: 'InvalidSignature' }) } };
       },
     }),

@@ -58,12 +58,15 @@ export const KEY_DESCRIPTIONS = {
     'Sign a message (base64) with the current version of an Active RSA, EC, ' +
     'EdDSA or HMAC key. Returns the signature (base64), the algorithm and ' +
     'the key version that signed. IllegalOperation when the key is not ' +
-    'Active or cannot sign.',
+    'Active or cannot sign. RSA and ECDSA also sign a digest instead ' +
+    "(digestBase64: the message's hash, as long as the algorithm's hash), " +
+    'giving the signature the message would get.',
   Verify:
     "Check a signature over a message (both base64) with a key's versions. " +
     'Returns valid true or false (a mismatch is an answer, not an error), ' +
     'the algorithm and the version that matched. Changes nothing. Works on ' +
-    'Deactivated keys too (IllegalOperation in other states but Active).',
+    'Deactivated keys too (IllegalOperation in other states but Active). ' +
+    "RSA and ECDSA also verify over the message's digest (digestBase64).",
   Encrypt:
     "Encrypt plaintext (base64, at most 64 KiB) with an Active AES key's " +
     'current version (AES-256-GCM). An optional context object is bound to ' +

@@ -44,7 +44,21 @@ export function lifecycleOperations(
       http: { method: 'POST', path: '/v1/keys', status: 201 },
       // A failed create names the requested key name; a successful one, the new key id (from the handler).
       resource: (input) => namedResource('name:', input?.spec?.name),
-      handle: async (input, call) => ({ result: keyView(await lifecycle.create(input.spec, changeScope(call))) }),
+      handle: async (input, call) => {
+        // Activation is a permission of its own: created Active only for a caller who may also activate.
+        const resource = namedResource('name:', input.spec.name);
+        const facts = {
+          name: input.spec.name ?? '',
+          owner: ownerOf(call.principal),
+          ...(call.principal.kind === 'Service' && call.principal.tenant ? { tenant: call.principal.tenant } : {}),
+        };
+        if (input.activate && !call.permits('Activate', resource, facts))
+          throw new SvcError('PermissionDenied', `${call.principal.subject} may create keys but not activate them`);
+        if (input.activate && input.awaitMaterial)
+          throw new SvcError('InvalidField', 'a key that awaits its material cannot be created Active');
+        const options = { activate: input.activate === true, awaitMaterial: input.awaitMaterial === true };
+        return { result: keyView(await lifecycle.create(input.spec, changeScope(call), options)) };
+      },
     }),
     defineOperation({
       id: 'GetKey',

@@ -21,4 +21,10 @@ export const TRANSFER_DESCRIPTIONS = {
     'for a wrong, expired or spent token, a wrapping that does not open, or ' +
     'material that does not match the spec; nothing is stored then. Humans ' +
     'and Services only.',
+  ImportKeyMaterial:
+    'Import material into a key made to await it (POST /v1/keys with ' +
+    'awaitMaterial): the token must be issued for the key type; the material ' +
+    'becomes version 1, and with activate the key Active in the same step. ' +
+    'Any attempt spends the token. IllegalOperation for a key that has ' +
+    'material; InvalidField as for ImportKey. Humans and Services only.',
 } as const;

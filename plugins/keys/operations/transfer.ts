@@ -5,6 +5,7 @@ import {
   namedResource,
   ownerOf,
   type Principal,
+  SvcError,
 } from '../../../kernel/index.ts';
 import * as S from '../../../schemas/keys.ts';
 import * as T from '../../../schemas/key-transfer.ts';
@@ -99,6 +100,36 @@ export function transferOperations(exporter: KeyExport, importer: KeyImport): An
       handle: async (input, call) => {
         const wrapped = decodeBase64(input.wrappedMaterialBase64, 'wrappedMaterialBase64');
         return { result: keyView(await importer.import(input.spec, input.importToken, wrapped, changeScope(call))) };
+      },
+    }),
+    defineOperation({
+      id: 'ImportKeyMaterial',
+      description: TRANSFER_DESCRIPTIONS.ImportKeyMaterial,
+      operation: 'Create',
+      group: 'Keys',
+      summary: 'Import material into a key made to await it',
+      errors: ['InvalidField', 'KeyNotFound', 'IllegalOperation'],
+      input: T.ImportMaterialInput,
+      output: S.ManagedKey,
+      http: { method: 'POST', path: '/v1/keys/:id/import' },
+      resource: (input) => keyResource(input?.id),
+      attributes: { agentsRefused: MATERIAL_REASON, toolName: false },
+      inputFacts: (): Record<string, string> => ({ origin: 'imported' }),
+      handle: async (input, call) => {
+        const wrapped = decodeBase64(input.wrappedMaterialBase64, 'wrappedMaterialBase64');
+        if (input.activate && !call.permits('Activate', keyResource(input.id), await importer.factsOf(input.id)))
+          throw new SvcError(
+            'PermissionDenied',
+            `${call.principal.subject} may import material but not activate the key`,
+          );
+        const key = await importer.importInto(
+          input.id,
+          input.importToken,
+          wrapped,
+          changeScope(call),
+          input.activate === true,
+        );
+        return { result: keyView(key) };
       },
     }),
   ];

@@ -89,9 +89,22 @@ t.test('signature algorithms from Cryptographic Parameters', async (t) => {
   t.throws(() => signatureAlgorithm(params([T.DigitalSignatureAlgorithm, K.DigitalSignatureAlgorithm.DsaWithSha256])), {
     code: 'InvalidField',
   });
+  t.equal(
+    signatureAlgorithm(params([T.PaddingMethod, K.PaddingMethod.Pkcs1v15], [T.HashingAlgorithm, H.Sha512])),
+    'RsaPkcs1Sha512',
+  );
+  t.equal(signatureAlgorithm(params([T.PaddingMethod, K.PaddingMethod.Pkcs1v15])), 'RsaPkcs1Sha256');
+  t.equal(
+    signatureAlgorithm(params([T.DigitalSignatureAlgorithm, K.DigitalSignatureAlgorithm.Sha384WithRsaEncryption])),
+    'RsaPkcs1Sha384',
+  );
+  t.equal(
+    signatureAlgorithm(params([T.DigitalSignatureAlgorithm, K.DigitalSignatureAlgorithm.Sha512WithRsaEncryption])),
+    'RsaPkcs1Sha512',
+  );
   t.throws(
-    () => signatureAlgorithm(params([T.PaddingMethod, K.PaddingMethod.Pkcs1v15], [T.HashingAlgorithm, H.Sha512])),
-    { code: 'InvalidField' },
+    () => signatureAlgorithm(params([T.DigitalSignatureAlgorithm, K.DigitalSignatureAlgorithm.Sha1WithRsaEncryption])),
+    { code: 'InvalidField', message: /SHA256\/384\/512withRSA/ },
   );
 });
 

@@ -10,6 +10,8 @@ const A = K.CryptographicAlgorithm;
 
 const SIGNATURE_BY_DSA: Record<number, string> = {
   [D.Sha256WithRsaEncryption]: 'RsaPkcs1Sha256',
+  [D.Sha384WithRsaEncryption]: 'RsaPkcs1Sha384',
+  [D.Sha512WithRsaEncryption]: 'RsaPkcs1Sha512',
   [D.EcdsaWithSha256]: 'EcdsaSha256',
   [D.EcdsaWithSha384]: 'EcdsaSha384',
   [D.EcdsaWithSha512]: 'EcdsaSha512',
@@ -40,25 +42,30 @@ export function signatureAlgorithm(params: TtlvItem | undefined): string | undef
     if (!named)
       throw new SvcError(
         'InvalidField',
-        `Digital Signature Algorithm ${dsa} is not offered (SHA256withRSA, RSASSA-PSS, ECDSA with SHA-256/384/512)`,
+        `Digital Signature Algorithm ${dsa} is not offered (SHA256/384/512withRSA, RSASSA-PSS, ECDSA with SHA-256/384/512)`,
       );
     return named;
   }
   if (algorithm !== undefined && HMAC_BY_ALGORITHM[algorithm]) return HMAC_BY_ALGORITHM[algorithm];
   if (padding === K.PaddingMethod.Pss) return `RsaPss${hashName ?? 'Sha256'}`;
-  if (padding === K.PaddingMethod.Pkcs1v15) {
-    if (hashName && hashName !== 'Sha256') throw new SvcError('InvalidField', 'PKCS#1 v1.5 signatures use SHA-256');
-    return 'RsaPkcs1Sha256';
-  }
+  if (padding === K.PaddingMethod.Pkcs1v15) return `RsaPkcs1${hashName ?? 'Sha256'}`;
   if (algorithm === A.Ecdsa || algorithm === A.Ec) return `Ecdsa${hashName ?? 'Sha256'}`;
   return undefined;
 }
 
+/**
+ * Data is the message; Digested Data its hash, signed as the algorithm would have hashed the message
+ * (the service's digestBase64: RSA and ECDSA, a hash as long as the algorithm's).
+ */
 function signInput(payload: TtlvItem): Record<string, unknown> {
-  if (bytesOf(payload, T.DigestedData))
-    throw new SvcError('InvalidField', 'the service signs the message itself: send Data, not Digested Data');
+  const digest = bytesOf(payload, T.DigestedData);
+  if (digest && bytesOf(payload, T.Data))
+    throw new SvcError('InvalidField', 'send Data (the message) or Digested Data (its hash), not both');
   const algorithm = signatureAlgorithm(child(payload, T.CryptographicParameters));
-  return { messageBase64: dataOf(payload).toString('base64'), ...(algorithm ? { algorithm } : {}) };
+  return {
+    ...(digest ? { digestBase64: digest.toString('base64') } : { messageBase64: dataOf(payload).toString('base64') }),
+    ...(algorithm ? { algorithm } : {}),
+  };
 }
 
 function verifyInput(payload: TtlvItem, signatureTag: number): Record<string, unknown> {

@@ -16,7 +16,7 @@ import java.util.Map;
 public abstract class KeyModelCalls {
     final HttpTransport http;
 
-    // Package-private: the only subclass is SvcClient, which builds the transport.
+    // Package-private: extended only by AccessKeyCalls, and so by SvcClient, which builds the transport.
     KeyModelCalls(HttpTransport http) {
         this.http = http;
     }

@@ -28,9 +28,10 @@ import javax.net.ssl.SSLContext;
  * }</pre>
  *
  * Every failure is an unchecked {@link SvcApiException}. Aliases, tags, disable and enable, key-scoped
- * agents and the policy are the methods of {@link KeyModelCalls}, which this class extends.
+ * agents and the policy are the methods of {@link KeyModelCalls}, access keys those of {@link AccessKeyCalls},
+ * which this class extends.
  */
-public final class SvcClient extends KeyModelCalls {
+public final class SvcClient extends AccessKeyCalls {
     private static final Base64.Encoder B64 = Base64.getEncoder();
     private static final Base64.Decoder UNB64 = Base64.getDecoder();
 
@@ -151,6 +152,26 @@ public final class SvcClient extends KeyModelCalls {
 
     public boolean verify(String id, byte[] message, String signatureBase64) {
         Map<String, Object> body = Map.of("messageBase64", B64.encodeToString(message), "signatureBase64", signatureBase64);
+        return http.send("POST", key(id, "/verify"), null, body, true, VerifyAnswer.class).valid();
+    }
+
+    /**
+     * Signs the hash of a message computed here (RSA and ECDSA; as long as the algorithm's hash): the
+     * signature the message itself would get. algorithm, for example "RsaPkcs1Sha256"; null: the key's own.
+     */
+    public SignResult signDigest(String id, byte[] digest, String algorithm) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("digestBase64", B64.encodeToString(digest));
+        if (algorithm != null) body.put("algorithm", algorithm);
+        return http.send("POST", key(id, "/sign"), null, body, false, SignResult.class);
+    }
+
+    /** Checks a signature against the hash of the message, as signDigest sends it; algorithm null: the key's own. */
+    public boolean verifyDigest(String id, byte[] digest, String signatureBase64, String algorithm) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("digestBase64", B64.encodeToString(digest));
+        body.put("signatureBase64", signatureBase64);
+        if (algorithm != null) body.put("algorithm", algorithm);
         return http.send("POST", key(id, "/verify"), null, body, true, VerifyAnswer.class).valid();
     }
 

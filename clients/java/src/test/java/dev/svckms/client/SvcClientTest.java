@@ -107,6 +107,22 @@ class SvcClientTest {
     }
 
     @Test
+    void aDigestSignedIsTheMessagesSignature() throws Exception {
+        ManagedKey key = activeKey(KeySpec.ec("java-digest", "P-384"));
+        byte[] digest = java.security.MessageDigest.getInstance("SHA-384").digest(MESSAGE);
+        SignResult signed = KMS.signDigest(key.id(), digest, null);
+        assertEquals("EcdsaSha384", signed.algorithm());
+        assertTrue(KMS.verify(key.id(), MESSAGE, signed.signatureBase64()), "the digest's signature verifies as the message's");
+        SignResult overMessage = KMS.sign(key.id(), MESSAGE);
+        assertTrue(KMS.verifyDigest(key.id(), digest, overMessage.signatureBase64(), "EcdsaSha384"), "the message's signature verifies by digest");
+        byte[] other = java.security.MessageDigest.getInstance("SHA-384").digest("pay 1000 EUR to Eve".getBytes(StandardCharsets.UTF_8));
+        assertFalse(KMS.verifyDigest(key.id(), other, signed.signatureBase64(), null), "another digest is not valid");
+        SvcApiException tooShort = assertThrows(SvcApiException.class, () -> KMS.signDigest(key.id(), new byte[32], null));
+        assertEquals(400, tooShort.status());
+        assertEquals("InvalidField", tooShort.code());
+    }
+
+    @Test
     void wrapAndUnwrapGiveBackTheSameDataKey() {
         ManagedKey key = activeKey(KeySpec.aes("java-kek", 256));
         byte[] dataKey = new byte[32];
