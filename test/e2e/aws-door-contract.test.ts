@@ -20,6 +20,7 @@ const CODE_OF_EXCEPTION: Record<string, string> = {
   DisabledException: 'IllegalOperation',
   AccessDeniedException: 'PermissionDenied',
   InvalidCiphertextException: 'DecryptionFailed',
+  InvalidKeyUsageException: 'InvalidField',
   MissingAuthenticationTokenException: 'Unauthorized',
   UnrecognizedClientException: 'Unauthorized',
 };

@@ -110,7 +110,7 @@ t.test('keys over the AWS door', async (t) => {
       name: 'ValidationException',
       message: /KeySpec must be one of/,
     });
-    t.match(await failure(kms.send(new CreateKeyCommand({ Origin: 'EXTERNAL' }))), {
+    t.match(await failure(kms.send(new CreateKeyCommand({ Origin: 'AWS_CLOUDHSM' }))), {
       name: 'UnsupportedOperationException',
     });
     t.match(await failure(kms.send(new CreateKeyCommand({ MultiRegion: true }))), {
@@ -227,6 +227,10 @@ t.test('keys over the AWS door', async (t) => {
     t.match((await kms.send(new DescribeKeyCommand({ KeyId: key.KeyId }))).KeyMetadata, { KeyState: 'Disabled' });
     const opened = await kms.send(new DecryptCommand({ CiphertextBlob: sealed.CiphertextBlob }));
     t.equal(Buffer.from(opened.Plaintext!).toString(), 'kept', 'after the cancel it decrypts what it made');
+    t.match(await failure(kms.send(new EnableKeyCommand({ KeyId: key.KeyId }))), {
+      name: 'KMSInvalidStateException',
+      message: /never encrypts or signs again/,
+    });
   });
 
   t.test('RotateKeyOnDemand: new ciphertexts use the new version; old ones still decrypt', async (t) => {

@@ -66,8 +66,17 @@ export const keyOperations: Record<string, AwsOperationDef> = {
   },
   EnableKey: {
     primary: 'EnableKey',
+    // AWS's EnableKey makes a key encrypt again; a Deactivated or Compromised key never does here, so it
+    // is refused rather than answered as if it had worked.
     run: async (input, call) => {
-      await call.run('EnableKey', () => ({ id: keyReference(call, text(input, 'KeyId')) }));
+      const key = await describe(input, call);
+      if (key.state !== 'Active' && key.state !== 'PreActive')
+        throw new SvcError(
+          'IllegalOperation',
+          `key ${key.id} is ${key.state} (revoked, or its deletion was scheduled and cancelled): it decrypts and ` +
+            'verifies what it made but never encrypts or signs again; create a new key',
+        );
+      await call.run('EnableKey', () => ({ id: key.id }));
       return {};
     },
   },
