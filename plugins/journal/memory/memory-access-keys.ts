@@ -6,13 +6,28 @@ import {
   type AuditRecord,
 } from '../../../kernel/index.ts';
 
-/** A copy of its own for each reader and writer, as a database answers one (the blob a Buffer again). */
+/**
+ * The record as stored: frozen, so the records readers get (every signed call reads one) can be the
+ * stored one without a copy; only the sealed secret's bytes are copied, as a database answers them.
+ */
+const frozen = (r: AccessKeyRecord): AccessKeyRecord =>
+  Object.freeze({
+    accessKeyId: r.accessKeyId,
+    principal: deepFreeze(structuredClone(r.principal)),
+    sealedSecret: Object.freeze({ kekId: r.sealedSecret.kekId, blob: Buffer.from(r.sealedSecret.blob) }),
+    createdAt: r.createdAt,
+    createdBy: r.createdBy,
+  });
+const deepFreeze = <T>(value: T): T => {
+  if (typeof value === 'object' && value !== null) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+};
 const copy = (r: AccessKeyRecord): AccessKeyRecord => ({
-  accessKeyId: r.accessKeyId,
-  principal: structuredClone(r.principal),
+  ...r,
   sealedSecret: { kekId: r.sealedSecret.kekId, blob: Buffer.from(r.sealedSecret.blob) },
-  createdAt: r.createdAt,
-  createdBy: r.createdBy,
 });
 
 /** The memory journal's access keys: lost on restart, like the keys they sit beside. */
@@ -34,7 +49,7 @@ export class MemoryAccessKeys implements AccessKeyStore {
       for (const r of this.byId.values()) if (r.principal.kind === kind && r.principal.subject === subject) held++;
       if (held >= options.maxPerPrincipal) throw new AccessKeyLimitReached(options.maxPerPrincipal);
     }
-    this.byId.set(record.accessKeyId, copy(record));
+    this.byId.set(record.accessKeyId, frozen(record));
     if (options.audit) this.outbox(options.audit);
   }
 
