@@ -45,6 +45,7 @@ const AUTHORIZATION =
   /^AWS4-HMAC-SHA256 Credential=([A-Z0-9]{16,128})\/(\d{8})\/([a-z0-9-]{1,32})\/([a-z0-9-]{1,32})\/aws4_request, ?SignedHeaders=([a-z0-9;-]{1,2048}), ?Signature=([0-9a-f]{64})$/;
 const AMZ_DATE = /^(\d{8})T\d{6}Z$/;
 
+const PLAIN_PATH = /^[A-Za-z0-9\-._~/]*$/;
 const sha256Hex = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 const hmac = (key: Buffer | string, data: string) => createHmac('sha256', key).update(data, 'utf8').digest();
 
@@ -80,13 +81,16 @@ function canonicalRequest(request: ArrivedRequest, headers: Map<string, string>,
   const query = request.target.indexOf('?');
   const path = query < 0 ? request.target : request.target.slice(0, query);
   const search = query < 0 ? '' : request.target.slice(query + 1);
+  // A path of unreserved characters (the door's own, /aws/kms) is its own canonical form.
   const canonicalPath =
     path === ''
       ? '/'
-      : path
-          .split('/')
-          .map((segment) => uriEscape(decoded(segment)))
-          .join('/');
+      : PLAIN_PATH.test(path)
+        ? path
+        : path
+            .split('/')
+            .map((segment) => uriEscape(decoded(segment)))
+            .join('/');
   const canonicalQuery = search
     .split('&')
     .filter((pair) => pair !== '')
