@@ -1,4 +1,4 @@
-import { type AnyOperation, defineOperation, namedResource } from '../../kernel/index.ts';
+import { type AnyOperation, defineOperation, namedResource, SvcError } from '../../kernel/index.ts';
 import * as S from '../../schemas/access-keys.ts';
 import { type AccessKeyIssuer, MAX_ACCESS_KEYS_PER_PRINCIPAL } from './access-key-issuer.ts';
 
@@ -20,7 +20,8 @@ export function accessKeyOperations(issuer: AccessKeyIssuer): AnyOperation[] {
       description:
         'Create an access key id and secret access key that AWS SDKs and the AWS CLI sign requests with ' +
         "(Signature Version 4); a signed call acts as the key's principal. Body {} makes a key for the " +
-        'calling Human (its groups as they are now), {"service": SUBJECT} one for that Service. The secret ' +
+        'calling Human (its groups as they are now), {"service": SUBJECT} one for that Service (which needs ' +
+        'Administer as well: the key acts with every right the policy gives that name). The secret ' +
         `is answered once and stored only sealed. At most ${MAX_ACCESS_KEYS_PER_PRINCIPAL} per principal ` +
         '(IllegalOperation beyond). Human callers only.',
       errors: ['IllegalOperation'],
@@ -34,7 +35,20 @@ export function accessKeyOperations(issuer: AccessKeyIssuer): AnyOperation[] {
         input.service === undefined
           ? {}
           : { 'accessKey.principal': input.service, 'accessKey.principalKind': 'Service' },
-      handle: async (input, call) => ({ result: await issuer.create(call, input.service) }),
+      handle: async (input, call) => {
+        // A key for a Service is that Service's credential, with every right the policy gives its name:
+        // minting one is policy administration, not key administration (a plain Create would let a key
+        // admin act as any Service, or as a Human whose subject the Service is named after).
+        if (
+          input.service !== undefined &&
+          !call.permits('Administer', namedResource('access-key:service:', input.service))
+        )
+          throw new SvcError(
+            'PermissionDenied',
+            `${call.principal.subject} may not create an access key for a Service: that needs Administer (as a policy change does)`,
+          );
+        return { result: await issuer.create(call, input.service) };
+      },
     }),
     defineOperation({
       id: 'ListAccessKeys',

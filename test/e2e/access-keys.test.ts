@@ -251,8 +251,13 @@ t.test('role-based policy: Create, Query and Revoke on access-key:* are granted 
   });
   t.teardown(() => svc.stop());
   const admin = await as(svc, { sub: 'carol', svc_groups: ['kms-admins'] });
-  const created = await admin.post('/v1/access-keys', { service: 'reports' });
+  const created = await admin.post('/v1/access-keys', {});
   t.equal(created.status, 201);
+  t.match(
+    await admin.post('/v1/access-keys', { service: 'reports' }),
+    { status: 403, body: { message: /needs Administer/ } },
+    "a key for a Service is that Service's credential: it needs Administer, which plain Create is not",
+  );
   t.equal((await admin.get('/v1/access-keys')).status, 200);
   for (const group of ['signers', 'owners']) {
     const other = await as(svc, { sub: `dave-${group}`, svc_groups: [group] });

@@ -75,10 +75,10 @@ t.test('a request the SDK signed is accepted, in any region, and names its signe
   t.match(await verifySigV4(await signed({ region: 'ap-southeast-2' }), secrets, options), {
     region: 'ap-southeast-2',
   });
-  const fewer = await signed({ unsigned: ['content-type', 'x-amz-target'] });
+  const fewer = await signed({ unsigned: ['content-type'] });
   t.match(
     fewer.headers.authorization,
-    /SignedHeaders=host;x-amz-content-sha256;x-amz-date,|SignedHeaders=host;x-amz-date,/,
+    /SignedHeaders=host;x-amz-content-sha256;x-amz-date;x-amz-target,|SignedHeaders=host;x-amz-date;x-amz-target,/,
   );
   t.same(
     await verifySigV4(fewer, secrets, options),
@@ -96,6 +96,12 @@ t.test('a request the SDK signed is accepted, in any region, and names its signe
 });
 
 t.test('refusals, each the exception AWS answers', async (t) => {
+  await refused(
+    t,
+    await signed({ unsigned: ['x-amz-target'] }),
+    'IncompleteSignatureException',
+    /x-amz-target must be a signed header/,
+  );
   await refused(t, await signed({ secret: 'not-the-secret' }), 'InvalidSignatureException', /does not match/);
   const unknown = await signed();
   unknown.rawHeaders = unknown.rawHeaders.map((v) => v.replace(ACCESS_KEY, 'SVCKMSUNKNOWNKEY1'));

@@ -16,6 +16,7 @@ import { awsCall } from './aws-call.ts';
 import { type AwsCaller, AwsCallers, KnownKeyRefusal } from './aws-caller.ts';
 import { AwsError, awsErrorOf } from './aws-errors.ts';
 import { AWS_OPERATIONS } from './operations/index.ts';
+import { RefusalBudget } from './refusal-budget.ts';
 import { readRawBody } from './request-body.ts';
 
 export const AWS_PATH = '/aws/kms';
@@ -45,6 +46,7 @@ export interface AwsDoorDeps {
 export class AwsKmsDoor implements Door {
   readonly name = 'aws';
   private readonly callers: AwsCallers;
+  private readonly refusals = new RefusalBudget();
 
   constructor(
     private readonly deps: AwsDoorDeps,
@@ -133,13 +135,18 @@ export class AwsKmsDoor implements Door {
     return def.run(input, call);
   }
 
-  /** A bad signature by a known access key is an attempt on its principal: audited as such. */
+  /**
+   * A bad signature by a known access key is an attempt on its principal: audited as such, at most
+   * RefusalBudget's share per key id (a key id is no secret, and the records name its principal).
+   */
   private async auditRefusal(
     refusal: KnownKeyRefusal,
     awsOperation: string,
     primary: string | undefined,
     requestId: string,
   ): Promise<void> {
+    const budget = this.refusals.take(refusal.accessKeyId, this.deps.clock.now().getTime());
+    if (!budget.record) return;
     const principal = refusal.principal;
     await this.deps.audit.record({
       id: randomUUID(),
@@ -154,6 +161,7 @@ export class AwsKmsDoor implements Door {
         'aws.operation': awsOperation.slice(0, 64),
         'aws.exception': refusal.refusal.type,
         reason: refusal.refusal.message,
+        ...(budget.skipped > 0 ? { 'aws.refusalsNotRecorded': String(budget.skipped) } : {}),
       },
       correlationId: requestId,
     });

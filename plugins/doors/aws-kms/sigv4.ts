@@ -160,9 +160,11 @@ export async function verifySigV4(
       throw new SigV4Refusal('IncompleteSignatureException', `SignedHeaders must include ${required}`);
   const missing = signed.find((name) => !headers.has(name));
   if (missing) throw new SigV4Refusal('IncompleteSignatureException', `signed header ${missing} is not in the request`);
-  // A session token travels signed or not at all: an unsigned one could be swapped by anyone on the way.
-  if (headers.has('x-amz-security-token') && !signed.includes('x-amz-security-token'))
-    throw new SigV4Refusal('IncompleteSignatureException', 'X-Amz-Security-Token must be a signed header');
+  // A session token and the operation travel signed or not at all: an unsigned one could be swapped by
+  // anyone on the way (a signed DescribeKey resent as DisableKey).
+  for (const name of ['x-amz-security-token', 'x-amz-target'])
+    if (headers.has(name) && !signed.includes(name))
+      throw new SigV4Refusal('IncompleteSignatureException', `${name} must be a signed header`);
   if (service !== options.service)
     throw new SigV4Refusal(
       'InvalidSignatureException',

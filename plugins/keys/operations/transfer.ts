@@ -117,7 +117,14 @@ export function transferOperations(exporter: KeyExport, importer: KeyImport): An
       inputFacts: (): Record<string, string> => ({ origin: 'imported' }),
       handle: async (input, call) => {
         const wrapped = decodeBase64(input.wrappedMaterialBase64, 'wrappedMaterialBase64');
-        if (input.activate && !call.permits('Activate', keyResource(input.id), await importer.factsOf(input.id)))
+        const facts = await importer.factsOf(input.id);
+        // The material decides who can read everything the key will protect: only its owner brings it.
+        if (facts && facts.owner !== ownerOf(call.principal))
+          throw new SvcError(
+            'PermissionDenied',
+            `only the owner of key ${input.id} (${facts.owner}) imports its material`,
+          );
+        if (input.activate && !call.permits('Activate', keyResource(input.id), facts))
           throw new SvcError(
             'PermissionDenied',
             `${call.principal.subject} may import material but not activate the key`,

@@ -28,7 +28,9 @@ const named = (keyId: string, ciphertextBase64: string) =>
 
 /**
  * The key to decrypt a CiphertextBlob under: the one it names; a KeyId, when given, must name that key
- * too (IncorrectKeyException). A blob that names no key (a REST envelope) needs the KeyId.
+ * too: a key id or key ARN is compared here (IncorrectKeyException); an alias is the call's key, which
+ * the pipeline resolves and authorizes, and the service then refuses a blob naming another key
+ * (InvalidCiphertextException). A blob that names no key (a REST envelope) needs the KeyId.
  */
 function sourceKey(call: AwsCall, ciphertext: string, keyIdField: string, input: AwsInput): string {
   const inBlob = ciphertextKeyId(Buffer.from(ciphertext, 'base64'));
@@ -36,7 +38,7 @@ function sourceKey(call: AwsCall, ciphertext: string, keyIdField: string, input:
   const reference = given === undefined ? undefined : keyReference(call, given);
   if (inBlob !== undefined && reference !== undefined && !reference.startsWith('alias/') && reference !== inBlob)
     throw new AwsError('IncorrectKeyException', `the ciphertext was made under another key than ${given}`);
-  const key = inBlob ?? reference;
+  const key = reference?.startsWith('alias/') ? reference : (inBlob ?? reference);
   if (key === undefined)
     throw new SvcError(
       'DecryptionFailed',

@@ -70,13 +70,16 @@ export const keyOperations: Record<string, AwsOperationDef> = {
     // is refused rather than answered as if it had worked.
     run: async (input, call) => {
       const key = await describe(input, call);
-      if (key.state !== 'Active' && key.state !== 'PreActive')
-        throw new SvcError(
-          'IllegalOperation',
-          `key ${key.id} is ${key.state} (revoked, or its deletion was scheduled and cancelled): it decrypts and ` +
-            'verifies what it made but never encrypts or signs again; create a new key',
-        );
-      await call.run('EnableKey', () => ({ id: key.id }));
+      // Refused inside the call, so the refusal is authorized and audited as EnableKey's.
+      await call.run('EnableKey', () => {
+        if (key.state !== 'Active' && key.state !== 'PreActive')
+          throw new SvcError(
+            'IllegalOperation',
+            `key ${key.id} is ${key.state} (revoked, or its deletion was scheduled and cancelled): it decrypts and ` +
+              'verifies what it made but never encrypts or signs again; create a new key',
+          );
+        return { id: key.id };
+      });
       return {};
     },
   },
@@ -90,8 +93,17 @@ export const keyOperations: Record<string, AwsOperationDef> = {
   ScheduleKeyDeletion: {
     primary: 'DestroyKey',
     run: async (input, call) => {
+      let days: number;
+      try {
+        days = integer(input, 'PendingWindowInDays', 7, 30) ?? 30;
+      } catch (err) {
+        // A bad window is refused (and audited) as DestroyKey's input before the key is read or changed.
+        await call.run('DestroyKey', () => {
+          throw err;
+        });
+        throw err;
+      }
       const key = await describe(input, call);
-      const days = integer(input, 'PendingWindowInDays', 7, 30) ?? 30;
       // The service destroys only keys that no longer encrypt: an Active key is deactivated first, for good.
       if (key.state === 'Active')
         await call.run('RevokeKey', () => ({ id: key.id, reason: 'scheduled for deletion (AWS ScheduleKeyDeletion)' }));
@@ -136,6 +148,8 @@ export const keyOperations: Record<string, AwsOperationDef> = {
         if (!Array.isArray(keys) || keys.length === 0 || keys.some((k) => typeof k !== 'string'))
           throw new SvcError('InvalidField', 'TagKeys must be a non-empty list of strings');
         if (keys.some((k) => k.startsWith('aws:'))) throw new SvcError('InvalidField', 'the aws: prefix is reserved');
+        // The service takes the keys as one comma-separated list: a comma inside one would name two.
+        if (keys.some((k) => k.includes(','))) throw new SvcError('InvalidField', 'a TagKey holds no comma');
         return { id: keyReference(call, text(input, 'KeyId')), keys: keys.join(',') };
       });
       return {};
