@@ -1,4 +1,4 @@
-import { createDecipheriv, randomBytes, randomUUID } from 'node:crypto';
+import { createDecipheriv, randomBytes } from 'node:crypto';
 import {
   CreateAliasCommand,
   CreateKeyCommand,
