@@ -96,6 +96,9 @@ t.test('a request the SDK signed is accepted, in any region, and names its signe
 });
 
 t.test('refusals, each the exception AWS answers', async (t) => {
+  const impossible = await signed();
+  impossible.rawHeaders = impossible.rawHeaders.map((v) => v.replaceAll('20261129', '20261131'));
+  await refused(t, impossible, 'IncompleteSignatureException', /X-Amz-Date must be/);
   await refused(
     t,
     await signed({ unsigned: ['x-amz-target'] }),
