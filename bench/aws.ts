@@ -3,7 +3,8 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { benchAccessKey, signedAwsHeaders } from './lib/aws-request.ts';
 import { measureDoorVersusRest } from './lib/door-versus-rest.ts';
-import { activeKey, load, start } from './lib/harness.ts';
+import { load, start } from './lib/harness.ts';
+import { mintToken, TEST_SECRET } from '../test/helpers/tokens.ts';
 import { PLAINTEXT } from './lib/paired.ts';
 
 /**
@@ -15,11 +16,15 @@ import { PLAINTEXT } from './lib/paired.ts';
  * docs/benchmarks-aws.md.
  */
 const work = mkdtempSync(path.join(tmpdir(), 'svc-bench-aws-'));
+// Each door with the credential it has in production: REST a bearer token (HS256, the hmac authenticator),
+// the AWS door an access key's signature. With the dev header REST's authentication would cost nothing.
 const SERVICE_ENV = {
   SVC_HTTP_HOST: '127.0.0.1',
   SVC_HTTP_PORT: '0',
   SVC_JOURNAL_KIND: 'in-memory',
   SVC_AUDIT_KIND: 'stdout',
+  SVC_AUTH_KIND: 'hmac',
+  SVC_AUTH_HMAC_SECRET: TEST_SECRET,
 };
 const svc = await start(['app/main.ts'], SERVICE_ENV, path.join(work, 'audit.jsonl'));
 const pid = svc.child.pid!;
@@ -29,8 +34,15 @@ const awsOk = (body: string) => body.includes('"CiphertextBlob"');
 
 let errors = 0;
 try {
-  const keyId = await activeKey(svc.url, { algorithm: 'AES' });
-  const credentials = await benchAccessKey(svc.url);
+  const bearer = { Authorization: `Bearer ${await mintToken({ sub: 'bench' }, { ttlSeconds: 3600 })}` };
+  const created = await fetch(`${svc.url}/v1/keys`, {
+    method: 'POST',
+    headers: { ...bearer, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ spec: { algorithm: 'AES' }, activate: true }),
+  });
+  if (created.status !== 201) throw new Error(`create key: HTTP ${created.status} ${await created.text()}`);
+  const keyId = ((await created.json()) as { id: string }).id;
+  const credentials = await benchAccessKey(svc.url, bearer);
   const awsUrl = new URL(`${svc.url}/aws/kms`);
   const body = { KeyId: keyId, Plaintext: PLAINTEXT.plaintextBase64 };
   const signedHeaders = () => signedAwsHeaders(awsUrl, 'Encrypt', body, credentials);
@@ -42,8 +54,10 @@ try {
       door: 'AWS',
       doc: 'aws',
       title: 'Benchmark: the AWS KMS door against REST',
+      auth: 'hmac auth: REST calls carry a bearer token (HS256 JWT), AWS calls an access key signature',
       rest: (seconds) =>
         load('encrypt 1 KiB, REST', `${svc.url}/v1/keys/${keyId}/encrypt`, PLAINTEXT, seconds, pid, {
+          headers: bearer,
           verifyBody: restOk,
         }),
       doorLoad: async (seconds) =>

@@ -2,10 +2,13 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { Sha256 } from '../../test/helpers/aws-kms.ts';
 
 /** An access key for the bench's caller, made over REST. */
-export async function benchAccessKey(base: string): Promise<{ accessKeyId: string; secretAccessKey: string }> {
+export async function benchAccessKey(
+  base: string,
+  credential: Record<string, string> = { 'X-Svc-User': 'bench' },
+): Promise<{ accessKeyId: string; secretAccessKey: string }> {
   const made = await fetch(`${base}/v1/access-keys`, {
     method: 'POST',
-    headers: { 'X-Svc-User': 'bench', 'Content-Type': 'application/json' },
+    headers: { ...credential, 'Content-Type': 'application/json' },
     body: '{}',
   });
   if (made.status !== 201) throw new Error(`access key: HTTP ${made.status} ${await made.text()}`);

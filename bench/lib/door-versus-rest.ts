@@ -16,6 +16,8 @@ export interface DoorVersusRest {
   /** docs/benchmarks-<name>.md and its title, for a first run. */
   doc: string;
   title: string;
+  /** How callers authenticate on the service, for the document (default: dev auth, the X-Svc-User header). */
+  auth?: string;
 }
 
 function mean(a: Row, b: Row): Side {
@@ -54,7 +56,7 @@ export async function measureDoorVersusRest(bench: DoorVersusRest, startLoad: nu
   const generated = [
     `<!-- generated:start (by \`npm run bench:${bench.doc}\`; the text outside these markers is kept) -->`,
     `Last run: ${machine()}, ${cpus().length} cores (${cpus()[0]?.model.trim()}), load average ${startLoad.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end.`,
-    `autocannon ${CONNECTIONS} connections, ${SECONDS} s per run, ${ROUNDS} rounds of REST, ${door}, ${door}, REST on one service (dev auth, in-memory journal,`,
+    `autocannon ${CONNECTIONS} connections, ${SECONDS} s per run, ${ROUNDS} rounds of REST, ${door}, ${door}, REST on one service (${bench.auth ?? 'dev auth'}, in-memory journal,`,
     `stdout audit to a file, the full chain). ${PINNED ? 'The service is pinned to core 0 (taskset), the load generator to core 1.' : 'Service and load generator share the cores (taskset was not available).'}`,
     ...bench.request,
     '',
