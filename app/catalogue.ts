@@ -31,6 +31,7 @@ import keyService from '../plugins/keys/service.ts';
 import mcp from '../plugins/doors/mcp/index.ts';
 import kmip from '../plugins/doors/kmip/index.ts';
 import awsKms from '../plugins/doors/aws-kms/index.ts';
+import jwks from '../plugins/doors/jwks/index.ts';
 import policyApi from '../plugins/policy/api/index.ts';
 import policyDev from '../plugins/policy/dev/index.ts';
 import policyRoleBased from '../plugins/policy/role-based/index.ts';
@@ -125,7 +126,10 @@ export const KMIP = kmip;
 /** The AWS KMS door at /aws/kms, wired unless aws.enabled is false. */
 export const AWS = awsKms;
 
-export const BUILTIN: AnyPlugin[] = [...BY_KIND, ...ALWAYS, ...DETECTORS, ...BY_INSTANCES, RISK, MCP, KMIP, AWS];
+/** The public key set at /.well-known/jwks.json, wired unless jwks.enabled is false. */
+export const JWKS = jwks;
+
+export const BUILTIN: AnyPlugin[] = [...BY_KIND, ...ALWAYS, ...DETECTORS, ...BY_INSTANCES, RISK, MCP, KMIP, AWS, JWKS];
 
 /** Ports a plugin from `plugins:` may provide. */
 export const EXTENSION_PORTS = new Set(['auditFanout', 'operations', 'door', 'risk', 'detector']);

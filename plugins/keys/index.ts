@@ -17,6 +17,7 @@ import { transferOperations } from './operations/transfer.ts';
 import { locateOperation } from './operations/locate.ts';
 import { attributeOperations } from './operations/attributes.ts';
 import { randomOperation } from './operations/random.ts';
+import { jwksOperations } from './operations/jwks.ts';
 import { aliasOperations } from './operations/aliases.ts';
 
 export default definePlugin({
@@ -58,6 +59,7 @@ export default definePlugin({
       ...withKeyFacts(transferOperations(deps.service.exporter, deps.service.importer), deps.service.facts),
       locateOperation(deps.service.locator, deps.service.aliasing),
       ...withKeyFacts(attributeOperations(deps.service.attributes), deps.service.facts),
+      ...withKeyFacts(jwksOperations(deps.service.jwks), deps.service.facts),
       ...aliasOperations(deps.service.aliasing, deps.service.facts),
       randomOperation,
     ],

@@ -10,6 +10,7 @@ import {
   UNTRACED,
 } from '../../kernel/index.ts';
 import type { Registry } from 'prom-client';
+import { KeyJwks } from './key-jwks.ts';
 import { KeyCrypto } from './key-crypto.ts';
 import { KeyBatchCrypto } from './key-batch-crypto.ts';
 import { KeyLifecycle } from './key-lifecycle.ts';
@@ -29,6 +30,7 @@ import { DestroyScheduler } from './destroy-scheduler.ts';
 export class KeyService implements Lifecycle {
   readonly lifecycle: KeyLifecycle;
   readonly crypto: KeyCrypto;
+  readonly jwks: KeyJwks;
   /** Encrypt, decrypt, sign and verify of many items under one key, read and checked once per batch. */
   readonly batches: KeyBatchCrypto;
   readonly wrapping: KeyWrapping;
@@ -79,6 +81,7 @@ export class KeyService implements Lifecycle {
       Math.max(1, settings.rotationCheckSeconds),
     );
     this.crypto = new KeyCrypto(store, this.scheduler);
+    this.jwks = new KeyJwks(store, this.scheduler);
     this.batches = new KeyBatchCrypto(store, this.scheduler);
     const destruction = settings.destruction ?? { destroyWaitingDays: 0, agentDestroyWaitingDays: 7, checkSeconds: 60 };
     this.destruction = new KeyDestruction(store, this.lifecycle, this.wrapping, this.erasure, clock, destruction);

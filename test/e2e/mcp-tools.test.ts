@@ -36,6 +36,8 @@ const TOOLS = [
   'put_alias',
   'delete_alias',
   'list_aliases',
+  'get_key_jwks',
+  'sign_jwt',
 ];
 const READ_ONLY = [
   'get_key',
@@ -47,6 +49,7 @@ const READ_ONLY = [
   'advisor_scan',
   'advisor_explain',
   'list_aliases',
+  'get_key_jwks',
 ];
 const DESTRUCTIVE = ['rotate_key', 'revoke_key', 'compromise_key', 'destroy_key', 'trim_key', 'revoke_agent'];
 
@@ -158,6 +161,8 @@ t.test('a Human lists every tool, with schemas and annotations, and calls each o
     'locate_keys finds keys by name, newest first',
   );
   const { signatureBase64 } = await ok('sign', { keyId: ed, messageBase64: b64('m') });
+  t.match(await ok('sign_jwt', { keyId: ed, payload: { sub: 'mcp' } }), { alg: 'EdDSA', kid: `${ed}:1` });
+  t.match((await ok('get_key_jwks', { keyId: ed })).keys, [{ kid: `${ed}:1`, crv: 'Ed25519' }]);
   t.equal((await ok('verify', { keyId: ed, messageBase64: b64('m'), signatureBase64 })).valid, true);
   await ok('compromise_key', { keyId: ed, reason: 'test' });
 

@@ -27,6 +27,7 @@ t.test('read-only and destructive attributes', async (t) => {
     'AdvisorScan',
     'GenerateRandom',
     'GetKey',
+    'GetKeyJwks',
     'GetPolicy',
     'GetPublicKey',
     'ListAccessKeys',

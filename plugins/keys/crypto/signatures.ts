@@ -70,11 +70,19 @@ function rsaOptions(alg: SigAlg) {
     : { padding: constants.RSA_PKCS1_PADDING };
 }
 
-export function signMessage(algorithm: string, key: ParsedMaterial, message: Buffer): Buffer {
+/** `ecdsa`: DER (the service's signatures) or ieee-p1363, r and s side by side as JWS wants them. */
+export function signMessage(
+  algorithm: string,
+  key: ParsedMaterial,
+  message: Buffer,
+  ecdsa: 'der' | 'ieee-p1363' = 'der',
+): Buffer {
   const alg = SIG_ALGORITHMS[algorithm]!;
   if (alg.family === 'HMAC') return createHmac(alg.hash!, key.secret!).update(message).digest();
   if (alg.family === 'RSA-PSS' || alg.family === 'RSA-PKCS1')
     return nodeSign(alg.hash, message, { key: key.privateKey!, ...rsaOptions(alg) });
+  if (alg.family === 'EC' && ecdsa !== 'der')
+    return nodeSign(alg.hash, message, { key: key.privateKey!, dsaEncoding: ecdsa });
   return nodeSign(alg.hash, message, key.privateKey!);
 }
 
