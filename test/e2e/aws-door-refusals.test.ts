@@ -160,6 +160,7 @@ t.test('refusals of the AWS door', async (t) => {
       ['TrentService.MakeCoffee', '{}', 'UnknownOperationException', undefined],
       ['Encrypt', '{"KeyId": ', 'ValidationException', /not a JSON object/],
       ['Encrypt', '[1, 2]', 'ValidationException', /JSON object/],
+      ['Encrypt', `{"KeyId": ${'['.repeat(100)}${']'.repeat(100)}}`, 'ValidationException', /nested deeper than 64/],
       ['Encrypt', JSON.stringify({ KeyId: aes.KeyId, Plaintext: 'not base64!' }), 'ValidationException', /base64/],
       ['Encrypt', JSON.stringify({ KeyId: aes.KeyId, Plaintext: 12 }), 'ValidationException', /string/],
       ['Encrypt', JSON.stringify({ KeyId: 'what?', Plaintext: 'eA==' }), 'NotFoundException', /Invalid keyId/],

@@ -9,6 +9,8 @@ import {
   type DoorHttpRequest,
   type DoorMount,
   type Logger,
+  MAX_JSON_DEPTH,
+  nestedDeeperThan,
   type OperationRunner,
   SvcError,
 } from '../../../kernel/index.ts';
@@ -120,7 +122,10 @@ export class AwsKmsDoor implements Door {
     );
     let input: Record<string, unknown>;
     try {
-      const parsed = JSON.parse(body.length === 0 ? '{}' : body.toString('utf8')) as unknown;
+      const text = body.length === 0 ? '{}' : body.toString('utf8');
+      // As on every door: a body nested thousands of levels deep would hold the event loop while it parses.
+      if (nestedDeeperThan(text, MAX_JSON_DEPTH)) throw new Error(`it is nested deeper than ${MAX_JSON_DEPTH} levels`);
+      const parsed = JSON.parse(text) as unknown;
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
         throw new Error('the request body must be a JSON object');
       input = parsed as Record<string, unknown>;

@@ -13,9 +13,6 @@ export class AwsError extends Error {
   }
 }
 
-/** The input is not what the operation takes (a missing or mistyped field): AWS's ValidationException. */
-export const invalid = (message: string) => new AwsError('ValidationException', message);
-
 /**
  * The service's refusals of a key whose type does not fit the call: an RSA or HMAC key asked to encrypt
  * (key-crypto.ts), an AES key asked to sign, an algorithm of another key type (signatures.ts). AWS
