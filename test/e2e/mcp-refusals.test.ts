@@ -63,8 +63,8 @@ t.test(
     t.teardown(() => mcp.close());
     t.same(
       (await mcp.listTools()).tools.map((x) => x.name).sort(),
-      ['encrypt', 'generate_data_key', 'get_key', 'get_public_key', 'list_aliases'],
-      'Encrypt and Get only (a data key is an Encrypt, listing aliases a Get); no Human-only tool',
+      ['encrypt', 'generate_data_key', 'get_key', 'get_key_jwks', 'get_public_key', 'list_aliases'],
+      'Encrypt and Get only (a data key is an Encrypt, listing aliases and a JWKS a Get); no Human-only tool',
     );
 
     const viaMcp = await mcp.tool('decrypt', { keyId: key, ciphertextBase64: b64('x') });
@@ -230,6 +230,7 @@ t.test('role-based Humans see the tools some binding grants them', async (t) => 
     'encrypt',
     'generate_data_key',
     'get_key',
+    'get_key_jwks',
     'get_public_key',
     'list_agents',
     'list_aliases',
