@@ -14,7 +14,7 @@ import {
   VerifyMacCommand,
 } from '@aws-sdk/client-kms';
 import t from 'tap';
-import { accessKeyFor, kmsClient, opensslVerifies } from '../helpers/aws-kms.ts';
+import { accessKeyFor, kmsClient, opensslVerifies, failure } from '../helpers/aws-kms.ts';
 import { startTestService } from '../helpers/service.ts';
 
 /**
@@ -23,15 +23,6 @@ import { startTestService } from '../helpers/service.ts';
  * digests, every signature checked by OpenSSL from the public key GetPublicKey answers.
  */
 
-const failure = async (promise: Promise<unknown>) =>
-  promise.then(
-    () => ({ name: 'no error', message: '' }),
-    (err: Error & { $metadata?: { httpStatusCode?: number } }) => ({
-      name: err.name,
-      message: err.message,
-      status: err.$metadata?.httpStatusCode,
-    }),
-  );
 const b64 = (bytes: Uint8Array | undefined) => Buffer.from(bytes!).toString('base64');
 
 t.test('cryptography over the AWS door', async (t) => {

@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/client-kms';
 import t from 'tap';
 import { wrapKeyMaterial } from '../../clients/sdk/index.ts';
-import { accessKeyFor, kmsClient } from '../helpers/aws-kms.ts';
+import { accessKeyFor, kmsClient, failure } from '../helpers/aws-kms.ts';
 import { importParameters } from '../helpers/byok.ts';
 import { startTestService } from '../helpers/service.ts';
 
@@ -19,12 +19,6 @@ import { startTestService } from '../helpers/service.ts';
  * material and the key is Enabled. Checked from outside: a ciphertext the door makes opens under the
  * AES key the test imported, and a signature verifies under the RSA key it imported.
  */
-
-const failure = async (promise: Promise<unknown>) =>
-  promise.then(
-    () => ({ name: 'no error', message: '' }),
-    (err: Error) => ({ name: err.name, message: err.message }),
-  );
 
 /** The CiphertextBlob opened with the AES key itself: key id (16 bytes), then format, version, IV, tag, ciphertext. */
 function openBlob(blob: Uint8Array, keyId: string, secret: Buffer): Buffer {

@@ -18,7 +18,7 @@ import {
   UpdateAliasCommand,
 } from '@aws-sdk/client-kms';
 import t from 'tap';
-import { accessKeyFor, kmsClient } from '../helpers/aws-kms.ts';
+import { accessKeyFor, kmsClient, failure } from '../helpers/aws-kms.ts';
 import { startTestService } from '../helpers/service.ts';
 
 /**
@@ -26,16 +26,6 @@ import { startTestService } from '../helpers/service.ts';
  * their states, aliases by name and ARN, tags, rotation and scheduled deletion, with AWS's shapes and
  * exception names, and the same keys seen over REST.
  */
-
-const failure = async (promise: Promise<unknown>) =>
-  promise.then(
-    () => ({ name: 'no error', message: '' }),
-    (err: Error & { $metadata?: { httpStatusCode?: number } }) => ({
-      name: err.name,
-      message: err.message,
-      status: err.$metadata?.httpStatusCode,
-    }),
-  );
 
 t.test('keys over the AWS door', async (t) => {
   const svc = await startTestService();

@@ -1,6 +1,6 @@
 import { CreateKeyCommand, DescribeKeyCommand, EncryptCommand } from '@aws-sdk/client-kms';
 import t from 'tap';
-import { type AccessKey, kmsClient, signedRequest } from '../helpers/aws-kms.ts';
+import { type AccessKey, kmsClient, signedRequest, failure } from '../helpers/aws-kms.ts';
 import { ApiClient } from '../helpers/client.ts';
 import { startTestService } from '../helpers/service.ts';
 import { mintToken, TEST_SECRET } from '../helpers/tokens.ts';
@@ -11,16 +11,6 @@ import { mintToken, TEST_SECRET } from '../helpers/tokens.ts';
  * keys, and bad input (unknown target, malformed JSON, a 10 MB body, bad base64), each with AWS's
  * exception name and never a 5xx; refusals by a known access key and every call are audited with door aws.
  */
-
-const failure = async (promise: Promise<unknown>) =>
-  promise.then(
-    () => ({ name: 'no error', message: '' }),
-    (err: Error & { $metadata?: { httpStatusCode?: number } }) => ({
-      name: err.name,
-      message: err.message,
-      status: err.$metadata?.httpStatusCode,
-    }),
-  );
 
 t.test('refusals of the AWS door', async (t) => {
   const svc = await startTestService({

@@ -192,3 +192,14 @@ export function opensslVerifies(
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** How an SDK call ended: the exception's name, message and HTTP status, or 'no error'. */
+export const failure = async (promise: Promise<unknown>) =>
+  promise.then(
+    () => ({ name: 'no error', message: '', status: undefined as number | undefined }),
+    (err: Error & { $metadata?: { httpStatusCode?: number } }) => ({
+      name: err.name,
+      message: err.message,
+      status: err.$metadata?.httpStatusCode,
+    }),
+  );
