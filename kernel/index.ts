@@ -157,7 +157,8 @@ export {
   type RootOfTrustContext,
   type WrappedKey,
 } from './ports/root-of-trust.ts';
-export { MAX_JSON_DEPTH, nestedDeeperThan } from './http/json-text.ts';
+export { MAX_JSON_DEPTH, nestedDeeperThan, parseJsonBody } from './http/json-text.ts';
+export { readRawBody } from './http/raw-body.ts';
 export { TLS12_CIPHERS } from './http/tls.ts';
 export { isRequestId } from './http/errors-middleware.ts';
 export { siblingModule, startModuleWorker } from './threads/module-worker.ts';

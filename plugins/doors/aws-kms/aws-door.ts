@@ -12,6 +12,7 @@ import {
   MAX_JSON_DEPTH,
   nestedDeeperThan,
   type OperationRunner,
+  readRawBody,
   SvcError,
 } from '../../../kernel/index.ts';
 import { awsCall } from './aws-call.ts';
@@ -19,7 +20,6 @@ import { type AwsCaller, AwsCallers, KnownKeyRefusal } from './aws-caller.ts';
 import { AwsError, awsErrorOf } from './aws-errors.ts';
 import { AWS_OPERATIONS } from './operations/index.ts';
 import { RefusalBudget } from './refusal-budget.ts';
-import { readRawBody } from './request-body.ts';
 
 export const AWS_PATH = '/aws/kms';
 const TARGET = /^TrentService\.([A-Za-z]{1,64})$/;

@@ -1,9 +1,10 @@
 import type { IncomingMessage } from 'node:http';
-import { SvcError } from '../../../kernel/index.ts';
+import { SvcError } from '../errors.ts';
 
 /**
- * The raw body (SigV4 signs its bytes), up to `limit`: a larger one stops being read at the limit, so an
- * oversized request costs no more memory than the limit.
+ * A door's raw request body (the AWS door's signature covers its bytes), up to `limit`: a larger one is
+ * 413 PayloadTooLarge and stops being read at the limit, so an oversized request costs no more memory
+ * than the limit. Node discards the rest of the body once the answer is sent.
  */
 export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const tooLarge = () =>
