@@ -4,7 +4,19 @@ import { baseSchema } from '../config/schema.ts';
 import { chooseByKind } from '../kernel/settings/choose-by-kind.ts';
 import { configuredInstances } from '../kernel/settings/configure.ts';
 import type { Deployment } from '../kernel/settings/deployment.ts';
-import { ALWAYS, BY_INSTANCES, BY_KIND, DETECTORS, AWS, JWKS, KMIP, MCP, RISK, SECONDARY_SINKS } from './catalogue.ts';
+import {
+  ALWAYS,
+  AWS,
+  BY_INSTANCES,
+  BY_KIND,
+  DETECTORS,
+  JWKS,
+  KMIP,
+  MCP,
+  RISK,
+  SECONDARY_SINKS,
+  VAULT,
+} from './catalogue.ts';
 
 const read = (config: Record<string, unknown>, dotted: string): unknown =>
   dotted.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], config);
@@ -56,5 +68,6 @@ export function selectPlugins(
   if (read(config, 'kmip.enabled') === true) chosen.push(KMIP);
   if (read(config, 'aws.enabled') === true) chosen.push(AWS);
   if (read(config, 'jwks.enabled') === true) chosen.push(JWKS);
+  if (read(config, 'vault.enabled') === true) chosen.push(VAULT);
   return [...chosen, ...ALWAYS, ...thirdParty.map((t) => t.manifest)];
 }

@@ -39,6 +39,8 @@ ensure_packages() {
   # pyenv's aws and python3 may come first on PATH).
   [ -x /usr/bin/aws ] || missing+=(awscli)
   /usr/bin/python3 -c 'import boto3' >/dev/null 2>&1 || missing+=(python3-boto3)
+  # The Vault transit door's interoperability tests drive Debian's hvac.
+  /usr/bin/python3 -c 'import hvac' >/dev/null 2>&1 || missing+=(python3-hvac)
   # The pkcs11 root of trust's tests run against SoftHSM2 (each test initialises tokens of its own).
   command -v softhsm2-util >/dev/null 2>&1 || missing+=(softhsm2)
   # Backup and restore tests: the databases' own dump tools.

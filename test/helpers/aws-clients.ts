@@ -1,8 +1,8 @@
-import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Test } from 'tap';
 import type { AccessKey } from './aws-kms.ts';
+import { DEBIAN_PYTHON, debianPythonModule, type Ran, runClient as run } from './client-process.ts';
 import { debianTool } from './debian-tool.ts';
 import { tempDir } from './service.ts';
 import { serverMissing } from './test-server.ts';
@@ -15,28 +15,7 @@ import { serverMissing } from './test-server.ts';
  */
 
 const DEBIAN_AWS = '/usr/bin/aws';
-const DEBIAN_PYTHON = '/usr/bin/python3';
 const BOTO3_FIXTURE = path.resolve('test/fixtures/aws-boto3-client.py');
-
-interface Ran {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function run(command: string, args: string[], options: { env: NodeJS.ProcessEnv; cwd?: string; input?: string }) {
-  return new Promise<Ran>((resolve) => {
-    // Asynchronous: the service under test answers from this same process.
-    const child = execFile(
-      command,
-      args,
-      { env: options.env, cwd: options.cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: 120_000 },
-      (err, stdout, stderr) =>
-        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
-    );
-    if (options.input !== undefined) child.stdin!.end(options.input);
-  });
-}
 
 /** The environment of a client run: nothing of this machine's AWS set-up, no retries, no pager. */
 function clientEnv(dir: string, extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -54,22 +33,6 @@ function clientEnv(dir: string, extra: Record<string, string>): NodeJS.ProcessEn
     AWS_RETRY_MODE: 'standard',
     ...extra,
   };
-}
-
-/** Whether Debian's python3 imports `module`; installs `debianPackage` when it does not. */
-async function debianPythonModule(module: string, debianPackage: string): Promise<boolean> {
-  const probe = async () =>
-    existsSync(DEBIAN_PYTHON) &&
-    (await run(DEBIAN_PYTHON, ['-c', `import ${module}`], { env: { PATH: '/usr/bin:/bin' } })).code === 0;
-  if (await probe()) return true;
-  await run(
-    'bash',
-    ['-c', `apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${debianPackage}`],
-    {
-      env: process.env,
-    },
-  );
-  return probe();
 }
 
 /**
