@@ -3,9 +3,14 @@ import { VaultError } from './vault-errors.ts';
 
 /** One transit request's way into the service: its caller, and the operations it runs for it. */
 export class VaultCall {
+  /**
+   * `keyRef`: the alias the request's path names, when it names one; a refused input is refused on that
+   * key, so policy that grants a caller its own keys authorizes (and audits) the refusal as usual.
+   */
   constructor(
     private readonly runner: OperationRunner,
     private readonly caller: Caller,
+    private readonly keyRef?: string,
   ) {}
 
   /**
@@ -22,6 +27,7 @@ export class VaultCall {
       if (err instanceof VaultError && err.status === 400) rejected = new SvcError('InvalidField', err.message);
       else if (isSvcError(err)) rejected = err;
       else throw err;
+      if (this.keyRef !== undefined) input = { id: this.keyRef };
     }
     return (await this.runner.run(operationId, input, this.caller, rejected)) as T;
   }

@@ -15,7 +15,7 @@ import { TRANSIT_ROUTES } from './operations/index.ts';
 import { VaultCall } from './vault-call.ts';
 import { VaultError, vaultErrorOf } from './vault-errors.ts';
 import type { VaultInput } from './vault-input.ts';
-import type { VaultRoute } from './vault-route.ts';
+import { aliasOf, type VaultRoute } from './vault-route.ts';
 import { RouteTable } from './route-table.ts';
 
 export interface VaultDoorSettings {
@@ -75,13 +75,17 @@ export class VaultTransitDoor implements Door {
       const url = new URL(req.url ?? '/', 'http://door');
       const found = this.routes.find(req.method ?? 'GET', request.path);
       route = found.route;
-      const call = new VaultCall(this.deps.runner, {
-        principal,
-        requestId: request.requestId,
-        door: this.name,
-        context: { 'vault.path': route.path },
-        sourceIp: request.sourceIp,
-      });
+      const call = new VaultCall(
+        this.deps.runner,
+        {
+          principal,
+          requestId: request.requestId,
+          door: this.name,
+          context: { 'vault.path': route.path },
+          sourceIp: request.sourceIp,
+        },
+        keyRefOf(found.params.name),
+      );
       const body = await this.body(req, route, call);
       const answer = await route.run({ params: found.params, body, query: url.searchParams, call });
       if (answer.data === undefined) {
@@ -111,6 +115,15 @@ export class VaultTransitDoor implements Door {
     } catch (err) {
       return call.refuse(route.primary, err);
     }
+  }
+}
+
+/** The alias a path's key name stands for, when it is a valid one. */
+function keyRefOf(name: string | undefined): string | undefined {
+  try {
+    return name === undefined ? undefined : aliasOf(name);
+  } catch {
+    return undefined;
   }
 }
 

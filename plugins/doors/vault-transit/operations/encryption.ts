@@ -61,7 +61,12 @@ export async function singleOrBatch<T>(
   toAnswer: (result: T) => Record<string, unknown>,
 ): Promise<VaultAnswer> {
   const { call, params, body } = request;
-  const items = batchItems(body);
+  let items: VaultInput[] | undefined;
+  try {
+    items = batchItems(body);
+  } catch (err) {
+    return call.refuse(operationId, err);
+  }
   if (!items) {
     const result = await call.run<T>(operationId, () => ({ id: aliasOf(params.name), ...toInput(body) }));
     return { data: toAnswer(result) };
@@ -109,7 +114,12 @@ async function rewrap({ call, params, body }: RouteRequest): Promise<VaultAnswer
     });
     return sealedAnswer(result);
   };
-  const items = batchItems(body);
+  let items: VaultInput[] | undefined;
+  try {
+    items = batchItems(body);
+  } catch (err) {
+    return call.refuse('Reencrypt', err);
+  }
   if (!items) return { data: await rewrapOne(body) };
   const answers: BatchItem[] = [];
   for (const item of items) answers.push(await rewrapOne(item).catch(itemError));

@@ -25,33 +25,26 @@ const NOT_OFFERED = {
 };
 
 /**
- * Creates the key `name` (an Active key named NAME, then the alias alias/NAME), or leaves an existing
- * one as it is, as Vault does. The key's name makes a concurrent create of the same name fail rather
- * than make a second key.
+ * Creates the key `name`: an Active key named NAME, then the alias alias/NAME. A name already taken
+ * answers the key its alias names, as Vault leaves an existing key as it is. The key's name (unique
+ * among keys not Destroyed) makes a concurrent create of the same name fail rather than make a second
+ * key; the key is made before anything is read, so a caller whose policy covers only its own keys
+ * learns nothing of a name it may not read.
  */
 export async function createKey(call: VaultCall, name: string, body: VaultInput): Promise<KeyView> {
-  const alias = aliasOf(name);
-  try {
-    return await readKey(call, name);
-  } catch (err) {
-    if (!isSvcError(err) || err.code !== 'KeyNotFound') throw err;
-  }
   let key: KeyView;
   try {
     key = await call.run<KeyView>('CreateKey', () => {
+      aliasOf(name);
       refuseOptions(body, NOT_OFFERED);
       const spec = specOf(text(body, 'type'), whole(body, 'key_size'));
       return { spec: { name, ...spec, exportable: flag(body, 'exportable') === true }, activate: true };
     });
   } catch (err) {
-    // Another create of this name won the race: its key is the answer.
-    if (isSvcError(err) && err.code === 'IllegalOperation' && /is taken/.test(err.message))
-      return readKey(call, name).catch(() => {
-        throw err;
-      });
+    if (isSvcError(err) && err.code === 'IllegalOperation' && /is taken/.test(err.message)) return readKey(call, name);
     throw err;
   }
-  await call.run('PutAlias', () => ({ name: alias, keyId: key.id, createOnly: true }));
+  await call.run('PutAlias', () => ({ name: aliasOf(name), keyId: key.id, createOnly: true }));
   return key;
 }
 
