@@ -32,6 +32,7 @@ import mcp from '../plugins/doors/mcp/index.ts';
 import kmip from '../plugins/doors/kmip/index.ts';
 import awsKms from '../plugins/doors/aws-kms/index.ts';
 import jwks from '../plugins/doors/jwks/index.ts';
+import kubernetesKms from '../plugins/doors/kubernetes-kms/index.ts';
 import policyApi from '../plugins/policy/api/index.ts';
 import policyDev from '../plugins/policy/dev/index.ts';
 import policyRoleBased from '../plugins/policy/role-based/index.ts';
@@ -129,7 +130,21 @@ export const AWS = awsKms;
 /** The public key set at /.well-known/jwks.json, wired unless jwks.enabled is false. */
 export const JWKS = jwks;
 
-export const BUILTIN: AnyPlugin[] = [...BY_KIND, ...ALWAYS, ...DETECTORS, ...BY_INSTANCES, RISK, MCP, KMIP, AWS, JWKS];
+/** The Kubernetes KMS v2 plugin on its Unix socket, wired when k8s.socket is not empty. */
+export const K8S_KMS = kubernetesKms;
+
+export const BUILTIN: AnyPlugin[] = [
+  ...BY_KIND,
+  ...ALWAYS,
+  ...DETECTORS,
+  ...BY_INSTANCES,
+  RISK,
+  MCP,
+  KMIP,
+  AWS,
+  JWKS,
+  K8S_KMS,
+];
 
 /** Ports a plugin from `plugins:` may provide. */
 export const EXTENSION_PORTS = new Set(['auditFanout', 'operations', 'door', 'risk', 'detector']);

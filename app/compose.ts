@@ -4,7 +4,19 @@ import { baseSchema } from '../config/schema.ts';
 import { chooseByKind } from '../kernel/settings/choose-by-kind.ts';
 import { configuredInstances } from '../kernel/settings/configure.ts';
 import type { Deployment } from '../kernel/settings/deployment.ts';
-import { ALWAYS, BY_INSTANCES, BY_KIND, DETECTORS, AWS, JWKS, KMIP, MCP, RISK, SECONDARY_SINKS } from './catalogue.ts';
+import {
+  ALWAYS,
+  BY_INSTANCES,
+  BY_KIND,
+  DETECTORS,
+  AWS,
+  JWKS,
+  K8S_KMS,
+  KMIP,
+  MCP,
+  RISK,
+  SECONDARY_SINKS,
+} from './catalogue.ts';
 
 const read = (config: Record<string, unknown>, dotted: string): unknown =>
   dotted.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], config);
@@ -56,5 +68,6 @@ export function selectPlugins(
   if (read(config, 'kmip.enabled') === true) chosen.push(KMIP);
   if (read(config, 'aws.enabled') === true) chosen.push(AWS);
   if (read(config, 'jwks.enabled') === true) chosen.push(JWKS);
+  if (String(read(config, 'k8s.socket') ?? '').trim() !== '') chosen.push(K8S_KMS);
   return [...chosen, ...ALWAYS, ...thirdParty.map((t) => t.manifest)];
 }
