@@ -33,6 +33,7 @@ import kmip from '../plugins/doors/kmip/index.ts';
 import awsKms from '../plugins/doors/aws-kms/index.ts';
 import jwks from '../plugins/doors/jwks/index.ts';
 import vaultTransit from '../plugins/doors/vault-transit/index.ts';
+import kubernetesKms from '../plugins/doors/kubernetes-kms/index.ts';
 import policyApi from '../plugins/policy/api/index.ts';
 import policyDev from '../plugins/policy/dev/index.ts';
 import policyRoleBased from '../plugins/policy/role-based/index.ts';
@@ -133,6 +134,9 @@ export const JWKS = jwks;
 /** Vault's transit API at /v1/<vault.mount>/, wired unless vault.enabled is false. */
 export const VAULT = vaultTransit;
 
+/** The Kubernetes KMS v2 plugin on its Unix socket, wired when k8s.socket is not empty. */
+export const K8S_KMS = kubernetesKms;
+
 export const BUILTIN: AnyPlugin[] = [
   ...BY_KIND,
   ...ALWAYS,
@@ -144,6 +148,7 @@ export const BUILTIN: AnyPlugin[] = [
   AWS,
   JWKS,
   VAULT,
+  K8S_KMS,
 ];
 
 /** Ports a plugin from `plugins:` may provide. */

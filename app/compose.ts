@@ -11,6 +11,7 @@ import {
   BY_KIND,
   DETECTORS,
   JWKS,
+  K8S_KMS,
   KMIP,
   MCP,
   RISK,
@@ -69,5 +70,6 @@ export function selectPlugins(
   if (read(config, 'aws.enabled') === true) chosen.push(AWS);
   if (read(config, 'jwks.enabled') === true) chosen.push(JWKS);
   if (read(config, 'vault.enabled') === true) chosen.push(VAULT);
+  if (String(read(config, 'k8s.socket') ?? '').trim() !== '') chosen.push(K8S_KMS);
   return [...chosen, ...ALWAYS, ...thirdParty.map((t) => t.manifest)];
 }

@@ -8,15 +8,17 @@ export const BUILD_STAMP = 'dist/server/.build-complete';
 /** The folders the server is compiled from (the KMIP door imports the client SDK's key wrapping). */
 const SOURCE_FOLDERS = ['app', 'kernel', 'plugins', 'config', 'schemas', 'clients/sdk'];
 
-/** The first TypeScript source under `dir` changed after `builtAt`, if any. */
+/** The sources the build is made of: TypeScript, and the gRPC service definitions it copies. */
+const isSource = (name) => (name.endsWith('.ts') && !name.endsWith('.test.ts')) || name.endsWith('.proto');
+
+/** The first source under `dir` changed after `builtAt`, if any. */
 function newerSource(dir, builtAt) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) {
       const found = newerSource(full, builtAt);
       if (found) return found;
-    } else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') && statSync(full).mtimeMs > builtAt)
-      return full;
+    } else if (isSource(entry.name) && statSync(full).mtimeMs > builtAt) return full;
   }
   return undefined;
 }

@@ -4,9 +4,20 @@ import t from 'tap';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-// The client libraries of optional plugins (SQL, Kafka, NATS, Redis, webhooks, a cloud KMS) load when a
-// deployment uses them, not with the plugin catalogue: a server on the defaults boots without them.
-const OPTIONAL = ['knex', 'lodash', 'kafkajs', 'nats', 'ioredis', 'undici', '@aws-sdk/client-kms'];
+// The client libraries of optional plugins (SQL, Kafka, NATS, Redis, webhooks, a cloud KMS, the Kubernetes KMS
+// plugin's gRPC) load when a deployment uses them, not with the plugin catalogue: a server on the defaults boots
+// without them.
+const OPTIONAL = [
+  'knex',
+  'lodash',
+  'kafkajs',
+  'nats',
+  'ioredis',
+  'undici',
+  '@aws-sdk/client-kms',
+  '@grpc/grpc-js',
+  '@grpc/proto-loader',
+];
 
 t.test('the plugin catalogue and the default configuration load no optional client library', async (t) => {
   const script = `

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import t, { type Test } from 'tap';
 import { ApiClient, b64 } from '../helpers/client.ts';
+import { k8sKmsClient } from '../helpers/k8s-kms-client.ts';
 import { tempDir } from '../helpers/service.ts';
 import { until } from '../helpers/until.ts';
 import { webhookReceiver } from '../helpers/webhook-receiver.ts';
@@ -172,6 +173,25 @@ for (const [how, command, args] of [
     });
   }
 }
+
+t.test('the built server serves the Kubernetes KMS plugin: its service definition is in the build', async (t) => {
+  const dir = tempDir();
+  const socket = path.join(dir, 'kms.sock');
+  const svc = await startListening(process.execPath, [MAIN], {
+    SVC_K8S_KMS_SOCKET: socket,
+    SVC_K8S_KMS_KEY_ID: 'alias/kubernetes',
+  });
+  cleanupGroup(t, svc.child);
+  const api = new ApiClient(`http://127.0.0.1:${svc.port}`, { 'X-Svc-User': 'alice' });
+  const id = await api.key({ algorithm: 'AES', sizeBits: 256 });
+  t.equal((await api.call('PUT', '/v1/aliases/alias%2Fkubernetes', { keyId: id })).status, 200);
+  const kms = k8sKmsClient(socket);
+  t.same(await kms.status(), { version: 'v2', healthz: 'ok', key_id: `${id}:v1` });
+  kms.close();
+  process.kill(svc.child.pid!, 'SIGTERM');
+  t.equal(await svc.exited, 0);
+  t.notOk(existsSync(socket), 'the socket is removed at stop');
+});
 
 t.test('--version of the built server reads the package version', async (t) => {
   const out = await new Promise<string>((resolve) => {
