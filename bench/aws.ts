@@ -1,10 +1,8 @@
-import { mkdtempSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import path from 'node:path';
+import { loadavg } from 'node:os';
 import { benchAccessKey, signedAwsHeaders } from './lib/aws-request.ts';
-import { measureDoorVersusRest } from './lib/door-versus-rest.ts';
-import { load, start } from './lib/harness.ts';
-import { mintToken, TEST_SECRET } from '../test/helpers/tokens.ts';
+import { measureDoorVersusRest, startBearerService } from './lib/door-versus-rest.ts';
+import { load } from './lib/harness.ts';
+import { mintToken } from '../test/helpers/tokens.ts';
 import { PLAINTEXT } from './lib/paired.ts';
 
 /**
@@ -15,18 +13,7 @@ import { PLAINTEXT } from './lib/paired.ts';
  * signature for 5 minutes), so each call pays the whole check. Writes the generated part of
  * docs/benchmarks-aws.md.
  */
-const work = mkdtempSync(path.join(tmpdir(), 'svc-bench-aws-'));
-// Each door with the credential it has in production: REST a bearer token (HS256, the hmac authenticator),
-// the AWS door an access key's signature. With the dev header REST's authentication would cost nothing.
-const SERVICE_ENV = {
-  SVC_HTTP_HOST: '127.0.0.1',
-  SVC_HTTP_PORT: '0',
-  SVC_JOURNAL_KIND: 'in-memory',
-  SVC_AUDIT_KIND: 'stdout',
-  SVC_AUTH_KIND: 'hmac',
-  SVC_AUTH_HMAC_SECRET: TEST_SECRET,
-};
-const svc = await start(['app/main.ts'], SERVICE_ENV, path.join(work, 'audit.jsonl'));
+const svc = await startBearerService('aws');
 const pid = svc.child.pid!;
 const startLoad = loadavg()[0]!;
 const restOk = (body: string) => body.includes('"ciphertextBase64"');

@@ -1,9 +1,7 @@
-import { mkdtempSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import path from 'node:path';
-import { measureDoorVersusRest } from './lib/door-versus-rest.ts';
-import { load, start } from './lib/harness.ts';
-import { mintToken, TEST_SECRET } from '../test/helpers/tokens.ts';
+import { loadavg } from 'node:os';
+import { measureDoorVersusRest, startBearerService } from './lib/door-versus-rest.ts';
+import { load } from './lib/harness.ts';
+import { mintToken } from '../test/helpers/tokens.ts';
 import { PLAINTEXT } from './lib/paired.ts';
 
 /**
@@ -13,16 +11,7 @@ import { PLAINTEXT } from './lib/paired.ts';
  * the same bearer token (REST in Authorization, transit in X-Vault-Token). Writes the generated part of
  * docs/benchmarks-vault.md.
  */
-const work = mkdtempSync(path.join(tmpdir(), 'svc-bench-vault-'));
-const SERVICE_ENV = {
-  SVC_HTTP_HOST: '127.0.0.1',
-  SVC_HTTP_PORT: '0',
-  SVC_JOURNAL_KIND: 'in-memory',
-  SVC_AUDIT_KIND: 'stdout',
-  SVC_AUTH_KIND: 'hmac',
-  SVC_AUTH_HMAC_SECRET: TEST_SECRET,
-};
-const svc = await start(['app/main.ts'], SERVICE_ENV, path.join(work, 'audit.jsonl'));
+const svc = await startBearerService('vault');
 const pid = svc.child.pid!;
 const startLoad = loadavg()[0]!;
 const restOk = (body: string) => body.includes('"ciphertextBase64"');

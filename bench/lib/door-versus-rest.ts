@@ -1,7 +1,26 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { CONNECTIONS, machine, median, PINNED, ROOT, ROUNDS, SECONDS, type Row } from './harness.ts';
+import { TEST_SECRET } from '../../test/helpers/tokens.ts';
+import { CONNECTIONS, machine, median, PINNED, ROOT, ROUNDS, SECONDS, type Row, start } from './harness.ts';
+
+/**
+ * A service for a door against REST with each door's production credential: REST a bearer token (HS256,
+ * the hmac authenticator; with the dev header REST's authentication would cost nothing), in-memory
+ * journal, stdout audit to a file of the run's own.
+ */
+export function startBearerService(name: string) {
+  const work = mkdtempSync(path.join(tmpdir(), `svc-bench-${name}-`));
+  const env = {
+    SVC_HTTP_HOST: '127.0.0.1',
+    SVC_HTTP_PORT: '0',
+    SVC_JOURNAL_KIND: 'in-memory',
+    SVC_AUDIT_KIND: 'stdout',
+    SVC_AUTH_KIND: 'hmac',
+    SVC_AUTH_HMAC_SECRET: TEST_SECRET,
+  };
+  return start(['app/main.ts'], env, path.join(work, 'audit.jsonl'));
+}
 
 type Side = { rps: number; perCpuSecond: number; errors: number; p50: number; p99: number };
 
