@@ -5,6 +5,7 @@ import {
   DecryptCommand,
   DescribeKeyCommand,
   EncryptCommand,
+  ScheduleKeyDeletionCommand,
 } from '@aws-sdk/client-kms';
 import { SignatureV4 } from '@smithy/signature-v4';
 import t from 'tap';
@@ -282,3 +283,26 @@ async function fetchSigned(svc: TestService, key: AccessKey, operation: string, 
   const answer = (await res.json()) as { __type?: string };
   return { status: res.status, type: answer.__type, requestId: res.headers.get('x-amzn-requestid') ?? '' };
 }
+
+t.test('a ScheduleKeyDeletion refused for want of Destroy has not revoked the key for good', async (t) => {
+  // alice may revoke (an incident responder's right) and create, but not destroy.
+  const svc = await startTestService({
+    ...HMAC,
+    SVC_POLICY_KIND: 'role-based',
+    SVC_POLICY_SUBJECT_BINDINGS: JSON.stringify({
+      alice: ['Create', 'Activate', 'Get', 'Encrypt', 'Decrypt', 'Revoke'],
+    }),
+  });
+  t.teardown(() => svc.stop());
+  const alice = await as(svc, { sub: 'alice', svc_kind: 'human' });
+  const created = await alice.post('/v1/access-keys', {});
+  t.equal(created.status, 201);
+  const kms = kmsClient(svc, keyOf(created.body));
+  const key = (await kms.send(new CreateKeyCommand({}))).KeyMetadata!;
+  const scheduled = await outcome(
+    kms.send(new ScheduleKeyDeletionCommand({ KeyId: key.KeyId, PendingWindowInDays: 7 })),
+  );
+  t.equal(scheduled.name, 'AccessDeniedException', 'alice may not destroy: the schedule is refused');
+  const after = await outcome(kms.send(new EncryptCommand({ KeyId: key.KeyId, Plaintext: Buffer.from('still') })));
+  t.ok(after.ok, `the refused schedule left the key encrypting (got ${after.name})`);
+});

@@ -5,6 +5,8 @@ import { typeOf } from './key-types.ts';
 /** The fields of the service's key (GetKey) the transit door reads. */
 export interface KeyView {
   id: string;
+  owner: string;
+  tenant?: string;
   state: string;
   enabled: boolean;
   currentVersion: number;

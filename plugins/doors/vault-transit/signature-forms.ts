@@ -14,10 +14,14 @@ export function derToJose(der: Buffer, curve: string | undefined): Buffer {
   return Buffer.concat([fixed(r, bytes), fixed(s, bytes)]);
 }
 
-/** A JWS ECDSA signature (r || s) in DER, as the service verifies it. */
-export function joseToDer(jose: Buffer): Buffer {
-  if (jose.length === 0 || jose.length % 2 !== 0 || jose.length > 132)
-    throw invalid('a jws ECDSA signature is r and s of equal width');
+/**
+ * A JWS ECDSA signature (r || s) in DER, as the service verifies it. Only the curve's own width is
+ * taken: r and s padded wider would be a second encoding of one signature that verifies too.
+ */
+export function joseToDer(jose: Buffer, curve: string | undefined): Buffer {
+  const bytes = SCALAR_BYTES[curve ?? ''];
+  if (!bytes || jose.length !== 2 * bytes)
+    throw invalid(`a jws ECDSA signature on ${curve} is r and s of ${bytes ?? '?'} bytes each`);
   const half = jose.length / 2;
   const r = BigInt(`0x${jose.subarray(0, half).toString('hex')}`);
   const s = BigInt(`0x${jose.subarray(half).toString('hex')}`);

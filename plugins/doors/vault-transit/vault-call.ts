@@ -1,4 +1,4 @@
-import { type Caller, isSvcError, type OperationRunner, SvcError } from '../../../kernel/index.ts';
+import { type Caller, isSvcError, type OperationRunner, type Principal, SvcError } from '../../../kernel/index.ts';
 import { VaultError } from './vault-errors.ts';
 
 /** One transit request's way into the service: its caller, and the operations it runs for it. */
@@ -12,6 +12,11 @@ export class VaultCall {
     private readonly caller: Caller,
     private readonly keyRef?: string,
   ) {}
+
+  /** Who the request is from. */
+  get principal(): Principal {
+    return this.caller.principal;
+  }
 
   /**
    * Runs one of the service's operations through the one pipeline. `build` makes its input from the

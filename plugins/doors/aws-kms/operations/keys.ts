@@ -1,4 +1,4 @@
-import { SvcError } from '../../../../kernel/index.ts';
+import { isSvcError, SvcError } from '../../../../kernel/index.ts';
 import type { AwsCall, AwsOperationDef } from '../aws-call.ts';
 import { bool, integer, text, tagList, type AwsInput } from '../aws-input.ts';
 import { keyArn, keyReference } from '../key-references.ts';
@@ -104,10 +104,19 @@ export const keyOperations: Record<string, AwsOperationDef> = {
         throw err;
       }
       const key = await describe(input, call);
-      // The service destroys only keys that no longer encrypt: an Active key is deactivated first, for good.
-      if (key.state === 'Active')
+      const schedule = () => call.run<{ destroyAt: string }>('DestroyKey', () => ({ id: key.id, waitingDays: days }));
+      let scheduled: Awaited<ReturnType<typeof schedule>>;
+      try {
+        scheduled = await schedule();
+      } catch (err) {
+        // The service destroys only keys that no longer encrypt: an Active key's schedule is refused for its
+        // state once the caller's Destroy was authorized, and only then is the key deactivated (for good) and
+        // the schedule asked again, so a caller without Destroy changes nothing.
+        if (!(isSvcError(err) && err.code === 'IllegalOperation' && key.state === 'Active')) throw err;
         await call.run('RevokeKey', () => ({ id: key.id, reason: 'scheduled for deletion (AWS ScheduleKeyDeletion)' }));
-      const { result } = await call.run<{ destroyAt: string }>('DestroyKey', () => ({ id: key.id, waitingDays: days }));
+        scheduled = await schedule();
+      }
+      const { result } = scheduled;
       return {
         KeyId: keyArn(call, key.id),
         DeletionDate: Date.parse(result.destroyAt) / 1000,

@@ -1,4 +1,4 @@
-import { isSvcError } from '../../../../kernel/index.ts';
+import { isSvcError, SvcError } from '../../../../kernel/index.ts';
 import { encryptionContext, parseVersioned, versioned } from '../transit-text.ts';
 import { invalid } from '../vault-errors.ts';
 import { batchItems, keyVersion, refuseOptions, requiredText, text, type VaultInput, whole } from '../vault-input.ts';
@@ -50,26 +50,48 @@ const sealedAnswer = (r: Sealed) => ({
 });
 
 /**
+ * A decrypted ciphertext's `vault:v<n>:` must name the version that made it, as in Vault (where n picks
+ * the version): a relabelled one would hide from a sweep that rewraps every ciphertext below a version
+ * before a trim. Checked on the service's answer, which names the version; the plaintext is not answered.
+ */
+export function checkLabel(item: VaultInput, madeBy: number): void {
+  const { version } = parseVersioned(requiredText(item, 'ciphertext'), 'ciphertext');
+  if (version !== madeBy)
+    throw invalid(
+      `the ciphertext is labelled vault:v${version}: but version ${madeBy} made it; label it vault:v${madeBy}:`,
+    );
+}
+
+/** `partial_failure_response_code`, checked before a batch runs (an HTTP status of 200..599). */
+function checkPartialCode(body: VaultInput): void {
+  const code = whole(body, 'partial_failure_response_code');
+  if (code !== undefined && (code < 200 || code > 599))
+    throw invalid('partial_failure_response_code must be an HTTP status, 200..599');
+}
+
+/**
  * Runs a single call or a batch of `operationId`, which takes `{id, items}` as one pipeline call (one
  * audit record for the batch, as over REST). An item the door cannot translate is answered in its place
- * without reaching the service.
+ * without reaching the service; a batch of only such items is refused through the pipeline, so it is
+ * authorized and audited all the same. `toAnswer` may refuse a result (an item's answer is then its error).
  */
 export async function singleOrBatch<T>(
   request: RouteRequest,
   operationId: string,
   toInput: (item: VaultInput) => Record<string, unknown>,
-  toAnswer: (result: T) => Record<string, unknown>,
+  toAnswer: (result: T, item: VaultInput) => Record<string, unknown>,
 ): Promise<VaultAnswer> {
   const { call, params, body } = request;
   let items: VaultInput[] | undefined;
   try {
     items = batchItems(body);
+    if (items) checkPartialCode(body);
   } catch (err) {
     return call.refuse(operationId, err);
   }
   if (!items) {
     const result = await call.run<T>(operationId, () => ({ id: aliasOf(params.name), ...toInput(body) }));
-    return { data: toAnswer(result) };
+    return { data: toAnswer(result, body) };
   }
   const answers: BatchItem[] = items.map(() => ({}));
   const sent: Array<{ at: number; input: Record<string, unknown> }> = [];
@@ -80,16 +102,28 @@ export async function singleOrBatch<T>(
       answers[at] = itemError(err);
     }
   });
-  if (sent.length > 0) {
-    const { results } = await call.run<Results<T>>(operationId, () => ({
-      id: aliasOf(params.name),
-      items: sent.map((s) => s.input),
-    }));
-    results.forEach((result, i) => {
-      answers[sent[i]!.at] =
-        'error' in (result as object) ? { error: (result as { message: string }).message } : toAnswer(result as T);
+  if (sent.length === 0) {
+    const refusal = new SvcError('InvalidField', `every batch_input item was refused; the first: ${answers[0]!.error}`);
+    await call.refuse(operationId, refusal).catch((err) => {
+      if (err !== refusal) throw err;
     });
+    return answerBatch(items, answers, body);
   }
+  const { results } = await call.run<Results<T>>(operationId, () => ({
+    id: aliasOf(params.name),
+    items: sent.map((s) => s.input),
+  }));
+  results.forEach((result, i) => {
+    const { at } = sent[i]!;
+    if ('error' in (result as object)) answers[at] = { error: (result as { message: string }).message };
+    else {
+      try {
+        answers[at] = toAnswer(result as T, items[at]!);
+      } catch (err) {
+        answers[at] = itemError(err);
+      }
+    }
+  });
   return answerBatch(items, answers, body);
 }
 
@@ -108,10 +142,11 @@ async function encrypt(request: RouteRequest): Promise<VaultAnswer> {
 /** Rewrap has no batch call in the service: each item is its own call (and audit record). */
 async function rewrap({ call, params, body }: RouteRequest): Promise<VaultAnswer> {
   const rewrapOne = async (item: VaultInput) => {
-    const result = await call.run<Sealed>('Reencrypt', () => {
+    const result = await call.run<Sealed & { sourceKeyVersion: number }>('Reencrypt', () => {
       latestOnly(item);
       return { id: aliasOf(params.name), ...sealedItem(item) };
     });
+    checkLabel(item, result.sourceKeyVersion);
     return sealedAnswer(result);
   };
   let items: VaultInput[] | undefined;
@@ -174,7 +209,11 @@ export const encryptionRoutes: VaultRoute[] = [
     method: 'POST',
     path: 'decrypt/:name',
     primary: 'Decrypt',
-    run: (request) => singleOrBatch<Opened>(request, 'Decrypt', sealedItem, (r) => ({ plaintext: r.plaintextBase64 })),
+    run: (request) =>
+      singleOrBatch<Opened>(request, 'Decrypt', sealedItem, (r, item) => {
+        checkLabel(item, r.keyVersion);
+        return { plaintext: r.plaintextBase64 };
+      }),
   },
   { method: 'POST', path: 'rewrap/:name', primary: 'Reencrypt', run: rewrap },
   { method: 'POST', path: 'datakey/:type/:name', primary: 'GenerateDataKey', run: dataKey },

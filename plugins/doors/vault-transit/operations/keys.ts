@@ -1,4 +1,4 @@
-import { isSvcError } from '../../../../kernel/index.ts';
+import { isSvcError, ownerOf, type Principal, SvcError } from '../../../../kernel/index.ts';
 import { DELETION_ALLOWED_TAG, type KeyView, keyInfo, publicKeysOf } from '../key-info.ts';
 import { specOf } from '../key-types.ts';
 import type { VaultCall } from '../vault-call.ts';
@@ -25,8 +25,19 @@ const NOT_OFFERED = {
 };
 
 /**
- * Creates the key `name`: an Active key named NAME, then the alias alias/NAME. A name already taken
- * answers the key its alias names, as Vault leaves an existing key as it is. The key's name (unique
+ * Whether the caller owns the key (it, or an agent's parent, made it; a Service within its tenant):
+ * only then is a create of a taken name answered with the key. Transit names are one namespace for the
+ * whole deployment, so a name another owner took first would otherwise hand the caller that owner's key
+ * (one it may export) as its own.
+ */
+function owns(principal: Principal, key: KeyView): boolean {
+  if (key.owner !== ownerOf(principal)) return false;
+  return principal.kind !== 'Service' || key.tenant === principal.tenant;
+}
+
+/**
+ * Creates the key `name`: an Active key named NAME, then the alias alias/NAME. A name the caller already
+ * holds answers its key, as Vault leaves an existing key as it is. The key's name (unique
  * among keys not Destroyed) makes a concurrent create of the same name fail rather than make a second
  * key; the key is made before anything is read, so a caller whose policy covers only its own keys
  * learns nothing of a name it may not read.
@@ -41,8 +52,16 @@ export async function createKey(call: VaultCall, name: string, body: VaultInput)
       return { spec: { name, ...spec, exportable: flag(body, 'exportable') === true }, activate: true };
     });
   } catch (err) {
-    if (isSvcError(err) && err.code === 'IllegalOperation' && /is taken/.test(err.message)) return readKey(call, name);
-    throw err;
+    if (!isSvcError(err) || err.code !== 'IllegalOperation' || !/is taken/.test(err.message)) throw err;
+    const taken = await readKey(call, name).catch(() => {
+      throw new SvcError('IllegalOperation', `the name ${name} is taken by a key that alias/${name} does not name`);
+    });
+    if (!owns(call.principal, taken))
+      throw new SvcError(
+        'IllegalOperation',
+        `the transit name ${name} is another owner's key: transit names are shared by the whole service; pick another`,
+      );
+    return taken;
   }
   await call.run('PutAlias', () => ({ name: aliasOf(name), keyId: key.id, createOnly: true }));
   return key;
@@ -77,8 +96,11 @@ async function configure(call: VaultCall, name: string, body: VaultInput) {
 }
 
 /**
- * Deletes the key for good, as Vault does, once deletion_allowed is true: revoked if still Active
- * (the service destroys only keys that no longer encrypt), then destroyed; its alias goes with it.
+ * Destroys the key, as a REST DELETE without waitingDays does (at once, or after the deployment's
+ * keys.destroyWaitingDays), once deletion_allowed is true; its alias goes with it. The service destroys
+ * only keys that no longer encrypt: an Active key's destroy is refused for its state, after the caller's
+ * Destroy was authorized, and only then is the key revoked and the destroy asked again, so a caller
+ * without Destroy changes nothing.
  */
 async function deleteKey(call: VaultCall, name: string) {
   const key = await readKey(call, name);
@@ -87,8 +109,13 @@ async function deleteKey(call: VaultCall, name: string) {
       'DestroyKey',
       invalid('deletion is not allowed for this key (config deletion_allowed=true first)'),
     );
-  if (key.state === 'Active') await call.run('RevokeKey', () => ({ id: key.id, reason: 'deleted over Vault transit' }));
-  await call.run('DestroyKey', () => ({ id: key.id, waitingDays: 0 }));
+  try {
+    await call.run('DestroyKey', () => ({ id: key.id }));
+  } catch (err) {
+    if (!(isSvcError(err) && err.code === 'IllegalOperation' && key.state === 'Active')) throw err;
+    await call.run('RevokeKey', () => ({ id: key.id, reason: 'deleted over Vault transit' }));
+    await call.run('DestroyKey', () => ({ id: key.id }));
+  }
   return {};
 }
 
@@ -97,6 +124,7 @@ async function listKeys(call: VaultCall, query: URLSearchParams) {
     return call.refuse('ListAliases', invalid('list the keys with GET keys?list=true (Vault clients send LIST)'));
   const names: string[] = [];
   let after: string | undefined;
+  let pages = 0;
   do {
     const page = await call.run<{ aliases: Array<{ name: string }>; nextAfter?: string }>('ListAliases', () => ({
       limit: 1000,
@@ -104,7 +132,8 @@ async function listKeys(call: VaultCall, query: URLSearchParams) {
     }));
     for (const { name } of page.aliases) if (/^alias\/[A-Za-z0-9_-]+$/.test(name)) names.push(name.slice(6));
     after = page.nextAfter;
-  } while (after !== undefined && names.length < 100_000);
+    // At most 100 pages (100,000 aliases) per list: each page is a call of its own, charged to the caller.
+  } while (after !== undefined && ++pages < 100);
   // As Vault: a list with nothing in it is 404.
   if (names.length === 0) throw new VaultError(404, 'no transit keys');
   return { data: { keys: names } };
@@ -143,9 +172,17 @@ export const keyRoutes: VaultRoute[] = [
     path: 'keys/:name/rotate',
     primary: 'RotateKey',
     keyPath: true,
+    // Read first: a caller that may not read the key is refused before anything changes.
     run: async ({ call, params }) => {
-      await call.run('RotateKey', () => ({ id: aliasOf(params.name) }));
-      return answerKey(call, params.name!);
+      const key = await readKey(call, params.name);
+      const rotated = await call.run<{ currentVersion: number; rotatedAt: string }>('RotateKey', () => ({
+        id: key.id,
+      }));
+      return answerKey(call, params.name!, {
+        ...key,
+        currentVersion: rotated.currentVersion,
+        rotatedAt: rotated.rotatedAt,
+      });
     },
   },
   {
@@ -162,10 +199,15 @@ export const keyRoutes: VaultRoute[] = [
     keyPath: true,
     run: async ({ call, params, body }) => {
       const key = await readKey(call, params.name);
-      const wanted = whole(body, 'min_available_version');
-      if (wanted === undefined || wanted < 1) return call.refuse('TrimKey', invalid('missing min_available_version'));
-      if (wanted > key.currentVersion)
-        return call.refuse('TrimKey', invalid('min_available_version may not be above the latest version'));
+      let wanted: number;
+      try {
+        const asked = whole(body, 'min_available_version');
+        if (asked === undefined || asked < 1) throw invalid('missing min_available_version');
+        if (asked > key.currentVersion) throw invalid('min_available_version may not be above the latest version');
+        wanted = asked;
+      } catch (err) {
+        return call.refuse('TrimKey', err);
+      }
       // Versions below the floor are gone already: trimming to it or below changes nothing.
       if (wanted > (key.minVersion ?? 1)) await call.run('TrimKey', () => ({ id: key.id, minVersion: wanted }));
       return answerKey(call, params.name!);

@@ -69,7 +69,10 @@ function parsedSignature(signing: Signing, value: string) {
   const { version, base64 } = parseVersioned(value, 'signature');
   if (!signing.jws) return { signatureBase64: base64, keyVersion: version };
   const raw = Buffer.from(base64, 'base64url');
-  return { signatureBase64: (signing.curve ? joseToDer(raw) : raw).toString('base64'), keyVersion: version };
+  return {
+    signatureBase64: (signing.curve ? joseToDer(raw, signing.curve) : raw).toString('base64'),
+    keyVersion: version,
+  };
 }
 
 /**
@@ -99,18 +102,21 @@ async function sign(request: RouteRequest): Promise<VaultAnswer> {
   );
 }
 
-/** The HMAC algorithm of a request: the path's, else `algorithm` (Vault's name here), else `hash_algorithm`. */
-async function hmacAlgorithm(request: RouteRequest): Promise<string> {
+/**
+ * The HMAC algorithm of a request: the path's, else `algorithm` (Vault's name here), else `hash_algorithm`;
+ * a hash not offered is refused as the route's operation (Sign for hmac/NAME, Verify for verify/NAME).
+ */
+async function hmacAlgorithm(request: RouteRequest, operationId: 'Sign' | 'Verify'): Promise<string> {
   const { body, params } = request;
   try {
     return `HmacSha${hashBits(params.hash ?? text(body, 'algorithm') ?? text(body, 'hash_algorithm'))}`;
   } catch (err) {
-    return request.call.refuse(body.hmac === undefined ? 'Sign' : 'Verify', err);
+    return request.call.refuse(operationId, err);
   }
 }
 
 async function hmac(request: RouteRequest): Promise<VaultAnswer> {
-  const algorithm = await hmacAlgorithm(request);
+  const algorithm = await hmacAlgorithm(request, 'Sign');
   return singleOrBatch<Signed>(
     request,
     'Sign',
@@ -129,7 +135,7 @@ async function verify(request: RouteRequest): Promise<VaultAnswer> {
   const { body } = request;
   const items = Array.isArray(body.batch_input) ? (body.batch_input as VaultInput[]) : [body];
   if (items.some((item) => item !== null && typeof item === 'object' && item.hmac !== undefined)) {
-    const algorithm = await hmacAlgorithm(request);
+    const algorithm = await hmacAlgorithm(request, 'Verify');
     return singleOrBatch(
       request,
       'Verify',
