@@ -28,10 +28,12 @@ function signatureAlgorithmFor(key: ManagedKey, alg: unknown): string {
   if (alg === undefined) {
     const chosen = resolveSigAlgorithm(key.spec, undefined);
     if (!JWS_ALGORITHMS[chosen]) throw new SvcError('InvalidField', `a ${key.spec.algorithm} key does not sign JWTs`);
+    if (key.spec.algorithm !== 'EC') return chosen;
     // JOSE pairs each ECDSA algorithm with one curve: the curve's own, whatever the key's default hash.
-    return key.spec.algorithm === 'EC'
-      ? resolveSigAlgorithm(key.spec, `EcdsaSha${EC_ALG[key.spec.curve!]!.slice(2)}`)
-      : chosen;
+    const jose = EC_ALG[key.spec.curve!];
+    if (!jose)
+      throw new SvcError('InvalidField', `JOSE pairs no ES algorithm this service offers with ${key.spec.curve} keys`);
+    return resolveSigAlgorithm(key.spec, `EcdsaSha${jose.slice(2)}`);
   }
   const entry = Object.entries(JWS_ALGORITHMS).find(
     ([ours, jws]) => jws === alg && (jws !== 'EdDSA' || ours === key.spec.curve),
@@ -65,6 +67,9 @@ export class KeyJwks {
     if (key.spec.objectType !== 'PrivateKey')
       throw new SvcError('IllegalOperation', `key ${id} is a ${key.spec.algorithm} key and has no public key`);
     if (key.state === 'Destroyed') throw new SvcError('IllegalOperation', `key ${id} is Destroyed`);
+    // Its private key is known outside: a token it signs proves nothing, so no verifier may be told to trust it.
+    if (key.state === 'Compromised')
+      throw new SvcError('IllegalOperation', `key ${id} is Compromised: its public keys are no longer offered`);
     requireEnabled(key, 'jwks');
     requireNotScheduled(key, 'jwks');
     const keys: JsonWebKey[] = [];

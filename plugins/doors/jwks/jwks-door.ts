@@ -22,7 +22,8 @@ interface KeySet {
  * The deployment's public JSON Web Key Set at /.well-known/jwks.json, for anyone verifying its JWTs: the
  * keys tagged jwks=public, read through the pipeline as svc-system (Locate, then each key's JWKS) at most
  * once per cache period however often it is fetched, so an anonymous caller can neither load the
- * journal nor fill the audit trail. A key that cannot serve (disabled, scheduled, destroyed) is left out.
+ * journal nor fill the audit trail. A key that cannot serve (disabled, scheduled, compromised, destroyed) is
+ * left out. Only a caller with Administer may tag a key jwks=public.
  */
 export class JwksDoor implements Door {
   readonly name = 'jwks';
@@ -77,7 +78,7 @@ export class JwksDoor implements Door {
         caller,
       )) as { keys: Array<{ id: string; state: string }>; nextCursor?: string };
       for (const key of page.keys) {
-        if (key.state === 'Destroyed') continue;
+        if (key.state === 'Destroyed' || key.state === 'Compromised') continue;
         try {
           keys.push(...((await this.runner.run('GetKeyJwks', { id: key.id }, caller)) as { keys: unknown[] }).keys);
         } catch (err) {

@@ -26,7 +26,7 @@ const BY_CODE: Partial<Record<ErrorCode, number>> = {
   BadRequest: GRPC.INVALID_ARGUMENT,
   InvalidField: GRPC.INVALID_ARGUMENT,
   DecryptionFailed: GRPC.INVALID_ARGUMENT,
-  PayloadTooLarge: GRPC.INVALID_ARGUMENT,
+  PayloadTooLarge: GRPC.RESOURCE_EXHAUSTED,
   Unauthorized: GRPC.UNAUTHENTICATED,
   StepUpRequired: GRPC.PERMISSION_DENIED,
   PermissionDenied: GRPC.PERMISSION_DENIED,

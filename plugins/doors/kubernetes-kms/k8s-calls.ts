@@ -102,6 +102,20 @@ export class K8sKmsCalls {
     return { plaintext: await this.open(ciphertext, this.caller('Decrypt', requestId), rejected) };
   }
 
+  /**
+   * Refuses a call whose message the plugin could not read (too long, not protobuf), through the pipeline as
+   * the operation it stood for (Status as the Encrypt it starts with), so it is authorized and recorded.
+   */
+  async refuse(method: 'Status' | 'Encrypt' | 'Decrypt', requestId: string, refusal: SvcError): Promise<never> {
+    await this.runner.run(
+      method === 'Decrypt' ? 'Decrypt' : 'Encrypt',
+      { id: this.config.keyId },
+      this.caller(method, requestId),
+      refusal,
+    );
+    throw refusal;
+  }
+
   private caller(method: 'Status' | 'Encrypt' | 'Decrypt', requestId: string): Caller {
     return { principal: this.config.principal, requestId, door: this.door, context: { 'k8s.method': method } };
   }

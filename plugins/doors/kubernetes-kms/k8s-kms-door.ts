@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { sendUnaryData, Server, ServerUnaryCall } from '@grpc/grpc-js';
-import type { Door, Logger, OperationRunner } from '../../../kernel/index.ts';
+import { type Door, type Logger, type OperationRunner, SvcError } from '../../../kernel/index.ts';
 import type { K8sKmsConfig } from './config.ts';
 import { GRPC, grpcFailureOf } from './grpc-status.ts';
 import { K8sKmsCalls, requestIdOf } from './k8s-calls.ts';
@@ -9,16 +9,20 @@ import { type PlacedSocket, placeSocket } from './socket-file.ts';
 /** The service definition kube-apiserver calls (package v2), beside this module in the sources and in the build. */
 const PROTO = fileURLToPath(new URL('./proto/api.proto', import.meta.url));
 /**
- * Largest message the server reads: a Decrypt carries at most a 1 kB ciphertext, a 1 kB key_id and 32 kB of
- * annotations. gRPC refuses a longer one (RESOURCE_EXHAUSTED) before any of it reaches the plugin.
+ * Largest message the plugin decodes: a Decrypt carries at most a 1 kB ciphertext, a 1 kB key_id and 32 kB of
+ * annotations. A longer one is refused (RESOURCE_EXHAUSTED) and recorded like any refused call.
  */
 const MAX_MESSAGE_BYTES = 64 * 1024;
+/** Largest message gRPC reads at all: a longer one it refuses itself, before the plugin sees it (no record). */
+const MAX_RECEIVED_BYTES = 1024 * 1024;
 /** Calls at once on one connection (kube-apiserver has one connection and makes a few calls at a time). */
 const MAX_CONCURRENT_STREAMS = 64;
 /** How long stop lets the calls in flight finish before it closes every connection. */
 const SHUTDOWN_GRACE_MS = 5_000;
 
-type Handler = (call: ServerUnaryCall<Record<string, unknown>, unknown>, callback: sendUnaryData<unknown>) => void;
+type Handler = (call: ServerUnaryCall<Buffer, unknown>, callback: sendUnaryData<unknown>) => void;
+type Decode = (bytes: Buffer) => Record<string, unknown>;
+type MethodDefinition = { requestDeserialize: Decode } & Record<string, unknown>;
 
 /**
  * The Kubernetes KMS v2 plugin: `v2.KeyManagementService` over gRPC on a Unix socket (mode 0600), through which
@@ -48,13 +52,20 @@ export class K8sKmsDoor implements Door {
     const definition = protoLoader.loadSync(PROTO, { keepCase: true, longs: String, enums: String, defaults: true });
     const v2 = grpc.loadPackageDefinition(definition).v2 as Record<string, { service: never }>;
     const server = new grpc.Server({
-      'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
+      'grpc.max_receive_message_length': MAX_RECEIVED_BYTES,
       'grpc.max_concurrent_streams': MAX_CONCURRENT_STREAMS,
     });
-    server.addService(v2.KeyManagementService!.service, {
-      Status: this.unary('Status', (_request, requestId) => this.calls.status(requestId)),
-      Encrypt: this.unary('Encrypt', (request, requestId) => this.calls.encrypt(request, requestId)),
-      Decrypt: this.unary('Decrypt', (request, requestId) => this.calls.decrypt(request, requestId)),
+    // The handlers take each message's bytes and decode them themselves, so a message too long or not protobuf
+    // is refused through the pipeline (and recorded) rather than by gRPC before the plugin sees it.
+    const methods = v2.KeyManagementService!.service as unknown as Record<string, MethodDefinition>;
+    const raw = Object.fromEntries(
+      Object.entries(methods).map(([name, method]) => [name, { ...method, requestDeserialize: (b: Buffer) => b }]),
+    );
+    const decode = (name: string) => methods[name]!.requestDeserialize;
+    server.addService(raw as never, {
+      Status: this.unary('Status', decode('Status'), (_request, requestId) => this.calls.status(requestId)),
+      Encrypt: this.unary('Encrypt', decode('Encrypt'), (request, requestId) => this.calls.encrypt(request, requestId)),
+      Decrypt: this.unary('Decrypt', decode('Decrypt'), (request, requestId) => this.calls.decrypt(request, requestId)),
     });
     try {
       this.socket = await placeSocket(this.config.socket, (staged) => bind(server, staged, grpc.ServerCredentials));
@@ -95,17 +106,29 @@ export class K8sKmsDoor implements Door {
 
   /** A gRPC handler around one call: its answer, or its failure as a gRPC status; it never throws. */
   private unary(
-    method: string,
+    method: 'Status' | 'Encrypt' | 'Decrypt',
+    decode: Decode,
     run: (request: Record<string, unknown>, requestId: string) => Promise<unknown>,
   ): Handler {
     return (call, callback) => {
-      const request = call.request ?? {};
-      const requestId = requestIdOf(request.uid);
       if (this.stopping) {
         callback({ code: GRPC.UNAVAILABLE, details: 'svc-kms is stopping; the call was not run, retry' });
         return;
       }
-      run(request, requestId).then(
+      const bytes = call.request;
+      let request: Record<string, unknown> | undefined;
+      let refusal: SvcError | undefined;
+      if (bytes.length > MAX_MESSAGE_BYTES)
+        refusal = new SvcError('PayloadTooLarge', `the message is ${bytes.length} bytes; at most ${MAX_MESSAGE_BYTES}`);
+      else
+        try {
+          request = decode(bytes) ?? {};
+        } catch {
+          refusal = new SvcError('BadRequest', `the ${method} message is not a ${method}Request (protobuf)`);
+        }
+      const requestId = requestIdOf(request?.uid);
+      const answered = request ? run(request, requestId) : this.calls.refuse(method, requestId, refusal!);
+      answered.then(
         (answer) => callback(null, answer),
         (err: unknown) => {
           const failure = grpcFailureOf(err, requestId);

@@ -1,4 +1,4 @@
-import { chmod, link, lstat, mkdtemp, rm, unlink } from 'node:fs/promises';
+import { chmod, link, lstat, mkdtemp, rm, stat, unlink } from 'node:fs/promises';
 import { connect } from 'node:net';
 import path from 'node:path';
 
@@ -23,7 +23,11 @@ function answers(at: string): Promise<boolean> {
       resolve(live);
     };
     const timer = setTimeout(() => done(true), PROBE_MS);
-    probe.once('connect', () => done(true)).once('error', () => done(false));
+    // Only a refusal means nothing serves there: a busy server (EAGAIN) or one this user may not reach
+    // (EACCES) is alive, and its socket is not this plugin's to take.
+    probe
+      .once('connect', () => done(true))
+      .once('error', (err) => done(code(err) !== 'ECONNREFUSED' && code(err) !== 'ENOENT'));
   });
 }
 
@@ -52,6 +56,24 @@ async function clearStale(at: string): Promise<void> {
 }
 
 /**
+ * The socket's folder must be writable by no one but its owner, this process's user or root: another user
+ * who may write there can rename the socket away, or bind a socket of its own at the path while the service
+ * restarts, and kube-apiserver would send that one every data key.
+ */
+async function requirePrivateFolder(folder: string): Promise<void> {
+  const found = await stat(folder);
+  const uid = process.getuid?.();
+  if (uid !== undefined && found.uid !== uid && found.uid !== 0)
+    throw new Error(
+      `k8s.socket's folder ${folder} belongs to another user (uid ${found.uid}): it could move the socket; use a folder of the service's user (mode 0700)`,
+    );
+  if ((found.mode & 0o022) !== 0)
+    throw new Error(
+      `k8s.socket's folder ${folder} is writable by others (mode ${(found.mode & 0o7777).toString(8)}): they could put their own socket at the path; make it 0700 or 0755`,
+    );
+}
+
+/**
  * Binds a socket at `at` that only this process's user can connect to, from its first moment.
  *
  * Binding at `at` and then chmod-ing it leaves a window in which anyone who may enter the folder can connect;
@@ -62,6 +84,7 @@ async function clearStale(at: string): Promise<void> {
  * at `at` meanwhile, and the folder is removed. A connection to `at` reaches the same socket (the inode).
  */
 export async function placeSocket(at: string, bind: (staged: string) => Promise<void>): Promise<PlacedSocket> {
+  await requirePrivateFolder(path.dirname(at));
   await clearStale(at);
   const folder = await mkdtemp(path.join(path.dirname(at), '.k8s-kms-'));
   try {

@@ -3,6 +3,7 @@ import * as S from '../../../schemas/keys.ts';
 import * as A from '../../../schemas/key-attributes.ts';
 import type { KeyAttributes } from '../key-attributes.ts';
 import { changeScope } from './lifecycle.ts';
+import { requirePublishRight } from '../published-tag.ts';
 
 const byKey = (input: { id?: unknown } | undefined) => keyResource(input?.id);
 const STATE_ERRORS = ['KeyNotFound', 'IllegalOperation'] as const;
@@ -73,6 +74,7 @@ export function attributeOperations(attributes: KeyAttributes): AnyOperation[] {
       http: { method: 'PUT', path: '/v1/keys/:id/tags' },
       resource: byKey,
       handle: async (input, call) => {
+        requirePublishRight(input.tags, call);
         const key = await attributes.tag(input.id, changeScope(call), input.tags);
         return { result: { id: key.id, tags: key.tags } };
       },

@@ -9,6 +9,7 @@ import {
 } from '../../../kernel/index.ts';
 import * as S from '../../../schemas/keys.ts';
 import { KEY_DESCRIPTIONS } from './descriptions.ts';
+import { requirePublishRight } from '../published-tag.ts';
 import { keyView, type KeyLifecycle } from '../key-lifecycle.ts';
 import type { ChangeScope } from '../key-store.ts';
 import type { KeyWrapping } from '../key-wrapping.ts';
@@ -56,6 +57,7 @@ export function lifecycleOperations(
           throw new SvcError('PermissionDenied', `${call.principal.subject} may create keys but not activate them`);
         if (input.activate && input.awaitMaterial)
           throw new SvcError('InvalidField', 'a key that awaits its material cannot be created Active');
+        requirePublishRight(input.spec.tags, call);
         const options = { activate: input.activate === true, awaitMaterial: input.awaitMaterial === true };
         return { result: keyView(await lifecycle.create(input.spec, changeScope(call), options)) };
       },

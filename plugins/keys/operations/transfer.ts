@@ -14,6 +14,7 @@ import { keyView } from '../key-lifecycle.ts';
 import type { KeyExport } from '../key-export.ts';
 import type { KeyImport } from '../key-import.ts';
 import { changeScope } from './lifecycle.ts';
+import { requirePublishRight } from '../published-tag.ts';
 import { TRANSFER_DESCRIPTIONS } from './transfer-descriptions.ts';
 
 const MATERIAL_REASON = 'it hands out or takes in raw key material, which an agent must never hold';
@@ -98,6 +99,7 @@ export function transferOperations(exporter: KeyExport, importer: KeyImport): An
       resourceFacts: async (input, principal) => toBeOwned(input?.spec?.name, principal),
       inputFacts: (): Record<string, string> => ({ origin: 'imported' }),
       handle: async (input, call) => {
+        requirePublishRight(input.spec.tags, call);
         const wrapped = decodeBase64(input.wrappedMaterialBase64, 'wrappedMaterialBase64');
         return { result: keyView(await importer.import(input.spec, input.importToken, wrapped, changeScope(call))) };
       },
