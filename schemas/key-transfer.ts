@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { EC_CURVES, ED_CURVES, KEY_ALGORITHMS } from '../kernel/model/index.ts';
+import { EC_CURVES, ED_CURVES, KEY_ALGORITHMS, PARAMETER_SETS } from '../kernel/model/index.ts';
 import { KeyId, KeySpecRequest } from './keys.ts';
 import { StringEnum } from './string-enum.ts';
 
@@ -27,7 +27,7 @@ export const ExportKeyResponse = Type.Object(
     keyVersion: Type.Integer(),
     format: StringEnum(['raw', 'pkcs8-der'] as const, {
       description:
-        'raw: the secret bytes (AES, HMAC); pkcs8-der: the private key as unencrypted PKCS#8 DER (RSA, EC, EdDSA)',
+        'raw: the secret bytes (AES, HMAC); pkcs8-der: the private key as unencrypted PKCS#8 DER (RSA, EC, EdDSA, ML-DSA, SLH-DSA)',
     }),
     materialBase64: Type.String({ description: 'the key material (standard base64)' }),
   },
@@ -44,6 +44,9 @@ export const ImportParametersBody = Type.Object(
       StringEnum([...EC_CURVES, ...ED_CURVES], {
         description: 'as in a key spec: EC P-256|P-384|P-521|secp256k1, EdDSA Ed25519|Ed448',
       }),
+    ),
+    parameterSet: Type.Optional(
+      StringEnum(PARAMETER_SETS, { description: 'as in a key spec: the ML-DSA or SLH-DSA parameter set' }),
     ),
   },
   { additionalProperties: false, title: 'ImportParametersRequest' },

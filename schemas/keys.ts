@@ -5,6 +5,7 @@ import {
   KEY_ALGORITHMS,
   KEY_STATES,
   OBJECT_TYPES,
+  PARAMETER_SETS,
   SIGNATURE_ALGORITHMS,
 } from '../kernel/model/index.ts';
 import { CallerText } from './caller-text.ts';
@@ -33,7 +34,9 @@ export const KeySpecRequest = strict(
     algorithm: StringEnum(KEY_ALGORITHMS),
     sizeBits: Type.Optional(
       Type.Integer({
-        description: 'AES 128|192|256, HMAC 256|384|512, RSA 2048|3072|4096; EC 256|384|521 picks a P-curve',
+        description:
+          'AES 128|192|256, HMAC 256|384|512, RSA 2048|3072|4096; EC 256|384|521 picks a P-curve; ML-DSA and SLH-DSA ' +
+          'the parameter set’s security strength (128|192|256), which the set decides',
       }),
     ),
     curve: Type.Optional(
@@ -41,8 +44,17 @@ export const KeySpecRequest = strict(
         description: 'EC: P-256 (default), P-384, P-521, secp256k1; EdDSA: Ed25519 (default), Ed448',
       }),
     ),
+    parameterSet: Type.Optional(
+      StringEnum(PARAMETER_SETS, {
+        description:
+          'ML-DSA: ML-DSA-44, ML-DSA-65 (default), ML-DSA-87; SLH-DSA: SLH-DSA-SHA2-128s (default) and every other ' +
+          'SHA2 and SHAKE set (FIPS 205). Post-quantum keys need the service to run on Node 24',
+      }),
+    ),
     objectType: Type.Optional(
-      StringEnum(OBJECT_TYPES, { description: 'SymmetricKey (AES, HMAC) or PrivateKey (RSA, EC, EdDSA); defaulted' }),
+      StringEnum(OBJECT_TYPES, {
+        description: 'SymmetricKey (AES, HMAC) or PrivateKey (RSA, EC, EdDSA, ML-DSA, SLH-DSA); defaulted',
+      }),
     ),
     exportable: Type.Optional(
       Type.Boolean({
@@ -82,6 +94,7 @@ export const KeySpec = Type.Object(
     algorithm: StringEnum(KEY_ALGORITHMS),
     sizeBits: Type.Integer(),
     curve: Type.Optional(StringEnum([...EC_CURVES, ...ED_CURVES])),
+    parameterSet: Type.Optional(StringEnum(PARAMETER_SETS, { description: 'ML-DSA and SLH-DSA keys' })),
     objectType: StringEnum(OBJECT_TYPES),
     exportable: Type.Boolean({ description: 'whether the material may be exported; fixed at creation' }),
     tags: Type.Optional(Tags("the tags given at creation (the current ones are the key's `tags`)")),
@@ -202,7 +215,7 @@ export const SignBody = strict(
   'SignRequest',
 );
 export const SignResponse = Type.Object({
-  signatureBase64: B64('signature: DER for ECDSA, raw for EdDSA and HMAC, PSS salt = digest length'),
+  signatureBase64: B64('signature: DER for ECDSA, raw for EdDSA, HMAC, ML-DSA and SLH-DSA, PSS salt = digest length'),
   algorithm: Type.String(),
   keyVersion: Type.Integer(),
 });
@@ -272,6 +285,7 @@ export const PublicKeyResponse = Type.Object({
   keyVersion: Type.Integer(),
   algorithm: Type.String(),
   curve: Type.Optional(Type.String()),
+  parameterSet: Type.Optional(Type.String({ description: 'ML-DSA and SLH-DSA keys: the parameter set' })),
   publicKeyPem: Type.String({ description: 'SPKI PEM' }),
 });
 

@@ -312,7 +312,7 @@ export class SvcClient extends AccessKeyCalls {
   /**
    * Imports plain material in one call: fetches import parameters for the spec's type, wraps the
    * material here (it never travels unwrapped) and imports it. `material` is the raw secret for AES and
-   * HMAC, unencrypted PKCS#8 DER for RSA, EC and EdDSA.
+   * HMAC, unencrypted PKCS#8 DER for RSA, EC, EdDSA, ML-DSA and SLH-DSA.
    */
   async importKey(spec: T.KeySpecRequest, material: Uint8Array, opts?: CallOptions): Promise<T.ManagedKey> {
     const parameters = await this.getImportParameters(
@@ -320,6 +320,7 @@ export class SvcClient extends AccessKeyCalls {
         algorithm: spec.algorithm,
         ...(spec.sizeBits === undefined ? {} : { sizeBits: spec.sizeBits }),
         ...(spec.curve === undefined ? {} : { curve: spec.curve }),
+        ...(spec.parameterSet === undefined ? {} : { parameterSet: spec.parameterSet }),
       },
       opts,
     );

@@ -117,11 +117,11 @@ export class BatchSigner {
     private readonly rotation: RotationHooks,
   ) {}
 
-  sign(data: SignedData, requested: string | undefined) {
+  async sign(data: SignedData, requested: string | undefined) {
     const algorithm = resolveSigAlgorithm(this.key.spec, requested);
     if (data.kind === 'digest') requireDigestFits(algorithm, data.bytes);
     requireVersionKept(this.store, this.key);
-    const signature = signData(algorithm, this.material, data);
+    const signature = await signData(algorithm, this.material, data);
     this.rotation.afterProduce(this.key);
     return { signature, algorithm, keyVersion: this.key.currentVersion };
   }

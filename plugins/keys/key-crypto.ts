@@ -80,7 +80,7 @@ export class KeyCrypto {
     const key = await this.producing(id, 'Sign', trace);
     const algorithm = resolveSigAlgorithm(key.spec, requested);
     if (data.kind === 'digest') requireDigestFits(algorithm, data.bytes);
-    const signature = signData(algorithm, await this.store.materialOf(key, key.currentVersion, trace), data);
+    const signature = await signData(algorithm, await this.store.materialOf(key, key.currentVersion, trace), data);
     this.rotation.afterProduce(key);
     return { signature, algorithm, keyVersion: key.currentVersion };
   }

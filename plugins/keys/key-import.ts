@@ -37,8 +37,8 @@ const capReached = (issuedTo: string) =>
   );
 
 /** `AES/256`, `EC/384/P-384`: what an import token is good for, and what a spec asks for. */
-const keyTypeOf = (spec: Pick<KeySpec, 'algorithm' | 'sizeBits' | 'curve'>) =>
-  `${spec.algorithm}/${spec.sizeBits}${spec.curve ? `/${spec.curve}` : ''}`;
+const keyTypeOf = (spec: Pick<KeySpec, 'algorithm' | 'sizeBits' | 'curve' | 'parameterSet'>) =>
+  `${spec.algorithm}/${spec.sizeBits}${spec.curve ? `/${spec.curve}` : ''}${spec.parameterSet ? `/${spec.parameterSet}` : ''}`;
 const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
 /** What the root of trust binds a token's sealing key to: never a key id (those are bare UUIDs). */
 const bindingOf = (importId: string) => `import:${importId}`;
@@ -59,7 +59,7 @@ export class KeyImport {
   ) {}
 
   async parameters(
-    request: { algorithm: string; sizeBits?: number; curve?: string },
+    request: { algorithm: string; sizeBits?: number; curve?: string; parameterSet?: string },
     issuedTo: string,
     trace: TraceScope,
   ) {
@@ -128,6 +128,7 @@ export class KeyImport {
         algorithm: spec.algorithm,
         sizeBits: String(spec.sizeBits),
         ...(spec.curve ? { curve: spec.curve } : {}),
+        ...(spec.parameterSet ? { parameterSet: spec.parameterSet } : {}),
         origin: 'imported',
         ...(spec.exportable ? { exportable: 'true' } : {}),
         owner: scope.owner ?? scope.by,

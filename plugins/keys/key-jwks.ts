@@ -66,6 +66,11 @@ export class KeyJwks {
     const key = await this.store.get(id, trace);
     if (key.spec.objectType !== 'PrivateKey')
       throw new SvcError('IllegalOperation', `key ${id} is a ${key.spec.algorithm} key and has no public key`);
+    if (key.spec.parameterSet)
+      throw new SvcError(
+        'IllegalOperation',
+        `key ${id} is a ${key.spec.parameterSet} key: JOSE has no registered form for it`,
+      );
     if (key.state === 'Destroyed') throw new SvcError('IllegalOperation', `key ${id} is Destroyed`);
     // Its private key is known outside: a token it signs proves nothing, so no verifier may be told to trust it.
     if (key.state === 'Compromised')

@@ -48,6 +48,7 @@ export class KeyLifecycle {
       algorithm: spec.algorithm,
       sizeBits: String(spec.sizeBits),
       ...(spec.curve ? { curve: spec.curve } : {}),
+      ...(spec.parameterSet ? { parameterSet: spec.parameterSet } : {}),
       ...(spec.exportable ? { exportable: 'true' } : {}),
       owner: scope.owner ?? scope.by,
       ...(scope.tenant ? { tenant: scope.tenant } : {}),
@@ -186,6 +187,7 @@ export class KeyLifecycle {
       keyVersion,
       algorithm: key.spec.algorithm,
       ...(key.spec.curve ? { curve: key.spec.curve } : {}),
+      ...(key.spec.parameterSet ? { parameterSet: key.spec.parameterSet } : {}),
       publicKeyPem: material.publicKey!.export({ type: 'spki', format: 'pem' }) as string,
     };
   }

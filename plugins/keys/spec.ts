@@ -1,4 +1,15 @@
-import { type Curve, EC_CURVES, ED_CURVES, type KeySpec, requireCallerText, SvcError } from '../../kernel/index.ts';
+import {
+  type Curve,
+  EC_CURVES,
+  ED_CURVES,
+  type KeySpec,
+  ML_DSA_SETS,
+  type ParameterSet,
+  requireCallerText,
+  SLH_DSA_SETS,
+  SvcError,
+} from '../../kernel/index.ts';
+import { PQ_STRENGTH, requirePostQuantum } from './crypto/post-quantum.ts';
 import { checkTags } from './tags.ts';
 
 export interface KeySpecRequest {
@@ -7,6 +18,7 @@ export interface KeySpecRequest {
   algorithm: string;
   sizeBits?: number;
   curve?: string;
+  parameterSet?: string;
   objectType?: string;
   exportable?: boolean;
   /** Tags the key starts with (at most 50; key 1..128, value 0..256 characters). */
@@ -54,6 +66,21 @@ function eddsa(req: KeySpecRequest): BaseSpec {
   return { algorithm: 'EdDSA', sizeBits: ED_SIZE[curve]!, curve, objectType: 'PrivateKey' };
 }
 
+/** ML-DSA or SLH-DSA: a parameter set of the family (default ML-DSA-65, SLH-DSA-SHA2-128s); sizeBits is its strength. */
+function postQuantum(req: KeySpecRequest, algorithm: 'ML-DSA' | 'SLH-DSA'): BaseSpec {
+  const sets: readonly string[] = algorithm === 'ML-DSA' ? ML_DSA_SETS : SLH_DSA_SETS;
+  const parameterSet = (req.parameterSet ??
+    (algorithm === 'ML-DSA' ? 'ML-DSA-65' : 'SLH-DSA-SHA2-128s')) as ParameterSet;
+  if (!sets.includes(parameterSet))
+    throw invalid(`spec.parameterSet must be one of ${sets.join(', ')} for ${algorithm}`);
+  if (req.curve !== undefined) throw invalid(`spec.curve does not apply to ${algorithm}`);
+  const sizeBits = PQ_STRENGTH[parameterSet];
+  if (req.sizeBits !== undefined && req.sizeBits !== sizeBits)
+    throw invalid(`spec.sizeBits ${req.sizeBits} does not match ${parameterSet} (security strength ${sizeBits})`);
+  requirePostQuantum(algorithm);
+  return { algorithm, sizeBits, parameterSet, objectType: 'PrivateKey' };
+}
+
 /**
  * Checks a requested KeySpec against the key types the service supports and fills in the defaults (curve, sizeBits,
  * objectType).
@@ -84,9 +111,15 @@ export function normaliseSpec(req: KeySpecRequest): NewKeySpec {
     case 'EdDSA':
       spec = eddsa(req);
       break;
+    case 'ML-DSA':
+    case 'SLH-DSA':
+      spec = postQuantum(req, req.algorithm);
+      break;
     default:
-      throw invalid('spec.algorithm must be one of AES, RSA, EC, EdDSA, HMAC');
+      throw invalid('spec.algorithm must be one of AES, RSA, EC, EdDSA, HMAC, ML-DSA, SLH-DSA');
   }
+  if (req.parameterSet !== undefined && spec.parameterSet === undefined)
+    throw invalid(`spec.parameterSet applies to ML-DSA and SLH-DSA keys, not ${spec.algorithm}`);
   if (req.objectType !== undefined && req.objectType !== spec.objectType) {
     throw invalid(`spec.objectType must be ${spec.objectType} for ${spec.algorithm}`);
   }

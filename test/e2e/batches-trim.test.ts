@@ -124,7 +124,7 @@ t.test('a trim of the version a running encrypt or sign batch began with', async
   const signer = await batchesOf(svc).signer(hmac, UNTRACED);
   t.equal(encryptor.encrypt(Buffer.from('before'), {}).keyVersion, 1, 'the encrypt batch seals under version 1');
   t.equal(
-    signer.sign({ kind: 'message', bytes: Buffer.from('before') }, undefined).keyVersion,
+    (await signer.sign({ kind: 'message', bytes: Buffer.from('before') }, undefined)).keyVersion,
     1,
     'the sign batch signs with version 1',
   );
@@ -142,8 +142,8 @@ t.test('a trim of the version a running encrypt or sign batch began with', async
     { code: 'IllegalOperation', message: /version 1 .* was trimmed/ },
     'no ciphertext under the trimmed version, which nothing could decrypt',
   );
-  t.throws(
-    () => signer.sign({ kind: 'message', bytes: Buffer.from('after') }, undefined),
+  await t.rejects(
+    signer.sign({ kind: 'message', bytes: Buffer.from('after') }, undefined),
     { code: 'IllegalOperation', message: /version 1 .* was trimmed/ },
     'no signature with the trimmed version, which nothing could verify',
   );

@@ -14,11 +14,12 @@ export const secret = (bytes: number) => randomBytes(bytes);
 
 /** Import parameters for the spec's type, as the caller gets them. */
 export async function importParameters(api: ApiClient, spec: Record<string, unknown>) {
-  const { algorithm, sizeBits, curve } = spec;
+  const { algorithm, sizeBits, curve, parameterSet } = spec;
   const r = await api.post('/v1/keys/import-parameters', {
     algorithm,
     ...(sizeBits === undefined ? {} : { sizeBits }),
     ...(curve === undefined ? {} : { curve }),
+    ...(parameterSet === undefined ? {} : { parameterSet }),
   });
   if (r.status !== 200) throw new Error(`import-parameters: ${r.status} ${JSON.stringify(r.body)}`);
   return r.body as { importToken: string; wrappingPublicKeyPem: string; wrappingAlgorithm: string; expiresAt: string };

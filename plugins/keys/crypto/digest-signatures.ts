@@ -4,6 +4,7 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { SvcError } from '../../../kernel/index.ts';
 import { type PssHash, pssEncode, pssVerify } from './emsa-pss.ts';
 import type { ParsedMaterial } from './material.ts';
+import { signPostQuantum } from './post-quantum.ts';
 import { SIG_ALGORITHMS, signMessage, verifySignature } from './signatures.ts';
 
 /**
@@ -41,7 +42,7 @@ const hashOf = (algorithm: string) => SIG_ALGORITHMS[algorithm]!.hash as PssHash
  */
 export function requireDigestFits(algorithm: string, digest: Buffer): void {
   const family = SIG_ALGORITHMS[algorithm]!.family;
-  if (family === 'EdDSA' || family === 'HMAC')
+  if (family === 'EdDSA' || family === 'HMAC' || family === 'PQ')
     throw new SvcError('InvalidField', `${algorithm} signs the message itself; send messageBase64`);
   const hash = hashOf(algorithm);
   if (digest.length !== HASH_BYTES[hash])
@@ -51,8 +52,12 @@ export function requireDigestFits(algorithm: string, digest: Buffer): void {
     );
 }
 
-/** Signs the message or the digest; a digest must have passed requireDigestFits. */
-export function signData(algorithm: string, key: ParsedMaterial, data: SignedData): Buffer {
+/**
+ * Signs the message or the digest; a digest must have passed requireDigestFits. A post-quantum signature is
+ * made off the event loop (a promise); the others at once, as they take well under a millisecond.
+ */
+export function signData(algorithm: string, key: ParsedMaterial, data: SignedData): Buffer | Promise<Buffer> {
+  if (SIG_ALGORITHMS[algorithm]!.family === 'PQ') return signPostQuantum(key.privateKey!, data.bytes);
   return data.kind === 'digest' ? signDigest(algorithm, key, data.bytes) : signMessage(algorithm, key, data.bytes);
 }
 

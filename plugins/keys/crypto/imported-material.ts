@@ -1,5 +1,6 @@
 import { createPrivateKey, createPublicKey, type KeyObject, sign, verify } from 'node:crypto';
 import { type KeySpec, SvcError } from '../../../kernel/index.ts';
+import { nodeKeyType } from './post-quantum.ts';
 
 const NODE_CURVE: Record<string, string> = {
   'P-256': 'prime256v1',
@@ -60,6 +61,9 @@ export function checkImportedMaterial(spec: Omit<KeySpec, 'name'>, material: Buf
       throw refuse(
         `it is an EC key on ${CURVE_NAME[details.namedCurve ?? ''] ?? details.namedCurve ?? 'an unnamed curve'}; the spec asks for ${spec.curve}`,
       );
+  } else if (spec.parameterSet) {
+    if (type !== nodeKeyType(spec.parameterSet))
+      throw refuse(`it is ${KIND[type] ?? `a ${type}`} private key; the spec asks for ${spec.parameterSet}`);
   } else if (type !== (spec.curve === 'Ed448' ? 'ed448' : 'ed25519')) {
     throw refuse(`it is ${KIND[type] ?? `a ${type}`} private key; the spec asks for ${spec.curve}`);
   }
@@ -90,7 +94,8 @@ function parsePrivateKey(material: Buffer): KeyObject {
 }
 
 function selfTest(spec: Omit<KeySpec, 'name'>, key: KeyObject): void {
-  const algorithm = spec.algorithm === 'EdDSA' ? null : 'sha256';
+  // EdDSA, ML-DSA and SLH-DSA sign the message itself.
+  const algorithm = spec.algorithm === 'RSA' || spec.algorithm === 'EC' ? 'sha256' : null;
   let ok = false;
   try {
     const signature = sign(algorithm, SELF_TEST_MESSAGE, key);

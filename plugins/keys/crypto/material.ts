@@ -8,6 +8,7 @@ import {
 } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { KeySpec } from '../../../kernel/index.ts';
+import { nodeKeyType } from './post-quantum.ts';
 
 const generateKeyPairAsync = promisify(generateKeyPair);
 
@@ -28,6 +29,7 @@ export async function generateMaterial(spec: KeySpec): Promise<Buffer> {
   if (spec.algorithm === 'RSA')
     pair = await generateKeyPairAsync('rsa', { modulusLength: spec.sizeBits, publicExponent: 0x10001 });
   else if (spec.algorithm === 'EC') pair = await generateKeyPairAsync('ec', { namedCurve: NODE_CURVE[spec.curve!]! });
+  else if (spec.parameterSet) pair = await generateKeyPairAsync(nodeKeyType(spec.parameterSet) as 'ed25519');
   else if (spec.curve === 'Ed448') pair = await generateKeyPairAsync('ed448');
   else pair = await generateKeyPairAsync('ed25519');
   return pair.privateKey.export({ type: 'pkcs8', format: 'der' });

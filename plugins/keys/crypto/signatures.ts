@@ -1,9 +1,16 @@
 import { constants, createHmac, sign as nodeSign, timingSafeEqual, verify as nodeVerify } from 'node:crypto';
-import { type KeySpec, SIGNATURE_ALGORITHMS, type SignatureAlgorithm, SvcError } from '../../../kernel/index.ts';
+import {
+  type KeySpec,
+  PARAMETER_SETS,
+  type ParameterSet,
+  SIGNATURE_ALGORITHMS,
+  type SignatureAlgorithm,
+  SvcError,
+} from '../../../kernel/index.ts';
 import type { ParsedMaterial } from './material.ts';
 
 interface SigAlg {
-  family: 'RSA-PSS' | 'RSA-PKCS1' | 'EC' | 'EdDSA' | 'HMAC';
+  family: 'RSA-PSS' | 'RSA-PKCS1' | 'EC' | 'EdDSA' | 'HMAC' | 'PQ';
   hash: 'sha256' | 'sha384' | 'sha512' | null;
   digestBytes?: number;
   curve?: string;
@@ -25,6 +32,11 @@ export const SIG_ALGORITHMS: Record<string, SigAlg> & Record<SignatureAlgorithm,
   HmacSha256: { family: 'HMAC', hash: 'sha256', macBits: 256 },
   HmacSha384: { family: 'HMAC', hash: 'sha384', macBits: 384 },
   HmacSha512: { family: 'HMAC', hash: 'sha512', macBits: 512 },
+  // A post-quantum key signs the message itself with its own parameter set.
+  ...(Object.fromEntries(PARAMETER_SETS.map((set) => [set, { family: 'PQ', hash: null }])) as Record<
+    ParameterSet,
+    SigAlg
+  >),
 };
 
 export const SIG_ALGORITHM_NAMES: readonly string[] = SIGNATURE_ALGORITHMS;
@@ -40,8 +52,14 @@ export function defaultSigAlgorithm(spec: KeySpec): string {
       return spec.curve!;
     case 'HMAC':
       return `HmacSha${spec.sizeBits}`;
+    case 'ML-DSA':
+    case 'SLH-DSA':
+      return spec.parameterSet!;
     default:
-      throw new SvcError('InvalidField', `${spec.algorithm} keys do not sign; use an RSA, EC, EdDSA or HMAC key`);
+      throw new SvcError(
+        'InvalidField',
+        `${spec.algorithm} keys do not sign; use an RSA, EC, EdDSA, HMAC, ML-DSA or SLH-DSA key`,
+      );
   }
 }
 
@@ -55,11 +73,12 @@ export function resolveSigAlgorithm(spec: KeySpec, requested: string | undefined
     ((alg.family === 'RSA-PSS' || alg.family === 'RSA-PKCS1') && spec.algorithm === 'RSA') ||
     (alg.family === 'EC' && spec.algorithm === 'EC') ||
     (alg.family === 'EdDSA' && spec.algorithm === 'EdDSA' && spec.curve === alg.curve) ||
-    (alg.family === 'HMAC' && spec.algorithm === 'HMAC' && spec.sizeBits === alg.macBits);
+    (alg.family === 'HMAC' && spec.algorithm === 'HMAC' && spec.sizeBits === alg.macBits) ||
+    (alg.family === 'PQ' && spec.parameterSet === name);
   if (!fits)
     throw new SvcError(
       'InvalidField',
-      `algorithm ${name} does not fit a ${spec.algorithm}${spec.curve ? ` ${spec.curve}` : ` ${spec.sizeBits}`} key`,
+      `algorithm ${name} does not fit a ${spec.parameterSet ?? `${spec.algorithm}${spec.curve ? ` ${spec.curve}` : ` ${spec.sizeBits}`}`} key`,
     );
   return name;
 }
@@ -83,6 +102,7 @@ export function signMessage(
     return nodeSign(alg.hash, message, { key: key.privateKey!, ...rsaOptions(alg) });
   if (alg.family === 'EC' && ecdsa !== 'der')
     return nodeSign(alg.hash, message, { key: key.privateKey!, dsaEncoding: ecdsa });
+  if (alg.family === 'PQ') throw new Error('post-quantum signatures are made with signPostQuantum, off the event loop');
   return nodeSign(alg.hash, message, key.privateKey!);
 }
 

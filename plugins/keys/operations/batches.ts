@@ -145,9 +145,9 @@ const HANDLERS: Record<
       const inputs = new Set<string>();
       const { results, failed } = await eachItem(
         items,
-        (item, at) => {
+        async (item, at) => {
           const data = signedDataOf(item, at);
-          const r = signer.sign(data, item.algorithm);
+          const r = await signer.sign(data, item.algorithm);
           algorithms.push(r.algorithm);
           inputs.add(data.kind);
           return { signatureBase64: b64(r.signature), algorithm: r.algorithm, keyVersion: r.keyVersion };
