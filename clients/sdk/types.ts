@@ -26,6 +26,7 @@ export type PublicKeyResult = Static<typeof K.PublicKeyResponse>;
 export type SignatureAlgorithm = NonNullable<Static<typeof K.SignBody>['algorithm']>;
 export type KeyAlgorithm = Static<typeof K.KeySpecRequest>['algorithm'];
 export type Curve = NonNullable<Static<typeof K.KeySpecRequest>['curve']>;
+export type ParameterSet = NonNullable<Static<typeof K.KeySpecRequest>['parameterSet']>;
 export type EncryptionContext = NonNullable<Static<typeof K.EncryptBody>['context']>;
 export type VerifyResult = Static<typeof K.VerifyResponse>;
 export type CancelDestroyResult = Static<typeof K.CancelDestroyResponse>;

@@ -2,7 +2,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { examples, invocation, pairs, positiveInt, repeatable, wholeNumber } from '../command-kit.ts';
 import { listKeys, type KeyRow } from '../keys-list.ts';
 import { listPrinter, outputFormat, print } from '../output.ts';
-import type { Curve, KeyAlgorithm, ManagedKey } from '../../sdk/index.ts';
+import type { Curve, KeyAlgorithm, ManagedKey, ParameterSet } from '../../sdk/index.ts';
 import { UsageError } from '../exit-codes.ts';
 
 type KeyState = ManagedKey['state'];
@@ -23,9 +23,10 @@ export function registerKeyLifecycle(keys: Command): void {
       .command('create')
       .description('Create a key (state PreActive, version 1)')
       .requiredOption('--name <name>', 'a label for people; need not be unique')
-      .requiredOption('--algorithm <algorithm>', 'AES, HMAC, RSA, EC or EdDSA')
+      .requiredOption('--algorithm <algorithm>', 'AES, HMAC, RSA, EC, EdDSA, ML-DSA or SLH-DSA')
       .option('--size-bits <bits>', 'AES 128|192|256, HMAC 256|384|512, RSA 2048|3072|4096', positiveInt('--size-bits'))
       .option('--curve <curve>', 'EC: P-256|P-384|P-521|secp256k1; EdDSA: Ed25519|Ed448')
+      .option('--parameter-set <set>', 'ML-DSA: ML-DSA-44|65|87; SLH-DSA: SLH-DSA-SHA2-128s ... (Node 24 servers)')
       .option('--exportable', 'allow Humans and Services to export the material (fixed at creation)')
       .option('--tag <key=value>', 'a tag the key starts with (repeatable)', pairs('--tag'))
       .action(
@@ -35,6 +36,7 @@ export function registerKeyLifecycle(keys: Command): void {
             algorithm: string;
             sizeBits?: number;
             curve?: string;
+            parameterSet?: string;
             exportable?: boolean;
             tag?: Record<string, string>;
           },
@@ -48,6 +50,7 @@ export function registerKeyLifecycle(keys: Command): void {
               algorithm: opts.algorithm as KeyAlgorithm,
               sizeBits: opts.sizeBits,
               curve: opts.curve as Curve | undefined,
+              ...(opts.parameterSet ? { parameterSet: opts.parameterSet as ParameterSet } : {}),
               ...(opts.exportable ? { exportable: true } : {}),
               ...(opts.tag ? { tags: opts.tag } : {}),
             }),
@@ -58,6 +61,7 @@ export function registerKeyLifecycle(keys: Command): void {
       ),
     'svc keys create --name payments --algorithm AES --size-bits 256',
     'svc keys create --name signer --algorithm EC --curve P-256 --json',
+    'svc keys create --name firmware --algorithm ML-DSA --parameter-set ML-DSA-65',
     'svc keys create --name billing --algorithm AES --tag team=payments --tag env=prod',
   );
 
