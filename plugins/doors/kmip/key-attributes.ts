@@ -1,4 +1,11 @@
-import { isUuid, SvcError, type ManagedKey } from '../../../kernel/index.ts';
+import {
+  isUuid,
+  ML_DSA_SETS,
+  type ManagedKey,
+  PARAMETER_SETS,
+  type ParameterSet,
+  SvcError,
+} from '../../../kernel/index.ts';
 import type { AttributeList } from './attributes.ts';
 import { boolean, dateTime, enumeration, integer, K, structure, text } from './ttlv/index.ts';
 
@@ -31,6 +38,40 @@ const CURVE_CODES: Record<string, number> = {
 };
 const HMAC_CODES: Record<number, number> = { 256: A.HmacSha256, 384: A.HmacSha384, 512: A.HmacSha512 };
 
+/**
+ * The Cryptographic Algorithm of each ML-DSA (FIPS 204) and SLH-DSA (FIPS 205) parameter set: KMIP 3.0's
+ * values (its Cryptographic Algorithm Enumeration gives every set one, after ML-KEM's 0x39..0x3B). The
+ * codec's tables stop at KMIP 2.0's Ed448 (0x38); these are read and answered in every protocol version,
+ * so a 1.x or 2.0 client names a set by its number. One value per set: the set is the key type, as the
+ * REST API's parameterSet is, and Cryptographic Length (its security strength) follows from it.
+ */
+export const PQ_ALGORITHM_CODES: Readonly<Record<ParameterSet, number>> = {
+  'ML-DSA-44': 0x3c,
+  'ML-DSA-65': 0x3d,
+  'ML-DSA-87': 0x3e,
+  'SLH-DSA-SHA2-128s': 0x3f,
+  'SLH-DSA-SHA2-128f': 0x40,
+  'SLH-DSA-SHA2-192s': 0x41,
+  'SLH-DSA-SHA2-192f': 0x42,
+  'SLH-DSA-SHA2-256s': 0x43,
+  'SLH-DSA-SHA2-256f': 0x44,
+  'SLH-DSA-SHAKE-128s': 0x45,
+  'SLH-DSA-SHAKE-128f': 0x46,
+  'SLH-DSA-SHAKE-192s': 0x47,
+  'SLH-DSA-SHAKE-192f': 0x48,
+  'SLH-DSA-SHAKE-256s': 0x49,
+  'SLH-DSA-SHAKE-256f': 0x4a,
+};
+const PQ_SET_OF_CODE = new Map<number, ParameterSet>(PARAMETER_SETS.map((set) => [PQ_ALGORITHM_CODES[set], set]));
+
+/** The parameter set a Cryptographic Algorithm value names, or undefined when it names none. */
+export const parameterSetOfCode = (code: number | undefined): ParameterSet | undefined =>
+  code === undefined ? undefined : PQ_SET_OF_CODE.get(code);
+
+/** The key family of a parameter set. */
+export const familyOf = (set: ParameterSet): 'ML-DSA' | 'SLH-DSA' =>
+  (ML_DSA_SETS as readonly string[]).includes(set) ? 'ML-DSA' : 'SLH-DSA';
+
 /** The KMIP Cryptographic Algorithm of a key. */
 export function algorithmCode(key: Pick<ManagedKey, 'spec'>): number {
   switch (key.spec.algorithm) {
@@ -42,6 +83,9 @@ export function algorithmCode(key: Pick<ManagedKey, 'spec'>): number {
       return A.Ecdsa;
     case 'HMAC':
       return HMAC_CODES[key.spec.sizeBits] ?? A.HmacSha256;
+    case 'ML-DSA':
+    case 'SLH-DSA':
+      return PQ_ALGORITHM_CODES[key.spec.parameterSet!];
     default:
       return key.spec.curve === 'Ed448' ? A.Ed448 : A.Ed25519;
   }
@@ -108,17 +152,21 @@ export function keyAttributes(key: ManagedKey, publicHalf: boolean, v2: boolean)
 }
 
 export interface RequestedSpec {
-  algorithm: 'AES' | 'RSA' | 'EC' | 'EdDSA' | 'HMAC';
+  algorithm: 'AES' | 'RSA' | 'EC' | 'EdDSA' | 'HMAC' | 'ML-DSA' | 'SLH-DSA';
   sizeBits?: number;
   curve?: string;
+  /** ML-DSA and SLH-DSA: the set the Cryptographic Algorithm value names. */
+  parameterSet?: ParameterSet;
 }
 
 const CURVE_OF_CODE: Record<number, string> = Object.fromEntries(Object.entries(CURVE_CODES).map(([n, c]) => [c, n]));
 const CURVE_OF_LENGTH: Record<number, string> = { 256: 'P-256', 384: 'P-384', 521: 'P-521' };
 
 /**
- * The key spec's algorithm, size and curve from KMIP's Cryptographic Algorithm, Length and Recommended
- * Curve. Values the service has no key type for are InvalidField, worded for the KMIP caller.
+ * The key spec's algorithm, size and curve (or parameter set) from KMIP's Cryptographic Algorithm, Length
+ * and Recommended Curve. Values the service has no key type for are InvalidField, worded for the KMIP
+ * caller. An ML-DSA or SLH-DSA set's Cryptographic Length, when sent, is its security strength: the
+ * service's sizeBits, which refuses another.
  */
 export function requestedSpec(
   algorithm: number | undefined,
@@ -142,8 +190,16 @@ export function requestedSpec(
     return { algorithm: 'EdDSA', curve: algorithm === A.Ed25519 ? 'Ed25519' : 'Ed448' };
   const hmac = Object.entries(HMAC_CODES).find(([, code]) => code === algorithm);
   if (hmac) return { algorithm: 'HMAC', sizeBits: Number(hmac[0]) };
+  const parameterSet = parameterSetOfCode(algorithm);
+  if (parameterSet)
+    return {
+      algorithm: familyOf(parameterSet),
+      parameterSet,
+      ...(length !== undefined ? { sizeBits: length } : {}),
+    };
   throw new SvcError(
     'InvalidField',
-    `Cryptographic Algorithm ${algorithm} is not one the service makes keys of (AES, RSA, ECDSA/EC, Ed25519, Ed448, HMAC-SHA256/384/512)`,
+    `Cryptographic Algorithm ${algorithm} is not one the service makes keys of (AES, RSA, ECDSA/EC, Ed25519, Ed448, ` +
+      'HMAC-SHA256/384/512, ML-DSA-44/65/87 and the SLH-DSA sets as KMIP 3.0 numbers them: 0x3C to 0x4A)',
   );
 }

@@ -1,5 +1,6 @@
 import { SvcError } from '../../../../kernel/index.ts';
 import { numberValue } from '../attributes.ts';
+import { parameterSetOfCode } from '../key-attributes.ts';
 import { bytes, child, enumeration, K, type TtlvItem } from '../ttlv/index.ts';
 import { bytesOf, dataOf, keyed, uidItem, type KmipAdapter } from './adapter.ts';
 
@@ -25,7 +26,10 @@ const HMAC_BY_ALGORITHM: Record<number, string> = {
 
 /**
  * The service's signature algorithm named by Cryptographic Parameters; undefined means the key's own
- * default. Throws InvalidField for a combination the service does not offer.
+ * default. Throws InvalidField for a combination the service does not offer. An ML-DSA or SLH-DSA
+ * Cryptographic Algorithm (KMIP 3.0's value of the set) names that set, which signs the message itself:
+ * no Hashing Algorithm, Padding Method or Digital Signature Algorithm goes with it (HashML-DSA and
+ * HashSLH-DSA, which sign a hash, are not offered). The service refuses a set that is not the key's.
  */
 export function signatureAlgorithm(params: TtlvItem | undefined): string | undefined {
   if (!params) return undefined;
@@ -34,6 +38,16 @@ export function signatureAlgorithm(params: TtlvItem | undefined): string | undef
   const padding = numberValue(child(params, T.PaddingMethod));
   const algorithm = numberValue(child(params, T.CryptographicAlgorithm));
   const hashName = hash === undefined ? undefined : HASH_NAMES[hash];
+  const parameterSet = parameterSetOfCode(algorithm);
+  if (parameterSet) {
+    if (hash !== undefined || padding !== undefined || dsa !== undefined)
+      throw new SvcError(
+        'InvalidField',
+        `${parameterSet} signs the message itself: send its Cryptographic Parameters without Hashing Algorithm, ` +
+          'Padding Method or Digital Signature Algorithm',
+      );
+    return parameterSet;
+  }
   if (hash !== undefined && !hashName)
     throw new SvcError('InvalidField', 'Hashing Algorithm must be SHA-256, SHA-384 or SHA-512');
   if (dsa !== undefined) {

@@ -27,6 +27,7 @@ function specOf(
     algorithm: wanted.algorithm,
     ...(wanted.sizeBits !== undefined ? { sizeBits: wanted.sizeBits } : {}),
     ...(wanted.curve !== undefined ? { curve: wanted.curve } : {}),
+    ...(wanted.parameterSet !== undefined ? { parameterSet: wanted.parameterSet } : {}),
     ...(extractable?.type === 'Boolean' ? { exportable: extractable.value } : {}),
   };
 }
@@ -58,7 +59,7 @@ export const create: KmipAdapter = async (payload, call) => {
           { spec: {} },
           new SvcError(
             'InvalidField',
-            'Create makes symmetric keys (Object Type Symmetric Key); use CreateKeyPair for RSA, EC and EdDSA',
+            'Create makes symmetric keys (Object Type Symmetric Key); use CreateKeyPair for RSA, EC, EdDSA, ML-DSA and SLH-DSA',
           ),
         );
   return { payload: [enumeration(T.ObjectType, K.ObjectType.SymmetricKey), uidItem(key.id)], uid: key.id };
@@ -73,7 +74,7 @@ export const createKeyPair: KmipAdapter = async (payload, call) => {
     child(payload, T.PublicKeyTemplateAttribute),
     child(payload, T.PublicKeyAttributes),
   ]);
-  const key = await createWith(call, attributes, ['RSA', 'EC', 'EdDSA']);
+  const key = await createWith(call, attributes, ['RSA', 'EC', 'EdDSA', 'ML-DSA', 'SLH-DSA']);
   return {
     payload: [
       text(T.PrivateKeyUniqueIdentifier, key.id),

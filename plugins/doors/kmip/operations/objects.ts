@@ -8,7 +8,15 @@ import {
   readAttributes,
   requestedNames,
 } from '../attributes.ts';
-import { algorithmCode, keyAttributes, objectRef, PUBLIC_SUFFIX, STATE_NAMES } from '../key-attributes.ts';
+import {
+  algorithmCode,
+  familyOf,
+  keyAttributes,
+  objectRef,
+  PUBLIC_SUFFIX,
+  parameterSetOfCode,
+  STATE_NAMES,
+} from '../key-attributes.ts';
 import { KmipRejection } from '../result-reasons.ts';
 import { bytes, child, enumeration, integer, K, structure, type TtlvItem } from '../ttlv/index.ts';
 import { getKey, missingUid, uidItem, uidOf, type KmipAdapter, type KmipCall } from './adapter.ts';
@@ -200,7 +208,10 @@ export const locate: KmipAdapter = async (payload, call) => {
   }
   const algorithm = numberValue(attributes.get('Cryptographic Algorithm'));
   if (algorithm !== undefined) {
+    // An ML-DSA or SLH-DSA set: its family's keys are read, and those of the set kept (below).
+    const set = parameterSetOfCode(algorithm);
     if (ALGORITHMS_BY_CODE[algorithm]) query.algorithm = ALGORITHMS_BY_CODE[algorithm];
+    else if (set) query.algorithm = familyOf(set);
     else
       rejected ??= new SvcError(
         'InvalidField',

@@ -15,8 +15,13 @@ interface Registration {
   material: Buffer;
 }
 
-/** The key material of a plaintext Key Block in the format import takes; wrapped blocks are refused. */
-function materialOf(block: TtlvItem | undefined, symmetric: boolean): Buffer {
+/**
+ * The key material of a plaintext Key Block in the format import takes; wrapped blocks are refused. An
+ * ML-DSA or SLH-DSA private key (`postQuantum`) is PKCS#8 only, and its bytes go to the import as they
+ * came: the import reads them, checks the set and makes a test signature, on a runtime that has the
+ * algorithm; on one that has not (Node 20), the import refuses the key type naming Node 24, as REST does.
+ */
+function materialOf(block: TtlvItem | undefined, symmetric: boolean, postQuantum = false): Buffer {
   if (child(block, T.KeyWrappingData))
     throw new SvcError(
       'InvalidField',
@@ -28,6 +33,11 @@ function materialOf(block: TtlvItem | undefined, symmetric: boolean): Buffer {
   if (symmetric) {
     if (format !== F.Raw) throw new SvcError('InvalidField', 'symmetric keys are registered in Key Format Type Raw');
     return material.value;
+  }
+  if (postQuantum) {
+    if (format !== F.Pkcs8)
+      throw new SvcError('InvalidField', 'ML-DSA and SLH-DSA private keys are registered in Key Format Type PKCS#8');
+    return Buffer.from(material.value);
   }
   try {
     if (format === F.Pkcs8)
@@ -77,9 +87,10 @@ function registrationOf(payload: TtlvItem): Registration {
       algorithm: wanted.algorithm,
       ...(wanted.sizeBits !== undefined ? { sizeBits: wanted.sizeBits } : {}),
       ...(wanted.curve !== undefined ? { curve: wanted.curve } : {}),
+      ...(wanted.parameterSet !== undefined ? { parameterSet: wanted.parameterSet } : {}),
       ...(extractable?.type === 'Boolean' ? { exportable: extractable.value } : {}),
     },
-    material: materialOf(block, symmetric),
+    material: materialOf(block, symmetric, wanted.parameterSet !== undefined),
   };
 }
 
@@ -106,6 +117,7 @@ export const register: KmipAdapter = async (payload: TtlvItem, call: KmipCall) =
       algorithm: spec.algorithm,
       ...(spec.sizeBits !== undefined ? { sizeBits: spec.sizeBits } : {}),
       ...(spec.curve !== undefined ? { curve: spec.curve } : {}),
+      ...(spec.parameterSet !== undefined ? { parameterSet: spec.parameterSet } : {}),
     });
     const wrapped = Buffer.from(wrapKeyMaterial(params.wrappingPublicKeyPem, material)).toString('base64');
     const key = await call.run<ManagedKey>('ImportKey', {

@@ -5,7 +5,8 @@ import java.util.Base64;
 
 /**
  * One version's material of an exportable key: {@code format} is "raw" (AES, HMAC) or "pkcs8-der"
- * (RSA, EC, EdDSA; {@code java.security.spec.PKCS8EncodedKeySpec} reads it).
+ * (RSA, EC, EdDSA, ML-DSA, SLH-DSA; {@code java.security.spec.PKCS8EncodedKeySpec} reads it on a JDK that
+ * has the algorithm: ML-DSA from JDK 24).
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record ExportedKey(String id, int keyVersion, String format, String materialBase64) {

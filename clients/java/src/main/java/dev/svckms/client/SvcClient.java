@@ -199,10 +199,19 @@ public final class SvcClient extends AccessKeyCalls {
 
     /** A wrapping key and a single-use token for material of this algorithm and size or curve ({@code sizeBits} and {@code curve} may be null). */
     public ImportParameters getImportParameters(String algorithm, Integer sizeBits, String curve) {
+        return getImportParameters(algorithm, sizeBits, curve, null);
+    }
+
+    /**
+     * The same for an ML-DSA or SLH-DSA key: {@code parameterSet} names its set ({@code ML-DSA-65}...; null
+     * for other algorithms). Any of {@code sizeBits}, {@code curve} and {@code parameterSet} may be null.
+     */
+    public ImportParameters getImportParameters(String algorithm, Integer sizeBits, String curve, String parameterSet) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("algorithm", algorithm);
         if (sizeBits != null) body.put("sizeBits", sizeBits);
         if (curve != null) body.put("curve", curve);
+        if (parameterSet != null) body.put("parameterSet", parameterSet);
         return http.send("POST", "/v1/keys/import-parameters", null, body, false, ImportParameters.class);
     }
 
@@ -215,10 +224,10 @@ public final class SvcClient extends AccessKeyCalls {
     /**
      * Imports plain material: fetches import parameters for the spec's type, wraps the material here
      * (it never travels unwrapped) and imports it. {@code material} is the raw secret for AES and HMAC,
-     * the private key as PKCS#8 DER ({@code PrivateKey.getEncoded()}) for RSA, EC and EdDSA.
+     * the private key as PKCS#8 DER ({@code PrivateKey.getEncoded()}) for RSA, EC, EdDSA, ML-DSA and SLH-DSA.
      */
     public ManagedKey importKey(KeySpec spec, byte[] material) {
-        ImportParameters parameters = getImportParameters(spec.algorithm(), spec.sizeBits(), spec.curve());
+        ImportParameters parameters = getImportParameters(spec.algorithm(), spec.sizeBits(), spec.curve(), spec.parameterSet());
         return importWrappedKey(spec, parameters.importToken(), KeyMaterialWrapping.wrap(parameters.wrappingPublicKeyPem(), material));
     }
 
