@@ -23,6 +23,7 @@ import {
   responseItems,
   startKmipService,
 } from '../helpers/kmip.ts';
+import { runtimeHasPostQuantum } from '../helpers/post-quantum.ts';
 
 /**
  * ML-DSA and SLH-DSA keys over KMIP, with the door's own TTLV codec (PyKMIP knows neither): a set is named by
@@ -39,14 +40,7 @@ const T = K.Tag;
 const O = K.Operation;
 const R = K.ResultReason;
 const S = K.ResultStatus;
-const has = (() => {
-  try {
-    generateKeyPairSync('ml-dsa-44' as never);
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const has = runtimeHasPostQuantum;
 const MESSAGE = Buffer.from('firmware 7.1.0 for the door controllers');
 const strength = (set: string) => (/-(44|128)/.test(set) ? 128 : /-(65|192)/.test(set) ? 192 : 256);
 const uid = (id: string) => text(T.UniqueIdentifier, id);

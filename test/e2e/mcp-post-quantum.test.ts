@@ -1,9 +1,10 @@
-import { createPublicKey, generateKeyPairSync, verify } from 'node:crypto';
+import { createPublicKey, verify } from 'node:crypto';
 import t from 'tap';
 import { ML_DSA_SETS, PARAMETER_SETS } from '../../kernel/index.ts';
 import { ApiClient, b64 } from '../helpers/client.ts';
 import { mcpClient, mcpPost, toolsCall } from '../helpers/mcp-client.ts';
 import { startTestService } from '../helpers/service.ts';
+import { runtimeHasPostQuantum } from '../helpers/post-quantum.ts';
 
 /**
  * ML-DSA over MCP: create_key's input schema (generated from CreateKey's) offers spec.parameterSet with every
@@ -13,14 +14,7 @@ import { startTestService } from '../helpers/service.ts';
  * throws instead of answering it (modelcontextprotocol/typescript-sdk#1943).
  */
 
-const has = (() => {
-  try {
-    generateKeyPairSync('ml-dsa-44' as never);
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const has = runtimeHasPostQuantum;
 const MESSAGE = b64('release manifest 2026-11-30');
 
 t.test(`an MCP client and ML-DSA keys (${has ? 'this runtime has them' : 'a runtime without them'})`, async (t) => {

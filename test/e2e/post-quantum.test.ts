@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { createPublicKey, generateKeyPairSync, verify } from 'node:crypto';
+import { createPublicKey, verify } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
@@ -8,6 +8,7 @@ import { importKey } from '../helpers/byok.ts';
 import type { ApiClient } from '../helpers/client.ts';
 import { freshDatabase } from '../helpers/databases.ts';
 import { startTestService, tempDir } from '../helpers/service.ts';
+import { runtimeHasPostQuantum } from '../helpers/post-quantum.ts';
 
 /**
  * ML-DSA (FIPS 204) and SLH-DSA (FIPS 205) keys. On Node 24 (OpenSSL 3.5): every parameter set signs and
@@ -19,14 +20,7 @@ import { startTestService, tempDir } from '../helpers/service.ts';
 
 t.setTimeout(900_000);
 
-const has = (() => {
-  try {
-    generateKeyPairSync('ml-dsa-44' as never);
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const has = runtimeHasPostQuantum;
 const MESSAGE = Buffer.from('release 4.2.0, sha256 9f86d081884c7d659a2feaa0c55ad015');
 const b64 = (b: Buffer) => b.toString('base64');
 
