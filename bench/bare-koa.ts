@@ -5,11 +5,26 @@ import { koaBody } from 'koa-body';
 /**
  * The baseline: Koa, @koa/router and koa-body parsing the same JSON body a KMS call carries and
  * echoing it back as JSON, with nothing else. Every service number is quoted as a ratio of this one.
+ *
+ * BENCH_BARE_SPIN_US makes each request also use that many microseconds of CPU time (measured with
+ * getrusage, so a slow spell of the machine does not shorten it): a control that costs what the service
+ * costs per request, with none of the service's code, for loads whose behaviour depends on how busy the
+ * server is (bench/open-loop.ts).
  */
+const SPIN_US = Number(process.env.BENCH_BARE_SPIN_US ?? 0);
+const cpuMicros = () => {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+};
+
 const app = new Koa();
 const router = new Router();
 // A JSON echo: the parsed body goes back as the answer, so its response is the size of a 1 KiB encrypt's.
 router.post('/echo', koaBody({ jsonLimit: 1048576 }), (ctx) => {
+  if (SPIN_US > 0) {
+    const until = cpuMicros() + SPIN_US;
+    while (cpuMicros() < until);
+  }
   ctx.body = ctx.request.body;
 });
 app.use(router.routes());
