@@ -15,5 +15,5 @@ export interface PoolOptions {
  * settings from it. The password travels with it only within the process.
  */
 export type KnexRecipe =
-  | { kind: 'sqlite'; file: string }
+  | { kind: 'sqlite'; file: string; walSizeLimitBytes?: number }
   | { kind: 'postgresql' | 'mysql'; connection: ServerConnection; pool: PoolOptions };

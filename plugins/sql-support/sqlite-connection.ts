@@ -7,6 +7,28 @@ import type { ChangeStamp, KnexSettings } from './knex-settings.ts';
 import { WalCheckpointer, WRITER_AUTOCHECKPOINT_PAGES } from './wal-checkpointer.ts';
 
 /**
+ * What every connection that writes an SQLite file sets (the pool's below, and a row writer thread's).
+ * secure_delete: freed cells are overwritten with zeros, so a deleted row leaves no copy in the file.
+ * The WAL is checkpointed by a thread of its own (the companion below), not inside a commit here.
+ * journal_size_limit: once checkpointed, the WAL is cut back to `walSizeLimitBytes` at the next commit. At
+ * 0 (the default: the journal) it starts over from nothing, so a full disk fails the next commit that needs
+ * room (as with a WAL that never started over) rather than after the old WAL's size, and old frames (a
+ * destroyed key's wrapped material) do not stay in the file. Above 0, a WAL that has grown is written over
+ * in place: every commit then appends to a file of the same size, where one that grows the file makes its
+ * fsync also commit the file system's metadata, a pause of 100 ms and more every few seconds under load.
+ */
+export function writerPragmas(walSizeLimitBytes = 0): string[] {
+  return [
+    'journal_mode = WAL',
+    'synchronous = FULL',
+    'secure_delete = ON',
+    'busy_timeout = 5000',
+    `wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`,
+    `journal_size_limit = ${Math.max(0, Math.floor(walSizeLimitBytes))}`,
+  ];
+}
+
+/**
  * knex settings for an SQLite file through better-sqlite3: one connection (SQLite has one writer),
  * WAL for concurrent readers, synchronous FULL so an acknowledged write survives a crash. The folder
  * is made at start, not when the settings are built. `shared`: other processes of this host write the
@@ -17,12 +39,14 @@ export function sqliteKnexSettings(
   file: string,
   logger: Pick<Logger, 'warn'> = { warn: () => {} },
   shared = false,
+  /** What a checkpointed WAL is cut back to (writerPragmas); 0 unless the file holds nothing to erase. */
+  walSizeLimitBytes = 0,
 ): KnexSettings {
   return {
     describe: file,
     shared,
     bootTimeoutMs: 15_000,
-    recipe: { kind: 'sqlite', file },
+    recipe: { kind: 'sqlite', file, walSizeLimitBytes },
     // The data directory is made 0700; the process umask (app/main.ts) makes every file in it 0600, and
     // a file an earlier version or a restore left open to others is narrowed at start, with a warning.
     exclusive: (_db, _name, work) => withFileLock(file, 15_000, work),
@@ -38,19 +62,7 @@ export function sqliteKnexSettings(
       pool: {
         min: 1,
         max: 1,
-        // secure_delete: freed cells are overwritten with zeros, so a deleted row leaves no copy in the file.
-        // The WAL is checkpointed by a thread of its own (the companion below), not inside a commit here.
-        // journal_size_limit 0: once checkpointed, the WAL is cut back at the next commit instead of being
-        // written over in place, so a full disk fails the next commit that needs room (as with a WAL that
-        // never started over) rather than after the old WAL's size, and old frames do not stay in the file.
-        afterCreate: withPragmas([
-          'journal_mode = WAL',
-          'synchronous = FULL',
-          'secure_delete = ON',
-          'busy_timeout = 5000',
-          `wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`,
-          'journal_size_limit = 0',
-        ]),
+        afterCreate: withPragmas(writerPragmas(walSizeLimitBytes)),
       },
     },
     companion: () => new WalCheckpointer(file, (message, fields) => logger.warn(message, fields)),

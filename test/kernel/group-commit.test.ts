@@ -29,3 +29,53 @@ t.test('a store that cannot be reached fails the whole batch at once (no retry p
   t.ok(results.every((r) => r.status === 'rejected'));
   t.equal(writes, 1);
 });
+
+t.test(
+  'with an interval, writes start at least that far apart and what arrives meanwhile goes in one batch',
+  async (t) => {
+    const INTERVAL = 40;
+    const starts: number[] = [];
+    const batches: string[][] = [];
+    const commit = new GroupCommit<string>(
+      (batch) => {
+        starts.push(performance.now());
+        batches.push([...batch]);
+      },
+      1000,
+      INTERVAL,
+    );
+    await commit.add('first');
+    // Ten records added one by one, each after the previous is stored or after a turn of the event loop.
+    const later = [];
+    for (let i = 0; i < 10; i++) {
+      later.push(commit.add(`r${i}`));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all(later);
+    t.same(batches[0], ['first'], 'an idle commit writes its first record by itself');
+    t.same(batches.flat(), ['first', ...Array.from({ length: 10 }, (_, i) => `r${i}`)], 'every record, in order');
+    t.ok(batches.length < 11, `the ten later records share writes (${batches.length - 1} writes for 10)`);
+    for (let i = 1; i < starts.length; i++)
+      t.ok(
+        starts[i]! - starts[i - 1]! >= INTERVAL - 1,
+        `write ${i} started ${INTERVAL} ms or more after the one before`,
+      );
+  },
+);
+
+t.test(
+  'with an interval, an idle commit writes at once: the interval only spaces writes that follow each other',
+  async (t) => {
+    let writes = 0;
+    const commit = new GroupCommit<string>(
+      () => {
+        writes++;
+      },
+      1000,
+      600_000,
+    );
+    // Were the first write held for the interval, this would wait ten minutes; the test's timeout would end it.
+    await commit.add('a');
+    t.equal(writes, 1);
+  },
+);

@@ -16,6 +16,7 @@ import {
 import { connectAndMigrate } from '../../sql-support/connect.ts';
 import { unlessUnavailable } from '../../sql-support/unavailable.ts';
 import type { KnexSettings } from '../../sql-support/knex-settings.ts';
+import { SQLITE_COMMIT_INTERVAL_MS, SqliteRowWriter } from '../../sql-support/sqlite-row-writer.ts';
 import { isUniqueViolation } from '../../sql-support/unique-violation.ts';
 import { chainHead, chainRows, toRow, type AuditRow } from './audit-chain.ts';
 import { AuditReader } from './reader-client.ts';
@@ -49,6 +50,8 @@ export class KnexAuditSink implements AuditSink {
   // (verification, advisor windows), so those never crowd out either the pages or the request path.
   private reader: AuditReader | undefined;
   private background: AuditReader | undefined;
+  /** On SQLite, the thread that commits the batches, so no fsync holds the request thread (sqlite-row-writer.ts). */
+  private writer: SqliteRowWriter | undefined;
   private readonly recorder: ChainHeadRecorder | undefined;
   /** Where this node's last verification ended on each chain: the next one goes on from there. */
   private verified: VerifiedState | undefined;
@@ -59,7 +62,7 @@ export class KnexAuditSink implements AuditSink {
   /** When (clock ms) a write last succeeded; -Infinity after a failed one. */
   private lastStoredAt = Number.NEGATIVE_INFINITY;
   // Concurrent requests' records go in as one multi-row INSERT; each request waits for its commit.
-  private readonly rows = new GroupCommit<{ row: AuditRow; stored?: boolean }>((batch) => this.insert(batch), 500);
+  private readonly rows: GroupCommit<{ row: AuditRow; stored?: boolean }>;
 
   constructor(
     private readonly settings: KnexSettings,
@@ -75,6 +78,9 @@ export class KnexAuditSink implements AuditSink {
     nodes?: NodeRegistry,
   ) {
     this.recorder = nodes && new ChainHeadRecorder(nodes, node, clock, logger);
+    // On SQLite each commit is an fsync this process pays for: commits are spaced (see GroupCommit).
+    const interval = settings.recipe?.kind === 'sqlite' ? SQLITE_COMMIT_INTERVAL_MS : 0;
+    this.rows = new GroupCommit((batch) => this.insert(batch), 500, interval);
   }
 
   async start(): Promise<void> {
@@ -85,6 +91,13 @@ export class KnexAuditSink implements AuditSink {
     this.head = await chainHead(this.db, this.node);
     this.reader = new AuditReader(this.settings.recipe, this.logger);
     this.background = new AuditReader(this.settings.recipe, this.logger, READER_NICENESS);
+    const recipe = this.settings.recipe;
+    if (recipe.kind === 'sqlite')
+      this.writer = new SqliteRowWriter(
+        recipe.file,
+        (message, fields) => this.logger.warn(message, fields),
+        recipe.walSizeLimitBytes,
+      );
     await this.recorder?.start(this.db, this.pruneBefore());
     if (this.retentionDays > 0) {
       await this.prune();
@@ -103,6 +116,8 @@ export class KnexAuditSink implements AuditSink {
     // The head recorded at stop closes the chain: a batch still being written must be in it first.
     await this.writesSettled();
     this.closing = true;
+    await this.writer?.stop();
+    this.writer = undefined;
     if (this.db) await this.recorder?.stop(this.db);
     const db = this.db;
     this.db = undefined;
@@ -200,7 +215,13 @@ export class KnexAuditSink implements AuditSink {
     const rows = batch.map((b) => b.row);
     const head = chainRows(rows, this.node, this.head);
     try {
-      await this.stored(() => this.knex()('svc_audit').insert(rows));
+      const writer = this.writer;
+      await this.stored(
+        async (): Promise<void> =>
+          writer
+            ? writer.insert('svc_audit', rows as unknown as Array<Record<string, unknown>>)
+            : void (await this.knex()('svc_audit').insert(rows)),
+      );
     } catch (err) {
       if (
         batch.length === 1 &&

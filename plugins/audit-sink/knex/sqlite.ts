@@ -4,7 +4,15 @@ import { auditSinkPort, definePlugin, defineSettings, journalPort, KERNEL_API_VE
 import { auditRetention, sqliteFile } from '../../sql-support/config.ts';
 import { sqlitePath } from '../../sql-support/connection-url.ts';
 import { sqliteKnexSettings } from '../../sql-support/sqlite-connection.ts';
+import { WRITER_AUTOCHECKPOINT_PAGES } from '../../sql-support/wal-checkpointer.ts';
 import { KnexAuditSink } from './knex-audit-sink.ts';
+
+/**
+ * The audit file's WAL is written over in place up to the size at which its writer would checkpoint by
+ * itself (writerPragmas): audit rows carry no secret to erase, and a WAL started over from nothing after
+ * every background checkpoint made the audit's commits pause for the file system's metadata.
+ */
+const AUDIT_WAL_SIZE_LIMIT_BYTES = WRITER_AUTOCHECKPOINT_PAGES * 4096;
 
 const auditSqliteSettings = defineSettings(
   Type.Object({
@@ -37,7 +45,7 @@ export default definePlugin({
   }),
   create: ({ config, clock, logger, deps }) =>
     new KnexAuditSink(
-      sqliteKnexSettings(config.file, logger),
+      sqliteKnexSettings(config.file, logger, false, AUDIT_WAL_SIZE_LIMIT_BYTES),
       config.retentionDays,
       clock,
       logger,
