@@ -29,6 +29,8 @@ router.post('/echo', koaBody({ jsonLimit: 1048576 }), (ctx) => {
 });
 app.use(router.routes());
 const server = app.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
+  // Under bare-koa-cluster.ts the primary says when every worker listens.
+  if (process.env.BENCH_BARE_QUIET) return;
   process.stderr.write(`${JSON.stringify({ msg: 'listening', port: (server.address() as { port: number }).port })}\n`);
 });
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

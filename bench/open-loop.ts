@@ -56,7 +56,9 @@ async function withServer<T>(
     path.join(work, 'stdout.jsonl'),
   );
   try {
-    const urlPath = bare ? '/echo' : `/v1/keys/${await activeKey(svc.url, { algorithm: 'AES', sizeBits: 256 })}/encrypt`;
+    const urlPath = bare
+      ? '/echo'
+      : `/v1/keys/${await activeKey(svc.url, { algorithm: 'AES', sizeBits: 256 })}/encrypt`;
     await load('warm-up', `${svc.url}${urlPath}`, PLAINTEXT, 10);
     return await run({ url: svc.url, pid: svc.child.pid!, urlPath, body: BODY });
   } finally {

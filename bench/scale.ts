@@ -23,10 +23,14 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const CORES = availableParallelism();
 const MAX_WORKERS = Number(process.env.BENCH_SCALE_MAX_WORKERS ?? CORES);
 const TICKS_PER_SECOND = 100; // getconf CLK_TCK on Linux
-type Store = 'postgresql' | 'sqlite';
-const STORES = (process.env.BENCH_SCALE_STORE ?? 'postgresql,sqlite')
-  .split(',')
-  .filter((s): s is Store => s === 'postgresql' || s === 'sqlite');
+type Store = 'postgresql' | 'sqlite' | 'control';
+// The control (bare Koa under node:cluster, bare-koa-cluster.ts) always runs: it is what the stores' rows are read against.
+const STORES: Store[] = [
+  ...(process.env.BENCH_SCALE_STORE ?? 'postgresql,sqlite')
+    .split(',')
+    .filter((s): s is Store => s === 'postgresql' || s === 'sqlite'),
+  'control',
+];
 const PLAINTEXT = { plaintextBase64: Buffer.alloc(1024, 7).toString('base64') };
 
 /** CPU seconds (user + system) of a process and every process it started (the primary and its workers). */
@@ -97,6 +101,18 @@ function machineTicks(): { busy: number; total: number } {
 }
 
 function startNode(store: Store, workers: number, dir: string): Promise<{ child: ChildProcess; url: string }> {
+  if (store === 'control') {
+    const child = spawn(
+      process.execPath,
+      ['--max-semi-space-size=64', '--import', 'tsx', 'bench/bare-koa-cluster.ts'],
+      {
+        cwd: ROOT,
+        env: { ...process.env, BENCH_BARE_WORKERS: String(workers) },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    return whenListening(child, 'bare Koa cluster');
+  }
   const env = {
     ...process.env,
     SVC_HTTP_HOST: '127.0.0.1',
@@ -144,9 +160,12 @@ async function measure(store: Store, workers: number): Promise<Row> {
   const dir = mkdtempSync(path.join(tmpdir(), 'svc-bench-scale-'));
   const node = await startNode(store, workers, dir);
   try {
-    const key = await call(`${node.url}/v1/keys`, { spec: { name: `bench-${randomUUID()}`, algorithm: 'AES' } });
-    await call(`${node.url}/v1/keys/${key.id}/activate`);
-    const url = `${node.url}/v1/keys/${key.id}/encrypt`;
+    let url = `${node.url}/echo`;
+    if (store !== 'control') {
+      const key = await call(`${node.url}/v1/keys`, { spec: { name: `bench-${randomUUID()}`, algorithm: 'AES' } });
+      await call(`${node.url}/v1/keys/${key.id}/activate`);
+      url = `${node.url}/v1/keys/${key.id}/encrypt`;
+    }
     const opts = {
       url,
       method: 'POST' as const,
@@ -185,16 +204,35 @@ async function measure(store: Store, workers: number): Promise<Row> {
 }
 
 const loadBefore = loadavg()[0]!;
-const rows: Row[] = [];
+const measured: Row[] = [];
+// 1, 2, ... N workers, then N ... 1: the machine's drift during a store's runs moves every worker count alike.
+const counts = Array.from({ length: Math.max(1, MAX_WORKERS) }, (_, i) => i + 1);
 try {
   for (const store of STORES)
-    for (let workers = 1; workers <= Math.max(1, MAX_WORKERS); workers++) rows.push(await measure(store, workers));
+    for (const workers of [...counts, ...[...counts].reverse()]) measured.push(await measure(store, workers));
 } finally {
   if (STORES.includes('postgresql'))
     execFileSync('bash', [services, 'stop', pgWork], { stdio: ['ignore', 'ignore', 'inherit'] });
   rmSync(pgWork, { recursive: true, force: true });
 }
 const loadAfter = loadavg()[0]!;
+const meanOf = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const rows: Row[] = STORES.flatMap((store) =>
+  counts.map((workers) => {
+    const runs = measured.filter((r) => r.store === store && r.workers === workers);
+    return {
+      store,
+      workers,
+      rps: meanOf(runs.map((r) => r.rps)),
+      p50: meanOf(runs.map((r) => r.p50)),
+      p99: meanOf(runs.map((r) => r.p99)),
+      errors: runs.reduce((a, r) => a + r.errors, 0),
+      serverCores: meanOf(runs.map((r) => r.serverCores)),
+      generatorCores: meanOf(runs.map((r) => r.generatorCores)),
+      machineCores: meanOf(runs.map((r) => r.machineCores)),
+    };
+  }),
+);
 const one = (r: Row) => rows.find((x) => x.store === r.store && x.workers === 1)!;
 /** Server CPU (primary and workers) per request answered, in microseconds. */
 const cpuPerRequest = (r: Row) => (r.serverCores / r.rps) * 1e6;
@@ -208,10 +246,39 @@ const limit = (r: Row): string => {
       : `the machine: server and generator use ${ours.toFixed(1)} of ${CORES} cores`;
   return 'the node';
 };
+/**
+ * The control's rows are bare Koa under node:cluster: what N processes on these cores pay per request with none of the
+ * service's code. A store's own part of the cost of more workers is its ratio over the control's.
+ */
+function controlReading(): string[] {
+  const top = Math.max(1, MAX_WORKERS);
+  const ratio = (store: Store) => {
+    const [a, b] = [
+      rows.find((r) => r.store === store && r.workers === 1),
+      rows.find((r) => r.store === store && r.workers === top),
+    ];
+    return a && b ? cpuPerRequest(b) / cpuPerRequest(a) : undefined;
+  };
+  const control = ratio('control');
+  if (top < 2 || control === undefined) return [];
+  return [
+    `The control (bare Koa under node:cluster, the same ${CONNECTIONS} connections) pays ${control.toFixed(2)}x its one-process CPU per request with ${top} processes:`,
+    'processes that share these cores with each other and the generator are dearer per request with none of the',
+    `service's code in them. The stores' own part, their ${top}-worker ratio over the control's: ` +
+      STORES.filter((s) => s !== 'control')
+        .map((s) => `${s} ${((ratio(s) ?? Number.NaN) / control).toFixed(2)}x`)
+        .join(', ') +
+      '.',
+    '',
+  ];
+}
+
 const doc = [
   '# Benchmarks: one node, every core (server.workers)',
   '',
   '<!-- Written by `npm run bench:scale`. -->',
+  '',
+  'Each worker count runs twice, in the order 1, 2, ... N, N ... 1, and its row is the mean of the two.',
   '',
   `Run on ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${CORES} usable cores; load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after`,
   `(others' work on the machine counts against both server and generator). Encrypt 1 KiB with one AES key, autocannon ${CONNECTIONS}`,
@@ -232,6 +299,7 @@ const doc = [
       `| ${r.store} | ${r.workers} | ${r.rps.toFixed(0)} | ${(r.rps / one(r).rps).toFixed(2)} | ${r.workers === 1 ? '' : ((r.rps - one(r).rps) / (r.workers - 1) / one(r).rps).toFixed(2)} | ${cpuPerRequest(r).toFixed(0)} | ${(cpuPerRequest(r) / cpuPerRequest(one(r))).toFixed(2)} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.serverCores.toFixed(2)} | ${r.generatorCores.toFixed(2)} | ${r.machineCores.toFixed(2)} | ${limit(r)} |`,
   ),
   '',
+  ...controlReading(),
   'Reading the table: a worker is one Node process with its own event loop, so while the node is the limit each added',
   "worker should add close to one worker's throughput (the goal is at least 0.8 of it per added core). Where the",
   '"limit" column names the generator or the machine, the row measures those instead: on a machine with as many cores',
