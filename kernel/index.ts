@@ -161,4 +161,5 @@ export { MAX_JSON_DEPTH, nestedDeeperThan, parseJsonBody } from './http/json-tex
 export { readRawBody } from './http/raw-body.ts';
 export { TLS12_CIPHERS } from './http/tls.ts';
 export { isRequestId } from './http/errors-middleware.ts';
-export { siblingModule, startModuleWorker } from './threads/module-worker.ts';
+export { closeWorker, siblingModule, startModuleWorker } from './threads/module-worker.ts';
+export { PendingReplies } from './threads/pending-replies.ts';

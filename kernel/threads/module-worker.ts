@@ -23,3 +23,15 @@ export function startModuleWorker(entry: URL, data: Record<string, unknown>): Wo
 export function siblingModule(callerUrl: string, name: string): URL {
   return new URL(`./${name}${new URL(callerUrl).pathname.endsWith('.ts') ? '.ts' : '.js'}`, callerUrl);
 }
+
+/**
+ * Asks a running worker to end with `message` and waits until it has; one still running after `graceMs` is
+ * terminated. The caller knows the worker has not exited yet (it forgets one on its 'exit').
+ */
+export async function closeWorker(worker: Worker, message: unknown, graceMs = 5_000): Promise<void> {
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  worker.postMessage(message);
+  const timer = setTimeout(() => void worker.terminate(), graceMs);
+  await exited;
+  clearTimeout(timer);
+}

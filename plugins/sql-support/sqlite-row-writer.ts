@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { SvcError } from '../../kernel/index.ts';
+import { closeWorker, PendingReplies, SvcError } from '../../kernel/index.ts';
 import { writerPragmas } from './sqlite-connection.ts';
 import { SQLITE_DRIVER_PACKAGE } from './sqlite-driver.ts';
 
@@ -51,11 +51,6 @@ parentPort.on('message', (m) => {
  */
 export const SQLITE_COMMIT_INTERVAL_MS = 5;
 
-interface Waiting {
-  resolve(): void;
-  reject(err: Error): void;
-}
-
 type Reply = { id: number; error?: { message: string; code?: string } };
 
 /**
@@ -69,8 +64,7 @@ type Reply = { id: number; error?: { message: string; code?: string } };
  */
 export class SqliteRowWriter {
   private worker: Worker | undefined;
-  private nextId = 0;
-  private readonly waiting = new Map<number, Waiting>();
+  private readonly replies = new PendingReplies<void>();
   private stopped = false;
 
   constructor(
@@ -87,14 +81,7 @@ export class SqliteRowWriter {
         new SvcError('ServiceUnavailable', 'the writer is stopping; retry on another node', { retryAfterSeconds: 5 }),
       );
     const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))];
-    const worker = this.running();
-    const id = ++this.nextId;
-    // Referenced while it owes an answer, so a process waiting for one does not exit; idle, it never keeps the process alive.
-    worker.ref();
-    return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      worker.postMessage({ id, table, columns, rows });
-    });
+    return this.replies.send(this.running(), { table, columns, rows });
   }
 
   /** Ends the thread after what it holds; one that does not end within 5 s is terminated. */
@@ -103,11 +90,7 @@ export class SqliteRowWriter {
     const worker = this.worker;
     this.worker = undefined;
     if (!worker) return;
-    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-    worker.postMessage({ kind: 'close' });
-    const timer = setTimeout(() => void worker.terminate(), 5_000);
-    await exited;
-    clearTimeout(timer);
+    await closeWorker(worker, { kind: 'close' });
   }
 
   private running(): Worker {
@@ -121,27 +104,24 @@ export class SqliteRowWriter {
     worker.on('error', (err) => this.warn('SQLite writer thread failed', { file: this.file, error: err.message }));
     worker.on('exit', (code) => {
       if (this.worker === worker) this.worker = undefined;
-      const lost = [...this.waiting.values()];
-      this.waiting.clear();
-      if (lost.length > 0 || (code !== 0 && !this.stopped))
-        this.warn('SQLite writer thread ended', { file: this.file, code, writes: lost.length });
-      for (const w of lost)
-        w.reject(
+      const lost = this.replies.failAll(
+        () =>
           new SvcError('ServiceUnavailable', `the writer of ${this.file} ended before the commit; retry`, {
             retryAfterSeconds: 1,
           }),
-        );
+      );
+      if (lost > 0 || (code !== 0 && !this.stopped))
+        this.warn('SQLite writer thread ended', { file: this.file, code, writes: lost });
     });
     this.worker = worker;
     return worker;
   }
 
-  private settle(reply: Reply): void {
-    const waiting = this.waiting.get(reply.id);
-    if (!waiting) return;
-    this.waiting.delete(reply.id);
-    if (this.waiting.size === 0) this.worker?.unref();
-    if (!reply.error) waiting.resolve();
-    else waiting.reject(Object.assign(new Error(reply.error.message), { code: reply.error.code }));
+  private settle({ id, error }: Reply): void {
+    this.replies.settle(
+      this.worker,
+      id,
+      error ? { error: Object.assign(new Error(error.message), { code: error.code }) } : { value: undefined },
+    );
   }
 }

@@ -1,15 +1,18 @@
 import type { Worker } from 'node:worker_threads';
-import { type ErrorCode, type Logger, siblingModule, startModuleWorker, SvcError } from '../../../kernel/index.ts';
+import {
+  closeWorker,
+  type ErrorCode,
+  type Logger,
+  PendingReplies,
+  siblingModule,
+  startModuleWorker,
+  SvcError,
+} from '../../../kernel/index.ts';
 import type { KnexRecipe } from '../../sql-support/recipe.ts';
 import type { ReaderAnswer, ReaderArgs, ReaderKind, ReaderMessage, ReaderReply } from './reader-handlers.ts';
 
 // From source the worker is reader-worker.ts; in the built server (dist/server) this file and it are .js.
 const ENTRY = siblingModule(import.meta.url, 'reader-worker');
-
-interface Waiting {
-  resolve(value: unknown): void;
-  reject(err: Error): void;
-}
 
 /**
  * The knex audit sink's reader: a worker thread with its own read connection (reader-worker.ts) that
@@ -18,8 +21,7 @@ interface Waiting {
  */
 export class AuditReader {
   private worker: Worker | undefined;
-  private nextId = 0;
-  private readonly waiting = new Map<number, Waiting>();
+  private readonly replies = new PendingReplies();
   private stopped = false;
 
   constructor(
@@ -36,15 +38,8 @@ export class AuditReader {
           retryAfterSeconds: 5,
         }),
       );
-    const worker = this.running();
-    const id = ++this.nextId;
-    // Referenced while it owes an answer, so a process waiting for one does not exit; idle, it never keeps the process
-    // alive.
-    worker.ref();
-    return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      worker.postMessage({ id, kind, args } satisfies ReaderMessage);
-    });
+    const message: Omit<ReaderMessage, 'id'> = { kind, args };
+    return this.replies.send(this.running(), message) as Promise<ReaderAnswer<K>>;
   }
 
   /** Closes the worker's connection and ends it; one that does not end within 5 s is terminated. */
@@ -53,11 +48,7 @@ export class AuditReader {
     const worker = this.worker;
     this.worker = undefined;
     if (!worker) return;
-    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-    worker.postMessage({ id: 0, kind: 'close' } satisfies ReaderMessage);
-    const timer = setTimeout(() => void worker.terminate(), 5_000);
-    await exited;
-    clearTimeout(timer);
+    await closeWorker(worker, { id: 0, kind: 'close' } satisfies ReaderMessage);
   }
 
   private running(): Worker {
@@ -67,33 +58,26 @@ export class AuditReader {
     worker.on('error', (err) => this.logger.warn('audit reader worker failed', { error: err.message }));
     worker.on('exit', (code) => {
       if (this.worker === worker) this.worker = undefined;
-      const lost = [...this.waiting.values()];
-      this.waiting.clear();
-      if (lost.length > 0 || (code !== 0 && !this.stopped))
-        this.logger.warn('audit reader worker ended', { code, requests: lost.length });
-      for (const w of lost)
-        w.reject(
+      const lost = this.replies.failAll(
+        () =>
           new SvcError('ServiceUnavailable', 'the audit reader ended before it answered; retry', {
             retryAfterSeconds: 1,
           }),
-        );
+      );
+      if (lost > 0 || (code !== 0 && !this.stopped))
+        this.logger.warn('audit reader worker ended', { code, requests: lost });
     });
     this.worker = worker;
     return worker;
   }
 
   private settle(reply: ReaderReply): void {
-    const waiting = this.waiting.get(reply.id);
-    if (!waiting) return;
-    this.waiting.delete(reply.id);
-    if (this.waiting.size === 0) this.worker?.unref();
-    if ('value' in reply) waiting.resolve(reply.value);
-    else if (reply.error.code)
-      waiting.reject(
-        new SvcError(reply.error.code as ErrorCode, reply.error.message, {
-          retryAfterSeconds: reply.error.retryAfterSeconds,
-        }),
-      );
-    else waiting.reject(new Error(reply.error.message));
+    if ('value' in reply) {
+      this.replies.settle(this.worker, reply.id, { value: reply.value });
+      return;
+    }
+    const { code, message, retryAfterSeconds } = reply.error;
+    const error = code ? new SvcError(code as ErrorCode, message, { retryAfterSeconds }) : new Error(message);
+    this.replies.settle(this.worker, reply.id, { error });
   }
 }
