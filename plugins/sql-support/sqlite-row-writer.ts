@@ -60,12 +60,17 @@ type Reply = { id: number; error?: { message: string; code?: string } };
  * rows over and goes on serving while the commit and its fsync happen on the writer thread; a caller still
  * waits for its own rows to be durable. A failed insert rejects with the driver's message and code (a
  * unique violation reads as one); a thread that ends fails what it held with 503 and is started again by
- * the next insert.
+ * the next insert, but not within RESTART_PAUSE_MS of a thread that failed: a file that cannot be opened (removed,
+ * made unreadable) would otherwise cost a thread start for every batch while every caller is answered 503 anyway.
  */
+export const RESTART_PAUSE_MS = 1_000;
+
 export class SqliteRowWriter {
   private worker: Worker | undefined;
   private readonly replies = new PendingReplies<void>();
   private stopped = false;
+  /** Until when (Date.now()) no new thread starts, after one that failed. */
+  private pausedUntil = 0;
 
   constructor(
     private readonly file: string,
@@ -79,6 +84,12 @@ export class SqliteRowWriter {
     if (this.stopped)
       return Promise.reject(
         new SvcError('ServiceUnavailable', 'the writer is stopping; retry on another node', { retryAfterSeconds: 5 }),
+      );
+    if (!this.worker && Date.now() < this.pausedUntil)
+      return Promise.reject(
+        new SvcError('ServiceUnavailable', `the writer of ${this.file} failed a moment ago; retry`, {
+          retryAfterSeconds: 1,
+        }),
       );
     const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))];
     return this.replies.send(this.running(), { table, columns, rows });
@@ -110,6 +121,7 @@ export class SqliteRowWriter {
             retryAfterSeconds: 1,
           }),
       );
+      if (code !== 0 && !this.stopped) this.pausedUntil = Date.now() + RESTART_PAUSE_MS;
       if (lost > 0 || (code !== 0 && !this.stopped))
         this.warn('SQLite writer thread ended', { file: this.file, code, writes: lost });
     });

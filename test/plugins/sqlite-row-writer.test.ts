@@ -3,9 +3,10 @@ import path from 'node:path';
 import t from 'tap';
 import { isSvcError } from '../../kernel/errors.ts';
 import { Database } from '../../plugins/sql-support/sqlite-driver.ts';
-import { SqliteRowWriter } from '../../plugins/sql-support/sqlite-row-writer.ts';
+import { RESTART_PAUSE_MS, SqliteRowWriter } from '../../plugins/sql-support/sqlite-row-writer.ts';
 import { isUniqueViolation } from '../../plugins/sql-support/unique-violation.ts';
 import { tempDir } from '../helpers/service.ts';
+import { until } from '../helpers/until.ts';
 
 const quiet = () => {};
 
@@ -70,8 +71,33 @@ t.test('a writer thread that ends fails what it held with 503, and the next inse
     warnings.includes('SQLite writer thread ended') || err === undefined,
     'the end of a thread that held a write is logged',
   );
-  await writer.insert('rows', [{ tag: 'after' }]);
+  const soon = await writer.insert('rows', [{ tag: 'soon' }]).catch((e: unknown) => e);
+  t.ok(isSvcError(soon) && soon.code === 'ServiceUnavailable', 'right after a failed thread: 503, no new thread yet');
+  await until(
+    () =>
+      writer.insert('rows', [{ tag: 'after' }]).then(
+        () => true,
+        () => false,
+      ),
+    'a new thread to store an insert',
+    RESTART_PAUSE_MS * 10,
+  );
   t.ok(db.prepare("SELECT 1 FROM rows WHERE tag = 'after'").get(), 'a new thread stored the next insert');
+});
+
+t.test('a file the writer cannot open: 503 at once, and no thread started per batch meanwhile', async (t) => {
+  const file = path.join(tempDir(), 'missing.db');
+  const warnings: string[] = [];
+  const writer = new SqliteRowWriter(file, (message) => warnings.push(message));
+  t.teardown(() => writer.stop());
+  const outcomes = [];
+  for (let i = 0; i < 20; i++) outcomes.push(await writer.insert('rows', [{ tag: `${i}` }]).catch((e: unknown) => e));
+  t.ok(
+    outcomes.every((e) => isSvcError(e) && e.code === 'ServiceUnavailable'),
+    'every insert is refused with 503',
+  );
+  const started = warnings.filter((w) => w === 'SQLite writer thread ended').length;
+  t.equal(started, 1, 'one thread tried to open the file; the other 19 inserts started none');
 });
 
 t.test('a stopped writer refuses with 503', async (t) => {
