@@ -43,12 +43,16 @@ export class GroupCommit<T> {
   private schedule(): void {
     this.scheduled = true;
     const run = () => {
+      // A timer counts from the event loop's cached time, which can be behind: it may fire early.
+      const wait = this.lastStart + this.minIntervalMs - performance.now();
+      if (wait > 0) {
+        setTimeout(run, wait);
+        return;
+      }
       this.scheduled = false;
       void this.write();
     };
-    const wait = this.lastStart + this.minIntervalMs - performance.now();
-    if (wait > 0) setTimeout(run, wait);
-    else setImmediate(run);
+    setImmediate(run);
   }
 
   private async write(): Promise<void> {
