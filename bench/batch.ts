@@ -1,6 +1,7 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
+import { titledDoc, writeGeneratedBlock } from './lib/generated-doc.ts';
 import {
   activeKey,
   CONNECTIONS,
@@ -113,13 +114,9 @@ const generated = [
   `Median items per server CPU second, batch over single: **${medianRatio.toFixed(1)}x** (goal: at least ${GOAL}x): **${medianRatio >= GOAL ? 'met' : 'not met'}**. Errors: ${errors}.`,
   '<!-- generated:end -->',
 ].join('\n');
-const docPath = path.join(ROOT, 'docs/benchmarks-batch.md');
-const old = existsSync(docPath)
-  ? readFileSync(docPath, 'utf8')
-  : '# Benchmark: batch encrypt against single calls\n\n<!-- generated:start -->\n<!-- generated:end -->\n';
-writeFileSync(
-  docPath,
-  old.replace(/<!-- generated:start[\s\S]*<!-- generated:end -->/, () => generated),
+writeGeneratedBlock(
+  path.join(ROOT, 'docs/benchmarks-batch.md'),
+  generated,
+  titledDoc('Benchmark: batch encrypt against single calls'),
 );
-process.stderr.write(`${generated}\n${docPath} written\n`);
 if (errors > 0) process.exitCode = 1;

@@ -1,6 +1,7 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
+import { writeGeneratedBlock } from './lib/generated-doc.ts';
 import { parseArgs } from 'node:util';
 import knexFactory from 'knex';
 import { auditMismatches, type AuditMismatch } from '../test/helpers/fuzz/audit-oracle.ts';
@@ -370,10 +371,6 @@ const generated = [
   ...lines,
   '<!-- generated:end -->',
 ].join('\n');
-const MARKED = /<!-- generated:start[\s\S]*<!-- generated:end -->/;
-const old = existsSync(String(args.out)) ? readFileSync(String(args.out), 'utf8') : '';
-const doc = (MARKED.test(old) ? old : intro).replace(MARKED, () => generated);
-writeFileSync(String(args.out), doc);
-process.stderr.write(`${generated}\n${args.out} written\n`);
+writeGeneratedBlock(String(args.out), generated, intro);
 const failed = [...runs, ...openLoop.values()].some((r) => r.result.serverErrors.length > 0 || r.crashed);
 process.exit(failed ? 1 : 0);

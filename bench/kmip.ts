@@ -1,6 +1,7 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
+import { titledDoc, writeGeneratedBlock } from './lib/generated-doc.ts';
 import { connect, type TLSSocket } from 'node:tls';
 import { bytes, child, decodeTtlv, encodeTtlv, Framer, K, text } from '../plugins/doors/kmip/ttlv/index.ts';
 import { freePort } from '../test/helpers/test-server.ts';
@@ -186,13 +187,9 @@ const generated = [
   `Median KMIP Encrypts per CPU second over REST encrypts per CPU second: **${medianRatio.toFixed(3)}**. Errors: ${errors}.`,
   '<!-- generated:end -->',
 ].join('\n');
-const docPath = path.join(ROOT, 'docs/benchmarks-kmip.md');
-const old = existsSync(docPath)
-  ? readFileSync(docPath, 'utf8')
-  : '# Benchmark: the KMIP door against REST\n\n<!-- generated:start -->\n<!-- generated:end -->\n';
-writeFileSync(
-  docPath,
-  old.replace(/<!-- generated:start[\s\S]*<!-- generated:end -->/, () => generated),
+writeGeneratedBlock(
+  path.join(ROOT, 'docs/benchmarks-kmip.md'),
+  generated,
+  titledDoc('Benchmark: the KMIP door against REST'),
 );
-process.stderr.write(`${generated}\n${docPath} written\n`);
 if (errors > 0) process.exitCode = 1;

@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
+import { titledDoc, writeGeneratedBlock } from './lib/generated-doc.ts';
 import { serverConnection } from '../plugins/sql-support/connection-url.ts';
 import { createStderrLogger } from '../kernel/logger.ts';
 import { systemClock } from '../kernel/ports/clock.ts';
@@ -216,16 +217,13 @@ const generated = [
   ...lines,
   '<!-- generated:end -->',
 ].join('\n');
-const docPath = path.join(ROOT, 'docs/benchmarks-long-reads.md');
 const out = process.env.BENCH_LONG_READS_OUT;
-if (out) writeFileSync(out, `${generated}\n`);
-else {
-  const old = existsSync(docPath)
-    ? readFileSync(docPath, 'utf8')
-    : '# Benchmark: long reads beside the request path\n\n<!-- generated:start -->\n<!-- generated:end -->\n';
-  writeFileSync(
-    docPath,
-    old.replace(/<!-- generated:start[\s\S]*<!-- generated:end -->/, () => generated),
+if (out) {
+  writeFileSync(out, `${generated}\n`);
+  process.stderr.write(`${generated}\n`);
+} else
+  writeGeneratedBlock(
+    path.join(ROOT, 'docs/benchmarks-long-reads.md'),
+    generated,
+    titledDoc('Benchmark: long reads beside the request path'),
   );
-}
-process.stderr.write(`${generated}\n`);

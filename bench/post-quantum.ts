@@ -1,7 +1,8 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
+import { titledDoc, writeGeneratedBlock } from './lib/generated-doc.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import { PARAMETER_SETS, type ParameterSet } from '../kernel/index.ts';
@@ -329,15 +330,11 @@ try {
     `Errors: ${errors}.`,
     '<!-- generated:end -->',
   ].join('\n');
-  const docPath = path.join(ROOT, 'docs/benchmarks-post-quantum.md');
-  const old = existsSync(docPath)
-    ? readFileSync(docPath, 'utf8')
-    : '# Benchmark: post-quantum signatures against Ed25519\n\n<!-- generated:start -->\n<!-- generated:end -->\n';
-  writeFileSync(
-    docPath,
-    old.replace(/<!-- generated:start[\s\S]*<!-- generated:end -->/, () => generated),
+  writeGeneratedBlock(
+    path.join(ROOT, 'docs/benchmarks-post-quantum.md'),
+    generated,
+    titledDoc('Benchmark: post-quantum signatures against Ed25519'),
   );
-  process.stderr.write(`${generated}\n${docPath} written\n`);
 } finally {
   svc.child.kill('SIGTERM');
 }

@@ -1,6 +1,7 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
+import { titledDoc, writeGeneratedBlock } from './generated-doc.ts';
 import { TEST_SECRET } from '../../test/helpers/tokens.ts';
 import { CONNECTIONS, machine, median, PINNED, ROOT, ROUNDS, SECONDS, type Row, start } from './harness.ts';
 
@@ -89,14 +90,6 @@ export async function measureDoorVersusRest(bench: DoorVersusRest, startLoad: nu
     `Median CPU per call through ${door} over REST: **${medianCpu.toFixed(3)}** (goal: at most ${GOAL.toFixed(2)}, i.e. the ${door} door costs at most 25% more CPU per call): **${medianCpu <= GOAL ? 'met' : 'not met'}**. Errors: ${errors}.`,
     '<!-- generated:end -->',
   ].join('\n');
-  const docPath = path.join(ROOT, `docs/benchmarks-${bench.doc}.md`);
-  const old = existsSync(docPath)
-    ? readFileSync(docPath, 'utf8')
-    : `# ${bench.title}\n\n<!-- generated:start -->\n<!-- generated:end -->\n`;
-  writeFileSync(
-    docPath,
-    old.replace(/<!-- generated:start[\s\S]*<!-- generated:end -->/, () => generated),
-  );
-  process.stderr.write(`${generated}\n${docPath} written\n`);
+  writeGeneratedBlock(path.join(ROOT, `docs/benchmarks-${bench.doc}.md`), generated, titledDoc(bench.title));
   return errors;
 }
