@@ -9,6 +9,7 @@ import {
   type Logger,
   type OperationRunner,
   SYSTEM_PRINCIPAL,
+  newAuditEventId,
 } from '../../kernel/index.ts';
 import { usedMaterial, type MaterialUses } from './material-uses.ts';
 import { matchRule, type Action, type Rule } from './rules.ts';
@@ -170,9 +171,10 @@ export class AutoResponder {
           () => false,
         ); // the failure is on the row the pipeline wrote
     }
+    const at = this.clock.now();
     const record: AuditRecord = {
-      id: randomUUID(),
-      occurredAt: this.clock.now().toISOString(),
+      id: newAuditEventId(at),
+      occurredAt: at.toISOString(),
       principal: { subject: SYSTEM_PRINCIPAL.subject, kind: SYSTEM_PRINCIPAL.kind },
       operation: action,
       resource: `key:${keyId}`,

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import {
   type AccessKeyCredentials,
@@ -14,6 +13,7 @@ import {
   type OperationRunner,
   readRawBody,
   SvcError,
+  newAuditEventId,
 } from '../../../kernel/index.ts';
 import { awsCall } from './aws-call.ts';
 import { type AwsCaller, AwsCallers, KnownKeyRefusal } from './aws-caller.ts';
@@ -153,9 +153,10 @@ export class AwsKmsDoor implements Door {
     const budget = this.refusals.take(refusal.accessKeyId, this.deps.clock.now().getTime());
     if (!budget.record) return;
     const principal = refusal.principal;
+    const at = this.deps.clock.now();
     await this.deps.audit.record({
-      id: randomUUID(),
-      occurredAt: this.deps.clock.now().toISOString(),
+      id: newAuditEventId(at),
+      occurredAt: at.toISOString(),
       principal: { subject: principal.subject, kind: principal.kind },
       operation: (primary && this.operationOf.get(primary)) ?? 'Get',
       resource: `access-key:${refusal.accessKeyId}`,

@@ -14,6 +14,7 @@ import {
   type Principal,
   type ResourceFacts,
   SYSTEM_PRINCIPAL,
+  newAuditEventId,
 } from '../../../kernel/index.ts';
 import type { Bindings } from './bindings.ts';
 import { bindingChanges, policyDiff } from './policy-diff.ts';
@@ -164,9 +165,10 @@ export class LiveRoleBasedPolicy implements Policy, Lifecycle {
    * to another node starting at the same time reads the winner's.
    */
   private async seed(): Promise<void> {
-    const at = this.options.clock.now().toISOString();
+    const now = this.options.clock.now();
+    const at = now.toISOString();
     const audit = boundRecord({
-      id: randomUUID(),
+      id: newAuditEventId(now),
       occurredAt: at,
       principal: { subject: SYSTEM_PRINCIPAL.subject, kind: SYSTEM_PRINCIPAL.kind },
       operation: 'Administer',
