@@ -5,6 +5,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { whenListening } from './lib/listening.ts';
+import { type ScaleRow, scaleDoc } from './lib/scale-doc.ts';
 
 /**
  * `npm run bench:scale`: encrypt 1 KiB throughput of one node with 1, 2, ... N workers (server.workers;
@@ -15,7 +16,9 @@ import { whenListening } from './lib/listening.ts';
  * machine with too few cores to show the throughput grow. The load generator (autocannon, this process, one thread)
  * runs on the same machine and
  * its own CPU is measured beside the server's (the primary and every worker), so the table says when the
- * generator, not the node, is the limit. Writes docs/benchmarks-scale.md.
+ * generator, not the node, is the limit. N separate one-worker nodes (own files or database, no cluster) run beside the
+ * N-worker node: what N processes of the service pay with nothing shared, against which the workers' sharing is read.
+ * Writes docs/benchmarks-scale.md.
  */
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -100,7 +103,12 @@ function machineTicks(): { busy: number; total: number } {
   return { busy: total - idle, total };
 }
 
-function startNode(store: Store, workers: number, dir: string): Promise<{ child: ChildProcess; url: string }> {
+function startNode(
+  store: Store,
+  workers: number,
+  dir: string,
+  nodeId: string,
+): Promise<{ child: ChildProcess; url: string }> {
   if (store === 'control') {
     const child = spawn(
       process.execPath,
@@ -118,7 +126,7 @@ function startNode(store: Store, workers: number, dir: string): Promise<{ child:
     SVC_HTTP_HOST: '127.0.0.1',
     SVC_HTTP_PORT: '0',
     SVC_WORKERS: String(workers),
-    SVC_NODE_ID: 'bench',
+    SVC_NODE_ID: nodeId,
     SVC_REVOCATION_KIND: 'none',
     SVC_DATA_DIR: dir,
     ...storeEnv(store, dir),
@@ -144,72 +152,76 @@ async function call(url: string, body?: unknown): Promise<any> {
   return res.json();
 }
 
-interface Row {
-  store: Store;
-  workers: number;
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-  serverCores: number;
-  generatorCores: number;
-  machineCores: number;
-}
+type Row = ScaleRow;
 
-async function measure(store: Store, workers: number): Promise<Row> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'svc-bench-scale-'));
-  const node = await startNode(store, workers, dir);
+/** Loads `nodes` nodes of `workers` workers each at once, the connections shared out between them. */
+async function measure(store: Store, workers: number, nodes = 1): Promise<Row> {
+  const dirs = Array.from({ length: nodes }, () => mkdtempSync(path.join(tmpdir(), 'svc-bench-scale-')));
+  const started = await Promise.all(dirs.map((dir, i) => startNode(store, workers, dir, `bench-${i + 1}`)));
   try {
-    let url = `${node.url}/echo`;
-    if (store !== 'control') {
-      const key = await call(`${node.url}/v1/keys`, { spec: { name: `bench-${randomUUID()}`, algorithm: 'AES' } });
-      await call(`${node.url}/v1/keys/${key.id}/activate`);
-      url = `${node.url}/v1/keys/${key.id}/encrypt`;
-    }
-    const opts = {
-      url,
-      method: 'POST' as const,
-      connections: CONNECTIONS,
-      headers: { 'X-Svc-User': 'bench', 'Content-Type': 'application/json' },
-      body: JSON.stringify(PLAINTEXT),
-    };
-    await autocannon({ ...opts, duration: 3 }); // warm-up: JIT, caches, every worker's connections
-    const server0 = treeCpuSeconds(node.child.pid!);
+    const loads = await Promise.all(
+      started.map(async (node) => {
+        let url = `${node.url}/echo`;
+        if (store !== 'control') {
+          const key = await call(`${node.url}/v1/keys`, { spec: { name: `bench-${randomUUID()}`, algorithm: 'AES' } });
+          await call(`${node.url}/v1/keys/${key.id}/activate`);
+          url = `${node.url}/v1/keys/${key.id}/encrypt`;
+        }
+        return {
+          url,
+          method: 'POST' as const,
+          connections: CONNECTIONS / nodes,
+          headers: { 'X-Svc-User': 'bench', 'Content-Type': 'application/json' },
+          body: JSON.stringify(PLAINTEXT),
+        };
+      }),
+    );
+    // Warm-up: JIT, caches, every worker's connections.
+    await Promise.all(loads.map((opts) => autocannon({ ...opts, duration: 3 })));
+    const serverCpu = () => started.reduce((sum, node) => sum + treeCpuSeconds(node.child.pid!), 0);
+    const server0 = serverCpu();
     const gen0 = process.cpuUsage();
     const machine0 = machineTicks();
-    const result = await autocannon({ ...opts, duration: SECONDS });
+    const results = await Promise.all(loads.map((opts) => autocannon({ ...opts, duration: SECONDS })));
     const gen = process.cpuUsage(gen0);
     const machine1 = machineTicks();
-    const serverCores = (treeCpuSeconds(node.child.pid!) - server0) / SECONDS;
+    const serverCores = (serverCpu() - server0) / SECONDS;
     const row = {
       store,
       workers,
-      rps: result.requests.average,
-      p50: result.latency.p50,
-      p99: result.latency.p99,
-      errors: result.non2xx + result.errors,
+      nodes,
+      rps: results.reduce((sum, r) => sum + r.requests.average, 0),
+      p50: Math.max(...results.map((r) => r.latency.p50)),
+      p99: Math.max(...results.map((r) => r.latency.p99)),
+      errors: results.reduce((sum, r) => sum + r.non2xx + r.errors, 0),
       serverCores,
       generatorCores: (gen.user + gen.system) / 1e6 / SECONDS,
       machineCores: ((machine1.busy - machine0.busy) / (machine1.total - machine0.total)) * CORES,
     };
     process.stderr.write(
-      `${store}, ${workers} worker(s): ${row.rps.toFixed(0)} req/s, p99 ${row.p99} ms, server ${row.serverCores.toFixed(2)} cores, generator ${row.generatorCores.toFixed(2)} cores, machine ${row.machineCores.toFixed(2)} cores busy, errors ${row.errors}\n`,
+      `${store}, ${nodes > 1 ? `${nodes} nodes of ` : ''}${workers} worker(s): ${row.rps.toFixed(0)} req/s, p99 ${row.p99} ms, server ${row.serverCores.toFixed(2)} cores, generator ${row.generatorCores.toFixed(2)} cores, machine ${row.machineCores.toFixed(2)} cores busy, errors ${row.errors}\n`,
     );
     return row;
   } finally {
-    node.child.kill('SIGTERM');
-    await new Promise((r) => node.child.once('exit', r));
-    rmSync(dir, { recursive: true, force: true });
+    for (const node of started) node.child.kill('SIGTERM');
+    await Promise.all(started.map((node) => new Promise((r) => node.child.once('exit', r))));
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   }
 }
 
 const loadBefore = loadavg()[0]!;
 const measured: Row[] = [];
-// 1, 2, ... N workers, then N ... 1: the machine's drift during a store's runs moves every worker count alike.
+// 1, 2, ... N workers, N separate nodes twice, then N ... 1 workers: the machine's drift during a store's runs moves
+// every configuration alike. The control has no separate-nodes runs: its processes share nothing anyway.
 const counts = Array.from({ length: Math.max(1, MAX_WORKERS) }, (_, i) => i + 1);
+const plan = (store: Store): Array<[number, number]> => {
+  const up = counts.map((w): [number, number] => [w, 1]);
+  const separate: Array<[number, number]> = store !== 'control' && MAX_WORKERS > 1 ? [[1, MAX_WORKERS]] : [];
+  return [...up, ...separate, ...separate, ...[...up].reverse()];
+};
 try {
   for (const store of STORES)
-    for (const workers of [...counts, ...[...counts].reverse()]) measured.push(await measure(store, workers));
+    for (const [workers, nodes] of plan(store)) measured.push(await measure(store, workers, nodes));
 } finally {
   if (STORES.includes('postgresql'))
     execFileSync('bash', [services, 'stop', pgWork], { stdio: ['ignore', 'ignore', 'inherit'] });
@@ -218,11 +230,12 @@ try {
 const loadAfter = loadavg()[0]!;
 const meanOf = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const rows: Row[] = STORES.flatMap((store) =>
-  counts.map((workers) => {
-    const runs = measured.filter((r) => r.store === store && r.workers === workers);
+  [...new Map(plan(store).map(([w, n]) => [`${w}x${n}`, [w, n] as const])).values()].map(([workers, nodes]) => {
+    const runs = measured.filter((r) => r.store === store && r.workers === workers && r.nodes === nodes);
     return {
       store,
       workers,
+      nodes,
       rps: meanOf(runs.map((r) => r.rps)),
       p50: meanOf(runs.map((r) => r.p50)),
       p99: meanOf(runs.map((r) => r.p99)),
@@ -233,96 +246,14 @@ const rows: Row[] = STORES.flatMap((store) =>
     };
   }),
 );
-const one = (r: Row) => rows.find((x) => x.store === r.store && x.workers === 1)!;
-/** Server CPU (primary and workers) per request answered, in microseconds. */
-const cpuPerRequest = (r: Row) => (r.serverCores / r.rps) * 1e6;
-const limit = (r: Row): string => {
-  const ours = r.serverCores + r.generatorCores;
-  const others = Math.max(0, r.machineCores - ours);
-  if (r.generatorCores >= 0.9) return 'the generator (one thread, a whole core)';
-  if (r.machineCores >= CORES * 0.9)
-    return others >= 0.25
-      ? `the machine: all ${CORES} cores busy, ${others.toFixed(1)} of them with other processes`
-      : `the machine: server and generator use ${ours.toFixed(1)} of ${CORES} cores`;
-  return 'the node';
-};
-/**
- * The control's rows are bare Koa under node:cluster: what N processes on these cores pay per request with none of the
- * service's code. A store's own part of the cost of more workers is its ratio over the control's.
- */
-function controlReading(): string[] {
-  const top = Math.max(1, MAX_WORKERS);
-  const ratio = (store: Store) => {
-    const [a, b] = [
-      rows.find((r) => r.store === store && r.workers === 1),
-      rows.find((r) => r.store === store && r.workers === top),
-    ];
-    return a && b ? cpuPerRequest(b) / cpuPerRequest(a) : undefined;
-  };
-  const control = ratio('control');
-  if (top < 2 || control === undefined) return [];
-  return [
-    `The control (bare Koa under node:cluster, the same ${CONNECTIONS} connections) pays ${control.toFixed(2)}x its one-process CPU per request with ${top} processes:`,
-    'processes that share these cores with each other and the generator are dearer per request with none of the',
-    `service's code in them. The stores' own part, their ${top}-worker ratio over the control's: ` +
-      STORES.filter((s) => s !== 'control')
-        .map((s) => `${s} ${((ratio(s) ?? Number.NaN) / control).toFixed(2)}x`)
-        .join(', ') +
-      '.',
-    '',
-  ];
-}
-
-const doc = [
-  '# Benchmarks: one node, every core (server.workers)',
-  '',
-  '<!-- Written by `npm run bench:scale`. -->',
-  '',
-  'Each worker count runs twice, in the order 1, 2, ... N, N ... 1, and its row is the mean of the two.',
-  '',
-  `Run on ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${CORES} usable cores; load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after`,
-  `(others' work on the machine counts against both server and generator). Encrypt 1 KiB with one AES key, autocannon ${CONNECTIONS}`,
-  `connections for ${SECONDS} s after a 3 s warm-up, journal and audit on a private PostgreSQL (fsync off) or on SQLite (WAL, synchronous FULL)`,
-  'shared by the workers; server CPU per request is the goal that a ' +
-    '2-core machine can show (a second worker must not raise it by more ' +
-    'than 15%). The generator runs in the',
-  'bench process on the same machine, unpinned; "cores" are CPU seconds ' +
-    'per second of the server (primary and workers), of',
-  "the generator, and of the whole machine (/proc/stat: everyone's, so other processes show as the difference).",
-  '',
-  '| store | workers | req/s | vs 1 worker | added per worker (x one ' +
-    'worker) | server CPU µs a request | vs 1 worker | p50 ms | p99 ms | ' +
-    'errors | server cores | generator cores | machine cores busy | limit |',
-  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
-  ...rows.map(
-    (r) =>
-      `| ${r.store} | ${r.workers} | ${r.rps.toFixed(0)} | ${(r.rps / one(r).rps).toFixed(2)} | ${r.workers === 1 ? '' : ((r.rps - one(r).rps) / (r.workers - 1) / one(r).rps).toFixed(2)} | ${cpuPerRequest(r).toFixed(0)} | ${(cpuPerRequest(r) / cpuPerRequest(one(r))).toFixed(2)} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.serverCores.toFixed(2)} | ${r.generatorCores.toFixed(2)} | ${r.machineCores.toFixed(2)} | ${limit(r)} |`,
-  ),
-  '',
-  ...controlReading(),
-  'Reading the table: a worker is one Node process with its own event loop, so while the node is the limit each added',
-  "worker should add close to one worker's throughput (the goal is at least 0.8 of it per added core). Where the",
-  '"limit" column names the generator or the machine, the row measures those instead: on a machine with as many cores',
-  'as workers, the generator takes a core the workers need. Run the ' +
-    'generator on another machine (or on more cores than',
-  'the node uses) to measure the node alone.',
-  '',
-  ...(rows.some((r) => r.machineCores - r.serverCores - r.generatorCores >= 0.25)
-    ? [
-        '**This run measured a shared machine, not the node**: other processes ' +
-          'kept the cores busy (the "machine cores busy"',
-        'column against server plus generator), so the server got a fraction of ' +
-          'a core whatever its worker count, and the',
-        'rows say nothing about how the node scales. Re-run it on a quiet machine with more cores than workers.',
-        '',
-      ]
-    : []),
-  ...(CORES <= 2
-    ? [
-        `With ${CORES} cores, the generator and the node share them: the last row's workers have fewer cores than workers once the generator runs, so it cannot show the per-core growth; the rows with fewer workers than cores can.`,
-        '',
-      ]
-    : []),
-].join('\n');
+const doc = scaleDoc({
+  rows,
+  cores: CORES,
+  maxWorkers: MAX_WORKERS,
+  connections: CONNECTIONS,
+  seconds: SECONDS,
+  loadBefore,
+  loadAfter,
+});
 writeFileSync(path.join(ROOT, 'docs/benchmarks-scale.md'), doc);
 process.stderr.write(doc);
