@@ -23,6 +23,13 @@ import { type ScaleRow, scaleDoc } from './lib/scale-doc.ts';
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+/**
+ * V8 grows a process's young generation by the bytes that survive its scavenges, so a process carrying half the load
+ * takes about twice as long to reach its full size (here some 11 s for each of two workers, 4 s for one), and until
+ * then it collects the young generation more often and promotes more to the old one. After a 3 s warm-up two SQLite
+ * workers paid 1.34x one worker's CPU per request, after 20 s 1.21x (docs/benchmarks.md).
+ */
+const WARMUP_SECONDS = Number(process.env.BENCH_SCALE_WARMUP_SECONDS ?? 20);
 const CORES = availableParallelism();
 const MAX_WORKERS = Number(process.env.BENCH_SCALE_MAX_WORKERS ?? CORES);
 const TICKS_PER_SECOND = 100; // getconf CLK_TCK on Linux
@@ -176,8 +183,8 @@ async function measure(store: Store, workers: number, nodes = 1): Promise<Row> {
         };
       }),
     );
-    // Warm-up: JIT, caches, every worker's connections.
-    await Promise.all(loads.map((opts) => autocannon({ ...opts, duration: 3 })));
+    // Warm-up: JIT, caches, every worker's connections and its young generation at full size (WARMUP_SECONDS).
+    await Promise.all(loads.map((opts) => autocannon({ ...opts, duration: WARMUP_SECONDS })));
     const serverCpu = () => started.reduce((sum, node) => sum + treeCpuSeconds(node.child.pid!), 0);
     const server0 = serverCpu();
     const gen0 = process.cpuUsage();
@@ -252,6 +259,7 @@ const doc = scaleDoc({
   maxWorkers: MAX_WORKERS,
   connections: CONNECTIONS,
   seconds: SECONDS,
+  warmupSeconds: WARMUP_SECONDS,
   loadBefore,
   loadAfter,
 });

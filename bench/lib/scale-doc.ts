@@ -20,12 +20,15 @@ export interface ScaleRun {
   maxWorkers: number;
   connections: number;
   seconds: number;
+  warmupSeconds: number;
   loadBefore: number;
   loadAfter: number;
 }
 
 /** Server CPU (every process of every node) per request answered, in microseconds. */
 export const cpuPerRequest = (r: ScaleRow) => (r.serverCores / r.rps) * 1e6;
+/** The generator's CPU per request: the same work whatever the server, so it shows how much the machine slowed. */
+const generatorPerRequest = (r: ScaleRow) => (r.generatorCores / r.rps) * 1e6;
 
 const processes = (r: ScaleRow) => r.workers * r.nodes;
 
@@ -87,19 +90,20 @@ export function scaleDoc(run: ScaleRun): string {
     '',
     `Run on ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cores} usable cores; load average ${run.loadBefore.toFixed(1)} before, ${run.loadAfter.toFixed(1)} after`,
     `(others' work on the machine counts against both server and generator). Encrypt 1 KiB with one AES key, autocannon ${run.connections}`,
-    `connections for ${run.seconds} s after a 3 s warm-up, journal and audit on a private PostgreSQL (fsync off) or on SQLite (WAL, synchronous FULL)`,
+    `connections for ${run.seconds} s after a ${run.warmupSeconds} s warm-up (long enough for each process's young generation to reach its full size), journal and audit on a private PostgreSQL (fsync off) or on SQLite (WAL, synchronous FULL)`,
     'shared by the workers; server CPU per request is the goal that a 2-core machine can show (a second worker must not raise it',
     'by more than 15%). "N nodes of 1" are N services of one worker each, started side by side with their own SQLite files',
     "or PostgreSQL databases, each loaded with its share of the connections at the same time; their rows' latencies are the",
     'larger of the nodes\'. The generator runs in the bench process on the same machine, unpinned; "cores" are CPU seconds per',
     "second of the server (every process of every node), of the generator, and of the whole machine (/proc/stat: everyone's,",
-    'so other processes show as the difference).',
+    'so other processes show as the difference). The generator does the same work for every request whatever the server,',
+    'so its CPU per request is a control inside each row: where it grows too, the machine slowed everything on it.',
     '',
-    '| store | workers | req/s | vs 1 worker | added per process (x one worker) | server CPU µs a request | vs 1 worker | p50 ms | p99 ms | errors | server cores | generator cores | machine cores busy | limit |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| store | workers | req/s | vs 1 worker | added per process (x one worker) | server CPU µs a request | vs 1 worker | generator CPU µs a request | vs 1 worker | p50 ms | p99 ms | errors | server cores | generator cores | machine cores busy | limit |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (r) =>
-        `| ${r.store} | ${label(r)} | ${r.rps.toFixed(0)} | ${(r.rps / one(r).rps).toFixed(2)} | ${processes(r) === 1 ? '' : ((r.rps - one(r).rps) / (processes(r) - 1) / one(r).rps).toFixed(2)} | ${cpuPerRequest(r).toFixed(0)} | ${(cpuPerRequest(r) / cpuPerRequest(one(r))).toFixed(2)} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.serverCores.toFixed(2)} | ${r.generatorCores.toFixed(2)} | ${r.machineCores.toFixed(2)} | ${limit(r, cores)} |`,
+        `| ${r.store} | ${label(r)} | ${r.rps.toFixed(0)} | ${(r.rps / one(r).rps).toFixed(2)} | ${processes(r) === 1 ? '' : ((r.rps - one(r).rps) / (processes(r) - 1) / one(r).rps).toFixed(2)} | ${cpuPerRequest(r).toFixed(0)} | ${(cpuPerRequest(r) / cpuPerRequest(one(r))).toFixed(2)} | ${generatorPerRequest(r).toFixed(0)} | ${(generatorPerRequest(r) / generatorPerRequest(one(r))).toFixed(2)} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.serverCores.toFixed(2)} | ${r.generatorCores.toFixed(2)} | ${r.machineCores.toFixed(2)} | ${limit(r, cores)} |`,
     ),
     '',
     ...reading(run),
