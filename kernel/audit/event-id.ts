@@ -11,8 +11,8 @@ let used = pool.length;
  * rest random (74 bits). Ids made one after another sort in the order they were made, so the unique index
  * every SQL audit store keeps on them grows at its end, as an append-only log's should: a random (version 4)
  * id lands on a random page of that index and each commit rewrites one page per record (SQLite writer CPU per
- * row -30% at 150,000 rows, more as the trail grows past memory). `at` is the record's occurredAt (ms since the
- * epoch), which the record shows anyway: the id tells nothing the record does not.
+ * row -30% at 150,000 rows, more as the trail grows past memory). `at` is the record's occurredAt, which the record
+ * shows anyway: the id tells nothing the record does not.
  */
 export function newAuditEventId(at: Date): string {
   if (used === pool.length) {
