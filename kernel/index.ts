@@ -50,7 +50,7 @@ export {
 export { chainHash, eventJson, GENESIS_HASH, type AuditEvent } from './audit/canonical-event.ts';
 export { AUDIT_EVENT_SCHEMA_VERSION, AuditEventSchema } from './audit/audit-event-schema.ts';
 export { GroupCommit } from './audit/group-commit.ts';
-export { newAuditEventId } from './audit/event-id.ts';
+export { auditIdentity } from './audit/event-id.ts';
 export { DEFAULT_DELIVERY } from './audit/secondary-delivery.ts';
 export { PermanentDeliveryError } from './audit/fanout.ts';
 export {

@@ -22,3 +22,8 @@ export function newAuditEventId(at: Date): string {
   const random = pool.subarray(used, (used += 16));
   return v7({ random, msecs: at.getTime() });
 }
+
+/** A new record's `id` and `occurredAt`, from one reading of the clock, so the id's time is always the record's. */
+export function auditIdentity(at: Date): { id: string; occurredAt: string } {
+  return { id: newAuditEventId(at), occurredAt: at.toISOString() };
+}

@@ -1,4 +1,4 @@
-import { newAuditEventId } from '../audit/event-id.ts';
+import { auditIdentity } from '../audit/event-id.ts';
 import type { Tracer } from '@opentelemetry/api';
 import { boundRecord } from '../audit/bounds.ts';
 import { isSvcError, SvcError } from '../errors.ts';
@@ -131,10 +131,8 @@ class PipelineCall implements OperationCall {
     const decorate = this.caller.decorate;
     // The context object is this call's own: facts are added to it, never spread into a new one.
     if (facts?.context) for (const key in facts.context) this.context[key] = facts.context[key]!;
-    const at = this.clock.now();
     return boundRecord({
-      id: newAuditEventId(at),
-      occurredAt: at.toISOString(),
+      ...auditIdentity(this.clock.now()),
       principal: { subject: this.principal.subject, kind: this.principal.kind },
       operation: this.def.operation,
       resource: facts?.resource ?? this.resource,

@@ -9,7 +9,7 @@ import {
   type Logger,
   type OperationRunner,
   SYSTEM_PRINCIPAL,
-  newAuditEventId,
+  auditIdentity,
 } from '../../kernel/index.ts';
 import { usedMaterial, type MaterialUses } from './material-uses.ts';
 import { matchRule, type Action, type Rule } from './rules.ts';
@@ -171,10 +171,8 @@ export class AutoResponder {
           () => false,
         ); // the failure is on the row the pipeline wrote
     }
-    const at = this.clock.now();
     const record: AuditRecord = {
-      id: newAuditEventId(at),
-      occurredAt: at.toISOString(),
+      ...auditIdentity(this.clock.now()),
       principal: { subject: SYSTEM_PRINCIPAL.subject, kind: SYSTEM_PRINCIPAL.kind },
       operation: action,
       resource: `key:${keyId}`,

@@ -7,7 +7,7 @@ import {
   type KeyJournal,
   type Logger,
   SYSTEM_PRINCIPAL,
-  newAuditEventId,
+  auditIdentity,
 } from '../../kernel/index.ts';
 
 export type ErasureState = 'complete' | 'pending';
@@ -241,10 +241,8 @@ export class ErasureWorker {
   /** One audit row about a key's erase, written by svc-system; a failed write is logged, never thrown. */
   private async record(keyId: string, outcome: string, context: Record<string, string>): Promise<void> {
     if (!this.audit) return;
-    const at = this.clock.now();
     const record: AuditRecord = {
-      id: newAuditEventId(at),
-      occurredAt: at.toISOString(),
+      ...auditIdentity(this.clock.now()),
       principal: { subject: SYSTEM_PRINCIPAL.subject, kind: SYSTEM_PRINCIPAL.kind },
       operation: 'Destroy',
       resource: keyId,

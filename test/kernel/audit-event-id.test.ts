@@ -1,5 +1,5 @@
 import t from 'tap';
-import { newAuditEventId } from '../../kernel/audit/event-id.ts';
+import { auditIdentity, newAuditEventId } from '../../kernel/audit/event-id.ts';
 import { isUuid } from '../../kernel/audit/bounds.ts';
 
 /** The 48-bit time field of a UUID version 7, in ms since the epoch. */
@@ -12,6 +12,9 @@ t.test('an audit event id is a UUID version 7 (RFC 9562) carrying its record tim
   t.equal(id[14], '7', 'version 7');
   t.match(id[19], /[89ab]/, 'the RFC variant');
   t.equal(timeOf(id), at.getTime(), "the time field is the record's occurredAt, to the millisecond");
+  const identity = auditIdentity(at);
+  t.equal(identity.occurredAt, '2026-11-30T08:15:42.123Z');
+  t.equal(timeOf(identity.id), Date.parse(identity.occurredAt), "a record's id and occurredAt come from one reading");
 });
 
 t.test('ids sort in the order of their times, so the unique index on them grows at its end', async (t) => {

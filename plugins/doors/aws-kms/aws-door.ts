@@ -13,7 +13,7 @@ import {
   type OperationRunner,
   readRawBody,
   SvcError,
-  newAuditEventId,
+  auditIdentity,
 } from '../../../kernel/index.ts';
 import { awsCall } from './aws-call.ts';
 import { type AwsCaller, AwsCallers, KnownKeyRefusal } from './aws-caller.ts';
@@ -153,10 +153,8 @@ export class AwsKmsDoor implements Door {
     const budget = this.refusals.take(refusal.accessKeyId, this.deps.clock.now().getTime());
     if (!budget.record) return;
     const principal = refusal.principal;
-    const at = this.deps.clock.now();
     await this.deps.audit.record({
-      id: newAuditEventId(at),
-      occurredAt: at.toISOString(),
+      ...auditIdentity(this.deps.clock.now()),
       principal: { subject: principal.subject, kind: principal.kind },
       operation: (primary && this.operationOf.get(primary)) ?? 'Get',
       resource: `access-key:${refusal.accessKeyId}`,

@@ -14,7 +14,7 @@ import {
   type Principal,
   type ResourceFacts,
   SYSTEM_PRINCIPAL,
-  newAuditEventId,
+  auditIdentity,
 } from '../../../kernel/index.ts';
 import type { Bindings } from './bindings.ts';
 import { bindingChanges, policyDiff } from './policy-diff.ts';
@@ -165,11 +165,9 @@ export class LiveRoleBasedPolicy implements Policy, Lifecycle {
    * to another node starting at the same time reads the winner's.
    */
   private async seed(): Promise<void> {
-    const now = this.options.clock.now();
-    const at = now.toISOString();
+    const identity = auditIdentity(this.options.clock.now());
     const audit = boundRecord({
-      id: newAuditEventId(now),
-      occurredAt: at,
+      ...identity,
       principal: { subject: SYSTEM_PRINCIPAL.subject, kind: SYSTEM_PRINCIPAL.kind },
       operation: 'Administer',
       resource: 'policy',
@@ -182,7 +180,7 @@ export class LiveRoleBasedPolicy implements Policy, Lifecycle {
       },
       correlationId: randomUUID(),
     });
-    const seed = { document: this.options.seed, createdAt: at, createdBy: 'configuration' };
+    const seed = { document: this.options.seed, createdAt: identity.occurredAt, createdBy: 'configuration' };
     if (await this.options.store.put(seed, 0, audit))
       this.options.logger.info('policy: seeded version 1 from the configured bindings');
   }
