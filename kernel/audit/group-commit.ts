@@ -16,11 +16,17 @@ import { isSvcError } from '../errors.ts';
  * CPU than in a burst, and the server falls behind a rate it sustains in bursts. With an interval, what
  * arrives within it shares one write; a record waits at most the interval longer, and only while writes
  * follow each other that closely (an idle sink writes at once).
+ *
+ * `fullBatch` ends that wait early: once that many records wait, their write has shared its cost as far as
+ * it needs to, and holding them longer only keeps their requests (and, where the clients wait for answers
+ * before they send again, everyone's next request) waiting on a clock. Without it the interval alone caps a
+ * server whose clients keep N requests open at N per interval, however little CPU it uses.
  */
 export class GroupCommit<T> {
   private pending: T[] = [];
   private waiters: Array<{ resolve: () => void; reject: (err: unknown) => void }> = [];
   private scheduled = false;
+  private timer: NodeJS.Timeout | undefined;
   private writing = false;
   /** When (performance.now()) the last write started. */
   private lastStart = Number.NEGATIVE_INFINITY;
@@ -29,13 +35,21 @@ export class GroupCommit<T> {
     private readonly flush: (batch: T[]) => Promise<void> | void,
     private readonly maxBatch = 1000,
     private readonly minIntervalMs = 0,
+    private readonly fullBatch = Number.POSITIVE_INFINITY,
   ) {}
 
   add(item: T): Promise<void> {
     return new Promise((resolve, reject) => {
       this.pending.push(item);
       this.waiters.push({ resolve, reject });
-      if (!this.scheduled && !this.writing) this.schedule();
+      if (this.writing) return;
+      if (!this.scheduled) this.schedule();
+      else if (this.timer && this.pending.length >= this.fullBatch) {
+        clearTimeout(this.timer);
+        this.timer = undefined;
+        this.scheduled = false;
+        void this.write();
+      }
     });
   }
 
@@ -44,9 +58,10 @@ export class GroupCommit<T> {
     this.scheduled = true;
     const run = () => {
       // A timer counts from the event loop's cached time, which can be behind: it may fire early.
+      this.timer = undefined;
       const wait = this.lastStart + this.minIntervalMs - performance.now();
-      if (wait > 0) {
-        setTimeout(run, wait);
+      if (wait > 0 && this.pending.length < this.fullBatch) {
+        this.timer = setTimeout(run, wait);
         return;
       }
       this.scheduled = false;

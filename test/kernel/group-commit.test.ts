@@ -80,3 +80,30 @@ t.test(
     t.equal(writes, 1);
   },
 );
+
+t.test(
+  'with an interval, a batch that reaches the full size is written at once instead of waiting it out',
+  async (t) => {
+    const batches: string[][] = [];
+    const commit = new GroupCommit<string>(
+      (batch) => {
+        batches.push([...batch]);
+      },
+      1000,
+      600_000,
+      3,
+    );
+    await commit.add('first');
+    // Two records: fewer than a full batch, so they wait for the interval (ten minutes here).
+    const waiting = [commit.add('a'), commit.add('b')];
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    t.same(batches, [['first']], 'a batch below the full size waits');
+    // The third fills the batch: were it held for the interval, this would wait ten minutes and time out.
+    await Promise.all([...waiting, commit.add('c')]);
+    t.same(batches, [['first'], ['a', 'b', 'c']]);
+
+    // Filled within one turn of the event loop, before the wait was even set: written at once as well.
+    await Promise.all([commit.add('d'), commit.add('e'), commit.add('f'), commit.add('g')]);
+    t.same(batches.slice(2), [['d', 'e', 'f', 'g']]);
+  },
+);

@@ -16,7 +16,7 @@ import {
 import { connectAndMigrate } from '../../sql-support/connect.ts';
 import { unlessUnavailable } from '../../sql-support/unavailable.ts';
 import type { KnexSettings } from '../../sql-support/knex-settings.ts';
-import { SQLITE_COMMIT_INTERVAL_MS, SqliteRowWriter } from '../../sql-support/sqlite-row-writer.ts';
+import { SQLITE_COMMIT_INTERVAL_MS, SQLITE_FULL_BATCH, SqliteRowWriter } from '../../sql-support/sqlite-row-writer.ts';
 import { isUniqueViolation } from '../../sql-support/unique-violation.ts';
 import { chainHead, chainRows, toRow, type AuditRow } from './audit-chain.ts';
 import { AuditReader } from './reader-client.ts';
@@ -78,9 +78,11 @@ export class KnexAuditSink implements AuditSink {
     nodes?: NodeRegistry,
   ) {
     this.recorder = nodes && new ChainHeadRecorder(nodes, node, clock, logger);
-    // On SQLite each commit is an fsync this process pays for: commits are spaced (see GroupCommit).
-    const interval = settings.recipe?.kind === 'sqlite' ? SQLITE_COMMIT_INTERVAL_MS : 0;
-    this.rows = new GroupCommit((batch) => this.insert(batch), 500, interval);
+    // On SQLite each commit is an fsync this process pays for: commits are spaced, unless a batch is full (see GroupCommit).
+    this.rows =
+      settings.recipe?.kind === 'sqlite'
+        ? new GroupCommit((batch) => this.insert(batch), 500, SQLITE_COMMIT_INTERVAL_MS, SQLITE_FULL_BATCH)
+        : new GroupCommit((batch) => this.insert(batch), 500);
   }
 
   async start(): Promise<void> {
