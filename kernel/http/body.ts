@@ -19,10 +19,13 @@ export function jsonBodyReader(maxBodyBytes: number): BodyReader {
   // body nested too deep before JSON.parse spends the event loop's time on it.
   const options = { limit: maxBodyBytes, encoding: 'utf8' as const };
   return async (ctx) => {
-    const length = ctx.get('Content-Length');
-    const hasBody = (length !== '' && length !== '0') || ctx.get('Transfer-Encoding') !== '';
+    // Node's own lower-cased header names, read as Koa's ctx.get reads them (absent is ''), without its
+    // delegate and case folding per name.
+    const headers = ctx.req.headers;
+    const length = headers['content-length'] ?? '';
+    const hasBody = (length !== '' && length !== '0') || (headers['transfer-encoding'] ?? '') !== '';
     if (!hasBody) return {};
-    if (!JSON_TYPE.test(ctx.get('Content-Type')))
+    if (!JSON_TYPE.test(headers['content-type'] ?? ''))
       throw new SvcError('UnsupportedMediaType', 'request body must be sent as Content-Type: application/json');
     return parseJsonBody(await readText(ctx.req, options));
   };

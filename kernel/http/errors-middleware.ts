@@ -42,7 +42,9 @@ export function toSvcError(err: unknown): SvcError {
  */
 export function requestIdAndErrors(logger: Logger): Middleware {
   return async (ctx, next) => {
-    const incoming = ctx.get('X-Request-Id');
+    // Node's lower-cased name, without ctx.get's delegate and case folding (repeated ones arrive joined).
+    const header = ctx.req.headers['x-request-id'];
+    const incoming = typeof header === 'string' ? header : '';
     const requestId = isRequestId(incoming) ? incoming : randomUUID();
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
