@@ -7,12 +7,12 @@ import { checkoutOf, defaultRef } from './lib/other-version.ts';
 
 /**
  * `npm run bench:compare [-- REF]`: today's tree against another version (any git ref; by default the
- * latest release), side by side with the bare Koa endpoint in the same run. Each scenario loads one
- * version and the bare endpoint at the same time (both servers on core 0), then the other version and the
- * bare endpoint, alternating which goes first, ROUNDS times: every number is a version's requests per
- * server CPU second over the bare endpoint's in the same load, so the machine's drift cancels, and the
- * quotient of the two versions' ratios is what a change to the request path cost or saved.
- * Writes docs/benchmarks-compare.md and the table into docs/benchmarks.md.
+ * latest release), side by side with the bare Koa endpoint in the same run. Each load runs the other
+ * version, today's tree and the bare endpoint at the same time, all three servers on core 0, each under a
+ * load of its own: the three share every second of the machine's drift, so "today / ref" is a quotient of
+ * two numbers taken over the same seconds, and each version's ratio to the bare endpoint is too. A control
+ * loads today's tree against a second process of itself in the same way (it reads 1.00 within the
+ * instrument's spread). ROUNDS rounds. Writes docs/benchmarks-compare.md and the table into docs/benchmarks.md.
  */
 const ref = process.argv[2] ?? process.env.BENCH_COMPARE_REF ?? defaultRef();
 const other = checkoutOf(ref);
@@ -34,7 +34,12 @@ const bare = await start(['bench/bare-koa.ts'], {});
 const versions = [
   { label: refLabel, server: await start(['app/main.ts'], SERVICE_ENV, path.join(work, 'audit-ref.jsonl'), other.dir) },
   { label: todayLabel, server: await start(['app/main.ts'], SERVICE_ENV, path.join(work, 'audit-today.jsonl')) },
+  {
+    label: 'today, a second process',
+    server: await start(['app/main.ts'], SERVICE_ENV, path.join(work, 'audit-2.jsonl')),
+  },
 ];
+type Server = (typeof versions)[number]['server'];
 
 try {
   const plaintextBase64 = Buffer.alloc(1024, 7).toString('base64');
@@ -62,37 +67,47 @@ try {
       await load(`warm-up ${name}`, `${server.url}${urlPath}`, body, 2);
   }
 
-  /** Per-CPU-second ratios to the bare endpoint, [scenario][version][round]; and req/s ratios likewise. */
-  const perCpu = scenarios[0]!.map(() => versions.map(() => [] as number[]));
-  const perRequest = scenarios[0]!.map(() => versions.map(() => [] as number[]));
+  /** One load of scenario `s` on versions `a` and `b` and the bare endpoint at the same time. */
+  const together = async (s: number, a: number, b: number) => {
+    const run = (v: number) => {
+      const [name, urlPath, body] = scenarios[v]![s]!;
+      const server: Server = versions[v]!.server;
+      return load(`${name}, ${versions[v]!.label}`, `${server.url}${urlPath}`, body, SECONDS, server.child.pid);
+    };
+    const [ra, rb, base] = await Promise.all([
+      run(a),
+      run(b),
+      load('bare Koa JSON echo (1 KiB body)', `${bare.url}/echo`, { plaintextBase64 }, SECONDS, bare.child.pid),
+    ]);
+    return { a: ra.perCpuSecond / base.perCpuSecond, b: rb.perCpuSecond / base.perCpuSecond, rps: rb.rps / ra.rps };
+  };
+  /** Per scenario: each version's per-CPU-second ratio to bare Koa by round, and today's req/s over the ref's. */
+  const results = scenarios[0]!.map(() => ({ ref: [] as number[], today: [] as number[], rps: [] as number[] }));
+  const control: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     process.stderr.write(`round ${round + 1} of ${ROUNDS}\n`);
     for (const [s] of scenarios[0]!.entries()) {
-      // Which version goes first alternates, so a machine speeding up or slowing down favours neither.
-      const order = (round + s) % 2 === 0 ? [0, 1] : [1, 0];
-      for (const v of order) {
-        const { label, server } = versions[v]!;
-        const [name, urlPath, body] = scenarios[v]![s]!;
-        const [row, base] = await Promise.all([
-          load(`${name}, ${label}`, `${server.url}${urlPath}`, body, SECONDS, server.child.pid),
-          load('bare Koa JSON echo (1 KiB body)', `${bare.url}/echo`, { plaintextBase64 }, SECONDS, bare.child.pid),
-        ]);
-        perCpu[s]![v]!.push(row.perCpuSecond / base.perCpuSecond);
-        perRequest[s]![v]!.push(row.rps / base.rps);
-      }
+      const { a, b, rps } = await together(s, 0, 1);
+      results[s]!.ref.push(a);
+      results[s]!.today.push(b);
+      results[s]!.rps.push(rps);
     }
+    const { a, b } = await together(0, 2, 1);
+    control.push(b / a);
   }
 
   const f = (x: number) => x.toFixed(2);
-  const quotients = (s: number, of: number[][][]) => of[s]![1]!.map((x, r) => x / of[s]![0]![r]!);
-  const rows = scenarios[0]!.map(
-    ([name], s) =>
-      `| ${name} | ${f(median(perCpu[s]![0]!))} | ${f(median(perCpu[s]![1]!))} | **${f(median(quotients(s, perCpu)))}** | ${quotients(s, perCpu).map(f).join(', ')} | ${f(median(quotients(s, perRequest)))} |`,
-  );
+  const ref0 = refLabel.split(' ')[0];
+  const rows = scenarios[0]!.map(([name], s) => {
+    const { ref: r, today: t, rps } = results[s]!;
+    const quotients = t.map((x, i) => x / r[i]!);
+    return `| ${name} | ${f(median(r))} | ${f(median(t))} | **${f(median(quotients))}** | ${quotients.map(f).join(', ')} | ${f(median(rps))} |`;
+  });
   const table = [
-    `| per server CPU second over bare Koa's, median of ${ROUNDS} | ${refLabel} | ${todayLabel} | today / ${refLabel.split(' ')[0]} | per round | req/s: today / ${refLabel.split(' ')[0]} |`,
+    `| per server CPU second over bare Koa's, median of ${ROUNDS} | ${refLabel} | ${todayLabel} | today / ${ref0} | per round | req/s: today / ${ref0} |`,
     '|---|---|---|---|---|---|',
     ...rows,
+    `| control: encrypt 1 KiB, today over a second process of today | | | ${f(median(control))} | ${control.map(f).join(', ')} | |`,
   ];
   const doc = [
     '# Benchmarks: today against another version',
@@ -108,11 +123,12 @@ try {
       ? 'Servers pinned to core 0, the load generator to core 1 (taskset).'
       : 'Servers and load generator share the cores (no taskset).',
     '',
-    'Every load runs one version and the bare Koa endpoint at the same time on the same core; a number is the',
-    "version's requests per second of its own CPU time over the bare endpoint's in that same load, so the drift",
-    'of the machine moves both sides alike. Within a round the versions take turns going first. "today / ref" is',
-    "the median of the rounds' quotients of the two versions' ratios: above 1, today answers more requests per CPU",
-    'second than the other version did.',
+    "Every load runs the other version, today's tree and the bare Koa endpoint at the same time on the same core,",
+    "each under its own load: a version's number is its requests per second of its own CPU time over the bare",
+    "endpoint's in that same load, and \"today / ref\" is the median of the rounds' quotients of the two versions'",
+    'numbers, both taken over the same seconds, so the drift of the machine moves both sides alike. Above 1, today',
+    "answers more requests per CPU second than the other version did. The control row loads today's tree against a",
+    'second process of itself in the same way: how far it strays from 1.00 is how far this instrument can be trusted.',
     '',
     ...table,
     '',
