@@ -8,11 +8,11 @@ import { checkoutOf, defaultRef } from './lib/other-version.ts';
 /**
  * `npm run bench:compare [-- REF]`: today's tree against another version (any git ref; by default the
  * latest release), side by side with the bare Koa endpoint in the same run. Each load runs the other
- * version, today's tree and the bare endpoint at the same time, all three servers on core 0, each under a
- * load of its own: the three share every second of the machine's drift, so "today / ref" is a quotient of
- * two numbers taken over the same seconds, and each version's ratio to the bare endpoint is too. A control
- * loads today's tree against a second process of itself in the same way (it reads 1.00 within the
- * instrument's spread). ROUNDS rounds. Writes docs/benchmarks-compare.md and the table into docs/benchmarks.md.
+ * version, today's tree, a second process of today's and the bare endpoint at the same time, all on core
+ * 0, each under a load of its own: they share every second of the machine's drift, so "today / ref" is a quotient of
+ * two numbers taken over the same seconds, and each version's ratio to the bare endpoint is too. A second
+ * process of today's tree runs beside them as the control: today over it reads 1.00 within the
+ * instrument's spread. ROUNDS rounds. Writes docs/benchmarks-compare.md and the table into docs/benchmarks.md.
  */
 const ref = process.argv[2] ?? process.env.BENCH_COMPARE_REF ?? defaultRef();
 const other = checkoutOf(ref);
@@ -39,7 +39,6 @@ const versions = [
     server: await start(['app/main.ts'], SERVICE_ENV, path.join(work, 'audit-2.jsonl')),
   },
 ];
-type Server = (typeof versions)[number]['server'];
 
 try {
   const plaintextBase64 = Buffer.alloc(1024, 7).toString('base64');
@@ -67,47 +66,38 @@ try {
       await load(`warm-up ${name}`, `${server.url}${urlPath}`, body, 2);
   }
 
-  /** One load of scenario `s` on versions `a` and `b` and the bare endpoint at the same time. */
-  const together = async (s: number, a: number, b: number) => {
-    const run = (v: number) => {
-      const [name, urlPath, body] = scenarios[v]![s]!;
-      const server: Server = versions[v]!.server;
-      return load(`${name}, ${versions[v]!.label}`, `${server.url}${urlPath}`, body, SECONDS, server.child.pid);
-    };
-    const [ra, rb, base] = await Promise.all([
-      run(a),
-      run(b),
-      load('bare Koa JSON echo (1 KiB body)', `${bare.url}/echo`, { plaintextBase64 }, SECONDS, bare.child.pid),
-    ]);
-    return { a: ra.perCpuSecond / base.perCpuSecond, b: rb.perCpuSecond / base.perCpuSecond, rps: rb.rps / ra.rps };
-  };
-  /** Per scenario: each version's per-CPU-second ratio to bare Koa by round, and today's req/s over the ref's. */
-  const results = scenarios[0]!.map(() => ({ ref: [] as number[], today: [] as number[], rps: [] as number[] }));
-  const control: number[] = [];
+  /** Per scenario and version, its per-CPU-second ratio to bare Koa by round; and req/s over the ref's. */
+  const perCpu = scenarios[0]!.map(() => versions.map(() => [] as number[]));
+  const rps = scenarios[0]!.map(() => [] as number[]);
   for (let round = 0; round < ROUNDS; round++) {
     process.stderr.write(`round ${round + 1} of ${ROUNDS}\n`);
     for (const [s] of scenarios[0]!.entries()) {
-      const { a, b, rps } = await together(s, 0, 1);
-      results[s]!.ref.push(a);
-      results[s]!.today.push(b);
-      results[s]!.rps.push(rps);
+      // Every server under its own load at the same time: the same seconds of the machine for all of them.
+      const [base, ...rows] = await Promise.all([
+        load('bare Koa JSON echo (1 KiB body)', `${bare.url}/echo`, { plaintextBase64 }, SECONDS, bare.child.pid),
+        ...versions.map(({ label, server }, v) => {
+          const [name, urlPath, body] = scenarios[v]![s]!;
+          return load(`${name}, ${label}`, `${server.url}${urlPath}`, body, SECONDS, server.child.pid);
+        }),
+      ]);
+      for (const [v, row] of rows.entries()) perCpu[s]![v]!.push(row.perCpuSecond / base!.perCpuSecond);
+      rps[s]!.push(rows[1]!.rps / rows[0]!.rps);
     }
-    const { a, b } = await together(0, 2, 1);
-    control.push(b / a);
   }
 
   const f = (x: number) => x.toFixed(2);
   const ref0 = refLabel.split(' ')[0];
+  const quotients = (s: number, of: number, over: number) =>
+    perCpu[s]![of]!.map((x, round) => x / perCpu[s]![over]![round]!);
   const rows = scenarios[0]!.map(([name], s) => {
-    const { ref: r, today: t, rps } = results[s]!;
-    const quotients = t.map((x, i) => x / r[i]!);
-    return `| ${name} | ${f(median(r))} | ${f(median(t))} | **${f(median(quotients))}** | ${quotients.map(f).join(', ')} | ${f(median(rps))} |`;
+    const today = quotients(s, 1, 0);
+    const control = quotients(s, 1, 2);
+    return `| ${name} | ${f(median(perCpu[s]![0]!))} | ${f(median(perCpu[s]![1]!))} | **${f(median(today))}** | ${today.map(f).join(', ')} | ${f(median(rps[s]!))} | ${f(median(control))} (${control.map(f).join(', ')}) |`;
   });
   const table = [
-    `| per server CPU second over bare Koa's, median of ${ROUNDS} | ${refLabel} | ${todayLabel} | today / ${ref0} | per round | req/s: today / ${ref0} |`,
-    '|---|---|---|---|---|---|',
+    `| per server CPU second over bare Koa's, median of ${ROUNDS} | ${refLabel} | ${todayLabel} | today / ${ref0} | per round | req/s: today / ${ref0} | control: today / today |`,
+    '|---|---|---|---|---|---|---|',
     ...rows,
-    `| control: encrypt 1 KiB, today over a second process of today | | | ${f(median(control))} | ${control.map(f).join(', ')} | |`,
   ];
   const doc = [
     '# Benchmarks: today against another version',
@@ -123,12 +113,14 @@ try {
       ? 'Servers pinned to core 0, the load generator to core 1 (taskset).'
       : 'Servers and load generator share the cores (no taskset).',
     '',
-    "Every load runs the other version, today's tree and the bare Koa endpoint at the same time on the same core,",
+    "Every load runs the other version, today's tree, a second process of today's tree and the bare Koa endpoint at",
+    'the same time on the same core,',
     "each under its own load: a version's number is its requests per second of its own CPU time over the bare",
     "endpoint's in that same load, and \"today / ref\" is the median of the rounds' quotients of the two versions'",
     'numbers, both taken over the same seconds, so the drift of the machine moves both sides alike. Above 1, today',
-    "answers more requests per CPU second than the other version did. The control row loads today's tree against a",
-    'second process of itself in the same way: how far it strays from 1.00 is how far this instrument can be trusted.',
+    'answers more requests per CPU second than the other version did. The control column is today over the second',
+    'process of today, which does the same work at the same time: how far it strays from 1.00 is how far this',
+    'instrument can be trusted.',
     '',
     ...table,
     '',
