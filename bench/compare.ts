@@ -8,11 +8,11 @@ import { checkoutOf, defaultRef } from './lib/other-version.ts';
 /**
  * `npm run bench:compare [-- REF]`: today's tree against another version (any git ref; by default the
  * latest release), side by side with the bare Koa endpoint in the same run. Each load runs the other
- * version, today's tree, a second process of today's and the bare endpoint at the same time, all on core
- * 0, each under a load of its own: they share every second of the machine's drift, so "today / ref" is a quotient of
- * two numbers taken over the same seconds, and each version's ratio to the bare endpoint is too. A second
- * process of today's tree runs beside them as the control: today over it reads 1.00 within the
- * instrument's spread. ROUNDS rounds. Writes docs/benchmarks-compare.md and the table into docs/benchmarks.md.
+ * version, today's tree, a second process of today's (the control) and the bare endpoint at the same time,
+ * all on core 0, each under a load of its own: they share every second of the machine's drift, so
+ * "today / ref" is a quotient of two numbers taken over the same seconds, and so is each version's ratio to
+ * the bare endpoint. Today over the control reads 1.00 within the instrument's spread. ROUNDS rounds.
+ * Writes docs/benchmarks-compare.md and the table into docs/benchmarks.md.
  */
 const ref = process.argv[2] ?? process.env.BENCH_COMPARE_REF ?? defaultRef();
 const other = checkoutOf(ref);
