@@ -10,6 +10,7 @@ import { AuditReader } from '../../plugins/audit-sink/knex/reader-client.ts';
 import { sqliteKnexSettings } from '../../plugins/sql-support/sqlite-connection.ts';
 import { seedAudit } from '../helpers/audit-seed.ts';
 import { tempDir } from '../helpers/service.ts';
+import { terminateThread } from '../helpers/terminate-thread.ts';
 
 const quiet = createStderrLogger('error', () => {});
 
@@ -27,7 +28,7 @@ t.test(
 
     // The worker dies (out of memory, a native crash) while it owes an answer.
     const held = reader.request('verify', { full: true });
-    await (reader as unknown as { worker: Worker }).worker.terminate();
+    await terminateThread((reader as unknown as { worker: Worker }).worker);
     const lost = await held.then(
       () => undefined,
       (err: unknown) => err,

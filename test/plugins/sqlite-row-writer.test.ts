@@ -1,11 +1,13 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
+import type { Worker } from 'node:worker_threads';
 import t from 'tap';
 import { isSvcError } from '../../kernel/errors.ts';
 import { Database } from '../../plugins/sql-support/sqlite-driver.ts';
 import { RESTART_PAUSE_MS, SqliteRowWriter } from '../../plugins/sql-support/sqlite-row-writer.ts';
 import { isUniqueViolation } from '../../plugins/sql-support/unique-violation.ts';
 import { tempDir } from '../helpers/service.ts';
+import { terminateThread } from '../helpers/terminate-thread.ts';
 import { until } from '../helpers/until.ts';
 
 const quiet = () => {};
@@ -57,9 +59,9 @@ t.test('a writer thread that ends fails what it held with 503, and the next inse
     db.close();
   });
   await writer.insert('rows', [{ tag: 'warm' }]);
-  const thread = (writer as unknown as { worker: { terminate(): Promise<number> } }).worker;
+  const thread = (writer as unknown as { worker: Worker }).worker;
   const held = writer.insert('rows', [{ tag: 'held' }]);
-  await thread.terminate();
+  await terminateThread(thread);
   const err = await held.then(
     () => undefined,
     (e: unknown) => e,
