@@ -1,6 +1,5 @@
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { serverConnection } from '../plugins/sql-support/connection-url.ts';
@@ -10,6 +9,7 @@ import { KnexAuditSink } from '../plugins/audit-sink/knex/knex-audit-sink.ts';
 import { serverKnexSettings } from '../plugins/sql-support/server-connection.ts';
 import { sqliteKnexSettings } from '../plugins/sql-support/sqlite-connection.ts';
 import { machine, median, ROOT } from './lib/harness.ts';
+import { startPrivatePostgres, stopPrivatePostgres } from './lib/private-postgres.ts';
 
 /**
  * `npm run bench:audit-verify`: writes 100,000 chained audit rows through the SQL audit sink (SQLite, and
@@ -86,13 +86,8 @@ const results = [
     new KnexAuditSink(sqliteKnexSettings(path.join(work, 'audit.db')), 0, systemClock, quiet, 'bench-node'),
   ),
 ];
-execFileSync('bash', [path.join(ROOT, 'scripts/test-services.sh'), 'start-pg', work], {
-  stdio: ['ignore', 'ignore', 'inherit'],
-});
+const vars = startPrivatePostgres(work);
 try {
-  const vars = Object.fromEntries(
-    [...readFileSync(path.join(work, 'env'), 'utf8').matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]),
-  );
   const pg = serverKnexSettings(
     'postgresql',
     serverConnection(vars.SVC_TEST_PG_URL!, 'postgresql', vars.SVC_TEST_PG_USER!, vars.SVC_TEST_PG_PASSWORD!),
@@ -100,7 +95,7 @@ try {
   );
   results.push(await measure('PostgreSQL', new KnexAuditSink(pg, 0, systemClock, quiet, 'bench-node')));
 } finally {
-  execFileSync('bash', [path.join(ROOT, 'scripts/test-services.sh'), 'stop', work], { stdio: 'ignore' });
+  stopPrivatePostgres(work);
 }
 
 const doc = `# Benchmark: verifying the audit hash chain

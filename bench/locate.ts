@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,6 +11,7 @@ import { locateQuery, reconcileKeyIndex } from '../plugins/journal/knex/knex-key
 const KEY_INDEX = 'svc_key_index';
 import { serverKnexSettings } from '../plugins/sql-support/server-connection.ts';
 import { machine, PINNED, ROOT, start } from './lib/harness.ts';
+import { startPrivatePostgres, stopPrivatePostgres } from './lib/private-postgres.ts';
 
 /**
  * `npm run bench:locate`: finding keys (GET /v1/keys) over 100,000 keys on PostgreSQL (fsync on). The
@@ -24,14 +24,7 @@ const KEYS = Number(process.env.BENCH_LOCATE_KEYS ?? 100_000);
 const WARM = 20;
 const MEASURED = Number(process.env.BENCH_LOCATE_REQUESTS ?? 200);
 const work = mkdtempSync(path.join(tmpdir(), 'svc-bench-locate-'));
-const script = path.join(ROOT, 'scripts/test-services.sh');
-execFileSync('bash', [script, 'start-pg', work], {
-  env: { ...process.env, PG_FSYNC: 'on' },
-  stdio: ['ignore', 'ignore', 'inherit'],
-});
-const vars = Object.fromEntries(
-  [...readFileSync(path.join(work, 'env'), 'utf8').matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]),
-);
+const vars = startPrivatePostgres(work, { PG_FSYNC: 'on' });
 const settings = () =>
   serverKnexSettings(
     'postgresql',
@@ -286,5 +279,5 @@ try {
   say(doc);
 } finally {
   service?.child.kill('SIGTERM');
-  execFileSync('bash', [script, 'stop', work]);
+  stopPrivatePostgres(work);
 }

@@ -24,6 +24,7 @@ import {
   type Row,
 } from './lib/harness.ts';
 import { readerLoop, type LoopStats } from './lib/reader-loop.ts';
+import { startPrivatePostgres, stopPrivatePostgres } from './lib/private-postgres.ts';
 
 /**
  * `npm run bench:long-reads`: does a long read stall everyone else? Over ROWS (default 100,000) audit
@@ -144,13 +145,9 @@ if (process.env.BENCH_LONG_READS_BACKENDS !== 'postgres') {
   );
 }
 if (process.env.BENCH_LONG_READS_BACKENDS !== 'sqlite') {
-  const script = path.join(ROOT, 'scripts/test-services.sh');
-  execFileSync('bash', [script, 'start-pg', work], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const vars = startPrivatePostgres(work);
   try {
     if (PINNED) pinPostgres(readFileSync(path.join(work, 'pg.pid'), 'utf8').trim());
-    const vars = Object.fromEntries(
-      [...readFileSync(path.join(work, 'env'), 'utf8').matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]),
-    );
     const settings = serverKnexSettings(
       'postgresql',
       serverConnection(vars.SVC_TEST_PG_URL!, 'postgresql', vars.SVC_TEST_PG_USER!, vars.SVC_TEST_PG_PASSWORD!),
@@ -166,7 +163,7 @@ if (process.env.BENCH_LONG_READS_BACKENDS !== 'sqlite') {
       }),
     );
   } finally {
-    execFileSync('bash', [script, 'stop', work], { stdio: 'ignore' });
+    stopPrivatePostgres(work);
   }
 }
 

@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import knexFactory from 'knex';
 import { activeKey, call, CONNECTIONS, load, machine, median, ROOT, ROUNDS, SECONDS, start } from './lib/harness.ts';
+import { startPrivatePostgres, stopPrivatePostgres } from './lib/private-postgres.ts';
 
 /**
  * `npm run bench:postgres`: the full chain with journal and audit on PostgreSQL (fsync on, as in
@@ -11,14 +11,7 @@ import { activeKey, call, CONNECTIONS, load, machine, median, ROOT, ROUNDS, SECO
  * query by key (limit 100) over 1,000,000 audit rows. Writes docs/benchmarks-postgres.md.
  */
 const work = mkdtempSync(path.join(tmpdir(), 'svc-bench-pg-'));
-const script = path.join(ROOT, 'scripts/test-services.sh');
-execFileSync('bash', [script, 'start-pg', work], {
-  env: { ...process.env, PG_FSYNC: 'on' },
-  stdio: ['ignore', 'ignore', 'inherit'],
-});
-const vars = Object.fromEntries(
-  [...readFileSync(path.join(work, 'env'), 'utf8').matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]),
-);
+const vars = startPrivatePostgres(work, { PG_FSYNC: 'on' });
 const pgEnv = {
   SVC_JOURNAL_KIND: 'rdb-server-1',
   SVC_AUDIT_KIND: 'rdb-server-1',
@@ -114,5 +107,5 @@ try {
 } finally {
   mem.child.kill('SIGTERM');
   pg.child.kill('SIGTERM');
-  execFileSync('bash', [script, 'stop', work]);
+  stopPrivatePostgres(work);
 }

@@ -6,6 +6,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { whenListening } from './lib/listening.ts';
 import { type ScaleRow, scaleDoc } from './lib/scale-doc.ts';
+import { startPrivatePostgres, stopPrivatePostgres } from './lib/private-postgres.ts';
 
 /**
  * `npm run bench:scale`: encrypt 1 KiB throughput of one node with 1, 2, ... N workers (server.workers;
@@ -67,14 +68,7 @@ function treeCpuSeconds(pid: number): number {
 }
 
 const pgWork = mkdtempSync(path.join(tmpdir(), 'svc-bench-scale-pg-'));
-const services = path.join(ROOT, 'scripts/test-services.sh');
-let pg: Record<string, string> = {};
-if (STORES.includes('postgresql')) {
-  execFileSync('bash', [services, 'start-pg', pgWork], { stdio: ['ignore', 'ignore', 'inherit'] });
-  pg = Object.fromEntries(
-    [...readFileSync(path.join(pgWork, 'env'), 'utf8').matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]),
-  );
-}
+const pg: Record<string, string> = STORES.includes('postgresql') ? startPrivatePostgres(pgWork) : {};
 let run = 0;
 
 /** A fresh, empty store per run: a new database on the private server, or new SQLite files in `dir`. */
@@ -230,8 +224,7 @@ try {
   for (const store of STORES)
     for (const [workers, nodes] of plan(store)) measured.push(await measure(store, workers, nodes));
 } finally {
-  if (STORES.includes('postgresql'))
-    execFileSync('bash', [services, 'stop', pgWork], { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (STORES.includes('postgresql')) stopPrivatePostgres(pgWork);
   rmSync(pgWork, { recursive: true, force: true });
 }
 const loadAfter = loadavg()[0]!;

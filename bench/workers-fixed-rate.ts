@@ -7,6 +7,7 @@ import autocannon from 'autocannon';
 import { Pool } from 'undici';
 import { openLoop } from '../test/helpers/open-loop.ts';
 import { whenListening } from './lib/listening.ts';
+import { startPrivatePostgres, stopPrivatePostgres } from './lib/private-postgres.ts';
 
 /**
  * `npm run bench:workers-fixed-rate`: what a second worker costs each request when the machine is not
@@ -52,14 +53,7 @@ const cpuOfAll = (list: number[]) =>
 const treeCpu = (root: number) => cpuOfAll([root, ...pids(['-P', String(root)])]);
 
 const pgWork = mkdtempSync(path.join(tmpdir(), 'svc-bench-fixed-rate-pg-'));
-const services = path.join(ROOT, 'scripts/test-services.sh');
-let pg: Record<string, string> = {};
-if (STORES.includes('postgresql')) {
-  execFileSync('bash', [services, 'start-pg', pgWork], { stdio: ['ignore', 'ignore', 'inherit'] });
-  pg = Object.fromEntries(
-    [...readFileSync(path.join(pgWork, 'env'), 'utf8').matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]),
-  );
-}
+const pg: Record<string, string> = STORES.includes('postgresql') ? startPrivatePostgres(pgWork) : {};
 const psql = (sql: string) => execFileSync('psql', [pg.SVC_TEST_PG_ADMIN_URL!, '-Atqc', sql], { encoding: 'utf8' });
 
 /** The store's settings for a fresh node: a new database, or new SQLite files in `dir`; none for the control. */
@@ -192,7 +186,7 @@ let run = 0;
 try {
   for (const store of STORES) for (const workers of ORDER) rows.push(await measure(store, workers, ++run));
 } finally {
-  if (STORES.includes('postgresql')) execFileSync('bash', [services, 'stop', pgWork], { stdio: 'ignore' });
+  if (STORES.includes('postgresql')) stopPrivatePostgres(pgWork);
 }
 
 const f = (x: number, digits = 0) => x.toFixed(digits);
