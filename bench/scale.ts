@@ -1,4 +1,4 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -7,6 +7,8 @@ import autocannon from 'autocannon';
 import { whenListening } from './lib/listening.ts';
 import { type ScaleRow, scaleDoc } from './lib/scale-doc.ts';
 import { startPrivatePostgres, stopPrivatePostgres } from './lib/private-postgres.ts';
+import { treeCpuSeconds } from './lib/process-cpu.ts';
+import { postgresStoreEnv, sqliteStoreEnv } from './lib/store-env.ts';
 
 /**
  * `npm run bench:scale`: encrypt 1 KiB throughput of one node with 1, 2, ... N workers (server.workers;
@@ -33,7 +35,6 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const WARMUP_SECONDS = Number(process.env.BENCH_SCALE_WARMUP_SECONDS ?? 20);
 const CORES = availableParallelism();
 const MAX_WORKERS = Number(process.env.BENCH_SCALE_MAX_WORKERS ?? CORES);
-const TICKS_PER_SECOND = 100; // getconf CLK_TCK on Linux
 type Store = 'postgresql' | 'sqlite' | 'control';
 // The control (bare Koa under node:cluster, bare-koa-cluster.ts) always runs: it is what the stores' rows are read against.
 const STORES: Store[] = [
@@ -44,55 +45,13 @@ const STORES: Store[] = [
 ];
 const PLAINTEXT = { plaintextBase64: Buffer.alloc(1024, 7).toString('base64') };
 
-/** CPU seconds (user + system) of a process and every process it started (the primary and its workers). */
-function treeCpuSeconds(pid: number): number {
-  let total = 0;
-  const stack = [pid];
-  while (stack.length) {
-    const p = stack.pop()!;
-    try {
-      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      total += (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-      stack.push(
-        ...execFileSync('pgrep', ['-P', String(p)], { encoding: 'utf8' })
-          .split('\n')
-          .filter(Boolean)
-          .map(Number),
-      );
-    } catch {
-      // gone, or pgrep found no children
-    }
-  }
-  return total;
-}
-
 const pgWork = mkdtempSync(path.join(tmpdir(), 'svc-bench-scale-pg-'));
 const pg: Record<string, string> = STORES.includes('postgresql') ? startPrivatePostgres(pgWork) : {};
 let run = 0;
 
 /** A fresh, empty store per run: a new database on the private server, or new SQLite files in `dir`. */
 function storeEnv(store: Store, dir: string): Record<string, string> {
-  if (store === 'sqlite') {
-    return {
-      SVC_JOURNAL_KIND: 'rdb-embedded',
-      SVC_AUDIT_KIND: 'rdb-embedded',
-      SVC_RDB_EMBEDDED_JDBC_URL: `jdbc:sqlite:${path.join(dir, 'journal.db')}`,
-      SVC_AUDIT_EMBEDDED_PATH: path.join(dir, 'audit.db'),
-    };
-  }
-  const name = `scale_${process.pid}_${++run}`;
-  execFileSync('psql', [pg.SVC_TEST_PG_ADMIN_URL!, '-qc', `create database ${name} owner ${pg.SVC_TEST_PG_USER}`], {
-    stdio: 'ignore',
-  });
-  return {
-    SVC_JOURNAL_KIND: 'rdb-server-1',
-    SVC_AUDIT_KIND: 'rdb-server-1',
-    SVC_JDBC_URL: pg.SVC_TEST_PG_URL!.replace(/\/[^/]+$/, `/${name}`),
-    SVC_JDBC_USERNAME: pg.SVC_TEST_PG_USER!,
-    SVC_JDBC_PASSWORD: pg.SVC_TEST_PG_PASSWORD!,
-    SVC_CRYPTO_LOCAL_KEK: Buffer.alloc(32, 3).toString('base64'),
-  };
+  return store === 'sqlite' ? sqliteStoreEnv(dir) : postgresStoreEnv(pg, `scale_${process.pid}_${++run}`);
 }
 
 /** Busy and total CPU ticks of the whole machine so far (/proc/stat), to tell how much of it others used. */

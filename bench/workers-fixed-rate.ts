@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -8,6 +8,8 @@ import { Pool } from 'undici';
 import { openLoop } from '../test/helpers/open-loop.ts';
 import { whenListening } from './lib/listening.ts';
 import { startPrivatePostgres, stopPrivatePostgres } from './lib/private-postgres.ts';
+import { cpuSecondsOfAll, pgrep, treeCpuSeconds } from './lib/process-cpu.ts';
+import { postgresStoreEnv, sqliteStoreEnv } from './lib/store-env.ts';
 
 /**
  * `npm run bench:workers-fixed-rate`: what a second worker costs each request when the machine is not
@@ -25,32 +27,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const SPIN_US = process.env.BENCH_BARE_SPIN_US ?? '150';
 const STORES = (process.env.BENCH_FIXED_RATE_STORES ?? 'postgresql,sqlite,control').split(',');
 const ORDER = [1, 2, 2, 1];
-const TICKS_PER_SECOND = 100; // getconf CLK_TCK on Linux
 const PLAINTEXT = JSON.stringify({ plaintextBase64: Buffer.alloc(1024, 7).toString('base64') });
 const HEADERS = { 'x-svc-user': 'bench', 'content-type': 'application/json' };
-
-const cpuOf = (pid: number): number => {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-};
-const pids = (args: string[]): number[] => {
-  try {
-    return execFileSync('pgrep', args, { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
-  } catch {
-    return []; // none
-  }
-};
-/** CPU seconds of the processes, skipping any that ended meanwhile. */
-const cpuOfAll = (list: number[]) =>
-  list.reduce((sum, pid) => {
-    try {
-      return sum + cpuOf(pid);
-    } catch {
-      return sum;
-    }
-  }, 0);
-const treeCpu = (root: number) => cpuOfAll([root, ...pids(['-P', String(root)])]);
 
 const pgWork = mkdtempSync(path.join(tmpdir(), 'svc-bench-fixed-rate-pg-'));
 const pg: Record<string, string> = STORES.includes('postgresql') ? startPrivatePostgres(pgWork) : {};
@@ -59,22 +37,7 @@ const psql = (sql: string) => execFileSync('psql', [pg.SVC_TEST_PG_ADMIN_URL!, '
 /** The store's settings for a fresh node: a new database, or new SQLite files in `dir`; none for the control. */
 function storeEnv(store: string, dir: string, database: string): Record<string, string> {
   if (store === 'control') return { BENCH_BARE_SPIN_US: SPIN_US };
-  if (store === 'sqlite')
-    return {
-      SVC_JOURNAL_KIND: 'rdb-embedded',
-      SVC_AUDIT_KIND: 'rdb-embedded',
-      SVC_RDB_EMBEDDED_JDBC_URL: `jdbc:sqlite:${path.join(dir, 'journal.db')}`,
-      SVC_AUDIT_EMBEDDED_PATH: path.join(dir, 'audit.db'),
-    };
-  psql(`create database ${database} owner ${pg.SVC_TEST_PG_USER}`);
-  return {
-    SVC_JOURNAL_KIND: 'rdb-server-1',
-    SVC_AUDIT_KIND: 'rdb-server-1',
-    SVC_JDBC_URL: pg.SVC_TEST_PG_URL!.replace(/\/[^/]+$/, `/${database}`),
-    SVC_JDBC_USERNAME: pg.SVC_TEST_PG_USER!,
-    SVC_JDBC_PASSWORD: pg.SVC_TEST_PG_PASSWORD!,
-    SVC_CRYPTO_LOCAL_KEK: Buffer.alloc(32, 3).toString('base64'),
-  };
+  return store === 'sqlite' ? sqliteStoreEnv(dir) : postgresStoreEnv(pg, database);
 }
 
 interface Row {
@@ -147,8 +110,8 @@ async function measure(store: string, workers: number, run: number): Promise<Row
       store === 'postgresql'
         ? Number(psql(`select xact_commit from pg_stat_database where datname = '${database}'`))
         : 0;
-    const databaseCpu = () => (store === 'postgresql' ? cpuOfAll(pids(['-x', 'postgres'])) : 0);
-    const node0 = treeCpu(child.pid!);
+    const databaseCpu = () => (store === 'postgresql' ? cpuSecondsOfAll(pgrep(['-x', 'postgres'])) : 0);
+    const node0 = treeCpuSeconds(child.pid!);
     const database0 = databaseCpu();
     const transactions0 = transactions();
     const generator0 = process.cpuUsage();
@@ -164,7 +127,7 @@ async function measure(store: string, workers: number, run: number): Promise<Row
     const row = {
       store,
       workers,
-      nodeUs: ((treeCpu(child.pid!) - node0) * 1e6) / n,
+      nodeUs: ((treeCpuSeconds(child.pid!) - node0) * 1e6) / n,
       databaseUs: ((databaseCpu() - database0) * 1e6) / n,
       transactions: (transactions() - transactions0) / n,
       generatorUs: (generator.user + generator.system) / n,
