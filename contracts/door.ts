@@ -4,6 +4,7 @@ import type { Test } from 'tap';
 import type { Door } from '../kernel/index.ts';
 import { fannedOut } from './door-harness/collecting-sink.ts';
 import { heldCall } from './door-harness/hold-operation.ts';
+import { until } from './until.ts';
 
 /**
  * Input the door's client sends in the most malformed form that still reaches the door's authentication:
@@ -69,14 +70,6 @@ async function recordsOf(url: string, actor: string, requestId: string): Promise
     'door-contract-auditor',
   );
   return (page.records as any[]).filter((r) => r.correlationId === requestId);
-}
-
-async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 /**

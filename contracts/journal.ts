@@ -1,6 +1,7 @@
 import type { Test } from 'tap';
 import { randomUUID } from 'node:crypto';
 import { type AuditRecord, JournalConflict, type KeyEvent, type KeyJournal, NameTaken } from '../kernel/index.ts';
+import { changeStampContract } from './journal-change-stamp.ts';
 import { locateContract } from './journal-locate.ts';
 import { agentRegistryContract } from './agent-registry.ts';
 import { importTokenContract } from './import-tokens.ts';
@@ -44,6 +45,7 @@ export function journalContract(t: Test, open: () => Promise<KeyJournal>, reopen
   accessKeyStoreContract(t, open, reopen);
   importTokenContract(t, open, reopen);
   locateContract(t, open, reopen);
+  changeStampContract(t, open, reopen);
   t.test('appends and loads events in sequence order; lastSeq follows', async (t) => {
     const j = await open();
     const id = newId();

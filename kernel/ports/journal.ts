@@ -79,10 +79,13 @@ export interface KeyJournal extends Lifecycle {
   /** The highest sequence number written for a key (0 for none); cheap, one index lookup. */
   lastSeq(keyId: string): Promise<number>;
   /**
-   * On a shared journal that can tell it without a query: a number that stays the same for as long as
-   * nothing was committed to the journal by anyone (another node, or this one). While it has not changed
-   * since a key's lastSeq was checked, the key cannot have changed, and the check is not repeated.
-   * Undefined (or absent) where no such number exists: every use checks lastSeq.
+   * On a shared journal that can tell it without a query: a number that stays the same only while no key
+   * event was committed to the journal by anyone (another node, or this one). While it has not
+   * changed since a key's lastSeq was checked, the key cannot have changed, and the check is not repeated.
+   * It moves once the journal learns of a commit: SQLite reads it from the file at once; PostgreSQL, where
+   * the operator chose notified key changes, hears of it by a notification the database sends at the commit
+   * (so a use that begins before it arrives trusts the cache). Undefined (or absent) where no such number
+   * exists or it cannot vouch for anything right now (a lost notification connection): every use checks lastSeq.
    */
   changeStamp?(): number | undefined;
   append(

@@ -24,13 +24,15 @@ export interface KnexSettings {
    */
   companion?: () => { stop(): Promise<void> };
   /**
-   * Where the database can tell without a query that nothing was committed since some moment (SQLite's
-   * data_version): opened once it is migrated, closed before the pool closes. See KeyJournal.changeStamp.
+   * Where the database can tell without a query that no key event was committed since some moment (SQLite's
+   * data_version, PostgreSQL's notifications): opened once it is migrated, closed before the pool closes. See
+   * KeyJournal.changeStamp.
    */
-  changeStamp?: () => ChangeStamp;
+  changeStamp?: () => ChangeStamp | Promise<ChangeStamp>;
 }
 
 export interface ChangeStamp {
-  read(): number;
+  /** Undefined while the stamp cannot vouch for anything (PostgreSQL: not listening). */
+  read(): number | undefined;
   close(): void;
 }

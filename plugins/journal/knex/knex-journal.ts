@@ -63,7 +63,7 @@ export class KnexJournal implements KeyJournal {
     // rolling upgrade, are not in it yet.
     await this.run(() => reconcileKeyIndex(this.knex()));
     await this.run(() => reconcileKeyNames(this.knex()));
-    if (this.shared) this.stamp = this.settings.changeStamp?.();
+    if (this.shared) this.stamp = await this.settings.changeStamp?.();
   }
 
   changeStamp(): number | undefined {

@@ -1,7 +1,28 @@
-import { definePlugin, journalPort, KERNEL_API_VERSION } from '../../../kernel/index.ts';
+import { Type } from '@sinclair/typebox';
+import { definePlugin, defineSettings, journalPort, KERNEL_API_VERSION } from '../../../kernel/index.ts';
 import { postgresServer } from '../../sql-support/config.ts';
+import { PostgresChangeStamp } from '../../sql-support/postgres-change-stamp.ts';
 import { postgresSettings } from '../../sql-support/server-connection.ts';
 import { KnexJournal } from './knex-journal.ts';
+
+const settings = defineSettings(
+  Type.Object({
+    ...postgresServer.properties,
+    journal: Type.Object({
+      keyChanges: Type.Union([Type.Literal('checked'), Type.Literal('notified')], {
+        description:
+          "How a node learns that another node changed a key it has cached (rdb-server-1 only). 'checked': each " +
+          "use first reads the key's last sequence number (one query per event-loop turn), so a change another node " +
+          "acknowledged is seen at the very next use. 'notified': the cache is trusted until PostgreSQL notifies a " +
+          'key event (LISTEN/NOTIFY), which saves that query but sees a change once its notification arrives, ' +
+          'usually within a millisecond of the commit (docs/architecture.md); while the notification connection is down every ' +
+          'use is checked.',
+        default: 'checked',
+        env: 'SVC_JOURNAL_KEY_CHANGES',
+      }),
+    }),
+  }),
+);
 
 export default definePlugin({
   id: 'journal-postgres',
@@ -9,7 +30,11 @@ export default definePlugin({
   provides: journalPort,
   kind: 'rdb-server-1',
   description: 'PostgreSQL journal (several nodes may share it)',
-  settings: postgresServer,
-  configure: (settings) => ({ settings: postgresSettings(settings) }),
+  settings,
+  configure: (values) => {
+    const knex = postgresSettings(values);
+    if (values.journal.keyChanges !== 'notified') return { settings: knex };
+    return { settings: { ...knex, changeStamp: () => PostgresChangeStamp.listening(knex) } };
+  },
   create: ({ config }) => new KnexJournal(config.settings),
 });

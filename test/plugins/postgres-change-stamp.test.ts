@@ -1,0 +1,103 @@
+import { createServer } from 'node:net';
+import pg from 'pg';
+import t from 'tap';
+import { KnexJournal } from '../../plugins/journal/knex/knex-journal.ts';
+import { serverConnection } from '../../plugins/sql-support/connection-url.ts';
+import { PostgresChangeStamp } from '../../plugins/sql-support/postgres-change-stamp.ts';
+import { serverKnexSettings } from '../../plugins/sql-support/server-connection.ts';
+import { freshDatabase } from '../helpers/databases.ts';
+import { until } from '../helpers/until.ts';
+
+const HAND_MADE_KEY = '00000000-0000-4000-8000-0000000051a1';
+const at = '2026-01-01T00:00:00.000Z';
+const handMadeKey = {
+  type: 'KeyCreated',
+  at,
+  spec: { name: 'hand-made', algorithm: 'AES', sizeBits: 256, objectType: 'SymmetricKey', exportable: false },
+  by: 'sql',
+  materialId: 'm1',
+};
+
+/** A port nothing listens on: taken from the OS, then let go. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+t.test('a stamp that cannot reach its database vouches for nothing, and stops retrying once closed', async (t) => {
+  const stamp = new PostgresChangeStamp({
+    host: '127.0.0.1',
+    port: await closedPort(),
+    user: 'nobody',
+    database: 'none',
+    connectionTimeoutMillis: 1000,
+  });
+  await stamp.listen();
+  t.equal(stamp.read(), undefined, 'not listening: every use of a cached key is checked with a query');
+  stamp.close();
+  t.equal(stamp.read(), undefined);
+});
+
+t.test('notified key changes on PostgreSQL', async (t) => {
+  const db = await freshDatabase(t, 'postgresql');
+  if (!db) return;
+  const connection = serverConnection(db.url, 'postgresql', db.user, db.password);
+  const settings = serverKnexSettings('postgresql', connection, {
+    max: 2,
+    acquireTimeoutMs: 3000,
+    bootTimeoutMs: 10000,
+  });
+  const journal = new KnexJournal({ ...settings, changeStamp: () => PostgresChangeStamp.listening(settings) });
+  await journal.start();
+  const admin = new pg.Client(connection);
+  await admin.connect();
+  t.teardown(async () => {
+    await journal.stop();
+    await admin.end();
+  });
+  const stamp = () => journal.changeStamp();
+
+  t.test('a key event written by any hand (SQL, an older node) moves the stamp', async (t) => {
+    const before = stamp();
+    t.type(before, 'number', 'listening: the stamp vouches');
+    await admin.query(
+      `insert into svc_key_events (key_id, seq, type, payload, occurred_at) values ($1, 1, 'KeyCreated', $2, $3)`,
+      [HAND_MADE_KEY, JSON.stringify(handMadeKey), at],
+    );
+    await until(() => stamp() !== before, 'the notification of a hand-made insert');
+    t.type(stamp(), 'number');
+  });
+
+  t.test(
+    'a lost notification connection vouches for nothing until it listens again, then at a new number',
+    async (t) => {
+      const before = stamp();
+      t.type(before, 'number');
+      const killed = await admin.query(
+        `select pg_terminate_backend(pid) from pg_stat_activity
+        where datname = current_database() and query = 'LISTEN svc_key_events' and pid <> pg_backend_pid()`,
+      );
+      t.equal(killed.rowCount, 1, 'the one listening session was ended');
+      await until(() => stamp() !== before, 'the loss to be noticed');
+      await until(() => stamp() !== undefined, 'listening again');
+      t.not(stamp(), before, 'nothing confirmed before the loss counts after it: changes meanwhile were not heard');
+      const again = stamp();
+      await admin.query(
+        `insert into svc_key_events (key_id, seq, type, payload, occurred_at) values ($1, 2, 'KeyActivated', '{}', $2)`,
+        ['00000000-0000-4000-8000-0000000051a1', '2026-01-01T00:00:00.000Z'],
+      );
+      await until(() => stamp() !== again, 'a notification on the new connection');
+      t.type(stamp(), 'number', 'and it hears commits again');
+    },
+  );
+
+  t.test('a journal left on the default (checked) has no stamp: every use asks lastSeq', async (t) => {
+    const checked = new KnexJournal(settings);
+    await checked.start();
+    t.teardown(() => checked.stop());
+    t.equal(checked.changeStamp(), undefined);
+  });
+});
