@@ -46,8 +46,11 @@ export interface ChangeScope {
  */
 export class KeyStore {
   private readonly keys = new Map<string, ManagedKey>();
-  /** The journal's change stamp when each cached key was last confirmed current (shared journals only). */
-  private readonly confirmedAt = new Map<string, number>();
+  /**
+   * The journal's change stamp when a cached key was last confirmed current, and which cached state that was
+   * (shared journals only): a slower load that lands after a newer state was confirmed is not covered by it.
+   */
+  private readonly confirmedAt = new Map<string, { stamp: number; key: ManagedKey }>();
   private readonly locks = new Map<string, Promise<unknown>>();
   /** Parsed material per material id, bounded in entries and time like the KWKs (crypto.cache*). */
   private readonly material: LRUCache<string, ParsedMaterial>;
@@ -67,9 +70,10 @@ export class KeyStore {
    */
   private async stillCurrent(id: string, cached: ManagedKey, trace: TraceScope): Promise<boolean> {
     const stamp = this.journal.changeStamp?.();
-    if (stamp !== undefined && this.confirmedAt.get(id) === stamp) return true;
+    const confirmed = this.confirmedAt.get(id);
+    if (stamp !== undefined && confirmed?.stamp === stamp && confirmed.key === cached) return true;
     if ((await trace.child('journal.lastSeq', () => this.journal.lastSeq(id))) !== cached.seq) return false;
-    if (stamp !== undefined) this.confirmedAt.set(id, stamp);
+    if (stamp !== undefined) this.confirmedAt.set(id, { stamp, key: cached });
     return true;
   }
 
@@ -85,6 +89,9 @@ export class KeyStore {
     if (!isUuid(id)) throw new SvcError('KeyNotFound', 'no key with that id (key ids are UUIDs)');
     const key = foldEvents(await trace.child('journal.load', () => this.journal.load(id)));
     if (!key) throw new SvcError('KeyNotFound', `no key with id ${id}`);
+    // A load that began earlier and ended later than another never replaces the newer state that one cached.
+    const newer = this.keys.get(id);
+    if (newer && newer.seq > key.seq) return newer;
     if (cached && key.state !== 'Active') this.forgetMaterial(key);
     // A trim (here or on another node) erased versions and gave the key a new KWK: nothing of the old
     // one, or of the trimmed versions' material, stays in this node's memory.

@@ -3,7 +3,7 @@ import pg from 'pg';
 import t from 'tap';
 import { KnexJournal } from '../../plugins/journal/knex/knex-journal.ts';
 import { serverConnection } from '../../plugins/sql-support/connection-url.ts';
-import { PostgresChangeStamp } from '../../plugins/sql-support/postgres-change-stamp.ts';
+import { LISTENER_NAME, PostgresChangeStamp } from '../../plugins/sql-support/postgres-change-stamp.ts';
 import { serverKnexSettings } from '../../plugins/sql-support/server-connection.ts';
 import { freshDatabase } from '../helpers/databases.ts';
 import { until } from '../helpers/until.ts';
@@ -50,10 +50,35 @@ t.test('notified key changes on PostgreSQL', async (t) => {
     acquireTimeoutMs: 3000,
     bootTimeoutMs: 10000,
   });
-  const journal = new KnexJournal({ ...settings, changeStamp: () => PostgresChangeStamp.listening(settings) });
-  await journal.start();
   const admin = new pg.Client(connection);
   await admin.connect();
+  const notifyTrigger = async () =>
+    (
+      await admin.query(
+        `select tgenabled from pg_trigger where tgname = 'svc_key_events_notify' and tgrelid = 'svc_key_events'::regclass`,
+      )
+    ).rows[0]?.tgenabled as string | undefined;
+  const checked = new KnexJournal(settings);
+  await checked.start();
+  t.equal(
+    checked.changeStamp(),
+    undefined,
+    'a journal left on the default (checked) has no stamp: every use asks lastSeq',
+  );
+  t.equal(await notifyTrigger(), undefined, 'and a database only checked journals use has no trigger to notify');
+  await checked.stop();
+  // Short timing, so that a trigger gone silent shows within the test.
+  const timing = { heartbeatMs: 50, trustMs: 300 };
+  const journal = new KnexJournal({
+    ...settings,
+    changeStamp: () => PostgresChangeStamp.listening(settings, undefined, timing),
+  });
+  await journal.start();
+  t.equal(
+    await notifyTrigger(),
+    'A',
+    'the first notified journal installs the trigger, enabled always (restores, replicas)',
+  );
   t.teardown(async () => {
     await journal.stop();
     await admin.end();
@@ -71,6 +96,29 @@ t.test('notified key changes on PostgreSQL', async (t) => {
     t.type(stamp(), 'number');
   });
 
+  t.test('heartbeats move the stamp while nothing is written, so it keeps vouching', async (t) => {
+    const before = stamp();
+    await until(() => stamp() !== before && stamp() !== undefined, 'a heartbeat');
+    t.type(stamp(), 'number');
+  });
+
+  t.test(
+    'a trigger removed behind its back: the stamp stops vouching, and vouches again once it is back',
+    async (t) => {
+      const before = stamp();
+      t.type(before, 'number');
+      await admin.query('drop trigger svc_key_events_notify on svc_key_events');
+      await until(() => stamp() === undefined, 'the silence to be noticed (trustMs)');
+      t.pass('no notification heard within trustMs: every use is checked');
+      await until(() => stamp() !== undefined, 'listening again');
+      t.equal(await notifyTrigger(), 'A', 'the new connection put the trigger back');
+      const again = stamp();
+      await admin.query('truncate svc_key_events');
+      await until(() => stamp() !== again, 'the notification of a TRUNCATE');
+      t.type(stamp(), 'number', 'a TRUNCATE notifies too');
+    },
+  );
+
   t.test(
     'a lost notification connection vouches for nothing until it listens again, then at a new number',
     async (t) => {
@@ -78,7 +126,8 @@ t.test('notified key changes on PostgreSQL', async (t) => {
       t.type(before, 'number');
       const killed = await admin.query(
         `select pg_terminate_backend(pid) from pg_stat_activity
-        where datname = current_database() and query = 'LISTEN svc_key_events' and pid <> pg_backend_pid()`,
+        where datname = current_database() and application_name = $1`,
+        [LISTENER_NAME],
       );
       t.equal(killed.rowCount, 1, 'the one listening session was ended');
       await until(() => stamp() !== before, 'the loss to be noticed');
@@ -93,11 +142,4 @@ t.test('notified key changes on PostgreSQL', async (t) => {
       t.type(stamp(), 'number', 'and it hears commits again');
     },
   );
-
-  t.test('a journal left on the default (checked) has no stamp: every use asks lastSeq', async (t) => {
-    const checked = new KnexJournal(settings);
-    await checked.start();
-    t.teardown(() => checked.stop());
-    t.equal(checked.changeStamp(), undefined);
-  });
 });

@@ -1,5 +1,4 @@
 import type { Migration } from '../../sql-support/migration-source.ts';
-import { KEY_EVENTS_CHANNEL } from '../../sql-support/postgres-change-stamp.ts';
 import { createAccessKeys } from './knex-access-keys.ts';
 import { createKeyIndex, sha256Hex } from './knex-key-index.ts';
 import { createKeyAliases } from './knex-key-aliases.ts';
@@ -299,18 +298,6 @@ const MIGRATIONS: Migration[] = [
     name: '020_access_keys',
     async up(knex) {
       await createAccessKeys(knex);
-    },
-  },
-  {
-    // PostgreSQL: every transaction that writes key events notifies the nodes' change stamps at its commit
-    // (postgres-change-stamp.ts), whoever wrote it; one notification a statement, whatever its row count.
-    name: '021_key_events_notify',
-    async up(knex) {
-      if (knex.client.config.client !== 'pg') return;
-      await knex.raw(`create or replace function svc_key_events_notify() returns trigger language plpgsql as $$
-        begin perform pg_notify('${KEY_EVENTS_CHANNEL}', ''); return null; end $$`);
-      await knex.raw(`create trigger svc_key_events_notify after insert or update or delete on svc_key_events
-        for each statement execute function svc_key_events_notify()`);
     },
   },
 ];

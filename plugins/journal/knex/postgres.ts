@@ -14,9 +14,9 @@ const settings = defineSettings(
           "How a node learns that another node changed a key it has cached (rdb-server-1 only). 'checked': each " +
           "use first reads the key's last sequence number (one query per event-loop turn), so a change another node " +
           "acknowledged is seen at the very next use. 'notified': the cache is trusted until PostgreSQL notifies a " +
-          'key event (LISTEN/NOTIFY), which saves that query but sees a change once its notification arrives, ' +
-          'usually within a millisecond of the commit (docs/architecture.md); while the notification connection is down every ' +
-          'use is checked.',
+          'key event (LISTEN/NOTIFY, a trigger the first such node installs), which saves that query but sees a ' +
+          'change once its notification arrives, usually within a millisecond of the commit, and within 3 s if the ' +
+          'notification connection dies silently; one more connection per process (docs/architecture.md).',
         default: 'checked',
         env: 'SVC_JOURNAL_KEY_CHANGES',
       }),
@@ -31,10 +31,11 @@ export default definePlugin({
   kind: 'rdb-server-1',
   description: 'PostgreSQL journal (several nodes may share it)',
   settings,
-  configure: (values) => {
-    const knex = postgresSettings(values);
-    if (values.journal.keyChanges !== 'notified') return { settings: knex };
-    return { settings: { ...knex, changeStamp: () => PostgresChangeStamp.listening(knex) } };
-  },
-  create: ({ config }) => new KnexJournal(config.settings),
+  configure: (values) => ({ settings: postgresSettings(values), notified: values.journal.keyChanges === 'notified' }),
+  create: ({ config, logger }) =>
+    new KnexJournal(
+      config.notified
+        ? { ...config.settings, changeStamp: () => PostgresChangeStamp.listening(config.settings, logger) }
+        : config.settings,
+    ),
 });
