@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import Router from '@koa/router';
 import Koa from 'koa';
 import { koaBody } from 'koa-body';
@@ -9,9 +10,13 @@ import { koaBody } from 'koa-body';
  * BENCH_BARE_SPIN_US makes each request also use that many microseconds of CPU time (measured with
  * getrusage, so a slow spell of the machine does not shorten it): a control that costs what the service
  * costs per request, with none of the service's code, for loads whose behaviour depends on how busy the
- * server is (bench/open-loop.ts).
+ * server is (bench/open-loop.ts). BENCH_BARE_WORK_ROUNDS makes it do that many rounds of a JSON copy of the body
+ * and a SHA-256 of its plaintext instead: a fixed amount of work, whose CPU time grows where the machine runs code
+ * slower (caches emptied by other processes between requests), which a spin to a CPU time cannot show
+ * (bench/workers-fixed-rate.ts).
  */
 const SPIN_US = Number(process.env.BENCH_BARE_SPIN_US ?? 0);
+const WORK_ROUNDS = Number(process.env.BENCH_BARE_WORK_ROUNDS ?? 0);
 const cpuMicros = () => {
   const { user, system } = process.cpuUsage();
   return user + system;
@@ -24,6 +29,10 @@ router.post('/echo', koaBody({ jsonLimit: 1048576 }), (ctx) => {
   if (SPIN_US > 0) {
     const until = cpuMicros() + SPIN_US;
     while (cpuMicros() < until);
+  }
+  for (let i = 0; i < WORK_ROUNDS; i++) {
+    const copy = JSON.parse(JSON.stringify(ctx.request.body)) as { plaintextBase64?: unknown };
+    createHash('sha256').update(String(copy.plaintextBase64)).digest('base64');
   }
   ctx.body = ctx.request.body;
 });

@@ -13,10 +13,11 @@ import { postgresStoreEnv, sqliteStoreEnv } from './lib/store-env.ts';
 
 /**
  * `npm run bench:workers-fixed-rate`: what a second worker costs each request when the machine is not
- * saturated. For PostgreSQL, SQLite and the control (bare Koa under node:cluster, BENCH_BARE_SPIN_US of CPU a
- * request), one node with 1 and with 2 workers (in the order 1, 2, 2, 1) takes encrypt 1 KiB on a schedule at
- * BENCH_FIXED_RATE requests a second (default 3,000) for BENCH_SECONDS (15), after a 20 s closed-loop warm-up:
- * the same offered load either way, so the rows differ only in how many processes share it. Reads the CPU time
+ * saturated. For PostgreSQL, SQLite and the control (bare Koa under node:cluster doing a fixed amount of work a
+ * request, BENCH_BARE_WORK_ROUNDS), one node takes encrypt 1 KiB on a schedule at BENCH_FIXED_RATE requests a
+ * second (default 3,000) for BENCH_SECONDS (15), after a 20 s closed-loop warm-up, with 1 and with 2 workers (in
+ * the order 1, 2, 1 at half the rate, 2, 1): the same offered load either way, so those rows differ only in how
+ * many processes share it; the half-rate row is what each of two workers sees, in one process. Reads the CPU time
  * of the node's processes, of PostgreSQL's and of this process (the generator) per request, and PostgreSQL's
  * committed transactions per request. Nothing is pinned: two workers need both cores.
  * Writes docs/benchmarks-workers-fixed-rate.md.
@@ -24,25 +25,36 @@ import { postgresStoreEnv, sqliteStoreEnv } from './lib/store-env.ts';
 const ROOT = path.resolve(import.meta.dirname, '..');
 const RATE = Number(process.env.BENCH_FIXED_RATE ?? 3000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
-const SPIN_US = process.env.BENCH_BARE_SPIN_US ?? '150';
-const STORES = (process.env.BENCH_FIXED_RATE_STORES ?? 'postgresql,sqlite,control').split(',');
-const ORDER = [1, 2, 2, 1];
+const WORK_ROUNDS = process.env.BENCH_BARE_WORK_ROUNDS ?? '20';
+const STORES = (process.env.BENCH_FIXED_RATE_STORES ?? 'postgresql,postgresql-notified,sqlite,control').split(',');
+/** The stores on the private PostgreSQL: checked (the default) and notified key changes (journal.keyChanges). */
+const onPostgres = (store: string) => store.startsWith('postgresql');
+const RUNS = [
+  { workers: 1, rate: RATE },
+  { workers: 2, rate: RATE },
+  { workers: 1, rate: RATE / 2 },
+  { workers: 2, rate: RATE },
+  { workers: 1, rate: RATE },
+];
 const PLAINTEXT = JSON.stringify({ plaintextBase64: Buffer.alloc(1024, 7).toString('base64') });
 const HEADERS = { 'x-svc-user': 'bench', 'content-type': 'application/json' };
 
 const pgWork = mkdtempSync(path.join(tmpdir(), 'svc-bench-fixed-rate-pg-'));
-const pg: Record<string, string> = STORES.includes('postgresql') ? startPrivatePostgres(pgWork) : {};
+const pg: Record<string, string> = STORES.some(onPostgres) ? startPrivatePostgres(pgWork) : {};
 const psql = (sql: string) => execFileSync('psql', [pg.SVC_TEST_PG_ADMIN_URL!, '-Atqc', sql], { encoding: 'utf8' });
 
 /** The store's settings for a fresh node: a new database, or new SQLite files in `dir`; none for the control. */
 function storeEnv(store: string, dir: string, database: string): Record<string, string> {
-  if (store === 'control') return { BENCH_BARE_SPIN_US: SPIN_US };
-  return store === 'sqlite' ? sqliteStoreEnv(dir) : postgresStoreEnv(pg, database);
+  if (store === 'control') return { BENCH_BARE_WORK_ROUNDS: WORK_ROUNDS };
+  if (store === 'sqlite') return sqliteStoreEnv(dir);
+  const env = postgresStoreEnv(pg, database);
+  return store === 'postgresql-notified' ? { ...env, SVC_JOURNAL_KEY_CHANGES: 'notified' } : env;
 }
 
 interface Row {
   store: string;
   workers: number;
+  rate: number;
   nodeUs: number;
   databaseUs: number;
   transactions: number;
@@ -52,7 +64,7 @@ interface Row {
   errors: number;
 }
 
-async function measure(store: string, workers: number, run: number): Promise<Row> {
+async function measure(store: string, workers: number, rate: number, run: number): Promise<Row> {
   const dir = mkdtempSync(path.join(tmpdir(), 'svc-bench-fixed-rate-'));
   const database = `fixed_rate_${process.pid}_${run}`;
   const bare = store === 'control';
@@ -105,19 +117,17 @@ async function measure(store: string, workers: number, run: number): Promise<Row
       await res.body.text();
       return res.statusCode;
     };
-    await openLoop(RATE * 3, RATE, send, () => {});
+    await openLoop(rate * 3, rate, send, () => {});
     const transactions = () =>
-      store === 'postgresql'
-        ? Number(psql(`select xact_commit from pg_stat_database where datname = '${database}'`))
-        : 0;
-    const databaseCpu = () => (store === 'postgresql' ? cpuSecondsOfAll(pgrep(['-x', 'postgres'])) : 0);
+      onPostgres(store) ? Number(psql(`select xact_commit from pg_stat_database where datname = '${database}'`)) : 0;
+    const databaseCpu = () => (onPostgres(store) ? cpuSecondsOfAll(pgrep(['-x', 'postgres'])) : 0);
     const node0 = treeCpuSeconds(child.pid!);
     const database0 = databaseCpu();
     const transactions0 = transactions();
     const generator0 = process.cpuUsage();
     const latencies: number[] = [];
     let errors = 0;
-    await openLoop(RATE * SECONDS, RATE, send, (status, due) => {
+    await openLoop(rate * SECONDS, rate, send, (status, due) => {
       latencies.push(performance.now() - due);
       if (status !== 200) errors++;
     });
@@ -127,6 +137,7 @@ async function measure(store: string, workers: number, run: number): Promise<Row
     const row = {
       store,
       workers,
+      rate,
       nodeUs: ((treeCpuSeconds(child.pid!) - node0) * 1e6) / n,
       databaseUs: ((databaseCpu() - database0) * 1e6) / n,
       transactions: (transactions() - transactions0) / n,
@@ -147,21 +158,21 @@ async function measure(store: string, workers: number, run: number): Promise<Row
 const rows: Row[] = [];
 let run = 0;
 try {
-  for (const store of STORES) for (const workers of ORDER) rows.push(await measure(store, workers, ++run));
+  for (const store of STORES)
+    for (const { workers, rate } of RUNS) rows.push(await measure(store, workers, rate, ++run));
 } finally {
-  if (STORES.includes('postgresql')) stopPrivatePostgres(pgWork);
+  if (STORES.some(onPostgres)) stopPrivatePostgres(pgWork);
 }
 
 const f = (x: number, digits = 0) => x.toFixed(digits);
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const lines = STORES.flatMap((store) => {
-  const of = (workers: number) => rows.filter((r) => r.store === store && r.workers === workers);
-  const one = mean(of(1).map((r) => r.nodeUs));
+  const one = mean(rows.filter((r) => r.store === store && r.workers === 1 && r.rate === RATE).map((r) => r.nodeUs));
   return rows
     .filter((r) => r.store === store)
     .map(
       (r) =>
-        `| ${store === 'control' ? `control: bare Koa + ${SPIN_US} µs CPU a request` : store} | ${r.workers} | ${f(r.nodeUs)} (${f(r.nodeUs / one, 2)}x) | ${store === 'postgresql' ? `${f(r.databaseUs)} | ${f(r.transactions, 2)}` : '- | -'} | ${f(r.generatorUs)} | ${f(r.p50, 1)} | ${f(r.p99, 1)} | ${r.errors} |`,
+        `| ${store === 'control' ? `control: bare Koa + ${WORK_ROUNDS} rounds of work a request` : store} | ${r.workers} | ${f(r.rate)} | ${f(r.rate / r.workers)} | ${f(r.nodeUs)} (${f(r.nodeUs / one, 2)}x) | ${onPostgres(store) ? `${f(r.databaseUs)} | ${f(r.transactions, 2)}` : '- | -'} | ${f(r.generatorUs)} | ${f(r.p50, 1)} | ${f(r.p99, 1)} | ${r.errors} |`,
     );
 });
 const doc = [
@@ -171,13 +182,16 @@ const doc = [
   '',
   `${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${availableParallelism()} cores, nothing pinned. One node with 1 and with 2 workers, in`,
   `the order 1, 2, 2, 1, takes encrypt 1 KiB on a schedule at ${RATE} requests a second for ${SECONDS} s (after a 20 s closed-loop`,
-  'warm-up), the same offered load either way, well below what the machine sustains: what changes between the rows',
-  'is only how many processes share the load. CPU is per request answered; "x" is over the mean of the node\'s two',
-  'one-worker rows. The control is bare Koa under node:cluster spending a fixed CPU time per request: what a second',
-  'process costs in Node and on this machine, with none of the service.',
+  'warm-up), the same offered load either way, well below what the machine sustains: what changes between those rows',
+  'is only how many processes share the load. Between them one worker takes half the rate alone: what each of two',
+  'workers sees, in one process, with nothing for it to share. CPU is per request answered; "x" is over the mean of',
+  "the node's two one-worker rows at the full rate. The control is bare Koa under node:cluster doing the same work for",
+  `every request (${WORK_ROUNDS} rounds of a JSON copy of the body and a SHA-256 of its plaintext): what a second process costs in`,
+  'Node and on this machine, with none of the service. postgresql-notified is PostgreSQL with notified key changes',
+  '(SVC_JOURNAL_KEY_CHANGES=notified): no query before each use of a cached key.',
   '',
-  '| store | workers | node CPU µs a request | PostgreSQL CPU µs a request | PostgreSQL transactions a request | generator CPU µs a request | p50 ms | p99 ms | errors |',
-  '|---|---|---|---|---|---|---|---|---|',
+  '| store | workers | requests a second | a second per worker | node CPU µs a request | PostgreSQL CPU µs a request | PostgreSQL transactions a request | generator CPU µs a request | p50 ms | p99 ms | errors |',
+  '|---|---|---|---|---|---|---|---|---|---|---|',
   ...lines,
   '',
 ].join('\n');
