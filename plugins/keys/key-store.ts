@@ -92,7 +92,8 @@ export class KeyStore {
     // A load that began earlier and ended later than another never replaces the newer state that one cached.
     const newer = this.keys.get(id);
     if (newer && newer.seq > key.seq) return newer;
-    if (cached && key.state !== 'Active') this.forgetMaterial(key);
+    // Not only when this node had the key cached: a lost append race drops the cache entry, not the material.
+    if (key.state !== 'Active') this.forgetMaterial(key);
     // A trim (here or on another node) erased versions and gave the key a new KWK: nothing of the old
     // one, or of the trimmed versions' material, stays in this node's memory.
     if (key.minVersion !== cached?.minVersion) this.forgetMaterial(key);

@@ -1,10 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from '../../kernel/index.ts';
 import type { ChangeStamp, KnexSettings } from './knex-settings.ts';
 import {
   installKeyEventsTrigger,
   KEY_EVENTS_CHANNEL,
-  PROBE_KEY_EVENTS_TRIGGER,
+  PROBE_PREFIX,
+  probeStatement,
 } from './postgres-key-events-trigger.ts';
 
 export interface ChangeStampTiming {
@@ -24,12 +26,14 @@ const MAX_RETRY_MS = 10_000;
  * moves the stamp. The trigger notifies at the commit of every transaction that writes key events, whoever
  * wrote them, so a cached key confirmed at one stamp is unchanged while the stamp stays.
  *
- * It vouches only while it demonstrably hears the trigger: every heartbeatMs the connection runs a statement
- * that fires the trigger and changes nothing, and once nothing was heard for trustMs (a connection that died
- * without a word, a missing trigger, a pooler that drops notifications) it stops vouching and starts over on a
- * new connection. It vouches for nothing before the first LISTEN, nor from a loss until a new connection listens;
- * the stamp moves on every loss, since notifications sent meanwhile were not heard. While it does not vouch,
- * every use of a cached key is checked with a query, as without a stamp.
+ * It vouches only while it demonstrably hears the trigger: every heartbeatMs the connection runs a probe, a
+ * transaction that fires the trigger, changes nothing and marks its notification as this stamp's own. Hearing a
+ * probe proves that every key event committed before the probe was sent has been heard; the stamp vouches from
+ * the first probe heard on a connection, and stops once none sent in the last trustMs was heard (a connection
+ * that died without a word, a missing trigger, a pooler that drops notifications), then starts over on a new
+ * connection. Probes move no stamp (other processes' probes are ignored), so a confirmed key stays confirmed
+ * until a key event. The stamp moves on every loss, since notifications sent meanwhile were not heard. While it
+ * does not vouch, every use of a cached key is checked with a query, as without a stamp.
  */
 export class PostgresChangeStamp implements ChangeStamp {
   /** A stamp on the database of `settings` (a PostgreSQL journal's) that has made its first attempt to listen. */
@@ -43,8 +47,13 @@ export class PostgresChangeStamp implements ChangeStamp {
   private stamp = 0;
   private listening = false;
   private closed = false;
-  /** When (performance.now()) the last notification was heard. */
+  /** When (performance.now()) the newest probe heard back was sent: everything committed before it was heard. */
   private heardAt = Number.NEGATIVE_INFINITY;
+  /** This stamp's probes: their payloads name it, so another process's probes are told apart. */
+  private readonly probeId = randomUUID();
+  private probes = 0;
+  /** When each probe not yet heard back was sent, by number. */
+  private readonly sent = new Map<number, number>();
   private retryMs = FIRST_RETRY_MS;
   private retry: NodeJS.Timeout | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
@@ -71,26 +80,42 @@ export class PostgresChangeStamp implements ChangeStamp {
     const lost = (err?: Error) => this.lost(client, err?.message ?? 'the connection ended');
     client.on('error', lost);
     client.on('end', lost);
-    client.on('notification', () => {
+    client.on('notification', ({ payload }) => {
       if (this.client !== client) return;
-      this.stamp++;
-      this.heardAt = performance.now();
+      if (!payload?.startsWith(PROBE_PREFIX)) this.stamp++;
+      else if (payload.startsWith(`${PROBE_PREFIX}${this.probeId}-`)) this.heard(Number(payload.split('-').pop()));
     });
     try {
       await client.connect();
       await installKeyEventsTrigger(client);
       await client.query(`LISTEN ${KEY_EVENTS_CHANNEL}`);
       if (this.client !== client) return;
-      this.listening = true;
-      this.heardAt = performance.now();
-      this.retryMs = FIRST_RETRY_MS;
-      if (this.saidLost) this.logger?.info('key change notifications heard again');
-      this.saidLost = false;
       this.heartbeat = setInterval(() => this.beat(client), this.timing.heartbeatMs);
       this.heartbeat.unref();
+      // A session hears its own notification before its transaction's answer: this vouches once it returns.
+      await this.probe(client);
     } catch (err) {
       lost(err as Error);
     }
+  }
+
+  /** Probe `n` came back: everything committed before it was sent has been heard. */
+  private heard(n: number): void {
+    const sentAt = this.sent.get(n);
+    if (sentAt === undefined) return;
+    for (const k of this.sent.keys()) if (k <= n) this.sent.delete(k);
+    this.heardAt = Math.max(this.heardAt, sentAt);
+    if (this.listening) return;
+    this.listening = true;
+    this.retryMs = FIRST_RETRY_MS;
+    if (this.saidLost) this.logger?.info('key change notifications heard again');
+    this.saidLost = false;
+  }
+
+  private probe(client: pg.Client): Promise<unknown> {
+    const n = ++this.probes;
+    this.sent.set(n, performance.now());
+    return client.query(probeStatement(`${this.probeId}-${n}`));
   }
 
   read(): number | undefined {
@@ -119,7 +144,7 @@ export class PostgresChangeStamp implements ChangeStamp {
       this.lost(client, `no notification heard for ${this.timing.trustMs} ms`);
       return;
     }
-    client.query(PROBE_KEY_EVENTS_TRIGGER).catch((err: Error) => this.lost(client, err.message));
+    this.probe(client).catch((err: Error) => this.lost(client, err.message));
   }
 
   /** The connection is gone: nothing is known until a new one listens, and what a check confirmed before no longer counts. */
@@ -133,6 +158,7 @@ export class PostgresChangeStamp implements ChangeStamp {
     this.client = undefined;
     this.listening = false;
     this.stamp++;
+    this.sent.clear();
     clearInterval(this.heartbeat);
     void client.end().catch(() => undefined);
     if (this.closed) return;

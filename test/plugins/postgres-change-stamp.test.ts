@@ -96,10 +96,20 @@ t.test('notified key changes on PostgreSQL', async (t) => {
     t.type(stamp(), 'number');
   });
 
-  t.test('heartbeats move the stamp while nothing is written, so it keeps vouching', async (t) => {
+  t.test("probes, its own and another process's, keep it vouching past trustMs without moving it", async (t) => {
+    const other = await PostgresChangeStamp.listening(settings, undefined, timing);
+    t.teardown(() => other.close());
+    t.type(other.read(), 'number', 'a stamp vouches once its first probe came back');
     const before = stamp();
-    await until(() => stamp() !== before && stamp() !== undefined, 'a heartbeat');
-    t.type(stamp(), 'number');
+    t.type(before, 'number');
+    const start = performance.now();
+    const seen = new Set<number | undefined>();
+    // Several heartbeats of both, and longer than trustMs: a stamp that heard no probe of its own would lapse.
+    await until(() => {
+      seen.add(stamp());
+      return performance.now() - start > 3 * timing.trustMs;
+    }, 'three trust periods to pass');
+    t.same([...seen], [before], 'the same number throughout, never undefined');
   });
 
   t.test(
