@@ -58,3 +58,21 @@ t.test('a load that began before a compromise and ended after a newer state was 
   t.equal((await slow).state, 'Compromised', 'the slow load answers with the newer state it finds cached');
   t.equal((await store.get(id)).state, 'Compromised', 'and the next use still sees the compromise');
 });
+
+t.test('a key loaded in any state but Active leaves no parsed material behind, cached before or not', async (t) => {
+  const inner = new MemoryJournal();
+  await inner.append(id, 0, [
+    created,
+    { type: 'KeyActivated', at, by: 'alice' },
+    { type: 'Compromised', at, by: 'ops', reason: 'stolen' },
+  ]);
+  const forgotten: string[] = [];
+  const store = new KeyStore(
+    sharedJournal(inner).journal,
+    { forget: (keyId: string) => forgotten.push(keyId) } as unknown as KeyWrapping,
+    { ttlSeconds: 60, maxEntries: 10 },
+  );
+  // As after a lost append race: the cache entry is gone, material parsed before it may not be.
+  t.equal((await store.get(id)).state, 'Compromised');
+  t.same(forgotten, [id], "the key's unwrapped material and KWK are dropped on that load");
+});
