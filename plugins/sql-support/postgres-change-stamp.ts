@@ -119,11 +119,7 @@ export class PostgresChangeStamp implements ChangeStamp {
   }
 
   read(): number | undefined {
-    if (!this.listening) return undefined;
-    if (performance.now() - this.heardAt > this.timing.trustMs) {
-      this.lost(this.client, `no notification heard for ${this.timing.trustMs} ms`);
-      return undefined;
-    }
+    if (!this.listening || this.silent(this.client)) return undefined;
     return this.stamp;
   }
 
@@ -139,12 +135,15 @@ export class PostgresChangeStamp implements ChangeStamp {
 
   /** Proves the connection still hears the trigger; a heartbeat that fails, or goes unheard, ends it. */
   private beat(client: pg.Client): void {
-    if (this.client !== client) return;
-    if (performance.now() - this.heardAt > this.timing.trustMs) {
-      this.lost(client, `no notification heard for ${this.timing.trustMs} ms`);
-      return;
-    }
+    if (this.client !== client || this.silent(client)) return;
     this.probe(client).catch((err: Error) => this.lost(client, err.message));
+  }
+
+  /** True, having given the connection up, when no probe sent in the last trustMs came back. */
+  private silent(client: pg.Client | undefined): boolean {
+    if (performance.now() - this.heardAt <= this.timing.trustMs) return false;
+    this.lost(client, `no notification heard for ${this.timing.trustMs} ms`);
+    return true;
   }
 
   /** The connection is gone: nothing is known until a new one listens, and what a check confirmed before no longer counts. */
