@@ -90,3 +90,26 @@ export const postgresServer = defineSettings(
   Type.Object({ ...postgresConnection.properties, ...serverPool.properties }),
 );
 export const mysqlServer = defineSettings(Type.Object({ ...mysqlConnection.properties, ...serverPool.properties }));
+
+/**
+ * The audit settings of a database server's plugin: retention, and how far apart its commits start. 0 (the default)
+ * writes each batch as soon as the one before it is stored. Above 0, records arriving within the interval share one
+ * INSERT: fewer round trips for the node and the database, each record waiting up to the interval longer, and a
+ * client that sends one request at a time getting at most one answer an interval (docs/operations.md, "Audit
+ * commit spacing"). SQLite's commits are spaced by the file's own needs (sqlite-row-writer.ts).
+ */
+export const serverAudit = defineSettings(
+  Type.Object({
+    audit: Type.Object({
+      ...auditRetention.properties.audit.properties,
+      commitIntervalMs: Type.Integer({
+        minimum: 0,
+        maximum: 100,
+        description:
+          'rdb-server-1/2 audit: minimum ms between the starts of two commits; records arriving meanwhile share ' +
+          'one INSERT (24 waiting commit at once). 0 commits each batch as soon as the previous one is stored.',
+        default: 0,
+      }),
+    }),
+  }),
+);

@@ -9,8 +9,15 @@ import { ManualClock } from '../helpers/service.ts';
 
 const clock = new ManualClock(new Date('2026-06-01T00:00:00.000Z'));
 
-for (const kind of ['postgresql', 'mysql'] as ServerKind[]) {
-  t.test(`${kind} audit sink passes the audit sink contract`, async (t) => {
+// Spaced commits (audit.commitIntervalMs) change which records share an INSERT, never what is stored or in what order.
+const variants = [
+  { name: '', commitIntervalMs: 0 },
+  { name: ', commits spaced 5 ms apart', commitIntervalMs: 5 },
+];
+for (const [kind, variant] of (['postgresql', 'mysql'] as ServerKind[]).flatMap((k) =>
+  variants.map((v) => [k, v] as const),
+)) {
+  t.test(`${kind} audit sink passes the audit sink contract${variant.name}`, async (t) => {
     const open = async () => {
       // A fresh database per case, like the SQLite run.
       const db = (await freshDatabase(t, kind))!;
@@ -23,6 +30,9 @@ for (const kind of ['postgresql', 'mysql'] as ServerKind[]) {
         30,
         clock,
         createStderrLogger('error', () => {}),
+        undefined,
+        undefined,
+        { commitIntervalMs: variant.commitIntervalMs },
       );
       await sink.start();
       return sink;

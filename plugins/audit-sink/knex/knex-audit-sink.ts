@@ -35,6 +35,12 @@ const SETTLE_MS = 3_000;
  * thread, so a caller looping /readyz slowed every other. Any failed write makes the next probe write.
  */
 export const PROBE_REUSE_MS = 1_000;
+/**
+ * With audit.commitIntervalMs above 0, this many waiting records commit without waiting out the interval: clients
+ * that keep many requests open are not held to one batch an interval (GroupCommit's fullBatch). Measured on
+ * PostgreSQL with 50 connections: the same rate with a 2 ms interval as without.
+ */
+export const SERVER_FULL_BATCH = 24;
 
 /**
  * A queryable SQL audit sink with daily retention pruning whose rows form one hash chain
@@ -76,13 +82,15 @@ export class KnexAuditSink implements AuditSink {
      * chain end.
      */
     nodes?: NodeRegistry,
+    /** On a database server, how far apart commits start (audit.commitIntervalMs); SQLite's are fixed. */
+    { commitIntervalMs = 0 }: { commitIntervalMs?: number } = {},
   ) {
     this.recorder = nodes && new ChainHeadRecorder(nodes, node, clock, logger);
     // On SQLite each commit is an fsync this process pays for: commits are spaced, unless a batch is full (see GroupCommit).
     this.rows =
       settings.recipe?.kind === 'sqlite'
         ? new GroupCommit((batch) => this.insert(batch), 500, SQLITE_COMMIT_INTERVAL_MS, SQLITE_FULL_BATCH)
-        : new GroupCommit((batch) => this.insert(batch), 500);
+        : new GroupCommit((batch) => this.insert(batch), 500, commitIntervalMs, SERVER_FULL_BATCH);
   }
 
   async start(): Promise<void> {

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { auditSinkPort, definePlugin, defineSettings, journalPort, KERNEL_API_VERSION } from '../../../kernel/index.ts';
-import { auditRetention, mysqlServer } from '../../sql-support/config.ts';
+import { mysqlServer, serverAudit } from '../../sql-support/config.ts';
 import { mysqlSettings } from '../../sql-support/server-connection.ts';
 import { KnexAuditSink } from './knex-audit-sink.ts';
 
-const auditMysqlSettings = defineSettings(Type.Object({ ...mysqlServer.properties, ...auditRetention.properties }));
+const auditMysqlSettings = defineSettings(Type.Object({ ...mysqlServer.properties, ...serverAudit.properties }));
 
 export default definePlugin({
   id: 'audit-sink-mysql',
@@ -18,8 +18,11 @@ export default definePlugin({
   configure: (settings, { nodeId }) => ({
     settings: mysqlSettings(settings),
     retentionDays: settings.audit.retentionDays,
+    commitIntervalMs: settings.audit.commitIntervalMs,
     node: nodeId,
   }),
   create: ({ config, clock, logger, deps }) =>
-    new KnexAuditSink(config.settings, config.retentionDays, clock, logger, config.node, deps.journal.nodes),
+    new KnexAuditSink(config.settings, config.retentionDays, clock, logger, config.node, deps.journal.nodes, {
+      commitIntervalMs: config.commitIntervalMs,
+    }),
 });

@@ -1,12 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { auditSinkPort, definePlugin, defineSettings, journalPort, KERNEL_API_VERSION } from '../../../kernel/index.ts';
-import { auditRetention, postgresServer } from '../../sql-support/config.ts';
+import { postgresServer, serverAudit } from '../../sql-support/config.ts';
 import { postgresSettings } from '../../sql-support/server-connection.ts';
 import { KnexAuditSink } from './knex-audit-sink.ts';
 
-const auditPostgresSettings = defineSettings(
-  Type.Object({ ...postgresServer.properties, ...auditRetention.properties }),
-);
+const auditPostgresSettings = defineSettings(Type.Object({ ...postgresServer.properties, ...serverAudit.properties }));
 
 export default definePlugin({
   id: 'audit-sink-postgres',
@@ -20,8 +18,11 @@ export default definePlugin({
   configure: (settings, { nodeId }) => ({
     settings: postgresSettings(settings),
     retentionDays: settings.audit.retentionDays,
+    commitIntervalMs: settings.audit.commitIntervalMs,
     node: nodeId,
   }),
   create: ({ config, clock, logger, deps }) =>
-    new KnexAuditSink(config.settings, config.retentionDays, clock, logger, config.node, deps.journal.nodes),
+    new KnexAuditSink(config.settings, config.retentionDays, clock, logger, config.node, deps.journal.nodes, {
+      commitIntervalMs: config.commitIntervalMs,
+    }),
 });
