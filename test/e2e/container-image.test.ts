@@ -8,7 +8,7 @@ import t from 'tap';
 import { ApiClient } from '../helpers/client.ts';
 import { BASE_TAG, buildTestImage, CONTAINER_LIMITS, ensureBaseImage, podman } from '../helpers/podman.ts';
 import { debianTool } from '../helpers/debian-tool.ts';
-import { serverMissing } from '../helpers/test-server.ts';
+import { freePort, serverMissing } from '../helpers/test-server.ts';
 import { until } from '../helpers/until.ts';
 
 // The Dockerfile built and run with podman. No container registry is reachable from the machines this
@@ -113,7 +113,8 @@ t.test(
     );
 
     // Host networking: the container's own port is the host's (bridge networks need more than this machine allows).
-    const port = String(20000 + Math.floor(Math.random() * 20000));
+    // One free now: a random one could be another test's server's, and the container would exit at once.
+    const port = String(await freePort());
     const volume = `svc-kms-test-${process.pid}`;
     const name = `svc-kms-test-${process.pid}`;
     const runService = () =>
@@ -140,13 +141,17 @@ t.test(
       await podman(['rm', '--force', '--time=0', name]).catch(() => undefined);
       await podman(['volume', 'rm', '--force', volume]).catch(() => undefined);
     });
-    await runService();
     const url = `http://127.0.0.1:${port}`;
-    await until(
-      async () => (await fetch(`${url}/healthz`).catch(() => undefined))?.status === 200,
-      'the container to answer /healthz',
-      60_000,
-    );
+    // Answering /healthz; a container that stopped instead fails the wait at once, with what its server said.
+    const serving = async () => {
+      if ((await fetch(`${url}/healthz`).catch(() => undefined))?.status === 200) return true;
+      const running = (await podman(['inspect', '--format', '{{.State.Running}}', name])).stdout.trim();
+      if (running !== 'true')
+        throw new Error(`the container stopped: ${(await podman(['logs', name])).stderr.slice(-2000)}`);
+      return false;
+    };
+    await runService();
+    await until(serving, 'the container to answer /healthz', 60_000);
 
     const dir = mkdtempSync(path.join(tmpdir(), 'svc-container-'));
     const walk = await bash(block('## Walk-through').replaceAll('http://localhost:8080', url), dir);
@@ -193,11 +198,7 @@ t.test(
     await podman(['rm', name]);
 
     await runService();
-    await until(
-      async () => (await fetch(`${url}/healthz`).catch(() => undefined))?.status === 200,
-      'the second container to answer',
-      60_000,
-    );
+    await until(serving, 'the second container to answer', 60_000);
     t.same((await api.get('/v1/keys?limit=100')).body, keys, 'a new container on the same volume has every key');
   },
 );
